@@ -1,0 +1,110 @@
+package events
+
+import (
+	"encoding/json"
+	"fmt"
+)
+
+// SchemaVersion is the envelope schema version written to every event and to
+// the Kafka `schema-version` header (seed 003, "Schema Evolution").
+const SchemaVersion = "1.0.0"
+
+// Type is an event type identifier such as "workflow.created".
+type Type string
+
+// The event types of seed 003, plus webhook.received for the ingest path.
+const (
+	WorkflowCreated       Type = "workflow.created"
+	WorkflowProcessing    Type = "workflow.processing"
+	WorkflowStepCompleted Type = "workflow.step.completed"
+	WorkflowCompleted     Type = "workflow.completed"
+	WorkflowFailed        Type = "workflow.failed"
+
+	TaskCreated    Type = "task.created"
+	TaskProcessing Type = "task.processing"
+	TaskCompleted  Type = "task.completed"
+	TaskFailed     Type = "task.failed"
+	TaskDeadLetter Type = "task.dead_letter"
+
+	WebhookReceived Type = "webhook.received"
+)
+
+// Kafka topics of seed 003. Dead letters go to the topic name plus DLQSuffix.
+const (
+	TopicWorkflows = "workflows"
+	TopicTasks     = "tasks"
+	DLQSuffix      = ".dlq"
+)
+
+// Types lists every known event type in catalog order.
+var Types = []Type{
+	WorkflowCreated, WorkflowProcessing, WorkflowStepCompleted, WorkflowCompleted, WorkflowFailed,
+	TaskCreated, TaskProcessing, TaskCompleted, TaskFailed, TaskDeadLetter,
+	WebhookReceived,
+}
+
+// Known reports whether t is an event type of the catalog.
+func (t Type) Known() bool {
+	for _, k := range Types {
+		if k == t {
+			return true
+		}
+	}
+	return false
+}
+
+// Topic is the Kafka topic that carries events of type t: "workflows" for
+// workflow.*, "tasks" for task.*. webhook.received is history only (it is
+// stored in the events collection, never published), so its topic is "".
+func (t Type) Topic() string {
+	switch t {
+	case WorkflowCreated, WorkflowProcessing, WorkflowStepCompleted, WorkflowCompleted, WorkflowFailed:
+		return TopicWorkflows
+	case TaskCreated, TaskProcessing, TaskCompleted, TaskFailed, TaskDeadLetter:
+		return TopicTasks
+	}
+	return ""
+}
+
+// Envelope is the seed-003 base event structure every topic carries:
+// {eventType, eventId, timestamp, payload, metadata} plus schemaVersion.
+// Payload stays raw so an envelope can be routed, stored and re-published
+// byte-for-byte without knowing its type; DecodePayload gives the typed view.
+type Envelope struct {
+	EventType     Type            `json:"eventType"`
+	EventID       string          `json:"eventId"`
+	Timestamp     Time            `json:"timestamp"`
+	SchemaVersion string          `json:"schemaVersion,omitempty"`
+	Payload       json.RawMessage `json:"payload"`
+	Metadata      *Metadata       `json:"metadata,omitempty"`
+}
+
+// DecodePayload unmarshals the payload into v.
+func (e Envelope) DecodePayload(v any) error {
+	if err := json.Unmarshal(e.Payload, v); err != nil {
+		return fmt.Errorf("events: decode %s payload of %s: %w", e.EventType, e.EventID, err)
+	}
+	return nil
+}
+
+// AggregateID is the id of the thing the event belongs to: the payload's
+// workflowId, taskId or (for webhook.received) webhookEventId. It is the Kafka
+// partition key and the events collection's aggregate_id. It is "" when the
+// payload carries none of them.
+func (e Envelope) AggregateID() string {
+	var ids struct {
+		WorkflowID     string `json:"workflowId"`
+		TaskID         string `json:"taskId"`
+		WebhookEventID string `json:"webhookEventId"`
+	}
+	if json.Unmarshal(e.Payload, &ids) != nil {
+		return ""
+	}
+	switch {
+	case ids.WorkflowID != "":
+		return ids.WorkflowID
+	case ids.TaskID != "":
+		return ids.TaskID
+	}
+	return ids.WebhookEventID
+}

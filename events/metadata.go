@@ -1,0 +1,55 @@
+package events
+
+import "encoding/json"
+
+// Metadata is the optional seed-003 event metadata. Source is the publishing
+// service ("api-gateway", "event-processor", "webhook-ingest", …).
+type Metadata struct {
+	Source        string     `json:"source,omitempty"`
+	UserID        NullString `json:"userId,omitzero"`
+	APIVersion    string     `json:"apiVersion,omitempty"`
+	ProcessorID   string     `json:"processorId,omitempty"`
+	TraceID       string     `json:"traceId,omitempty"`
+	CorrelationID string     `json:"correlationId,omitempty"`
+	// ReplayOf is the eventId of the original event when this one is a replay.
+	ReplayOf string `json:"replayOf,omitempty"`
+}
+
+// NullString is a string that distinguishes absent, null and a value, so the
+// seed's `"userId": null` survives a round trip byte-for-byte.
+type NullString struct {
+	// Present is true when the field appeared in JSON (as null or a string).
+	Present bool
+	// Valid is true when the value is a string rather than null.
+	Valid bool
+	// Value is the string when Valid.
+	Value string
+}
+
+// Null is a present JSON null.
+var Null = NullString{Present: true}
+
+// String returns a present, non-null NullString holding s.
+func String(s string) NullString { return NullString{Present: true, Valid: true, Value: s} }
+
+// IsZero reports whether the field is absent; with `omitzero` it is omitted.
+func (n NullString) IsZero() bool { return !n.Present }
+
+// MarshalJSON encodes null or the string.
+func (n NullString) MarshalJSON() ([]byte, error) {
+	if !n.Valid {
+		return []byte("null"), nil
+	}
+	return json.Marshal(n.Value)
+}
+
+// UnmarshalJSON decodes null or a string.
+func (n *NullString) UnmarshalJSON(b []byte) error {
+	n.Present = true
+	if string(b) == "null" {
+		n.Valid, n.Value = false, ""
+		return nil
+	}
+	n.Valid = true
+	return json.Unmarshal(b, &n.Value)
+}
