@@ -69,7 +69,7 @@ func (t Type) Topic() string {
 // Envelope is the seed-003 base event structure every topic carries:
 // {eventType, eventId, timestamp, payload, metadata} plus schemaVersion.
 // Payload stays raw so an envelope can be routed, stored and re-published
-// byte-for-byte without knowing its type; DecodePayload gives the typed view.
+// byte-for-byte without knowing its type; PayloadAs gives the typed view.
 type Envelope struct {
 	EventType     Type            `json:"eventType"`
 	EventID       string          `json:"eventId"`

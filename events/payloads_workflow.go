@@ -1,0 +1,89 @@
+package events
+
+// Priority is the execution priority of a workflow.
+type Priority string
+
+// The priorities of seed 003.
+const (
+	PriorityLow    Priority = "low"
+	PriorityMedium Priority = "medium"
+	PriorityHigh   Priority = "high"
+)
+
+// WorkflowCreatedPayload is the payload of workflow.created: a workflow
+// submitted through POST /api/workflows.
+type WorkflowCreatedPayload struct {
+	WorkflowID string   `json:"workflowId"`
+	Name       string   `json:"name"`
+	Steps      []string `json:"steps"` // in execution order
+	Priority   Priority `json:"priority"`
+	CreatedAt  Time     `json:"createdAt"`
+}
+
+// EventType is WorkflowCreated.
+func (WorkflowCreatedPayload) EventType() Type { return WorkflowCreated }
+
+// WorkflowProcessingPayload is the payload of workflow.processing: the
+// processor started (or resumed) a workflow at CurrentStep.
+type WorkflowProcessingPayload struct {
+	WorkflowID       string `json:"workflowId"`
+	StartedAt        Time   `json:"startedAt"`
+	CurrentStep      string `json:"currentStep"`
+	CurrentStepIndex int    `json:"currentStepIndex"`
+}
+
+// EventType is WorkflowProcessing.
+func (WorkflowProcessingPayload) EventType() Type { return WorkflowProcessing }
+
+// WorkflowStepCompletedPayload is the payload of workflow.step.completed.
+type WorkflowStepCompletedPayload struct {
+	WorkflowID  string     `json:"workflowId"`
+	StepName    string     `json:"stepName"`
+	StepIndex   int        `json:"stepIndex"`
+	CompletedAt Time       `json:"completedAt"`
+	Duration    int64      `json:"duration"` // milliseconds
+	Result      StepResult `json:"result"`
+}
+
+// EventType is WorkflowStepCompleted.
+func (WorkflowStepCompletedPayload) EventType() Type { return WorkflowStepCompleted }
+
+// WorkflowCompletedPayload is the payload of workflow.completed: every step
+// finished.
+type WorkflowCompletedPayload struct {
+	WorkflowID     string          `json:"workflowId"`
+	CompletedAt    Time            `json:"completedAt"`
+	Duration       int64           `json:"duration"` // milliseconds, whole workflow
+	StepsCompleted int             `json:"stepsCompleted"`
+	Summary        WorkflowSummary `json:"summary"`
+}
+
+// EventType is WorkflowCompleted.
+func (WorkflowCompletedPayload) EventType() Type { return WorkflowCompleted }
+
+// WorkflowSummary totals the records of a completed workflow.
+type WorkflowSummary struct {
+	TotalRecords      int `json:"totalRecords"`
+	SuccessfulRecords int `json:"successfulRecords"`
+	FailedRecords     int `json:"failedRecords"`
+}
+
+// WorkflowFailedPayload is the payload of workflow.failed: the workflow hit
+// an unrecoverable error in FailedStep.
+type WorkflowFailedPayload struct {
+	WorkflowID      string        `json:"workflowId"`
+	FailedAt        Time          `json:"failedAt"`
+	FailedStep      string        `json:"failedStep"`
+	FailedStepIndex int           `json:"failedStepIndex"`
+	Error           WorkflowError `json:"error"`
+}
+
+// EventType is WorkflowFailed.
+func (WorkflowFailedPayload) EventType() Type { return WorkflowFailed }
+
+// WorkflowError is the error that failed a workflow.
+type WorkflowError struct {
+	Code    string `json:"code"` // e.g. "TRANSFORM_ERROR"
+	Message string `json:"message"`
+	Stack   string `json:"stack"`
+}
