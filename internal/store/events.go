@@ -1,0 +1,271 @@
+package store
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+
+	"go.mongodb.org/mongo-driver/bson"
+	"go.mongodb.org/mongo-driver/mongo"
+	"go.mongodb.org/mongo-driver/mongo/options"
+
+	"github.com/streamops/streamops/events"
+)
+
+// EventDocument is one event in the events collection, shaped as seed 001's
+// EventDocument: base fields at the top level for indexing, and the
+// event-specific payload fields stored directly at document level beside
+// them (extra="allow"), not under a payload wrapper. _id is the event_id.
+type EventDocument struct {
+	ID           string        `bson:"_id"`
+	EventID      string        `bson:"event_id"`
+	EventType    string        `bson:"event_type"`
+	EventVersion string        `bson:"event_version"`
+	Timestamp    time.Time     `bson:"timestamp"`
+	AggregateID  string        `bson:"aggregate_id,omitempty"`
+	Metadata     EventMetadata `bson:"metadata"`
+	StoredAt     time.Time     `bson:"stored_at"`
+	TTLExpiresAt time.Time     `bson:"ttl_expires_at"`
+	// ExecutionID ties together the events of one execution: the envelope's
+	// correlationId (a webhook delivery, the workflow it started and that
+	// workflow's tasks share one). Absent when there is none (sparse index).
+	ExecutionID string `bson:"execution_id,omitempty"`
+	// PublishPending is true from storage until the event is on Kafka; the
+	// retry-sweeper publishes what stays pending (store-then-publish).
+	PublishPending bool       `bson:"publish_pending,omitempty"`
+	PublishedAt    *time.Time `bson:"published_at,omitempty"`
+	// Payload holds the event-specific fields, inlined at the top level.
+	Payload bson.M `bson:",inline"`
+}
+
+// EventMetadata is seed 001's metadata sub-document. Field names follow the
+// seed's indexes (metadata.user_id, metadata.service_name); service_name is
+// the envelope's metadata.source.
+type EventMetadata struct {
+	ServiceName   string `bson:"service_name,omitempty"`
+	UserID        string `bson:"user_id,omitempty"`
+	APIVersion    string `bson:"api_version,omitempty"`
+	ProcessorID   string `bson:"processor_id,omitempty"`
+	TraceID       string `bson:"trace_id,omitempty"`
+	CorrelationID string `bson:"correlation_id,omitempty"`
+	ReplayOf      string `bson:"replay_of,omitempty"`
+}
+
+// reservedEventFields are the top-level names a payload field may not take.
+var reservedEventFields = map[string]bool{
+	"_id": true, "event_id": true, "event_type": true, "event_version": true, "timestamp": true,
+	"aggregate_id": true, "metadata": true, "stored_at": true, "ttl_expires_at": true,
+	"execution_id": true, "publish_pending": true, "published_at": true,
+}
+
+// NewEventDocument converts an envelope into its stored form. storedAt is
+// the storage time; the document expires ttl after it.
+func NewEventDocument(env events.Envelope, storedAt time.Time, ttl time.Duration) (EventDocument, error) {
+	if env.EventID == "" || env.EventType == "" {
+		return EventDocument{}, fmt.Errorf("store: event needs eventId and eventType (got %q, %q)", env.EventID, env.EventType)
+	}
+	payload := bson.M{}
+	if len(env.Payload) > 0 && string(env.Payload) != "null" {
+		var err error
+		if payload, err = jsonToBSON(env.Payload); err != nil {
+			return EventDocument{}, fmt.Errorf("store: event %s: %w", env.EventID, err)
+		}
+	}
+	for k := range payload {
+		if reservedEventFields[k] {
+			return EventDocument{}, fmt.Errorf("store: event %s: payload field %q collides with a stored base field", env.EventID, k)
+		}
+	}
+	version := env.SchemaVersion
+	if version == "" {
+		version = events.SchemaVersion
+	}
+	doc := EventDocument{
+		ID:             env.EventID,
+		EventID:        env.EventID,
+		EventType:      string(env.EventType),
+		EventVersion:   version,
+		Timestamp:      bsonTime(env.Timestamp.Time),
+		AggregateID:    env.AggregateID(),
+		StoredAt:       bsonTime(storedAt),
+		TTLExpiresAt:   bsonTime(storedAt.Add(ttl)),
+		PublishPending: env.EventType.Topic() != "",
+		Payload:        payload,
+	}
+	if m := env.Metadata; m != nil {
+		doc.Metadata = EventMetadata{
+			ServiceName: m.Source, UserID: m.UserID.Value, APIVersion: m.APIVersion,
+			ProcessorID: m.ProcessorID, TraceID: m.TraceID, CorrelationID: m.CorrelationID, ReplayOf: m.ReplayOf,
+		}
+		doc.ExecutionID = m.CorrelationID
+	}
+	return doc, nil
+}
+
+// Envelope rebuilds the seed-003 envelope from the stored document.
+func (d EventDocument) Envelope() (events.Envelope, error) {
+	payload := d.Payload
+	if payload == nil {
+		payload = bson.M{}
+	}
+	raw, err := bson.MarshalExtJSON(payload, false, false)
+	if err != nil {
+		return events.Envelope{}, fmt.Errorf("store: event %s: encode payload: %w", d.EventID, err)
+	}
+	env := events.Envelope{
+		EventType:     events.Type(d.EventType),
+		EventID:       d.EventID,
+		Timestamp:     events.At(d.Timestamp),
+		SchemaVersion: d.EventVersion,
+		Payload:       json.RawMessage(raw),
+	}
+	if m := d.Metadata; m != (EventMetadata{}) {
+		env.Metadata = &events.Metadata{
+			Source: m.ServiceName, APIVersion: m.APIVersion, ProcessorID: m.ProcessorID,
+			TraceID: m.TraceID, CorrelationID: m.CorrelationID, ReplayOf: m.ReplayOf,
+		}
+		if m.UserID != "" {
+			env.Metadata.UserID = events.String(m.UserID)
+		}
+	}
+	return env, nil
+}
+
+// InsertEvent stores one event. A second insert of the same eventId returns
+// ErrDuplicate and changes nothing; callers treat that as success.
+func (s *Store) InsertEvent(ctx context.Context, env events.Envelope) error {
+	doc, err := NewEventDocument(env, s.now(), s.cfg.EventTTL)
+	if err != nil {
+		return err
+	}
+	_, err = s.events.InsertOne(ctx, doc)
+	return normalise(err)
+}
+
+// InsertResult reports a bulk insert: which ids were new and which were
+// already stored (duplicates are not errors).
+type InsertResult struct {
+	Inserted   []string
+	Duplicates []string
+}
+
+// InsertEvents stores many events with one unordered bulk insert: a
+// duplicate does not stop the others. The error is nil when every event is
+// now stored, new or not.
+func (s *Store) InsertEvents(ctx context.Context, envs []events.Envelope) (InsertResult, error) {
+	if len(envs) == 0 {
+		return InsertResult{}, nil
+	}
+	now := s.now()
+	models := make([]mongo.WriteModel, len(envs))
+	for i, env := range envs {
+		doc, err := NewEventDocument(env, now, s.cfg.EventTTL)
+		if err != nil {
+			return InsertResult{}, err
+		}
+		models[i] = mongo.NewInsertOneModel().SetDocument(doc)
+	}
+	_, err := s.events.BulkWrite(ctx, models, options.BulkWrite().SetOrdered(false))
+	dups, other := duplicateIndexes(err)
+	if other != nil {
+		return InsertResult{}, fmt.Errorf("store: insert events: %w", other)
+	}
+	var res InsertResult
+	for i, env := range envs {
+		if dups[i] {
+			res.Duplicates = append(res.Duplicates, env.EventID)
+		} else {
+			res.Inserted = append(res.Inserted, env.EventID)
+		}
+	}
+	return res, nil
+}
+
+// GetEvent loads one event by id.
+func (s *Store) GetEvent(ctx context.Context, eventID string) (EventDocument, error) {
+	var doc EventDocument
+	err := s.events.FindOne(ctx, bson.M{"_id": eventID}).Decode(&doc)
+	return doc, normalise(err)
+}
+
+// MarkPublished records that the events are on Kafka, in one command.
+func (s *Store) MarkPublished(ctx context.Context, eventIDs ...string) error {
+	if len(eventIDs) == 0 {
+		return nil
+	}
+	_, err := s.events.UpdateMany(ctx,
+		bson.M{"_id": bson.M{"$in": eventIDs}, "publish_pending": true},
+		bson.M{"$set": bson.M{"published_at": s.now()}, "$unset": bson.M{"publish_pending": ""}})
+	return normalise(err)
+}
+
+// UnpublishedEvents returns up to limit events stored at or before
+// storedBefore and still not published, oldest first: the retry-sweeper's
+// safety net for the store-then-publish path.
+func (s *Store) UnpublishedEvents(ctx context.Context, storedBefore time.Time, limit int) ([]EventDocument, error) {
+	return s.findEvents(ctx,
+		bson.M{"publish_pending": true, "stored_at": bson.M{"$lte": bsonTime(storedBefore)}},
+		options.Find().SetSort(bson.D{{Key: "stored_at", Value: 1}}).SetLimit(int64(limit)))
+}
+
+func (s *Store) findEvents(ctx context.Context, filter any, opts *options.FindOptions) ([]EventDocument, error) {
+	cur, err := s.events.Find(ctx, filter, opts)
+	if err != nil {
+		return nil, normalise(err)
+	}
+	var docs []EventDocument
+	if err := cur.All(ctx, &docs); err != nil {
+		return nil, normalise(err)
+	}
+	return docs, nil
+}
+
+// SearchEvents finds events whose event_type, metadata.service_name,
+// metadata.user_id or execution_id match the words of q, newest first.
+//
+// On MongoDB this is seed 001's text index (idx_text_search, $text). The
+// embedded engine has neither text indexes nor $regex, so there it scans the
+// collection newest first and keeps documents in which any of those fields
+// contains any word of q, case-insensitively; results are the same for
+// whole-word queries, without MongoDB's stemming and relevance ranking.
+func (s *Store) SearchEvents(ctx context.Context, q string, limit int) ([]EventDocument, error) {
+	words := strings.Fields(strings.ToLower(q))
+	if len(words) == 0 {
+		return nil, nil
+	}
+	newest := bson.D{{Key: "timestamp", Value: -1}, {Key: "event_id", Value: -1}}
+	if s.engine == EngineMongoDB {
+		return s.findEvents(ctx, bson.M{"$text": bson.M{"$search": q}},
+			options.Find().SetSort(newest).SetLimit(int64(limit)))
+	}
+	cur, err := s.events.Find(ctx, bson.M{}, options.Find().SetSort(newest))
+	if err != nil {
+		return nil, normalise(err)
+	}
+	defer cur.Close(ctx)
+	var out []EventDocument
+	for cur.Next(ctx) && len(out) < limit {
+		var doc EventDocument
+		if err := cur.Decode(&doc); err != nil {
+			return nil, normalise(err)
+		}
+		if matchesAny(words, doc.EventType, doc.Metadata.ServiceName, doc.Metadata.UserID, doc.ExecutionID) {
+			out = append(out, doc)
+		}
+	}
+	return out, normalise(cur.Err())
+}
+
+func matchesAny(words []string, fields ...string) bool {
+	for _, f := range fields {
+		f = strings.ToLower(f)
+		for _, w := range words {
+			if f != "" && strings.Contains(f, w) {
+				return true
+			}
+		}
+	}
+	return false
+}

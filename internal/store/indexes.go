@@ -1,0 +1,187 @@
+package store
+
+import (
+	"context"
+	"fmt"
+
+	"go.mongodb.org/mongo-driver/bson"
+	"go.mongodb.org/mongo-driver/mongo"
+	"go.mongodb.org/mongo-driver/mongo/options"
+)
+
+// IndexSpec declares one index. The table below is the single source of
+// truth for every index the seeds list plus the few the delivery contract
+// needs; EnsureIndexes creates them and the contract suite checks them.
+type IndexSpec struct {
+	// Collection the index belongs to.
+	Collection string
+	// Name of the index. Seed 001's names are kept; seed 000's indexes carry
+	// the name MongoDB would generate, so an existing deployment matches.
+	Name string
+	// Keys in order; 1 ascending, -1 descending, "text" for a text index.
+	Keys bson.D
+	// Unique enforces idempotency keys.
+	Unique bool
+	// Sparse indexes only documents that have the (first) key. The embedded
+	// engine has no sparse indexes; there it becomes the equivalent partial
+	// index {key: {$exists: true}}.
+	Sparse bool
+	// TTLSeconds, when not nil, makes a TTL index (0 = expire at the date in
+	// the field itself).
+	TTLSeconds *int32
+	// Partial restricts the index to documents matching this filter.
+	Partial bson.D
+	// Text marks a text index. The embedded engine has none; it is skipped
+	// there and SearchEvents falls back to a scan.
+	Text bool
+}
+
+func asc(fields ...string) bson.D {
+	d := make(bson.D, len(fields))
+	for i, f := range fields {
+		d[i] = bson.E{Key: f, Value: 1}
+	}
+	return d
+}
+
+func keys(kv ...any) bson.D {
+	d := make(bson.D, 0, len(kv)/2)
+	for i := 0; i+1 < len(kv); i += 2 {
+		d = append(d, bson.E{Key: kv[i].(string), Value: kv[i+1]})
+	}
+	return d
+}
+
+var expireAtDate = int32(0)
+
+// Indexes is every index StreamOps needs, per collection.
+var Indexes = []IndexSpec{
+	// events: seed 001 EventDocument, all of Settings.indexes plus the two
+	// Indexed() fields and the unique event_id.
+	{Collection: CollEvents, Name: "event_id_1", Keys: asc("event_id"), Unique: true},
+	{Collection: CollEvents, Name: "timestamp_1", Keys: asc("timestamp")},
+	{Collection: CollEvents, Name: "aggregate_id_1", Keys: asc("aggregate_id")},
+	{Collection: CollEvents, Name: "idx_event_type_ts", Keys: keys("event_type", 1, "timestamp", -1)},
+	{Collection: CollEvents, Name: "idx_aggregate_ts", Keys: keys("aggregate_id", 1, "timestamp", -1)},
+	{Collection: CollEvents, Name: "idx_meta_user_ts", Keys: keys("metadata.user_id", 1, "timestamp", -1)},
+	{Collection: CollEvents, Name: "idx_meta_service_ts", Keys: keys("metadata.service_name", 1, "timestamp", -1)},
+	{Collection: CollEvents, Name: "idx_execution_id", Keys: asc("execution_id"), Sparse: true},
+	{Collection: CollEvents, Name: "idx_pod_name", Keys: asc("pod_name"), Sparse: true},
+	{Collection: CollEvents, Name: "idx_ttl", Keys: asc("ttl_expires_at"), TTLSeconds: &expireAtDate},
+	{Collection: CollEvents, Name: "idx_events_type_agg", Keys: asc("event_type", "aggregate_id")},
+	{Collection: CollEvents, Name: "idx_events_agg_ts", Keys: asc("aggregate_id", "timestamp")},
+	{Collection: CollEvents, Name: "idx_events_type_ts_asc", Keys: asc("event_type", "timestamp")},
+	{Collection: CollEvents, Name: "idx_events_user_ts", Keys: asc("metadata.user_id", "timestamp")},
+	{Collection: CollEvents, Name: "idx_events_user_type", Keys: asc("metadata.user_id", "event_type")},
+	{Collection: CollEvents, Name: "idx_events_type_user_ts", Keys: keys("event_type", 1, "metadata.user_id", 1, "timestamp", -1)},
+	{Collection: CollEvents, Name: "idx_text_search", Text: true, Keys: keys(
+		"event_type", "text", "metadata.service_name", "text", "metadata.user_id", "text", "execution_id", "text")},
+	// The retry-sweeper's "stored but not yet published" scan touches only
+	// the few unpublished events.
+	{Collection: CollEvents, Name: "idx_publish_pending", Keys: asc("publish_pending", "stored_at"),
+		Partial: bson.D{{Key: "publish_pending", Value: true}}},
+
+	{Collection: CollEventsArchive, Name: "event_id_1", Keys: asc("event_id"), Unique: true},
+	{Collection: CollEventsArchive, Name: "idx_aggregate_ts", Keys: keys("aggregate_id", 1, "timestamp", -1)},
+	{Collection: CollEventsArchive, Name: "timestamp_1", Keys: asc("timestamp")},
+
+	// webhook_events: seed 004 UNIQUE(provider, provider_event_id) and the
+	// sweeper's status scan.
+	{Collection: CollWebhookEvents, Name: "uniq_provider_event", Keys: asc("provider", "provider_event_id"), Unique: true},
+	{Collection: CollWebhookEvents, Name: "idx_status_received", Keys: asc("status", "received_at")},
+
+	// integration_outbox: seed 004 (status, next_attempt_at) polling index,
+	// and the claim token a batch claim reads back by.
+	{Collection: CollOutbox, Name: "idx_status_next_attempt", Keys: asc("status", "next_attempt_at")},
+	{Collection: CollOutbox, Name: "idx_claim_token", Keys: asc("claim_token"), Sparse: true},
+	{Collection: CollOutbox, Name: "idx_status_lease", Keys: asc("status", "lease_expires_at")},
+
+	// partner_events: seed 000's four indexes, with MongoDB's default names.
+	{Collection: CollPartnerEvents, Name: "entity_metadata.partnerId_1_created_-1", Keys: keys("entity_metadata.partnerId", 1, "created", -1)},
+	{Collection: CollPartnerEvents, Name: "event_status_1_event_type_1", Keys: asc("event_status", "event_type")},
+	{Collection: CollPartnerEvents, Name: "expire_at_1", Keys: asc("expire_at"), TTLSeconds: &expireAtDate},
+	{Collection: CollPartnerEvents, Name: "entity_metadata.entity_id_1_entity_metadata.entity_type_1", Keys: asc("entity_metadata.entity_id", "entity_metadata.entity_type")},
+
+	{Collection: CollWorkflows, Name: "idx_status_updated", Keys: asc("status", "updatedAt")},
+	{Collection: CollTasks, Name: "idx_status_next_retry", Keys: asc("status", "nextRetryAt")},
+	{Collection: CollReplaySessions, Name: "idx_status_created", Keys: keys("status", 1, "created_at", -1)},
+}
+
+// model turns a spec into the index model this engine accepts.
+func (s *Store) model(spec IndexSpec) mongo.IndexModel {
+	opts := options.Index().SetName(spec.Name)
+	if spec.Unique {
+		opts.SetUnique(true)
+	}
+	if spec.TTLSeconds != nil {
+		opts.SetExpireAfterSeconds(*spec.TTLSeconds)
+	}
+	if spec.Partial != nil {
+		opts.SetPartialFilterExpression(spec.Partial)
+	}
+	if spec.Sparse {
+		if s.engine == EngineMongoDB {
+			opts.SetSparse(true)
+		} else {
+			opts.SetPartialFilterExpression(bson.D{{Key: spec.Keys[0].Key, Value: bson.D{{Key: "$exists", Value: true}}}})
+		}
+	}
+	if spec.Text {
+		opts.SetDefaultLanguage("english").SetLanguageOverride("none")
+	}
+	return mongo.IndexModel{Keys: spec.Keys, Options: opts}
+}
+
+// supported reports whether this engine can build the index at all.
+func (s *Store) supported(spec IndexSpec) bool {
+	return !spec.Text || s.engine == EngineMongoDB
+}
+
+// EnsureIndexes creates every index of Indexes that this engine supports.
+// It is idempotent: an index that already exists with the same definition is
+// left alone. Open calls it once; there is no need to call it per request.
+func (s *Store) EnsureIndexes(ctx context.Context) error {
+	byColl := map[string][]mongo.IndexModel{}
+	var order []string
+	for _, spec := range Indexes {
+		if !s.supported(spec) {
+			continue
+		}
+		if _, seen := byColl[spec.Collection]; !seen {
+			order = append(order, spec.Collection)
+		}
+		byColl[spec.Collection] = append(byColl[spec.Collection], s.model(spec))
+	}
+	db := s.client.Database(s.cfg.Database)
+	for _, coll := range order {
+		if _, err := db.Collection(coll).Indexes().CreateMany(ctx, byColl[coll]); err != nil {
+			return fmt.Errorf("store: ensure indexes on %s: %w", coll, err)
+		}
+	}
+	return nil
+}
+
+// IndexInfo is what ListIndexes reports of one index.
+type IndexInfo struct {
+	Name   string `bson:"name"`
+	Key    bson.D `bson:"key"`
+	Unique bool   `bson:"unique,omitempty"`
+}
+
+// ListIndexes lists the indexes of a collection. It reads the listIndexes
+// cursor directly (IndexView.ListSpecifications is not available on the
+// embedded engine).
+func (s *Store) ListIndexes(ctx context.Context, collection string) ([]IndexInfo, error) {
+	cur, err := s.client.Database(s.cfg.Database).Collection(collection).Indexes().List(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("store: list indexes of %s: %w", collection, err)
+	}
+	var out []IndexInfo
+	if err := cur.All(ctx, &out); err != nil {
+		return nil, fmt.Errorf("store: list indexes of %s: %w", collection, err)
+	}
+	return out, nil
+}
+
+// Supported reports whether spec is built on this store's engine.
+func (s *Store) Supported(spec IndexSpec) bool { return s.supported(spec) }

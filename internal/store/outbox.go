@@ -1,0 +1,286 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/google/uuid"
+	"go.mongodb.org/mongo-driver/bson"
+	"go.mongodb.org/mongo-driver/mongo"
+	"go.mongodb.org/mongo-driver/mongo/options"
+)
+
+// Outbox statuses (seed 004): pending → processing → completed | failed →
+// (retry) | dead_letter.
+const (
+	OutboxPending    = "pending"
+	OutboxProcessing = "processing"
+	OutboxCompleted  = "completed"
+	OutboxFailed     = "failed"
+	OutboxDeadLetter = "dead_letter"
+)
+
+// DefaultMaxAttempts is max_attempts when an entry is enqueued without one.
+const DefaultMaxAttempts = 5
+
+// OutboxEntry is an integration_outbox row of seed 004 as a document, plus
+// the lease a claim puts on it. _id is outbox_id (see OutboxID).
+type OutboxEntry struct {
+	ID             string     `bson:"_id" json:"-"`
+	OutboxID       string     `bson:"outbox_id" json:"outbox_id"`
+	AggregateType  string     `bson:"aggregate_type" json:"aggregate_type"`
+	AggregateID    string     `bson:"aggregate_id" json:"aggregate_id"`
+	EventType      string     `bson:"event_type" json:"event_type"`
+	TargetProvider string     `bson:"target_provider" json:"target_provider"`
+	Payload        JSONDoc    `bson:"payload" json:"payload"`
+	Status         string     `bson:"status" json:"status"`
+	Attempts       int        `bson:"attempts" json:"attempts"`
+	MaxAttempts    int        `bson:"max_attempts" json:"max_attempts"`
+	NextAttemptAt  time.Time  `bson:"next_attempt_at" json:"next_attempt_at"`
+	LastError      string     `bson:"last_error,omitempty" json:"last_error,omitempty"`
+	CreatedAt      time.Time  `bson:"created_at" json:"created_at"`
+	CompletedAt    *time.Time `bson:"completed_at,omitempty" json:"completed_at,omitempty"`
+	// LeaseExpiresAt is when a claim lapses; an entry still processing after
+	// it belongs to a relay that died and is reclaimed.
+	LeaseExpiresAt *time.Time `bson:"lease_expires_at,omitempty" json:"lease_expires_at,omitempty"`
+	// ClaimToken identifies the claim that holds the entry; settling checks
+	// it, so a relay whose lease was reclaimed cannot overwrite the newer
+	// claim's outcome.
+	ClaimToken string `bson:"claim_token,omitempty" json:"-"`
+}
+
+// Exhausted reports whether the entry has used all its attempts.
+func (e OutboxEntry) Exhausted() bool { return e.Attempts >= e.MaxAttempts }
+
+// EnqueueOutbox stores new outbox entries with one unordered bulk insert.
+// OutboxID must be set (derive it with OutboxID so a repeated enqueue is a
+// duplicate); status, attempts, max_attempts, next_attempt_at and
+// created_at get their defaults (pending, 0, DefaultMaxAttempts, now, now).
+// Entries already enqueued are reported in InsertResult.Duplicates.
+func (s *Store) EnqueueOutbox(ctx context.Context, entries ...OutboxEntry) (InsertResult, error) {
+	if len(entries) == 0 {
+		return InsertResult{}, nil
+	}
+	now := s.now()
+	models := make([]mongo.WriteModel, len(entries))
+	for i, e := range entries {
+		if e.OutboxID == "" || e.TargetProvider == "" {
+			return InsertResult{}, errors.New("store: outbox entry needs outbox_id and target_provider")
+		}
+		e.ID, e.Status, e.Attempts = e.OutboxID, OutboxPending, 0
+		e.LeaseExpiresAt, e.ClaimToken, e.CompletedAt = nil, "", nil
+		if e.MaxAttempts <= 0 {
+			e.MaxAttempts = DefaultMaxAttempts
+		}
+		if e.NextAttemptAt.IsZero() {
+			e.NextAttemptAt = now
+		}
+		e.NextAttemptAt = bsonTime(e.NextAttemptAt)
+		e.CreatedAt = now
+		models[i] = mongo.NewInsertOneModel().SetDocument(e)
+	}
+	_, err := s.outbox.BulkWrite(ctx, models, options.BulkWrite().SetOrdered(false))
+	dups, other := duplicateIndexes(err)
+	if other != nil {
+		return InsertResult{}, fmt.Errorf("store: enqueue outbox: %w", other)
+	}
+	var res InsertResult
+	for i, e := range entries {
+		if dups[i] {
+			res.Duplicates = append(res.Duplicates, e.OutboxID)
+		} else {
+			res.Inserted = append(res.Inserted, e.OutboxID)
+		}
+	}
+	return res, nil
+}
+
+// GetOutboxEntry loads an entry by outbox_id.
+func (s *Store) GetOutboxEntry(ctx context.Context, outboxID string) (OutboxEntry, error) {
+	var e OutboxEntry
+	err := s.outbox.FindOne(ctx, bson.M{"_id": outboxID}).Decode(&e)
+	return e, normalise(err)
+}
+
+// claimRounds bounds how often ClaimDue retries when concurrent claimers took
+// every candidate it saw.
+const claimRounds = 8
+
+// ClaimDue claims up to limit due entries (status pending or failed,
+// next_attempt_at <= now), oldest next_attempt_at first, and returns them in
+// that order. Each claimed entry is atomically set to processing with a
+// lease until now+lease and attempts+1.
+//
+// A claim is three commands whatever the batch size: find the candidate ids,
+// one conditional UpdateMany that takes those still due (so two claimers
+// never take the same entry), and one read-back by the claim's token. When
+// concurrent claimers took every candidate, it looks again (a few rounds),
+// so an empty result means nothing was due.
+func (s *Store) ClaimDue(ctx context.Context, now time.Time, lease time.Duration, limit int) ([]OutboxEntry, error) {
+	if limit <= 0 {
+		return nil, fmt.Errorf("store: ClaimDue limit must be positive, got %d", limit)
+	}
+	if lease <= 0 {
+		return nil, fmt.Errorf("store: ClaimDue lease must be positive, got %s", lease)
+	}
+	now = bsonTime(now)
+	due := bson.M{"status": bson.M{"$in": []string{OutboxPending, OutboxFailed}}, "next_attempt_at": bson.M{"$lte": now}}
+	oldest := bson.D{{Key: "next_attempt_at", Value: 1}, {Key: "_id", Value: 1}}
+	for range claimRounds {
+		cur, err := s.outbox.Find(ctx, due, options.Find().SetSort(oldest).SetLimit(int64(limit)).
+			SetProjection(bson.M{"_id": 1}))
+		if err != nil {
+			return nil, fmt.Errorf("store: find due outbox entries: %w", err)
+		}
+		var candidates []struct {
+			ID string `bson:"_id"`
+		}
+		if err := cur.All(ctx, &candidates); err != nil {
+			return nil, fmt.Errorf("store: find due outbox entries: %w", err)
+		}
+		if len(candidates) == 0 {
+			return nil, nil
+		}
+		ids := make([]string, len(candidates))
+		for i, c := range candidates {
+			ids[i] = c.ID
+		}
+		token := uuid.NewString()
+		filter := bson.M{"_id": bson.M{"$in": ids}, "status": due["status"], "next_attempt_at": due["next_attempt_at"]}
+		res, err := s.outbox.UpdateMany(ctx, filter, bson.M{
+			"$set": bson.M{"status": OutboxProcessing, "lease_expires_at": now.Add(lease), "claim_token": token},
+			"$inc": bson.M{"attempts": 1},
+		})
+		if err != nil {
+			return nil, fmt.Errorf("store: claim outbox entries: %w", err)
+		}
+		if res.ModifiedCount == 0 {
+			continue // all taken by concurrent claimers: look again
+		}
+		cur, err = s.outbox.Find(ctx, bson.M{"claim_token": token}, options.Find().SetSort(oldest))
+		if err != nil {
+			return nil, fmt.Errorf("store: read claimed outbox entries: %w", err)
+		}
+		var claimed []OutboxEntry
+		if err := cur.All(ctx, &claimed); err != nil {
+			return nil, fmt.Errorf("store: read claimed outbox entries: %w", err)
+		}
+		return claimed, nil
+	}
+	return nil, nil
+}
+
+// Outcome is how a delivery attempt of an outbox entry ended.
+type Outcome int
+
+// Outcomes of a delivery attempt.
+const (
+	// Delivered: status completed, completed_at set.
+	Delivered Outcome = iota + 1
+	// Retry: status failed, to be claimed again at NextAttemptAt.
+	Retry
+	// DeadLetter: status dead_letter, never claimed again.
+	DeadLetter
+)
+
+// Settlement is the outcome of one claimed entry.
+type Settlement struct {
+	// Entry is the entry as ClaimDue returned it (its id and claim token are
+	// what is matched).
+	Entry OutboxEntry
+	// Outcome of the attempt. A Retry of an entry whose attempts are
+	// exhausted is recorded as DeadLetter.
+	Outcome Outcome
+	// NextAttemptAt is when to retry (Retry only).
+	NextAttemptAt time.Time
+	// Error is recorded as last_error (Retry and DeadLetter).
+	Error string
+}
+
+// SettleOutbox records the outcomes of claimed entries with one bulk write.
+// An entry whose claim has since been reclaimed (its token no longer
+// matches) is left alone: its newer claim will settle it. It returns how
+// many entries were settled.
+func (s *Store) SettleOutbox(ctx context.Context, settlements ...Settlement) (int, error) {
+	if len(settlements) == 0 {
+		return 0, nil
+	}
+	now := s.now()
+	models := make([]mongo.WriteModel, 0, len(settlements))
+	for _, st := range settlements {
+		if st.Entry.ClaimToken == "" {
+			return 0, fmt.Errorf("store: settle outbox %s: entry was not claimed", st.Entry.OutboxID)
+		}
+		outcome := st.Outcome
+		if outcome == Retry && st.Entry.Exhausted() {
+			outcome = DeadLetter
+		}
+		set := bson.M{}
+		switch outcome {
+		case Delivered:
+			set["status"], set["completed_at"] = OutboxCompleted, now
+		case Retry:
+			set["status"], set["next_attempt_at"], set["last_error"] = OutboxFailed, bsonTime(st.NextAttemptAt), st.Error
+		case DeadLetter:
+			set["status"], set["last_error"] = OutboxDeadLetter, st.Error
+		default:
+			return 0, fmt.Errorf("store: settle outbox %s: unknown outcome %d", st.Entry.OutboxID, st.Outcome)
+		}
+		models = append(models, mongo.NewUpdateOneModel().
+			SetFilter(bson.M{"_id": st.Entry.ID, "claim_token": st.Entry.ClaimToken, "status": OutboxProcessing}).
+			SetUpdate(bson.M{"$set": set, "$unset": bson.M{"claim_token": "", "lease_expires_at": ""}}))
+	}
+	res, err := s.outbox.BulkWrite(ctx, models, options.BulkWrite().SetOrdered(false))
+	if err != nil {
+		return 0, fmt.Errorf("store: settle outbox entries: %w", err)
+	}
+	return int(res.ModifiedCount), nil
+}
+
+// MarkCompleted records a successful delivery of a claimed entry.
+func (s *Store) MarkCompleted(ctx context.Context, e OutboxEntry) error {
+	return s.settleOne(ctx, Settlement{Entry: e, Outcome: Delivered})
+}
+
+// MarkFailed records a failed attempt to be retried at next; an entry with
+// no attempts left is dead-lettered instead.
+func (s *Store) MarkFailed(ctx context.Context, e OutboxEntry, next time.Time, errMsg string) error {
+	return s.settleOne(ctx, Settlement{Entry: e, Outcome: Retry, NextAttemptAt: next, Error: errMsg})
+}
+
+// DeadLetter records that a claimed entry will never be delivered.
+func (s *Store) DeadLetter(ctx context.Context, e OutboxEntry, errMsg string) error {
+	return s.settleOne(ctx, Settlement{Entry: e, Outcome: DeadLetter, Error: errMsg})
+}
+
+// ErrLeaseLost is returned when settling an entry whose claim was reclaimed
+// after its lease expired.
+var ErrLeaseLost = errors.New("store: outbox lease lost")
+
+func (s *Store) settleOne(ctx context.Context, st Settlement) error {
+	n, err := s.SettleOutbox(ctx, st)
+	if err == nil && n == 0 {
+		return fmt.Errorf("%w: %s", ErrLeaseLost, st.Entry.OutboxID)
+	}
+	return err
+}
+
+// ReclaimExpiredLeases returns entries whose lease expired while processing
+// (their relay died or timed out) to failed, due now, so the next ClaimDue
+// takes them. The interrupted attempt stays counted: it may have reached the
+// target. It returns how many entries were reclaimed.
+func (s *Store) ReclaimExpiredLeases(ctx context.Context, now time.Time) (int, error) {
+	now = bsonTime(now)
+	res, err := s.outbox.UpdateMany(ctx,
+		bson.M{"status": OutboxProcessing, "lease_expires_at": bson.M{"$lte": now}},
+		bson.M{
+			"$set":   bson.M{"status": OutboxFailed, "next_attempt_at": now, "last_error": "lease expired before the attempt was settled"},
+			"$unset": bson.M{"claim_token": "", "lease_expires_at": ""},
+		})
+	if err != nil {
+		return 0, fmt.Errorf("store: reclaim expired leases: %w", err)
+	}
+	return int(res.ModifiedCount), nil
+}

@@ -1,0 +1,161 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"time"
+
+	"go.mongodb.org/mongo-driver/bson"
+	"go.mongodb.org/mongo-driver/mongo/options"
+)
+
+// Partner event statuses and directions (seed 000).
+const (
+	PartnerPending    = "PENDING"
+	PartnerProcessing = "PROCESSING"
+	PartnerSuccess    = "SUCCESS"
+	PartnerFailed     = "FAILED"
+
+	DirectionIn  = "IN"
+	DirectionOut = "OUT"
+)
+
+// MaxPartnerAttempts caps resilienceAttemptCount (seed 000 best practice 4:
+// "Cap resilienceAttemptCount to prevent infinite loops"); attempt 5 is the
+// last, and the retry query excludes events that reached it.
+const MaxPartnerAttempts = 5
+
+// PartnerHistoryLimit is the page size of seed 000's partner history query.
+const PartnerHistoryLimit = 100
+
+// PartnerEvent is a partner_events document of seed 000. Field names and
+// representations are the seed's: created and lastUpdatedTime are epoch
+// milliseconds as strings, expire_at a date.
+type PartnerEvent struct {
+	ID              string                `bson:"_id" json:"_id"`
+	EventDayID      int                   `bson:"event_day_id" json:"event_day_id"`
+	EventVersion    string                `bson:"event_version" json:"event_version"`
+	EventType       string                `bson:"event_type" json:"event_type"`
+	EventStatus     string                `bson:"event_status" json:"event_status"`
+	EventDirection  string                `bson:"event_direction" json:"event_direction"`
+	EntityMetadata  PartnerEntityMetadata `bson:"entity_metadata" json:"entity_metadata"`
+	EntityData      JSONDoc               `bson:"entity_data" json:"entity_data"`
+	ExpireAt        time.Time             `bson:"expire_at" json:"expire_at"`
+	Created         string                `bson:"created" json:"created"`
+	CreatedBy       string                `bson:"createdBy" json:"createdBy"`
+	LastUpdatedTime string                `bson:"lastUpdatedTime" json:"lastUpdatedTime"`
+}
+
+// PartnerEntityMetadata is seed 000's entity_metadata.
+type PartnerEntityMetadata struct {
+	PartnerID   string `bson:"partnerId" json:"partnerId"`
+	PartnerName string `bson:"partnerName" json:"partnerName"`
+	EntityID    string `bson:"entity_id" json:"entity_id"`
+	EntityType  string `bson:"entity_type" json:"entity_type"`
+	// ResilienceAttemptCount maps attempt number ("1".."5") to the attempt's
+	// epoch milliseconds as a string.
+	ResilienceAttemptCount map[string]string `bson:"resilienceAttemptCount,omitempty" json:"resilienceAttemptCount,omitempty"`
+}
+
+// epochMillis renders t as seed 000 does: epoch milliseconds in a string.
+func epochMillis(t time.Time) string { return strconv.FormatInt(t.UnixMilli(), 10) }
+
+// InsertPartnerEvent stores a partner event. Empty fields get defaults: _id
+// from PartnerEventID (seed 000: entity_id + event_type dedupe), status
+// PENDING, event_version "v1", event_day_id (days since epoch), created and
+// lastUpdatedTime now, expire_at now + the event TTL. Storing the same id
+// again returns ErrDuplicate and changes nothing.
+func (s *Store) InsertPartnerEvent(ctx context.Context, ev PartnerEvent) (PartnerEvent, error) {
+	md := ev.EntityMetadata
+	if md.PartnerID == "" || md.EntityID == "" || ev.EventType == "" {
+		return PartnerEvent{}, errors.New("store: partner event needs entity_metadata.partnerId, entity_metadata.entity_id and event_type")
+	}
+	if ev.EventDirection != DirectionIn && ev.EventDirection != DirectionOut {
+		return PartnerEvent{}, fmt.Errorf("store: partner event direction must be IN or OUT, got %q", ev.EventDirection)
+	}
+	now := s.now()
+	if ev.ID == "" {
+		ev.ID = PartnerEventID(md.PartnerID, ev.EventDirection, md.EntityID, ev.EventType)
+	}
+	if ev.EventStatus == "" {
+		ev.EventStatus = PartnerPending
+	}
+	if ev.EventVersion == "" {
+		ev.EventVersion = "v1"
+	}
+	if ev.EventDayID == 0 {
+		ev.EventDayID = int(now.Unix() / 86400)
+	}
+	if ev.Created == "" {
+		ev.Created = epochMillis(now)
+	}
+	ev.LastUpdatedTime = epochMillis(now)
+	if ev.ExpireAt.IsZero() {
+		ev.ExpireAt = now.Add(s.cfg.EventTTL)
+	}
+	ev.ExpireAt = bsonTime(ev.ExpireAt)
+	_, err := s.partnerEvents.InsertOne(ctx, ev)
+	return ev, normalise(err)
+}
+
+// GetPartnerEvent loads a partner event by id.
+func (s *Store) GetPartnerEvent(ctx context.Context, id string) (PartnerEvent, error) {
+	var ev PartnerEvent
+	err := s.partnerEvents.FindOne(ctx, bson.M{"_id": id}).Decode(&ev)
+	return ev, normalise(err)
+}
+
+// RecordPartnerAttempt records delivery attempt n (1..MaxPartnerAttempts) at
+// time at in entity_metadata.resilienceAttemptCount and sets the status. It
+// is idempotent per attempt number.
+func (s *Store) RecordPartnerAttempt(ctx context.Context, id string, n int, at time.Time, status string) error {
+	if n < 1 || n > MaxPartnerAttempts {
+		return fmt.Errorf("store: partner attempt %d outside 1..%d", n, MaxPartnerAttempts)
+	}
+	res, err := s.partnerEvents.UpdateOne(ctx, bson.M{"_id": id}, bson.M{"$set": bson.M{
+		"entity_metadata.resilienceAttemptCount." + strconv.Itoa(n): epochMillis(at),
+		"event_status":    status,
+		"lastUpdatedTime": epochMillis(s.now()),
+	}})
+	if err != nil {
+		return normalise(err)
+	}
+	if res.MatchedCount == 0 {
+		return ErrNotFound
+	}
+	return nil
+}
+
+// FailedPartnerEventsForRetry is seed 000's "Failed Events for Retry" query:
+// event_status FAILED and no fifth attempt recorded. limit <= 0 means all.
+func (s *Store) FailedPartnerEventsForRetry(ctx context.Context, limit int) ([]PartnerEvent, error) {
+	opts := options.Find().SetSort(bson.D{{Key: "created", Value: 1}})
+	if limit > 0 {
+		opts.SetLimit(int64(limit))
+	}
+	return s.findPartnerEvents(ctx, bson.M{
+		"event_status": PartnerFailed,
+		"entity_metadata.resilienceAttemptCount." + strconv.Itoa(MaxPartnerAttempts): bson.M{"$exists": false},
+	}, opts)
+}
+
+// PartnerHistory is seed 000's "Partner Event History" query: the partner's
+// events newest first (by created), at most PartnerHistoryLimit.
+func (s *Store) PartnerHistory(ctx context.Context, partnerID string) ([]PartnerEvent, error) {
+	return s.findPartnerEvents(ctx, bson.M{"entity_metadata.partnerId": partnerID},
+		options.Find().SetSort(bson.D{{Key: "created", Value: -1}}).SetLimit(PartnerHistoryLimit))
+}
+
+func (s *Store) findPartnerEvents(ctx context.Context, filter any, opts *options.FindOptions) ([]PartnerEvent, error) {
+	cur, err := s.partnerEvents.Find(ctx, filter, opts)
+	if err != nil {
+		return nil, normalise(err)
+	}
+	var out []PartnerEvent
+	if err := cur.All(ctx, &out); err != nil {
+		return nil, normalise(err)
+	}
+	return out, nil
+}

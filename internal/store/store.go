@@ -1,0 +1,212 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync/atomic"
+	"time"
+
+	"github.com/256dpi/lungo"
+	"go.mongodb.org/mongo-driver/mongo/options"
+	"go.mongodb.org/mongo-driver/mongo/readpref"
+)
+
+// Engine names the database engine behind a Store.
+type Engine string
+
+const (
+	// EngineMongoDB is a real MongoDB (Atlas, DocumentDB, mongod) reached
+	// through the official driver.
+	EngineMongoDB Engine = "mongodb"
+	// EngineEmbedded is lungo's in-process engine: in memory, or persisted to
+	// one file under Config.DataDir.
+	EngineEmbedded Engine = "embedded"
+)
+
+// Collection names, exactly as the seeds and the design brief name them.
+const (
+	CollEvents         = "events"
+	CollEventsArchive  = "events_archive"
+	CollWebhookEvents  = "webhook_events"
+	CollOutbox         = "integration_outbox"
+	CollPartnerEvents  = "partner_events"
+	CollWorkflows      = "workflows"
+	CollTasks          = "tasks"
+	CollReplaySessions = "replay_sessions"
+)
+
+// Config selects and tunes the engine. The zero value is a valid in-memory
+// embedded store (what tests use).
+type Config struct {
+	// URI is a MongoDB connection string (env MONGODB_URI). When set, the
+	// store talks to that server through the official driver; when empty it
+	// runs the embedded engine.
+	URI string
+	// Database is the database name. Default "streamops".
+	Database string
+	// DataDir is where the embedded engine keeps its data file
+	// (DataDir/streamops.lungo). Empty keeps the data in memory only.
+	// Ignored when URI is set.
+	DataDir string
+	// EventTTL is how long an event stays in the events collection before the
+	// TTL index removes it (ttl_expires_at = stored_at + EventTTL).
+	// Default 90 days (seed 001 "TTL and retention").
+	EventTTL time.Duration
+	// ExpireInterval is how often the embedded engine sweeps TTL indexes.
+	// Default 60 s, MongoDB's own TTL monitor period.
+	ExpireInterval time.Duration
+	// ConnectTimeout bounds connecting to and pinging a real MongoDB at
+	// start-up, so a cold start fails fast instead of hanging. Default 10 s.
+	ConnectTimeout time.Duration
+	// Now is the clock. Default time.Now; tests move it.
+	Now func() time.Time
+}
+
+func (c *Config) setDefaults() {
+	if c.Database == "" {
+		c.Database = "streamops"
+	}
+	if c.EventTTL == 0 {
+		c.EventTTL = 90 * 24 * time.Hour
+	}
+	if c.ExpireInterval == 0 {
+		c.ExpireInterval = time.Minute
+	}
+	if c.ConnectTimeout == 0 {
+		c.ConnectTimeout = 10 * time.Second
+	}
+	if c.Now == nil {
+		c.Now = time.Now
+	}
+}
+
+// Validate reports the first bad field.
+func (c Config) Validate() error {
+	switch {
+	case c.EventTTL < 0:
+		return errors.New("store: Config.EventTTL must not be negative")
+	case c.ExpireInterval < 0:
+		return errors.New("store: Config.ExpireInterval must not be negative")
+	case c.ConnectTimeout < 0:
+		return errors.New("store: Config.ConnectTimeout must not be negative")
+	}
+	return nil
+}
+
+// ConfigFromEnv reads MONGODB_URI, MONGODB_DATABASE and STREAMOPS_DATA_DIR.
+func ConfigFromEnv() Config {
+	return Config{
+		URI:      os.Getenv("MONGODB_URI"),
+		Database: os.Getenv("MONGODB_DATABASE"),
+		DataDir:  os.Getenv("STREAMOPS_DATA_DIR"),
+	}
+}
+
+// Store is the MongoDB persistence of StreamOps. It is safe for concurrent
+// use; open one per process (per Lambda cold start) and share it.
+type Store struct {
+	cfg      Config
+	engine   Engine
+	client   lungo.IClient
+	embedded *lungo.Engine // nil on MongoDB
+	commands atomic.Int64
+
+	events, archive, webhookEvents, outbox, partnerEvents,
+	workflows, tasks, replaySessions lungo.ICollection
+}
+
+// Open connects to the engine cfg selects and ensures every index exists.
+// Index creation happens here, once per process (a Lambda cold start), never
+// per invocation.
+func Open(ctx context.Context, cfg Config) (*Store, error) {
+	cfg.setDefaults()
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	s := &Store{cfg: cfg}
+	if err := s.connect(ctx); err != nil {
+		return nil, err
+	}
+	db := s.client.Database(cfg.Database)
+	coll := func(name string) lungo.ICollection {
+		return countingCollection{ICollection: db.Collection(name), n: &s.commands}
+	}
+	s.events, s.archive = coll(CollEvents), coll(CollEventsArchive)
+	s.webhookEvents, s.outbox = coll(CollWebhookEvents), coll(CollOutbox)
+	s.partnerEvents = coll(CollPartnerEvents)
+	s.workflows, s.tasks = coll(CollWorkflows), coll(CollTasks)
+	s.replaySessions = coll(CollReplaySessions)
+	if err := s.EnsureIndexes(ctx); err != nil {
+		_ = s.Close(ctx)
+		return nil, err
+	}
+	return s, nil
+}
+
+func (s *Store) connect(ctx context.Context) error {
+	if s.cfg.URI != "" {
+		s.engine = EngineMongoDB
+		ctx, cancel := context.WithTimeout(ctx, s.cfg.ConnectTimeout)
+		defer cancel()
+		client, err := lungo.Connect(ctx, options.Client().ApplyURI(s.cfg.URI).SetTimeout(s.cfg.ConnectTimeout))
+		if err != nil {
+			return fmt.Errorf("store: connect to MongoDB: %w", err)
+		}
+		if err := client.Ping(ctx, readpref.Primary()); err != nil {
+			_ = client.Disconnect(context.Background())
+			return fmt.Errorf("store: ping MongoDB: %w", err)
+		}
+		s.client = client
+		return nil
+	}
+	s.engine = EngineEmbedded
+	var backing lungo.Store = lungo.NewMemoryStore()
+	if s.cfg.DataDir != "" {
+		if err := os.MkdirAll(s.cfg.DataDir, 0o755); err != nil {
+			return fmt.Errorf("store: create data dir: %w", err)
+		}
+		backing = lungo.NewFileStore(filepath.Join(s.cfg.DataDir, "streamops.lungo"), 0o600)
+	}
+	client, engine, err := lungo.Open(ctx, lungo.Options{
+		Store:          backing,
+		ExpireInterval: s.cfg.ExpireInterval,
+		ExpireErrors:   func(error) {}, // a failed sweep is retried on the next tick
+	})
+	if err != nil {
+		return fmt.Errorf("store: open embedded engine: %w", err)
+	}
+	s.client, s.embedded = client, engine
+	return nil
+}
+
+// Close disconnects from MongoDB or closes the embedded engine.
+func (s *Store) Close(ctx context.Context) error {
+	if s.embedded != nil {
+		s.embedded.Close()
+		return nil
+	}
+	return s.client.Disconnect(ctx)
+}
+
+// Engine tells which engine is behind the store.
+func (s *Store) Engine() Engine { return s.engine }
+
+// Commands is the number of commands sent to the engine since Open: one per
+// insert, update, find, bulk write, … It is how benchmarks state the cost of
+// an operation independent of the machine.
+func (s *Store) Commands() int64 { return s.commands.Load() }
+
+// now is the store's clock truncated to BSON's millisecond precision, so a
+// time written and read back compares equal.
+func (s *Store) now() time.Time { return s.cfg.Now().UTC().Truncate(time.Millisecond) }
+
+// bsonTime truncates t to the millisecond precision BSON dates keep.
+func bsonTime(t time.Time) time.Time { return t.UTC().Truncate(time.Millisecond) }
+
+// DropDatabase deletes the store's database (tests on a real MongoDB).
+func (s *Store) DropDatabase(ctx context.Context) error {
+	return s.client.Database(s.cfg.Database).Drop(ctx)
+}

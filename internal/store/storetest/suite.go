@@ -1,0 +1,669 @@
+package storetest
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sort"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.mongodb.org/mongo-driver/bson"
+
+	"github.com/streamops/streamops/events"
+	"github.com/streamops/streamops/internal/store"
+)
+
+// Features says what an engine can be expected to show within a test run.
+type Features struct {
+	// TTL is true when the engine sweeps TTL indexes quickly enough to test
+	// (the embedded engine with a short ExpireInterval; MongoDB's TTL
+	// monitor runs only once a minute).
+	TTL bool
+}
+
+// Opener opens a fresh, empty store with cfg (which carries the test's
+// clock) and closes it when the test ends.
+type Opener func(t *testing.T, cfg store.Config) *store.Store
+
+// Clock is a settable test clock.
+type Clock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+// NewClock starts a clock at a fixed, millisecond-aligned instant.
+func NewClock() *Clock { return &Clock{t: time.Date(2026, 1, 4, 1, 9, 27, 123e6, time.UTC)} }
+
+// Now reads the clock.
+func (c *Clock) Now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.t }
+
+// Advance moves the clock forward.
+func (c *Clock) Advance(d time.Duration) { c.mu.Lock(); c.t = c.t.Add(d); c.mu.Unlock() }
+
+// Run runs the whole contract suite against the engine open gives.
+func Run(t *testing.T, open Opener, f Features) {
+	tests := []struct {
+		name string
+		fn   func(*testing.T, Opener, Features)
+	}{
+		{"EventInsertIsIdempotentAndKeepsTheSeedShape", testEventInsert},
+		{"EventBulkInsertReportsDuplicates", testEventBulkInsert},
+		{"ConcurrentDuplicateWritersStoreEachEventOnce", testConcurrentEventDedupe},
+		{"ConcurrentWebhookRedeliveriesStoreOneRow", testConcurrentWebhookDedupe},
+		{"WebhookLifecycle", testWebhookLifecycle},
+		{"UnpublishedEventsAreFoundUntilMarkedPublished", testUnpublished},
+		{"EightClaimersDrainTheOutboxWithoutDoubleClaims", testConcurrentClaims},
+		{"ClaimTakesOnlyDueEntriesOldestFirst", testClaimDueOnly},
+		{"ExpiredLeasesAreReclaimed", testLeaseReclaim},
+		{"SettlingRecordsEachOutcome", testSettle},
+		{"PartnerFailedForRetryQuery", testPartnerRetryQuery},
+		{"PartnerHistoryQuery", testPartnerHistory},
+		{"EveryIndexExistsAndEnsureIsIdempotent", testIndexes},
+		{"SearchMatchesTheTextIndexFields", testSearch},
+		{"TTLIndexExpiresEvents", testTTL},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) { tc.fn(t, open, f) })
+	}
+}
+
+func ctx(t *testing.T) context.Context {
+	c, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	t.Cleanup(cancel)
+	return c
+}
+
+// envelope builds a seed-003 envelope without going through constructors,
+// so the store suite depends only on the envelope's shape.
+func envelope(typ events.Type, at time.Time, payload map[string]any, meta *events.Metadata) events.Envelope {
+	raw, _ := json.Marshal(payload)
+	return events.Envelope{
+		EventType: typ, EventID: "evt-" + uuid.NewString(), Timestamp: events.At(at),
+		SchemaVersion: events.SchemaVersion, Payload: raw, Metadata: meta,
+	}
+}
+
+func workflowCreated(at time.Time) events.Envelope {
+	return envelope(events.WorkflowCreated, at, map[string]any{
+		"workflowId": "wf-" + uuid.NewString(), "name": "Data Processing Pipeline",
+		"steps": []string{"validate", "transform", "store"}, "priority": "high",
+		"createdAt": events.At(at).String(),
+	}, &events.Metadata{Source: "api-gateway", UserID: events.String("user-7"), APIVersion: "1.0.0", CorrelationID: "corr-1"})
+}
+
+func taskCreated(at time.Time) events.Envelope {
+	return envelope(events.TaskCreated, at, map[string]any{
+		"taskId": "task-" + uuid.NewString(), "type": "email_notification",
+		"data": map[string]any{"template": "welcome_email"}, "retryCount": 0, "maxRetries": 3,
+		"createdAt": events.At(at).String(),
+	}, &events.Metadata{Source: "event-processor"})
+}
+
+func testEventInsert(t *testing.T, open Opener, _ Features) {
+	clock := NewClock()
+	s := open(t, store.Config{Now: clock.Now})
+	env := workflowCreated(clock.Now().Add(-time.Second))
+
+	require.NoError(t, s.InsertEvent(ctx(t), env))
+	err := s.InsertEvent(ctx(t), env)
+	require.ErrorIs(t, err, store.ErrDuplicate, "a second insert of the same eventId is a duplicate")
+
+	doc, err := s.GetEvent(ctx(t), env.EventID)
+	require.NoError(t, err)
+	assert.Equal(t, env.EventID, doc.EventID)
+	assert.Equal(t, "workflow.created", doc.EventType)
+	assert.Equal(t, env.AggregateID(), doc.AggregateID, "aggregate_id is the workflowId")
+	assert.Equal(t, "api-gateway", doc.Metadata.ServiceName, "metadata.source is stored as metadata.service_name")
+	assert.Equal(t, "user-7", doc.Metadata.UserID)
+	assert.Equal(t, "corr-1", doc.ExecutionID)
+	assert.Equal(t, clock.Now(), doc.StoredAt)
+	assert.Equal(t, clock.Now().Add(90*24*time.Hour), doc.TTLExpiresAt, "ttl_expires_at defaults to 90 days")
+	assert.Equal(t, "high", doc.Payload["priority"], "payload fields are stored at the top level")
+	assert.True(t, doc.PublishPending)
+
+	back, err := doc.Envelope()
+	require.NoError(t, err)
+	assert.JSONEq(t, string(env.Payload), string(back.Payload))
+	assert.Equal(t, env.Timestamp.String(), back.Timestamp.String())
+	assert.Equal(t, env.EventType, back.EventType)
+	assert.Equal(t, *env.Metadata, *back.Metadata)
+}
+
+func testEventBulkInsert(t *testing.T, open Opener, _ Features) {
+	clock := NewClock()
+	s := open(t, store.Config{Now: clock.Now})
+	first := []events.Envelope{workflowCreated(clock.Now()), taskCreated(clock.Now())}
+	res, err := s.InsertEvents(ctx(t), first)
+	require.NoError(t, err)
+	assert.Len(t, res.Inserted, 2)
+
+	batch := append([]events.Envelope{workflowCreated(clock.Now())}, first...)
+	batch = append(batch, taskCreated(clock.Now()))
+	res, err = s.InsertEvents(ctx(t), batch)
+	require.NoError(t, err, "duplicates in a bulk insert are not an error")
+	assert.ElementsMatch(t, []string{first[0].EventID, first[1].EventID}, res.Duplicates)
+	assert.ElementsMatch(t, []string{batch[0].EventID, batch[3].EventID}, res.Inserted,
+		"an unordered insert stores the new events after a duplicate")
+	for _, env := range batch {
+		_, err := s.GetEvent(ctx(t), env.EventID)
+		assert.NoError(t, err)
+	}
+}
+
+func testConcurrentEventDedupe(t *testing.T, open Opener, _ Features) {
+	clock := NewClock()
+	s := open(t, store.Config{Now: clock.Now})
+	const writers, n = 8, 40
+	envs := make([]events.Envelope, n)
+	for i := range envs {
+		envs[i] = taskCreated(clock.Now())
+	}
+	var mu sync.Mutex
+	won := map[string]int{}
+	var wg sync.WaitGroup
+	for range writers {
+		wg.Go(func() {
+			for _, env := range envs {
+				err := s.InsertEvent(context.Background(), env)
+				if errors.Is(err, store.ErrDuplicate) {
+					continue
+				}
+				if !assert.NoError(t, err) {
+					return
+				}
+				mu.Lock()
+				won[env.EventID]++
+				mu.Unlock()
+			}
+		})
+	}
+	wg.Wait()
+	require.Len(t, won, n, "every event stored")
+	for id, c := range won {
+		assert.Equal(t, 1, c, "event %s stored by exactly one writer", id)
+	}
+	docs, err := s.UnpublishedEvents(ctx(t), clock.Now(), 10*n)
+	require.NoError(t, err)
+	assert.Len(t, docs, n, "no twins in the collection")
+}
+
+func testConcurrentWebhookDedupe(t *testing.T, open Opener, _ Features) {
+	s := open(t, store.Config{Now: NewClock().Now})
+	const writers, n = 8, 40
+	var mu sync.Mutex
+	fresh := map[string]int{}
+	ids := map[string]map[string]bool{}
+	var wg sync.WaitGroup
+	for w := range writers {
+		wg.Go(func() {
+			for i := range n {
+				pid := fmt.Sprintf("evt_%03d", i)
+				got, err := s.InsertWebhookEvent(context.Background(), store.WebhookEvent{
+					Provider: "stripe", ProviderEventID: pid, EventType: "invoice.finalized",
+					Payload: store.JSONDoc(fmt.Sprintf(`{"id":%q,"writer":%d}`, pid, w)),
+				})
+				if err != nil && !errors.Is(err, store.ErrDuplicate) {
+					assert.NoError(t, err)
+					return
+				}
+				mu.Lock()
+				if err == nil {
+					fresh[pid]++
+				}
+				if ids[pid] == nil {
+					ids[pid] = map[string]bool{}
+				}
+				ids[pid][got.EventID] = true
+				mu.Unlock()
+			}
+		})
+	}
+	wg.Wait()
+	require.Len(t, fresh, n)
+	for pid, c := range fresh {
+		assert.Equal(t, 1, c, "%s accepted once", pid)
+		assert.Len(t, ids[pid], 1, "%s: every delivery sees the same webhook event id", pid)
+		assert.True(t, ids[pid][store.WebhookEventID("stripe", pid)])
+	}
+}
+
+func testWebhookLifecycle(t *testing.T, open Opener, _ Features) {
+	clock := NewClock()
+	s := open(t, store.Config{Now: clock.Now})
+	in := store.WebhookEvent{Provider: "github", ProviderEventID: "d-1", EventType: "push",
+		Payload: store.JSONDoc(`{"ref":"refs/heads/main","commits":[{"id":"abc","added":2}],"size":1.5,"big":9007199254740993}`)}
+	stored, err := s.InsertWebhookEvent(ctx(t), in)
+	require.NoError(t, err)
+	assert.Equal(t, store.WebhookReceived, stored.Status)
+	assert.Equal(t, store.WebhookEventID("github", "d-1"), stored.EventID)
+
+	dup, err := s.InsertWebhookEvent(ctx(t), store.WebhookEvent{Provider: "github", ProviderEventID: "d-1", EventType: "push",
+		Payload: store.JSONDoc(`{"changed":true}`)})
+	require.ErrorIs(t, err, store.ErrDuplicate)
+	assert.Equal(t, stored.EventID, dup.EventID)
+	assert.JSONEq(t, string(in.Payload), string(dup.Payload), "the duplicate changed nothing")
+
+	clock.Advance(time.Second)
+	require.NoError(t, s.SetWebhookStatus(ctx(t), stored.EventID, store.WebhookProcessing, ""))
+	require.NoError(t, s.SetWebhookStatus(ctx(t), stored.EventID, store.WebhookFailed, "step transform failed"))
+	got, err := s.GetWebhookEvent(ctx(t), stored.EventID)
+	require.NoError(t, err)
+	assert.Equal(t, store.WebhookFailed, got.Status)
+	assert.Equal(t, 1, got.RetryCount)
+	assert.Equal(t, "step transform failed", got.ErrorMessage)
+	require.NotNil(t, got.ProcessingStartedAt)
+	assert.Equal(t, clock.Now(), *got.ProcessingStartedAt)
+
+	require.NoError(t, s.SetWebhookStatus(ctx(t), stored.EventID, store.WebhookProcessing, ""))
+	require.NoError(t, s.SetWebhookStatus(ctx(t), stored.EventID, store.WebhookCompleted, ""))
+	got, err = s.GetWebhookEvent(ctx(t), stored.EventID)
+	require.NoError(t, err)
+	assert.Equal(t, store.WebhookCompleted, got.Status)
+	assert.Equal(t, 2, got.RetryCount)
+	assert.Empty(t, got.ErrorMessage)
+	assert.NotNil(t, got.CompletedAt)
+
+	assert.ErrorIs(t, s.SetWebhookStatus(ctx(t), "nope", store.WebhookCompleted, ""), store.ErrNotFound)
+	_, err = s.GetWebhookEvent(ctx(t), "nope")
+	assert.ErrorIs(t, err, store.ErrNotFound)
+}
+
+func testUnpublished(t *testing.T, open Opener, _ Features) {
+	clock := NewClock()
+	s := open(t, store.Config{Now: clock.Now})
+	old := workflowCreated(clock.Now())
+	history := envelope(events.WebhookReceived, clock.Now(), map[string]any{
+		"provider": "stripe", "providerEventId": "evt_1", "eventType": "invoice.paid", "webhookEventId": uuid.NewString(),
+	}, nil)
+	_, err := s.InsertEvents(ctx(t), []events.Envelope{old, history})
+	require.NoError(t, err)
+	clock.Advance(time.Minute)
+	recent := taskCreated(clock.Now())
+	require.NoError(t, s.InsertEvent(ctx(t), recent))
+
+	docs, err := s.UnpublishedEvents(ctx(t), clock.Now().Add(-30*time.Second), 10)
+	require.NoError(t, err)
+	require.Len(t, docs, 1, "only the event stored over 30 s ago; webhook.received is history only")
+	assert.Equal(t, old.EventID, docs[0].EventID)
+
+	require.NoError(t, s.MarkPublished(ctx(t), old.EventID, recent.EventID))
+	docs, err = s.UnpublishedEvents(ctx(t), clock.Now().Add(time.Hour), 10)
+	require.NoError(t, err)
+	assert.Empty(t, docs)
+	doc, err := s.GetEvent(ctx(t), old.EventID)
+	require.NoError(t, err)
+	require.NotNil(t, doc.PublishedAt)
+	assert.Equal(t, clock.Now(), *doc.PublishedAt)
+}
+
+func outboxEntries(n int, start time.Time, step time.Duration) []store.OutboxEntry {
+	entries := make([]store.OutboxEntry, n)
+	for i := range entries {
+		src := "evt-" + uuid.NewString()
+		entries[i] = store.OutboxEntry{
+			OutboxID: store.OutboxID(src, "partner-acme"), AggregateType: "workflow", AggregateID: "wf-" + uuid.NewString(),
+			EventType: "workflow.completed", TargetProvider: "partner-acme",
+			Payload:       store.JSONDoc(fmt.Sprintf(`{"sourceEventId":%q,"n":%d}`, src, i)),
+			NextAttemptAt: start.Add(time.Duration(i) * step),
+		}
+	}
+	return entries
+}
+
+func enqueue(t *testing.T, s *store.Store, entries []store.OutboxEntry) {
+	t.Helper()
+	for i := 0; i < len(entries); i += 250 {
+		res, err := s.EnqueueOutbox(ctx(t), entries[i:min(i+250, len(entries))]...)
+		require.NoError(t, err)
+		require.Empty(t, res.Duplicates)
+	}
+}
+
+func testConcurrentClaims(t *testing.T, open Opener, _ Features) {
+	clock := NewClock()
+	s := open(t, store.Config{Now: clock.Now})
+	const total, claimers, batch = 1000, 8, 25
+	// Enqueued newest first, so claim order comes from next_attempt_at and
+	// not from insertion order.
+	entries := outboxEntries(total, clock.Now().Add(-time.Hour), -time.Second)
+	enqueue(t, s, entries)
+
+	var mu sync.Mutex
+	claims := map[string]int{}
+	var wg sync.WaitGroup
+	for range claimers {
+		wg.Go(func() {
+			var last time.Time
+			for {
+				got, err := s.ClaimDue(context.Background(), clock.Now(), time.Minute, batch)
+				if !assert.NoError(t, err) || len(got) == 0 {
+					return
+				}
+				assert.LessOrEqual(t, len(got), batch)
+				for _, e := range got {
+					assert.False(t, e.NextAttemptAt.Before(last), "each claimer sees entries in next_attempt_at order")
+					last = e.NextAttemptAt
+					assert.Equal(t, store.OutboxProcessing, e.Status)
+					assert.Equal(t, 1, e.Attempts)
+					require.NotNil(t, e.LeaseExpiresAt)
+					assert.Equal(t, clock.Now().Add(time.Minute), *e.LeaseExpiresAt)
+				}
+				mu.Lock()
+				for _, e := range got {
+					claims[e.OutboxID]++
+				}
+				mu.Unlock()
+			}
+		})
+	}
+	wg.Wait()
+	assert.Len(t, claims, total, "every due entry claimed")
+	doubles := 0
+	for _, c := range claims {
+		if c > 1 {
+			doubles++
+		}
+	}
+	assert.Zero(t, doubles, "no entry claimed twice")
+}
+
+func testClaimDueOnly(t *testing.T, open Opener, _ Features) {
+	clock := NewClock()
+	s := open(t, store.Config{Now: clock.Now})
+	entries := outboxEntries(6, clock.Now().Add(-3*time.Second), time.Second) // -3s … +2s
+	enqueue(t, s, entries)
+
+	got, err := s.ClaimDue(ctx(t), clock.Now(), time.Minute, 10)
+	require.NoError(t, err)
+	ids := make([]string, len(got))
+	for i, e := range got {
+		ids[i] = e.OutboxID
+	}
+	assert.Equal(t, []string{entries[0].OutboxID, entries[1].OutboxID, entries[2].OutboxID, entries[3].OutboxID}, ids,
+		"only entries with next_attempt_at <= now, oldest first")
+	again, err := s.ClaimDue(ctx(t), clock.Now(), time.Minute, 10)
+	require.NoError(t, err)
+	assert.Empty(t, again, "claimed entries are not due while leased")
+
+	_, err = s.ClaimDue(ctx(t), clock.Now(), time.Minute, 0)
+	assert.Error(t, err)
+}
+
+func testLeaseReclaim(t *testing.T, open Opener, _ Features) {
+	clock := NewClock()
+	s := open(t, store.Config{Now: clock.Now})
+	enqueue(t, s, outboxEntries(3, clock.Now(), 0))
+	first, err := s.ClaimDue(ctx(t), clock.Now(), time.Minute, 10)
+	require.NoError(t, err)
+	require.Len(t, first, 3)
+
+	n, err := s.ReclaimExpiredLeases(ctx(t), clock.Now().Add(30*time.Second))
+	require.NoError(t, err)
+	assert.Zero(t, n, "a live lease is not reclaimed")
+
+	clock.Advance(2 * time.Minute) // the relay died holding the lease
+	n, err = s.ReclaimExpiredLeases(ctx(t), clock.Now())
+	require.NoError(t, err)
+	assert.Equal(t, 3, n)
+
+	second, err := s.ClaimDue(ctx(t), clock.Now(), time.Minute, 10)
+	require.NoError(t, err)
+	require.Len(t, second, 3, "reclaimed entries are claimable again")
+	for i, e := range second {
+		assert.Equal(t, 2, e.Attempts, "the interrupted attempt stays counted")
+		assert.Equal(t, first[i].OutboxID, e.OutboxID, "same outbox id, so the partner can dedupe")
+		assert.NotEqual(t, first[i].ClaimToken, e.ClaimToken)
+	}
+	err = s.MarkCompleted(ctx(t), first[0])
+	assert.ErrorIs(t, err, store.ErrLeaseLost, "the dead relay's stale claim cannot settle")
+	require.NoError(t, s.MarkCompleted(ctx(t), second[0]))
+	got, err := s.GetOutboxEntry(ctx(t), second[0].OutboxID)
+	require.NoError(t, err)
+	assert.Equal(t, store.OutboxCompleted, got.Status)
+}
+
+func testSettle(t *testing.T, open Opener, _ Features) {
+	clock := NewClock()
+	s := open(t, store.Config{Now: clock.Now})
+	entries := outboxEntries(4, clock.Now(), 0)
+	entries[3].MaxAttempts = 1
+	enqueue(t, s, entries)
+	res, err := s.EnqueueOutbox(ctx(t), entries[0])
+	require.NoError(t, err)
+	assert.Equal(t, []string{entries[0].OutboxID}, res.Duplicates, "enqueueing the same outbox id twice is a duplicate")
+
+	claimed, err := s.ClaimDue(ctx(t), clock.Now(), time.Minute, 10)
+	require.NoError(t, err)
+	require.Len(t, claimed, 4)
+	byID := map[string]store.OutboxEntry{}
+	for _, e := range claimed {
+		byID[e.OutboxID] = e
+	}
+	retryAt := clock.Now().Add(10 * time.Second)
+	n, err := s.SettleOutbox(ctx(t),
+		store.Settlement{Entry: byID[entries[0].OutboxID], Outcome: store.Delivered},
+		store.Settlement{Entry: byID[entries[1].OutboxID], Outcome: store.Retry, NextAttemptAt: retryAt, Error: "HTTP 503"},
+		store.Settlement{Entry: byID[entries[2].OutboxID], Outcome: store.DeadLetter, Error: "HTTP 410"},
+		store.Settlement{Entry: byID[entries[3].OutboxID], Outcome: store.Retry, NextAttemptAt: retryAt, Error: "HTTP 500"},
+	)
+	require.NoError(t, err)
+	assert.Equal(t, 4, n, "one bulk write settles the batch")
+
+	want := []struct {
+		status, lastError string
+	}{
+		{store.OutboxCompleted, ""},
+		{store.OutboxFailed, "HTTP 503"},
+		{store.OutboxDeadLetter, "HTTP 410"},
+		{store.OutboxDeadLetter, "HTTP 500"}, // max_attempts 1: a retry is a dead letter
+	}
+	for i, w := range want {
+		got, err := s.GetOutboxEntry(ctx(t), entries[i].OutboxID)
+		require.NoError(t, err)
+		assert.Equal(t, w.status, got.Status, "entry %d", i)
+		assert.Equal(t, w.lastError, got.LastError, "entry %d", i)
+		assert.Nil(t, got.LeaseExpiresAt, "entry %d: lease released", i)
+	}
+	got, _ := s.GetOutboxEntry(ctx(t), entries[0].OutboxID)
+	require.NotNil(t, got.CompletedAt)
+	assert.Equal(t, clock.Now(), *got.CompletedAt)
+
+	none, err := s.ClaimDue(ctx(t), clock.Now(), time.Minute, 10)
+	require.NoError(t, err)
+	assert.Empty(t, none, "a failed entry waits for its next_attempt_at")
+	clock.Advance(10 * time.Second)
+	again, err := s.ClaimDue(ctx(t), clock.Now(), time.Minute, 10)
+	require.NoError(t, err)
+	require.Len(t, again, 1)
+	assert.Equal(t, entries[1].OutboxID, again[0].OutboxID)
+	assert.Equal(t, 2, again[0].Attempts)
+	require.NoError(t, s.MarkFailed(ctx(t), again[0], clock.Now(), "HTTP 502"))
+	again, err = s.ClaimDue(ctx(t), clock.Now(), time.Minute, 10)
+	require.NoError(t, err)
+	require.Len(t, again, 1)
+	require.NoError(t, s.DeadLetter(ctx(t), again[0], "gave up"))
+	got, _ = s.GetOutboxEntry(ctx(t), entries[1].OutboxID)
+	assert.Equal(t, store.OutboxDeadLetter, got.Status)
+	assert.Equal(t, 3, got.Attempts)
+}
+
+func partnerEvent(partner, entity, status string, attempts int, created time.Time) store.PartnerEvent {
+	counts := map[string]string{}
+	for i := 1; i <= attempts; i++ {
+		counts[fmt.Sprint(i)] = fmt.Sprint(created.UnixMilli() + int64(i)*1000)
+	}
+	return store.PartnerEvent{
+		EventType: "OR_MGMT", EventStatus: status, EventDirection: store.DirectionIn,
+		Created: fmt.Sprint(created.UnixMilli()), CreatedBy: "624acf127ad1c76470951dff",
+		EntityMetadata: store.PartnerEntityMetadata{PartnerID: partner, PartnerName: "ExamplePartner",
+			EntityID: entity, EntityType: "Order", ResilienceAttemptCount: counts},
+		EntityData: store.JSONDoc(`{"orderId":59734,"orderStatusLatest":"OR_PLC"}`),
+	}
+}
+
+func testPartnerRetryQuery(t *testing.T, open Opener, _ Features) {
+	clock := NewClock()
+	s := open(t, store.Config{Now: clock.Now})
+	at := clock.Now()
+	cases := []struct {
+		entity, status string
+		attempts       int
+		retry          bool
+	}{
+		{"order-1", store.PartnerFailed, 3, true},
+		{"order-2", store.PartnerFailed, 5, false},
+		{"order-3", store.PartnerFailed, 0, true},
+		{"order-4", store.PartnerSuccess, 2, false},
+		{"order-5", store.PartnerPending, 0, false},
+	}
+	var want []string
+	for _, c := range cases {
+		ev, err := s.InsertPartnerEvent(ctx(t), partnerEvent("6231cfc8800d284c981b3146", c.entity, c.status, c.attempts, at))
+		require.NoError(t, err)
+		if c.retry {
+			want = append(want, ev.ID)
+		}
+	}
+	_, err := s.InsertPartnerEvent(ctx(t), partnerEvent("6231cfc8800d284c981b3146", "order-1", store.PartnerFailed, 0, at))
+	assert.ErrorIs(t, err, store.ErrDuplicate, "entity_id + event_type is the idempotency key")
+
+	got, err := s.FailedPartnerEventsForRetry(ctx(t), 0)
+	require.NoError(t, err)
+	ids := make([]string, len(got))
+	for i, ev := range got {
+		ids[i] = ev.ID
+	}
+	assert.ElementsMatch(t, want, ids, "FAILED without a fifth attempt")
+
+	// Attempts recorded one by one reach the cap and leave the retry set.
+	id := want[1]
+	for n := 1; n <= store.MaxPartnerAttempts; n++ {
+		require.NoError(t, s.RecordPartnerAttempt(ctx(t), id, n, at.Add(time.Duration(n)*time.Second), store.PartnerFailed))
+	}
+	assert.Error(t, s.RecordPartnerAttempt(ctx(t), id, store.MaxPartnerAttempts+1, at, store.PartnerFailed), "attempts are capped at 5")
+	ev, err := s.GetPartnerEvent(ctx(t), id)
+	require.NoError(t, err)
+	assert.Len(t, ev.EntityMetadata.ResilienceAttemptCount, 5)
+	assert.Equal(t, fmt.Sprint(at.Add(5*time.Second).UnixMilli()), ev.EntityMetadata.ResilienceAttemptCount["5"])
+	got, err = s.FailedPartnerEventsForRetry(ctx(t), 0)
+	require.NoError(t, err)
+	require.Len(t, got, 1)
+	assert.Equal(t, want[0], got[0].ID)
+	assert.JSONEq(t, `{"orderId":59734,"orderStatusLatest":"OR_PLC"}`, string(got[0].EntityData))
+}
+
+func testPartnerHistory(t *testing.T, open Opener, _ Features) {
+	clock := NewClock()
+	s := open(t, store.Config{Now: clock.Now})
+	const mine = 105
+	for i := range mine {
+		_, err := s.InsertPartnerEvent(ctx(t), partnerEvent("partner-a", fmt.Sprintf("order-%d", i), store.PartnerSuccess, 1,
+			clock.Now().Add(time.Duration(i)*time.Second)))
+		require.NoError(t, err)
+	}
+	for i := range 5 {
+		_, err := s.InsertPartnerEvent(ctx(t), partnerEvent("partner-b", fmt.Sprintf("order-%d", i), store.PartnerSuccess, 1,
+			clock.Now().Add(time.Hour)))
+		require.NoError(t, err)
+	}
+	got, err := s.PartnerHistory(ctx(t), "partner-a")
+	require.NoError(t, err)
+	require.Len(t, got, store.PartnerHistoryLimit)
+	assert.True(t, sort.SliceIsSorted(got, func(i, j int) bool { return got[i].Created > got[j].Created }), "newest first")
+	assert.Equal(t, "order-104", got[0].EntityMetadata.EntityID)
+	for _, ev := range got {
+		assert.Equal(t, "partner-a", ev.EntityMetadata.PartnerID)
+	}
+}
+
+func testIndexes(t *testing.T, open Opener, _ Features) {
+	s := open(t, store.Config{})
+	require.NoError(t, s.EnsureIndexes(ctx(t)), "EnsureIndexes is idempotent")
+	byColl := map[string]map[string]store.IndexInfo{}
+	for _, spec := range store.Indexes {
+		if byColl[spec.Collection] == nil {
+			list, err := s.ListIndexes(ctx(t), spec.Collection)
+			require.NoError(t, err)
+			byColl[spec.Collection] = map[string]store.IndexInfo{}
+			for _, ix := range list {
+				byColl[spec.Collection][ix.Name] = ix
+			}
+		}
+		got, ok := byColl[spec.Collection][spec.Name]
+		if !s.Supported(spec) {
+			assert.False(t, ok, "%s.%s is not built on %s", spec.Collection, spec.Name, s.Engine())
+			continue
+		}
+		if !assert.True(t, ok, "index %s.%s exists", spec.Collection, spec.Name) {
+			continue
+		}
+		assert.Equal(t, spec.Unique, got.Unique, "%s.%s unique", spec.Collection, spec.Name)
+		if !spec.Text { // MongoDB reports a text index by its internal _fts key
+			assert.Equal(t, fmt.Sprint(spec.Keys), fmt.Sprint(normaliseKeys(got.Key)), "%s.%s keys", spec.Collection, spec.Name)
+		}
+	}
+	// Behaviour, not just presence: the unique key rejects a twin.
+	_, err := s.InsertWebhookEvent(ctx(t), store.WebhookEvent{Provider: "p", ProviderEventID: "1", EventID: "a"})
+	require.NoError(t, err)
+	_, err = s.InsertWebhookEvent(ctx(t), store.WebhookEvent{Provider: "p", ProviderEventID: "1", EventID: "b"})
+	assert.ErrorIs(t, err, store.ErrDuplicate, "UNIQUE(provider, provider_event_id) holds even with another event_id")
+}
+
+// normaliseKeys renders index directions as ints whatever numeric type the
+// engine reports them in.
+func normaliseKeys(d bson.D) bson.D {
+	out := make(bson.D, len(d))
+	for i, e := range d {
+		switch v := e.Value.(type) {
+		case int32:
+			e.Value = int(v)
+		case int64:
+			e.Value = int(v)
+		case float64:
+			e.Value = int(v)
+		}
+		out[i] = e
+	}
+	return out
+}
+
+func testSearch(t *testing.T, open Opener, _ Features) {
+	clock := NewClock()
+	s := open(t, store.Config{Now: clock.Now})
+	wf, task := workflowCreated(clock.Now()), taskCreated(clock.Now().Add(time.Second))
+	_, err := s.InsertEvents(ctx(t), []events.Envelope{wf, task})
+	require.NoError(t, err)
+
+	got, err := s.SearchEvents(ctx(t), "event-processor", 10)
+	require.NoError(t, err)
+	require.Len(t, got, 1)
+	assert.Equal(t, task.EventID, got[0].EventID)
+
+	got, err = s.SearchEvents(ctx(t), "user-7", 10)
+	require.NoError(t, err)
+	require.Len(t, got, 1)
+	assert.Equal(t, wf.EventID, got[0].EventID)
+
+	got, err = s.SearchEvents(ctx(t), "nothing-like-this", 10)
+	require.NoError(t, err)
+	assert.Empty(t, got)
+}
+
+func testTTL(t *testing.T, open Opener, f Features) {
+	if !f.TTL {
+		t.Skip("engine does not sweep TTL indexes within a test run")
+	}
+	s := open(t, store.Config{EventTTL: time.Millisecond, ExpireInterval: 20 * time.Millisecond})
+	env := workflowCreated(time.Now())
+	require.NoError(t, s.InsertEvent(ctx(t), env))
+	assert.Eventually(t, func() bool {
+		_, err := s.GetEvent(context.Background(), env.EventID)
+		return errors.Is(err, store.ErrNotFound)
+	}, 5*time.Second, 20*time.Millisecond, "the TTL index removes the event after ttl_expires_at")
+}

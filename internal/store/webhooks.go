@@ -1,0 +1,105 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"go.mongodb.org/mongo-driver/bson"
+)
+
+// Webhook event statuses (seed 004): received → processing → completed |
+// failed | skipped.
+const (
+	WebhookReceived   = "received"
+	WebhookProcessing = "processing"
+	WebhookCompleted  = "completed"
+	WebhookFailed     = "failed"
+	WebhookSkipped    = "skipped"
+)
+
+// WebhookEvent is a webhook_events row of seed 004 as a document. _id is
+// event_id, derived from (provider, provider_event_id) by WebhookEventID.
+type WebhookEvent struct {
+	ID                  string     `bson:"_id" json:"-"`
+	EventID             string     `bson:"event_id" json:"event_id"`
+	ReceivedAt          time.Time  `bson:"received_at" json:"received_at"`
+	Provider            string     `bson:"provider" json:"provider"`
+	ProviderEventID     string     `bson:"provider_event_id" json:"provider_event_id"`
+	EventType           string     `bson:"event_type" json:"event_type"`
+	Payload             JSONDoc    `bson:"payload" json:"payload"`
+	Status              string     `bson:"status" json:"status"`
+	ProcessingStartedAt *time.Time `bson:"processing_started_at,omitempty" json:"processing_started_at,omitempty"`
+	CompletedAt         *time.Time `bson:"completed_at,omitempty" json:"completed_at,omitempty"`
+	ErrorMessage        string     `bson:"error_message,omitempty" json:"error_message,omitempty"`
+	RetryCount          int        `bson:"retry_count" json:"retry_count"`
+}
+
+// InsertWebhookEvent stores a newly received webhook with status received.
+// EventID and ReceivedAt are filled when empty. A redelivery of the same
+// (provider, provider_event_id) stores nothing and returns the existing
+// document with ErrDuplicate.
+func (s *Store) InsertWebhookEvent(ctx context.Context, ev WebhookEvent) (WebhookEvent, error) {
+	if ev.Provider == "" || ev.ProviderEventID == "" {
+		return WebhookEvent{}, errors.New("store: webhook event needs provider and provider_event_id")
+	}
+	if ev.EventID == "" {
+		ev.EventID = WebhookEventID(ev.Provider, ev.ProviderEventID)
+	}
+	ev.ID = ev.EventID
+	if ev.ReceivedAt.IsZero() {
+		ev.ReceivedAt = s.now()
+	}
+	ev.ReceivedAt = bsonTime(ev.ReceivedAt)
+	if ev.Status == "" {
+		ev.Status = WebhookReceived
+	}
+	_, err := s.webhookEvents.InsertOne(ctx, ev)
+	if err = normalise(err); !errors.Is(err, ErrDuplicate) {
+		return ev, err
+	}
+	var existing WebhookEvent
+	if ferr := s.webhookEvents.FindOne(ctx, bson.M{"provider": ev.Provider, "provider_event_id": ev.ProviderEventID}).Decode(&existing); ferr != nil {
+		return WebhookEvent{}, fmt.Errorf("store: load duplicate webhook event: %w", normalise(ferr))
+	}
+	return existing, ErrDuplicate
+}
+
+// GetWebhookEvent loads a webhook event by its event_id.
+func (s *Store) GetWebhookEvent(ctx context.Context, eventID string) (WebhookEvent, error) {
+	var ev WebhookEvent
+	err := s.webhookEvents.FindOne(ctx, bson.M{"_id": eventID}).Decode(&ev)
+	return ev, normalise(err)
+}
+
+// SetWebhookStatus moves a webhook event along its lifecycle, stamping
+// processing_started_at (and counting a processing attempt in retry_count)
+// on processing, completed_at on completed or skipped, and error_message on
+// failed. It returns ErrNotFound for an unknown id.
+func (s *Store) SetWebhookStatus(ctx context.Context, eventID, status, errMsg string) error {
+	now := s.now()
+	set := bson.M{"status": status}
+	update := bson.M{"$set": set}
+	switch status {
+	case WebhookProcessing:
+		set["processing_started_at"] = now
+		update["$inc"] = bson.M{"retry_count": 1}
+	case WebhookCompleted, WebhookSkipped:
+		set["completed_at"] = now
+		update["$unset"] = bson.M{"error_message": ""}
+	case WebhookFailed:
+		set["error_message"] = errMsg
+	case WebhookReceived:
+	default:
+		return fmt.Errorf("store: unknown webhook status %q", status)
+	}
+	res, err := s.webhookEvents.UpdateOne(ctx, bson.M{"_id": eventID}, update)
+	if err != nil {
+		return normalise(err)
+	}
+	if res.MatchedCount == 0 {
+		return ErrNotFound
+	}
+	return nil
+}
