@@ -30,3 +30,5 @@ require (
 	golang.org/x/text v0.37.0 // indirect
 	gopkg.in/tomb.v2 v2.0.0-20161208151619-d5d1b5820637 // indirect
 )
+
+tool github.com/aws/aws-lambda-go/cmd/build-lambda-zip
