@@ -185,9 +185,7 @@ func (s *Store) InsertEvents(ctx context.Context, envs []events.Envelope) (Inser
 
 // GetEvent loads one event by id.
 func (s *Store) GetEvent(ctx context.Context, eventID string) (EventDocument, error) {
-	var doc EventDocument
-	err := s.events.FindOne(ctx, bson.M{"_id": eventID}).Decode(&doc)
-	return doc, normalise(err)
+	return getByID[EventDocument](ctx, s.events, eventID)
 }
 
 // MarkPublished records that the events are on Kafka, in one command.

@@ -99,9 +99,7 @@ func (s *Store) EnqueueOutbox(ctx context.Context, entries ...OutboxEntry) (Inse
 
 // GetOutboxEntry loads an entry by outbox_id.
 func (s *Store) GetOutboxEntry(ctx context.Context, outboxID string) (OutboxEntry, error) {
-	var e OutboxEntry
-	err := s.outbox.FindOne(ctx, bson.M{"_id": outboxID}).Decode(&e)
-	return e, normalise(err)
+	return getByID[OutboxEntry](ctx, s.outbox, outboxID)
 }
 
 // claimRounds bounds how often ClaimDue retries when concurrent claimers took

@@ -102,9 +102,7 @@ func (s *Store) InsertPartnerEvent(ctx context.Context, ev PartnerEvent) (Partne
 
 // GetPartnerEvent loads a partner event by id.
 func (s *Store) GetPartnerEvent(ctx context.Context, id string) (PartnerEvent, error) {
-	var ev PartnerEvent
-	err := s.partnerEvents.FindOne(ctx, bson.M{"_id": id}).Decode(&ev)
-	return ev, normalise(err)
+	return getByID[PartnerEvent](ctx, s.partnerEvents, id)
 }
 
 // RecordPartnerAttempt records delivery attempt n (1..MaxPartnerAttempts) at

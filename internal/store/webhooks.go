@@ -68,9 +68,7 @@ func (s *Store) InsertWebhookEvent(ctx context.Context, ev WebhookEvent) (Webhoo
 
 // GetWebhookEvent loads a webhook event by its event_id.
 func (s *Store) GetWebhookEvent(ctx context.Context, eventID string) (WebhookEvent, error) {
-	var ev WebhookEvent
-	err := s.webhookEvents.FindOne(ctx, bson.M{"_id": eventID}).Decode(&ev)
-	return ev, normalise(err)
+	return getByID[WebhookEvent](ctx, s.webhookEvents, eventID)
 }
 
 // SetWebhookStatus moves a webhook event along its lifecycle, stamping

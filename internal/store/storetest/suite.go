@@ -67,6 +67,7 @@ func Run(t *testing.T, open Opener, f Features) {
 		{"EveryIndexExistsAndEnsureIsIdempotent", testIndexes},
 		{"SearchMatchesTheTextIndexFields", testSearch},
 		{"TTLIndexExpiresEvents", testTTL},
+		{"SubmissionsAreStoredOncePerID", testSubmissions},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) { tc.fn(t, open, f) })
@@ -666,4 +667,35 @@ func testTTL(t *testing.T, open Opener, f Features) {
 		_, err := s.GetEvent(context.Background(), env.EventID)
 		return errors.Is(err, store.ErrNotFound)
 	}, 5*time.Second, 20*time.Millisecond, "the TTL index removes the event after ttl_expires_at")
+}
+
+func testSubmissions(t *testing.T, open Opener, _ Features) {
+	clock := NewClock()
+	s := open(t, store.Config{Now: clock.Now})
+	wf := store.Workflow{WorkflowID: "wf-" + uuid.NewString(), Name: "Data Processing Pipeline",
+		Steps: []string{"validate", "transform"}, Priority: "high", Input: store.JSONDoc(`{"records":[{"a":1}]}`), EventID: "evt-1"}
+	got, err := s.CreateWorkflow(ctx(t), wf)
+	require.NoError(t, err)
+	assert.Equal(t, store.WorkflowPending, got.Status)
+	clock.Advance(time.Second)
+	again, err := s.CreateWorkflow(ctx(t), store.Workflow{WorkflowID: wf.WorkflowID, Name: "other"})
+	require.ErrorIs(t, err, store.ErrDuplicate)
+	assert.Equal(t, "Data Processing Pipeline", again.Name, "the first submission wins")
+	assert.JSONEq(t, `{"records":[{"a":1}]}`, string(again.Input))
+	assert.Equal(t, clock.Now().Add(-time.Second), again.CreatedAt)
+
+	task := store.Task{TaskID: "task-" + uuid.NewString(), Type: "email_notification", Data: store.JSONDoc(`{"template":"welcome_email"}`), MaxRetries: 3}
+	_, err = s.CreateTask(ctx(t), task)
+	require.NoError(t, err)
+	_, err = s.CreateTask(ctx(t), task)
+	require.ErrorIs(t, err, store.ErrDuplicate)
+	loaded, err := s.GetTask(ctx(t), task.TaskID)
+	require.NoError(t, err)
+	assert.Equal(t, store.TaskPending, loaded.Status)
+	assert.Equal(t, 3, loaded.MaxRetries)
+
+	_, err = s.GetWorkflow(ctx(t), "wf-missing")
+	assert.ErrorIs(t, err, store.ErrNotFound)
+	_, err = s.GetTask(ctx(t), "task-missing")
+	assert.ErrorIs(t, err, store.ErrNotFound)
 }

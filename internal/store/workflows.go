@@ -1,0 +1,100 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/256dpi/lungo"
+	"go.mongodb.org/mongo-driver/bson"
+
+	"github.com/streamops/streamops/events"
+)
+
+// Workflow statuses.
+const (
+	WorkflowPending    = "pending"
+	WorkflowProcessing = "processing"
+	WorkflowCompleted  = "completed"
+	WorkflowFailed     = "failed"
+)
+
+// Workflow is the current state of a workflow (the workflows collection, a
+// projection of its events). Field names follow seed 003's payloads.
+type Workflow struct {
+	ID         string   `bson:"_id" json:"-"`
+	WorkflowID string   `bson:"workflowId" json:"workflowId"`
+	Name       string   `bson:"name" json:"name"`
+	Steps      []string `bson:"steps" json:"steps"`
+	Priority   string   `bson:"priority" json:"priority"`
+	Input      JSONDoc  `bson:"input,omitempty" json:"input,omitempty"`
+	Status     string   `bson:"status" json:"status"`
+	// CurrentStepIndex is the step running or next to run.
+	CurrentStepIndex int `bson:"currentStepIndex" json:"currentStepIndex"`
+	// StepResults holds one entry per finished step, in order: the
+	// checkpoint a retried batch resumes from.
+	StepResults []StepProgress        `bson:"stepResults,omitempty" json:"stepResults,omitempty"`
+	Error       *events.WorkflowError `bson:"error,omitempty" json:"error,omitempty"`
+	// EventID is the workflow.created event that started it.
+	EventID        string     `bson:"eventId" json:"eventId"`
+	CorrelationID  string     `bson:"correlationId,omitempty" json:"correlationId,omitempty"`
+	WebhookEventID string     `bson:"webhookEventId,omitempty" json:"webhookEventId,omitempty"`
+	IdempotencyKey string     `bson:"idempotencyKey,omitempty" json:"-"`
+	RequestHash    string     `bson:"requestHash,omitempty" json:"-"`
+	CreatedAt      time.Time  `bson:"createdAt" json:"createdAt"`
+	UpdatedAt      time.Time  `bson:"updatedAt" json:"updatedAt"`
+	StartedAt      *time.Time `bson:"startedAt,omitempty" json:"startedAt,omitempty"`
+	CompletedAt    *time.Time `bson:"completedAt,omitempty" json:"completedAt,omitempty"`
+}
+
+// StepProgress is one finished step of a workflow.
+type StepProgress struct {
+	StepName    string    `bson:"stepName" json:"stepName"`
+	StepIndex   int       `bson:"stepIndex" json:"stepIndex"`
+	CompletedAt time.Time `bson:"completedAt" json:"completedAt"`
+	Duration    int64     `bson:"duration" json:"duration"`
+	Result      JSONDoc   `bson:"result,omitempty" json:"result,omitempty"`
+}
+
+// CreateWorkflow stores a new workflow as pending. A workflow with the same
+// workflowId already stored is returned with ErrDuplicate (a retried
+// submission), unchanged.
+func (s *Store) CreateWorkflow(ctx context.Context, wf Workflow) (Workflow, error) {
+	if wf.WorkflowID == "" {
+		return Workflow{}, errors.New("store: workflow needs workflowId")
+	}
+	now := s.now()
+	wf.ID, wf.Status = wf.WorkflowID, WorkflowPending
+	if wf.CreatedAt.IsZero() {
+		wf.CreatedAt = now
+	}
+	wf.CreatedAt, wf.UpdatedAt = bsonTime(wf.CreatedAt), now
+	return insertOrGet(ctx, s.workflows, wf.ID, wf)
+}
+
+// GetWorkflow loads a workflow by workflowId.
+func (s *Store) GetWorkflow(ctx context.Context, workflowID string) (Workflow, error) {
+	return getByID[Workflow](ctx, s.workflows, workflowID)
+}
+
+// insertOrGet inserts doc; when its id exists it returns the stored document
+// with ErrDuplicate.
+func insertOrGet[T any](ctx context.Context, coll lungo.ICollection, id string, doc T) (T, error) {
+	_, err := coll.InsertOne(ctx, doc)
+	if err = normalise(err); !errors.Is(err, ErrDuplicate) {
+		return doc, err
+	}
+	existing, ferr := getByID[T](ctx, coll, id)
+	if ferr != nil {
+		return existing, fmt.Errorf("store: load duplicate %s: %w", id, ferr)
+	}
+	return existing, ErrDuplicate
+}
+
+// getByID loads the document with _id id; ErrNotFound when there is none.
+func getByID[T any](ctx context.Context, coll lungo.ICollection, id string) (T, error) {
+	var out T
+	err := coll.FindOne(ctx, bson.M{"_id": id}).Decode(&out)
+	return out, normalise(err)
+}
