@@ -1,0 +1,105 @@
+package webhook
+
+import (
+	"encoding/base64"
+	"errors"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// The Standard Webhooks headers and secret prefix
+// (https://www.standardwebhooks.com).
+const (
+	standardIDHeader        = "webhook-id"
+	standardTimestampHeader = "webhook-timestamp"
+	standardSignatureHeader = "webhook-signature" // "v1,<base64> [v1,<base64> …]"
+	standardSecretPrefix    = "whsec_"
+)
+
+// verifyStandard checks the Standard Webhooks scheme: HMAC-SHA256, base64,
+// over "<webhook-id>.<webhook-timestamp>.<body>", keyed with the base64
+// decoding of the secret after its whsec_ prefix. Signatures of other
+// versions (v1a, asymmetric) are ignored.
+func (p *Provider) verifyStandard(h http.Header, body []byte, secrets []string, now time.Time) error {
+	id, err := p.signatureHeader(h, standardIDHeader)
+	if err != nil {
+		return err
+	}
+	t, err := p.signatureHeader(h, standardTimestampHeader)
+	if err != nil {
+		return err
+	}
+	v, err := p.signatureHeader(h, standardSignatureHeader)
+	if err != nil {
+		return err
+	}
+	unix, ok := parseUnix(t)
+	if !ok {
+		return p.signatureError(ErrInvalidSignature, "header %q is not unix seconds", standardTimestampHeader)
+	}
+	var sigs [][]byte
+	for item := range strings.FieldsSeq(v) {
+		version, encoded, _ := strings.Cut(item, ",")
+		if version != "v1" {
+			continue
+		}
+		if sig, err := base64.StdEncoding.DecodeString(encoded); err == nil && len(sig) > 0 {
+			sigs = append(sigs, sig)
+		}
+	}
+	if len(sigs) == 0 {
+		return p.signatureError(ErrInvalidSignature, "header %q has no well-formed v1,<base64> signature", standardSignatureHeader)
+	}
+	keys, err := p.standardKeys(secrets)
+	if err != nil {
+		return err
+	}
+	if !matchAny(keys, sigs, []byte(id), []byte("."), []byte(t), []byte("."), body) {
+		return p.signatureError(ErrInvalidSignature, "no v1 signature in header %q matches a configured secret", standardSignatureHeader)
+	}
+	return p.checkTimestamp(unix, now)
+}
+
+// standardKeys decodes the usable secrets; if none is usable the provider
+// is misconfigured (ErrNoSecret).
+func (p *Provider) standardKeys(secrets []string) ([][]byte, error) {
+	var keys [][]byte
+	blank := true
+	for _, s := range secrets {
+		if strings.TrimSpace(s) == "" {
+			continue
+		}
+		blank = false
+		if key, err := standardKey(s); err == nil {
+			keys = append(keys, key)
+		}
+	}
+	switch {
+	case blank:
+		return nil, p.signatureError(ErrNoSecret, "the secret source returned none for provider %s", p.Name)
+	case len(keys) == 0:
+		return nil, p.signatureError(ErrNoSecret, "no configured secret of provider %s is whsec_<base64>", p.Name)
+	}
+	return keys, nil
+}
+
+// standardKey decodes a Standard Webhooks secret: "whsec_<base64>", or the
+// bare base64.
+func standardKey(secret string) ([]byte, error) {
+	encoded := strings.TrimPrefix(strings.TrimSpace(secret), standardSecretPrefix)
+	key, err := base64.StdEncoding.DecodeString(encoded)
+	if err != nil || len(key) == 0 {
+		return nil, errors.New("webhook: Standard Webhooks secret is not whsec_<base64>")
+	}
+	return key, nil
+}
+
+// signStandard sets the three headers a Standard Webhooks sender sends.
+func signStandard(h http.Header, key []byte, id string, body []byte, now time.Time) {
+	t := strconv.FormatInt(now.Unix(), 10)
+	h.Set(standardIDHeader, id)
+	h.Set(standardTimestampHeader, t)
+	h.Set(standardSignatureHeader, "v1,"+base64.StdEncoding.EncodeToString(mac(key, []byte(id), []byte("."), []byte(t), []byte("."), body)))
+}
