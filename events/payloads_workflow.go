@@ -1,5 +1,7 @@
 package events
 
+import "encoding/json"
+
 // Priority is the execution priority of a workflow.
 type Priority string
 
@@ -18,6 +20,10 @@ type WorkflowCreatedPayload struct {
 	Steps      []string `json:"steps"` // in execution order
 	Priority   Priority `json:"priority"`
 	CreatedAt  Time     `json:"createdAt"`
+	// Input is the workflow's input (records the steps work on), when the
+	// submitter gave one. Not in seed 003's list; the schema allows it as an
+	// additional payload field.
+	Input json.RawMessage `json:"input,omitempty"`
 }
 
 // EventType is WorkflowCreated.
