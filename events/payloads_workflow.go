@@ -1,6 +1,9 @@
 package events
 
-import "encoding/json"
+import (
+	"encoding/json"
+	"slices"
+)
 
 // Priority is the execution priority of a workflow.
 type Priority string
@@ -11,6 +14,14 @@ const (
 	PriorityMedium Priority = "medium"
 	PriorityHigh   Priority = "high"
 )
+
+// Steps are the workflow step names the workflow processor implements, in
+// their usual order. A workflow (submitted over the API or started by a
+// webhook route) may use no others.
+var Steps = []string{"validate", "transform", "store", "notify", "deliver"}
+
+// KnownStep reports whether name is one of Steps.
+func KnownStep(name string) bool { return slices.Contains(Steps, name) }
 
 // WorkflowCreatedPayload is the payload of workflow.created: a workflow
 // submitted through POST /api/workflows.

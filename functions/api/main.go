@@ -1,21 +1,21 @@
-// Command api is the StreamOps api Lambda (API Gateway HTTP API). It is a
-// stub until its issue lands: every request is answered 501 with the
-// project's JSON error shape, so a deployed stack fails loudly, not silently.
+// Command api is the StreamOps API Lambda behind API Gateway's /api/…:
+// workflow and task submissions and their state.
 package main
 
 import (
 	"context"
 
-	"github.com/aws/aws-lambda-go/events"
 	"github.com/aws/aws-lambda-go/lambda"
+
+	"github.com/streamops/streamops/internal/apigw"
+	"github.com/streamops/streamops/internal/app"
+	"github.com/streamops/streamops/internal/httpapi"
+	"github.com/streamops/streamops/internal/submit"
 )
 
-func handle(_ context.Context, _ events.APIGatewayV2HTTPRequest) (events.APIGatewayV2HTTPResponse, error) {
-	return events.APIGatewayV2HTTPResponse{
-		StatusCode: 501,
-		Headers:    map[string]string{"content-type": "application/json"},
-		Body:       `{"error":{"code":"not_implemented","message":"the api function is not implemented yet"}}`,
-	}, nil
+func main() {
+	ctx := context.Background()
+	a := app.Must(app.Open(ctx, app.FromEnv("api")))
+	svc := app.Must(submit.New(a.Store, a.Emitter, nil, a.Logger))
+	lambda.Start(apigw.Handler(httpapi.API(svc, a.Store, a.Logger)))
 }
-
-func main() { lambda.Start(handle) }

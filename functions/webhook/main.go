@@ -1,21 +1,27 @@
-// Command webhook is the StreamOps webhook Lambda (API Gateway HTTP API). It is a
-// stub until its issue lands: every request is answered 501 with the
-// project's JSON error shape, so a deployed stack fails loudly, not silently.
+// Command webhook is the StreamOps webhook Lambda behind API Gateway's
+// POST /webhooks/{provider}: verify, dedupe, scrub, store, route, publish.
 package main
 
 import (
 	"context"
+	"os"
 
-	"github.com/aws/aws-lambda-go/events"
 	"github.com/aws/aws-lambda-go/lambda"
+
+	"github.com/streamops/streamops/internal/apigw"
+	"github.com/streamops/streamops/internal/app"
+	"github.com/streamops/streamops/internal/httpapi"
+	"github.com/streamops/streamops/internal/ingest"
+	"github.com/streamops/streamops/internal/webhook"
 )
 
-func handle(_ context.Context, _ events.APIGatewayV2HTTPRequest) (events.APIGatewayV2HTTPResponse, error) {
-	return events.APIGatewayV2HTTPResponse{
-		StatusCode: 501,
-		Headers:    map[string]string{"content-type": "application/json"},
-		Body:       `{"error":{"code":"not_implemented","message":"the webhook function is not implemented yet"}}`,
-	}, nil
+func main() {
+	ctx := context.Background()
+	a := app.Must(app.Open(ctx, app.FromEnv("webhook")))
+	svc := app.Must(ingest.New(ingest.Config{
+		Providers: app.Must(webhook.LoadProviders(os.Getenv("STREAMOPS_PROVIDERS_FILE"))),
+		Secrets:   app.Must(ingest.SecretsFromEnv(ctx)),
+		Store:     a.Store, Emitter: a.Emitter, Logger: a.Logger, Metrics: a.Metrics,
+	}))
+	lambda.Start(apigw.Handler(httpapi.Webhooks(svc, a.Logger)))
 }
-
-func main() { lambda.Start(handle) }

@@ -12,9 +12,6 @@ import (
 	"github.com/streamops/streamops/events"
 )
 
-// KnownSteps are the workflow steps the workflow processor implements, in
-// their usual order; a route's workflow may use no others.
-var KnownSteps = []string{"validate", "transform", "store", "notify", "deliver"}
 
 // DefaultTaskMaxRetries is the default TaskTemplate.MaxRetries, seed 003's
 // example value.
@@ -44,7 +41,7 @@ type Route struct {
 type WorkflowTemplate struct {
 	// Name is the workflow's human-readable name. Required.
 	Name string `json:"name"`
-	// Steps run in order; each is one of KnownSteps. At least one.
+	// Steps run in order; each is one of events.Steps. At least one.
 	Steps []string `json:"steps"`
 	// Priority is low, medium or high. Required: seed 003 has no default.
 	Priority events.Priority `json:"priority"`
@@ -142,8 +139,8 @@ func (w *WorkflowTemplate) validate(field string, errs *configErrors) {
 		errs.add(field+".steps", "workflow needs at least one step")
 	}
 	for i, s := range w.Steps {
-		if !slices.Contains(KnownSteps, s) {
-			errs.add(fmt.Sprintf("%s.steps[%d]", field, i), "%q is not a known step (%s)", s, strings.Join(KnownSteps, ", "))
+		if !events.KnownStep(s) {
+			errs.add(fmt.Sprintf("%s.steps[%d]", field, i), "%q is not a known step (%s)", s, strings.Join(events.Steps, ", "))
 		}
 	}
 	switch w.Priority {

@@ -1,0 +1,177 @@
+// Package emit is the store-then-publish path every writer of domain events
+// uses (webhook ingest, the API, the processors): events go into the events
+// collection with one bulk insert, then the new ones are published with one
+// flush, then marked published with one update.
+//
+// It never publishes an event it did not store, and a publish failure is
+// not an error of Emit: the events stay marked unpublished and the
+// retry-sweeper publishes them later. Only a failed store is an error, so a
+// caller answers 2xx exactly when the events are durably stored.
+package emit
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/streamops/streamops/events"
+	"github.com/streamops/streamops/internal/metrics"
+	"github.com/streamops/streamops/internal/store"
+)
+
+// Publisher publishes envelopes to their topics with one flush; *bus.Client
+// implements it. A partial failure should be an error with an
+// `EventIDs() []string` method naming the events that were not published
+// (bus.PublishError); any other error means none were.
+type Publisher interface {
+	Publish(ctx context.Context, envs ...events.Envelope) error
+}
+
+// Config wires an Emitter.
+type Config struct {
+	// Store is where events are stored. Required.
+	Store *store.Store
+	// Publisher puts events on Kafka. Required.
+	Publisher Publisher
+	// PublishTimeout bounds the inline publish so a slow or unreachable
+	// broker delays a request by at most this much (the sweeper publishes
+	// what did not make it). Default 3 s.
+	PublishTimeout time.Duration
+	// Logger receives structured logs. Default slog.Default().
+	Logger *slog.Logger
+	// Metrics receives Published, PublishLatency, PublishFailures and
+	// Duplicates. Default: none.
+	Metrics *metrics.Recorder
+}
+
+func (c *Config) setDefaults() {
+	if c.PublishTimeout == 0 {
+		c.PublishTimeout = 3 * time.Second
+	}
+	if c.Logger == nil {
+		c.Logger = slog.Default()
+	}
+}
+
+// Validate reports the first missing or bad field.
+func (c Config) Validate() error {
+	switch {
+	case c.Store == nil:
+		return errors.New("emit: Config.Store is required")
+	case c.Publisher == nil:
+		return errors.New("emit: Config.Publisher is required")
+	case c.PublishTimeout < 0:
+		return errors.New("emit: Config.PublishTimeout must not be negative")
+	}
+	return nil
+}
+
+// Emitter stores then publishes events. Safe for concurrent use.
+type Emitter struct{ cfg Config }
+
+// New returns an Emitter.
+func New(cfg Config) (*Emitter, error) {
+	cfg.setDefaults()
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	return &Emitter{cfg: cfg}, nil
+}
+
+// Result says what happened to each event of an Emit.
+type Result struct {
+	// Stored are the events this call stored.
+	Stored []string
+	// Duplicates were stored before (a retry); they are not published again
+	// here: whoever stored them publishes them, or the sweeper does.
+	Duplicates []string
+	// Published are stored events now on Kafka.
+	Published []string
+	// Unpublished are stored events whose publish failed; the sweeper
+	// publishes them later.
+	Unpublished []string
+}
+
+// failedEvents is implemented by bus.PublishError.
+type failedEvents interface{ EventIDs() []string }
+
+// Emit stores envs, then publishes the newly stored ones that have a topic.
+// The error is non-nil only when storing failed; then nothing was published.
+func (e *Emitter) Emit(ctx context.Context, envs ...events.Envelope) (Result, error) {
+	ins, err := e.cfg.Store.InsertEvents(ctx, envs)
+	if err != nil {
+		return Result{}, fmt.Errorf("emit: store events: %w", err)
+	}
+	res := Result{Stored: ins.Inserted, Duplicates: ins.Duplicates}
+	stored := make(map[string]bool, len(ins.Inserted))
+	for _, id := range ins.Inserted {
+		stored[id] = true
+	}
+	var toPublish []events.Envelope
+	for _, env := range envs {
+		if stored[env.EventID] && env.EventType.Topic() != "" {
+			toPublish = append(toPublish, env)
+		}
+	}
+	if len(toPublish) > 0 {
+		res.Published, res.Unpublished = e.publish(ctx, toPublish)
+	}
+	if len(res.Published) > 0 {
+		if err := e.cfg.Store.MarkPublished(ctx, res.Published...); err != nil {
+			// They are on Kafka; the sweeper will publish them once more and
+			// consumers are idempotent. Not a reason to fail the request.
+			e.cfg.Logger.WarnContext(ctx, "events published but not marked", "eventIds", res.Published, "error", err)
+		}
+	}
+	e.cfg.Metrics.Record(
+		metrics.Metric{Name: "Published", Unit: metrics.Count, Value: float64(len(res.Published))},
+		metrics.Metric{Name: "PublishFailures", Unit: metrics.Count, Value: float64(len(res.Unpublished))},
+		metrics.Metric{Name: "Duplicates", Unit: metrics.Count, Value: float64(len(res.Duplicates))},
+	)
+	return res, nil
+}
+
+func (e *Emitter) publish(ctx context.Context, envs []events.Envelope) (published, unpublished []string) {
+	pctx, cancel := context.WithTimeout(ctx, e.cfg.PublishTimeout)
+	defer cancel()
+	start := time.Now()
+	err := e.cfg.Publisher.Publish(pctx, envs...)
+	latency := time.Since(start)
+	e.cfg.Metrics.Record(metrics.Metric{Name: "PublishLatency", Unit: metrics.Milliseconds, Value: float64(latency.Microseconds()) / 1000})
+
+	failed := map[string]bool{}
+	var partial failedEvents
+	switch {
+	case err == nil:
+	case errors.As(err, &partial):
+		for _, id := range partial.EventIDs() {
+			failed[id] = true
+		}
+	default:
+		for _, env := range envs {
+			failed[env.EventID] = true
+		}
+	}
+	for _, env := range envs {
+		if failed[env.EventID] {
+			unpublished = append(unpublished, env.EventID)
+			e.cfg.Logger.WarnContext(ctx, "event stored but not published; the retry-sweeper will publish it",
+				"eventId", env.EventID, "eventType", env.EventType, "correlationId", correlationID(env), "error", err)
+			continue
+		}
+		published = append(published, env.EventID)
+		e.cfg.Logger.InfoContext(ctx, "event published",
+			"eventId", env.EventID, "eventType", env.EventType, "topic", env.EventType.Topic(),
+			"correlationId", correlationID(env), "latencyMs", latency.Milliseconds())
+	}
+	return published, unpublished
+}
+
+func correlationID(env events.Envelope) string {
+	if env.Metadata == nil {
+		return ""
+	}
+	return env.Metadata.CorrelationID
+}

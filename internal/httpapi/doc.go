@@ -1,0 +1,6 @@
+// Package httpapi is StreamOps' HTTP surface as plain net/http handlers: the
+// webhook endpoint and the /api routes. Domain errors become status codes in
+// one place (errors.go), always as the JSON body
+// {"error":{"code":"…","message":"…"}}. It does not import aws-lambda-go:
+// internal/apigw puts these handlers behind API Gateway.
+package httpapi

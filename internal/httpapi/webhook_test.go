@@ -1,0 +1,292 @@
+package httpapi_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/streamops/streamops/events"
+	"github.com/streamops/streamops/internal/httpapi"
+	"github.com/streamops/streamops/internal/ingest"
+	"github.com/streamops/streamops/internal/stacktest"
+	"github.com/streamops/streamops/internal/store"
+	"github.com/streamops/streamops/internal/webhook"
+)
+
+var secrets = map[string]string{
+	"WEBHOOK_SECRET_STRIPE":   "whsec_stripe_old, whsec_stripe_test",
+	"WEBHOOK_SECRET_GITHUB":   "gh-secret",
+	"WEBHOOK_SECRET_STANDARD": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw",
+	"WEBHOOK_SECRET_ACME":     "acme-secret",
+}
+
+type webhookStack struct {
+	*stacktest.Env
+	providers *webhook.Registry
+	handler   http.Handler
+}
+
+func newWebhookStack(t testing.TB) *webhookStack {
+	env := stacktest.New(t, stacktest.Options{})
+	reg, err := webhook.LoadProviders("")
+	require.NoError(t, err)
+	svc, err := ingestService(env, reg)
+	require.NoError(t, err)
+	return &webhookStack{Env: env, providers: reg, handler: httpapi.Webhooks(svc, env.Logger)}
+}
+
+func ingestService(env *stacktest.Env, reg *webhook.Registry) (*ingest.Service, error) {
+	return ingest.New(ingest.Config{
+		Providers: reg, Secrets: webhook.EnvSecrets{Lookup: func(k string) string { return secrets[k] }},
+		Store: env.Store, Emitter: env.Emitter, Logger: env.Logger,
+	})
+}
+
+func fixture(t testing.TB, name string) []byte {
+	b, err := os.ReadFile(filepath.Join("..", "..", "testdata", "webhooks", name))
+	require.NoError(t, err)
+	return b
+}
+
+// signed builds a delivery signed as the provider would sign it.
+func (s *webhookStack) signed(t testing.TB, provider string, body []byte, secret string, opts webhook.SignOptions) *http.Request {
+	p, ok := s.providers.Provider(provider)
+	require.True(t, ok)
+	h, err := p.Sign(body, secret, opts)
+	require.NoError(t, err)
+	r := httptest.NewRequest(http.MethodPost, "/webhooks/"+provider, bytes.NewReader(body))
+	for k, v := range h {
+		r.Header[k] = v
+	}
+	r.Header.Set("Content-Type", "application/json")
+	return r
+}
+
+type response struct {
+	status int
+	body   map[string]any
+}
+
+func (s *webhookStack) do(t testing.TB, r *http.Request) response {
+	w := httptest.NewRecorder()
+	s.handler.ServeHTTP(w, r)
+	var body map[string]any
+	require.NoError(t, json.Unmarshal(w.Body.Bytes(), &body), "every answer is JSON: %s", w.Body.String())
+	assert.Equal(t, "application/json", w.Header().Get("Content-Type"))
+	return response{w.Code, body}
+}
+
+func errorCode(r response) string {
+	e, _ := r.body["error"].(map[string]any)
+	code, _ := e["code"].(string)
+	return code
+}
+
+func TestWebhookRoutedToAWorkflowIsStoredThenPublished(t *testing.T) {
+	s := newWebhookStack(t)
+	body := fixture(t, "stripe-invoice-finalized.json")
+	resp := s.do(t, s.signed(t, "stripe", body, "whsec_stripe_test", webhook.SignOptions{}))
+	require.Equal(t, http.StatusAccepted, resp.status, resp.body)
+	assert.Equal(t, "accepted", resp.body["status"])
+	whID := resp.body["webhookEventId"].(string)
+
+	var stripeEvent struct{ ID, Type string }
+	require.NoError(t, json.Unmarshal(body, &stripeEvent))
+	assert.Equal(t, store.WebhookEventID("stripe", stripeEvent.ID), whID)
+	wev, err := s.Store.GetWebhookEvent(context.Background(), whID)
+	require.NoError(t, err)
+	assert.Equal(t, store.WebhookProcessing, wev.Status)
+	assert.Equal(t, stripeEvent.Type, wev.EventType)
+
+	published := s.Envelopes(t, events.TopicWorkflows)
+	require.Len(t, published, 1)
+	created := published[0]
+	assert.Equal(t, events.WorkflowCreated, created.EventType)
+	assert.Equal(t, "webhook", created.Metadata.Source)
+	assert.Equal(t, whID, created.Metadata.CorrelationID)
+	wf, err := events.PayloadAs[events.WorkflowCreatedPayload](created)
+	require.NoError(t, err)
+	assert.Equal(t, "Invoice Sync", wf.Name)
+	assert.Equal(t, []string{"validate", "transform", "store"}, wf.Steps)
+
+	stored, err := s.Store.GetWorkflow(context.Background(), wf.WorkflowID)
+	require.NoError(t, err)
+	assert.Equal(t, store.WorkflowPending, stored.Status)
+	doc, err := s.Store.GetEvent(context.Background(), created.EventID)
+	require.NoError(t, err)
+	assert.False(t, doc.PublishPending, "the published event is marked published")
+	history, err := s.Store.GetEvent(context.Background(), events.DeriveID(events.EventIDPrefix, whID, "webhook.received"))
+	require.NoError(t, err, "webhook.received is in the history")
+	assert.Equal(t, whID, history.AggregateID)
+}
+
+func TestWebhookDuplicateDeliveryIsAcknowledgedOnce(t *testing.T) {
+	s := newWebhookStack(t)
+	body := fixture(t, "stripe-invoice-finalized.json")
+	first := s.do(t, s.signed(t, "stripe", body, "whsec_stripe_test", webhook.SignOptions{}))
+	require.Equal(t, http.StatusAccepted, first.status)
+	again := s.do(t, s.signed(t, "stripe", body, "whsec_stripe_old", webhook.SignOptions{}))
+	assert.Equal(t, http.StatusOK, again.status)
+	assert.Equal(t, map[string]any{"status": "duplicate", "webhookEventId": first.body["webhookEventId"]}, again.body)
+	assert.Len(t, s.Records(t, events.TopicWorkflows), 1, "the duplicate published nothing")
+}
+
+func TestWebhookUnroutedEventIsSkippedAndPartnerDeliveryRecorded(t *testing.T) {
+	s := newWebhookStack(t)
+	std := s.do(t, s.signed(t, "standard", fixture(t, "standard-event.json"), secrets["WEBHOOK_SECRET_STANDARD"],
+		webhook.SignOptions{ID: "msg_2KWPBgLlAfxdpx2AI54pPJ85f4W"}))
+	require.Equal(t, http.StatusAccepted, std.status, std.body)
+	wev, err := s.Store.GetWebhookEvent(context.Background(), std.body["webhookEventId"].(string))
+	require.NoError(t, err)
+	assert.Equal(t, store.WebhookSkipped, wev.Status, "no route: stored and skipped")
+
+	acme := s.do(t, s.signed(t, "acme", fixture(t, "acme-order.json"), "acme-secret", webhook.SignOptions{}))
+	require.Equal(t, http.StatusAccepted, acme.status, acme.body)
+	history, err := s.Store.PartnerHistory(context.Background(), "acme")
+	require.NoError(t, err)
+	require.Len(t, history, 1)
+	pe := history[0]
+	assert.Equal(t, store.DirectionIn, pe.EventDirection)
+	assert.Equal(t, "order-12345", pe.EntityMetadata.EntityID)
+	assert.Equal(t, "Order", pe.EntityMetadata.EntityType)
+	assert.Equal(t, "OR_MGMT", pe.EventType)
+	assert.NotContains(t, string(pe.EntityData), "grace.hopper@example.com", "partner entity_data is scrubbed too")
+	assert.Len(t, s.Records(t, events.TopicWorkflows), 1, "OR_* routes to Partner Order Sync")
+}
+
+func TestWebhookPayloadIsStoredWithoutPII(t *testing.T) {
+	s := newWebhookStack(t)
+	body := fixture(t, "stripe-customer-created.json")
+	resp := s.do(t, s.signed(t, "stripe", body, "whsec_stripe_test", webhook.SignOptions{}))
+	require.Equal(t, http.StatusAccepted, resp.status, resp.body)
+	wev, err := s.Store.GetWebhookEvent(context.Background(), resp.body["webhookEventId"].(string))
+	require.NoError(t, err)
+	for _, pii := range []string{"jenny.rosen@example.com", "Jenny Rosen", "+14155550123", "510 Townsend St"} {
+		if bytes.Contains(body, []byte(pii)) {
+			assert.NotContains(t, string(wev.Payload), pii)
+		}
+	}
+	assert.Contains(t, string(wev.Payload), webhook.Redacted)
+	tasks := s.Envelopes(t, events.TopicTasks)
+	require.Len(t, tasks, 1, "customer.created routes to an email_notification task")
+	for _, pii := range []string{"jenny.rosen@example.com", "Jenny Rosen"} {
+		assert.NotContains(t, string(tasks[0].Payload), pii)
+	}
+}
+
+func TestWebhookRejectionsStoreNothing(t *testing.T) {
+	s := newWebhookStack(t)
+	body := fixture(t, "stripe-invoice-finalized.json")
+	tooBig := []byte(`{"id":"evt_big","type":"invoice.paid","pad":"` + strings.Repeat("x", 1<<20) + `"}`)
+	tests := []struct {
+		name   string
+		req    func() *http.Request
+		status int
+		code   string
+	}{
+		{"unknown provider", func() *http.Request {
+			return httptest.NewRequest(http.MethodPost, "/webhooks/nobody", bytes.NewReader(body))
+		}, 404, "unknown_provider"},
+		{"missing signature", func() *http.Request {
+			return httptest.NewRequest(http.MethodPost, "/webhooks/stripe", bytes.NewReader(body))
+		}, 401, "missing_signature"},
+		{"wrong secret", func() *http.Request {
+			return s.signed(t, "stripe", body, "whsec_wrong", webhook.SignOptions{})
+		}, 401, "invalid_signature"},
+		{"stale timestamp", func() *http.Request {
+			return s.signed(t, "stripe", body, "whsec_stripe_test", webhook.SignOptions{Now: time.Now().Add(-10 * time.Minute)})
+		}, 401, "stale_timestamp"},
+		{"tampered body", func() *http.Request {
+			r := s.signed(t, "stripe", body, "whsec_stripe_test", webhook.SignOptions{})
+			r.Body = http.NoBody
+			tampered := bytes.Replace(body, []byte("invoice"), []byte("invoicE"), 1)
+			r2 := httptest.NewRequest(http.MethodPost, r.URL.Path, bytes.NewReader(tampered))
+			r2.Header = r.Header
+			return r2
+		}, 401, "invalid_signature"},
+		{"malformed JSON", func() *http.Request {
+			return s.signed(t, "github", []byte(`{"ref":`), "gh-secret", webhook.SignOptions{ID: "d-1", EventType: "push"})
+		}, 400, "invalid_payload"},
+		{"body over the limit", func() *http.Request {
+			return s.signed(t, "stripe", tooBig, "whsec_stripe_test", webhook.SignOptions{})
+		}, 413, "body_too_large"},
+		{"wrong method", func() *http.Request {
+			return httptest.NewRequest(http.MethodGet, "/webhooks/stripe", nil)
+		}, 405, "method_not_allowed"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			resp := s.do(t, tc.req())
+			assert.Equal(t, tc.status, resp.status, resp.body)
+			assert.Equal(t, tc.code, errorCode(resp))
+			msg, _ := resp.body["error"].(map[string]any)["message"].(string)
+			assert.NotEmpty(t, msg, "the message says what to fix")
+		})
+	}
+	_, err := s.Store.GetWebhookEvent(context.Background(), store.WebhookEventID("stripe", "evt_big"))
+	assert.ErrorIs(t, err, store.ErrNotFound)
+	assert.Empty(t, s.Records(t, events.TopicWorkflows), "nothing published for a rejected request")
+	docs, err := s.Store.SearchEvents(context.Background(), "webhook", 10)
+	require.NoError(t, err)
+	assert.Empty(t, docs, "nothing stored for a rejected request")
+}
+
+func TestWebhookDuplicateStorm(t *testing.T) {
+	if testing.Short() {
+		t.Skip("10,000 deliveries: in the full run, not in -short (the race run)")
+	}
+	s := newWebhookStack(t)
+	const total, workers = 10_000, 8
+	unique := total * 7 / 10
+	p, _ := s.providers.Provider("github")
+	reqs := make([]*http.Request, total)
+	for i := range total {
+		n := i
+		if i >= unique {
+			n = (i * 7919) % unique // 30% redeliveries of earlier events
+		}
+		body := []byte(fmt.Sprintf(`{"ref":"refs/heads/main","after":"%040d"}`, n))
+		h, err := p.Sign(body, "gh-secret", webhook.SignOptions{ID: fmt.Sprintf("delivery-%d", n), EventType: "ping"})
+		require.NoError(t, err)
+		r := httptest.NewRequest(http.MethodPost, "/webhooks/github", bytes.NewReader(body))
+		r.Header = h
+		reqs[i] = r
+	}
+	var mu sync.Mutex
+	statuses := map[int]int{}
+	var wg sync.WaitGroup
+	next := make(chan *http.Request)
+	for range workers {
+		wg.Go(func() {
+			for r := range next {
+				w := httptest.NewRecorder()
+				s.handler.ServeHTTP(w, r)
+				mu.Lock()
+				statuses[w.Code]++
+				mu.Unlock()
+			}
+		})
+	}
+	for _, r := range reqs {
+		next <- r
+	}
+	close(next)
+	wg.Wait()
+	assert.Equal(t, map[int]int{http.StatusAccepted: unique, http.StatusOK: total - unique}, statuses,
+		"every delivery answered 2xx: each unique event accepted once, every redelivery a duplicate")
+	unpublished, err := s.Store.UnpublishedEvents(context.Background(), time.Now().Add(time.Hour), total)
+	require.NoError(t, err)
+	assert.Empty(t, unpublished)
+}

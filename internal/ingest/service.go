@@ -1,0 +1,277 @@
+package ingest
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/streamops/streamops/events"
+	"github.com/streamops/streamops/internal/emit"
+	"github.com/streamops/streamops/internal/metrics"
+	"github.com/streamops/streamops/internal/store"
+	"github.com/streamops/streamops/internal/webhook"
+)
+
+// Errors of Receive besides those of package webhook (signature and payload
+// errors), for the HTTP layer to map.
+var (
+	// ErrUnknownProvider: no provider of that name is configured (404).
+	ErrUnknownProvider = errors.New("ingest: unknown provider")
+	// ErrBodyTooLarge: the body exceeds the provider's limit (413).
+	ErrBodyTooLarge = errors.New("ingest: body too large")
+	// ErrSecretsUnavailable: the provider's secrets could not be read (503).
+	ErrSecretsUnavailable = errors.New("ingest: webhook secrets unavailable")
+)
+
+// Receipt statuses.
+const (
+	Accepted  = "accepted"
+	Duplicate = "duplicate"
+)
+
+// Receipt is the answer to a webhook delivery.
+type Receipt struct {
+	// Status is "accepted" for a new event, "duplicate" for a redelivery.
+	Status string `json:"status"`
+	// WebhookEventID is the stored webhook event's id (the same for every
+	// redelivery).
+	WebhookEventID string `json:"webhookEventId"`
+}
+
+// Config wires a Service.
+type Config struct {
+	// Providers is the provider registry. Required.
+	Providers *webhook.Registry
+	// Secrets gives each provider's active signing secrets. Required.
+	Secrets webhook.SecretSource
+	// Store persists webhook events, partner events and projections. Required.
+	Store *store.Store
+	// Emitter stores then publishes the events routing produces. Required.
+	Emitter *emit.Emitter
+	// Now is the clock signatures are checked against. Default time.Now.
+	Now func() time.Time
+	// Logger receives structured logs. Default slog.Default().
+	Logger *slog.Logger
+	// Metrics receives WebhooksAccepted and WebhooksDuplicate. Default none.
+	Metrics *metrics.Recorder
+}
+
+func (c *Config) setDefaults() {
+	if c.Now == nil {
+		c.Now = time.Now
+	}
+	if c.Logger == nil {
+		c.Logger = slog.Default()
+	}
+}
+
+// Validate reports the first missing field.
+func (c Config) Validate() error {
+	switch {
+	case c.Providers == nil:
+		return errors.New("ingest: Config.Providers is required")
+	case c.Secrets == nil:
+		return errors.New("ingest: Config.Secrets is required")
+	case c.Store == nil:
+		return errors.New("ingest: Config.Store is required")
+	case c.Emitter == nil:
+		return errors.New("ingest: Config.Emitter is required")
+	}
+	return nil
+}
+
+// Service receives webhooks. Safe for concurrent use.
+type Service struct{ cfg Config }
+
+// New returns a Service.
+func New(cfg Config) (*Service, error) {
+	cfg.setDefaults()
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	return &Service{cfg: cfg}, nil
+}
+
+// Receive handles one delivery for provider. Headers must be canonical
+// (http.Header). A nil error means the webhook event is durably stored; a
+// publish failure does not fail it (the retry-sweeper publishes later).
+func (s *Service) Receive(ctx context.Context, providerName string, h http.Header, body []byte) (Receipt, error) {
+	p, ok := s.cfg.Providers.Provider(strings.ToLower(providerName))
+	if !ok {
+		return Receipt{}, fmt.Errorf("%w %q", ErrUnknownProvider, providerName)
+	}
+	if p.TooLarge(len(body)) {
+		return Receipt{}, fmt.Errorf("%w: %d bytes, %s accepts at most %d", ErrBodyTooLarge, len(body), p.Name, p.MaxBodyBytes)
+	}
+	secrets, err := s.cfg.Secrets.Secrets(ctx, p.Name)
+	if err != nil {
+		return Receipt{}, fmt.Errorf("%w: %s: %w", ErrSecretsUnavailable, p.Name, err)
+	}
+	if err := p.Verify(h, body, secrets, s.cfg.Now()); err != nil {
+		return Receipt{}, err
+	}
+	providerEventID, eventType, err := p.Identify(h, body)
+	if err != nil {
+		return Receipt{}, err
+	}
+	payload, err := p.Redact(body)
+	if err != nil {
+		return Receipt{}, err
+	}
+	stored, err := s.cfg.Store.InsertWebhookEvent(ctx, store.WebhookEvent{
+		Provider: p.Name, ProviderEventID: providerEventID, EventType: eventType, Payload: store.JSONDoc(payload),
+	})
+	log := s.cfg.Logger.With("provider", p.Name, "providerEventId", providerEventID, "webhookEventId", stored.EventID)
+	if errors.Is(err, store.ErrDuplicate) {
+		log.InfoContext(ctx, "duplicate webhook delivery acknowledged")
+		s.cfg.Metrics.Record(metrics.Metric{Name: "WebhooksDuplicate", Unit: metrics.Count, Value: 1})
+		return Receipt{Status: Duplicate, WebhookEventID: stored.EventID}, nil
+	}
+	if err != nil {
+		return Receipt{}, fmt.Errorf("ingest: store webhook event: %w", err)
+	}
+	s.cfg.Metrics.Record(metrics.Metric{Name: "WebhooksAccepted", Unit: metrics.Count, Value: 1})
+	if err := s.Route(ctx, stored); err != nil {
+		// The webhook event is stored (status received): the retry-sweeper
+		// routes it again, with the same derived ids. The delivery is
+		// accepted; asking the provider to resend would only be a duplicate.
+		log.ErrorContext(ctx, "webhook stored but not routed; the retry-sweeper will route it", "error", err)
+	}
+	return Receipt{Status: Accepted, WebhookEventID: stored.EventID}, nil
+}
+
+// Route routes a stored webhook event: records a partner delivery, starts
+// the workflow or task its route names (stored, then published), and moves
+// the row to processing, or to skipped when no route matches. It is
+// idempotent, so the retry-sweeper calls it for rows left in received or
+// failed.
+func (s *Service) Route(ctx context.Context, ev store.WebhookEvent) error {
+	p, ok := s.cfg.Providers.Provider(ev.Provider)
+	if !ok {
+		return fmt.Errorf("%w %q", ErrUnknownProvider, ev.Provider)
+	}
+	payload := []byte(ev.Payload)
+	if err := s.recordPartnerEvent(ctx, p, ev, payload); err != nil {
+		return err
+	}
+	meta := &events.Metadata{Source: "webhook", CorrelationID: ev.EventID, APIVersion: events.SchemaVersion}
+	received, err := events.NewEvent(events.WebhookReceivedPayload{
+		Provider: ev.Provider, ProviderEventID: ev.ProviderEventID, ProviderEventType: ev.EventType, WebhookEventID: ev.EventID,
+	}, meta)
+	if err != nil {
+		return fmt.Errorf("ingest: build webhook.received: %w", err)
+	}
+	received.EventID = events.DeriveID(events.EventIDPrefix, ev.EventID, string(events.WebhookReceived))
+	toEmit := []events.Envelope{received}
+
+	route, matched := p.Route(ev.EventType)
+	status := store.WebhookSkipped
+	if matched && !route.Skip {
+		started, err := s.start(ctx, route, ev, payload, meta)
+		if err != nil {
+			s.fail(ctx, ev, err)
+			return err
+		}
+		toEmit = append(toEmit, started)
+		status = store.WebhookProcessing
+	}
+	if _, err := s.cfg.Emitter.Emit(ctx, toEmit...); err != nil {
+		return err
+	}
+	if err := s.cfg.Store.SetWebhookStatus(ctx, ev.EventID, status, ""); err != nil {
+		return fmt.Errorf("ingest: mark webhook %s: %w", status, err)
+	}
+	return nil
+}
+
+// start creates the workflow or task a route names and returns its
+// *.created event, with ids derived from the webhook event id.
+func (s *Service) start(ctx context.Context, route webhook.Route, ev store.WebhookEvent, payload []byte, meta *events.Metadata) (events.Envelope, error) {
+	now := events.At(s.cfg.Now())
+	switch {
+	case route.Workflow != nil:
+		t := route.Workflow
+		wf := events.WorkflowCreatedPayload{
+			WorkflowID: events.DeriveID(events.WorkflowIDPrefix, ev.EventID, "workflow"),
+			Name:       t.Name, Steps: t.Steps, Priority: t.Priority, CreatedAt: now, Input: json.RawMessage(payload),
+		}
+		env, err := events.NewEvent(wf, meta)
+		if err != nil {
+			return env, fmt.Errorf("ingest: build workflow.created: %w", err)
+		}
+		env.EventID = events.DeriveID(events.EventIDPrefix, ev.EventID, string(events.WorkflowCreated))
+		_, err = s.cfg.Store.CreateWorkflow(ctx, store.Workflow{
+			WorkflowID: wf.WorkflowID, Name: wf.Name, Steps: wf.Steps, Priority: string(wf.Priority),
+			Input: store.JSONDoc(payload), EventID: env.EventID, CorrelationID: ev.EventID, WebhookEventID: ev.EventID,
+			CreatedAt: now.Time,
+		})
+		if err != nil && !errors.Is(err, store.ErrDuplicate) {
+			return env, fmt.Errorf("ingest: create workflow: %w", err)
+		}
+		return env, nil
+	case route.Task != nil:
+		t := route.Task
+		data, err := t.BuildData(payload)
+		if err != nil {
+			return events.Envelope{}, fmt.Errorf("ingest: build task data: %w", err)
+		}
+		task := events.TaskCreatedPayload{
+			TaskID: events.DeriveID(events.TaskIDPrefix, ev.EventID, "task"),
+			Type:   t.Type, Data: data, RetryCount: 0, MaxRetries: t.MaxRetries, CreatedAt: now,
+		}
+		env, err := events.NewEvent(task, meta)
+		if err != nil {
+			return env, fmt.Errorf("ingest: build task.created: %w", err)
+		}
+		env.EventID = events.DeriveID(events.EventIDPrefix, ev.EventID, string(events.TaskCreated))
+		_, err = s.cfg.Store.CreateTask(ctx, store.Task{
+			TaskID: task.TaskID, Type: string(task.Type), Data: store.JSONDoc(data), MaxRetries: task.MaxRetries,
+			EventID: env.EventID, CorrelationID: ev.EventID, WebhookEventID: ev.EventID, CreatedAt: now.Time,
+		})
+		if err != nil && !errors.Is(err, store.ErrDuplicate) {
+			return env, fmt.Errorf("ingest: create task: %w", err)
+		}
+		return env, nil
+	}
+	return events.Envelope{}, fmt.Errorf("ingest: route %q names neither a workflow nor a task", route.Match)
+}
+
+// recordPartnerEvent writes the seed-000 IN document of a partner delivery.
+func (s *Service) recordPartnerEvent(ctx context.Context, p *webhook.Provider, ev store.WebhookEvent, payload []byte) error {
+	md, ok, err := p.PartnerMetadata(payload)
+	if err != nil {
+		s.fail(ctx, ev, err)
+		return fmt.Errorf("ingest: partner metadata: %w", err)
+	}
+	if !ok {
+		return nil
+	}
+	_, err = s.cfg.Store.InsertPartnerEvent(ctx, store.PartnerEvent{
+		ID:             events.DeriveID("", ev.EventID, "partner_event"),
+		EventType:      ev.EventType,
+		EventStatus:    store.PartnerSuccess, // received and stored: the IN leg is done
+		EventDirection: store.DirectionIn,
+		CreatedBy:      "webhook:" + p.Name,
+		EntityMetadata: store.PartnerEntityMetadata{
+			PartnerID: md.PartnerID, PartnerName: md.PartnerName, EntityID: md.EntityID, EntityType: md.EntityType,
+		},
+		EntityData: store.JSONDoc(payload),
+	})
+	if err != nil && !errors.Is(err, store.ErrDuplicate) {
+		return fmt.Errorf("ingest: store partner event: %w", err)
+	}
+	return nil
+}
+
+// fail marks a webhook event failed with the reason, for the sweeper and
+// the operators; routing errors caused by the event's content land here.
+func (s *Service) fail(ctx context.Context, ev store.WebhookEvent, cause error) {
+	if err := s.cfg.Store.SetWebhookStatus(ctx, ev.EventID, store.WebhookFailed, cause.Error()); err != nil {
+		s.cfg.Logger.ErrorContext(ctx, "could not mark webhook failed", "webhookEventId", ev.EventID, "error", err)
+	}
+}

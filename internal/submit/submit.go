@@ -1,0 +1,254 @@
+// Package submit takes workflow and task submissions from clients (POST
+// /api/workflows, POST /api/tasks): it validates them against the event
+// catalog, stores the workflow or task as pending, and stores then publishes
+// its workflow.created / task.created event.
+//
+// An Idempotency-Key derives the workflow or task id, so a retried POST
+// finds the first submission and answers with it instead of creating a
+// second; the same key with a different request is a conflict.
+package submit
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/streamops/streamops/events"
+	"github.com/streamops/streamops/internal/emit"
+	"github.com/streamops/streamops/internal/store"
+)
+
+// ErrIdempotencyConflict: the Idempotency-Key was used before for a
+// different request (422).
+var ErrIdempotencyConflict = errors.New("submit: idempotency key reused with a different request")
+
+// ValidationError is a submission that breaks the catalog's rules: Field
+// names the JSON field, Reason says what to fix (400).
+type ValidationError struct {
+	Field  string
+	Reason string
+}
+
+func (e *ValidationError) Error() string { return fmt.Sprintf("%s: %s", e.Field, e.Reason) }
+
+// DefaultMaxRetries is a task's maxRetries when the request has none (seed
+// 003's example value).
+const DefaultMaxRetries = 3
+
+// maxRetriesLimit bounds maxRetries: with the retry backoff capped at an
+// hour, more would keep a failing task alive for days.
+const maxRetriesLimit = 20
+
+// WorkflowRequest is the body of POST /api/workflows.
+type WorkflowRequest struct {
+	Name     string          `json:"name"`
+	Steps    []string        `json:"steps"`
+	Priority string          `json:"priority"`
+	Input    json.RawMessage `json:"input,omitempty"`
+}
+
+// TaskRequest is the body of POST /api/tasks.
+type TaskRequest struct {
+	Type       string          `json:"type"`
+	Data       json.RawMessage `json:"data"`
+	MaxRetries *int            `json:"maxRetries,omitempty"`
+}
+
+// WorkflowReceipt is the answer to a workflow submission.
+type WorkflowReceipt struct {
+	WorkflowID string `json:"workflowId"`
+	Status     string `json:"status"`
+	EventID    string `json:"eventId"`
+}
+
+// TaskReceipt is the answer to a task submission.
+type TaskReceipt struct {
+	TaskID  string `json:"taskId"`
+	Status  string `json:"status"`
+	EventID string `json:"eventId"`
+}
+
+// Service accepts submissions. Safe for concurrent use.
+type Service struct {
+	store   *store.Store
+	emitter *emit.Emitter
+	now     func() time.Time
+	log     *slog.Logger
+}
+
+// New returns a Service. now and log may be nil (time.Now, slog.Default()).
+func New(st *store.Store, em *emit.Emitter, now func() time.Time, log *slog.Logger) (*Service, error) {
+	if st == nil || em == nil {
+		return nil, errors.New("submit: store and emitter are required")
+	}
+	if now == nil {
+		now = time.Now
+	}
+	if log == nil {
+		log = slog.Default()
+	}
+	return &Service{store: st, emitter: em, now: now, log: log}, nil
+}
+
+var metadata = &events.Metadata{Source: "api-gateway", UserID: events.Null, APIVersion: events.SchemaVersion}
+
+// SubmitWorkflow validates and stores a workflow, then stores and publishes
+// its workflow.created. idempotencyKey may be empty.
+func (s *Service) SubmitWorkflow(ctx context.Context, req WorkflowRequest, idempotencyKey string) (WorkflowReceipt, error) {
+	if err := validateWorkflow(req); err != nil {
+		return WorkflowReceipt{}, err
+	}
+	id := events.NewWorkflowID()
+	if idempotencyKey != "" {
+		id = events.DeriveID(events.WorkflowIDPrefix, "idempotency", idempotencyKey)
+	}
+	now := events.At(s.now())
+	env, err := events.NewEvent(events.WorkflowCreatedPayload{
+		WorkflowID: id, Name: req.Name, Steps: req.Steps, Priority: events.Priority(req.Priority),
+		CreatedAt: now, Input: req.Input,
+	}, metadata)
+	if err != nil {
+		return WorkflowReceipt{}, catalogError(err)
+	}
+	env.EventID = events.DeriveID(events.EventIDPrefix, id, string(events.WorkflowCreated))
+	hash := requestHash(req)
+	wf, err := s.store.CreateWorkflow(ctx, store.Workflow{
+		WorkflowID: id, Name: req.Name, Steps: req.Steps, Priority: req.Priority, Input: store.JSONDoc(req.Input),
+		EventID: env.EventID, IdempotencyKey: idempotencyKey, RequestHash: hash, CreatedAt: now.Time,
+	})
+	switch {
+	case errors.Is(err, store.ErrDuplicate):
+		if wf.RequestHash != hash {
+			return WorkflowReceipt{}, fmt.Errorf("%w: key %q", ErrIdempotencyConflict, idempotencyKey)
+		}
+		env = s.replayCreated(env, wf.CreatedAt, wf.EventID)
+	case err != nil:
+		return WorkflowReceipt{}, fmt.Errorf("submit: store workflow: %w", err)
+	}
+	// Emitted on a retry too: if the first attempt stored the workflow but
+	// not its event, this completes it; otherwise it is a harmless duplicate.
+	if _, err := s.emitter.Emit(ctx, env); err != nil {
+		return WorkflowReceipt{}, err
+	}
+	s.log.InfoContext(ctx, "workflow submitted", "workflowId", id, "eventId", env.EventID, "steps", req.Steps)
+	return WorkflowReceipt{WorkflowID: id, Status: store.WorkflowPending, EventID: env.EventID}, nil
+}
+
+// SubmitTask validates and stores a task, then stores and publishes its
+// task.created. idempotencyKey may be empty.
+func (s *Service) SubmitTask(ctx context.Context, req TaskRequest, idempotencyKey string) (TaskReceipt, error) {
+	if err := validateTask(req); err != nil {
+		return TaskReceipt{}, err
+	}
+	maxRetries := DefaultMaxRetries
+	if req.MaxRetries != nil {
+		maxRetries = *req.MaxRetries
+	}
+	id := events.NewTaskID()
+	if idempotencyKey != "" {
+		id = events.DeriveID(events.TaskIDPrefix, "idempotency", idempotencyKey)
+	}
+	now := events.At(s.now())
+	env, err := events.NewEvent(events.TaskCreatedPayload{
+		TaskID: id, Type: events.TaskType(req.Type), Data: req.Data, RetryCount: 0, MaxRetries: maxRetries, CreatedAt: now,
+	}, metadata)
+	if err != nil {
+		return TaskReceipt{}, catalogError(err)
+	}
+	env.EventID = events.DeriveID(events.EventIDPrefix, id, string(events.TaskCreated))
+	hash := requestHash(req)
+	task, err := s.store.CreateTask(ctx, store.Task{
+		TaskID: id, Type: req.Type, Data: store.JSONDoc(req.Data), MaxRetries: maxRetries,
+		EventID: env.EventID, IdempotencyKey: idempotencyKey, RequestHash: hash, CreatedAt: now.Time,
+	})
+	switch {
+	case errors.Is(err, store.ErrDuplicate):
+		if task.RequestHash != hash {
+			return TaskReceipt{}, fmt.Errorf("%w: key %q", ErrIdempotencyConflict, idempotencyKey)
+		}
+		env = s.replayCreated(env, task.CreatedAt, task.EventID)
+	case err != nil:
+		return TaskReceipt{}, fmt.Errorf("submit: store task: %w", err)
+	}
+	if _, err := s.emitter.Emit(ctx, env); err != nil {
+		return TaskReceipt{}, err
+	}
+	s.log.InfoContext(ctx, "task submitted", "taskId", id, "eventId", env.EventID, "type", req.Type)
+	return TaskReceipt{TaskID: id, Status: store.TaskPending, EventID: env.EventID}, nil
+}
+
+// replayCreated rebuilds the first attempt's created event for a retried
+// submission: same id and createdAt, so storing it again is a duplicate.
+func (s *Service) replayCreated(env events.Envelope, createdAt time.Time, eventID string) events.Envelope {
+	var payload map[string]json.RawMessage
+	if json.Unmarshal(env.Payload, &payload) == nil {
+		at, _ := json.Marshal(events.At(createdAt))
+		payload["createdAt"] = at
+		env.Payload, _ = json.Marshal(payload)
+	}
+	env.EventID, env.Timestamp = eventID, events.At(createdAt)
+	return env
+}
+
+func validateWorkflow(req WorkflowRequest) error {
+	switch {
+	case strings.TrimSpace(req.Name) == "":
+		return &ValidationError{Field: "name", Reason: "is required"}
+	case len(req.Steps) == 0:
+		return &ValidationError{Field: "steps", Reason: fmt.Sprintf("needs at least one step (known steps: %s)", strings.Join(events.Steps, ", "))}
+	case !slices.Contains([]string{"low", "medium", "high"}, req.Priority):
+		return &ValidationError{Field: "priority", Reason: fmt.Sprintf("must be one of low, medium, high (got %q)", req.Priority)}
+	}
+	for i, step := range req.Steps {
+		if !events.KnownStep(step) {
+			return &ValidationError{Field: fmt.Sprintf("steps[%d]", i),
+				Reason: fmt.Sprintf("unknown step %q (known steps: %s)", step, strings.Join(events.Steps, ", "))}
+		}
+	}
+	if len(req.Input) > 0 && !isObject(req.Input) {
+		return &ValidationError{Field: "input", Reason: "must be a JSON object"}
+	}
+	return nil
+}
+
+var taskTypes = []string{"email_notification", "data_export", "report_generation"}
+
+func validateTask(req TaskRequest) error {
+	switch {
+	case !slices.Contains(taskTypes, req.Type):
+		return &ValidationError{Field: "type", Reason: fmt.Sprintf("unknown task type %q (known types: %s)", req.Type, strings.Join(taskTypes, ", "))}
+	case !isObject(req.Data):
+		return &ValidationError{Field: "data", Reason: "is required and must be a JSON object"}
+	case req.MaxRetries != nil && (*req.MaxRetries < 0 || *req.MaxRetries > maxRetriesLimit):
+		return &ValidationError{Field: "maxRetries", Reason: fmt.Sprintf("must be between 0 and %d", maxRetriesLimit)}
+	}
+	return nil
+}
+
+func isObject(raw json.RawMessage) bool {
+	var m map[string]json.RawMessage
+	return json.Unmarshal(raw, &m) == nil && m != nil
+}
+
+// catalogError turns a schema rejection of the built event into a
+// ValidationError on the request field it came from.
+func catalogError(err error) error {
+	var verr *events.ValidationError
+	if errors.As(err, &verr) {
+		return &ValidationError{Field: strings.TrimPrefix(strings.ReplaceAll(verr.Path, "/", "."), ".payload."), Reason: verr.Message}
+	}
+	return err
+}
+
+func requestHash(req any) string {
+	b, _ := json.Marshal(req)
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:])
+}
