@@ -1,0 +1,90 @@
+package bus
+
+import (
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"github.com/twmb/franz-go/pkg/kgo"
+)
+
+func TestDLQTopicAppendsTheSuffixOnce(t *testing.T) {
+	tests := map[string]string{
+		"workflows":     "workflows.dlq",
+		"tasks":         "tasks.dlq",
+		"workflows.dlq": "workflows.dlq",
+	}
+	for in, want := range tests {
+		assert.Equal(t, want, DLQTopic(in), in)
+	}
+}
+
+func TestDeadLetterRecordKeepsTheRecordAndAddsWhyAndWhere(t *testing.T) {
+	origTS := time.Date(2026, 1, 4, 1, 9, 27, 123e6, time.UTC)
+	orig := &kgo.Record{
+		Topic: "workflows", Partition: 2, Offset: 41, Timestamp: origTS,
+		Key:   []byte("wf-a1b2c3d4-e5f6-4890-abcd-ef1234567890"),
+		Value: []byte(`{"eventType":"workflow.created","payload":{"priority":"urgent"}}`),
+		Headers: []kgo.RecordHeader{
+			{Key: "content-type", Value: []byte("application/json")},
+			{Key: "schema-version", Value: []byte("1.0.0")},
+		},
+	}
+	before := time.Now()
+	dl := DeadLetterRecord(orig, ReasonSchemaInvalid, errors.New(`payload.priority: value must be one of "low", "medium", "high"`))
+
+	assert.Equal(t, "workflows.dlq", dl.Topic)
+	assert.Equal(t, orig.Key, dl.Key)
+	assert.Equal(t, orig.Value, dl.Value)
+	assert.False(t, dl.Timestamp.Before(before), "dead letter is stamped when it failed")
+	assert.Equal(t, []kgo.RecordHeader{
+		{Key: "content-type", Value: []byte("application/json")},
+		{Key: "schema-version", Value: []byte("1.0.0")},
+		{Key: "dlq-reason", Value: []byte("schema-invalid")},
+		{Key: "dlq-original-topic", Value: []byte("workflows")},
+		{Key: "dlq-original-partition", Value: []byte("2")},
+		{Key: "dlq-original-offset", Value: []byte("41")},
+		{Key: "dlq-original-timestamp", Value: []byte("1767488967123")},
+		{Key: "dlq-error", Value: []byte(`payload.priority: value must be one of "low", "medium", "high"`)},
+	}, dl.Headers)
+	assert.Len(t, orig.Headers, 2, "the original record is not modified")
+
+	parsed, ok := ParseDeadLetter(dl)
+	require.True(t, ok)
+	assert.Equal(t, DeadLetter{
+		Reason: ReasonSchemaInvalid, OriginalTopic: "workflows", OriginalPartition: 2, OriginalOffset: 41,
+		OriginalTimestamp: origTS, Error: `payload.priority: value must be one of "low", "medium", "high"`,
+	}, parsed)
+}
+
+func TestDeadLetterRecordOfADeadLetterReplacesItsHeaders(t *testing.T) {
+	first := DeadLetterRecord(&kgo.Record{Topic: "tasks", Partition: 1, Offset: 7, Key: []byte("task-1"), Value: []byte("x")},
+		ReasonProcessingFailed, errors.New("first"))
+	first.Partition, first.Offset = 0, 3 // as consumed from tasks.dlq
+
+	second := DeadLetterRecord(first, ReasonRetriesExhausted, errors.New("second"))
+	assert.Equal(t, "tasks.dlq", second.Topic)
+	got := headerMap(second.Headers)
+	assert.Len(t, second.Headers, 6, "one set of dlq headers")
+	assert.Equal(t, "retries-exhausted", got["dlq-reason"])
+	assert.Equal(t, "tasks.dlq", got["dlq-original-topic"])
+	assert.Equal(t, "3", got["dlq-original-offset"])
+	assert.Equal(t, "second", got["dlq-error"])
+}
+
+func TestDeadLetterRecordBoundsTheErrorText(t *testing.T) {
+	huge := errors.New(strings.Repeat("é", 4000)) // 8000 bytes, two per rune
+	dl := DeadLetterRecord(&kgo.Record{Topic: "tasks"}, ReasonProcessingFailed, huge)
+	got := headerMap(dl.Headers)["dlq-error"]
+	assert.LessOrEqual(t, len(got), 4096)
+	assert.True(t, strings.HasPrefix(huge.Error(), got))
+	assert.Empty(t, headerMap(DeadLetterRecord(&kgo.Record{Topic: "tasks"}, ReasonUndecodable, nil).Headers)["dlq-error"])
+}
+
+func TestParseDeadLetterIgnoresOrdinaryRecords(t *testing.T) {
+	_, ok := ParseDeadLetter(&kgo.Record{Headers: []kgo.RecordHeader{{Key: "content-type", Value: []byte("application/json")}}})
+	assert.False(t, ok)
+}

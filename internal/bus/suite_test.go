@@ -1,0 +1,239 @@
+package bus
+
+import (
+	"encoding/json"
+	"os"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kfake"
+	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/streamops/streamops/events"
+)
+
+// TestBusContractOnKfake runs the bus contract on an in-process kfake
+// broker that starts without topics, so EnsureTopics creates them.
+func TestBusContractOnKfake(t *testing.T) {
+	cluster, err := kfake.NewCluster(kfake.NumBrokers(1))
+	require.NoError(t, err)
+	t.Cleanup(cluster.Close)
+	runContractSuite(t, cluster.ListenAddrs())
+}
+
+// TestBusContractOnKafka runs the same contract on the cluster named by
+// KAFKA_BROKERS (comma separated), when set.
+func TestBusContractOnKafka(t *testing.T) {
+	brokers := ParseBrokers(os.Getenv("KAFKA_BROKERS"))
+	if len(brokers) == 0 {
+		t.Skip("KAFKA_BROKERS not set")
+	}
+	runContractSuite(t, brokers)
+}
+
+// runContractSuite is what every Kafka-protocol backend must pass. It only
+// reads what it wrote (fresh ids, offsets snapshotted before producing), so
+// it is safe on a shared cluster.
+func runContractSuite(t *testing.T, brokers []string) {
+	client := newTestClient(t, Config{Brokers: brokers})
+	adm := newAdmin(t, brokers)
+	require.NoError(t, client.EnsureTopics(testContext(t)))
+
+	t.Run("EnsureTopicsCreatesSeedTopicsWithRetentionAndCleanup", func(t *testing.T) {
+		testEnsureTopicsCreatesSeedTopics(t, adm)
+	})
+	t.Run("EnsureTopicsIsIdempotent", func(t *testing.T) {
+		require.NoError(t, client.EnsureTopics(testContext(t)))
+		require.NoError(t, client.EnsureTopics(testContext(t)))
+		testEnsureTopicsCreatesSeedTopics(t, adm)
+	})
+	t.Run("PublishKeepsPerWorkflowOrder", func(t *testing.T) {
+		testPublishKeepsPerWorkflowOrder(t, brokers, client, adm)
+	})
+	t.Run("PublishWritesKeyValueTimestampAndHeaders", func(t *testing.T) {
+		testPublishWritesKeyValueTimestampAndHeaders(t, brokers, client, adm)
+	})
+	t.Run("PublishToSendsReplaysToAnotherTopic", func(t *testing.T) {
+		testPublishToSendsReplaysToAnotherTopic(t, brokers, client, adm)
+	})
+	t.Run("PublishNamesUnroutableEventsAndPublishesTheRest", func(t *testing.T) {
+		testPublishNamesUnroutableEvents(t, brokers, client, adm)
+	})
+	t.Run("PublishRecordsDeliversDeadLettersWithTheirHeaders", func(t *testing.T) {
+		testPublishRecordsDeliversDeadLetters(t, brokers, client, adm)
+	})
+}
+
+func testEnsureTopicsCreatesSeedTopics(t *testing.T, adm *kadm.Client) {
+	ctx := testContext(t)
+	specs := Topics()
+	names := make([]string, len(specs))
+	for i, s := range specs {
+		names[i] = s.Name
+	}
+	assert.ElementsMatch(t, []string{"workflows", "tasks", "workflows.dlq", "tasks.dlq"}, names)
+
+	details, err := adm.ListTopics(ctx, names...)
+	require.NoError(t, err)
+	configs, err := adm.DescribeTopicConfigs(ctx, names...)
+	require.NoError(t, err)
+	for _, spec := range specs {
+		td, ok := details[spec.Name]
+		require.True(t, ok, "topic %s missing", spec.Name)
+		require.NoError(t, td.Err)
+		assert.Len(t, td.Partitions, 3, spec.Name)
+
+		rc, err := configs.On(spec.Name, nil)
+		require.NoError(t, err)
+		require.NoError(t, rc.Err)
+		got := map[string]string{}
+		for _, c := range rc.Configs {
+			got[c.Key] = c.MaybeValue()
+		}
+		assert.Equal(t, strconv.FormatInt(spec.RetentionMs, 10), got["retention.ms"], spec.Name)
+		assert.Equal(t, "delete", got["cleanup.policy"], spec.Name)
+	}
+	assert.Equal(t, "604800000", strconv.FormatInt(specs[0].RetentionMs, 10), "seed 003: 7 days")
+}
+
+func testPublishKeepsPerWorkflowOrder(t *testing.T, brokers []string, client *Client, adm *kadm.Client) {
+	from := endOffsets(t, adm, events.TopicWorkflows)
+	base := time.Now().UTC().Truncate(time.Millisecond)
+
+	// A hundred workflows, each with its whole lifecycle, interleaved in
+	// one call: 800 events, enough to be encoded on several goroutines.
+	wfIDs := make([]string, 100)
+	for i := range wfIDs {
+		wfIDs[i] = newUUID()
+	}
+	var envs []events.Envelope
+	steps := []string{"validate", "transform", "store"}
+	at := func(i int) time.Time { return base.Add(time.Duration(i) * time.Millisecond) }
+	for _, wf := range wfIDs {
+		envs = append(envs, workflowCreated(newUUID(), wf, "Data Processing Pipeline", "high", at(len(envs)), steps...))
+	}
+	for i, step := range steps {
+		for _, wf := range wfIDs {
+			envs = append(envs, workflowProcessing(newUUID(), wf, at(len(envs)), step, i))
+			envs = append(envs, workflowStepCompleted(newUUID(), wf, at(len(envs)), step, i, 3333))
+		}
+	}
+	for _, wf := range wfIDs {
+		envs = append(envs, workflowCompleted(newUUID(), wf, at(len(envs)), 17667, 3))
+	}
+	require.NoError(t, client.Publish(testContext(t), envs...))
+
+	recs := consume(t, brokers, events.TopicWorkflows, from, len(envs))
+	// Records of one partition arrive in offset order; keep per workflow.
+	gotOrder := map[string][]string{}
+	gotPartition := map[string]map[int32]bool{}
+	for _, r := range recs {
+		var env events.Envelope
+		require.NoError(t, json.Unmarshal(r.Value, &env))
+		key := string(r.Key)
+		gotOrder[key] = append(gotOrder[key], env.EventID)
+		if gotPartition[key] == nil {
+			gotPartition[key] = map[int32]bool{}
+		}
+		gotPartition[key][r.Partition] = true
+	}
+	wantOrder := map[string][]string{}
+	for _, e := range envs {
+		wantOrder[e.AggregateID()] = append(wantOrder[e.AggregateID()], e.EventID)
+	}
+	for _, wf := range wfIDs {
+		key := "wf-" + wf
+		assert.Equal(t, wantOrder[key], gotOrder[key], "events of %s out of order", key)
+		want := expectedPartition(events.TopicWorkflows, []byte(key), 3)
+		assert.Equal(t, map[int32]bool{want: true}, gotPartition[key], "%s must stay on the partition of its key", key)
+	}
+}
+
+func testPublishWritesKeyValueTimestampAndHeaders(t *testing.T, brokers []string, client *Client, adm *kadm.Client) {
+	from := endOffsets(t, adm, events.TopicTasks)
+	base := time.Now().UTC().Add(-time.Hour).Truncate(time.Millisecond)
+	envs := []events.Envelope{
+		taskCreated(newUUID(), newUUID(), "email_notification", base,
+			map[string]string{"recipient": "user@example.com", "subject": "Welcome to StreamOps", "template": "welcome_email"}),
+		taskCreated(newUUID(), newUUID(), "data_export", base.Add(time.Second),
+			map[string]string{"format": "csv", "destination": "s3://exports/daily.csv"}),
+		taskCreated(newUUID(), newUUID(), "report_generation", base.Add(2*time.Second),
+			map[string]string{"reportType": "monthly", "month": "2026-01"}),
+	}
+	envs[2].SchemaVersion = "" // pre-versioning event: header still says 1.0.0
+	require.NoError(t, client.Publish(testContext(t), envs...))
+
+	recs := consume(t, brokers, events.TopicTasks, from, len(envs))
+	byKey := map[string]*kgo.Record{}
+	for _, r := range recs {
+		byKey[string(r.Key)] = r
+	}
+	for _, env := range envs {
+		r, ok := byKey[env.AggregateID()]
+		require.True(t, ok, "no record keyed %s", env.AggregateID())
+		want, err := json.Marshal(env)
+		require.NoError(t, err)
+		assert.JSONEq(t, string(want), string(r.Value))
+		assert.Equal(t, events.TopicTasks, r.Topic)
+		assert.Equal(t, expectedPartition(events.TopicTasks, r.Key, 3), r.Partition)
+		assert.True(t, env.Timestamp.Equal(r.Timestamp), "record timestamp %s, event %s", r.Timestamp, env.Timestamp)
+		assert.Equal(t, map[string]string{"content-type": "application/json", "schema-version": "1.0.0"}, headerMap(r.Headers))
+	}
+}
+
+func testPublishToSendsReplaysToAnotherTopic(t *testing.T, brokers []string, client *Client, adm *kadm.Client) {
+	target := DLQTopic(events.TopicWorkflows)
+	from := endOffsets(t, adm, target)
+	env := workflowCreated(newUUID(), newUUID(), "Replay", "low", time.Now(), "validate")
+	require.NoError(t, client.PublishTo(testContext(t), target, env))
+	recs := consume(t, brokers, target, from, 1)
+	assert.Equal(t, env.AggregateID(), string(recs[0].Key))
+}
+
+func testPublishNamesUnroutableEvents(t *testing.T, brokers []string, client *Client, adm *kadm.Client) {
+	from := endOffsets(t, adm, events.TopicTasks)
+	good := taskCreated(newUUID(), newUUID(), "data_export", time.Now(), map[string]string{"format": "csv"})
+	noKey := good
+	noKey.EventID = "evt-" + newUUID()
+	noKey.Payload = json.RawMessage(`{"type":"data_export"}`)
+	history := events.Envelope{EventType: events.WebhookReceived, EventID: "evt-" + newUUID(), Timestamp: events.Now(),
+		Payload: json.RawMessage(`{"webhookEventId":"whe-1"}`)}
+
+	err := client.Publish(testContext(t), noKey, good, history)
+	var pe *PublishError
+	require.ErrorAs(t, err, &pe)
+	assert.Equal(t, []string{noKey.EventID, history.EventID}, pe.EventIDs())
+	assert.Equal(t, 3, pe.Total)
+	assert.ErrorIs(t, err, ErrUnroutable)
+	assert.False(t, IsRetryable(err))
+
+	recs := consume(t, brokers, events.TopicTasks, from, 1)
+	assert.Equal(t, good.AggregateID(), string(recs[0].Key), "the routable event is still published")
+}
+
+func testPublishRecordsDeliversDeadLetters(t *testing.T, brokers []string, client *Client, adm *kadm.Client) {
+	target := DLQTopic(events.TopicTasks)
+	from := endOffsets(t, adm, target)
+	env := taskCreated(newUUID(), newUUID(), "email_notification", time.Now(), map[string]string{"recipient": "x"})
+	poison, err := NewRecord(env, "")
+	require.NoError(t, err)
+	poison.Partition, poison.Offset = 2, 41
+
+	dl := DeadLetterRecord(poison, ReasonSchemaInvalid, assert.AnError)
+	require.NoError(t, client.PublishRecords(testContext(t), []*kgo.Record{dl}))
+
+	got := consume(t, brokers, target, from, 1)[0]
+	assert.Equal(t, poison.Key, got.Key)
+	assert.Equal(t, poison.Value, got.Value)
+	h := headerMap(got.Headers)
+	assert.Equal(t, "schema-invalid", h["dlq-reason"])
+	assert.Equal(t, "tasks", h["dlq-original-topic"])
+	assert.Equal(t, "2", h["dlq-original-partition"])
+	assert.Equal(t, "41", h["dlq-original-offset"])
+	assert.Equal(t, assert.AnError.Error(), h["dlq-error"])
+	assert.Equal(t, "application/json", h["content-type"])
+}
