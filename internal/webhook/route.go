@@ -12,7 +12,6 @@ import (
 	"github.com/streamops/streamops/events"
 )
 
-
 // DefaultTaskMaxRetries is the default TaskTemplate.MaxRetries, seed 003's
 // example value.
 const DefaultTaskMaxRetries = 3
