@@ -258,7 +258,7 @@ func TestWebhookDuplicateStorm(t *testing.T) {
 			n = (i * 7919) % unique // 30% redeliveries of earlier events
 		}
 		body := []byte(fmt.Sprintf(`{"ref":"refs/heads/main","after":"%040d"}`, n))
-		h, err := p.Sign(body, "gh-secret", webhook.SignOptions{ID: fmt.Sprintf("delivery-%d", n), EventType: "ping"})
+		h, err := p.Sign(body, "gh-secret", webhook.SignOptions{ID: fmt.Sprintf("delivery-%d", n), EventType: "push"})
 		require.NoError(t, err)
 		r := httptest.NewRequest(http.MethodPost, "/webhooks/github", bytes.NewReader(body))
 		r.Header = h
@@ -286,7 +286,14 @@ func TestWebhookDuplicateStorm(t *testing.T) {
 	wg.Wait()
 	assert.Equal(t, map[int]int{http.StatusAccepted: unique, http.StatusOK: total - unique}, statuses,
 		"every delivery answered 2xx: each unique event accepted once, every redelivery a duplicate")
+	published := s.Records(t, events.TopicWorkflows)
+	assert.Len(t, published, unique, "each unique delivery started exactly one workflow, published once")
+	keys := map[string]bool{}
+	for _, r := range published {
+		keys[string(r.Key)] = true
+	}
+	assert.Len(t, keys, unique, "no workflow published twice")
 	unpublished, err := s.Store.UnpublishedEvents(context.Background(), time.Now().Add(time.Hour), total)
 	require.NoError(t, err)
-	assert.Empty(t, unpublished)
+	assert.Empty(t, unpublished, "every stored event was published")
 }

@@ -193,8 +193,11 @@ func (s *Store) MarkPublished(ctx context.Context, eventIDs ...string) error {
 	if len(eventIDs) == 0 {
 		return nil
 	}
+	// publish_pending first: an engine that evaluates the filter per
+	// document (the embedded one) rejects published events on it before
+	// looking at the id list.
 	_, err := s.events.UpdateMany(ctx,
-		bson.M{"_id": bson.M{"$in": eventIDs}, "publish_pending": true},
+		bson.D{{Key: "publish_pending", Value: true}, {Key: "_id", Value: bson.M{"$in": eventIDs}}},
 		bson.M{"$set": bson.M{"published_at": s.now()}, "$unset": bson.M{"publish_pending": ""}})
 	return normalise(err)
 }

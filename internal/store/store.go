@@ -174,6 +174,13 @@ func (s *Store) connect(ctx context.Context) error {
 		Store:          backing,
 		ExpireInterval: s.cfg.ExpireInterval,
 		ExpireErrors:   func(error) {}, // a failed sweep is retried on the next tick
+		// The oplog feeds change streams, which StreamOps does not use; lungo
+		// copies it on every commit, so keep it as short as lungo allows
+		// (entries of the current second stay).
+		MinOplogSize: 1,
+		MaxOplogSize: 1,
+		MinOplogAge:  time.Nanosecond,
+		MaxOplogAge:  time.Second,
 	})
 	if err != nil {
 		return fmt.Errorf("store: open embedded engine: %w", err)
