@@ -1,0 +1,80 @@
+package httpapi_test
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"testing"
+	"time"
+
+	"github.com/256dpi/lungo"
+	"github.com/stretchr/testify/require"
+	"github.com/twmb/franz-go/pkg/kgo"
+	"go.mongodb.org/mongo-driver/bson"
+
+	"github.com/streamops/streamops/internal/webhook"
+)
+
+// deliveriesPerOp is how many webhook deliveries one benchmark iteration
+// sends, so a short -benchtime still measures steady state.
+const deliveriesPerOp = 500
+
+// BenchmarkWebhookThroughput compares the webhook handler (verify, dedupe,
+// scrub, store, route, publish, mark) with its floor: one raw store insert
+// and one raw produce of the same bytes per delivery, on the same engines.
+func BenchmarkWebhookThroughput(b *testing.B) {
+	ctx := context.Background()
+	body := func(i, op int) []byte {
+		return []byte(fmt.Sprintf(`{"ref":"refs/heads/main","after":"%040d","repository":{"full_name":"acme/app"},"pusher":{"email":"dev@example.com"}}`, op*deliveriesPerOp+i))
+	}
+	b.Run("floor", func(b *testing.B) {
+		s := newWebhookStack(b)
+		client, engine, err := lungo.Open(ctx, lungo.Options{Store: lungo.NewMemoryStore(), MinOplogSize: 1, MaxOplogSize: 1,
+			MinOplogAge: time.Nanosecond, MaxOplogAge: time.Second})
+		require.NoError(b, err)
+		defer engine.Close()
+		coll := client.Database("bench").Collection("raw")
+		cl, err := kgo.NewClient(kgo.SeedBrokers(s.Brokers...))
+		require.NoError(b, err)
+		defer cl.Close()
+		op := 0
+		for b.Loop() {
+			for i := range deliveriesPerOp {
+				raw := body(i, op)
+				if _, err := coll.InsertOne(ctx, bson.M{"_id": fmt.Sprint(op, "-", i), "payload": raw}); err != nil {
+					b.Fatal(err)
+				}
+				if err := cl.ProduceSync(ctx, &kgo.Record{Topic: "workflows", Key: []byte(fmt.Sprint(i)), Value: raw}).FirstErr(); err != nil {
+					b.Fatal(err)
+				}
+			}
+			op++
+		}
+		b.ReportMetric(float64(b.N*deliveriesPerOp)/b.Elapsed().Seconds(), "deliveries/s")
+	})
+	b.Run("handler", func(b *testing.B) {
+		s := newWebhookStack(b)
+		p, _ := s.providers.Provider("github")
+		op := 0
+		for b.Loop() {
+			for i := range deliveriesPerOp {
+				raw := body(i, op)
+				h, err := p.Sign(raw, "gh-secret", webhook.SignOptions{ID: fmt.Sprint("d-", op, "-", i), EventType: "push"})
+				if err != nil {
+					b.Fatal(err)
+				}
+				r := httptest.NewRequest(http.MethodPost, "/webhooks/github", bytes.NewReader(raw))
+				r.Header = h
+				w := httptest.NewRecorder()
+				s.handler.ServeHTTP(w, r)
+				if w.Code != http.StatusAccepted {
+					b.Fatalf("status %d: %s", w.Code, w.Body)
+				}
+			}
+			op++
+		}
+		b.ReportMetric(float64(b.N*deliveriesPerOp)/b.Elapsed().Seconds(), "deliveries/s")
+	})
+}
