@@ -1,17 +1,34 @@
-// Command retry-sweeper is the StreamOps retry-sweeper Lambda (EventBridge Scheduler). It is a
-// stub until its issue lands: every invocation reports "not implemented".
+// Command retry-sweeper is the StreamOps retry-sweeper Lambda (EventBridge
+// Scheduler, every minute): publish what was stored but not published,
+// re-emit due task retries, route failed or stranded webhook events,
+// re-enqueue failed partner deliveries.
 package main
 
 import (
 	"context"
-	"errors"
+	"os"
 
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/aws/aws-lambda-go/lambda"
+
+	"github.com/streamops/streamops/internal/app"
+	"github.com/streamops/streamops/internal/ingest"
+	"github.com/streamops/streamops/internal/sweep"
+	"github.com/streamops/streamops/internal/webhook"
 )
 
-func handle(_ context.Context, _ events.EventBridgeEvent) error {
-	return errors.New("retry-sweeper: not implemented")
+func main() {
+	ctx := context.Background()
+	a := app.Must(app.Open(ctx, app.FromEnv("retry-sweeper")))
+	router := app.Must(ingest.New(ingest.Config{
+		Providers: app.Must(webhook.LoadProviders(os.Getenv("STREAMOPS_PROVIDERS_FILE"))),
+		Secrets:   webhook.EnvSecrets{}, // routing stored events verifies nothing
+		Store:     a.Store, Emitter: a.Emitter, Logger: a.Logger, Metrics: a.Metrics,
+	}))
+	sweeper := app.Must(sweep.New(sweep.Config{Store: a.Store, Publisher: a.Bus, Router: router,
+		Logger: a.Logger, Metrics: a.Metrics}))
+	lambda.Start(func(ctx context.Context, _ events.EventBridgeEvent) error {
+		_, err := sweeper.Run(ctx)
+		return err
+	})
 }
-
-func main() { lambda.Start(handle) }

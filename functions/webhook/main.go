@@ -20,7 +20,7 @@ func main() {
 	a := app.Must(app.Open(ctx, app.FromEnv("webhook")))
 	svc := app.Must(ingest.New(ingest.Config{
 		Providers: app.Must(webhook.LoadProviders(os.Getenv("STREAMOPS_PROVIDERS_FILE"))),
-		Secrets:   app.Must(ingest.SecretsFromEnv(ctx)),
+		Secrets:   app.Must(app.Secrets(ctx, app.WebhookSecrets)),
 		Store:     a.Store, Emitter: a.Emitter, Logger: a.Logger, Metrics: a.Metrics,
 	}))
 	lambda.Start(apigw.Handler(httpapi.Webhooks(svc, a.Logger)))

@@ -57,6 +57,7 @@ func BenchmarkWebhookThroughput(b *testing.B) {
 	b.Run("handler", func(b *testing.B) {
 		s := newWebhookStack(b)
 		p, _ := s.providers.Provider("github")
+		start := s.Store.Commands()
 		op := 0
 		for b.Loop() {
 			for i := range deliveriesPerOp {
@@ -76,5 +77,6 @@ func BenchmarkWebhookThroughput(b *testing.B) {
 			op++
 		}
 		b.ReportMetric(float64(b.N*deliveriesPerOp)/b.Elapsed().Seconds(), "deliveries/s")
+		b.ReportMetric(float64(s.Store.Commands()-start)/float64(b.N*deliveriesPerOp), "commands/delivery")
 	})
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"strconv"
 	"strings"
 	"time"
 
@@ -190,21 +191,25 @@ func (s *Service) Route(ctx context.Context, ev store.WebhookEvent) error {
 }
 
 // start creates the workflow or task a route names and returns its
-// *.created event, with ids derived from the webhook event id.
+// *.created event, with ids derived from the webhook event id and its
+// processing attempt: routing the same attempt again (a crash left the row
+// received) yields the same ids, while the sweeper's retry of a failed row
+// (retry_count went up when it was processed) starts a fresh run.
 func (s *Service) start(ctx context.Context, route webhook.Route, ev store.WebhookEvent, payload []byte, meta *events.Metadata) (events.Envelope, error) {
 	now := events.At(s.cfg.Now())
+	run := "run-" + strconv.Itoa(ev.RetryCount)
 	switch {
 	case route.Workflow != nil:
 		t := route.Workflow
 		wf := events.WorkflowCreatedPayload{
-			WorkflowID: events.DeriveID(events.WorkflowIDPrefix, ev.EventID, "workflow"),
+			WorkflowID: events.DeriveID(events.WorkflowIDPrefix, ev.EventID, "workflow", run),
 			Name:       t.Name, Steps: t.Steps, Priority: t.Priority, CreatedAt: now, Input: json.RawMessage(payload),
 		}
 		env, err := events.NewEvent(wf, meta)
 		if err != nil {
 			return env, fmt.Errorf("ingest: build workflow.created: %w", err)
 		}
-		env.EventID = events.DeriveID(events.EventIDPrefix, ev.EventID, string(events.WorkflowCreated))
+		env.EventID = events.DeriveID(events.EventIDPrefix, ev.EventID, string(events.WorkflowCreated), run)
 		_, err = s.cfg.Store.CreateWorkflow(ctx, store.Workflow{
 			WorkflowID: wf.WorkflowID, Name: wf.Name, Steps: wf.Steps, Priority: string(wf.Priority),
 			Input: store.JSONDoc(payload), EventID: env.EventID, CorrelationID: ev.EventID, WebhookEventID: ev.EventID,
@@ -221,14 +226,14 @@ func (s *Service) start(ctx context.Context, route webhook.Route, ev store.Webho
 			return events.Envelope{}, fmt.Errorf("ingest: build task data: %w", err)
 		}
 		task := events.TaskCreatedPayload{
-			TaskID: events.DeriveID(events.TaskIDPrefix, ev.EventID, "task"),
+			TaskID: events.DeriveID(events.TaskIDPrefix, ev.EventID, "task", run),
 			Type:   t.Type, Data: data, RetryCount: 0, MaxRetries: t.MaxRetries, CreatedAt: now,
 		}
 		env, err := events.NewEvent(task, meta)
 		if err != nil {
 			return env, fmt.Errorf("ingest: build task.created: %w", err)
 		}
-		env.EventID = events.DeriveID(events.EventIDPrefix, ev.EventID, string(events.TaskCreated))
+		env.EventID = events.DeriveID(events.EventIDPrefix, ev.EventID, string(events.TaskCreated), run)
 		_, err = s.cfg.Store.CreateTask(ctx, store.Task{
 			TaskID: task.TaskID, Type: string(task.Type), Data: store.JSONDoc(data), MaxRetries: task.MaxRetries,
 			EventID: env.EventID, CorrelationID: ev.EventID, WebhookEventID: ev.EventID, CreatedAt: now.Time,
@@ -270,8 +275,14 @@ func (s *Service) recordPartnerEvent(ctx context.Context, p *webhook.Provider, e
 
 // fail marks a webhook event failed with the reason, for the sweeper and
 // the operators; routing errors caused by the event's content land here.
+// The failed routing counts as a processing attempt (retry_count), so the
+// sweeper's retries of it are bounded.
 func (s *Service) fail(ctx context.Context, ev store.WebhookEvent, cause error) {
-	if err := s.cfg.Store.SetWebhookStatus(ctx, ev.EventID, store.WebhookFailed, cause.Error()); err != nil {
+	err := s.cfg.Store.SetWebhookStatus(ctx, ev.EventID, store.WebhookProcessing, "")
+	if err == nil {
+		err = s.cfg.Store.SetWebhookStatus(ctx, ev.EventID, store.WebhookFailed, cause.Error())
+	}
+	if err != nil {
 		s.cfg.Logger.ErrorContext(ctx, "could not mark webhook failed", "webhookEventId", ev.EventID, "error", err)
 	}
 }

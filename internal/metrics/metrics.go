@@ -22,6 +22,7 @@ type Unit string
 const (
 	Count        Unit = "Count"
 	Milliseconds Unit = "Milliseconds"
+	Seconds      Unit = "Seconds"
 )
 
 // Metric is one value to record.

@@ -36,6 +36,8 @@ type EventDocument struct {
 	// retry-sweeper publishes what stays pending (store-then-publish).
 	PublishPending bool       `bson:"publish_pending,omitempty"`
 	PublishedAt    *time.Time `bson:"published_at,omitempty"`
+	// ArchivedAt is when the archiver copied the event to events_archive.
+	ArchivedAt *time.Time `bson:"archived_at,omitempty"`
 	// Payload holds the event-specific fields, inlined at the top level.
 	Payload bson.M `bson:",inline"`
 }
@@ -57,7 +59,7 @@ type EventMetadata struct {
 var reservedEventFields = map[string]bool{
 	"_id": true, "event_id": true, "event_type": true, "event_version": true, "timestamp": true,
 	"aggregate_id": true, "metadata": true, "stored_at": true, "ttl_expires_at": true,
-	"execution_id": true, "publish_pending": true, "published_at": true,
+	"execution_id": true, "publish_pending": true, "published_at": true, "archived_at": true,
 }
 
 // NewEventDocument converts an envelope into its stored form. storedAt is

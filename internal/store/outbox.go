@@ -181,6 +181,10 @@ const (
 	Retry
 	// DeadLetter: status dead_letter, never claimed again.
 	DeadLetter
+	// Deferred: not attempted (e.g. the endpoint's circuit breaker is open):
+	// the claim's attempt is given back and the entry waits until
+	// NextAttemptAt in the status it had.
+	Deferred
 )
 
 // Settlement is the outcome of one claimed entry.
@@ -216,6 +220,7 @@ func (s *Store) SettleOutbox(ctx context.Context, settlements ...Settlement) (in
 			outcome = DeadLetter
 		}
 		set := bson.M{}
+		update := bson.M{"$set": set, "$unset": bson.M{"claim_token": "", "lease_expires_at": ""}}
 		switch outcome {
 		case Delivered:
 			set["status"], set["completed_at"] = OutboxCompleted, now
@@ -223,12 +228,18 @@ func (s *Store) SettleOutbox(ctx context.Context, settlements ...Settlement) (in
 			set["status"], set["next_attempt_at"], set["last_error"] = OutboxFailed, bsonTime(st.NextAttemptAt), st.Error
 		case DeadLetter:
 			set["status"], set["last_error"] = OutboxDeadLetter, st.Error
+		case Deferred:
+			set["status"], set["next_attempt_at"] = OutboxPending, bsonTime(st.NextAttemptAt)
+			if st.Entry.Attempts > 1 {
+				set["status"] = OutboxFailed
+			}
+			update["$inc"] = bson.M{"attempts": -1}
 		default:
 			return 0, fmt.Errorf("store: settle outbox %s: unknown outcome %d", st.Entry.OutboxID, st.Outcome)
 		}
 		models = append(models, mongo.NewUpdateOneModel().
 			SetFilter(bson.M{"_id": st.Entry.ID, "claim_token": st.Entry.ClaimToken, "status": OutboxProcessing}).
-			SetUpdate(bson.M{"$set": set, "$unset": bson.M{"claim_token": "", "lease_expires_at": ""}}))
+			SetUpdate(update))
 	}
 	res, err := s.outbox.BulkWrite(ctx, models, options.BulkWrite().SetOrdered(false))
 	if err != nil {
@@ -281,4 +292,39 @@ func (s *Store) ReclaimExpiredLeases(ctx context.Context, now time.Time) (int, e
 		return 0, fmt.Errorf("store: reclaim expired leases: %w", err)
 	}
 	return int(res.ModifiedCount), nil
+}
+
+// OldestPendingOutbox is the created_at of the oldest entry still waiting
+// for delivery (pending or failed); ok is false when none waits. The relay
+// reports its age as a metric to alarm on.
+func (s *Store) OldestPendingOutbox(ctx context.Context) (oldest time.Time, ok bool, err error) {
+	var e OutboxEntry
+	err = s.outbox.FindOne(ctx, bson.M{"status": bson.M{"$in": []string{OutboxPending, OutboxFailed}}},
+		options.FindOne().SetSort(bson.D{{Key: "created_at", Value: 1}})).Decode(&e)
+	if err = normalise(err); errors.Is(err, ErrNotFound) {
+		return time.Time{}, false, nil
+	}
+	return e.CreatedAt, err == nil, err
+}
+
+// RequeueOutbox makes failed or dead-lettered entries due again at now,
+// keeping their attempt counts (max_attempts still applies). It returns how
+// many were requeued.
+func (s *Store) RequeueOutbox(ctx context.Context, now time.Time, outboxIDs ...string) (int, error) {
+	if len(outboxIDs) == 0 {
+		return 0, nil
+	}
+	res, err := s.outbox.UpdateMany(ctx,
+		bson.M{"_id": bson.M{"$in": outboxIDs}, "status": bson.M{"$in": []string{OutboxFailed, OutboxDeadLetter}}},
+		bson.M{"$set": bson.M{"status": OutboxFailed, "next_attempt_at": bsonTime(now)}})
+	if err != nil {
+		return 0, fmt.Errorf("store: requeue outbox entries: %w", err)
+	}
+	return int(res.ModifiedCount), nil
+}
+
+// PurgeOutbox deletes every outbox entry (benchmarks and tests only).
+func (s *Store) PurgeOutbox(ctx context.Context) error {
+	_, err := s.outbox.DeleteMany(ctx, bson.M{})
+	return normalise(err)
 }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"go.mongodb.org/mongo-driver/bson"
+	"go.mongodb.org/mongo-driver/mongo"
 	"go.mongodb.org/mongo-driver/mongo/options"
 )
 
@@ -46,6 +47,9 @@ type PartnerEvent struct {
 	Created         string                `bson:"created" json:"created"`
 	CreatedBy       string                `bson:"createdBy" json:"createdBy"`
 	LastUpdatedTime string                `bson:"lastUpdatedTime" json:"lastUpdatedTime"`
+	// OutboxID links an OUT event to the integration_outbox entry that
+	// delivers it (not in seed 000: the retry-sweeper re-enqueues by it).
+	OutboxID string `bson:"outbox_id,omitempty" json:"outbox_id,omitempty"`
 }
 
 // PartnerEntityMetadata is seed 000's entity_metadata.
@@ -68,6 +72,47 @@ func epochMillis(t time.Time) string { return strconv.FormatInt(t.UnixMilli(), 1
 // lastUpdatedTime now, expire_at now + the event TTL. Storing the same id
 // again returns ErrDuplicate and changes nothing.
 func (s *Store) InsertPartnerEvent(ctx context.Context, ev PartnerEvent) (PartnerEvent, error) {
+	ev, err := s.partnerDefaults(ev)
+	if err != nil {
+		return PartnerEvent{}, err
+	}
+	_, err = s.partnerEvents.InsertOne(ctx, ev)
+	return ev, normalise(err)
+}
+
+// InsertPartnerEvents stores many partner events (defaults as
+// InsertPartnerEvent) with one unordered bulk insert; ids already stored are
+// reported as duplicates.
+func (s *Store) InsertPartnerEvents(ctx context.Context, evs ...PartnerEvent) (InsertResult, error) {
+	if len(evs) == 0 {
+		return InsertResult{}, nil
+	}
+	models := make([]mongo.WriteModel, len(evs))
+	for i, ev := range evs {
+		ev, err := s.partnerDefaults(ev)
+		if err != nil {
+			return InsertResult{}, err
+		}
+		evs[i] = ev
+		models[i] = mongo.NewInsertOneModel().SetDocument(ev)
+	}
+	_, err := s.partnerEvents.BulkWrite(ctx, models, options.BulkWrite().SetOrdered(false))
+	dups, other := duplicateIndexes(err)
+	if other != nil {
+		return InsertResult{}, fmt.Errorf("store: insert partner events: %w", other)
+	}
+	var res InsertResult
+	for i, ev := range evs {
+		if dups[i] {
+			res.Duplicates = append(res.Duplicates, ev.ID)
+		} else {
+			res.Inserted = append(res.Inserted, ev.ID)
+		}
+	}
+	return res, nil
+}
+
+func (s *Store) partnerDefaults(ev PartnerEvent) (PartnerEvent, error) {
 	md := ev.EntityMetadata
 	if md.PartnerID == "" || md.EntityID == "" || ev.EventType == "" {
 		return PartnerEvent{}, errors.New("store: partner event needs entity_metadata.partnerId, entity_metadata.entity_id and event_type")
@@ -96,8 +141,7 @@ func (s *Store) InsertPartnerEvent(ctx context.Context, ev PartnerEvent) (Partne
 		ev.ExpireAt = now.Add(s.cfg.EventTTL)
 	}
 	ev.ExpireAt = bsonTime(ev.ExpireAt)
-	_, err := s.partnerEvents.InsertOne(ctx, ev)
-	return ev, normalise(err)
+	return ev, nil
 }
 
 // GetPartnerEvent loads a partner event by id.
@@ -105,25 +149,54 @@ func (s *Store) GetPartnerEvent(ctx context.Context, id string) (PartnerEvent, e
 	return getByID[PartnerEvent](ctx, s.partnerEvents, id)
 }
 
+// PartnerAttempt is one delivery attempt of a partner event.
+type PartnerAttempt struct {
+	// ID is the partner event's id.
+	ID string
+	// N is the attempt number, 1..MaxPartnerAttempts.
+	N int
+	// At is when the attempt was made.
+	At time.Time
+	// Status is the event status after the attempt (PROCESSING, SUCCESS,
+	// FAILED).
+	Status string
+}
+
 // RecordPartnerAttempt records delivery attempt n (1..MaxPartnerAttempts) at
 // time at in entity_metadata.resilienceAttemptCount and sets the status. It
-// is idempotent per attempt number.
+// is idempotent per attempt number. ErrNotFound for an unknown id.
 func (s *Store) RecordPartnerAttempt(ctx context.Context, id string, n int, at time.Time, status string) error {
-	if n < 1 || n > MaxPartnerAttempts {
-		return fmt.Errorf("store: partner attempt %d outside 1..%d", n, MaxPartnerAttempts)
-	}
-	res, err := s.partnerEvents.UpdateOne(ctx, bson.M{"_id": id}, bson.M{"$set": bson.M{
-		"entity_metadata.resilienceAttemptCount." + strconv.Itoa(n): epochMillis(at),
-		"event_status":    status,
-		"lastUpdatedTime": epochMillis(s.now()),
-	}})
-	if err != nil {
-		return normalise(err)
-	}
-	if res.MatchedCount == 0 {
+	matched, err := s.RecordPartnerAttempts(ctx, PartnerAttempt{ID: id, N: n, At: at, Status: status})
+	if err == nil && matched == 0 {
 		return ErrNotFound
 	}
-	return nil
+	return err
+}
+
+// RecordPartnerAttempts records many attempts with one bulk write and
+// returns how many partner events matched. An attempt number outside
+// 1..MaxPartnerAttempts is refused: the seed caps the count.
+func (s *Store) RecordPartnerAttempts(ctx context.Context, attempts ...PartnerAttempt) (int, error) {
+	if len(attempts) == 0 {
+		return 0, nil
+	}
+	now := epochMillis(s.now())
+	models := make([]mongo.WriteModel, len(attempts))
+	for i, a := range attempts {
+		if a.N < 1 || a.N > MaxPartnerAttempts {
+			return 0, fmt.Errorf("store: partner attempt %d outside 1..%d", a.N, MaxPartnerAttempts)
+		}
+		models[i] = mongo.NewUpdateOneModel().SetFilter(bson.M{"_id": a.ID}).SetUpdate(bson.M{"$set": bson.M{
+			"entity_metadata.resilienceAttemptCount." + strconv.Itoa(a.N): epochMillis(a.At),
+			"event_status":    a.Status,
+			"lastUpdatedTime": now,
+		}})
+	}
+	res, err := s.partnerEvents.BulkWrite(ctx, models, options.BulkWrite().SetOrdered(false))
+	if err != nil {
+		return 0, normalise(err)
+	}
+	return int(res.MatchedCount), nil
 }
 
 // FailedPartnerEventsForRetry is seed 000's "Failed Events for Retry" query:

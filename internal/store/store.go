@@ -114,7 +114,7 @@ type Store struct {
 	embedded *lungo.Engine // nil on MongoDB
 	commands atomic.Int64
 
-	events, archive, webhookEvents, outbox, partnerEvents,
+	events, archive, webhookEvents, outbox, partnerEvents, partnerEndpoints,
 	workflows, tasks, replaySessions lungo.ICollection
 }
 
@@ -136,7 +136,7 @@ func Open(ctx context.Context, cfg Config) (*Store, error) {
 	}
 	s.events, s.archive = coll(CollEvents), coll(CollEventsArchive)
 	s.webhookEvents, s.outbox = coll(CollWebhookEvents), coll(CollOutbox)
-	s.partnerEvents = coll(CollPartnerEvents)
+	s.partnerEvents, s.partnerEndpoints = coll(CollPartnerEvents), coll(CollPartnerEndpoints)
 	s.workflows, s.tasks = coll(CollWorkflows), coll(CollTasks)
 	s.replaySessions = coll(CollReplaySessions)
 	if err := s.EnsureIndexes(ctx); err != nil {

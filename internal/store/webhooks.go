@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"go.mongodb.org/mongo-driver/bson"
+	"go.mongodb.org/mongo-driver/mongo/options"
 )
 
 // Webhook event statuses (seed 004): received → processing → completed |
@@ -100,4 +101,22 @@ func (s *Store) SetWebhookStatus(ctx context.Context, eventID, status, errMsg st
 		return ErrNotFound
 	}
 	return nil
+}
+
+// WebhookEventsToRoute returns webhook events the retry-sweeper should route
+// again, oldest first: failed ones with retry_count below maxRetries, and
+// received ones older than receivedBefore (a crash left them unrouted).
+func (s *Store) WebhookEventsToRoute(ctx context.Context, receivedBefore time.Time, maxRetries, limit int) ([]WebhookEvent, error) {
+	cur, err := s.webhookEvents.Find(ctx, bson.M{"$or": bson.A{
+		bson.M{"status": WebhookFailed, "retry_count": bson.M{"$lt": maxRetries}},
+		bson.M{"status": WebhookReceived, "received_at": bson.M{"$lte": bsonTime(receivedBefore)}},
+	}}, options.Find().SetSort(bson.D{{Key: "received_at", Value: 1}}).SetLimit(int64(limit)))
+	if err != nil {
+		return nil, normalise(err)
+	}
+	var out []WebhookEvent
+	if err := cur.All(ctx, &out); err != nil {
+		return nil, normalise(err)
+	}
+	return out, nil
 }

@@ -32,6 +32,9 @@ func SecretEnvVar(provider string) string {
 type EnvSecrets struct {
 	// Lookup reads a variable. Default os.Getenv; tests inject a map.
 	Lookup func(key string) string
+	// Prefix replaces "WEBHOOK_SECRET_" in the variable name; the outbox
+	// relay reads partner secrets from PARTNER_SECRET_<PARTNER>.
+	Prefix string
 }
 
 // Secrets returns the trimmed, non-empty entries of the provider's
@@ -41,7 +44,11 @@ func (e EnvSecrets) Secrets(_ context.Context, provider string) ([]string, error
 	if lookup == nil {
 		lookup = os.Getenv
 	}
-	return splitSecrets(lookup(SecretEnvVar(provider))), nil
+	name := SecretEnvVar(provider)
+	if e.Prefix != "" {
+		name = e.Prefix + strings.TrimPrefix(name, "WEBHOOK_SECRET_")
+	}
+	return splitSecrets(lookup(name)), nil
 }
 
 // splitSecrets splits a comma-separated list, trimming entries and dropping

@@ -64,3 +64,18 @@ func (p *Provider) Sign(body []byte, secret string, opts SignOptions) (http.Head
 	}
 	return h, nil
 }
+
+// SignStandard returns the Standard Webhooks headers (webhook-id,
+// webhook-timestamp, webhook-signature) and Content-Type for an outbound
+// delivery of body with id, signed at now with secret ("whsec_<base64>").
+// The outbox relay signs partner deliveries with it.
+func SignStandard(body []byte, secret, id string, now time.Time) (http.Header, error) {
+	key, err := standardKey(strings.TrimSpace(secret))
+	if err != nil {
+		return nil, fmt.Errorf("webhook: sign: %w", err)
+	}
+	h := http.Header{}
+	h.Set("Content-Type", "application/json")
+	signStandard(h, key, id, body, now)
+	return h, nil
+}

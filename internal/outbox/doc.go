@@ -1,0 +1,12 @@
+// Package outbox is the outbox relay: it claims due integration_outbox
+// entries in batches, delivers each to its target (Kafka, a partner's
+// webhook endpoint), and settles the batch with one bulk write: delivered,
+// retry later with backoff, or dead-lettered.
+//
+// Partner deliveries are signed with Standard Webhooks headers whose
+// webhook-id is the outbox id, so a partner can drop the duplicate an
+// at-least-once relay may send after a lease expired. Each partner endpoint
+// has a circuit breaker, stored so every relay and the admin API share it,
+// and each partner delivery has a seed-000 partner_events document
+// (direction OUT) recording every attempt.
+package outbox

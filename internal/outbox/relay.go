@@ -1,0 +1,376 @@
+package outbox
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/streamops/streamops/events"
+	"github.com/streamops/streamops/internal/backoff"
+	"github.com/streamops/streamops/internal/metrics"
+	"github.com/streamops/streamops/internal/store"
+)
+
+// Config wires a Relay.
+type Config struct {
+	// Store holds the outbox. Required.
+	Store *store.Store
+	// Kafka delivers entries whose target_provider is "kafka". Required.
+	Kafka KafkaDeliverer
+	// Partners are the partner endpoints by id (target_provider).
+	Partners map[string]Partner
+	// PartnerDeliverer sends partner deliveries.
+	PartnerDeliverer PartnerDeliverer
+	// BatchSize is how many entries one claim takes. Default 100: one claim
+	// and one settle per hundred entries.
+	BatchSize int
+	// Lease is how long a claim holds its entries; it must outlast a batch
+	// (PartnerConcurrency deliveries at a time, each up to the delivery
+	// timeout). Default 2 minutes.
+	Lease time.Duration
+	// SafetyMargin is how long before the invocation deadline the relay
+	// stops claiming, so a batch in flight can settle. Default 15 s (more
+	// than one delivery timeout).
+	SafetyMargin time.Duration
+	// PartnerConcurrency is how many deliveries to one partner run at once.
+	// Default 4: enough to drain a batch within its lease, few enough that
+	// a struggling partner sees few requests before its breaker opens.
+	PartnerConcurrency int
+	// Breaker tunes the per-partner circuit breaker.
+	Breaker BreakerConfig
+	// Backoff spaces Kafka retries. Default exponential from 5 s, factor 2,
+	// cap 15 min, full jitter.
+	Backoff backoff.Policy
+	// PartnerBackoff spaces partner retries. Default seed 000's gaps (5, 10,
+	// 20, 40 s), so resilienceAttemptCount shows the seed's pattern.
+	PartnerBackoff backoff.Policy
+	// Now is the clock. Default time.Now.
+	Now func() time.Time
+	// Logger receives progress and failures. Default slog.Default().
+	Logger *slog.Logger
+	// Metrics receives delivery counts and OldestPendingOutboxAgeSeconds.
+	Metrics *metrics.Recorder
+}
+
+func (c *Config) setDefaults() {
+	if c.BatchSize <= 0 {
+		c.BatchSize = 100
+	}
+	if c.Lease <= 0 {
+		c.Lease = 2 * time.Minute
+	}
+	if c.SafetyMargin <= 0 {
+		c.SafetyMargin = 15 * time.Second
+	}
+	if c.PartnerConcurrency <= 0 {
+		c.PartnerConcurrency = 4
+	}
+	c.Breaker.setDefaults()
+	if c.Backoff == nil {
+		c.Backoff = backoff.Exponential{Base: 5 * time.Second, Factor: 2, Max: 15 * time.Minute, Jitter: 1}
+	}
+	if c.PartnerBackoff == nil {
+		c.PartnerBackoff = backoff.PartnerGaps
+	}
+	if c.Now == nil {
+		c.Now = time.Now
+	}
+	if c.Logger == nil {
+		c.Logger = slog.Default()
+	}
+}
+
+// Validate reports the first missing field.
+func (c Config) Validate() error {
+	switch {
+	case c.Store == nil:
+		return errors.New("outbox: Config.Store is required")
+	case c.Kafka.Publisher == nil:
+		return errors.New("outbox: Config.Kafka.Publisher is required")
+	case len(c.Partners) > 0 && c.PartnerDeliverer.Secrets == nil:
+		return errors.New("outbox: Config.PartnerDeliverer.Secrets is required when partners are configured")
+	}
+	for id, p := range c.Partners {
+		if p.URL == "" {
+			return fmt.Errorf("outbox: partner %q has no url", id)
+		}
+	}
+	return nil
+}
+
+// Relay delivers the outbox. Safe to run concurrently with other relays:
+// claims are exclusive.
+type Relay struct{ cfg Config }
+
+// New returns a Relay.
+func New(cfg Config) (*Relay, error) {
+	cfg.setDefaults()
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	return &Relay{cfg: cfg}, nil
+}
+
+// Stats counts what a run did.
+type Stats struct {
+	Batches      int `json:"batches"`
+	Claimed      int `json:"claimed"`
+	Delivered    int `json:"delivered"`
+	Retried      int `json:"retried"`
+	DeadLettered int `json:"deadLettered"`
+	Deferred     int `json:"deferred"`
+	Reclaimed    int `json:"reclaimed"`
+}
+
+func (s *Stats) add(o Stats) {
+	s.Batches += o.Batches
+	s.Claimed += o.Claimed
+	s.Delivered += o.Delivered
+	s.Retried += o.Retried
+	s.DeadLettered += o.DeadLettered
+	s.Deferred += o.Deferred
+}
+
+// Run reclaims expired leases, then claims and delivers batches until
+// nothing is due or the context's deadline minus the safety margin is near,
+// and logs the counts.
+func (r *Relay) Run(ctx context.Context) (Stats, error) {
+	var total Stats
+	n, err := r.cfg.Store.ReclaimExpiredLeases(ctx, r.cfg.Now())
+	if err != nil {
+		return total, err
+	}
+	total.Reclaimed = n
+	for r.timeLeft(ctx) {
+		st, err := r.RunBatch(ctx)
+		total.add(st)
+		if err != nil {
+			r.report(ctx, total)
+			return total, err
+		}
+		if st.Claimed == 0 {
+			break
+		}
+		r.cfg.Logger.InfoContext(ctx, "outbox batch settled", "claimed", st.Claimed, "delivered", st.Delivered,
+			"retried", st.Retried, "deadLettered", st.DeadLettered, "deferred", st.Deferred)
+	}
+	r.report(ctx, total)
+	return total, nil
+}
+
+func (r *Relay) timeLeft(ctx context.Context) bool {
+	if ctx.Err() != nil {
+		return false
+	}
+	deadline, ok := ctx.Deadline()
+	return !ok || time.Until(deadline) > r.cfg.SafetyMargin
+}
+
+func (r *Relay) report(ctx context.Context, st Stats) {
+	r.cfg.Logger.InfoContext(ctx, "outbox relay run finished", "stats", st)
+	ms := []metrics.Metric{
+		{Name: "OutboxDelivered", Unit: metrics.Count, Value: float64(st.Delivered)},
+		{Name: "OutboxRetried", Unit: metrics.Count, Value: float64(st.Retried)},
+		{Name: "OutboxDeadLettered", Unit: metrics.Count, Value: float64(st.DeadLettered)},
+	}
+	if oldest, ok, err := r.cfg.Store.OldestPendingOutbox(ctx); err == nil {
+		age := 0.0
+		if ok {
+			age = r.cfg.Now().Sub(oldest).Seconds()
+		}
+		ms = append(ms, metrics.Metric{Name: "OldestPendingOutboxAgeSeconds", Unit: metrics.Seconds, Value: age})
+	}
+	r.cfg.Metrics.Record(ms...)
+}
+
+// outcome is how one claimed entry's attempt ended.
+type outcome struct {
+	entry     store.OutboxEntry
+	err       error     // nil: delivered
+	deferTill time.Time // set: not attempted, breaker open
+	attempted bool
+}
+
+// RunBatch claims one batch, delivers it and settles it.
+func (r *Relay) RunBatch(ctx context.Context) (Stats, error) {
+	now := r.cfg.Now()
+	claimed, err := r.cfg.Store.ClaimDue(ctx, now, r.cfg.Lease, r.cfg.BatchSize)
+	if err != nil || len(claimed) == 0 {
+		return Stats{}, err
+	}
+	st := Stats{Batches: 1, Claimed: len(claimed)}
+
+	var kafka []int
+	byPartner := map[string][]int{}
+	outcomes := make([]outcome, len(claimed))
+	for i, e := range claimed {
+		outcomes[i].entry = e
+		switch _, partner := r.cfg.Partners[e.TargetProvider]; {
+		case e.TargetProvider == TargetKafka:
+			kafka = append(kafka, i)
+		case partner:
+			byPartner[e.TargetProvider] = append(byPartner[e.TargetProvider], i)
+		default:
+			outcomes[i].err = &DeliveryError{Err: fmt.Errorf("%w %q", errNoTarget, e.TargetProvider)}
+		}
+	}
+
+	var brk *breakers
+	if len(byPartner) > 0 {
+		ids := make([]string, 0, len(byPartner))
+		for id := range byPartner {
+			ids = append(ids, id)
+		}
+		loaded, err := r.cfg.Store.PartnerEndpoints(ctx, ids...)
+		if err != nil {
+			return st, err
+		}
+		brk = newBreakers(r.cfg.Breaker, loaded)
+		if err := r.recordPartnerEvents(ctx, claimed, byPartner); err != nil {
+			return st, err
+		}
+	}
+
+	var wg sync.WaitGroup
+	if len(kafka) > 0 {
+		wg.Go(func() {
+			batch := make([]store.OutboxEntry, len(kafka))
+			for j, i := range kafka {
+				batch[j] = claimed[i]
+			}
+			for j, err := range r.cfg.Kafka.DeliverAll(ctx, batch) {
+				outcomes[kafka[j]].err, outcomes[kafka[j]].attempted = err, true
+			}
+		})
+	}
+	for id, idx := range byPartner {
+		wg.Go(func() { r.deliverToPartner(ctx, r.cfg.Partners[id], idx, outcomes, brk) })
+	}
+	wg.Wait()
+
+	settlements, attempts := r.settle(outcomes, &st)
+	if _, err := r.cfg.Store.SettleOutbox(ctx, settlements...); err != nil {
+		return st, err
+	}
+	if len(attempts) > 0 {
+		if _, err := r.cfg.Store.RecordPartnerAttempts(ctx, attempts...); err != nil {
+			return st, err
+		}
+	}
+	if brk != nil {
+		if err := r.cfg.Store.SavePartnerEndpoints(ctx, brk.dirty()...); err != nil {
+			return st, err
+		}
+	}
+	return st, nil
+}
+
+// deliverToPartner sends one partner's entries, a few at a time, asking the
+// breaker before each: once it opens, the rest of the batch is deferred.
+func (r *Relay) deliverToPartner(ctx context.Context, p Partner, idx []int, outcomes []outcome, brk *breakers) {
+	sem := make(chan struct{}, r.cfg.PartnerConcurrency)
+	var wg sync.WaitGroup
+	for _, i := range idx {
+		o := &outcomes[i]
+		if o.entry.Attempts > partnerMaxAttempts(o.entry) {
+			o.err = &DeliveryError{Err: errors.New("attempts exhausted")}
+			continue
+		}
+		sem <- struct{}{}
+		now := r.cfg.Now()
+		if ok, until := brk.allow(p.ID, now); !ok {
+			o.deferTill = until
+			<-sem
+			continue
+		}
+		wg.Go(func() {
+			defer func() { <-sem }()
+			o.err, o.attempted = r.cfg.PartnerDeliverer.Deliver(ctx, p, o.entry), true
+			brk.record(p.ID, o.err, r.cfg.Now())
+		})
+	}
+	wg.Wait()
+}
+
+// partnerMaxAttempts caps partner deliveries at seed 000's five attempts.
+func partnerMaxAttempts(e store.OutboxEntry) int { return min(e.MaxAttempts, store.MaxPartnerAttempts) }
+
+// settle turns outcomes into outbox settlements and partner attempt records.
+func (r *Relay) settle(outcomes []outcome, st *Stats) ([]store.Settlement, []store.PartnerAttempt) {
+	now := r.cfg.Now()
+	settlements := make([]store.Settlement, 0, len(outcomes))
+	var attempts []store.PartnerAttempt
+	for _, o := range outcomes {
+		e := o.entry
+		_, partner := r.cfg.Partners[e.TargetProvider]
+		s := store.Settlement{Entry: e}
+		policy, max := r.cfg.Backoff, e.MaxAttempts
+		if partner {
+			policy, max = r.cfg.PartnerBackoff, partnerMaxAttempts(e)
+		}
+		switch {
+		case !o.deferTill.IsZero():
+			s.Outcome, s.NextAttemptAt = store.Deferred, o.deferTill
+			st.Deferred++
+		case o.err == nil:
+			s.Outcome = store.Delivered
+			st.Delivered++
+		case IsRetryable(o.err) && e.Attempts < max:
+			s.Outcome, s.NextAttemptAt, s.Error = store.Retry, now.Add(policy.Delay(e.Attempts)), o.err.Error()
+			st.Retried++
+		default:
+			s.Outcome, s.Error = store.DeadLetter, o.err.Error()
+			st.DeadLettered++
+			r.cfg.Logger.Warn("outbox entry dead-lettered", "outboxId", e.OutboxID, "target", e.TargetProvider,
+				"attempts", e.Attempts, "error", o.err)
+		}
+		settlements = append(settlements, s)
+		if partner && o.attempted && e.Attempts >= 1 && e.Attempts <= store.MaxPartnerAttempts {
+			status := store.PartnerProcessing
+			switch s.Outcome {
+			case store.Delivered:
+				status = store.PartnerSuccess
+			case store.DeadLetter:
+				status = store.PartnerFailed
+			}
+			attempts = append(attempts, store.PartnerAttempt{ID: partnerEventID(e), N: e.Attempts, At: now, Status: status})
+		}
+	}
+	return settlements, attempts
+}
+
+// partnerEventID is the partner_events id of an outbox entry's delivery.
+func partnerEventID(e store.OutboxEntry) string {
+	return events.DeriveID("", e.OutboxID, "partner_event")
+}
+
+// recordPartnerEvents makes sure every partner delivery of the batch has its
+// seed-000 OUT document (one bulk insert; existing ones are duplicates).
+func (r *Relay) recordPartnerEvents(ctx context.Context, claimed []store.OutboxEntry, byPartner map[string][]int) error {
+	var evs []store.PartnerEvent
+	for id, idx := range byPartner {
+		p := r.cfg.Partners[id]
+		for _, i := range idx {
+			e := claimed[i]
+			entityID, eventType := e.AggregateID, e.EventType
+			if entityID == "" {
+				entityID = e.OutboxID
+			}
+			if eventType == "" {
+				eventType = "delivery"
+			}
+			evs = append(evs, store.PartnerEvent{
+				ID: partnerEventID(e), EventType: eventType, EventStatus: store.PartnerPending,
+				EventDirection: store.DirectionOut, CreatedBy: "outbox-relay", OutboxID: e.OutboxID,
+				EntityMetadata: store.PartnerEntityMetadata{PartnerID: p.ID, PartnerName: p.Name,
+					EntityID: entityID, EntityType: e.AggregateType},
+				EntityData: e.Payload,
+			})
+		}
+	}
+	_, err := r.cfg.Store.InsertPartnerEvents(ctx, evs...)
+	return err
+}

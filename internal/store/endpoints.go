@@ -1,0 +1,72 @@
+package store
+
+import (
+	"context"
+	"time"
+
+	"go.mongodb.org/mongo-driver/bson"
+	"go.mongodb.org/mongo-driver/mongo"
+	"go.mongodb.org/mongo-driver/mongo/options"
+)
+
+// CollPartnerEndpoints holds the circuit breaker state of each partner
+// endpoint, so every relay shares it and the admin API can show it.
+const CollPartnerEndpoints = "partner_endpoints"
+
+// Breaker states.
+const (
+	BreakerClosed   = "closed"
+	BreakerOpen     = "open"
+	BreakerHalfOpen = "half_open"
+)
+
+// PartnerEndpoint is the delivery health of one partner endpoint.
+type PartnerEndpoint struct {
+	PartnerID           string     `bson:"_id" json:"partnerId"`
+	State               string     `bson:"state" json:"state"`
+	ConsecutiveFailures int        `bson:"consecutive_failures" json:"consecutiveFailures"`
+	OpenedAt            *time.Time `bson:"opened_at,omitempty" json:"openedAt,omitempty"`
+	OpenUntil           *time.Time `bson:"open_until,omitempty" json:"openUntil,omitempty"`
+	LastError           string     `bson:"last_error,omitempty" json:"lastError,omitempty"`
+	LastSuccessAt       *time.Time `bson:"last_success_at,omitempty" json:"lastSuccessAt,omitempty"`
+	LastFailureAt       *time.Time `bson:"last_failure_at,omitempty" json:"lastFailureAt,omitempty"`
+	UpdatedAt           time.Time  `bson:"updated_at" json:"updatedAt"`
+}
+
+// PartnerEndpoints loads the stored state of the given partners in one
+// query; a partner never seen is absent from the map (closed).
+func (s *Store) PartnerEndpoints(ctx context.Context, partnerIDs ...string) (map[string]PartnerEndpoint, error) {
+	out := make(map[string]PartnerEndpoint, len(partnerIDs))
+	if len(partnerIDs) == 0 {
+		return out, nil
+	}
+	cur, err := s.partnerEndpoints.Find(ctx, bson.M{"_id": bson.M{"$in": partnerIDs}})
+	if err != nil {
+		return nil, normalise(err)
+	}
+	var list []PartnerEndpoint
+	if err := cur.All(ctx, &list); err != nil {
+		return nil, normalise(err)
+	}
+	for _, ep := range list {
+		out[ep.PartnerID] = ep
+	}
+	return out, nil
+}
+
+// SavePartnerEndpoints stores endpoint states with one bulk upsert.
+// Concurrent relays may race; the last write wins, which at worst delays
+// opening or closing a breaker by one batch.
+func (s *Store) SavePartnerEndpoints(ctx context.Context, eps ...PartnerEndpoint) error {
+	if len(eps) == 0 {
+		return nil
+	}
+	now := s.now()
+	models := make([]mongo.WriteModel, len(eps))
+	for i, ep := range eps {
+		ep.UpdatedAt = now
+		models[i] = mongo.NewReplaceOneModel().SetFilter(bson.M{"_id": ep.PartnerID}).SetReplacement(ep).SetUpsert(true)
+	}
+	_, err := s.partnerEndpoints.BulkWrite(ctx, models, options.BulkWrite().SetOrdered(false))
+	return normalise(err)
+}

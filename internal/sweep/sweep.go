@@ -1,0 +1,267 @@
+// Package sweep is the retry-sweeper: the safety net behind every inline
+// step of the delivery contract. Each run it publishes events that were
+// stored but never published, hands due task retries back to the task
+// processor, routes webhook events that failed or that a crash left
+// unrouted, and re-enqueues partner deliveries seed 000's retry query
+// selects. Every pass works in bounded batches until drained or the
+// invocation deadline nears, and is idempotent: a sweep that runs twice, or
+// overlaps a slow inline path, only produces duplicates that the unique
+// keys absorb.
+package sweep
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"time"
+
+	"github.com/streamops/streamops/events"
+	"github.com/streamops/streamops/internal/emit"
+	"github.com/streamops/streamops/internal/metrics"
+	"github.com/streamops/streamops/internal/store"
+)
+
+// Router routes a stored webhook event again (ingest.Service).
+type Router interface {
+	Route(ctx context.Context, ev store.WebhookEvent) error
+}
+
+// TaskRetrier re-emits up to limit tasks whose nextRetryAt is due at now,
+// each with its next retryCount, and returns how many it re-emitted.
+type TaskRetrier interface {
+	RetryDue(ctx context.Context, now time.Time, limit int) (int, error)
+}
+
+// Config wires a Sweeper.
+type Config struct {
+	// Store is swept. Required.
+	Store *store.Store
+	// Publisher publishes stored events. Required.
+	Publisher emit.Publisher
+	// Router routes webhook events. Required.
+	Router Router
+	// Tasks re-emits due task retries. Optional: without it that pass is
+	// skipped.
+	Tasks TaskRetrier
+	// PublishAfter is how long a stored event may stay unpublished before
+	// the sweeper publishes it: longer than the inline publish path takes.
+	// Default 30 s.
+	PublishAfter time.Duration
+	// ReceivedAfter is how long a webhook event may stay received (stored,
+	// not routed) before the sweeper routes it. Default 2 minutes.
+	ReceivedAfter time.Duration
+	// WebhookMaxRetries bounds how often a failed webhook event is routed
+	// again (its retry_count). Default 5.
+	WebhookMaxRetries int
+	// BatchSize bounds each pass's reads. Default 100.
+	BatchSize int
+	// SafetyMargin is how long before the deadline the sweeper stops.
+	// Default 10 s.
+	SafetyMargin time.Duration
+	// Now is the clock. Default time.Now.
+	Now func() time.Time
+	// Logger receives progress. Default slog.Default().
+	Logger *slog.Logger
+	// Metrics receives the counts. Default none.
+	Metrics *metrics.Recorder
+}
+
+func (c *Config) setDefaults() {
+	if c.PublishAfter <= 0 {
+		c.PublishAfter = 30 * time.Second
+	}
+	if c.ReceivedAfter <= 0 {
+		c.ReceivedAfter = 2 * time.Minute
+	}
+	if c.WebhookMaxRetries <= 0 {
+		c.WebhookMaxRetries = 5
+	}
+	if c.BatchSize <= 0 {
+		c.BatchSize = 100
+	}
+	if c.SafetyMargin <= 0 {
+		c.SafetyMargin = 10 * time.Second
+	}
+	if c.Now == nil {
+		c.Now = time.Now
+	}
+	if c.Logger == nil {
+		c.Logger = slog.Default()
+	}
+}
+
+// Validate reports the first missing field.
+func (c Config) Validate() error {
+	switch {
+	case c.Store == nil:
+		return errors.New("sweep: Config.Store is required")
+	case c.Publisher == nil:
+		return errors.New("sweep: Config.Publisher is required")
+	case c.Router == nil:
+		return errors.New("sweep: Config.Router is required")
+	}
+	return nil
+}
+
+// Sweeper runs the sweeps.
+type Sweeper struct{ cfg Config }
+
+// New returns a Sweeper.
+func New(cfg Config) (*Sweeper, error) {
+	cfg.setDefaults()
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	return &Sweeper{cfg: cfg}, nil
+}
+
+// Stats counts what a run did.
+type Stats struct {
+	Published       int `json:"published"`
+	PublishFailed   int `json:"publishFailed"`
+	TasksRetried    int `json:"tasksRetried"`
+	WebhooksRouted  int `json:"webhooksRouted"`
+	WebhooksFailed  int `json:"webhooksFailed"`
+	PartnerRequeued int `json:"partnerRequeued"`
+}
+
+// Run runs every pass once and logs the counts. A pass that fails does not
+// stop the others; the first error is returned so the invocation shows as
+// failed.
+func (s *Sweeper) Run(ctx context.Context) (Stats, error) {
+	var st Stats
+	errs := []error{
+		s.publishPending(ctx, &st),
+		s.retryTasks(ctx, &st),
+		s.routeWebhooks(ctx, &st),
+		s.requeuePartnerEvents(ctx, &st),
+	}
+	s.cfg.Logger.InfoContext(ctx, "retry-sweeper run finished", "stats", st)
+	s.cfg.Metrics.Record(
+		metrics.Metric{Name: "SweeperPublished", Unit: metrics.Count, Value: float64(st.Published)},
+		metrics.Metric{Name: "SweeperTasksRetried", Unit: metrics.Count, Value: float64(st.TasksRetried)},
+		metrics.Metric{Name: "SweeperWebhooksRouted", Unit: metrics.Count, Value: float64(st.WebhooksRouted)},
+		metrics.Metric{Name: "SweeperPartnerRequeued", Unit: metrics.Count, Value: float64(st.PartnerRequeued)},
+	)
+	return st, errors.Join(errs...)
+}
+
+func (s *Sweeper) timeLeft(ctx context.Context) bool {
+	if ctx.Err() != nil {
+		return false
+	}
+	deadline, ok := ctx.Deadline()
+	return !ok || time.Until(deadline) > s.cfg.SafetyMargin
+}
+
+type failedEvents interface{ EventIDs() []string }
+
+// publishPending publishes events stored over PublishAfter ago and still
+// unpublished, oldest first, a batch per flush. A batch that cannot be
+// published ends the pass: the broker is likely down, the next run retries.
+func (s *Sweeper) publishPending(ctx context.Context, st *Stats) error {
+	for s.timeLeft(ctx) {
+		docs, err := s.cfg.Store.UnpublishedEvents(ctx, s.cfg.Now().Add(-s.cfg.PublishAfter), s.cfg.BatchSize)
+		if err != nil || len(docs) == 0 {
+			return err
+		}
+		envs := make([]events.Envelope, 0, len(docs))
+		for _, d := range docs {
+			env, err := d.Envelope()
+			if err != nil {
+				return err
+			}
+			envs = append(envs, env)
+		}
+		err = s.cfg.Publisher.Publish(ctx, envs...)
+		failed := map[string]bool{}
+		var partial failedEvents
+		if errors.As(err, &partial) {
+			for _, id := range partial.EventIDs() {
+				failed[id] = true
+			}
+		} else if err != nil {
+			st.PublishFailed += len(envs)
+			return err
+		}
+		var published []string
+		for _, env := range envs {
+			if !failed[env.EventID] {
+				published = append(published, env.EventID)
+			}
+		}
+		if err := s.cfg.Store.MarkPublished(ctx, published...); err != nil {
+			return err
+		}
+		st.Published += len(published)
+		st.PublishFailed += len(failed)
+		s.cfg.Logger.InfoContext(ctx, "published events the inline path left", "count", len(published), "failed", len(failed))
+		if len(failed) > 0 {
+			return err
+		}
+	}
+	return nil
+}
+
+func (s *Sweeper) retryTasks(ctx context.Context, st *Stats) error {
+	if s.cfg.Tasks == nil {
+		return nil
+	}
+	for s.timeLeft(ctx) {
+		n, err := s.cfg.Tasks.RetryDue(ctx, s.cfg.Now(), s.cfg.BatchSize)
+		st.TasksRetried += n
+		if err != nil || n == 0 {
+			return err
+		}
+	}
+	return nil
+}
+
+// routeWebhooks routes failed webhook events (below the retry limit) and
+// received ones a crash left behind. Each event is tried once per run.
+func (s *Sweeper) routeWebhooks(ctx context.Context, st *Stats) error {
+	seen := map[string]bool{}
+	for s.timeLeft(ctx) {
+		evs, err := s.cfg.Store.WebhookEventsToRoute(ctx, s.cfg.Now().Add(-s.cfg.ReceivedAfter), s.cfg.WebhookMaxRetries, s.cfg.BatchSize)
+		if err != nil {
+			return err
+		}
+		progressed := false
+		for _, ev := range evs {
+			if seen[ev.EventID] {
+				continue
+			}
+			seen[ev.EventID], progressed = true, true
+			if err := s.cfg.Router.Route(ctx, ev); err != nil {
+				st.WebhooksFailed++
+				s.cfg.Logger.WarnContext(ctx, "webhook event still not routable", "webhookEventId", ev.EventID,
+					"retryCount", ev.RetryCount, "error", err)
+				continue
+			}
+			st.WebhooksRouted++
+		}
+		if !progressed {
+			return nil
+		}
+	}
+	return nil
+}
+
+// requeuePartnerEvents runs seed 000's "failed events for retry" query and
+// makes the outbox entries of those OUT deliveries due again. The attempt
+// cap (resilienceAttemptCount.5) ends the cycle.
+func (s *Sweeper) requeuePartnerEvents(ctx context.Context, st *Stats) error {
+	evs, err := s.cfg.Store.FailedPartnerEventsForRetry(ctx, 10*s.cfg.BatchSize)
+	if err != nil {
+		return err
+	}
+	var ids []string
+	for _, ev := range evs {
+		if ev.EventDirection == store.DirectionOut && ev.OutboxID != "" {
+			ids = append(ids, ev.OutboxID)
+		}
+	}
+	n, err := s.cfg.Store.RequeueOutbox(ctx, s.cfg.Now(), ids...)
+	st.PartnerRequeued += n
+	return err
+}
