@@ -1,69 +1,143 @@
 package httpapi
 
 import (
+	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
 
+	"github.com/streamops/streamops/internal/history"
 	"github.com/streamops/streamops/internal/store"
 	"github.com/streamops/streamops/internal/submit"
 )
 
-// maxAPIBody caps a submission body.
+// maxAPIBody caps a request body.
 const maxAPIBody = 1 << 20
 
-// API serves the /api routes of the submissions: POST and GET of workflows
-// and tasks.
-func API(svc *submit.Service, st *store.Store, log *slog.Logger) http.Handler {
-	if log == nil {
-		log = slog.Default()
+// WebhookRouter routes a stored webhook event again (ingest.Service).
+type WebhookRouter interface {
+	Route(ctx context.Context, ev store.WebhookEvent) error
+}
+
+// APIConfig wires the /api routes.
+type APIConfig struct {
+	Submit   *submit.Service
+	Store    *store.Store
+	Replayer *history.Replayer
+	Exporter *history.Exporter
+	// Router retries webhook events (POST /api/webhook-events/{id}/retry).
+	Router WebhookRouter
+	// Auth identifies callers; every route but /api/openapi.json needs one.
+	Auth   Authenticator
+	Logger *slog.Logger
+}
+
+// API serves everything under /api: submissions, the event history and
+// the operations routes, behind bearer-token auth.
+func API(cfg APIConfig) http.Handler {
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
 	}
+	a := &api{cfg: cfg, log: cfg.Logger}
 	mux := http.NewServeMux()
-	mux.HandleFunc("POST /api/workflows", func(w http.ResponseWriter, r *http.Request) {
-		var req submit.WorkflowRequest
-		if err := decodeBody(w, r, &req); err != nil {
-			writeError(w, r, log, err)
-			return
-		}
-		receipt, err := svc.SubmitWorkflow(r.Context(), req, r.Header.Get("Idempotency-Key"))
-		if err != nil {
-			writeError(w, r, log, err)
-			return
-		}
-		writeJSON(w, http.StatusCreated, receipt)
-	})
-	mux.HandleFunc("GET /api/workflows/{id}", func(w http.ResponseWriter, r *http.Request) {
-		wf, err := st.GetWorkflow(r.Context(), r.PathValue("id"))
-		if err != nil {
-			writeError(w, r, log, fmt.Errorf("workflow %q: %w", r.PathValue("id"), err))
-			return
-		}
-		writeJSON(w, http.StatusOK, workflowView(wf))
-	})
-	mux.HandleFunc("POST /api/tasks", func(w http.ResponseWriter, r *http.Request) {
-		var req submit.TaskRequest
-		if err := decodeBody(w, r, &req); err != nil {
-			writeError(w, r, log, err)
-			return
-		}
-		receipt, err := svc.SubmitTask(r.Context(), req, r.Header.Get("Idempotency-Key"))
-		if err != nil {
-			writeError(w, r, log, err)
-			return
-		}
-		writeJSON(w, http.StatusCreated, receipt)
-	})
-	mux.HandleFunc("GET /api/tasks/{id}", func(w http.ResponseWriter, r *http.Request) {
-		task, err := st.GetTask(r.Context(), r.PathValue("id"))
-		if err != nil {
-			writeError(w, r, log, fmt.Errorf("task %q: %w", r.PathValue("id"), err))
-			return
-		}
-		writeJSON(w, http.StatusOK, task)
-	})
+	mux.HandleFunc("GET /api/openapi.json", a.openAPI)
+	admin, any := a.authorized(true), a.authorized(false)
+	mux.Handle("POST /api/workflows", admin(a.submitWorkflow))
+	mux.Handle("GET /api/workflows/{id}", admin(a.getWorkflow))
+	mux.Handle("POST /api/tasks", admin(a.submitTask))
+	mux.Handle("GET /api/tasks/{id}", admin(a.getTask))
+	mux.Handle("GET /api/events", any(a.browseEvents))
+	mux.Handle("GET /api/events/search", any(a.searchEvents))
+	mux.Handle("GET /api/events/export", any(a.exportEvents))
+	mux.Handle("POST /api/replays", admin(a.createReplay))
+	mux.Handle("GET /api/replays/{id}", admin(a.getReplay))
+	mux.Handle("GET /api/webhook-events", admin(a.listWebhookEvents))
+	mux.Handle("POST /api/webhook-events/{id}/retry", admin(a.retryWebhookEvent))
+	mux.Handle("GET /api/partners/{partnerId}/events", any(a.partnerEvents))
+	mux.Handle("GET /api/partners/{partnerId}/endpoint", any(a.partnerEndpoint))
+	mux.Handle("GET /api/stats", admin(a.stats))
+	a.deadLetterRoutes(mux, admin)
 	return withNotFound(mux)
+}
+
+type api struct {
+	cfg APIConfig
+	log *slog.Logger
+}
+
+type principalKey struct{}
+
+// handlerFunc is a route that knows its caller.
+type handlerFunc func(w http.ResponseWriter, r *http.Request, p Principal)
+
+// authorized wraps routes: 401 without a known token, 403 for a partner
+// token on an admin-only route. The token itself is never logged.
+func (a *api) authorized(adminOnly bool) func(handlerFunc) http.Handler {
+	return func(h handlerFunc) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			p, ok := Principal{}, false
+			if a.cfg.Auth != nil {
+				p, ok = a.cfg.Auth.Authenticate(r)
+			}
+			switch {
+			case !ok:
+				writeError(w, r, a.log, ErrUnauthenticated)
+			case adminOnly && !p.Admin:
+				writeError(w, r, a.log, fmt.Errorf("%w: partner tokens may read only /api/events and /api/partners/%s/…", ErrForbidden, p.PartnerID))
+			default:
+				h(w, r, p)
+			}
+		})
+	}
+}
+
+func (a *api) submitWorkflow(w http.ResponseWriter, r *http.Request, _ Principal) {
+	var req submit.WorkflowRequest
+	if err := decodeBody(w, r, &req); err != nil {
+		writeError(w, r, a.log, err)
+		return
+	}
+	receipt, err := a.cfg.Submit.SubmitWorkflow(r.Context(), req, r.Header.Get("Idempotency-Key"))
+	if err != nil {
+		writeError(w, r, a.log, err)
+		return
+	}
+	writeJSON(w, http.StatusCreated, receipt)
+}
+
+func (a *api) getWorkflow(w http.ResponseWriter, r *http.Request, _ Principal) {
+	wf, err := a.cfg.Store.GetWorkflow(r.Context(), r.PathValue("id"))
+	if err != nil {
+		writeError(w, r, a.log, fmt.Errorf("workflow %q: %w", r.PathValue("id"), err))
+		return
+	}
+	writeJSON(w, http.StatusOK, workflowView(wf))
+}
+
+func (a *api) submitTask(w http.ResponseWriter, r *http.Request, _ Principal) {
+	var req submit.TaskRequest
+	if err := decodeBody(w, r, &req); err != nil {
+		writeError(w, r, a.log, err)
+		return
+	}
+	receipt, err := a.cfg.Submit.SubmitTask(r.Context(), req, r.Header.Get("Idempotency-Key"))
+	if err != nil {
+		writeError(w, r, a.log, err)
+		return
+	}
+	writeJSON(w, http.StatusCreated, receipt)
+}
+
+func (a *api) getTask(w http.ResponseWriter, r *http.Request, _ Principal) {
+	task, err := a.cfg.Store.GetTask(r.Context(), r.PathValue("id"))
+	if err != nil {
+		writeError(w, r, a.log, fmt.Errorf("task %q: %w", r.PathValue("id"), err))
+		return
+	}
+	writeJSON(w, http.StatusOK, task)
 }
 
 // decodeBody reads a JSON request body strictly: unknown fields and
@@ -72,7 +146,8 @@ func decodeBody(w http.ResponseWriter, r *http.Request, v any) error {
 	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, maxAPIBody))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
-		if _, ok := err.(*http.MaxBytesError); ok {
+		var maxBytes *http.MaxBytesError
+		if errors.As(err, &maxBytes) {
 			return err
 		}
 		return fmt.Errorf("%w: %v", errBadJSON, err)

@@ -28,11 +28,19 @@ func newAPIStack(t testing.TB) *apiStack {
 	env := stacktest.New(t, stacktest.Options{})
 	svc, err := submit.New(env.Store, env.Emitter, nil, env.Logger)
 	require.NoError(t, err)
-	return &apiStack{Env: env, handler: httpapi.API(svc, env.Store, env.Logger)}
+	return &apiStack{Env: env, handler: apiHandler(env, svc)}
+}
+
+const adminToken = "admin-test-token"
+
+func apiHandler(env *stacktest.Env, svc *submit.Service) http.Handler {
+	return httpapi.API(httpapi.APIConfig{Submit: svc, Store: env.Store, Logger: env.Logger,
+		Auth: httpapi.TokenAuth{AdminToken: adminToken, PartnerTokens: map[string]string{"acme-token": "acme", "beta-token": "beta"}}})
 }
 
 func (s *apiStack) call(t testing.TB, method, path, body string, headers ...string) response {
 	r := httptest.NewRequest(method, path, strings.NewReader(body))
+	r.Header.Set("Authorization", "Bearer "+adminToken)
 	for i := 0; i+1 < len(headers); i += 2 {
 		r.Header.Set(headers[i], headers[i+1])
 	}
@@ -148,7 +156,7 @@ func TestBrokerDownStillAcceptsAndLosesNothing(t *testing.T) {
 	sub, err := submit.New(env.Store, env.Emitter, nil, env.Logger)
 	require.NoError(t, err)
 	hooks := &webhookStack{Env: env, providers: reg, handler: httpapi.Webhooks(ing, env.Logger)}
-	api := &apiStack{Env: env, handler: httpapi.API(sub, env.Store, env.Logger)}
+	api := &apiStack{Env: env, handler: apiHandler(env, sub)}
 	env.StopBroker()
 
 	hook := hooks.do(t, hooks.signed(t, "stripe", fixture(t, "stripe-invoice-finalized.json"), "whsec_stripe_test", webhook.SignOptions{}))

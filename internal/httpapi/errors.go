@@ -34,7 +34,14 @@ var errBadJSON = errors.New("request body is not valid JSON")
 func classify(err error) (status int, code string) {
 	var maxBytes *http.MaxBytesError
 	var verr *submit.ValidationError
+	var param *paramError
 	switch {
+	case errors.Is(err, ErrUnauthenticated):
+		return http.StatusUnauthorized, "unauthenticated"
+	case errors.Is(err, ErrForbidden):
+		return http.StatusForbidden, "forbidden"
+	case errors.As(err, &param), errors.Is(err, store.ErrBadCursor):
+		return http.StatusBadRequest, "invalid_parameter"
 	case errors.Is(err, ingest.ErrUnknownProvider):
 		return http.StatusNotFound, "unknown_provider"
 	case errors.Is(err, store.ErrNotFound):
@@ -67,8 +74,11 @@ func writeError(w http.ResponseWriter, r *http.Request, log *slog.Logger, err er
 	status, code := classify(err)
 	body := ErrorBody{Error: ErrorDetail{Code: code, Message: err.Error()}}
 	var verr *submit.ValidationError
+	var param *paramError
 	if errors.As(err, &verr) {
 		body.Error.Field = verr.Field
+	} else if errors.As(err, &param) {
+		body.Error.Field = param.Param
 	}
 	if status >= 500 {
 		log.ErrorContext(r.Context(), "request failed", "method", r.Method, "path", r.URL.Path, "status", status, "error", err)

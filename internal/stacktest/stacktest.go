@@ -68,6 +68,16 @@ func New(tb testing.TB, opts Options) *Env {
 	return e
 }
 
+// CreateTopic creates a topic of 3 partitions (replay targets, say).
+func (e *Env) CreateTopic(tb testing.TB, topic string) {
+	tb.Helper()
+	cl, err := kgo.NewClient(kgo.SeedBrokers(e.Brokers...))
+	require.NoError(tb, err)
+	defer cl.Close()
+	_, err = kadm.NewClient(cl).CreateTopic(context.Background(), 3, 1, nil, topic)
+	require.NoError(tb, err)
+}
+
 // StopBroker shuts the broker down: publishes fail from now on.
 func (e *Env) StopBroker() { e.Cluster.Close() }
 

@@ -1,0 +1,7 @@
+// Package history serves the event history beyond browsing: replays (seed
+// 001 ReplayConfig / ReplaySessionState / ReplayError) that re-publish
+// stored events in their original order, and exports that stream matching
+// events as NDJSON or CSV, spilling to an object store (S3, or a file
+// locally) when the result outgrows a Lambda response. Both select events
+// with store.ReplayFilter, the one filter browse uses too.
+package history

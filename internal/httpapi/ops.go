@@ -1,0 +1,397 @@
+package httpapi
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/streamops/streamops/events"
+	"github.com/streamops/streamops/internal/history"
+	"github.com/streamops/streamops/internal/store"
+)
+
+// Page sizes of the list routes.
+const (
+	DefaultLimit = 100
+	MaxLimit     = 1000
+)
+
+// paramError is a bad query parameter (400, naming it).
+type paramError struct {
+	Param, Reason string
+}
+
+func (e *paramError) Error() string { return fmt.Sprintf("query parameter %s: %s", e.Param, e.Reason) }
+
+// list reads a comma-separated or repeated parameter.
+func list(q url.Values, name string) []string {
+	var out []string
+	for _, v := range q[name] {
+		for part := range strings.SplitSeq(v, ",") {
+			if part = strings.TrimSpace(part); part != "" {
+				out = append(out, part)
+			}
+		}
+	}
+	return out
+}
+
+func timeParam(q url.Values, name string) (*time.Time, error) {
+	v := q.Get(name)
+	if v == "" {
+		return nil, nil
+	}
+	t, err := time.Parse(time.RFC3339Nano, v)
+	if err != nil {
+		return nil, &paramError{name, fmt.Sprintf("%q is not an RFC 3339 time such as 2026-01-04T01:09:27.123Z", v)}
+	}
+	return &t, nil
+}
+
+// replayFilter reads seed 001's ReplayFilter from query parameters.
+func replayFilter(q url.Values) (store.ReplayFilter, error) {
+	f := store.ReplayFilter{
+		EventIDs: list(q, "event_ids"), ExecutionID: q.Get("execution_id"), AggregateID: q.Get("aggregate_id"),
+		EventTypes: list(q, "event_types"), ExcludeEventTypes: list(q, "exclude_event_types"),
+		UserID: q.Get("user_id"), ServiceName: q.Get("service_name"),
+	}
+	var err error
+	if f.StartTime, err = timeParam(q, "start_time"); err != nil {
+		return f, err
+	}
+	if f.EndTime, err = timeParam(q, "end_time"); err != nil {
+		return f, err
+	}
+	for _, t := range append(append([]string{}, f.EventTypes...), f.ExcludeEventTypes...) {
+		if !events.Type(t).Known() {
+			return f, &paramError{"event_types", fmt.Sprintf("unknown event type %q", t)}
+		}
+	}
+	return f, nil
+}
+
+func limitParam(q url.Values) (int, error) {
+	v := q.Get("limit")
+	if v == "" {
+		return DefaultLimit, nil
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 1 || n > MaxLimit {
+		return 0, &paramError{"limit", fmt.Sprintf("must be a whole number from 1 to %d, got %q", MaxLimit, v)}
+	}
+	return n, nil
+}
+
+// scope narrows a filter to what the principal may read: a partner sees
+// the executions its own webhook deliveries started.
+func (a *api) scope(r *http.Request, p Principal, f store.ReplayFilter) (store.ReplayFilter, error) {
+	if p.Admin {
+		return f, nil
+	}
+	ids, err := a.cfg.Store.WebhookEventIDsOf(r.Context(), p.PartnerID)
+	if err != nil {
+		return f, err
+	}
+	f.ExecutionIDs = append([]string{}, ids...)
+	return f, nil
+}
+
+// eventPage is the answer of the event listing routes.
+type eventPage struct {
+	Events     []events.Envelope `json:"events"`
+	NextCursor string            `json:"nextCursor,omitempty"`
+}
+
+func toEnvelopes(docs []store.EventDocument) ([]events.Envelope, error) {
+	out := make([]events.Envelope, 0, len(docs))
+	for _, d := range docs {
+		env, err := d.Envelope()
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, env)
+	}
+	return out, nil
+}
+
+func (a *api) browseEvents(w http.ResponseWriter, r *http.Request, p Principal) {
+	q := r.URL.Query()
+	f, err := replayFilter(q)
+	if err == nil {
+		f, err = a.scope(r, p, f)
+	}
+	limit, lerr := limitParam(q)
+	var after *store.Cursor
+	if c := q.Get("cursor"); c != "" && err == nil {
+		cur, cerr := store.DecodeCursor(c)
+		after, err = &cur, cerr
+	}
+	if err = errors.Join(err, lerr); err != nil {
+		writeError(w, r, a.log, err)
+		return
+	}
+	docs, next, err := a.cfg.Store.FindEvents(r.Context(), f, after, limit)
+	if err != nil {
+		writeError(w, r, a.log, err)
+		return
+	}
+	envs, err := toEnvelopes(docs)
+	if err != nil {
+		writeError(w, r, a.log, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, eventPage{Events: envs, NextCursor: next})
+}
+
+func (a *api) searchEvents(w http.ResponseWriter, r *http.Request, p Principal) {
+	q := r.URL.Query()
+	text := strings.TrimSpace(q.Get("q"))
+	limit, err := limitParam(q)
+	if err == nil && text == "" {
+		err = &paramError{"q", "is required: the words to search event_type, service, user and execution id for"}
+	}
+	if err != nil {
+		writeError(w, r, a.log, err)
+		return
+	}
+	docs, err := a.cfg.Store.SearchEvents(r.Context(), text, limit)
+	if err == nil && !p.Admin {
+		var allowed store.ReplayFilter
+		if allowed, err = a.scope(r, p, store.ReplayFilter{}); err == nil {
+			docs = keepExecutions(docs, allowed.ExecutionIDs)
+		}
+	}
+	var envs []events.Envelope
+	if err == nil {
+		envs, err = toEnvelopes(docs)
+	}
+	if err != nil {
+		writeError(w, r, a.log, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, eventPage{Events: envs})
+}
+
+func keepExecutions(docs []store.EventDocument, ids []string) []store.EventDocument {
+	ok := make(map[string]bool, len(ids))
+	for _, id := range ids {
+		ok[id] = true
+	}
+	out := docs[:0]
+	for _, d := range docs {
+		if ok[d.ExecutionID] {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+func (a *api) exportEvents(w http.ResponseWriter, r *http.Request, p Principal) {
+	q := r.URL.Query()
+	format := q.Get("format")
+	if format == "" {
+		format = history.NDJSON
+	}
+	f, err := replayFilter(q)
+	if err == nil && format != history.NDJSON && format != history.CSV {
+		err = &paramError{"format", fmt.Sprintf("must be ndjson or csv, got %q", format)}
+	}
+	if err == nil {
+		f, err = a.scope(r, p, f)
+	}
+	if err != nil {
+		writeError(w, r, a.log, err)
+		return
+	}
+	res, err := a.cfg.Exporter.Export(r.Context(), f, format)
+	if err != nil {
+		writeError(w, r, a.log, err)
+		return
+	}
+	if res.URL != "" {
+		writeJSON(w, http.StatusOK, map[string]any{"url": res.URL, "format": res.Format, "events": res.Events, "bytes": res.Bytes})
+		return
+	}
+	ct := "application/x-ndjson"
+	if format == history.CSV {
+		ct = "text/csv"
+	}
+	w.Header().Set("Content-Type", ct)
+	w.Header().Set("X-Event-Count", strconv.Itoa(res.Events))
+	w.WriteHeader(http.StatusOK)
+	_, _ = w.Write(res.Inline)
+}
+
+// replayRequest is the body of POST /api/replays.
+type replayRequest struct {
+	Filter      store.ReplayFilter `json:"filter"`
+	DryRun      bool               `json:"dryRun"`
+	TargetTopic string             `json:"targetTopic,omitempty"`
+}
+
+func (a *api) createReplay(w http.ResponseWriter, r *http.Request, _ Principal) {
+	var req replayRequest
+	if err := decodeBody(w, r, &req); err != nil {
+		writeError(w, r, a.log, err)
+		return
+	}
+	if req.Filter.IsEmpty() && len(req.Filter.ExcludeEventTypes) == 0 && !req.DryRun {
+		writeError(w, r, a.log, &paramError{"filter", "is empty: a replay of every event must be asked for with at least one filter field"})
+		return
+	}
+	if req.DryRun {
+		n, sample, err := a.cfg.Replayer.Preview(r.Context(), req.Filter)
+		if err != nil {
+			writeError(w, r, a.log, err)
+			return
+		}
+		writeJSON(w, http.StatusOK, map[string]any{"dryRun": true, "count": n, "sample": sample})
+		return
+	}
+	rs, err := a.cfg.Replayer.Replay(r.Context(), store.ReplayConfig{Filter: req.Filter, TargetTopic: req.TargetTopic})
+	if err != nil {
+		writeError(w, r, a.log, err)
+		return
+	}
+	writeJSON(w, http.StatusCreated, rs)
+}
+
+func (a *api) getReplay(w http.ResponseWriter, r *http.Request, _ Principal) {
+	rs, err := a.cfg.Store.GetReplaySession(r.Context(), r.PathValue("id"))
+	if err != nil {
+		writeError(w, r, a.log, fmt.Errorf("replay %q: %w", r.PathValue("id"), err))
+		return
+	}
+	writeJSON(w, http.StatusOK, rs)
+}
+
+func (a *api) listWebhookEvents(w http.ResponseWriter, r *http.Request, _ Principal) {
+	q := r.URL.Query()
+	f := store.WebhookEventFilter{Provider: q.Get("provider"), Status: q.Get("status")}
+	var err, e2, e3 error
+	f.From, err = timeParam(q, "from")
+	f.To, e2 = timeParam(q, "to")
+	limit, e3 := limitParam(q)
+	var after *store.Cursor
+	if c := q.Get("cursor"); c != "" {
+		cur, cerr := store.DecodeCursor(c)
+		after, err = &cur, errors.Join(err, cerr)
+	}
+	if err = errors.Join(err, e2, e3); err != nil {
+		writeError(w, r, a.log, err)
+		return
+	}
+	evs, next, err := a.cfg.Store.FindWebhookEvents(r.Context(), f, after, limit)
+	if err != nil {
+		writeError(w, r, a.log, err)
+		return
+	}
+	if evs == nil {
+		evs = []store.WebhookEvent{}
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"webhookEvents": evs, "nextCursor": next})
+}
+
+func (a *api) retryWebhookEvent(w http.ResponseWriter, r *http.Request, _ Principal) {
+	ev, err := a.cfg.Store.GetWebhookEvent(r.Context(), r.PathValue("id"))
+	if err == nil {
+		err = a.cfg.Router.Route(r.Context(), ev)
+	}
+	if err == nil {
+		ev, err = a.cfg.Store.GetWebhookEvent(r.Context(), ev.EventID)
+	}
+	if err != nil {
+		writeError(w, r, a.log, fmt.Errorf("webhook event %q: %w", r.PathValue("id"), err))
+		return
+	}
+	writeJSON(w, http.StatusAccepted, ev)
+}
+
+// ownPartner refuses a partner token asking for another partner.
+func ownPartner(p Principal, partnerID string) error {
+	if p.Admin || p.PartnerID == partnerID {
+		return nil
+	}
+	return fmt.Errorf("%w: a token of partner %q cannot read partner %q", ErrForbidden, p.PartnerID, partnerID)
+}
+
+func (a *api) partnerEvents(w http.ResponseWriter, r *http.Request, p Principal) {
+	id := r.PathValue("partnerId")
+	if err := ownPartner(p, id); err != nil {
+		writeError(w, r, a.log, err)
+		return
+	}
+	evs, err := a.cfg.Store.PartnerHistory(r.Context(), id)
+	if err != nil {
+		writeError(w, r, a.log, err)
+		return
+	}
+	if evs == nil {
+		evs = []store.PartnerEvent{}
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"partnerId": id, "events": evs})
+}
+
+func (a *api) partnerEndpoint(w http.ResponseWriter, r *http.Request, p Principal) {
+	id := r.PathValue("partnerId")
+	if err := ownPartner(p, id); err != nil {
+		writeError(w, r, a.log, err)
+		return
+	}
+	eps, err := a.cfg.Store.PartnerEndpoints(r.Context(), id)
+	if err != nil {
+		writeError(w, r, a.log, err)
+		return
+	}
+	ep, ok := eps[id]
+	if !ok {
+		ep = store.PartnerEndpoint{PartnerID: id, State: store.BreakerClosed}
+	}
+	writeJSON(w, http.StatusOK, ep)
+}
+
+// statsSources are the counts GET /api/stats reports: collection, the field
+// counted by, and the time field the window applies to.
+var statsSources = []struct{ collection, field, timeField string }{
+	{store.CollEvents, "event_type", "timestamp"},
+	{store.CollWebhookEvents, "status", "received_at"},
+	{store.CollOutbox, "status", "created_at"},
+	{store.CollWorkflows, "status", "createdAt"},
+	{store.CollTasks, "status", "createdAt"},
+	{store.CollPartnerEvents, "event_status", "expire_at"},
+}
+
+func (a *api) stats(w http.ResponseWriter, r *http.Request, _ Principal) {
+	var since time.Time
+	window := r.URL.Query().Get("window")
+	if window != "" {
+		d, err := time.ParseDuration(window)
+		if err != nil || d <= 0 {
+			writeError(w, r, a.log, &paramError{"window", fmt.Sprintf("must be a positive duration such as 15m, 1h or 24h, got %q", window)})
+			return
+		}
+		since = time.Now().Add(-d)
+	}
+	out := map[string]map[string]map[string]int64{}
+	for _, src := range statsSources {
+		ts := src.timeField
+		if src.collection == store.CollPartnerEvents {
+			ts = "" // created is a string of epoch ms: the window does not apply
+		}
+		counts, err := a.cfg.Store.CountBy(r.Context(), src.collection, src.field, ts, since)
+		if err != nil {
+			writeError(w, r, a.log, err)
+			return
+		}
+		out[src.collection] = map[string]map[string]int64{src.field: counts}
+	}
+	resp := map[string]any{"collections": out}
+	if window != "" {
+		resp["window"], resp["since"] = window, since.UTC().Format(time.RFC3339)
+	}
+	writeJSON(w, http.StatusOK, resp)
+}

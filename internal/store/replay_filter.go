@@ -1,0 +1,150 @@
+package store
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"go.mongodb.org/mongo-driver/bson"
+	"go.mongodb.org/mongo-driver/mongo/options"
+)
+
+// ReplayFilter is seed 001's ReplayFilter: one way to select events used by
+// browse, replay preview, replay and export alike. JSON field names are the
+// seed's.
+type ReplayFilter struct {
+	EventIDs          []string   `json:"event_ids,omitempty"`
+	ExecutionID       string     `json:"execution_id,omitempty"`
+	AggregateID       string     `json:"aggregate_id,omitempty"`
+	EventTypes        []string   `json:"event_types,omitempty"`
+	ExcludeEventTypes []string   `json:"exclude_event_types,omitempty"`
+	StartTime         *time.Time `json:"start_time,omitempty"`
+	EndTime           *time.Time `json:"end_time,omitempty"`
+	UserID            string     `json:"user_id,omitempty"`
+	ServiceName       string     `json:"service_name,omitempty"`
+	// ExecutionIDs restricts results to these executions. Not in seed 001:
+	// the API sets it to scope a partner's token to its own events; it is
+	// never read from a request.
+	ExecutionIDs []string `json:"-"`
+}
+
+// IsEmpty is seed 001's is_empty: true when no selecting field is set
+// (exclude_event_types alone selects everything else, so it does not count).
+func (f ReplayFilter) IsEmpty() bool {
+	return len(f.EventIDs) == 0 && f.ExecutionID == "" && f.AggregateID == "" && len(f.EventTypes) == 0 &&
+		f.StartTime == nil && f.EndTime == nil && f.UserID == "" && f.ServiceName == ""
+}
+
+// ToQuery is seed 001's to_mongo_query, field for field: the single place a
+// filter becomes a MongoDB query.
+func (f ReplayFilter) ToQuery() bson.M {
+	q := bson.M{}
+	if len(f.EventIDs) > 0 {
+		q["event_id"] = bson.M{"$in": f.EventIDs}
+	}
+	if f.ExecutionID != "" {
+		q["execution_id"] = f.ExecutionID
+	}
+	if f.AggregateID != "" {
+		q["aggregate_id"] = f.AggregateID
+	}
+	if len(f.EventTypes) > 0 {
+		q["event_type"] = bson.M{"$in": f.EventTypes}
+	}
+	if len(f.ExcludeEventTypes) > 0 {
+		if et, ok := q["event_type"].(bson.M); ok {
+			et["$nin"] = f.ExcludeEventTypes
+		} else {
+			q["event_type"] = bson.M{"$nin": f.ExcludeEventTypes}
+		}
+	}
+	if f.StartTime != nil || f.EndTime != nil {
+		tq := bson.M{}
+		if f.StartTime != nil {
+			tq["$gte"] = bsonTime(*f.StartTime)
+		}
+		if f.EndTime != nil {
+			tq["$lte"] = bsonTime(*f.EndTime)
+		}
+		q["timestamp"] = tq
+	}
+	if f.UserID != "" {
+		q["metadata.user_id"] = f.UserID
+	}
+	if f.ServiceName != "" {
+		q["metadata.service_name"] = f.ServiceName
+	}
+	if f.ExecutionIDs != nil {
+		if f.ExecutionID != "" {
+			q["$and"] = bson.A{bson.M{"execution_id": bson.M{"$in": f.ExecutionIDs}}}
+		} else {
+			q["execution_id"] = bson.M{"$in": f.ExecutionIDs}
+		}
+	}
+	return q
+}
+
+// Cursor is a position in the (timestamp, event_id) order of events. Its
+// encoded form is opaque to clients; because it names a position, not an
+// offset, it stays valid while events are inserted.
+type Cursor struct {
+	Timestamp time.Time `json:"t"`
+	EventID   string    `json:"id"`
+}
+
+// ErrBadCursor is returned for a cursor the API did not issue.
+var ErrBadCursor = errors.New("store: invalid cursor")
+
+// Encode renders the cursor for a client.
+func (c Cursor) Encode() string {
+	b, _ := json.Marshal(c)
+	return base64.RawURLEncoding.EncodeToString(b)
+}
+
+// DecodeCursor parses a cursor from Encode.
+func DecodeCursor(s string) (Cursor, error) {
+	var c Cursor
+	b, err := base64.RawURLEncoding.DecodeString(s)
+	if err != nil || json.Unmarshal(b, &c) != nil || c.EventID == "" {
+		return Cursor{}, fmt.Errorf("%w: %q", ErrBadCursor, s)
+	}
+	return c, nil
+}
+
+// eventOrder is the order of browse, export and replay: oldest first, ties
+// by event_id, so a cursor is a total position.
+var eventOrder = bson.D{{Key: "timestamp", Value: 1}, {Key: "event_id", Value: 1}}
+
+// FindEvents returns up to limit events matching f after the cursor (nil:
+// from the start), in (timestamp, event_id) order, and the cursor of the
+// next page ("" when this was the last).
+func (s *Store) FindEvents(ctx context.Context, f ReplayFilter, after *Cursor, limit int) ([]EventDocument, string, error) {
+	q := f.ToQuery()
+	if after != nil {
+		page := bson.M{"$or": bson.A{
+			bson.M{"timestamp": bson.M{"$gt": bsonTime(after.Timestamp)}},
+			bson.M{"timestamp": bsonTime(after.Timestamp), "event_id": bson.M{"$gt": after.EventID}},
+		}}
+		q = bson.M{"$and": bson.A{q, page}}
+	}
+	docs, err := s.findEvents(ctx, q, options.Find().SetSort(eventOrder).SetLimit(int64(limit+1)))
+	if err != nil {
+		return nil, "", err
+	}
+	next := ""
+	if len(docs) > limit {
+		docs = docs[:limit]
+		last := docs[limit-1]
+		next = Cursor{Timestamp: last.Timestamp, EventID: last.EventID}.Encode()
+	}
+	return docs, next, nil
+}
+
+// CountEvents counts the events matching f.
+func (s *Store) CountEvents(ctx context.Context, f ReplayFilter) (int64, error) {
+	n, err := s.events.CountDocuments(ctx, f.ToQuery())
+	return n, normalise(err)
+}
