@@ -31,9 +31,9 @@ import (
 // users and two partners' executions.
 type historyStack struct {
 	*stacktest.Env
-	handler  http.Handler
-	events   []events.Envelope // in (timestamp, eventId) order
-	exportTo string
+	handler   http.Handler
+	events    []events.Envelope // in (timestamp, eventId) order
+	exportTo  string
 	byPartner map[string][]string // partner -> execution ids
 }
 
@@ -163,7 +163,9 @@ func TestEventHistoryOverTenThousandEvents(t *testing.T) {
 			{"aggregate_id", url.Values{"aggregate_id": {h.events[17].AggregateID()}},
 				func(_ int, e events.Envelope) bool { return e.AggregateID() == h.events[17].AggregateID() }},
 			{"event_types", url.Values{"event_types": {"task.failed,workflow.created"}},
-				func(_ int, e events.Envelope) bool { return e.EventType == events.TaskFailed || e.EventType == events.WorkflowCreated }},
+				func(_ int, e events.Envelope) bool {
+					return e.EventType == events.TaskFailed || e.EventType == events.WorkflowCreated
+				}},
 			{"exclude_event_types", url.Values{"exclude_event_types": {"task.failed"}},
 				func(_ int, e events.Envelope) bool { return e.EventType != events.TaskFailed }},
 			{"exclusion with inclusion", url.Values{"event_types": {"task.failed,task.completed"}, "exclude_event_types": {"task.completed"}},
@@ -304,7 +306,9 @@ func TestEventHistoryOverTenThousandEvents(t *testing.T) {
 
 	t.Run("PartnerTokensSeeOnlyTheirOwnEvents", func(t *testing.T) {
 		acme := h.browseAll(t, "acme-token", url.Values{}, nil)
-		want := h.want(func(_ int, e events.Envelope) bool { return slices.Contains(h.byPartner["acme"], e.Metadata.CorrelationID) })
+		want := h.want(func(_ int, e events.Envelope) bool {
+			return slices.Contains(h.byPartner["acme"], e.Metadata.CorrelationID)
+		})
 		require.NotEmpty(t, want)
 		assert.Equal(t, want, acme)
 		beta := h.browseAll(t, "beta-token", url.Values{"execution_id": {h.byPartner["acme"][0]}}, nil)
