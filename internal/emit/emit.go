@@ -97,6 +97,26 @@ type Result struct {
 // failedEvents is implemented by bus.PublishError.
 type failedEvents interface{ EventIDs() []string }
 
+// Unpublished returns which of envs a Publish error left unpublished: the
+// ones a partial failure names (an error with EventIDs(), as
+// bus.PublishError), all of them for any other error, none for nil.
+func Unpublished(err error, envs []events.Envelope) map[string]bool {
+	failed := map[string]bool{}
+	var partial failedEvents
+	switch {
+	case err == nil:
+	case errors.As(err, &partial):
+		for _, id := range partial.EventIDs() {
+			failed[id] = true
+		}
+	default:
+		for _, env := range envs {
+			failed[env.EventID] = true
+		}
+	}
+	return failed
+}
+
 // Emit stores envs, then publishes the newly stored ones that have a topic.
 // The error is non-nil only when storing failed; then nothing was published.
 func (e *Emitter) Emit(ctx context.Context, envs ...events.Envelope) (Result, error) {
@@ -141,19 +161,7 @@ func (e *Emitter) publish(ctx context.Context, envs []events.Envelope) (publishe
 	latency := time.Since(start)
 	e.cfg.Metrics.Record(metrics.Metric{Name: "PublishLatency", Unit: metrics.Milliseconds, Value: float64(latency.Microseconds()) / 1000})
 
-	failed := map[string]bool{}
-	var partial failedEvents
-	switch {
-	case err == nil:
-	case errors.As(err, &partial):
-		for _, id := range partial.EventIDs() {
-			failed[id] = true
-		}
-	default:
-		for _, env := range envs {
-			failed[env.EventID] = true
-		}
-	}
+	failed := Unpublished(err, envs)
 	for _, env := range envs {
 		if failed[env.EventID] {
 			unpublished = append(unpublished, env.EventID)

@@ -10,6 +10,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/streamops/streamops/events"
+	"github.com/streamops/streamops/internal/emit"
 	"github.com/streamops/streamops/internal/store"
 )
 
@@ -163,16 +164,13 @@ func truncate(s string, n int) string {
 	return s[:n] + "…"
 }
 
-type failedEvents interface{ EventIDs() []string }
-
 func failedIDs(err error, envs []events.Envelope) []string {
-	var partial failedEvents
-	if errors.As(err, &partial) {
-		return partial.EventIDs()
-	}
-	ids := make([]string, len(envs))
-	for i, e := range envs {
-		ids[i] = e.EventID
+	var ids []string
+	failed := emit.Unpublished(err, envs)
+	for _, e := range envs {
+		if failed[e.EventID] {
+			ids = append(ids, e.EventID)
+		}
 	}
 	return ids
 }

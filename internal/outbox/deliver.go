@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -25,8 +24,6 @@ const TargetKafka = "kafka"
 type KafkaDeliverer struct {
 	Publisher emit.Publisher
 }
-
-type failedEvents interface{ EventIDs() []string }
 
 // DeliverAll publishes the envelopes and returns one error (or nil) per entry.
 func (k KafkaDeliverer) DeliverAll(ctx context.Context, entries []store.OutboxEntry) []error {
@@ -49,15 +46,9 @@ func (k KafkaDeliverer) DeliverAll(ctx context.Context, entries []store.OutboxEn
 	if err == nil {
 		return errs
 	}
-	var partial failedEvents
-	failed := map[string]bool{}
-	if errors.As(err, &partial) {
-		for _, id := range partial.EventIDs() {
-			failed[id] = true
-		}
-	}
+	failed := emit.Unpublished(err, envs)
 	for _, env := range envs {
-		if len(failed) == 0 || failed[env.EventID] {
+		if failed[env.EventID] {
 			for _, i := range idx[env.EventID] {
 				errs[i] = &DeliveryError{Retryable: true, Err: err}
 			}

@@ -154,8 +154,6 @@ func (s *Sweeper) timeLeft(ctx context.Context) bool {
 	return !ok || time.Until(deadline) > s.cfg.SafetyMargin
 }
 
-type failedEvents interface{ EventIDs() []string }
-
 // publishPending publishes events stored over PublishAfter ago and still
 // unpublished, oldest first, a batch per flush. A batch that cannot be
 // published ends the pass: the broker is likely down, the next run retries.
@@ -174,13 +172,8 @@ func (s *Sweeper) publishPending(ctx context.Context, st *Stats) error {
 			envs = append(envs, env)
 		}
 		err = s.cfg.Publisher.Publish(ctx, envs...)
-		failed := map[string]bool{}
-		var partial failedEvents
-		if errors.As(err, &partial) {
-			for _, id := range partial.EventIDs() {
-				failed[id] = true
-			}
-		} else if err != nil {
+		failed := emit.Unpublished(err, envs)
+		if len(failed) == len(envs) && err != nil {
 			st.PublishFailed += len(envs)
 			return err
 		}

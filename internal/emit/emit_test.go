@@ -1,0 +1,75 @@
+package emit_test
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/streamops/streamops/events"
+	"github.com/streamops/streamops/internal/emit"
+	"github.com/streamops/streamops/internal/stacktest"
+)
+
+func created(t *testing.T) events.Envelope {
+	env, err := events.NewEvent(events.TaskCreatedPayload{TaskID: events.NewTaskID(), Type: events.TaskDataExport,
+		Data: []byte(`{"format":"csv"}`), MaxRetries: 3, CreatedAt: events.Now()}, nil)
+	require.NoError(t, err)
+	return env
+}
+
+func TestEmitStoresThenPublishesOnlyNewEvents(t *testing.T) {
+	env := stacktest.New(t, stacktest.Options{})
+	ctx := context.Background()
+	a, b := created(t), created(t)
+	res, err := env.Emitter.Emit(ctx, a, b)
+	require.NoError(t, err)
+	assert.ElementsMatch(t, []string{a.EventID, b.EventID}, res.Published)
+
+	c := created(t)
+	res, err = env.Emitter.Emit(ctx, a, c)
+	require.NoError(t, err)
+	assert.Equal(t, []string{a.EventID}, res.Duplicates)
+	assert.Equal(t, []string{c.EventID}, res.Published, "a duplicate is not published again")
+	assert.Len(t, env.Records(t, events.TopicTasks), 3)
+	pending, err := env.Store.UnpublishedEvents(ctx, time.Now().Add(time.Hour), 10)
+	require.NoError(t, err)
+	assert.Empty(t, pending)
+}
+
+func TestEmitWithTheBrokerDownStoresAndLeavesEventsForTheSweeper(t *testing.T) {
+	env := stacktest.New(t, stacktest.Options{PublishTimeout: 300 * time.Millisecond})
+	env.StopBroker()
+	e := created(t)
+	res, err := env.Emitter.Emit(context.Background(), e)
+	require.NoError(t, err, "a publish failure is not an Emit failure")
+	assert.Equal(t, []string{e.EventID}, res.Unpublished)
+	pending, err := env.Store.UnpublishedEvents(context.Background(), time.Now().Add(time.Hour), 10)
+	require.NoError(t, err)
+	require.Len(t, pending, 1)
+	assert.Equal(t, e.EventID, pending[0].EventID)
+}
+
+type partialErr []string
+
+func (p partialErr) Error() string      { return "partial" }
+func (p partialErr) EventIDs() []string { return p }
+
+func TestUnpublishedNamesWhatAPublishErrorLeft(t *testing.T) {
+	envs := []events.Envelope{{EventID: "a"}, {EventID: "b"}}
+	tests := []struct {
+		name string
+		err  error
+		want map[string]bool
+	}{
+		{"nil", nil, map[string]bool{}},
+		{"partial", errors.Join(errors.New("ctx"), partialErr{"b"}), map[string]bool{"b": true}},
+		{"total", errors.New("broker down"), map[string]bool{"a": true, "b": true}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) { assert.Equal(t, tc.want, emit.Unpublished(tc.err, envs)) })
+	}
+}
