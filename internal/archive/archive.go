@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/streamops/streamops/internal/deadline"
 	"github.com/streamops/streamops/internal/metrics"
 	"github.com/streamops/streamops/internal/store"
 )
@@ -71,7 +72,7 @@ func (a *Archiver) Run(ctx context.Context) (int, error) {
 		a.cfg.Metrics.Record(metrics.Metric{Name: "EventsArchived", Unit: metrics.Count, Value: float64(total)})
 	}()
 	for ctx.Err() == nil {
-		if deadline, ok := ctx.Deadline(); ok && time.Until(deadline) <= a.cfg.SafetyMargin {
+		if !deadline.Left(ctx, a.cfg.SafetyMargin) {
 			a.cfg.Logger.WarnContext(ctx, "archiver stopping before the deadline; the next run continues", "archived", total)
 			break
 		}

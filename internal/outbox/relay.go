@@ -10,6 +10,7 @@ import (
 
 	"github.com/streamops/streamops/events"
 	"github.com/streamops/streamops/internal/backoff"
+	"github.com/streamops/streamops/internal/deadline"
 	"github.com/streamops/streamops/internal/metrics"
 	"github.com/streamops/streamops/internal/store"
 )
@@ -144,7 +145,7 @@ func (r *Relay) Run(ctx context.Context) (Stats, error) {
 		return total, err
 	}
 	total.Reclaimed = n
-	for r.timeLeft(ctx) {
+	for deadline.Left(ctx, r.cfg.SafetyMargin) {
 		st, err := r.RunBatch(ctx)
 		total.add(st)
 		if err != nil {
@@ -159,14 +160,6 @@ func (r *Relay) Run(ctx context.Context) (Stats, error) {
 	}
 	r.report(ctx, total)
 	return total, nil
-}
-
-func (r *Relay) timeLeft(ctx context.Context) bool {
-	if ctx.Err() != nil {
-		return false
-	}
-	deadline, ok := ctx.Deadline()
-	return !ok || time.Until(deadline) > r.cfg.SafetyMargin
 }
 
 func (r *Relay) report(ctx context.Context, st Stats) {

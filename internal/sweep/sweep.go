@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/streamops/streamops/events"
+	"github.com/streamops/streamops/internal/deadline"
 	"github.com/streamops/streamops/internal/emit"
 	"github.com/streamops/streamops/internal/metrics"
 	"github.com/streamops/streamops/internal/store"
@@ -146,19 +147,11 @@ func (s *Sweeper) Run(ctx context.Context) (Stats, error) {
 	return st, errors.Join(errs...)
 }
 
-func (s *Sweeper) timeLeft(ctx context.Context) bool {
-	if ctx.Err() != nil {
-		return false
-	}
-	deadline, ok := ctx.Deadline()
-	return !ok || time.Until(deadline) > s.cfg.SafetyMargin
-}
-
 // publishPending publishes events stored over PublishAfter ago and still
 // unpublished, oldest first, a batch per flush. A batch that cannot be
 // published ends the pass: the broker is likely down, the next run retries.
 func (s *Sweeper) publishPending(ctx context.Context, st *Stats) error {
-	for s.timeLeft(ctx) {
+	for deadline.Left(ctx, s.cfg.SafetyMargin) {
 		docs, err := s.cfg.Store.UnpublishedEvents(ctx, s.cfg.Now().Add(-s.cfg.PublishAfter), s.cfg.BatchSize)
 		if err != nil || len(docs) == 0 {
 			return err
@@ -200,7 +193,7 @@ func (s *Sweeper) retryTasks(ctx context.Context, st *Stats) error {
 	if s.cfg.Tasks == nil {
 		return nil
 	}
-	for s.timeLeft(ctx) {
+	for deadline.Left(ctx, s.cfg.SafetyMargin) {
 		n, err := s.cfg.Tasks.RetryDue(ctx, s.cfg.Now(), s.cfg.BatchSize)
 		st.TasksRetried += n
 		if err != nil || n == 0 {
@@ -214,7 +207,7 @@ func (s *Sweeper) retryTasks(ctx context.Context, st *Stats) error {
 // received ones a crash left behind. Each event is tried once per run.
 func (s *Sweeper) routeWebhooks(ctx context.Context, st *Stats) error {
 	seen := map[string]bool{}
-	for s.timeLeft(ctx) {
+	for deadline.Left(ctx, s.cfg.SafetyMargin) {
 		evs, err := s.cfg.Store.WebhookEventsToRoute(ctx, s.cfg.Now().Add(-s.cfg.ReceivedAfter), s.cfg.WebhookMaxRetries, s.cfg.BatchSize)
 		if err != nil {
 			return err

@@ -1,0 +1,19 @@
+// Package deadline answers the one question every scheduled function asks
+// before taking more work: is there time left before the invocation's
+// deadline, keeping a safety margin to finish what is in flight?
+package deadline
+
+import (
+	"context"
+	"time"
+)
+
+// Left reports whether ctx is live and, if it has a deadline, more than
+// margin remains before it.
+func Left(ctx context.Context, margin time.Duration) bool {
+	if ctx.Err() != nil {
+		return false
+	}
+	d, ok := ctx.Deadline()
+	return !ok || time.Until(d) > margin
+}
