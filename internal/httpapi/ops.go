@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -20,12 +21,13 @@ const (
 	MaxLimit     = 1000
 )
 
-// paramError is a bad query parameter (400, naming it).
+// paramError is a bad request parameter, from the query or the body (400,
+// naming it).
 type paramError struct {
 	Param, Reason string
 }
 
-func (e *paramError) Error() string { return fmt.Sprintf("query parameter %s: %s", e.Param, e.Reason) }
+func (e *paramError) Error() string { return fmt.Sprintf("%s: %s", e.Param, e.Reason) }
 
 // list reads a comma-separated or repeated parameter.
 func list(q url.Values, name string) []string {
@@ -66,12 +68,27 @@ func replayFilter(q url.Values) (store.ReplayFilter, error) {
 	if f.EndTime, err = timeParam(q, "end_time"); err != nil {
 		return f, err
 	}
-	for _, t := range append(append([]string{}, f.EventTypes...), f.ExcludeEventTypes...) {
-		if !events.Type(t).Known() {
-			return f, &paramError{"event_types", fmt.Sprintf("unknown event type %q", t)}
+	return f, checkFilter(f, "")
+}
+
+// checkFilter rejects a filter that can only be a mistake: unknown event
+// types, or a time range that ends before it starts. prefix names where the
+// fields came from ("filter." for a body).
+func checkFilter(f store.ReplayFilter, prefix string) error {
+	for _, list := range []struct {
+		name  string
+		types []string
+	}{{"event_types", f.EventTypes}, {"exclude_event_types", f.ExcludeEventTypes}} {
+		for _, t := range list.types {
+			if !events.Type(t).Known() {
+				return &paramError{prefix + list.name, fmt.Sprintf("unknown event type %q", t)}
+			}
 		}
 	}
-	return f, nil
+	if f.StartTime != nil && f.EndTime != nil && f.EndTime.Before(*f.StartTime) {
+		return &paramError{prefix + "end_time", "is before start_time"}
+	}
+	return nil
 }
 
 func limitParam(q url.Values) (int, error) {
@@ -158,12 +175,10 @@ func (a *api) searchEvents(w http.ResponseWriter, r *http.Request, p Principal) 
 		writeError(w, r, a.log, err)
 		return
 	}
-	docs, err := a.cfg.Store.SearchEvents(r.Context(), text, limit)
-	if err == nil && !p.Admin {
-		var allowed store.ReplayFilter
-		if allowed, err = a.scope(r, p, store.ReplayFilter{}); err == nil {
-			docs = keepExecutions(docs, allowed.ExecutionIDs)
-		}
+	allowed, err := a.scope(r, p, store.ReplayFilter{})
+	var docs []store.EventDocument
+	if err == nil {
+		docs, err = a.cfg.Store.SearchEvents(r.Context(), text, allowed.ExecutionIDs, limit)
 	}
 	var envs []events.Envelope
 	if err == nil {
@@ -174,20 +189,6 @@ func (a *api) searchEvents(w http.ResponseWriter, r *http.Request, p Principal) 
 		return
 	}
 	writeJSON(w, http.StatusOK, eventPage{Events: envs})
-}
-
-func keepExecutions(docs []store.EventDocument, ids []string) []store.EventDocument {
-	ok := make(map[string]bool, len(ids))
-	for _, id := range ids {
-		ok[id] = true
-	}
-	out := docs[:0]
-	for _, d := range docs {
-		if ok[d.ExecutionID] {
-			out = append(out, d)
-		}
-	}
-	return out
 }
 
 func (a *api) exportEvents(w http.ResponseWriter, r *http.Request, p Principal) {
@@ -239,8 +240,12 @@ func (a *api) createReplay(w http.ResponseWriter, r *http.Request, _ Principal) 
 		writeError(w, r, a.log, err)
 		return
 	}
-	if req.Filter.IsEmpty() && len(req.Filter.ExcludeEventTypes) == 0 && !req.DryRun {
-		writeError(w, r, a.log, &paramError{"filter", "is empty: a replay of every event must be asked for with at least one filter field"})
+	err := checkFilter(req.Filter, "filter.")
+	if err == nil && req.Filter.IsEmpty() && len(req.Filter.ExcludeEventTypes) == 0 && !req.DryRun {
+		err = &paramError{"filter", "is empty: a replay of every event must be asked for with at least one filter field"}
+	}
+	if err != nil {
+		writeError(w, r, a.log, err)
 		return
 	}
 	if req.DryRun {
@@ -273,7 +278,11 @@ func (a *api) listWebhookEvents(w http.ResponseWriter, r *http.Request, _ Princi
 	q := r.URL.Query()
 	f := store.WebhookEventFilter{Provider: q.Get("provider"), Status: q.Get("status")}
 	var err, e2, e3 error
-	f.From, err = timeParam(q, "from")
+	if f.Status != "" && !slices.Contains(store.WebhookStatuses, f.Status) {
+		err = &paramError{"status", fmt.Sprintf("must be one of %s, got %q", strings.Join(store.WebhookStatuses, ", "), f.Status)}
+	}
+	f.From, e2 = timeParam(q, "from")
+	err = errors.Join(err, e2)
 	f.To, e2 = timeParam(q, "to")
 	limit, e3 := limitParam(q)
 	var after *store.Cursor
@@ -293,7 +302,10 @@ func (a *api) listWebhookEvents(w http.ResponseWriter, r *http.Request, _ Princi
 	if evs == nil {
 		evs = []store.WebhookEvent{}
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"webhookEvents": evs, "nextCursor": next})
+	writeJSON(w, http.StatusOK, struct {
+		WebhookEvents []store.WebhookEvent `json:"webhookEvents"`
+		NextCursor    string               `json:"nextCursor,omitempty"`
+	}{evs, next})
 }
 
 func (a *api) retryWebhookEvent(w http.ResponseWriter, r *http.Request, _ Principal) {

@@ -30,7 +30,7 @@ type PartnerEndpoint struct {
 	LastError           string     `bson:"last_error,omitempty" json:"lastError,omitempty"`
 	LastSuccessAt       *time.Time `bson:"last_success_at,omitempty" json:"lastSuccessAt,omitempty"`
 	LastFailureAt       *time.Time `bson:"last_failure_at,omitempty" json:"lastFailureAt,omitempty"`
-	UpdatedAt           time.Time  `bson:"updated_at" json:"updatedAt"`
+	UpdatedAt           time.Time  `bson:"updated_at" json:"updatedAt,omitzero"`
 }
 
 // PartnerEndpoints loads the stored state of the given partners in one

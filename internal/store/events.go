@@ -233,17 +233,24 @@ func (s *Store) findEvents(ctx context.Context, filter any, opts *options.FindOp
 // collection newest first and keeps documents in which any of those fields
 // contains any word of q, case-insensitively; results are the same for
 // whole-word queries, without MongoDB's stemming and relevance ranking.
-func (s *Store) SearchEvents(ctx context.Context, q string, limit int) ([]EventDocument, error) {
+//
+// within, when not nil, restricts the search to those executions
+// (execution_id) before the limit applies.
+func (s *Store) SearchEvents(ctx context.Context, q string, within []string, limit int) ([]EventDocument, error) {
 	words := strings.Fields(strings.ToLower(q))
 	if len(words) == 0 {
 		return nil, nil
 	}
 	newest := bson.D{{Key: "timestamp", Value: -1}, {Key: "event_id", Value: -1}}
-	if s.engine == EngineMongoDB {
-		return s.findEvents(ctx, bson.M{"$text": bson.M{"$search": q}},
-			options.Find().SetSort(newest).SetLimit(int64(limit)))
+	scope := bson.M{}
+	if within != nil {
+		scope["execution_id"] = bson.M{"$in": within}
 	}
-	cur, err := s.events.Find(ctx, bson.M{}, options.Find().SetSort(newest))
+	if s.engine == EngineMongoDB {
+		scope["$text"] = bson.M{"$search": q}
+		return s.findEvents(ctx, scope, options.Find().SetSort(newest).SetLimit(int64(limit)))
+	}
+	cur, err := s.events.Find(ctx, scope, options.Find().SetSort(newest))
 	if err != nil {
 		return nil, normalise(err)
 	}

@@ -20,6 +20,9 @@ const (
 	WebhookSkipped    = "skipped"
 )
 
+// WebhookStatuses lists every webhook event status.
+var WebhookStatuses = []string{WebhookReceived, WebhookProcessing, WebhookCompleted, WebhookFailed, WebhookSkipped}
+
 // WebhookEvent is a webhook_events row of seed 004 as a document. _id is
 // event_id, derived from (provider, provider_event_id) by WebhookEventID.
 type WebhookEvent struct {

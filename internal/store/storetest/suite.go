@@ -641,17 +641,24 @@ func testSearch(t *testing.T, open Opener, _ Features) {
 	_, err := s.InsertEvents(ctx(t), []events.Envelope{wf, task})
 	require.NoError(t, err)
 
-	got, err := s.SearchEvents(ctx(t), "event-processor", 10)
+	got, err := s.SearchEvents(ctx(t), "event-processor", nil, 10)
 	require.NoError(t, err)
 	require.Len(t, got, 1)
 	assert.Equal(t, task.EventID, got[0].EventID)
 
-	got, err = s.SearchEvents(ctx(t), "user-7", 10)
+	got, err = s.SearchEvents(ctx(t), "user-7", nil, 10)
 	require.NoError(t, err)
 	require.Len(t, got, 1)
 	assert.Equal(t, wf.EventID, got[0].EventID)
 
-	got, err = s.SearchEvents(ctx(t), "nothing-like-this", 10)
+	got, err = s.SearchEvents(ctx(t), "user-7", []string{"corr-other"}, 10)
+	require.NoError(t, err)
+	assert.Empty(t, got, "outside the allowed executions")
+	got, err = s.SearchEvents(ctx(t), "user-7", []string{"corr-1"}, 10)
+	require.NoError(t, err)
+	assert.Len(t, got, 1)
+
+	got, err = s.SearchEvents(ctx(t), "nothing-like-this", nil, 10)
 	require.NoError(t, err)
 	assert.Empty(t, got)
 }
