@@ -10,7 +10,7 @@ BENCHTIME ?= 10x
 LAMBDA_ENV   := GOOS=linux GOARCH=arm64 CGO_ENABLED=0
 LAMBDA_FLAGS := -tags lambda.norpc -trimpath -ldflags='-s -w'
 
-.PHONY: help build test unit race lint bench run clean
+.PHONY: help build test unit race lint bench run clean synth deploy bootstrap infra-test infra-clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-8s %s\n", $$1, $$2}'
@@ -24,7 +24,7 @@ $(BUILD_DIR)/%.zip: FORCE
 
 FORCE:
 
-test: lint unit race build ## everything CI runs: lint, all tests, the race run, the Lambda build
+test: lint unit race build infra-test ## everything CI runs: lint, all tests, the race run, the Lambda build, the template tests
 
 # The embedded engine copies a collection on every write, which makes the
 # large-volume tests allocation-bound: a lazier GC saves a fifth of their time.
@@ -47,3 +47,38 @@ run: ## the local stack (arrives with the local-stack issue)
 
 clean: ## remove build output
 	rm -rf $(BUILD_DIR)
+
+# --- Infrastructure: the CDK app in infra/ (a Go module of its own) ----------
+# The CDK CLI is pinned in infra/package.json and infra/package-lock.json
+# (aws-cdk 2.1148.1) and installed there by npm ci, never globally.
+CDK := infra/node_modules/.bin/cdk
+# CDK_ARGS passes context and flags to cdk, e.g.
+#   make deploy CDK_ARGS='-c mskClusterArn=arn:aws:kafka:… -c vpcId=vpc-…'
+CDK_ARGS ?=
+# jsii (the Go CDK's bridge to Node) prints a banner on Node versions past
+# their end of life (Debian's 18, NodeSource's 20); the tests and synth
+# run the same either way.
+JSII_ENV := JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION=18,20
+# No notices, telemetry or version check over the network; no EC2 metadata
+# probe for credentials that synth does not need.
+CDK_ENV := $(JSII_ENV) CDK_DISABLE_CLI_TELEMETRY=true CDK_DISABLE_VERSION_CHECK=true
+
+$(CDK): infra/package.json infra/package-lock.json
+	npm ci --prefix infra --no-audit --no-fund --loglevel=error
+	@touch $@
+
+synth: build $(CDK) ## cdk synth into cdk.out/, offline (cdk.json placeholders unless CDK_ARGS overrides)
+	$(CDK_ENV) AWS_EC2_METADATA_DISABLED=true AWS_REGION=$${AWS_REGION:-us-east-1} \
+		$(CDK) synth --no-notices --quiet $(CDK_ARGS)
+
+deploy: build $(CDK) ## cdk deploy with your AWS credentials; real context in CDK_ARGS (README: Deploy)
+	$(CDK_ENV) $(CDK) deploy --no-notices -c requireRealContext=true $(CDK_ARGS)
+
+bootstrap: $(CDK) ## cdk bootstrap, once per account and region, before the first deploy
+	$(CDK_ENV) $(CDK) bootstrap --no-notices $(CDK_ARGS)
+
+infra-test: ## go vet + the template tests of the CDK app (cd infra && go test ./...)
+	cd infra && $(GO) vet ./... && $(JSII_ENV) $(GO) test -count=1 ./...
+
+infra-clean: ## remove cdk.out/ and the installed CDK CLI
+	rm -rf cdk.out infra/node_modules

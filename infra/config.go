@@ -1,0 +1,432 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"net/mail"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/aws/aws-cdk-go/awscdk/v2/awslogs"
+	"github.com/aws/constructs-go/constructs/v10"
+	"github.com/aws/jsii-runtime-go"
+)
+
+// Context keys. cdk.json carries a value for every required key so that
+// `make synth` works offline; the values there are placeholders (they
+// contain "placeholder") and `make deploy` refuses them. Override with
+// `-c key=value` or in cdk.context.json. Lists accept a JSON array (in
+// cdk.json) or a comma-separated string (on the command line).
+const (
+	ctxAssetDir           = "assetDir"
+	ctxMSKClusterArn      = "mskClusterArn"
+	ctxKafkaBrokers       = "kafkaBrokers"
+	ctxVpcID              = "vpcId"
+	ctxSubnetIDs          = "subnetIds"
+	ctxSecurityGroupID    = "securityGroupId"
+	ctxJWTIssuer          = "jwtIssuer"
+	ctxJWTAudience        = "jwtAudience"
+	ctxAlarmTopicArn      = "alarmTopicArn"
+	ctxMongoURISecretName = "mongoUriSecretName"
+	ctxMongoURIVersionID  = "mongoUriSecretVersionId"
+	ctxMongoDatabase      = "mongoDatabase"
+	ctxWebhookProviders   = "webhookProviders"
+	ctxPartners           = "partners"
+	ctxProvidersFile      = "providersFile"
+	ctxPartnersFile       = "partnersFile"
+	ctxEmailSender        = "emailSender"
+	ctxSESConfigSet       = "sesConfigurationSet"
+	ctxExportRetention    = "exportRetentionDays"
+	ctxLogLevel           = "logLevel"
+	ctxLogRetentionDays   = "logRetentionDays"
+	ctxAPIThrottleRate    = "apiThrottleRate"
+	ctxAPIThrottleBurst   = "apiThrottleBurst"
+	ctxMSKMaxPollers      = "mskMaxPollers"
+	ctxOffsetLagThreshold = "offsetLagThreshold"
+	ctxOutboxAgeAlarm     = "outboxAgeAlarmSeconds"
+	ctxRequireRealContext = "requireRealContext"
+)
+
+// placeholderMarker is in every placeholder value of cdk.json.
+const placeholderMarker = "placeholder"
+
+// Config is the deployment's configuration, read from CDK context. Zero
+// values of optional fields are replaced by setDefaults.
+type Config struct {
+	// AssetDir holds the seven <function>.zip files `make build` writes.
+	// Default "build", relative to the repository root where the CDK CLI
+	// runs the app (cdk.json). Tests point it at stand-in zips.
+	AssetDir string
+
+	// MSKClusterArn is the existing cluster the processors consume from and
+	// every function produces to, with IAM authentication enabled.
+	MSKClusterArn string
+	// KafkaBrokers is the cluster's IAM bootstrap broker string
+	// (`aws kafka get-bootstrap-brokers` → BootstrapBrokerStringSaslIam,
+	// port 9098), passed to the functions as KAFKA_BROKERS.
+	KafkaBrokers string
+	// VpcID, SubnetIDs and SecurityGroupID place the functions next to the
+	// cluster: private subnets with a route to MongoDB and Secrets Manager
+	// (NAT or endpoints), and a group the cluster's group admits on 9098.
+	VpcID           string
+	SubnetIDs       []string
+	SecurityGroupID string
+
+	// JWTIssuer and JWTAudience configure the authorizer of /api/*.
+	JWTIssuer   string
+	JWTAudience []string
+
+	// AlarmTopicArn is the SNS topic every alarm notifies (alarm and OK).
+	AlarmTopicArn string
+
+	// MongoURISecretName is the Secrets Manager secret whose SecretString
+	// is the MongoDB connection string. Default "streamops/mongodb-uri". It
+	// must exist before the first deploy (CloudFormation resolves it).
+	MongoURISecretName string
+	// MongoURIVersionID, when set, pins the secret version MONGODB_URI is
+	// resolved from. CloudFormation re-resolves a dynamic reference only
+	// when the resource changes, so a rotation deploys with the new
+	// version's id. Default unset: the AWSCURRENT version at deploy time.
+	MongoURIVersionID string
+	// MongoDatabase is MONGODB_DATABASE. Default "streamops".
+	MongoDatabase string
+
+	// WebhookProviders get one signing-secret placeholder each under
+	// streamops/webhook/. The webhook function may read the whole prefix,
+	// so a provider added later only needs its secret, not a deploy.
+	WebhookProviders []string
+	// Partners get one delivery-credentials placeholder each under
+	// streamops/partner/, readable by outbox-relay only.
+	Partners []string
+	// ProvidersFile, when set, is STREAMOPS_PROVIDERS_FILE of the functions
+	// that route webhooks (webhook, api, retry-sweeper): a path inside the
+	// function, e.g. on a layer. Default unset: the table embedded in the
+	// binary.
+	ProvidersFile string
+	// PartnersFile, when set, is STREAMOPS_PARTNERS_FILE of outbox-relay
+	// (the partner endpoints, a path inside the function). Default unset:
+	// no partner endpoints, so partner deliveries are not attempted.
+	PartnersFile string
+
+	// EmailSender is the SES identity task-processor sends email from
+	// (STREAMOPS_EMAIL_SENDER, required on Lambda), verified in SES.
+	EmailSender string
+	// SESConfigurationSet, when set, is STREAMOPS_SES_CONFIGURATION_SET.
+	SESConfigurationSet string
+	// ExportRetentionDays is how long the exports bucket keeps an object.
+	// Default 30: exports and reports are fetched soon after they are made,
+	// and the events they copy stay in MongoDB.
+	ExportRetentionDays int
+
+	// LogLevel is STREAMOPS_LOG_LEVEL. Default "info".
+	LogLevel string
+	// LogRetentionDays is the retention of every log group. Default 30.
+	LogRetentionDays int
+
+	// APIThrottleRate and APIThrottleBurst are the HTTP API's default route
+	// throttle (requests per second, bucket size). Defaults 200 and 400:
+	// a provider's redelivery storm is throttled (it retries) before it
+	// exhausts the functions' share of account concurrency.
+	APIThrottleRate  int
+	APIThrottleBurst int
+
+	// MSKMaxPollers caps each event source mapping's provisioned pollers.
+	// Default 3, the partition count of each topic: one poller per
+	// partition is as parallel as a partition-ordered consumer gets.
+	MSKMaxPollers int
+	// OffsetLagThreshold alarms when a consumer group lags by more records
+	// than this for 15 minutes. Default 1000.
+	OffsetLagThreshold int
+	// OutboxAgeAlarmSeconds alarms when the oldest pending outbox entry is
+	// older than this. Default 900: fifteen one-minute relay runs.
+	OutboxAgeAlarmSeconds int
+
+	// RequireRealContext refuses placeholder values; `make deploy` sets it.
+	RequireRealContext bool
+}
+
+// configFromContext reads the configuration from scope's CDK context,
+// fills in defaults and validates it.
+func configFromContext(scope constructs.Construct) (Config, error) {
+	node := scope.Node()
+	get := func(key string) any { return node.TryGetContext(jsii.String(key)) }
+	var errs []error
+	str := func(key string) string {
+		switch v := get(key).(type) {
+		case nil:
+			return ""
+		case string:
+			return strings.TrimSpace(v)
+		default:
+			errs = append(errs, fmt.Errorf("context %s: want a string, got %T", key, v))
+			return ""
+		}
+	}
+	list := func(key string) []string {
+		var items []string
+		switch v := get(key).(type) {
+		case nil:
+		case string:
+			items = strings.Split(v, ",")
+		case []any:
+			for _, e := range v {
+				s, ok := e.(string)
+				if !ok {
+					errs = append(errs, fmt.Errorf("context %s: want strings, got %T", key, e))
+					continue
+				}
+				items = append(items, s)
+			}
+		default:
+			errs = append(errs, fmt.Errorf("context %s: want a list, got %T", key, v))
+		}
+		var out []string
+		for _, s := range items {
+			if s = strings.TrimSpace(s); s != "" {
+				out = append(out, s)
+			}
+		}
+		return out
+	}
+	num := func(key string) int {
+		switch v := get(key).(type) {
+		case nil:
+			return 0
+		case float64:
+			return int(v)
+		case string:
+			n, err := strconv.Atoi(strings.TrimSpace(v))
+			if err != nil {
+				errs = append(errs, fmt.Errorf("context %s: %q is not an integer", key, v))
+			}
+			return n
+		default:
+			errs = append(errs, fmt.Errorf("context %s: want a number, got %T", key, v))
+			return 0
+		}
+	}
+	flag := func(key string) bool {
+		switch v := get(key).(type) {
+		case bool:
+			return v
+		case string:
+			return v == "true" || v == "1"
+		}
+		return false
+	}
+	cfg := Config{
+		AssetDir:              str(ctxAssetDir),
+		MSKClusterArn:         str(ctxMSKClusterArn),
+		KafkaBrokers:          str(ctxKafkaBrokers),
+		VpcID:                 str(ctxVpcID),
+		SubnetIDs:             list(ctxSubnetIDs),
+		SecurityGroupID:       str(ctxSecurityGroupID),
+		JWTIssuer:             str(ctxJWTIssuer),
+		JWTAudience:           list(ctxJWTAudience),
+		AlarmTopicArn:         str(ctxAlarmTopicArn),
+		MongoURISecretName:    str(ctxMongoURISecretName),
+		MongoURIVersionID:     str(ctxMongoURIVersionID),
+		MongoDatabase:         str(ctxMongoDatabase),
+		WebhookProviders:      list(ctxWebhookProviders),
+		Partners:              list(ctxPartners),
+		ProvidersFile:         str(ctxProvidersFile),
+		PartnersFile:          str(ctxPartnersFile),
+		EmailSender:           str(ctxEmailSender),
+		SESConfigurationSet:   str(ctxSESConfigSet),
+		ExportRetentionDays:   num(ctxExportRetention),
+		LogLevel:              str(ctxLogLevel),
+		LogRetentionDays:      num(ctxLogRetentionDays),
+		APIThrottleRate:       num(ctxAPIThrottleRate),
+		APIThrottleBurst:      num(ctxAPIThrottleBurst),
+		MSKMaxPollers:         num(ctxMSKMaxPollers),
+		OffsetLagThreshold:    num(ctxOffsetLagThreshold),
+		OutboxAgeAlarmSeconds: num(ctxOutboxAgeAlarm),
+		RequireRealContext:    flag(ctxRequireRealContext),
+	}
+	if err := errors.Join(errs...); err != nil {
+		return Config{}, err
+	}
+	cfg.setDefaults()
+	if err := cfg.Validate(); err != nil {
+		return Config{}, err
+	}
+	return cfg, nil
+}
+
+func (c *Config) setDefaults() {
+	if c.AssetDir == "" {
+		c.AssetDir = "build"
+	}
+	if c.MongoURISecretName == "" {
+		c.MongoURISecretName = "streamops/mongodb-uri"
+	}
+	if c.MongoDatabase == "" {
+		c.MongoDatabase = "streamops"
+	}
+	if c.ExportRetentionDays == 0 {
+		c.ExportRetentionDays = 30
+	}
+	if c.LogLevel == "" {
+		c.LogLevel = "info"
+	}
+	if c.LogRetentionDays == 0 {
+		c.LogRetentionDays = 30
+	}
+	if c.APIThrottleRate == 0 {
+		c.APIThrottleRate = 200
+	}
+	if c.APIThrottleBurst == 0 {
+		c.APIThrottleBurst = 400
+	}
+	if c.MSKMaxPollers == 0 {
+		c.MSKMaxPollers = 3
+	}
+	if c.OffsetLagThreshold == 0 {
+		c.OffsetLagThreshold = 1000
+	}
+	if c.OutboxAgeAlarmSeconds == 0 {
+		c.OutboxAgeAlarmSeconds = 900
+	}
+}
+
+var (
+	mskClusterArnRE = regexp.MustCompile(`^arn:aws[a-z-]*:kafka:[a-z0-9-]+:\d{12}:cluster/[^/]+/[^/]+$`)
+	snsTopicArnRE   = regexp.MustCompile(`^arn:aws[a-z-]*:sns:[a-z0-9-]+:\d{12}:[A-Za-z0-9_.-]+$`)
+	secretNameRE    = regexp.MustCompile(`^[A-Za-z0-9/_+=.@-]+$`)
+)
+
+// Validate reports every bad field, naming its context key.
+func (c Config) Validate() error {
+	var errs []error
+	bad := func(key, reason string) { errs = append(errs, fmt.Errorf("context %s: %s", key, reason)) }
+	required := map[string]string{
+		ctxMSKClusterArn:   c.MSKClusterArn,
+		ctxKafkaBrokers:    c.KafkaBrokers,
+		ctxVpcID:           c.VpcID,
+		ctxSecurityGroupID: c.SecurityGroupID,
+		ctxJWTIssuer:       c.JWTIssuer,
+		ctxAlarmTopicArn:   c.AlarmTopicArn,
+		ctxEmailSender:     c.EmailSender,
+	}
+	for _, key := range sortedKeys(required) {
+		if required[key] == "" {
+			bad(key, "is required")
+		}
+	}
+	if len(c.SubnetIDs) == 0 {
+		bad(ctxSubnetIDs, "is required (one or more private subnet ids)")
+	}
+	if len(c.JWTAudience) == 0 {
+		bad(ctxJWTAudience, "is required (one or more audiences)")
+	}
+	if c.MSKClusterArn != "" && !mskClusterArnRE.MatchString(c.MSKClusterArn) {
+		bad(ctxMSKClusterArn, "want arn:aws:kafka:<region>:<account>:cluster/<name>/<uuid>")
+	}
+	if c.AlarmTopicArn != "" && !snsTopicArnRE.MatchString(c.AlarmTopicArn) {
+		bad(ctxAlarmTopicArn, "want arn:aws:sns:<region>:<account>:<name>")
+	}
+	if c.JWTIssuer != "" && !strings.HasPrefix(c.JWTIssuer, "https://") {
+		bad(ctxJWTIssuer, "must be an https:// URL")
+	}
+	if c.EmailSender != "" {
+		if _, err := senderIdentities(c.EmailSender); err != nil {
+			bad(ctxEmailSender, err.Error())
+		}
+	}
+	if c.ExportRetentionDays < 1 {
+		bad(ctxExportRetention, "must be positive")
+	}
+	if !secretNameRE.MatchString(c.MongoURISecretName) {
+		bad(ctxMongoURISecretName, "is not a Secrets Manager secret name")
+	}
+	for _, name := range append(append([]string{}, c.WebhookProviders...), c.Partners...) {
+		if !secretNameRE.MatchString(name) || strings.Contains(name, "/") {
+			bad(ctxWebhookProviders+"/"+ctxPartners, fmt.Sprintf("%q is not a valid secret name segment", name))
+		}
+	}
+	switch c.LogLevel {
+	case "debug", "info", "warn", "error":
+	default:
+		bad(ctxLogLevel, fmt.Sprintf("%q: want debug, info, warn or error", c.LogLevel))
+	}
+	if _, ok := retentionDays[c.LogRetentionDays]; !ok {
+		bad(ctxLogRetentionDays, fmt.Sprintf("%d is not a CloudWatch Logs retention (1, 3, 5, 7, 14, 30, 60, 90, 180, 365, …)", c.LogRetentionDays))
+	}
+	if c.APIThrottleRate < 1 || c.APIThrottleBurst < 1 {
+		bad(ctxAPIThrottleRate+"/"+ctxAPIThrottleBurst, "must be positive")
+	}
+	if c.MSKMaxPollers < 1 || c.MSKMaxPollers > 2000 {
+		bad(ctxMSKMaxPollers, "must be between 1 and 2000")
+	}
+	if c.OffsetLagThreshold < 1 {
+		bad(ctxOffsetLagThreshold, "must be positive")
+	}
+	if c.OutboxAgeAlarmSeconds < 60 {
+		bad(ctxOutboxAgeAlarm, "must be at least 60 (the relay runs once a minute)")
+	}
+	if c.RequireRealContext {
+		values := c.contextValues()
+		for _, key := range sortedKeys(values) {
+			if v := values[key]; strings.Contains(v, placeholderMarker) {
+				bad(key, fmt.Sprintf("%q is the cdk.json placeholder: pass the real value with -c %s=…", v, key))
+			}
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// contextValues are the environment-specific values, by context key, that
+// cdk.json fills with placeholders.
+func (c Config) contextValues() map[string]string {
+	return map[string]string{
+		ctxMSKClusterArn:   c.MSKClusterArn,
+		ctxKafkaBrokers:    c.KafkaBrokers,
+		ctxVpcID:           c.VpcID,
+		ctxSubnetIDs:       strings.Join(c.SubnetIDs, ","),
+		ctxSecurityGroupID: c.SecurityGroupID,
+		ctxJWTIssuer:       c.JWTIssuer,
+		ctxJWTAudience:     strings.Join(c.JWTAudience, ","),
+		ctxAlarmTopicArn:   c.AlarmTopicArn,
+		ctxEmailSender:     c.EmailSender,
+	}
+}
+
+// retentionDays maps the retentions CloudWatch Logs accepts, in days, to
+// the CDK's names for them.
+var retentionDays = map[int]awslogs.RetentionDays{
+	1: awslogs.RetentionDays_ONE_DAY, 3: awslogs.RetentionDays_THREE_DAYS,
+	5: awslogs.RetentionDays_FIVE_DAYS, 7: awslogs.RetentionDays_ONE_WEEK,
+	14: awslogs.RetentionDays_TWO_WEEKS, 30: awslogs.RetentionDays_ONE_MONTH,
+	60: awslogs.RetentionDays_TWO_MONTHS, 90: awslogs.RetentionDays_THREE_MONTHS,
+	120: awslogs.RetentionDays_FOUR_MONTHS, 150: awslogs.RetentionDays_FIVE_MONTHS,
+	180: awslogs.RetentionDays_SIX_MONTHS, 365: awslogs.RetentionDays_ONE_YEAR,
+	400: awslogs.RetentionDays_THIRTEEN_MONTHS, 545: awslogs.RetentionDays_EIGHTEEN_MONTHS,
+	731: awslogs.RetentionDays_TWO_YEARS, 1096: awslogs.RetentionDays_THREE_YEARS,
+	1827: awslogs.RetentionDays_FIVE_YEARS, 2192: awslogs.RetentionDays_SIX_YEARS,
+	2557: awslogs.RetentionDays_SEVEN_YEARS, 2922: awslogs.RetentionDays_EIGHT_YEARS,
+	3288: awslogs.RetentionDays_NINE_YEARS, 3653: awslogs.RetentionDays_TEN_YEARS,
+}
+
+// sortedKeys returns m's keys in order, so errors and resources come out
+// the same way every synth.
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+// senderIdentities are the SES identities that may authorize mail from
+// sender: its address and its domain (SES checks whichever is verified).
+func senderIdentities(sender string) ([]string, error) {
+	addr, err := mail.ParseAddress(sender)
+	if err != nil {
+		return nil, fmt.Errorf("%q is not an email address", sender)
+	}
+	_, domain, _ := strings.Cut(addr.Address, "@")
+	return []string{addr.Address, domain}, nil
+}

@@ -1,0 +1,11 @@
+// Command infra is the StreamOps CDK app: one CloudFormation stack with the
+// HTTP API, the seven Lambdas (arm64, provided.al2023, the zips `make build`
+// writes), their MSK event source mappings, EventBridge Scheduler
+// schedules, Secrets Manager secrets, alarms and a dashboard. Its
+// configuration is CDK context (config.go; placeholders in cdk.json).
+//
+// It is a module of its own so that the CDK's dependency tree never enters
+// the Lambda builds or `go test ./...` at the repository root, and it
+// imports nothing from the root module: the names both sides share are
+// repeated in names.go and pinned by the template tests.
+package main

@@ -1,0 +1,84 @@
+package main
+
+// Names shared with the Lambda code. This module must not import the root
+// module (it would drag the CDK into the Lambda builds' module graph or the
+// Lambda code into the CDK's), so the few names both sides agree on are
+// written again here; the template tests pin them.
+
+// The seven functions, as named under functions/ and in the Makefile's
+// FUNCTIONS. Each one's deployable zip is <assetDir>/<name>.zip.
+const (
+	fnWebhook           = "webhook"
+	fnAPI               = "api"
+	fnWorkflowProcessor = "workflow-processor"
+	fnTaskProcessor     = "task-processor"
+	fnOutboxRelay       = "outbox-relay"
+	fnRetrySweeper      = "retry-sweeper"
+	fnArchiver          = "archiver"
+)
+
+// functionNames lists the functions in the order the stack creates them.
+var functionNames = []string{
+	fnWebhook, fnAPI, fnWorkflowProcessor, fnTaskProcessor,
+	fnOutboxRelay, fnRetrySweeper, fnArchiver,
+}
+
+// Environment variables the functions read (internal/app, internal/store,
+// internal/ingest, functions/webhook).
+const (
+	envMongoURI       = "MONGODB_URI"
+	envMongoDatabase  = "MONGODB_DATABASE"
+	envKafkaBrokers   = "KAFKA_BROKERS"
+	envProvidersFile  = "STREAMOPS_PROVIDERS_FILE"
+	envWebhookSecrets = "WEBHOOK_SECRETS_PREFIX"
+	envPartnerSecrets = "PARTNER_SECRETS_PREFIX"
+	envPartnersFile   = "STREAMOPS_PARTNERS_FILE"
+	envLogLevel       = "STREAMOPS_LOG_LEVEL"
+	// internal/task's backends on Lambda: both are required there.
+	envEmailSender         = "STREAMOPS_EMAIL_SENDER"
+	envSESConfigurationSet = "STREAMOPS_SES_CONFIGURATION_SET"
+	envExportBucket        = "STREAMOPS_EXPORT_BUCKET"
+	// envKafkaAuth tells the producer how to authenticate to MSK. The
+	// cluster is reached with IAM auth (port 9098, TLS + SASL/AWS_MSK_IAM);
+	// internal/bus has the TLS and SASL options, and internal/app must map
+	// this variable onto them before a deployed producer can connect.
+	envKafkaAuth = "KAFKA_AUTH"
+)
+
+// kafkaAuthIAM is the value of KAFKA_AUTH for MSK IAM authentication.
+const kafkaAuthIAM = "iam"
+
+// Kafka topics (seed 003 and internal/bus: dead letters go to <topic>.dlq).
+const (
+	topicWorkflows = "workflows"
+	topicTasks     = "tasks"
+	dlqSuffix      = ".dlq"
+)
+
+// Secrets Manager name prefixes. Whatever lives under a prefix is readable
+// only by the functions granted that prefix (see secrets.go).
+const (
+	// secretPrefixWebhook is internal/webhook's DefaultSecretPrefix: the
+	// webhook function reads <prefix><provider> for a provider's signing
+	// secrets.
+	secretPrefixWebhook = "streamops/webhook/"
+	// secretPrefixPartner holds the secrets outbox-relay signs partner
+	// deliveries with (internal/app: <prefix><partner>).
+	secretPrefixPartner = "streamops/partner/"
+	// secretPrefixAdmin is reserved for secrets held by operators
+	// (break-glass database users and the like). No function reads it: on
+	// AWS, admins and partners reach /api with JWTs (a "streamops/admin"
+	// scope, a partner_id claim), not with the bearer tokens of the local
+	// stack.
+	secretPrefixAdmin = "streamops/admin/"
+)
+
+// Custom CloudWatch metrics the functions emit as EMF (internal/metrics).
+const (
+	metricsNamespace = "StreamOps"
+	// metricOldestPendingOutboxAge is emitted by outbox-relay on every run:
+	// the age in seconds of the oldest integration_outbox entry still
+	// pending, 0 when there is none.
+	metricOldestPendingOutboxAge = "OldestPendingOutboxAgeSeconds"
+	metricDimensionFunction      = "Function"
+)

@@ -1,0 +1,55 @@
+package main
+
+import (
+	"github.com/aws/aws-cdk-go/awscdk/v2"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awsiam"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awssecretsmanager"
+	"github.com/aws/jsii-runtime-go"
+)
+
+// Secrets. Each function reads only the prefixes its spec names
+// (functionSpec.secretPrefixes):
+//
+//   - streamops/webhook/<provider>: the provider's signing secrets, read by
+//     webhook at run time (internal/webhook caches them 5 minutes, so a
+//     rotation needs no deploy).
+//   - streamops/partner/<partner>: credentials for delivering to a
+//     partner, read by outbox-relay.
+//   - streamops/admin/…: operators' own; no function may read it.
+//   - the MongoDB URI (Config.MongoURISecretName): no function reads it;
+//     CloudFormation resolves it into MONGODB_URI at deploy time.
+//
+// The stack creates the webhook and partner secrets with random
+// placeholder values, so signatures fail closed until an operator puts the
+// real value (README, Deploy). They are retained when the stack is deleted.
+
+// newPlaceholderSecrets creates prefix+name for every name.
+func newPlaceholderSecrets(stack awscdk.Stack, idPrefix, prefix, purpose string, names []string) {
+	for _, name := range names {
+		awssecretsmanager.NewSecret(stack, jsii.String(idPrefix+constructID(name)), &awssecretsmanager.SecretProps{
+			SecretName:  jsii.String(prefix + name),
+			Description: jsii.String("StreamOps " + purpose + " of " + name + " (placeholder until set by an operator)"),
+			GenerateSecretString: &awssecretsmanager.SecretStringGenerator{
+				// Secret lists are comma-separated: keep the placeholder to
+				// one plain entry.
+				ExcludePunctuation: jsii.Bool(true),
+				PasswordLength:     jsii.Number(48),
+			},
+			RemovalPolicy: awscdk.RemovalPolicy_RETAIN,
+		})
+	}
+}
+
+// secretPrefixStatement lets a role read every secret under prefix, present
+// or future, and nothing else.
+func secretPrefixStatement(stack awscdk.Stack, prefix string) awsiam.PolicyStatement {
+	return awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{
+		Actions: jsii.Strings("secretsmanager:GetSecretValue"),
+		Resources: &[]*string{stack.FormatArn(&awscdk.ArnComponents{
+			Service:      jsii.String("secretsmanager"),
+			Resource:     jsii.String("secret"),
+			ResourceName: jsii.String(prefix + "*"),
+			ArnFormat:    awscdk.ArnFormat_COLON_RESOURCE_NAME,
+		})},
+	})
+}
