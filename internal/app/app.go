@@ -60,6 +60,9 @@ func Open(ctx context.Context, cfg Config) (*App, error) {
 	if len(cfg.Bus.Brokers) == 0 {
 		return nil, errors.New("app: no Kafka brokers: set KAFKA_BROKERS (comma-separated host:port)")
 	}
+	if err := kafkaAuth(ctx, &cfg.Bus); err != nil {
+		return nil, err
+	}
 	a := &App{Name: cfg.Name, Logger: NewLogger(cfg.Name, cfg.LogLevel)}
 	a.Metrics = metrics.New(os.Stdout, map[string]string{"Function": cfg.Name})
 	var err error
