@@ -14,6 +14,7 @@ import (
 	"github.com/streamops/streamops/internal/app"
 	"github.com/streamops/streamops/internal/ingest"
 	"github.com/streamops/streamops/internal/sweep"
+	"github.com/streamops/streamops/internal/task"
 	"github.com/streamops/streamops/internal/webhook"
 )
 
@@ -25,7 +26,8 @@ func main() {
 		Secrets:   webhook.EnvSecrets{}, // routing stored events verifies nothing
 		Store:     a.Store, Emitter: a.Emitter, Logger: a.Logger, Metrics: a.Metrics,
 	}))
-	sweeper := app.Must(sweep.New(sweep.Config{Store: a.Store, Publisher: a.Bus, Router: router,
+	retrier := app.Must(task.NewRetrier(a.Store, a.Emitter, a.Logger))
+	sweeper := app.Must(sweep.New(sweep.Config{Store: a.Store, Publisher: a.Bus, Router: router, Tasks: retrier,
 		Logger: a.Logger, Metrics: a.Metrics}))
 	lambda.Start(func(ctx context.Context, _ events.EventBridgeEvent) error {
 		_, err := sweeper.Run(ctx)

@@ -105,6 +105,15 @@ var Indexes = []IndexSpec{
 	{Collection: CollWorkflows, Name: "idx_status_updated", Keys: asc("status", "updatedAt")},
 	{Collection: CollTasks, Name: "idx_status_next_retry", Keys: asc("status", "nextRetryAt")},
 	{Collection: CollReplaySessions, Name: "idx_status_created", Keys: keys("status", 1, "created_at", -1)},
+
+	// dead_letters: the admin API lists open ones newest first and finds
+	// them by record position or aggregate.
+	{Collection: CollDeadLetters, Name: "idx_status_received", Keys: keys("status", 1, "received_at", -1)},
+	{Collection: CollDeadLetters, Name: "idx_topic_partition_offset", Keys: asc("topic", "partition", "offset")},
+	{Collection: CollDeadLetters, Name: "idx_aggregate_id", Keys: asc("aggregate_id"), Sparse: true},
+	// workflow_records: a workflow's records in order, a dataset's newest.
+	{Collection: CollWorkflowRecords, Name: "idx_workflow_step_record", Keys: asc("workflowId", "stepIndex", "recordIndex")},
+	{Collection: CollWorkflowRecords, Name: "idx_dataset_stored", Keys: keys("dataset", 1, "storedAt", -1)},
 }
 
 // model turns a spec into the index model this engine accepts.

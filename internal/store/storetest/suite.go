@@ -68,6 +68,12 @@ func Run(t *testing.T, open Opener, f Features) {
 		{"SearchMatchesTheTextIndexFields", testSearch},
 		{"TTLIndexExpiresEvents", testTTL},
 		{"SubmissionsAreStoredOncePerID", testSubmissions},
+		{"DeadLettersAreStoredOncePerRecordAndListedWhileOpen", testDeadLetters},
+		{"WorkflowCheckpointsCreateMissingAndNeverMoveBack", testWorkflowCheckpoints},
+		{"TaskOutcomesSettleOnlyTheirAttempt", testTaskOutcomes},
+		{"WebhookOutcomesSettleOnlyOpenRows", testWebhookOutcomes},
+		{"WorkflowRecordsAreStoredOncePerID", testWorkflowRecords},
+		{"ExportReadsOnlyExportableFieldsAsPlainJSON", testExport},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) { tc.fn(t, open, f) })
@@ -705,4 +711,254 @@ func testSubmissions(t *testing.T, open Opener, _ Features) {
 	assert.ErrorIs(t, err, store.ErrNotFound)
 	_, err = s.GetTask(ctx(t), "task-missing")
 	assert.ErrorIs(t, err, store.ErrNotFound)
+}
+
+func testDeadLetters(t *testing.T, open Opener, _ Features) {
+	clock := NewClock()
+	s := open(t, store.Config{Now: clock.Now})
+	poison := store.DeadLetterEntry{
+		Processor: "workflow-processor", Topic: "workflows", Partition: 1, Offset: 68,
+		Value: []byte("wf-test|{not json"), Headers: []store.DeadLetterHeader{{Key: "content.type", Value: "text/plain"}},
+		RecordTimestamp: clock.Now().Add(-time.Minute), Reason: "undecodable", Error: "value is not JSON",
+	}
+	res, err := s.InsertDeadLetters(ctx(t), poison)
+	require.NoError(t, err)
+	require.Len(t, res.Inserted, 1)
+	assert.Equal(t, store.DeadLetterID("workflows", 1, 68), res.Inserted[0])
+
+	clock.Advance(time.Second)
+	invalid := poison
+	invalid.Offset, invalid.Value, invalid.Reason = 69, []byte(`{"eventType":"workflow.created"}`), "schema-invalid"
+	invalid.EventType, invalid.EventID, invalid.AggregateID = "workflow.created", "evt-1", "wf-1"
+	res, err = s.InsertDeadLetters(ctx(t), poison, invalid)
+	require.NoError(t, err, "a retried batch dead-letters the same record again")
+	assert.Equal(t, []string{store.DeadLetterID("workflows", 1, 68)}, res.Duplicates)
+	assert.Equal(t, []string{store.DeadLetterID("workflows", 1, 69)}, res.Inserted)
+
+	got, err := s.GetDeadLetter(ctx(t), res.Duplicates[0])
+	require.NoError(t, err)
+	assert.Equal(t, []byte("wf-test|{not json"), got.Value, "the raw value is kept byte for byte")
+	assert.Equal(t, store.DeadLetterOpen, got.Status)
+	assert.Equal(t, clock.Now().Add(-time.Second), got.ReceivedAt, "the first insert wins")
+	assert.Equal(t, []store.DeadLetterHeader{{Key: "content.type", Value: "text/plain"}}, got.Headers)
+
+	require.NoError(t, s.ResolveDeadLetter(ctx(t), res.Duplicates[0], store.DeadLetterDiscarded))
+	assert.ErrorIs(t, s.ResolveDeadLetter(ctx(t), res.Duplicates[0], store.DeadLetterReplayed), store.ErrNotFound, "only an open dead letter is resolved")
+	listed, err := s.ListDeadLetters(ctx(t), store.DeadLetterQuery{Status: store.DeadLetterOpen})
+	require.NoError(t, err)
+	require.Len(t, listed, 1)
+	assert.Equal(t, "schema-invalid", listed[0].Reason)
+	assert.Equal(t, "wf-1", listed[0].AggregateID)
+}
+
+func testWorkflowCheckpoints(t *testing.T, open Opener, _ Features) {
+	clock := NewClock()
+	s := open(t, store.Config{Now: clock.Now})
+	stored := store.Workflow{WorkflowID: "wf-" + uuid.NewString(), Name: "Pipeline", Steps: []string{"validate", "store"},
+		Priority: "high", EventID: "evt-stored"}
+	_, err := s.CreateWorkflow(ctx(t), stored)
+	require.NoError(t, err)
+
+	started := clock.Now()
+	progress := store.WorkflowCheckpoint{Workflow: stored, ResumeRecords: []store.JSONDoc{store.JSONDoc(`{"a":1}`)}}
+	progress.Status, progress.CurrentStepIndex, progress.StartedAt = store.WorkflowProcessing, 1, &started
+	progress.StepResults = []store.StepProgress{{StepName: "validate", StepIndex: 0, CompletedAt: started, Duration: 5,
+		Result: store.JSONDoc(`{"recordsProcessed":1,"validRecords":1,"invalidRecords":0}`)}}
+	missing := store.WorkflowCheckpoint{Workflow: store.Workflow{WorkflowID: "wf-" + uuid.NewString(), Name: "Recovered",
+		Steps: []string{"validate"}, Priority: "low", EventID: "evt-missing", CorrelationID: "hook-1", WebhookEventID: "hook-1",
+		Input: store.JSONDoc(`{"records":[]}`), CreatedAt: started.Add(-time.Minute)}}
+	missing.Status, missing.CurrentStepIndex = store.WorkflowCompleted, 1
+	n, err := s.SaveWorkflowCheckpoints(ctx(t), progress, missing)
+	require.NoError(t, err)
+	assert.Equal(t, 2, n)
+
+	got, err := s.GetWorkflowCheckpoints(ctx(t), []string{stored.WorkflowID, missing.WorkflowID, "wf-none"})
+	require.NoError(t, err)
+	require.Len(t, got, 2)
+	assert.Equal(t, store.WorkflowProcessing, got[stored.WorkflowID].Status)
+	assert.Equal(t, 1, got[stored.WorkflowID].CurrentStepIndex)
+	require.Len(t, got[stored.WorkflowID].ResumeRecords, 1)
+	assert.JSONEq(t, `{"a":1}`, string(got[stored.WorkflowID].ResumeRecords[0]))
+	assert.Equal(t, "Pipeline", got[stored.WorkflowID].Name)
+	recovered := got[missing.WorkflowID]
+	assert.Equal(t, store.WorkflowCompleted, recovered.Status, "a missing projection is created from its checkpoint")
+	assert.Equal(t, "hook-1", recovered.WebhookEventID)
+	assert.Equal(t, "evt-missing", recovered.EventID)
+	assert.JSONEq(t, `{"records":[]}`, string(recovered.Input))
+
+	// The workflow ends; then a stale retry of the earlier checkpoint and a
+	// late one for the ended workflow change nothing.
+	done := got[stored.WorkflowID]
+	done.Status, done.CurrentStepIndex, done.ResumeRecords = store.WorkflowCompleted, 2, nil
+	done.CompletedAt = &started
+	_, err = s.SaveWorkflowCheckpoints(ctx(t), done)
+	require.NoError(t, err)
+	n, err = s.SaveWorkflowCheckpoints(ctx(t), progress, missing)
+	require.NoError(t, err)
+	assert.Equal(t, 0, n, "a checkpoint never moves an ended workflow back")
+	wf, err := s.GetWorkflowCheckpoints(ctx(t), []string{stored.WorkflowID})
+	require.NoError(t, err)
+	assert.Equal(t, store.WorkflowCompleted, wf[stored.WorkflowID].Status)
+	assert.Equal(t, 2, wf[stored.WorkflowID].CurrentStepIndex)
+	assert.Empty(t, wf[stored.WorkflowID].ResumeRecords, "an ended workflow keeps no resume records")
+}
+
+func testTaskOutcomes(t *testing.T, open Opener, _ Features) {
+	clock := NewClock()
+	s := open(t, store.Config{Now: clock.Now})
+	task := store.Task{TaskID: "task-" + uuid.NewString(), Type: "email_notification", Data: store.JSONDoc(`{"recipient":"a@example.com"}`), MaxRetries: 3, EventID: "evt-1"}
+	res, err := s.InsertTasks(ctx(t), task)
+	require.NoError(t, err)
+	require.Len(t, res.Inserted, 1)
+	res, err = s.InsertTasks(ctx(t), task)
+	require.NoError(t, err)
+	require.Len(t, res.Duplicates, 1)
+
+	next := clock.Now().Add(30 * time.Second)
+	failed := store.TaskOutcome{Task: task, Attempt: 0}
+	failed.Status, failed.RetryCount, failed.NextRetryAt = store.TaskFailed, 1, &next
+	failed.LastError = &events.TaskError{Code: "SMTP_ERROR", Message: "timeout", Retryable: true}
+	n, err := s.SaveTaskOutcomes(ctx(t), failed)
+	require.NoError(t, err)
+	assert.Equal(t, 1, n)
+	n, err = s.SaveTaskOutcomes(ctx(t), failed)
+	require.NoError(t, err)
+	assert.Equal(t, 0, n, "a redelivered attempt finds the task past it")
+
+	due, err := s.DueTaskRetries(ctx(t), clock.Now(), 10)
+	require.NoError(t, err)
+	assert.Empty(t, due, "not due before nextRetryAt")
+	clock.Advance(time.Minute)
+	due, err = s.DueTaskRetries(ctx(t), clock.Now(), 10)
+	require.NoError(t, err)
+	require.Len(t, due, 1)
+	assert.Equal(t, 1, due[0].RetryCount)
+	assert.Equal(t, "SMTP_ERROR", due[0].LastError.Code)
+
+	marked, err := s.MarkTaskRetriesEmitted(ctx(t), store.TaskAttempt{TaskID: task.TaskID, RetryCount: 1},
+		store.TaskAttempt{TaskID: "task-missing", RetryCount: 1})
+	require.NoError(t, err)
+	assert.Equal(t, 1, marked)
+	marked, err = s.MarkTaskRetriesEmitted(ctx(t), store.TaskAttempt{TaskID: task.TaskID, RetryCount: 1})
+	require.NoError(t, err)
+	assert.Zero(t, marked, "emitted once")
+	due, err = s.DueTaskRetries(ctx(t), clock.Now(), 10)
+	require.NoError(t, err)
+	assert.Empty(t, due)
+
+	completed := store.TaskOutcome{Task: task, Attempt: 1}
+	done := clock.Now()
+	completed.Status, completed.RetryCount, completed.CompletedAt, completed.Result = store.TaskCompleted, 1, &done, store.JSONDoc(`{"emailSent":true}`)
+	stale := store.TaskOutcome{Task: task, Attempt: 0}
+	stale.Status, stale.RetryCount = store.TaskDeadLetter, 0
+	created := store.TaskOutcome{Task: store.Task{TaskID: "task-" + uuid.NewString(), Type: "data_export", Data: store.JSONDoc(`{}`),
+		MaxRetries: 1, EventID: "evt-2", CreatedAt: done}, Attempt: 0}
+	created.Status, created.RetryCount = store.TaskCompleted, 0
+	n, err = s.SaveTaskOutcomes(ctx(t), completed, stale, created)
+	require.NoError(t, err)
+	assert.Equal(t, 2, n, "the stale attempt is ignored")
+
+	tasks, err := s.GetTasks(ctx(t), []string{task.TaskID, created.TaskID})
+	require.NoError(t, err)
+	got := tasks[task.TaskID]
+	assert.Equal(t, store.TaskCompleted, got.Status)
+	assert.Nil(t, got.NextRetryAt)
+	assert.Nil(t, got.LastError, "a completed task has no last error")
+	assert.JSONEq(t, `{"emailSent":true}`, string(got.Result))
+	assert.Equal(t, "data_export", tasks[created.TaskID].Type, "a missing task is created from its outcome")
+	assert.Equal(t, store.TaskCompleted, tasks[created.TaskID].Status)
+}
+
+func testWebhookOutcomes(t *testing.T, open Opener, _ Features) {
+	s := open(t, store.Config{})
+	var ids []string
+	for i := range 3 {
+		ev, err := s.InsertWebhookEvent(ctx(t), store.WebhookEvent{Provider: "acme", ProviderEventID: fmt.Sprint("e-", i), EventType: "OR_PLC"})
+		require.NoError(t, err)
+		ids = append(ids, ev.EventID)
+	}
+	require.NoError(t, s.SetWebhookStatus(ctx(t), ids[1], store.WebhookProcessing, ""))
+	require.NoError(t, s.SetWebhookStatus(ctx(t), ids[2], store.WebhookSkipped, ""))
+
+	n, err := s.SettleWebhookEvents(ctx(t),
+		store.WebhookOutcome{EventID: ids[0], Status: store.WebhookFailed, Error: "workflow failed in transform"},
+		store.WebhookOutcome{EventID: ids[1], Status: store.WebhookCompleted},
+		store.WebhookOutcome{EventID: ids[2], Status: store.WebhookCompleted})
+	require.NoError(t, err)
+	assert.Equal(t, 2, n, "a skipped row keeps its status")
+	n, err = s.SettleWebhookEvents(ctx(t), store.WebhookOutcome{EventID: ids[1], Status: store.WebhookFailed, Error: "late"})
+	require.NoError(t, err)
+	assert.Equal(t, 0, n, "an ended row keeps its first outcome")
+
+	got, err := s.GetWebhookEvents(ctx(t), ids)
+	require.NoError(t, err)
+	assert.Equal(t, store.WebhookFailed, got[ids[0]].Status)
+	assert.Equal(t, "workflow failed in transform", got[ids[0]].ErrorMessage)
+	assert.Equal(t, store.WebhookCompleted, got[ids[1]].Status)
+	assert.NotNil(t, got[ids[1]].CompletedAt)
+	assert.Equal(t, store.WebhookSkipped, got[ids[2]].Status)
+	_, err = s.SettleWebhookEvents(ctx(t), store.WebhookOutcome{EventID: ids[0], Status: store.WebhookProcessing})
+	assert.Error(t, err, "only completed and failed settle a webhook event")
+}
+
+func testWorkflowRecords(t *testing.T, open Opener, _ Features) {
+	s := open(t, store.Config{})
+	wf := "wf-" + uuid.NewString()
+	recs := []store.WorkflowRecord{
+		{WorkflowID: wf, Dataset: "orders", StepIndex: 2, RecordIndex: 1, Record: store.JSONDoc(`{"id":2}`)},
+		{WorkflowID: wf, Dataset: "orders", StepIndex: 2, RecordIndex: 0, Record: store.JSONDoc(`{"id":1}`)},
+	}
+	res, err := s.InsertWorkflowRecords(ctx(t), recs...)
+	require.NoError(t, err)
+	assert.Len(t, res.Inserted, 2)
+	res, err = s.InsertWorkflowRecords(ctx(t), recs...)
+	require.NoError(t, err)
+	assert.Len(t, res.Duplicates, 2, "a step that runs again writes the same ids")
+
+	got, err := s.WorkflowRecords(ctx(t), wf)
+	require.NoError(t, err)
+	require.Len(t, got, 2)
+	assert.JSONEq(t, `{"id":1}`, string(got[0].Record))
+	assert.Equal(t, store.WorkflowRecordID(wf, 2, 1), got[1].ID)
+}
+
+func testExport(t *testing.T, open Opener, _ Features) {
+	clock := NewClock()
+	s := open(t, store.Config{Now: clock.Now})
+	wf := "wf-" + uuid.NewString()
+	_, err := s.InsertWorkflowRecords(ctx(t),
+		store.WorkflowRecord{WorkflowID: wf, Dataset: "orders", RecordIndex: 0, Record: store.JSONDoc(`{"id":1,"tags":["a"]}`)},
+		store.WorkflowRecord{WorkflowID: wf, Dataset: "other", RecordIndex: 1, Record: store.JSONDoc(`{"id":2}`)})
+	require.NoError(t, err)
+	_, err = s.CreateWorkflow(ctx(t), store.Workflow{WorkflowID: wf, Name: "n", Steps: []string{"store"}, Priority: "low",
+		IdempotencyKey: "secret-key", RequestHash: "h"})
+	require.NoError(t, err)
+
+	docs, err := s.ExportDocuments(ctx(t), store.ExportQuery{Collection: store.CollWorkflowRecords, Filter: map[string]string{"dataset": "orders"}})
+	require.NoError(t, err)
+	require.Len(t, docs, 1)
+	assert.JSONEq(t, fmt.Sprintf(`{"_id":%q,"workflowId":%q,"dataset":"orders","stepIndex":0,"recordIndex":0,"record":{"id":1,"tags":["a"]},"storedAt":"2026-01-04T01:09:27.123Z"}`,
+		store.WorkflowRecordID(wf, 0, 0), wf), string(docs[0]))
+
+	docs, err = s.ExportDocuments(ctx(t), store.ExportQuery{Collection: store.CollWorkflows})
+	require.NoError(t, err)
+	require.Len(t, docs, 1)
+	assert.NotContains(t, string(docs[0]), "secret-key", "internal fields never leave in an export")
+
+	for _, q := range []store.ExportQuery{
+		{Collection: store.CollWebhookEvents},
+		{Collection: store.CollEvents, Filter: map[string]string{"$where": "1"}},
+		{Collection: store.CollEvents, Limit: store.MaxExportLimit + 1},
+	} {
+		_, err := s.ExportDocuments(ctx(t), q)
+		var qerr *store.ExportQueryError
+		assert.ErrorAs(t, err, &qerr, "%+v", q)
+	}
+
+	in, out := workflowCreated(clock.Now()), workflowCreated(clock.Now().Add(48*time.Hour))
+	_, err = s.InsertEvents(ctx(t), []events.Envelope{in, taskCreated(clock.Now()), out})
+	require.NoError(t, err)
+	counts, err := s.CountEventsByType(ctx(t), clock.Now().Add(-time.Hour), clock.Now().Add(time.Hour))
+	require.NoError(t, err)
+	assert.Equal(t, map[string]int{"workflow.created": 1, "task.created": 1}, counts)
 }

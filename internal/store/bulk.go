@@ -1,0 +1,64 @@
+package store
+
+import (
+	"context"
+
+	"github.com/256dpi/lungo"
+	"go.mongodb.org/mongo-driver/bson"
+	"go.mongodb.org/mongo-driver/mongo"
+	"go.mongodb.org/mongo-driver/mongo/options"
+)
+
+// countedCollection returns a command-counting handle on a collection that
+// has no field on Store (dead_letters, workflow_records).
+func (s *Store) countedCollection(name string) lungo.ICollection {
+	return countingCollection{ICollection: s.client.Database(s.cfg.Database).Collection(name), n: &s.commands}
+}
+
+// insertUnordered inserts docs (whose ids are ids, in order) with one
+// unordered bulk write: a duplicate does not stop the others and is reported
+// in Duplicates rather than as an error.
+func insertUnordered(ctx context.Context, coll lungo.ICollection, ids []string, docs []any) (InsertResult, error) {
+	if len(docs) == 0 {
+		return InsertResult{}, nil
+	}
+	models := make([]mongo.WriteModel, len(docs))
+	for i, d := range docs {
+		models[i] = mongo.NewInsertOneModel().SetDocument(d)
+	}
+	_, err := coll.BulkWrite(ctx, models, options.BulkWrite().SetOrdered(false))
+	dups, other := duplicateIndexes(err)
+	if other != nil {
+		return InsertResult{}, other
+	}
+	var res InsertResult
+	for i, id := range ids {
+		if dups[i] {
+			res.Duplicates = append(res.Duplicates, id)
+		} else {
+			res.Inserted = append(res.Inserted, id)
+		}
+	}
+	return res, nil
+}
+
+// findByIDs loads the documents whose _id is in ids with one query, keyed by
+// id; ids not found are absent.
+func findByIDs[T any](ctx context.Context, coll lungo.ICollection, ids []string, idOf func(T) string) (map[string]T, error) {
+	out := make(map[string]T, len(ids))
+	if len(ids) == 0 {
+		return out, nil
+	}
+	cur, err := coll.Find(ctx, bson.M{"_id": bson.M{"$in": ids}})
+	if err != nil {
+		return nil, normalise(err)
+	}
+	var docs []T
+	if err := cur.All(ctx, &docs); err != nil {
+		return nil, normalise(err)
+	}
+	for _, d := range docs {
+		out[idOf(d)] = d
+	}
+	return out, nil
+}

@@ -1,0 +1,161 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"time"
+
+	"go.mongodb.org/mongo-driver/bson"
+	"go.mongodb.org/mongo-driver/mongo/options"
+
+	"github.com/streamops/streamops/events"
+)
+
+// CollDeadLetters holds the Kafka records the processors could not use
+// (poison records, tasks that failed for good), for the admin API.
+const CollDeadLetters = "dead_letters"
+
+// Dead letter statuses: open until an operator replays or discards it.
+const (
+	DeadLetterOpen      = "open"
+	DeadLetterReplayed  = "replayed"
+	DeadLetterDiscarded = "discarded"
+)
+
+// maxDeadLetterError caps the stored error text, as the dlq-error header is
+// capped: enough for a message and a short stack.
+const maxDeadLetterError = 4096
+
+// DeadLetterEntry is one record a processor dead-lettered: where it was read, the
+// record exactly as it arrived, and why it was rejected. _id is derived from
+// (topic, partition, offset), so a retried batch stores each record once.
+type DeadLetterEntry struct {
+	ID           string `bson:"_id" json:"-"`
+	DeadLetterID string `bson:"dead_letter_id" json:"dead_letter_id"`
+	// Processor is the function that rejected it ("workflow-processor").
+	Processor string `bson:"processor" json:"processor"`
+	// Topic, Partition and Offset say where the record was read.
+	Topic     string `bson:"topic" json:"topic"`
+	Partition int32  `bson:"partition" json:"partition"`
+	Offset    int64  `bson:"offset" json:"offset"`
+	// Key, Value and Headers are the record as it arrived; Value is kept as
+	// bytes because a poison value need not be text.
+	Key             string             `bson:"key,omitempty" json:"key,omitempty"`
+	Value           []byte             `bson:"value" json:"value"`
+	Headers         []DeadLetterHeader `bson:"headers,omitempty" json:"headers,omitempty"`
+	RecordTimestamp time.Time          `bson:"record_timestamp" json:"record_timestamp"`
+	// Reason is the bus dead-letter reason (undecodable, schema-invalid,
+	// processing-failed, retries-exhausted); Error the failure's text.
+	Reason string `bson:"reason" json:"reason"`
+	Error  string `bson:"error" json:"error"`
+	// EventType, EventID and AggregateID are known when the value decoded
+	// as an envelope.
+	EventType   string     `bson:"event_type,omitempty" json:"event_type,omitempty"`
+	EventID     string     `bson:"event_id,omitempty" json:"event_id,omitempty"`
+	AggregateID string     `bson:"aggregate_id,omitempty" json:"aggregate_id,omitempty"`
+	Status      string     `bson:"status" json:"status"`
+	ReceivedAt  time.Time  `bson:"received_at" json:"received_at"`
+	ResolvedAt  *time.Time `bson:"resolved_at,omitempty" json:"resolved_at,omitempty"`
+}
+
+// DeadLetterHeader is one record header. Headers are a list, not a map:
+// header names may hold characters MongoDB field names may not.
+type DeadLetterHeader struct {
+	Key   string `bson:"key" json:"key"`
+	Value string `bson:"value" json:"value"`
+}
+
+// DeadLetterID is the deterministic id of the dead letter of the record at
+// topic/partition/offset.
+func DeadLetterID(topic string, partition int32, offset int64) string {
+	return events.DeriveID("", "dead_letter", topic, strconv.Itoa(int(partition)), strconv.FormatInt(offset, 10))
+}
+
+// InsertDeadLetters stores dead letters with one unordered bulk insert; ids,
+// status (open) and received_at are filled. A record dead-lettered before
+// (a retried batch) is reported in Duplicates and left as it was.
+func (s *Store) InsertDeadLetters(ctx context.Context, dls ...DeadLetterEntry) (InsertResult, error) {
+	now := s.now()
+	ids := make([]string, len(dls))
+	docs := make([]any, len(dls))
+	for i, dl := range dls {
+		if dl.Topic == "" {
+			return InsertResult{}, errors.New("store: dead letter needs a topic")
+		}
+		dl.DeadLetterID = DeadLetterID(dl.Topic, dl.Partition, dl.Offset)
+		dl.ID = dl.DeadLetterID
+		if dl.Status == "" {
+			dl.Status = DeadLetterOpen
+		}
+		if dl.ReceivedAt.IsZero() {
+			dl.ReceivedAt = now
+		}
+		dl.ReceivedAt, dl.RecordTimestamp = bsonTime(dl.ReceivedAt), bsonTime(dl.RecordTimestamp)
+		if len(dl.Error) > maxDeadLetterError {
+			dl.Error = dl.Error[:maxDeadLetterError]
+		}
+		ids[i], docs[i] = dl.ID, dl
+	}
+	res, err := insertUnordered(ctx, s.countedCollection(CollDeadLetters), ids, docs)
+	if err != nil {
+		return res, fmt.Errorf("store: insert dead letters: %w", err)
+	}
+	return res, nil
+}
+
+// GetDeadLetter loads a dead letter by id.
+func (s *Store) GetDeadLetter(ctx context.Context, id string) (DeadLetterEntry, error) {
+	return getByID[DeadLetterEntry](ctx, s.countedCollection(CollDeadLetters), id)
+}
+
+// DeadLetterQuery selects dead letters; empty fields match everything.
+type DeadLetterQuery struct {
+	Status string
+	Topic  string
+	// Limit caps the result; default 100.
+	Limit int
+}
+
+// ListDeadLetters returns dead letters newest first.
+func (s *Store) ListDeadLetters(ctx context.Context, q DeadLetterQuery) ([]DeadLetterEntry, error) {
+	filter := bson.M{}
+	if q.Status != "" {
+		filter["status"] = q.Status
+	}
+	if q.Topic != "" {
+		filter["topic"] = q.Topic
+	}
+	if q.Limit <= 0 {
+		q.Limit = 100
+	}
+	cur, err := s.countedCollection(CollDeadLetters).Find(ctx, filter, options.Find().
+		SetSort(bson.D{{Key: "received_at", Value: -1}, {Key: "_id", Value: 1}}).SetLimit(int64(q.Limit)))
+	if err != nil {
+		return nil, normalise(err)
+	}
+	var out []DeadLetterEntry
+	if err := cur.All(ctx, &out); err != nil {
+		return nil, normalise(err)
+	}
+	return out, nil
+}
+
+// ResolveDeadLetter closes an open dead letter as replayed or discarded. It
+// returns ErrNotFound when there is no open dead letter with that id.
+func (s *Store) ResolveDeadLetter(ctx context.Context, id, status string) error {
+	if status != DeadLetterReplayed && status != DeadLetterDiscarded {
+		return fmt.Errorf("store: a dead letter is resolved as %s or %s, not %q", DeadLetterReplayed, DeadLetterDiscarded, status)
+	}
+	res, err := s.countedCollection(CollDeadLetters).UpdateOne(ctx,
+		bson.M{"_id": id, "status": DeadLetterOpen},
+		bson.M{"$set": bson.M{"status": status, "resolved_at": s.now()}})
+	if err != nil {
+		return normalise(err)
+	}
+	if res.MatchedCount == 0 {
+		return ErrNotFound
+	}
+	return nil
+}

@@ -1,0 +1,127 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"go.mongodb.org/mongo-driver/bson"
+	"go.mongodb.org/mongo-driver/mongo"
+	"go.mongodb.org/mongo-driver/mongo/options"
+)
+
+// WorkflowCheckpoint is a workflow's projection together with what a
+// resumed run needs: the records the step at CurrentStepIndex reads.
+type WorkflowCheckpoint struct {
+	Workflow `bson:",inline"`
+	// ResumeRecords are the records the next step reads, kept only while the
+	// workflow is processing, so a retried batch resumes at that step
+	// without running the finished ones again. Empty once it ended.
+	ResumeRecords []JSONDoc `bson:"resumeRecords,omitempty" json:"-"`
+}
+
+// GetWorkflowCheckpoints loads workflows by workflowId with one query;
+// workflows that do not exist are absent from the map.
+func (s *Store) GetWorkflowCheckpoints(ctx context.Context, workflowIDs []string) (map[string]WorkflowCheckpoint, error) {
+	out, err := findByIDs(ctx, s.workflows, workflowIDs, func(c WorkflowCheckpoint) string { return c.ID })
+	if err != nil {
+		return nil, fmt.Errorf("store: load workflows: %w", err)
+	}
+	return out, nil
+}
+
+// SaveWorkflowCheckpoints records the progress of many workflows with one
+// unordered bulk write and returns how many it wrote.
+//
+// Each checkpoint sets status, currentStepIndex, stepResults, error,
+// startedAt, completedAt and resumeRecords. It never moves a workflow back:
+// a stored workflow that already ended (completed or failed) or is further
+// along (a higher currentStepIndex) is left alone, so a stale retry cannot
+// undo newer progress. A workflow that does not exist yet (its producer
+// crashed between storing the event and the projection) is created from the
+// checkpoint.
+func (s *Store) SaveWorkflowCheckpoints(ctx context.Context, cps ...WorkflowCheckpoint) (int, error) {
+	if len(cps) == 0 {
+		return 0, nil
+	}
+	now := s.now()
+	models := make([]mongo.WriteModel, len(cps))
+	for i, cp := range cps {
+		if cp.WorkflowID == "" {
+			return 0, errors.New("store: workflow checkpoint needs workflowId")
+		}
+		models[i] = mongo.NewUpdateOneModel().
+			SetFilter(bson.D{
+				{Key: "_id", Value: cp.WorkflowID},
+				{Key: "status", Value: bson.M{"$in": []string{WorkflowPending, WorkflowProcessing}}},
+				{Key: "currentStepIndex", Value: bson.M{"$lte": cp.CurrentStepIndex}},
+			}).
+			SetUpdate(checkpointUpdate(cp, now)).
+			SetUpsert(true)
+	}
+	res, err := s.workflows.BulkWrite(ctx, models, options.BulkWrite().SetOrdered(false))
+	// A duplicate key is an upsert that found the workflow further along:
+	// nothing to write.
+	if _, other := duplicateIndexes(err); other != nil {
+		return 0, fmt.Errorf("store: save workflow checkpoints: %w", other)
+	}
+	if res == nil {
+		return 0, nil
+	}
+	return int(res.ModifiedCount + res.UpsertedCount), nil
+}
+
+// checkpointUpdate is the update of one checkpoint: progress in $set, the
+// submission's fields only when the workflow is created.
+func checkpointUpdate(cp WorkflowCheckpoint, now time.Time) bson.M {
+	set := bson.M{
+		"status":           cp.Status,
+		"currentStepIndex": cp.CurrentStepIndex,
+		"stepResults":      cp.StepResults,
+		"updatedAt":        now,
+	}
+	if cp.StepResults == nil {
+		set["stepResults"] = []StepProgress{}
+	}
+	unset := bson.M{}
+	optional := func(field string, v any, present bool) {
+		if present {
+			set[field] = v
+		} else {
+			unset[field] = ""
+		}
+	}
+	optional("error", cp.Error, cp.Error != nil)
+	optional("completedAt", cp.CompletedAt, cp.CompletedAt != nil)
+	optional("resumeRecords", cp.ResumeRecords, len(cp.ResumeRecords) > 0 && cp.Status == WorkflowProcessing)
+	if cp.StartedAt != nil {
+		set["startedAt"] = bsonTime(*cp.StartedAt)
+	}
+	if cp.CompletedAt != nil {
+		set["completedAt"] = bsonTime(*cp.CompletedAt)
+	}
+
+	onInsert := bson.M{
+		"workflowId": cp.WorkflowID,
+		"name":       cp.Name,
+		"steps":      cp.Steps,
+		"priority":   cp.Priority,
+		"eventId":    cp.EventID,
+		"createdAt":  bsonTime(cp.CreatedAt),
+	}
+	if len(cp.Input) > 0 {
+		onInsert["input"] = cp.Input
+	}
+	if cp.CorrelationID != "" {
+		onInsert["correlationId"] = cp.CorrelationID
+	}
+	if cp.WebhookEventID != "" {
+		onInsert["webhookEventId"] = cp.WebhookEventID
+	}
+	update := bson.M{"$set": set, "$setOnInsert": onInsert}
+	if len(unset) > 0 {
+		update["$unset"] = unset
+	}
+	return update
+}

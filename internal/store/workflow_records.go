@@ -1,0 +1,79 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"time"
+
+	"go.mongodb.org/mongo-driver/bson"
+	"go.mongodb.org/mongo-driver/mongo/options"
+
+	"github.com/streamops/streamops/events"
+)
+
+// CollWorkflowRecords holds the records workflows' store steps write.
+const CollWorkflowRecords = "workflow_records"
+
+// WorkflowRecord is one record a workflow's store step wrote. Records of
+// every workflow share one collection, told apart by Dataset, so a
+// submission can name where its records go without ever naming a
+// collection of StreamOps itself.
+type WorkflowRecord struct {
+	ID          string    `bson:"_id" json:"id"`
+	WorkflowID  string    `bson:"workflowId" json:"workflowId"`
+	Dataset     string    `bson:"dataset" json:"dataset"`
+	StepIndex   int       `bson:"stepIndex" json:"stepIndex"`
+	RecordIndex int       `bson:"recordIndex" json:"recordIndex"`
+	Record      JSONDoc   `bson:"record" json:"record"`
+	StoredAt    time.Time `bson:"storedAt" json:"storedAt"`
+}
+
+// WorkflowRecordID is the deterministic id of record recordIndex written by
+// step stepIndex of a workflow: a step that runs again writes the same ids.
+func WorkflowRecordID(workflowID string, stepIndex, recordIndex int) string {
+	return events.DeriveID("", "workflow_record", workflowID, strconv.Itoa(stepIndex), strconv.Itoa(recordIndex))
+}
+
+// InsertWorkflowRecords stores records with one unordered bulk insert;
+// ids (when empty) and storedAt are filled. Records stored before are
+// reported in Duplicates and left as they were.
+func (s *Store) InsertWorkflowRecords(ctx context.Context, recs ...WorkflowRecord) (InsertResult, error) {
+	now := s.now()
+	ids := make([]string, len(recs))
+	docs := make([]any, len(recs))
+	for i, r := range recs {
+		if r.WorkflowID == "" {
+			return InsertResult{}, errors.New("store: workflow record needs workflowId")
+		}
+		if r.ID == "" {
+			r.ID = WorkflowRecordID(r.WorkflowID, r.StepIndex, r.RecordIndex)
+		}
+		if r.StoredAt.IsZero() {
+			r.StoredAt = now
+		}
+		r.StoredAt = bsonTime(r.StoredAt)
+		ids[i], docs[i] = r.ID, r
+	}
+	res, err := insertUnordered(ctx, s.countedCollection(CollWorkflowRecords), ids, docs)
+	if err != nil {
+		return res, fmt.Errorf("store: insert workflow records: %w", err)
+	}
+	return res, nil
+}
+
+// WorkflowRecords returns the records a workflow stored, in step and record
+// order.
+func (s *Store) WorkflowRecords(ctx context.Context, workflowID string) ([]WorkflowRecord, error) {
+	cur, err := s.countedCollection(CollWorkflowRecords).Find(ctx, bson.M{"workflowId": workflowID},
+		options.Find().SetSort(bson.D{{Key: "stepIndex", Value: 1}, {Key: "recordIndex", Value: 1}}))
+	if err != nil {
+		return nil, normalise(err)
+	}
+	var out []WorkflowRecord
+	if err := cur.All(ctx, &out); err != nil {
+		return nil, normalise(err)
+	}
+	return out, nil
+}

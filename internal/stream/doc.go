@@ -1,0 +1,26 @@
+// Package stream is the MSK trigger adapter the Kafka processors share
+// (workflow-processor, task-processor): it turns Lambda's events.KafkaEvent
+// into batches a domain Handler acts on, and owns the batch semantics every
+// processor must keep.
+//
+//   - Records are decoded and schema-checked (events.Validate); a poison
+//     record (undecodable, schema-invalid, unknown type, or an event type
+//     that does not belong on its topic) is dead-lettered: published to
+//     <topic>.dlq with the reason, original topic, partition, offset and
+//     error in headers, and stored in the dead_letters collection for the
+//     admin API. The batch goes on.
+//   - The Handler sees only the event types it accepts; the lifecycle
+//     events the processors emit onto the same topics are skipped, so
+//     nothing loops.
+//   - Messages stay grouped by partition in offset order; ForEachPartition
+//     runs partitions concurrently and each one in order.
+//   - A Handler error fails the whole batch, so Lambda delivers it again.
+//     Handlers return errors only for transient failures (store or broker
+//     unreachable) and make every effect idempotent, so the redelivered
+//     batch does no double work. Permanent per-record failures are
+//     dead-lettered through Batch.DeadLetter instead.
+//
+// Dead letters of one batch are stored with one bulk insert and published
+// with one flush. Domain decisions (what a workflow step does, when a task
+// is retried) do not live here.
+package stream

@@ -1,0 +1,201 @@
+package stream
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"slices"
+	"strings"
+	"time"
+
+	lambdaevents "github.com/aws/aws-lambda-go/events"
+	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/streamops/streamops/events"
+	"github.com/streamops/streamops/internal/bus"
+	"github.com/streamops/streamops/internal/metrics"
+	"github.com/streamops/streamops/internal/store"
+)
+
+// Handler is the domain side of a processor.
+type Handler interface {
+	// Accepts lists the event types the handler acts on. Other event types
+	// of the same topic are skipped; types that belong to another topic
+	// are dead-lettered as misrouted.
+	Accepts() []events.Type
+	// HandleBatch acts on the accepted messages of one batch. An error
+	// fails the batch so Lambda delivers it again: return one only for a
+	// transient failure, and dead-letter records that can never succeed
+	// with Batch.DeadLetter.
+	HandleBatch(ctx context.Context, b *Batch) error
+}
+
+// DeadLetterStore stores dead letters; *store.Store implements it.
+type DeadLetterStore interface {
+	InsertDeadLetters(ctx context.Context, dls ...store.DeadLetterEntry) (store.InsertResult, error)
+}
+
+// RecordPublisher publishes prepared records with one flush; *bus.Client
+// implements it.
+type RecordPublisher interface {
+	PublishRecords(ctx context.Context, recs []*kgo.Record) error
+}
+
+// Config wires a Processor.
+type Config struct {
+	// Name is the function's name ("workflow-processor"), recorded on its
+	// dead letters and logs. Required.
+	Name string
+	// Handler acts on the accepted messages. Required.
+	Handler Handler
+	// DeadLetters stores dead letters. Required.
+	DeadLetters DeadLetterStore
+	// Publisher publishes dead letters to <topic>.dlq. Required.
+	Publisher RecordPublisher
+	// Logger receives structured logs. Default slog.Default().
+	Logger *slog.Logger
+	// Metrics receives Records, Accepted, Skipped, DeadLettered and
+	// BatchLatency per batch. Default: none.
+	Metrics *metrics.Recorder
+	// Now is the clock of dead letters' received_at. Default time.Now.
+	Now func() time.Time
+}
+
+func (c *Config) setDefaults() {
+	if c.Logger == nil {
+		c.Logger = slog.Default()
+	}
+	if c.Now == nil {
+		c.Now = time.Now
+	}
+}
+
+// Validate reports the first missing field.
+func (c Config) Validate() error {
+	switch {
+	case c.Name == "":
+		return errors.New("stream: Config.Name is required")
+	case c.Handler == nil:
+		return errors.New("stream: Config.Handler is required")
+	case c.DeadLetters == nil:
+		return errors.New("stream: Config.DeadLetters is required")
+	case c.Publisher == nil:
+		return errors.New("stream: Config.Publisher is required")
+	case len(c.Handler.Accepts()) == 0:
+		return errors.New("stream: the handler accepts no event type")
+	}
+	return nil
+}
+
+// Processor turns MSK batches into handler calls. Safe for concurrent use.
+type Processor struct {
+	cfg    Config
+	accept []events.Type
+}
+
+// New returns a Processor.
+func New(cfg Config) (*Processor, error) {
+	cfg.setDefaults()
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	return &Processor{cfg: cfg, accept: cfg.Handler.Accepts()}, nil
+}
+
+// HandleKafkaEvent is the Lambda handler of an MSK trigger. It returns an
+// error, making Lambda deliver the batch again, only when the handler or
+// the dead-letter path failed transiently.
+func (p *Processor) HandleKafkaEvent(ctx context.Context, ev lambdaevents.KafkaEvent) error {
+	start := time.Now()
+	b := &Batch{proc: p}
+	var records, skipped int
+	for _, part := range bus.DecodeKafkaEvent(ev, bus.WithValidator(events.Validate)) {
+		accepted := bus.PartitionBatch{Topic: part.Topic, Partition: part.Partition}
+		for _, m := range part.Messages {
+			records++
+			switch verdict, reason, err := p.sort(m); verdict {
+			case accept:
+				accepted.Messages = append(accepted.Messages, m)
+			case skip:
+				skipped++
+			case deadLetter:
+				b.DeadLetter(m, reason, err)
+			}
+		}
+		if len(accepted.Messages) > 0 {
+			b.Partitions = append(b.Partitions, accepted)
+		}
+	}
+
+	var handlerErr error
+	if len(b.Partitions) > 0 {
+		handlerErr = p.cfg.Handler.HandleBatch(ctx, b)
+	}
+	dlErr := b.FlushDeadLetters(ctx)
+	err := errors.Join(handlerErr, dlErr)
+
+	log := p.cfg.Logger.With("records", records, "accepted", b.Len(), "skipped", skipped,
+		"deadLettered", b.deadLettered, "latencyMs", time.Since(start).Milliseconds())
+	if err != nil {
+		log.ErrorContext(ctx, "batch failed; Lambda delivers it again", "error", err)
+	} else {
+		log.InfoContext(ctx, "batch processed")
+	}
+	p.cfg.Metrics.Record(
+		metrics.Metric{Name: "Records", Unit: metrics.Count, Value: float64(records)},
+		metrics.Metric{Name: "Accepted", Unit: metrics.Count, Value: float64(b.Len())},
+		metrics.Metric{Name: "Skipped", Unit: metrics.Count, Value: float64(skipped)},
+		metrics.Metric{Name: "DeadLettered", Unit: metrics.Count, Value: float64(b.deadLettered)},
+		metrics.Metric{Name: "BatchLatency", Unit: metrics.Milliseconds, Value: float64(time.Since(start).Microseconds()) / 1000},
+	)
+	if err != nil {
+		return fmt.Errorf("%s: %w", p.cfg.Name, err)
+	}
+	return nil
+}
+
+type verdict int
+
+const (
+	accept verdict = iota
+	skip
+	deadLetter
+)
+
+// sort decides what happens to one decoded message.
+func (p *Processor) sort(m bus.Message) (verdict, bus.Reason, error) {
+	if m.Err != nil {
+		reason := bus.ReasonUndecodable
+		if de, ok := errors.AsType[*bus.DecodeError](m.Err); ok {
+			reason = de.Reason
+		}
+		return deadLetter, reason, m.Err
+	}
+	t := m.Envelope.EventType
+	if slices.Contains(p.accept, t) {
+		return accept, "", nil
+	}
+	if t.Topic() == strings.TrimSuffix(m.Topic, events.DLQSuffix) {
+		return skip, "", nil // a lifecycle event of this topic: someone else's
+	}
+	return deadLetter, bus.ReasonProcessingFailed,
+		fmt.Errorf("%s: a %s event does not belong on topic %s", p.cfg.Name, t, m.Topic)
+}
+
+// ProcessorIDFromEnv is the processorId processors stamp on the events they
+// emit: STREAMOPS_PROCESSOR_ID when set, else the Lambda's log stream
+// (AWS_LAMBDA_LOG_STREAM_NAME, one per execution environment), else the
+// host name.
+func ProcessorIDFromEnv() string {
+	for _, v := range []string{"STREAMOPS_PROCESSOR_ID", "AWS_LAMBDA_LOG_STREAM_NAME"} {
+		if id := os.Getenv(v); id != "" {
+			return id
+		}
+	}
+	if h, err := os.Hostname(); err == nil && h != "" {
+		return h
+	}
+	return "event-processor"
+}

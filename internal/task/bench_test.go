@@ -1,0 +1,125 @@
+package task_test
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"testing"
+
+	lambdaevents "github.com/aws/aws-lambda-go/events"
+	"github.com/stretchr/testify/require"
+	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/streamops/streamops/events"
+	"github.com/streamops/streamops/internal/emit"
+	"github.com/streamops/streamops/internal/store"
+	"github.com/streamops/streamops/internal/stream"
+	"github.com/streamops/streamops/internal/stream/streamtest"
+	"github.com/streamops/streamops/internal/task"
+)
+
+// benchRecords is the batch size of the issue's cost goal.
+const benchRecords = 1000
+
+// benchBatch builds n email_notification task.created records over the
+// three partitions, and their pending projections.
+func benchBatch(b *testing.B, seed byte, n int) ([]*kgo.Record, []store.Task) {
+	g := streamtest.NewGen(seed)
+	recs := make([]*kgo.Record, n)
+	tasks := make([]store.Task, n)
+	for i := range recs {
+		data := []byte(fmt.Sprintf(`{"recipient":"user%d@example.com","template":"welcome_email"}`, i))
+		tc := events.TaskCreatedPayload{TaskID: events.TaskIDPrefix + g.UUID(), Type: events.TaskEmailNotification,
+			Data: data, MaxRetries: 3, CreatedAt: g.Now()}
+		env := g.Envelope(b, tc, apiMetadata)
+		recs[i] = g.Record(b, env)
+		tasks[i] = store.Task{ID: tc.TaskID, TaskID: tc.TaskID, Type: string(tc.Type), Data: store.JSONDoc(data),
+			MaxRetries: 3, EventID: env.EventID, CreatedAt: tc.CreatedAt.Time, Status: store.TaskPending}
+	}
+	return recs, tasks
+}
+
+func invocations(recs []*kgo.Record, perInvocation int) []lambdaevents.KafkaEvent {
+	var out []lambdaevents.KafkaEvent
+	for start := 0; start < len(recs); start += perInvocation {
+		out = append(out, streamtest.Batch(recs[start:min(start+perInvocation, len(recs))]...))
+	}
+	return out
+}
+
+// BenchmarkTaskProcessor runs 1,000 email_notification tasks (rendered and
+// written as .eml files by the local mailer) through the task-processor as
+// one MSK batch, against the naive baseline of one record per invocation,
+// each on a fresh embedded store and kfake broker; and once against a store
+// and emitter that discard, for the processor's own share. Store commands
+// per record are the cost on MongoDB; records/s on the embedded engine is
+// bound by its per-operation collection copies (see the workflow
+// benchmark).
+func BenchmarkTaskProcessor(b *testing.B) {
+	run := func(b *testing.B, perInvocation int) {
+		var commands int64
+		for i := 0; i < b.N; i++ {
+			b.StopTimer()
+			h := newHarness(b, task.Executors{events.TaskEmailNotification: task.EmailExecutor{Mailer: task.FileMailer{Dir: b.TempDir()}}})
+			recs, tasks := benchBatch(b, byte(i), benchRecords)
+			_, err := h.env.Store.InsertTasks(context.Background(), tasks...)
+			require.NoError(b, err)
+			batches := invocations(recs, perInvocation)
+			before := h.env.Store.Commands()
+			b.StartTimer()
+			for _, ev := range batches {
+				if err := h.deliver(b, ev); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.StopTimer()
+			commands += h.env.Store.Commands() - before
+			b.StartTimer()
+		}
+		records := float64(b.N * benchRecords)
+		b.ReportMetric(float64(commands)/records, "commands/record")
+		b.ReportMetric(records/b.Elapsed().Seconds(), "records/s")
+	}
+	b.Run("batch=1000", func(b *testing.B) { run(b, benchRecords) })
+	b.Run("baseline=one-at-a-time", func(b *testing.B) { run(b, 1) })
+	b.Run("batch=1000,processor-only", func(b *testing.B) {
+		for i := 0; i < b.N; i++ {
+			b.StopTimer()
+			recs, tasks := benchBatch(b, byte(i), benchRecords)
+			d := discard{pending: map[string]store.Task{}}
+			for _, t := range tasks {
+				d.pending[t.TaskID] = t
+			}
+			svc, err := task.New(task.Config{Store: d, Emitter: d, Logger: slog.New(slog.DiscardHandler),
+				Executors: task.Executors{events.TaskEmailNotification: task.EmailExecutor{Mailer: &flakyMailer{}}}})
+			require.NoError(b, err)
+			proc, err := stream.New(stream.Config{Name: "task-processor", Handler: svc, DeadLetters: d, Publisher: d,
+				Logger: slog.New(slog.DiscardHandler)})
+			require.NoError(b, err)
+			ev := streamtest.Batch(recs...)
+			b.StartTimer()
+			if err := proc.HandleKafkaEvent(context.Background(), ev); err != nil {
+				b.Fatal(err)
+			}
+		}
+		b.ReportMetric(float64(b.N*benchRecords)/b.Elapsed().Seconds(), "records/s")
+	})
+}
+
+// discard is a store and emitter that keep nothing.
+type discard struct{ pending map[string]store.Task }
+
+func (d discard) GetTasks(context.Context, []string) (map[string]store.Task, error) {
+	return d.pending, nil
+}
+func (discard) SaveTaskOutcomes(context.Context, ...store.TaskOutcome) (int, error) { return 0, nil }
+func (discard) SettleWebhookEvents(context.Context, ...store.WebhookOutcome) (int, error) {
+	return 0, nil
+}
+func (discard) Emit(context.Context, ...events.Envelope) (emit.Result, error) {
+	return emit.Result{}, nil
+}
+func (discard) InsertDeadLetters(context.Context, ...store.DeadLetterEntry) (store.InsertResult, error) {
+	return store.InsertResult{}, nil
+}
+func (discard) PublishRecords(context.Context, []*kgo.Record) error { return nil }

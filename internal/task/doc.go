@@ -1,0 +1,40 @@
+// Package task is the task-processor's domain: executors by task type
+// behind small interfaces (email_notification through a Mailer: SES v2 on
+// AWS, .eml files locally; data_export and report_generation through an
+// ObjectStore: S3 on AWS, files locally), and the processing of task.created
+// batches into seed 003's lifecycle: task.processing, then task.completed,
+// task.failed (with nextRetryAt) or task.dead_letter.
+//
+// # Attempts and retries
+//
+// A task.created with retryCount r is attempt r of its task. It runs only
+// while the task's projection is at retryCount r and has not ended; any
+// other delivery of it (a redelivered batch, a duplicate) is skipped, so an
+// attempt runs once per successful batch. A retryable failure with retries
+// left stores the task as failed with retryCount r+1 and nextRetryAt
+// (exponential backoff: base 30 s, factor 2, full jitter, cap 1 h) and
+// emits task.failed. The retry-sweeper later finds it (store.DueTaskRetries),
+// emits RetryEvent — a task.created with retryCount r+1 — and marks it
+// emitted (store.MarkTaskRetriesEmitted); this processor then runs attempt
+// r+1. A non-retryable error (an executor's *Error with Retryable false,
+// such as an invalid recipient) or a retryable one after maxRetries retries
+// dead-letters the task: task.dead_letter, status dead_letter, and the
+// record in tasks.dlq and dead_letters.
+//
+// # Batches
+//
+// Like the workflow processor, a batch loads its tasks with one query,
+// runs attempts partition by partition (concurrently across partitions,
+// in offset order within one), then writes: one Emit for every event, the
+// dead letters, webhook outcomes, and last the task outcomes in one bulk
+// write, which are what make a redelivered attempt a skip. Event ids are
+// derived from (taskId, type, retryCount), so a batch that fails before its
+// outcomes are written, and is delivered again, re-runs its attempts but
+// stores no event twice. Executors' external effects are at least once:
+// S3 keys, file names and message ids are derived from the task id, so a
+// repeated export or report overwrites itself; an email sent by SES just
+// before a crash may be sent again.
+//
+// What must not live here: Kafka decoding and dead-letter records (package
+// stream), storage (package store), Lambda types.
+package task

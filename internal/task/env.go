@@ -1,0 +1,110 @@
+package task
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	awsconfig "github.com/aws/aws-sdk-go-v2/config"
+	"github.com/aws/aws-sdk-go-v2/service/s3"
+	"github.com/aws/aws-sdk-go-v2/service/sesv2"
+
+	"github.com/streamops/streamops/events"
+)
+
+// Environment variables of the executors' backends.
+const (
+	EnvEmailSender         = "STREAMOPS_EMAIL_SENDER"
+	EnvSESConfigurationSet = "STREAMOPS_SES_CONFIGURATION_SET"
+	EnvExportBucket        = "STREAMOPS_EXPORT_BUCKET"
+	EnvDataDir             = "STREAMOPS_DATA_DIR"
+)
+
+// BackendConfig chooses where executors send email and store files: AWS
+// (SES v2, S3) when named, local files under DataDir otherwise.
+type BackendConfig struct {
+	// EmailSender is the SES sender identity (STREAMOPS_EMAIL_SENDER).
+	// Empty: .eml files under DataDir/mail.
+	EmailSender string
+	// SESConfigurationSet is the optional SES configuration set.
+	SESConfigurationSet string
+	// ExportBucket is the S3 bucket of exports and reports
+	// (STREAMOPS_EXPORT_BUCKET). Empty: files under DataDir/objects.
+	ExportBucket string
+	// DataDir is the local stack's data directory (STREAMOPS_DATA_DIR).
+	// Default ".streamops", as the local stack's.
+	DataDir string
+	// OnLambda requires the AWS backends: a Lambda's file system is
+	// ephemeral, so "sent" mail and exports written there would vanish.
+	OnLambda bool
+}
+
+// BackendConfigFromEnv reads the backends from the environment; OnLambda is
+// set when AWS_LAMBDA_FUNCTION_NAME is.
+func BackendConfigFromEnv() BackendConfig {
+	return BackendConfig{
+		EmailSender:         os.Getenv(EnvEmailSender),
+		SESConfigurationSet: os.Getenv(EnvSESConfigurationSet),
+		ExportBucket:        os.Getenv(EnvExportBucket),
+		DataDir:             os.Getenv(EnvDataDir),
+		OnLambda:            os.Getenv("AWS_LAMBDA_FUNCTION_NAME") != "",
+	}
+}
+
+func (c *BackendConfig) setDefaults() {
+	if c.DataDir == "" {
+		c.DataDir = ".streamops"
+	}
+}
+
+// Validate reports the first missing setting.
+func (c BackendConfig) Validate() error {
+	switch {
+	case c.OnLambda && c.EmailSender == "":
+		return fmt.Errorf("task: %s is required on Lambda (the SES sender identity)", EnvEmailSender)
+	case c.OnLambda && c.ExportBucket == "":
+		return fmt.Errorf("task: %s is required on Lambda (the S3 bucket of exports and reports)", EnvExportBucket)
+	}
+	return nil
+}
+
+// ReadStore is what the export and report executors read;
+// *store.Store implements it.
+type ReadStore interface {
+	DocumentSource
+	EventCounter
+}
+
+// NewExecutors builds the executor of every task type on the backends cfg
+// chooses, loading the AWS configuration (region, credentials) only when an
+// AWS backend is used.
+func NewExecutors(ctx context.Context, cfg BackendConfig, st ReadStore) (Executors, error) {
+	cfg.setDefaults()
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	if st == nil {
+		return nil, errors.New("task: NewExecutors needs the store")
+	}
+	var mailer Mailer = FileMailer{Dir: filepath.Join(cfg.DataDir, "mail")}
+	var objects ObjectStore = FileObjects{Dir: filepath.Join(cfg.DataDir, "objects")}
+	if cfg.EmailSender != "" || cfg.ExportBucket != "" {
+		aws, err := awsconfig.LoadDefaultConfig(ctx)
+		if err != nil {
+			return nil, fmt.Errorf("task: load AWS config: %w", err)
+		}
+		if cfg.EmailSender != "" {
+			mailer = SESMailer{Client: sesv2.NewFromConfig(aws), From: cfg.EmailSender, ConfigurationSet: cfg.SESConfigurationSet}
+		}
+		if cfg.ExportBucket != "" {
+			objects = S3Objects{Client: s3.NewFromConfig(aws), Bucket: cfg.ExportBucket}
+		}
+	}
+	return Executors{
+		events.TaskEmailNotification: EmailExecutor{Mailer: mailer},
+		events.TaskDataExport:        DataExportExecutor{Source: st, Objects: objects},
+		events.TaskReportGeneration:  ReportExecutor{Events: st, Objects: objects},
+	}, nil
+}

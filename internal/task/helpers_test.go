@@ -1,0 +1,183 @@
+package task_test
+
+import (
+	"context"
+	"encoding/json"
+	"sync"
+	"testing"
+	"time"
+
+	lambdaevents "github.com/aws/aws-lambda-go/events"
+	"github.com/stretchr/testify/require"
+	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/streamops/streamops/events"
+	"github.com/streamops/streamops/internal/backoff"
+	"github.com/streamops/streamops/internal/bus"
+	"github.com/streamops/streamops/internal/stacktest"
+	"github.com/streamops/streamops/internal/store"
+	"github.com/streamops/streamops/internal/stream"
+	"github.com/streamops/streamops/internal/stream/streamtest"
+	"github.com/streamops/streamops/internal/task"
+)
+
+// harness is the task-processor as its Lambda wires it, on kfake and the
+// embedded store, with the retry-sweeper's Retrier beside it.
+type harness struct {
+	env     *stacktest.Env
+	proc    *stream.Processor
+	retrier *task.Retrier
+	clock   *clock
+}
+
+// clock is a settable clock that also moves 5 ms per reading, so
+// durations are positive.
+type clock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+func (c *clock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.t = c.t.Add(5 * time.Millisecond)
+	return c.t
+}
+
+func (c *clock) Advance(d time.Duration) { c.mu.Lock(); c.t = c.t.Add(d); c.mu.Unlock() }
+
+// backoffHalf is the production schedule with the jitter drawing the
+// middle of its range, so nextRetryAt is predictable.
+func backoffHalf() backoff.Policy {
+	b := task.DefaultBackoff.(backoff.Exponential)
+	b.Rand = func() float64 { return 0.5 }
+	return b
+}
+
+func newHarness(tb testing.TB, executors task.Executors) *harness {
+	tb.Helper()
+	if executors == nil {
+		executors = task.Executors{events.TaskEmailNotification: task.EmailExecutor{Mailer: task.FileMailer{Dir: tb.TempDir()}}}
+	}
+	env := stacktest.New(tb, stacktest.Options{})
+	c := &clock{t: time.Date(2026, 1, 4, 1, 10, 0, 0, time.UTC)}
+	svc, err := task.New(task.Config{Store: env.Store, Emitter: env.Emitter, Executors: executors,
+		Backoff: backoffHalf(), ProcessorID: "worker-test", Now: c.Now, Logger: env.Logger})
+	require.NoError(tb, err)
+	proc, err := stream.New(stream.Config{Name: "task-processor", Handler: svc,
+		DeadLetters: env.Store, Publisher: env.Bus, Logger: env.Logger})
+	require.NoError(tb, err)
+	retrier, err := task.NewRetrier(env.Store, env.Emitter, env.Logger)
+	require.NoError(tb, err)
+	return &harness{env: env, proc: proc, retrier: retrier, clock: c}
+}
+
+// with rebuilds the harness's processor with other executors.
+func (h *harness) with(tb testing.TB, executors task.Executors) *harness {
+	tb.Helper()
+	svc, err := task.New(task.Config{Store: h.env.Store, Emitter: h.env.Emitter, Executors: executors,
+		Backoff: backoffHalf(), ProcessorID: "worker-test", Now: h.clock.Now, Logger: h.env.Logger})
+	require.NoError(tb, err)
+	proc, err := stream.New(stream.Config{Name: "task-processor", Handler: svc,
+		DeadLetters: h.env.Store, Publisher: h.env.Bus, Logger: h.env.Logger})
+	require.NoError(tb, err)
+	out := *h
+	out.proc = proc
+	return &out
+}
+
+func (h *harness) deliver(tb testing.TB, ev lambdaevents.KafkaEvent) error {
+	tb.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	return h.proc.HandleKafkaEvent(ctx, ev)
+}
+
+// submitted stores the projection of every task.created in the batch, as
+// the API did before publishing it.
+func (h *harness) submitted(tb testing.TB, ev lambdaevents.KafkaEvent) []events.TaskCreatedPayload {
+	tb.Helper()
+	var out []events.TaskCreatedPayload
+	for _, p := range bus.DecodeKafkaEvent(ev, bus.WithValidator(events.Validate)) {
+		for _, m := range p.Messages {
+			require.NoError(tb, m.Err)
+			tc, err := events.PayloadAs[events.TaskCreatedPayload](m.Envelope)
+			require.NoError(tb, err)
+			_, err = h.env.Store.CreateTask(context.Background(), store.Task{TaskID: tc.TaskID, Type: string(tc.Type),
+				Data: store.JSONDoc(tc.Data), MaxRetries: tc.MaxRetries, EventID: m.Envelope.EventID, CreatedAt: tc.CreatedAt.Time})
+			require.NoError(tb, err)
+			out = append(out, tc)
+		}
+	}
+	return out
+}
+
+// sweep runs the retry-sweeper's task pass once the retries are due, and
+// returns the batch Lambda would then deliver: the re-emitted task.created
+// read back from the broker.
+func (h *harness) sweep(tb testing.TB, retryCount int) lambdaevents.KafkaEvent {
+	tb.Helper()
+	h.clock.Advance(2 * time.Hour)
+	n, err := h.retrier.RetryDue(context.Background(), h.clock.Now(), 100)
+	require.NoError(tb, err)
+	require.Equal(tb, 1, n, "one retry is due")
+	var retries []events.Envelope
+	for _, e := range h.env.Envelopes(tb, events.TopicTasks) {
+		if e.EventType == events.TaskCreated {
+			if p := payload[events.TaskCreatedPayload](tb, e); p.RetryCount == retryCount {
+				retries = append(retries, e)
+			}
+		}
+	}
+	require.Len(tb, retries, 1)
+	return streamtest.FromTopic(h.recordsOf(tb, retries[0].EventID), events.TaskCreated)
+}
+
+// recordsOf returns the tasks-topic record of one event.
+func (h *harness) recordsOf(tb testing.TB, eventID string) []*kgo.Record {
+	tb.Helper()
+	var out []*kgo.Record
+	for _, r := range h.env.Records(tb, events.TopicTasks) {
+		var head struct{ EventID string }
+		if json.Unmarshal(r.Value, &head) == nil && head.EventID == eventID {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// lifecycle is the events of one task on the tasks topic, in order.
+func (h *harness) lifecycle(tb testing.TB, taskID string) []events.Envelope {
+	tb.Helper()
+	var out []events.Envelope
+	for _, e := range h.env.Envelopes(tb, events.TopicTasks) {
+		if e.AggregateID() == taskID {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+func (h *harness) task(tb testing.TB, id string) store.Task {
+	tb.Helper()
+	t, err := h.env.Store.GetTask(context.Background(), id)
+	require.NoError(tb, err)
+	return t
+}
+
+func ofType(envs []events.Envelope, t events.Type) []events.Envelope {
+	var out []events.Envelope
+	for _, e := range envs {
+		if e.EventType == t {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+func payload[T any](tb testing.TB, e events.Envelope) T {
+	tb.Helper()
+	p, err := events.PayloadAs[T](e)
+	require.NoError(tb, err)
+	return p
+}

@@ -1,0 +1,91 @@
+package task
+
+import (
+	"context"
+	"fmt"
+	"mime"
+	"mime/quotedprintable"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"time"
+)
+
+// FileMailer is the local stack's mailer: it writes each message as an
+// RFC 5322 .eml file named after the task (Dir/<taskId>.eml), so a repeated
+// attempt overwrites its own file rather than sending twice.
+type FileMailer struct {
+	// Dir is where messages are written; created when missing.
+	Dir string
+	// From is the sender. Default "StreamOps <streamops@localhost>".
+	From string
+	// Now stamps the Date header. Default time.Now.
+	Now func() time.Time
+}
+
+var unsafeName = regexp.MustCompile(`[^A-Za-z0-9._-]`)
+
+// Send writes the message and returns its Message-ID.
+func (m FileMailer) Send(_ context.Context, e Email) (string, error) {
+	from := m.From
+	if from == "" {
+		from = "StreamOps <streamops@localhost>"
+	}
+	now := time.Now
+	if m.Now != nil {
+		now = m.Now
+	}
+	name := unsafeName.ReplaceAllString(e.ID, "_")
+	if name == "" {
+		return "", Permanent(CodeEmail, "message has no id")
+	}
+	messageID := "<" + name + "@streamops.local>"
+
+	var b strings.Builder
+	header := func(k, v string) { fmt.Fprintf(&b, "%s: %s\r\n", k, v) }
+	header("From", from)
+	header("To", e.To)
+	header("Subject", mime.QEncoding.Encode("utf-8", e.Subject))
+	header("Date", now().UTC().Format(time.RFC1123Z))
+	header("Message-ID", messageID)
+	header("MIME-Version", "1.0")
+	header("Content-Type", "text/plain; charset=utf-8")
+	header("Content-Transfer-Encoding", "quoted-printable")
+	b.WriteString("\r\n")
+	qp := quotedprintable.NewWriter(&b)
+	if _, err := qp.Write([]byte(strings.ReplaceAll(e.Text, "\n", "\r\n"))); err != nil {
+		return "", Retryable(CodeEmail, err)
+	}
+	if err := qp.Close(); err != nil {
+		return "", Retryable(CodeEmail, err)
+	}
+	if err := writeFileAtomic(filepath.Join(m.Dir, name+".eml"), []byte(b.String())); err != nil {
+		return "", Retryable(CodeEmail, err)
+	}
+	return messageID, nil
+}
+
+// writeFileAtomic writes data to path through a temporary file and a
+// rename, so a reader never sees half a file.
+func writeFileAtomic(path string, data []byte) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	f, err := os.CreateTemp(filepath.Dir(path), ".tmp-*")
+	if err != nil {
+		return err
+	}
+	_, werr := f.Write(data)
+	cerr := f.Close()
+	if werr == nil {
+		werr = cerr
+	}
+	if werr == nil {
+		werr = os.Rename(f.Name(), path)
+	}
+	if werr != nil {
+		_ = os.Remove(f.Name())
+	}
+	return werr
+}

@@ -1,0 +1,268 @@
+package task_test
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/streamops/streamops/events"
+	"github.com/streamops/streamops/internal/bus"
+	"github.com/streamops/streamops/internal/store"
+	"github.com/streamops/streamops/internal/stream/streamtest"
+	"github.com/streamops/streamops/internal/task"
+)
+
+// flakyMailer fails its first `failures` sends with err, then delivers.
+type flakyMailer struct {
+	mu       sync.Mutex
+	failures int
+	err      error
+	sent     []task.Email
+	calls    int
+}
+
+func (m *flakyMailer) Send(_ context.Context, e task.Email) (string, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.calls++
+	if m.failures != 0 {
+		m.failures--
+		return "", m.err
+	}
+	m.sent = append(m.sent, e)
+	return "msg-" + e.ID, nil
+}
+
+var smtpTimeout = task.Retryable("SMTP_ERROR", errors.New("connection timeout to mail server"))
+
+func emailOnly(m task.Mailer) task.Executors {
+	return task.Executors{events.TaskEmailNotification: task.EmailExecutor{Mailer: m}}
+}
+
+func TestTaskFailingTwiceThenSucceedingShowsRetryCountsZeroOneTwoAndOneCompleted(t *testing.T) {
+	mailer := &flakyMailer{failures: 2, err: smtpTimeout}
+	h := newHarness(t, emailOnly(mailer))
+	ev := streamtest.Load(t, fixtureDir, "tasks-email.json")
+	tc := h.submitted(t, ev)[0]
+
+	require.NoError(t, h.deliver(t, ev))
+	failed := h.task(t, tc.TaskID)
+	assert.Equal(t, store.TaskFailed, failed.Status)
+	assert.Equal(t, 1, failed.RetryCount)
+	require.NotNil(t, failed.NextRetryAt)
+	require.NoError(t, h.deliver(t, h.sweep(t, 1)))
+	require.NoError(t, h.deliver(t, h.sweep(t, 2)))
+
+	got := h.lifecycle(t, tc.TaskID)
+	var attempts []int
+	for _, e := range ofType(got, events.TaskProcessing) {
+		attempts = append(attempts, payload[events.TaskProcessingPayload](t, e).RetryCount)
+	}
+	assert.Equal(t, []int{0, 1, 2}, attempts)
+	var retries []int
+	for _, e := range ofType(got, events.TaskFailed) {
+		p := payload[events.TaskFailedPayload](t, e)
+		retries = append(retries, p.RetryCount)
+		assert.Equal(t, "SMTP_ERROR", p.Error.Code)
+		assert.True(t, p.Error.Retryable)
+		assert.Equal(t, 3, p.MaxRetries)
+	}
+	assert.Equal(t, []int{1, 2}, retries)
+	require.Len(t, ofType(got, events.TaskCompleted), 1)
+	done := payload[events.TaskCompletedPayload](t, ofType(got, events.TaskCompleted)[0])
+	assert.JSONEq(t, `{"emailSent":true,"messageId":"msg-`+tc.TaskID+`"}`, string(done.Result))
+	assert.Empty(t, ofType(got, events.TaskDeadLetter))
+	assert.Len(t, mailer.sent, 1)
+
+	final := h.task(t, tc.TaskID)
+	assert.Equal(t, store.TaskCompleted, final.Status)
+	assert.Equal(t, 2, final.RetryCount)
+	assert.Nil(t, final.NextRetryAt)
+}
+
+func TestFailedAttemptSchedulesItsRetryWithExponentialBackoff(t *testing.T) {
+	mailer := &flakyMailer{failures: -1, err: smtpTimeout}
+	h := newHarness(t, emailOnly(mailer))
+	ev := streamtest.Load(t, fixtureDir, "tasks-email.json")
+	tc := h.submitted(t, ev)[0]
+
+	require.NoError(t, h.deliver(t, ev))
+	require.NoError(t, h.deliver(t, h.sweep(t, 1)))
+
+	var delays []time.Duration
+	for _, e := range ofType(h.lifecycle(t, tc.TaskID), events.TaskFailed) {
+		p := payload[events.TaskFailedPayload](t, e)
+		delays = append(delays, p.NextRetryAt.Sub(p.FailedAt.Time))
+	}
+	// Full jitter drawing the middle of [0, 30 s·2^(n-1)].
+	assert.Equal(t, []time.Duration{15 * time.Second, 30 * time.Second}, delays)
+	stored := h.task(t, tc.TaskID)
+	require.NotNil(t, stored.NextRetryAt)
+	assert.Equal(t, "SMTP_ERROR", stored.LastError.Code)
+}
+
+func TestTaskFailingPastMaxRetriesEndsInOneDeadLetter(t *testing.T) {
+	mailer := &flakyMailer{failures: -1, err: smtpTimeout}
+	h := newHarness(t, emailOnly(mailer))
+	ev := streamtest.Load(t, fixtureDir, "tasks-email.json")
+	tc := h.submitted(t, ev)[0]
+
+	require.NoError(t, h.deliver(t, ev))
+	var last = ev
+	for retry := 1; retry <= tc.MaxRetries; retry++ {
+		last = h.sweep(t, retry)
+		require.NoError(t, h.deliver(t, last))
+	}
+	require.NoError(t, h.deliver(t, last), "a redelivery of the last attempt changes nothing")
+
+	got := h.lifecycle(t, tc.TaskID)
+	assert.Len(t, ofType(got, events.TaskProcessing), 4, "the first attempt and three retries")
+	assert.Len(t, ofType(got, events.TaskFailed), 3)
+	dead := ofType(got, events.TaskDeadLetter)
+	require.Len(t, dead, 1)
+	p := payload[events.TaskDeadLetterPayload](t, dead[0])
+	assert.Equal(t, 3, p.RetryCount)
+	assert.Equal(t, 3, p.MaxRetries)
+	assert.Equal(t, "SMTP_ERROR", p.FinalError.Code)
+	assert.Equal(t, events.TaskCreated, p.OriginalEvent.EventType)
+	assert.JSONEq(t, `{"recipient":"user@example.com","subject":"Welcome to StreamOps","template":"welcome_email"}`,
+		string(payload[events.TaskCreatedPayload](t, events.Envelope{EventType: events.TaskCreated, Payload: p.OriginalEvent.Payload}).Data))
+	assert.Equal(t, 4, mailer.calls)
+
+	assert.Equal(t, store.TaskDeadLetter, h.task(t, tc.TaskID).Status)
+	dlq := h.env.Records(t, bus.DLQTopic(events.TopicTasks))
+	require.Len(t, dlq, 1)
+	dl, ok := bus.ParseDeadLetter(dlq[0])
+	require.True(t, ok)
+	assert.Equal(t, bus.ReasonRetriesExhausted, dl.Reason)
+	stored, err := h.env.Store.ListDeadLetters(context.Background(), store.DeadLetterQuery{Topic: events.TopicTasks})
+	require.NoError(t, err)
+	require.Len(t, stored, 1)
+	assert.Equal(t, tc.TaskID, stored[0].AggregateID)
+	assert.Equal(t, "task-processor", stored[0].Processor)
+}
+
+func TestNonRetryableErrorDeadLettersTheTaskAtOnce(t *testing.T) {
+	h := newHarness(t, emailOnly(&flakyMailer{}))
+	g := streamtest.NewGen(41)
+	ev := streamtest.Batch(g.Record(t, g.Envelope(t, events.TaskCreatedPayload{
+		TaskID: events.TaskIDPrefix + g.UUID(), Type: events.TaskEmailNotification,
+		Data: []byte(`{"recipient":"not an address","template":"welcome_email"}`), MaxRetries: 3, CreatedAt: g.Now(),
+	}, apiMetadata)))
+	tc := h.submitted(t, ev)[0]
+
+	require.NoError(t, h.deliver(t, ev))
+
+	got := h.lifecycle(t, tc.TaskID)
+	require.Equal(t, []events.Type{events.TaskProcessing, events.TaskDeadLetter}, []events.Type{got[0].EventType, got[1].EventType})
+	p := payload[events.TaskDeadLetterPayload](t, got[1])
+	assert.Equal(t, 0, p.RetryCount)
+	assert.Equal(t, task.CodeInvalidRecipient, p.FinalError.Code)
+	assert.NotContains(t, p.FinalError.Message, "not an address", "errors never quote personal data")
+	dl, ok := bus.ParseDeadLetter(h.env.Records(t, bus.DLQTopic(events.TopicTasks))[0])
+	require.True(t, ok)
+	assert.Equal(t, bus.ReasonProcessingFailed, dl.Reason)
+}
+
+func TestTasksOfEveryTypeCompleteOnTheLocalBackends(t *testing.T) {
+	dir := t.TempDir()
+	h := newHarness(t, nil)
+	executors, err := task.NewExecutors(context.Background(), task.BackendConfig{DataDir: dir}, h.env.Store)
+	require.NoError(t, err)
+	h = h.with(t, executors)
+	ev := streamtest.Load(t, fixtureDir, "tasks-batch.json")
+	tcs := h.submitted(t, ev)
+	_, err = h.env.Store.CreateWorkflow(context.Background(), store.Workflow{WorkflowID: "wf-export-me", Name: "Nightly Import",
+		Steps: []string{"validate"}, Priority: "low", IdempotencyKey: "client-secret"})
+	require.NoError(t, err)
+
+	require.NoError(t, h.deliver(t, ev))
+
+	results := map[events.TaskType]string{}
+	for _, tc := range tcs {
+		got := h.lifecycle(t, tc.TaskID)
+		require.Len(t, got, 2, "%s: processing, completed", tc.Type)
+		require.Equal(t, events.TaskCompleted, got[1].EventType, tc.Type)
+		results[tc.Type] = string(payload[events.TaskCompletedPayload](t, got[1]).Result)
+	}
+	assert.Contains(t, results[events.TaskEmailNotification], `"emailSent":true`)
+	assert.Contains(t, results[events.TaskDataExport], `"format":"csv"`)
+	assert.Contains(t, results[events.TaskReportGeneration], `"reportGenerated":true`)
+
+	mail, err := filepath.Glob(filepath.Join(dir, "mail", "*.eml"))
+	require.NoError(t, err)
+	require.Len(t, mail, 1)
+	eml, err := os.ReadFile(mail[0])
+	require.NoError(t, err)
+	assert.Contains(t, string(eml), "To: <user@example.com>")
+	assert.Contains(t, string(eml), "Subject: Welcome to StreamOps")
+	export, err := os.ReadFile(filepath.Join(dir, "objects", "streamops-exports", "2026-01-04", "workflows.csv"))
+	require.NoError(t, err, "the export lands where its destination says, under the data dir")
+	assert.Contains(t, string(export), "_id,createdAt,currentStepIndex,eventId,name,priority,status,steps,updatedAt,workflowId\n")
+	assert.Contains(t, string(export), "wf-export-me,")
+	assert.NotContains(t, string(export), "client-secret")
+	reports, err := filepath.Glob(filepath.Join(dir, "objects", "local", "reports", "monthly_summary", "2025-12", "*.json"))
+	require.NoError(t, err)
+	assert.Len(t, reports, 1)
+}
+
+func TestSameTaskBatchDeliveredTwiceRunsEachAttemptOnce(t *testing.T) {
+	mailer := &flakyMailer{}
+	h := newHarness(t, emailOnly(mailer))
+	ev := streamtest.Load(t, fixtureDir, "tasks-email.json")
+	tc := h.submitted(t, ev)[0]
+
+	require.NoError(t, h.deliver(t, ev))
+	require.NoError(t, h.deliver(t, ev))
+
+	assert.Equal(t, 1, mailer.calls)
+	assert.Len(t, h.lifecycle(t, tc.TaskID), 2)
+}
+
+func TestTaskWithoutProjectionIsCreatedFromItsEvent(t *testing.T) {
+	h := newHarness(t, emailOnly(&flakyMailer{}))
+	ev := streamtest.Load(t, fixtureDir, "tasks-email.json")
+
+	require.NoError(t, h.deliver(t, ev))
+
+	docs, err := h.env.Store.ExportDocuments(context.Background(), store.ExportQuery{Collection: store.CollTasks})
+	require.NoError(t, err)
+	require.Len(t, docs, 1)
+	assert.Contains(t, string(docs[0]), `"status":"completed"`)
+	assert.Contains(t, string(docs[0]), `"type":"email_notification"`)
+}
+
+func TestTaskProcessorIgnoresLifecycleEventsAndDeadLettersMisroutedOnes(t *testing.T) {
+	mailer := &flakyMailer{}
+	h := newHarness(t, emailOnly(mailer))
+	g := streamtest.NewGen(42)
+	id := events.TaskIDPrefix + g.UUID()
+	lifecycle := g.Record(t, g.Envelope(t, events.TaskProcessingPayload{TaskID: id, StartedAt: g.Now()}, nil))
+	misrouted := g.Record(t, g.Envelope(t, events.WorkflowProcessingPayload{WorkflowID: events.WorkflowIDPrefix + g.UUID(),
+		StartedAt: g.Now(), CurrentStep: "validate"}, nil))
+	misrouted.Topic = events.TopicTasks
+
+	require.NoError(t, h.deliver(t, streamtest.Batch(lifecycle, misrouted)))
+
+	assert.Zero(t, mailer.calls)
+	assert.Empty(t, h.env.Records(t, events.TopicTasks), "nothing is emitted for a lifecycle event")
+	dlq := h.env.Records(t, bus.DLQTopic(events.TopicTasks))
+	require.Len(t, dlq, 1)
+	dl, _ := bus.ParseDeadLetter(dlq[0])
+	assert.Contains(t, dl.Error, "does not belong on topic tasks")
+}
+
+func TestUnreachableStoreFailsTheTaskBatch(t *testing.T) {
+	h := newHarness(t, emailOnly(&flakyMailer{}))
+	ev := streamtest.Load(t, fixtureDir, "tasks-email.json")
+	require.NoError(t, h.env.Store.Close(context.Background()))
+
+	assert.Error(t, h.deliver(t, ev))
+}

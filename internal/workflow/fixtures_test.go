@@ -1,0 +1,71 @@
+package workflow_test
+
+import (
+	"encoding/json"
+	"testing"
+
+	lambdaevents "github.com/aws/aws-lambda-go/events"
+
+	"github.com/streamops/streamops/events"
+	"github.com/streamops/streamops/internal/stream/streamtest"
+)
+
+const fixtureDir = "../../testdata/msk"
+
+var apiMetadata = &events.Metadata{Source: "api-gateway", UserID: events.Null, APIVersion: "1.0.0"}
+
+// fixtures are the workflow-processor's own MSK batches; workflows-batch,
+// poison-batch and tasks-batch come from package bus.
+var fixtures = map[string]func(t *testing.T) lambdaevents.KafkaEvent{
+	// One workflow using all five built-in steps on four records, one of
+	// which breaks the input's schema.
+	"workflows-pipeline.json": func(t *testing.T) lambdaevents.KafkaEvent {
+		g := streamtest.NewGen(11)
+		input := json.RawMessage(`{
+			"records": [
+				{"order": {"id": "o-1", "total": 120.5}, "customer": {"email": "ann@example.com"}},
+				{"order": {"id": "o-2", "total": 80}, "customer": {"email": "bob@example.com"}},
+				{"order": {"id": "o-3", "total": "n/a"}, "customer": {}},
+				{"order": {"id": "o-4", "total": 15}, "customer": {"email": "cy@example.com"}}
+			],
+			"schema": {"type": "object", "required": ["order"], "properties": {"order": {"type": "object",
+				"required": ["id", "total"], "properties": {"total": {"type": "number", "minimum": 0}}}}},
+			"mapping": {"orderId": "order.id", "amount": "order.total", "email": {"from": "customer.email", "default": null}},
+			"dataset": "orders",
+			"notify": {"recipient": "ops@example.com", "template": "workflow_notification"},
+			"deliver": {"target": "acme", "eventType": "order.synced"}
+		}`)
+		return streamtest.Batch(g.Record(t, g.Envelope(t, events.WorkflowCreatedPayload{
+			WorkflowID: events.WorkflowIDPrefix + g.UUID(), Name: "Order Sync",
+			Steps: []string{"validate", "transform", "store", "notify", "deliver"}, Priority: events.PriorityHigh,
+			CreatedAt: g.Now(), Input: compact(t, input),
+		}, apiMetadata)))
+	},
+	// A validate, transform, store workflow whose second record lacks the
+	// field the transform maps: it fails in transform (index 1).
+	"workflows-failing-step.json": func(t *testing.T) lambdaevents.KafkaEvent {
+		g := streamtest.NewGen(12)
+		input := json.RawMessage(`{"records": [{"sku": "A-1", "qty": 2}, {"qty": 5}], "mapping": {"sku": "sku", "quantity": "qty"}}`)
+		return streamtest.Batch(g.Record(t, g.Envelope(t, events.WorkflowCreatedPayload{
+			WorkflowID: events.WorkflowIDPrefix + g.UUID(), Name: "Inventory Import",
+			Steps: []string{"validate", "transform", "store"}, Priority: events.PriorityMedium,
+			CreatedAt: g.Now(), Input: compact(t, input),
+		}, apiMetadata)))
+	},
+}
+
+func compact(t *testing.T, raw json.RawMessage) json.RawMessage {
+	t.Helper()
+	var v any
+	if err := json.Unmarshal(raw, &v); err != nil {
+		t.Fatal(err)
+	}
+	out, _ := json.Marshal(v)
+	return out
+}
+
+func TestFixturesAreReproducible(t *testing.T) {
+	for name, gen := range fixtures {
+		t.Run(name, func(t *testing.T) { streamtest.Check(t, fixtureDir, name, gen) })
+	}
+}

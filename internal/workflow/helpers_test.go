@@ -1,0 +1,144 @@
+package workflow_test
+
+import (
+	"context"
+	"encoding/json"
+	"sync"
+	"testing"
+	"time"
+
+	lambdaevents "github.com/aws/aws-lambda-go/events"
+	"github.com/stretchr/testify/require"
+
+	"github.com/streamops/streamops/events"
+	"github.com/streamops/streamops/internal/bus"
+	"github.com/streamops/streamops/internal/stacktest"
+	"github.com/streamops/streamops/internal/store"
+	"github.com/streamops/streamops/internal/stream"
+	"github.com/streamops/streamops/internal/workflow"
+)
+
+// harness is the workflow-processor as its Lambda wires it, on kfake and
+// the embedded store.
+type harness struct {
+	env  *stacktest.Env
+	svc  *workflow.Service
+	proc *stream.Processor
+}
+
+// ticking is a clock that moves 7 ms per reading, so durations are
+// positive and reproducible.
+func ticking() func() time.Time {
+	t := time.Date(2026, 1, 4, 1, 10, 0, 0, time.UTC)
+	var mu sync.Mutex
+	return func() time.Time {
+		mu.Lock()
+		defer mu.Unlock()
+		t = t.Add(7 * time.Millisecond)
+		return t
+	}
+}
+
+func newHarness(tb testing.TB, steps *workflow.Registry) *harness {
+	tb.Helper()
+	env := stacktest.New(tb, stacktest.Options{})
+	svc, err := workflow.New(workflow.Config{Store: env.Store, Emitter: env.Emitter, Steps: steps,
+		ProcessorID: "worker-test", Now: ticking(), Logger: env.Logger})
+	require.NoError(tb, err)
+	proc, err := stream.New(stream.Config{Name: "workflow-processor", Handler: svc,
+		DeadLetters: env.Store, Publisher: env.Bus, Logger: env.Logger})
+	require.NoError(tb, err)
+	return &harness{env: env, svc: svc, proc: proc}
+}
+
+// useService swaps the harness's service for svc.
+func (h *harness) useService(tb testing.TB, svc *workflow.Service) {
+	tb.Helper()
+	proc, err := stream.New(stream.Config{Name: "workflow-processor", Handler: svc,
+		DeadLetters: h.env.Store, Publisher: h.env.Bus, Logger: h.env.Logger})
+	require.NoError(tb, err)
+	h.svc, h.proc = svc, proc
+}
+
+func (h *harness) deliver(tb testing.TB, ev lambdaevents.KafkaEvent) error {
+	tb.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	return h.proc.HandleKafkaEvent(ctx, ev)
+}
+
+// submitted stores the projection of every workflow.created in the batch,
+// as the API or the webhook ingest did before publishing it.
+func (h *harness) submitted(tb testing.TB, ev lambdaevents.KafkaEvent) []events.WorkflowCreatedPayload {
+	tb.Helper()
+	var out []events.WorkflowCreatedPayload
+	for _, p := range bus.DecodeKafkaEvent(ev, bus.WithValidator(events.Validate)) {
+		for _, m := range p.Messages {
+			if m.Err != nil || m.Envelope.EventType != events.WorkflowCreated {
+				continue
+			}
+			wf, err := events.PayloadAs[events.WorkflowCreatedPayload](m.Envelope)
+			require.NoError(tb, err)
+			w := store.Workflow{WorkflowID: wf.WorkflowID, Name: wf.Name, Steps: wf.Steps, Priority: string(wf.Priority),
+				Input: store.JSONDoc(wf.Input), EventID: m.Envelope.EventID, CreatedAt: wf.CreatedAt.Time}
+			if md := m.Envelope.Metadata; md != nil && md.Source == "webhook" {
+				w.CorrelationID, w.WebhookEventID = md.CorrelationID, md.CorrelationID
+			}
+			_, err = h.env.Store.CreateWorkflow(context.Background(), w)
+			require.NoError(tb, err)
+			out = append(out, wf)
+		}
+	}
+	return out
+}
+
+// lifecycle is the events of one workflow on the workflows topic, in order.
+func (h *harness) lifecycle(tb testing.TB, workflowID string) []events.Envelope {
+	tb.Helper()
+	var out []events.Envelope
+	for _, e := range h.env.Envelopes(tb, events.TopicWorkflows) {
+		if e.AggregateID() == workflowID {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+func (h *harness) workflow(tb testing.TB, id string) store.WorkflowCheckpoint {
+	tb.Helper()
+	got, err := h.env.Store.GetWorkflowCheckpoints(context.Background(), []string{id})
+	require.NoError(tb, err)
+	require.Contains(tb, got, id)
+	return got[id]
+}
+
+// count is how many documents of an exportable collection there are.
+func (h *harness) count(tb testing.TB, collection string) int {
+	tb.Helper()
+	docs, err := h.env.Store.ExportDocuments(context.Background(), store.ExportQuery{Collection: collection})
+	require.NoError(tb, err)
+	return len(docs)
+}
+
+func typesOf(envs []events.Envelope) []events.Type {
+	out := make([]events.Type, len(envs))
+	for i, e := range envs {
+		out[i] = e.EventType
+	}
+	return out
+}
+
+func payload[T any](tb testing.TB, e events.Envelope) T {
+	tb.Helper()
+	p, err := events.PayloadAs[T](e)
+	require.NoError(tb, err)
+	return p
+}
+
+func mustJSON(v any) json.RawMessage {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic(err)
+	}
+	return b
+}

@@ -1,0 +1,230 @@
+package workflow
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"runtime/debug"
+	"slices"
+	"time"
+
+	"github.com/streamops/streamops/events"
+	"github.com/streamops/streamops/internal/deadline"
+	"github.com/streamops/streamops/internal/store"
+)
+
+// handle applies one workflow.created to its workflow: skipped when the
+// workflow already ended, otherwise run from its checkpoint. It returns a
+// retryable error when the run stopped early (progress is in st, to be
+// checkpointed); any other error means the record cannot be processed.
+func (s *Service) handle(ctx context.Context, st *state, it item) error {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	log := s.cfg.Logger.With("workflowId", st.cp.WorkflowID, "eventId", it.msg.Envelope.EventID, "record", it.msg.String())
+	switch st.cp.Status {
+	case store.WorkflowPending, store.WorkflowProcessing:
+	default:
+		log.InfoContext(ctx, "workflow already processed, skipping", "currentStatus", st.cp.Status)
+		return nil
+	}
+	if len(st.cp.Steps) == 0 {
+		return fmt.Errorf("workflow %s has no steps", st.cp.WorkflowID)
+	}
+	if s.nearDeadline(ctx) {
+		return ErrDeadline
+	}
+	return s.run(ctx, st, log)
+}
+
+// run executes the workflow's steps from its checkpoint, in memory, and
+// commits the outcome to st: the new checkpoint, the lifecycle events and
+// the steps' effects. Nothing is committed when an event cannot be built.
+func (s *Service) run(ctx context.Context, st *state, log *slog.Logger) error {
+	cp := st.cp
+	cp.StepResults = slices.Clone(cp.StepResults)
+	var evs []events.Envelope
+	var effects Effects
+	var done int // steps completed in this run
+	commit := func() {
+		st.cp, st.dirty = cp, true
+		st.events = append(st.events, evs...)
+		st.effects.add(&effects)
+		st.steps += done
+	}
+	emit := func(p events.Payload, id string, at time.Time) error {
+		env, err := s.lifecycleEvent(p, id, at, cp.CorrelationID)
+		evs = append(evs, env)
+		return err
+	}
+
+	id, steps := cp.WorkflowID, cp.Steps
+	first := min(max(cp.CurrentStepIndex, 0), len(steps))
+	now := s.now()
+	if cp.StartedAt == nil {
+		cp.StartedAt = &now
+	}
+	cp.Status = store.WorkflowProcessing
+	if first < len(steps) {
+		if err := emit(events.WorkflowProcessingPayload{WorkflowID: id, StartedAt: events.At(now),
+			CurrentStep: steps[first], CurrentStepIndex: first}, stepEventID(id, events.WorkflowProcessing, first), now); err != nil {
+			return err
+		}
+	}
+
+	input, inputErr := ParseInput(cp.Input)
+	records := input.Records
+	if first > 0 {
+		records = make([]json.RawMessage, len(cp.ResumeRecords))
+		for i, r := range cp.ResumeRecords {
+			records[i] = json.RawMessage(r)
+		}
+	}
+	end := now
+	for i := first; i < len(steps); i++ {
+		name := steps[i]
+		if i > first && s.nearDeadline(ctx) {
+			cp.CurrentStepIndex, cp.ResumeRecords = i, resumeRecords(records)
+			commit()
+			return ErrDeadline
+		}
+		start := s.now()
+		var stepEffects Effects
+		res, err := StepOutput{}, inputErr
+		if err == nil {
+			res, err = s.runStep(ctx, name, StepInput{
+				Workflow: st.info, StepName: name, StepIndex: i, At: start, Records: records,
+				Params: input.Params, Metadata: s.metadata(cp.CorrelationID), Effects: &stepEffects,
+			})
+		}
+		end = s.now()
+		if err != nil && IsRetryable(err) {
+			cp.CurrentStepIndex, cp.ResumeRecords = i, resumeRecords(records)
+			commit()
+			log.WarnContext(ctx, "step failed transiently; progress checkpointed for the retried batch", "step", name, "stepIndex", i, "error", err)
+			return fmt.Errorf("workflow %s step %s: %w", id, name, err)
+		}
+		if err != nil {
+			code, message, stack := stepFailure(name, i, id, err)
+			cp.Status, cp.CurrentStepIndex, cp.CompletedAt, cp.ResumeRecords = store.WorkflowFailed, i, &end, nil
+			cp.Error = &events.WorkflowError{Code: code, Message: message, Stack: stack}
+			if err := emit(events.WorkflowFailedPayload{WorkflowID: id, FailedAt: events.At(end), FailedStep: name,
+				FailedStepIndex: i, Error: *cp.Error}, endEventID(id, events.WorkflowFailed), end); err != nil {
+				return err
+			}
+			if cp.WebhookEventID != "" {
+				st.webhook = &store.WebhookOutcome{EventID: cp.WebhookEventID, Status: store.WebhookFailed,
+					Error: fmt.Sprintf("workflow %s failed in step %s: %s", id, name, message)}
+			}
+			commit()
+			log.InfoContext(ctx, "workflow failed", "step", name, "stepIndex", i, "code", code, "error", message)
+			return nil
+		}
+		duration := end.Sub(start).Milliseconds()
+		result, err := json.Marshal(res.Result)
+		if err != nil {
+			return fmt.Errorf("workflow %s step %s: encode result: %w", id, name, err)
+		}
+		if err := emit(events.WorkflowStepCompletedPayload{WorkflowID: id, StepName: name, StepIndex: i,
+			CompletedAt: events.At(end), Duration: duration, Result: res.Result}, stepEventID(id, events.WorkflowStepCompleted, i), end); err != nil {
+			return err
+		}
+		cp.StepResults = append(cp.StepResults[:min(i, len(cp.StepResults))], store.StepProgress{
+			StepName: name, StepIndex: i, CompletedAt: end, Duration: duration, Result: store.JSONDoc(result)})
+		cp.CurrentStepIndex = i + 1
+		effects.add(&stepEffects)
+		records = res.Records
+		done++
+	}
+
+	total := len(input.Records)
+	cp.Status, cp.CompletedAt, cp.ResumeRecords, cp.Error = store.WorkflowCompleted, &end, nil, nil
+	duration := max(end.Sub(*cp.StartedAt).Milliseconds(), 0)
+	if err := emit(events.WorkflowCompletedPayload{WorkflowID: id, CompletedAt: events.At(end), Duration: duration,
+		StepsCompleted: len(cp.StepResults), Summary: events.WorkflowSummary{
+			TotalRecords: total, SuccessfulRecords: len(records), FailedRecords: max(total-len(records), 0),
+		}}, endEventID(id, events.WorkflowCompleted), end); err != nil {
+		return err
+	}
+	if cp.WebhookEventID != "" {
+		st.webhook = &store.WebhookOutcome{EventID: cp.WebhookEventID, Status: store.WebhookCompleted}
+	}
+	commit()
+	log.InfoContext(ctx, "workflow completed", "durationMs", duration, "steps", len(steps), "records", len(records))
+	return nil
+}
+
+// runStep calls a step, turning a panic, an unknown step and a result that
+// would poison the batch's writes into step failures.
+func (s *Service) runStep(ctx context.Context, name string, in StepInput) (out StepOutput, err error) {
+	fn, ok := s.cfg.Steps.Lookup(name)
+	if !ok {
+		return out, Fail(CodeUnknownStep, "unknown step %q (registered: %v)", name, s.cfg.Steps.Names())
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			out, err = StepOutput{}, &StepError{Code: CodeStepPanic, Message: fmt.Sprintf("step %s panicked: %v", name, r), stack: string(debug.Stack())}
+		}
+	}()
+	out, err = fn(ctx, in)
+	if err != nil {
+		return out, err
+	}
+	return out, checkOutput(name, out, in.Effects)
+}
+
+// checkOutput rejects what a (custom) step may return that the batch's
+// events or bulk writes would refuse, so a bad step fails its workflow
+// instead of failing every delivery of the batch.
+func checkOutput(name string, out StepOutput, eff *Effects) error {
+	r := out.Result
+	if r.RecordsProcessed < 0 || r.ValidRecords < 0 || r.InvalidRecords < 0 {
+		return Fail(CodeInvalidResult, "step %s returned negative record counters", name)
+	}
+	for i, rec := range out.Records {
+		if !isObject(rec) || !json.Valid(rec) {
+			return Fail(CodeInvalidResult, "step %s returned record %d that is not a JSON object", name, i)
+		}
+	}
+	for _, rec := range eff.records {
+		if rec.WorkflowID == "" || !isObject(json.RawMessage(rec.Record)) {
+			return Fail(CodeInvalidResult, "step %s asked to store a record without workflowId or object", name)
+		}
+	}
+	for _, t := range eff.tasks {
+		if t.TaskID == "" {
+			return Fail(CodeInvalidResult, "step %s asked to start a task without taskId", name)
+		}
+	}
+	for _, e := range eff.outbox {
+		if e.OutboxID == "" || e.TargetProvider == "" || !isObject(json.RawMessage(e.Payload)) {
+			return Fail(CodeInvalidResult, "step %s asked for an outbox entry without id, target or object payload", name)
+		}
+	}
+	for _, e := range eff.events {
+		raw, err := json.Marshal(e)
+		if err == nil {
+			err = events.Validate(raw)
+		}
+		if err != nil {
+			return Fail(CodeInvalidResult, "step %s asked to emit an invalid event: %w", name, err)
+		}
+	}
+	return nil
+}
+
+func resumeRecords(records []json.RawMessage) []store.JSONDoc {
+	out := make([]store.JSONDoc, len(records))
+	for i, r := range records {
+		out[i] = store.JSONDoc(r)
+	}
+	return out
+}
+
+func (s *Service) now() time.Time { return s.cfg.Now().UTC().Truncate(time.Millisecond) }
+
+// nearDeadline reports whether the invocation is ending or its deadline is
+// within DeadlineMargin.
+func (s *Service) nearDeadline(ctx context.Context) bool {
+	return !deadline.Left(ctx, s.cfg.DeadlineMargin)
+}
