@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"go.mongodb.org/mongo-driver/bson"
-	"go.mongodb.org/mongo-driver/mongo"
 	"go.mongodb.org/mongo-driver/mongo/options"
 
 	"github.com/streamops/streamops/events"
@@ -161,26 +160,17 @@ func (s *Store) InsertEvents(ctx context.Context, envs []events.Envelope) (Inser
 		return InsertResult{}, nil
 	}
 	now := s.now()
-	models := make([]mongo.WriteModel, len(envs))
+	ids, docs := make([]string, len(envs)), make([]any, len(envs))
 	for i, env := range envs {
 		doc, err := NewEventDocument(env, now, s.cfg.EventTTL)
 		if err != nil {
 			return InsertResult{}, err
 		}
-		models[i] = mongo.NewInsertOneModel().SetDocument(doc)
+		ids[i], docs[i] = env.EventID, doc
 	}
-	_, err := s.events.BulkWrite(ctx, models, options.BulkWrite().SetOrdered(false))
-	dups, other := duplicateIndexes(err)
-	if other != nil {
-		return InsertResult{}, fmt.Errorf("store: insert events: %w", other)
-	}
-	var res InsertResult
-	for i, env := range envs {
-		if dups[i] {
-			res.Duplicates = append(res.Duplicates, env.EventID)
-		} else {
-			res.Inserted = append(res.Inserted, env.EventID)
-		}
+	res, err := insertUnordered(ctx, s.events, ids, docs)
+	if err != nil {
+		return InsertResult{}, fmt.Errorf("store: insert events: %w", err)
 	}
 	return res, nil
 }

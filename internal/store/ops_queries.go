@@ -79,7 +79,7 @@ func (s *Store) WebhookEventIDsOf(ctx context.Context, provider string) ([]strin
 // whose timeField is at or after since (zero: all). It uses distinct and
 // count, not an aggregation pipeline, so the embedded engine answers too.
 func (s *Store) CountBy(ctx context.Context, collection, field, timeField string, since time.Time) (map[string]int64, error) {
-	coll := s.collection(collection)
+	coll := s.countedCollection(collection)
 	q := bson.M{}
 	if !since.IsZero() && timeField != "" {
 		q[timeField] = bson.M{"$gte": bsonTime(since)}

@@ -64,7 +64,7 @@ func (s *Store) EnqueueOutbox(ctx context.Context, entries ...OutboxEntry) (Inse
 		return InsertResult{}, nil
 	}
 	now := s.now()
-	models := make([]mongo.WriteModel, len(entries))
+	ids, docs := make([]string, len(entries)), make([]any, len(entries))
 	for i, e := range entries {
 		if e.OutboxID == "" || e.TargetProvider == "" {
 			return InsertResult{}, errors.New("store: outbox entry needs outbox_id and target_provider")
@@ -79,20 +79,11 @@ func (s *Store) EnqueueOutbox(ctx context.Context, entries ...OutboxEntry) (Inse
 		}
 		e.NextAttemptAt = bsonTime(e.NextAttemptAt)
 		e.CreatedAt = now
-		models[i] = mongo.NewInsertOneModel().SetDocument(e)
+		ids[i], docs[i] = e.OutboxID, e
 	}
-	_, err := s.outbox.BulkWrite(ctx, models, options.BulkWrite().SetOrdered(false))
-	dups, other := duplicateIndexes(err)
-	if other != nil {
-		return InsertResult{}, fmt.Errorf("store: enqueue outbox: %w", other)
-	}
-	var res InsertResult
-	for i, e := range entries {
-		if dups[i] {
-			res.Duplicates = append(res.Duplicates, e.OutboxID)
-		} else {
-			res.Inserted = append(res.Inserted, e.OutboxID)
-		}
+	res, err := insertUnordered(ctx, s.outbox, ids, docs)
+	if err != nil {
+		return InsertResult{}, fmt.Errorf("store: enqueue outbox: %w", err)
 	}
 	return res, nil
 }

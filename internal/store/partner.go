@@ -87,27 +87,17 @@ func (s *Store) InsertPartnerEvents(ctx context.Context, evs ...PartnerEvent) (I
 	if len(evs) == 0 {
 		return InsertResult{}, nil
 	}
-	models := make([]mongo.WriteModel, len(evs))
+	ids, docs := make([]string, len(evs)), make([]any, len(evs))
 	for i, ev := range evs {
 		ev, err := s.partnerDefaults(ev)
 		if err != nil {
 			return InsertResult{}, err
 		}
-		evs[i] = ev
-		models[i] = mongo.NewInsertOneModel().SetDocument(ev)
+		ids[i], docs[i] = ev.ID, ev
 	}
-	_, err := s.partnerEvents.BulkWrite(ctx, models, options.BulkWrite().SetOrdered(false))
-	dups, other := duplicateIndexes(err)
-	if other != nil {
-		return InsertResult{}, fmt.Errorf("store: insert partner events: %w", other)
-	}
-	var res InsertResult
-	for i, ev := range evs {
-		if dups[i] {
-			res.Duplicates = append(res.Duplicates, ev.ID)
-		} else {
-			res.Inserted = append(res.Inserted, ev.ID)
-		}
+	res, err := insertUnordered(ctx, s.partnerEvents, ids, docs)
+	if err != nil {
+		return InsertResult{}, fmt.Errorf("store: insert partner events: %w", err)
 	}
 	return res, nil
 }

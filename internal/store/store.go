@@ -189,12 +189,6 @@ func (s *Store) connect(ctx context.Context) error {
 	return nil
 }
 
-// collection returns a command-counting handle on any collection, for the
-// collections that have no field on Store.
-func (s *Store) collection(name string) lungo.ICollection {
-	return countingCollection{ICollection: s.client.Database(s.cfg.Database).Collection(name), n: &s.commands}
-}
-
 // Close disconnects from MongoDB or closes the embedded engine.
 func (s *Store) Close(ctx context.Context) error {
 	if s.embedded != nil {

@@ -75,11 +75,27 @@ func (s *Store) GetWebhookEvent(ctx context.Context, eventID string) (WebhookEve
 	return getByID[WebhookEvent](ctx, s.webhookEvents, eventID)
 }
 
+// webhookTransitions lists, per target status, the statuses a row may move
+// from: a row never moves back (a processor that already settled it
+// completed is not overwritten by a late "processing").
+var webhookTransitions = map[string][]string{
+	WebhookReceived:   {WebhookReceived},
+	WebhookProcessing: {WebhookReceived, WebhookFailed},
+	WebhookCompleted:  {WebhookReceived, WebhookProcessing},
+	WebhookSkipped:    {WebhookReceived, WebhookProcessing},
+	WebhookFailed:     {WebhookReceived, WebhookProcessing},
+}
+
 // SetWebhookStatus moves a webhook event along its lifecycle, stamping
 // processing_started_at (and counting a processing attempt in retry_count)
 // on processing, completed_at on completed or skipped, and error_message on
-// failed. It returns ErrNotFound for an unknown id.
+// failed. A transition the row has already moved past is a no-op; an
+// unknown id is ErrNotFound.
 func (s *Store) SetWebhookStatus(ctx context.Context, eventID, status, errMsg string) error {
+	from, ok := webhookTransitions[status]
+	if !ok {
+		return fmt.Errorf("store: unknown webhook status %q", status)
+	}
 	now := s.now()
 	set := bson.M{"status": status}
 	update := bson.M{"$set": set}
@@ -92,16 +108,14 @@ func (s *Store) SetWebhookStatus(ctx context.Context, eventID, status, errMsg st
 		update["$unset"] = bson.M{"error_message": ""}
 	case WebhookFailed:
 		set["error_message"] = errMsg
-	case WebhookReceived:
-	default:
-		return fmt.Errorf("store: unknown webhook status %q", status)
 	}
-	res, err := s.webhookEvents.UpdateOne(ctx, bson.M{"_id": eventID}, update)
+	res, err := s.webhookEvents.UpdateOne(ctx, bson.M{"_id": eventID, "status": bson.M{"$in": from}}, update)
 	if err != nil {
 		return normalise(err)
 	}
 	if res.MatchedCount == 0 {
-		return ErrNotFound
+		_, err := s.GetWebhookEvent(ctx, eventID)
+		return err
 	}
 	return nil
 }

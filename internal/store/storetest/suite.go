@@ -276,6 +276,12 @@ func testWebhookLifecycle(t *testing.T, open Opener, _ Features) {
 	assert.Empty(t, got.ErrorMessage)
 	assert.NotNil(t, got.CompletedAt)
 
+	require.NoError(t, s.SetWebhookStatus(ctx(t), stored.EventID, store.WebhookProcessing, ""), "a late transition is a no-op")
+	got, err = s.GetWebhookEvent(ctx(t), stored.EventID)
+	require.NoError(t, err)
+	assert.Equal(t, store.WebhookCompleted, got.Status, "a completed row never moves back to processing")
+	assert.Equal(t, 2, got.RetryCount)
+
 	assert.ErrorIs(t, s.SetWebhookStatus(ctx(t), "nope", store.WebhookCompleted, ""), store.ErrNotFound)
 	_, err = s.GetWebhookEvent(ctx(t), "nope")
 	assert.ErrorIs(t, err, store.ErrNotFound)
