@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"go.mongodb.org/mongo-driver/bson"
-	"go.mongodb.org/mongo-driver/mongo"
 	"go.mongodb.org/mongo-driver/mongo/options"
 )
 
@@ -24,16 +23,13 @@ func (s *Store) ArchiveExpiring(ctx context.Context, expiringBy time.Time, limit
 		return 0, err
 	}
 	now := s.now()
-	models := make([]mongo.WriteModel, len(docs))
-	ids := make([]string, len(docs))
+	ids, copies := make([]string, len(docs)), make([]any, len(docs))
 	for i, d := range docs {
 		d.ArchivedAt, d.PublishPending = &now, false
-		models[i] = mongo.NewInsertOneModel().SetDocument(d)
-		ids[i] = d.ID
+		ids[i], copies[i] = d.ID, d
 	}
-	_, err = s.archive.BulkWrite(ctx, models, options.BulkWrite().SetOrdered(false))
-	if _, other := duplicateIndexes(err); other != nil {
-		return 0, fmt.Errorf("store: copy events to the archive: %w", other)
+	if _, err := insertUnordered(ctx, s.archive, ids, copies); err != nil {
+		return 0, fmt.Errorf("store: copy events to the archive: %w", err)
 	}
 	if _, err := s.events.UpdateMany(ctx, bson.M{"_id": bson.M{"$in": ids}}, bson.M{"$set": bson.M{"archived_at": now}}); err != nil {
 		return 0, fmt.Errorf("store: mark archived events: %w", err)
