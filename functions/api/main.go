@@ -32,6 +32,7 @@ func main() {
 		Replayer: &history.Replayer{Store: a.Store, Publisher: a.Bus, Logger: a.Logger},
 		Exporter: &history.Exporter{Store: a.Store, Objects: app.Must(app.ExportStore(ctx)), Logger: a.Logger},
 		Router:   router,
+		Requeuer: &history.Requeuer{Store: a.Store, Publisher: a.Bus},
 		Auth: httpapi.Authenticators{apigw.JWTAuth{}, httpapi.TokenAuth{
 			AdminToken:    os.Getenv("STREAMOPS_ADMIN_TOKEN"),
 			PartnerTokens: httpapi.ParsePartnerTokens(os.Getenv("STREAMOPS_PARTNER_TOKENS")),

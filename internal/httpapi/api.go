@@ -30,6 +30,8 @@ type APIConfig struct {
 	Exporter *history.Exporter
 	// Router retries webhook events (POST /api/webhook-events/{id}/retry).
 	Router WebhookRouter
+	// Requeuer sends dead letters back to their topics.
+	Requeuer *history.Requeuer
 	// Auth identifies callers; every route but /api/openapi.json needs one.
 	Auth   Authenticator
 	Logger *slog.Logger

@@ -1,7 +1,103 @@
 package httpapi
 
-import "net/http"
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"time"
 
-// deadLetterRoutes registers the dead-letter routes (arrive with the
-// processors' dead-letter store).
-func (a *api) deadLetterRoutes(_ *http.ServeMux, _ func(handlerFunc) http.Handler) {}
+	"github.com/streamops/streamops/internal/store"
+)
+
+// deadLetterPage is GET /api/dead-letters.
+type deadLetterPage struct {
+	DeadLetters []store.DeadLetterEntry `json:"deadLetters"`
+	NextCursor  string                  `json:"nextCursor,omitempty"`
+}
+
+// bulkRequeue is the body of POST /api/dead-letters/requeue: which dead
+// letters to send back (default: the open ones, at most limit).
+type bulkRequeue struct {
+	Topic     string     `json:"topic,omitempty"`
+	EventType string     `json:"event_type,omitempty"`
+	Status    string     `json:"status,omitempty"`
+	From      *time.Time `json:"from,omitempty"`
+	To        *time.Time `json:"to,omitempty"`
+	Limit     int        `json:"limit,omitempty"`
+}
+
+// deadLetterRoutes registers the dead-letter routes.
+func (a *api) deadLetterRoutes(mux *http.ServeMux, admin func(handlerFunc) http.Handler) {
+	mux.Handle("GET /api/dead-letters", admin(a.listDeadLetters))
+	mux.Handle("POST /api/dead-letters/{id}/requeue", admin(a.requeueDeadLetter))
+	mux.Handle("POST /api/dead-letters/requeue", admin(a.requeueDeadLetters))
+}
+
+func (a *api) listDeadLetters(w http.ResponseWriter, r *http.Request, _ Principal) {
+	q := r.URL.Query()
+	dq := store.DeadLetterQuery{Topic: q.Get("topic"), EventType: q.Get("event_type"), Status: q.Get("status")}
+	var e1, e2, e3, e4 error
+	dq.From, e1 = timeParam(q, "from")
+	dq.To, e2 = timeParam(q, "to")
+	dq.Limit, e3 = limitParam(q)
+	if c := q.Get("cursor"); c != "" {
+		cur, err := store.DecodeCursor(c)
+		dq.After, e4 = &cur, err
+	}
+	if err := errors.Join(e1, e2, e3, e4); err != nil {
+		writeError(w, r, a.log, err)
+		return
+	}
+	dls, next, err := a.cfg.Store.ListDeadLetters(r.Context(), dq)
+	if err != nil {
+		writeError(w, r, a.log, err)
+		return
+	}
+	if dls == nil {
+		dls = []store.DeadLetterEntry{}
+	}
+	writeJSON(w, http.StatusOK, deadLetterPage{DeadLetters: dls, NextCursor: next})
+}
+
+func (a *api) requeueDeadLetter(w http.ResponseWriter, r *http.Request, _ Principal) {
+	dl, err := a.cfg.Store.GetDeadLetter(r.Context(), r.PathValue("id"))
+	if err == nil {
+		_, err = a.cfg.Requeuer.Requeue(r.Context(), dl)
+	}
+	if err == nil {
+		dl, err = a.cfg.Store.GetDeadLetter(r.Context(), dl.ID)
+	}
+	if err != nil {
+		writeError(w, r, a.log, fmt.Errorf("dead letter %q: %w", r.PathValue("id"), err))
+		return
+	}
+	writeJSON(w, http.StatusAccepted, dl)
+}
+
+func (a *api) requeueDeadLetters(w http.ResponseWriter, r *http.Request, _ Principal) {
+	var req bulkRequeue
+	if err := decodeBody(w, r, &req); err != nil {
+		writeError(w, r, a.log, err)
+		return
+	}
+	if req.Limit < 0 || req.Limit > MaxLimit {
+		writeError(w, r, a.log, &paramError{"limit", fmt.Sprintf("must be from 1 to %d", MaxLimit)})
+		return
+	}
+	if req.Status == "" {
+		req.Status = store.DeadLetterOpen
+	}
+	dls, _, err := a.cfg.Store.ListDeadLetters(r.Context(), store.DeadLetterQuery{Topic: req.Topic, EventType: req.EventType,
+		Status: req.Status, From: req.From, To: req.To, Limit: req.Limit})
+	if err != nil {
+		writeError(w, r, a.log, err)
+		return
+	}
+	n, err := a.cfg.Requeuer.Requeue(r.Context(), dls...)
+	if err != nil {
+		writeError(w, r, a.log, err)
+		return
+	}
+	a.log.InfoContext(r.Context(), "dead letters requeued", "count", n, "topic", req.Topic, "eventType", req.EventType)
+	writeJSON(w, http.StatusAccepted, map[string]int{"requeued": n})
+}

@@ -334,6 +334,7 @@ func TestOpenAPIResponsesMatchTheDocument(t *testing.T) {
 	hooksDown := caller{c, httpapi.Webhooks(ingDown, env.Logger)}
 	api := caller{c, httpapi.API(httpapi.APIConfig{Submit: sub, Store: env.Store, Router: ing, Logger: env.Logger,
 		Replayer: &history.Replayer{Store: env.Store, Publisher: env.Bus, Logger: env.Logger},
+		Requeuer: &history.Requeuer{Store: env.Store, Publisher: env.Bus},
 		// A small inline limit, so one export answers inline and a larger one with a link.
 		Exporter: &history.Exporter{Store: env.Store, Objects: history.FileObjectStore{Dir: t.TempDir()},
 			InlineLimit: 2 << 10, SpillDir: t.TempDir(), Logger: env.Logger},

@@ -375,6 +375,7 @@ var statsSources = []struct{ collection, field, timeField string }{
 	{store.CollWorkflows, "status", "createdAt"},
 	{store.CollTasks, "status", "createdAt"},
 	{store.CollPartnerEvents, "event_status", "expire_at"},
+	{store.CollDeadLetters, "status", "received_at"},
 }
 
 func (a *api) stats(w http.ResponseWriter, r *http.Request, _ Principal) {

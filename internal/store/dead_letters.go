@@ -58,6 +58,10 @@ type DeadLetterEntry struct {
 	Status      string     `bson:"status" json:"status"`
 	ReceivedAt  time.Time  `bson:"received_at" json:"received_at"`
 	ResolvedAt  *time.Time `bson:"resolved_at,omitempty" json:"resolved_at,omitempty"`
+	// RequeueAttempts counts how often an operator sent the record back to
+	// its topic; LastRequeuedAt is the latest.
+	RequeueAttempts int        `bson:"requeue_attempts" json:"requeue_attempts"`
+	LastRequeuedAt  *time.Time `bson:"last_requeued_at,omitempty" json:"last_requeued_at,omitempty"`
 }
 
 // DeadLetterHeader is one record header. Headers are a list, not a map:
@@ -112,14 +116,20 @@ func (s *Store) GetDeadLetter(ctx context.Context, id string) (DeadLetterEntry, 
 
 // DeadLetterQuery selects dead letters; empty fields match everything.
 type DeadLetterQuery struct {
-	Status string
-	Topic  string
+	Status    string
+	Topic     string
+	EventType string
+	// From and To bound received_at.
+	From, To *time.Time
+	// After continues a listing from a (received_at, id) position.
+	After *Cursor
 	// Limit caps the result; default 100.
 	Limit int
 }
 
-// ListDeadLetters returns dead letters newest first.
-func (s *Store) ListDeadLetters(ctx context.Context, q DeadLetterQuery) ([]DeadLetterEntry, error) {
+// ListDeadLetters returns dead letters newest first, and the cursor of the
+// next page ("" on the last).
+func (s *Store) ListDeadLetters(ctx context.Context, q DeadLetterQuery) ([]DeadLetterEntry, string, error) {
 	filter := bson.M{}
 	if q.Status != "" {
 		filter["status"] = q.Status
@@ -127,19 +137,62 @@ func (s *Store) ListDeadLetters(ctx context.Context, q DeadLetterQuery) ([]DeadL
 	if q.Topic != "" {
 		filter["topic"] = q.Topic
 	}
+	if q.EventType != "" {
+		filter["event_type"] = q.EventType
+	}
+	if q.From != nil || q.To != nil {
+		r := bson.M{}
+		if q.From != nil {
+			r["$gte"] = bsonTime(*q.From)
+		}
+		if q.To != nil {
+			r["$lte"] = bsonTime(*q.To)
+		}
+		filter["received_at"] = r
+	}
+	if q.After != nil {
+		filter = bson.M{"$and": bson.A{filter, bson.M{"$or": bson.A{
+			bson.M{"received_at": bson.M{"$lt": bsonTime(q.After.Timestamp)}},
+			bson.M{"received_at": bsonTime(q.After.Timestamp), "_id": bson.M{"$gt": q.After.EventID}},
+		}}}}
+	}
 	if q.Limit <= 0 {
 		q.Limit = 100
 	}
 	cur, err := s.countedCollection(CollDeadLetters).Find(ctx, filter, options.Find().
-		SetSort(bson.D{{Key: "received_at", Value: -1}, {Key: "_id", Value: 1}}).SetLimit(int64(q.Limit)))
+		SetSort(bson.D{{Key: "received_at", Value: -1}, {Key: "_id", Value: 1}}).SetLimit(int64(q.Limit+1)))
 	if err != nil {
-		return nil, normalise(err)
+		return nil, "", normalise(err)
 	}
 	var out []DeadLetterEntry
 	if err := cur.All(ctx, &out); err != nil {
-		return nil, normalise(err)
+		return nil, "", normalise(err)
 	}
-	return out, nil
+	next := ""
+	if len(out) > q.Limit {
+		out = out[:q.Limit]
+		last := out[q.Limit-1]
+		next = Cursor{Timestamp: last.ReceivedAt, EventID: last.ID}.Encode()
+	}
+	return out, next, nil
+}
+
+// RecordRequeues records that the dead letters were sent back to their
+// topics: one more requeue attempt each, status replayed, with one bulk
+// write. It returns how many it updated.
+func (s *Store) RecordRequeues(ctx context.Context, ids ...string) (int, error) {
+	if len(ids) == 0 {
+		return 0, nil
+	}
+	now := s.now()
+	res, err := s.countedCollection(CollDeadLetters).UpdateMany(ctx, bson.M{"_id": bson.M{"$in": ids}}, bson.M{
+		"$inc": bson.M{"requeue_attempts": 1},
+		"$set": bson.M{"status": DeadLetterReplayed, "resolved_at": now, "last_requeued_at": now},
+	})
+	if err != nil {
+		return 0, normalise(err)
+	}
+	return int(res.ModifiedCount), nil
 }
 
 // ResolveDeadLetter closes an open dead letter as replayed or discarded. It

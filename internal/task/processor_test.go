@@ -142,7 +142,7 @@ func TestTaskFailingPastMaxRetriesEndsInOneDeadLetter(t *testing.T) {
 	dl, ok := bus.ParseDeadLetter(dlq[0])
 	require.True(t, ok)
 	assert.Equal(t, bus.ReasonRetriesExhausted, dl.Reason)
-	stored, err := h.env.Store.ListDeadLetters(context.Background(), store.DeadLetterQuery{Topic: events.TopicTasks})
+	stored, _, err := h.env.Store.ListDeadLetters(context.Background(), store.DeadLetterQuery{Topic: events.TopicTasks})
 	require.NoError(t, err)
 	require.Len(t, stored, 1)
 	assert.Equal(t, tc.TaskID, stored[0].AggregateID)

@@ -212,7 +212,7 @@ func TestPoisonRecordBetweenTwoGoodOnesIsDeadLetteredAndBothAreProcessed(t *test
 	}
 	assert.ElementsMatch(t, []bus.Reason{bus.ReasonUndecodable, bus.ReasonSchemaInvalid}, reasons)
 
-	stored, err := h.env.Store.ListDeadLetters(context.Background(), store.DeadLetterQuery{Status: store.DeadLetterOpen})
+	stored, _, err := h.env.Store.ListDeadLetters(context.Background(), store.DeadLetterQuery{Status: store.DeadLetterOpen})
 	require.NoError(t, err)
 	require.Len(t, stored, 2)
 	for _, dl := range stored {
@@ -226,7 +226,7 @@ func TestPoisonRecordBetweenTwoGoodOnesIsDeadLetteredAndBothAreProcessed(t *test
 	}
 
 	require.NoError(t, h.deliver(t, ev))
-	stored, err = h.env.Store.ListDeadLetters(context.Background(), store.DeadLetterQuery{})
+	stored, _, err = h.env.Store.ListDeadLetters(context.Background(), store.DeadLetterQuery{})
 	require.NoError(t, err)
 	assert.Len(t, stored, 2, "a redelivered poison record is stored once")
 }

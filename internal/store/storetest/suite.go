@@ -750,7 +750,7 @@ func testDeadLetters(t *testing.T, open Opener, _ Features) {
 
 	require.NoError(t, s.ResolveDeadLetter(ctx(t), res.Duplicates[0], store.DeadLetterDiscarded))
 	assert.ErrorIs(t, s.ResolveDeadLetter(ctx(t), res.Duplicates[0], store.DeadLetterReplayed), store.ErrNotFound, "only an open dead letter is resolved")
-	listed, err := s.ListDeadLetters(ctx(t), store.DeadLetterQuery{Status: store.DeadLetterOpen})
+	listed, _, err := s.ListDeadLetters(ctx(t), store.DeadLetterQuery{Status: store.DeadLetterOpen})
 	require.NoError(t, err)
 	require.Len(t, listed, 1)
 	assert.Equal(t, "schema-invalid", listed[0].Reason)
