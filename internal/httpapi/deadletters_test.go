@@ -25,7 +25,7 @@ func TestBulkRequeueOfAHundredDeadLettersDeliversAndRecordsEach(t *testing.T) {
 		dls = append(dls, store.DeadLetterEntry{Processor: "task-processor", Topic: events.TopicTasks, Partition: int32(i % 3),
 			Offset: int64(i), Key: fmt.Sprintf("task-%d", i), Value: []byte(fmt.Sprintf(`{"broken":%d`, i)),
 			Headers: []store.DeadLetterHeader{{Key: "content-type", Value: "application/json"}},
-			Reason: "undecodable", Error: "unexpected end of JSON input"})
+			Reason:  "undecodable", Error: "unexpected end of JSON input"})
 	}
 	dls = append(dls, store.DeadLetterEntry{Processor: "workflow-processor", Topic: events.TopicWorkflows, Offset: 7,
 		Value: []byte("x"), Reason: "undecodable", Error: "not JSON"})
