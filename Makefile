@@ -42,8 +42,14 @@ lint: ## gofmt check + go vet
 bench: ## benchmarks with their baselines, one run
 	$(GO) test -run '^$$' -bench . -benchmem -benchtime $(BENCHTIME) ./...
 
-run: ## the local stack (arrives with the local-stack issue)
-	@echo "make run: the local stack is not built yet (see the local-stack issue); use 'make test'." >&2; exit 2
+# The local stack's command, built for this machine: `streamops run` is the
+# whole system in one process (README: Local stack); the same binary is the
+# ops client (streamops tail, replay, dead-letters, stats).
+STREAMOPS := $(BUILD_DIR)/streamops
+
+run: ## the local stack: every function in one process, data in .streamops/ (Ctrl-C stops it cleanly)
+	$(GO) build -o $(STREAMOPS) ./internal/cmd/streamops
+	@exec $(STREAMOPS) run
 
 clean: ## remove build output
 	rm -rf $(BUILD_DIR)

@@ -51,6 +51,11 @@ type Config struct {
 	// (DataDir/streamops.lungo). Empty keeps the data in memory only.
 	// Ignored when URI is set.
 	DataDir string
+	// Backing, when set, is the lungo.Store the embedded engine loads from
+	// and commits to instead of the one DataDir selects (the local stack
+	// persists in the background with it). The caller closes it after
+	// Close. Ignored when URI is set.
+	Backing lungo.Store
 	// EventTTL is how long an event stays in the events collection before the
 	// TTL index removes it (ttl_expires_at = stored_at + EventTTL).
 	// Default 90 days (seed 001 "TTL and retention").
@@ -164,7 +169,9 @@ func (s *Store) connect(ctx context.Context) error {
 	}
 	s.engine = EngineEmbedded
 	var backing lungo.Store = lungo.NewMemoryStore()
-	if s.cfg.DataDir != "" {
+	if s.cfg.Backing != nil {
+		backing = s.cfg.Backing
+	} else if s.cfg.DataDir != "" {
 		if err := os.MkdirAll(s.cfg.DataDir, 0o755); err != nil {
 			return fmt.Errorf("store: create data dir: %w", err)
 		}

@@ -1,0 +1,18 @@
+// Command streamops is StreamOps on a laptop: `streamops run` starts the
+// whole system in one process (what `make run` does), and the other
+// subcommands are the operations client of the API, for the local stack or
+// a deployed one:
+//
+//	streamops run                     the local stack (internal/local)
+//	streamops curl [provider]         a freshly signed sample webhook for the local stack
+//	streamops tail [filter flags]     follow GET /api/events
+//	streamops replay [filter flags]   dry run, confirm, then POST /api/replays
+//	streamops dead-letters [list]     GET /api/dead-letters
+//	streamops dead-letters requeue ID POST /api/dead-letters/{id}/requeue (or -all)
+//	streamops stats [-window 1h]      GET /api/stats
+//
+// The client subcommands take -url and -token (env STREAMOPS_URL,
+// STREAMOPS_ADMIN_TOKEN) and speak only the API's HTTP and JSON, so they
+// work the same against a deployed API. What must not live here: the
+// stack itself (internal/local) and anything the API decides.
+package main

@@ -1,0 +1,72 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
+}
+
+// usage is the command's help.
+const usage = `usage: streamops <command> [flags]
+
+  run                         start the local stack (make run)
+  curl [provider]             print a freshly signed sample webhook curl for the local stack (default stripe)
+  tail                        follow the event history (GET /api/events)
+  replay                      replay events: a dry run first, then confirm
+  dead-letters [list]         list dead letters
+  dead-letters requeue ID…    requeue dead letters (or -all with filters, after asking)
+  stats                       counts by status and type (GET /api/stats)
+
+Client commands take -url (STREAMOPS_URL, default http://127.0.0.1:8080) and
+-token (STREAMOPS_ADMIN_TOKEN). 'streamops <command> -h' lists its flags.
+`
+
+// run dispatches a command line and returns the exit code.
+func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		fmt.Fprint(stderr, usage)
+		return 2
+	}
+	cmd, rest := args[0], args[1:]
+	var err error
+	switch cmd {
+	case "run":
+		err = runStack(ctx, rest, stdout, stderr)
+	case "curl":
+		err = printCurl(rest, stdout, stderr)
+	case "tail":
+		err = tail(ctx, rest, stdout, stderr)
+	case "replay":
+		err = replay(ctx, rest, stdin, stdout, stderr)
+	case "dead-letters", "dlq":
+		err = deadLetters(ctx, rest, stdin, stdout, stderr)
+	case "stats":
+		err = stats(ctx, rest, stdout, stderr)
+	case "-h", "-help", "--help", "help":
+		fmt.Fprint(stdout, usage)
+		return 0
+	default:
+		fmt.Fprintf(stderr, "streamops: unknown command %q\n\n%s", cmd, usage)
+		return 2
+	}
+	switch {
+	case errors.Is(err, flag.ErrHelp):
+		return 0
+	case err != nil:
+		fmt.Fprintf(stderr, "streamops %s: %v\n", cmd, err)
+		return 1
+	}
+	return 0
+}

@@ -1,0 +1,249 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"regexp"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/streamops/streamops/events"
+	"github.com/streamops/streamops/internal/history"
+	"github.com/streamops/streamops/internal/httpapi"
+	"github.com/streamops/streamops/internal/stacktest"
+	"github.com/streamops/streamops/internal/store"
+	"github.com/streamops/streamops/internal/submit"
+)
+
+const token = "ops-test-token"
+
+// api is an httptest server running the real API handler over kfake and
+// the embedded store.
+type api struct {
+	*stacktest.Env
+	srv *httptest.Server
+}
+
+func newAPI(t *testing.T) *api {
+	t.Helper()
+	env := stacktest.New(t, stacktest.Options{})
+	sub, err := submit.New(env.Store, env.Emitter, nil, env.Logger)
+	require.NoError(t, err)
+	h := httpapi.API(httpapi.APIConfig{
+		Submit: sub, Store: env.Store, Logger: env.Logger,
+		Replayer: &history.Replayer{Store: env.Store, Publisher: env.Bus, Logger: env.Logger},
+		Exporter: &history.Exporter{Store: env.Store, Objects: history.FileObjectStore{Dir: t.TempDir()}, Logger: env.Logger},
+		Requeuer: &history.Requeuer{Store: env.Store, Publisher: env.Bus},
+		Auth:     httpapi.TokenAuth{AdminToken: token},
+	})
+	srv := httptest.NewServer(h)
+	t.Cleanup(srv.Close)
+	return &api{Env: env, srv: srv}
+}
+
+// submitWorkflow submits a workflow through the API and returns its id.
+func (a *api) submitWorkflow(t *testing.T, name string) string {
+	t.Helper()
+	req, _ := http.NewRequest("POST", a.srv.URL+"/api/workflows",
+		strings.NewReader(fmt.Sprintf(`{"name":%q,"steps":["validate","store"],"priority":"low"}`, name)))
+	req.Header.Set("Authorization", "Bearer "+token)
+	resp, err := http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	require.Equal(t, http.StatusCreated, resp.StatusCode)
+	var out struct{ WorkflowID string }
+	require.NoError(t, jsonDecode(resp.Body, &out))
+	return out.WorkflowID
+}
+
+// syncBuffer is a bytes.Buffer safe to read while a command writes it.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// ops runs the command line against the API with the given stdin and
+// returns the exit code, stdout and stderr.
+func (a *api) ops(t *testing.T, stdin string, args ...string) (int, string, string) {
+	t.Helper()
+	var out, errOut syncBuffer
+	head := 1 // the flags go after the command words
+	if args[0] == "dead-letters" && len(args) > 1 && !strings.HasPrefix(args[1], "-") {
+		head = 2
+	}
+	args = append(append(slices.Clone(args[:head]), "-url", a.srv.URL, "-token", token), args[head:]...)
+	code := run(context.Background(), args, strings.NewReader(stdin), &out, &errOut)
+	return code, out.String(), errOut.String()
+}
+
+func TestOpsStatsShowsCountsPerCollection(t *testing.T) {
+	a := newAPI(t)
+	a.submitWorkflow(t, "one")
+	a.submitWorkflow(t, "two")
+	code, out, errOut := a.ops(t, "", "stats", "-window", "1h")
+	require.Equal(t, 0, code, errOut)
+	assert.Regexp(t, `(?m)^workflows\s+status\s+pending\s+2$`, out)
+	assert.Regexp(t, `(?m)^events\s+event_type\s+workflow.created\s+2$`, out)
+	assert.Contains(t, out, "(1h)")
+}
+
+func TestOpsTailPrintsHistoryOnceAndFollowsNewEvents(t *testing.T) {
+	a := newAPI(t)
+	first := []string{a.submitWorkflow(t, "a"), a.submitWorkflow(t, "b"), a.submitWorkflow(t, "c")}
+
+	// -limit 1 makes every page full, so paging goes through cursors.
+	code, out, errOut := a.ops(t, "", "tail", "-once", "-from-start", "-limit", "1")
+	require.Equal(t, 0, code, errOut)
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	require.Len(t, lines, 3, out)
+	for i, id := range first {
+		assert.Contains(t, lines[i], id, "oldest first")
+		assert.Contains(t, lines[i], "workflow.created")
+	}
+
+	var buf syncBuffer
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan int)
+	go func() {
+		done <- run(ctx, []string{"tail", "-url", a.srv.URL, "-token", token, "-from-start", "-limit", "2",
+			"-interval", "20ms", "-type", "workflow.created", "-json"}, strings.NewReader(""), &buf, &buf)
+	}()
+	require.Eventually(t, func() bool { return strings.Count(buf.String(), "\n") == 3 }, 10*time.Second, 10*time.Millisecond)
+	later := a.submitWorkflow(t, "d")
+	require.Eventually(t, func() bool { return strings.Contains(buf.String(), later) }, 10*time.Second, 10*time.Millisecond)
+	time.Sleep(100 * time.Millisecond) // a few more polls
+	cancel()
+	assert.Equal(t, 0, <-done)
+	ids := regexp.MustCompile(`"eventId":"([^"]+)"`).FindAllStringSubmatch(buf.String(), -1)
+	seen := map[string]bool{}
+	for _, m := range ids {
+		assert.False(t, seen[m[1]], "event %s printed twice", m[1])
+		seen[m[1]] = true
+	}
+	assert.Len(t, seen, 4)
+}
+
+func TestOpsReplayDryRunsThenAsks(t *testing.T) {
+	a := newAPI(t)
+	wf := a.submitWorkflow(t, "replay me")
+	replays := func() int {
+		n := 0
+		for _, e := range a.Envelopes(t, events.TopicWorkflows) {
+			if e.Metadata != nil && e.Metadata.ReplayOf != "" {
+				n++
+			}
+		}
+		return n
+	}
+
+	code, out, errOut := a.ops(t, "n\n", "replay", "-aggregate", wf)
+	assert.Equal(t, 1, code)
+	assert.Contains(t, out, "dry run: 1 events match")
+	assert.Contains(t, out, wf)
+	assert.Contains(t, errOut, "aborted")
+	assert.Zero(t, replays(), "declined: nothing replayed")
+
+	code, out, errOut = a.ops(t, "y\n", "replay", "-aggregate", wf)
+	require.Equal(t, 0, code, errOut)
+	assert.Regexp(t, `replay replay-\S+ completed: 1 of 1 events replayed, 0 failed`, out)
+	assert.Equal(t, 1, replays(), "the replay is published as a new event marked replayOf")
+
+	code, _, errOut = a.ops(t, "", "replay")
+	assert.Equal(t, 1, code)
+	assert.Contains(t, errOut, "no filter")
+}
+
+func TestOpsListsAndRequeuesDeadLetters(t *testing.T) {
+	a := newAPI(t)
+	ctx := context.Background()
+	_, err := a.Store.InsertDeadLetters(ctx,
+		store.DeadLetterEntry{Processor: "task-processor", Topic: events.TopicTasks, Partition: 1, Offset: 7, Key: "task-1",
+			Value: []byte(`{"broken":`), Reason: "undecodable", Error: "value is not JSON", RecordTimestamp: time.Now()},
+		store.DeadLetterEntry{Processor: "workflow-processor", Topic: events.TopicWorkflows, Partition: 0, Offset: 3,
+			Value: []byte(`{"eventType":"nope"}`), Reason: "schema-invalid", Error: "unknown type", RecordTimestamp: time.Now()},
+	)
+	require.NoError(t, err)
+	taskDL := store.DeadLetterID(events.TopicTasks, 1, 7)
+
+	code, out, errOut := a.ops(t, "", "dead-letters")
+	require.Equal(t, 0, code, errOut)
+	assert.Contains(t, out, taskDL)
+	assert.Contains(t, out, "tasks-1@7")
+	assert.Contains(t, out, "workflows-0@3")
+
+	code, out, errOut = a.ops(t, "", "dead-letters", "list", "-topic", "tasks")
+	require.Equal(t, 0, code, errOut)
+	assert.Contains(t, out, "tasks-1@7")
+	assert.NotContains(t, out, "workflows-0@3")
+
+	code, out, errOut = a.ops(t, "", "dead-letters", "requeue", taskDL)
+	require.Equal(t, 0, code, errOut)
+	assert.Contains(t, out, "requeued "+taskDL)
+	assert.Contains(t, out, "1 requeue(s)")
+	recs := a.Records(t, events.TopicTasks)
+	require.Len(t, recs, 1, "the record went back to its topic")
+	assert.Equal(t, `{"broken":`, string(recs[0].Value))
+
+	code, out, _ = a.ops(t, "", "dead-letters", "list", "-topic", "tasks")
+	require.Equal(t, 0, code)
+	assert.Contains(t, out, "no dead letters", "a requeued dead letter is no longer open")
+
+	code, out, errOut = a.ops(t, "y\n", "dead-letters", "requeue", "-all", "-topic", "workflows")
+	require.Equal(t, 0, code, errOut)
+	assert.Contains(t, out, "workflows-0@3")
+	assert.Contains(t, out, "requeued 1 dead letters.")
+
+	code, _, errOut = a.ops(t, "", "dead-letters", "requeue", "no-such-id")
+	assert.Equal(t, 1, code)
+	assert.Contains(t, errOut, "404")
+}
+
+func TestOpsReportsAPIErrors(t *testing.T) {
+	a := newAPI(t)
+	tests := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"bad token", []string{"stats", "-url", a.srv.URL, "-token", "wrong"}, "401"},
+		{"no token", []string{"stats", "-url", a.srv.URL}, "no token"},
+		{"bad url", []string{"stats", "-url", "not a url", "-token", token}, "is not a URL"},
+		{"bad window", []string{"stats", "-url", a.srv.URL, "-token", token, "-window", "-1h"}, "field window"},
+		{"unknown command", []string{"frobnicate"}, "unknown command"},
+	}
+	t.Setenv("STREAMOPS_ADMIN_TOKEN", "")
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var out, errOut bytes.Buffer
+			code := run(context.Background(), tc.args, strings.NewReader(""), &out, &errOut)
+			assert.NotEqual(t, 0, code)
+			assert.Contains(t, errOut.String(), tc.want)
+		})
+	}
+}
+
+func jsonDecode(r interface{ Read([]byte) (int, error) }, v any) error {
+	return json.NewDecoder(r).Decode(v)
+}

@@ -1,0 +1,106 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/streamops/streamops/internal/local"
+	"github.com/streamops/streamops/internal/webhook"
+)
+
+// runStack is `streamops run`: start the local stack, print the banner,
+// and shut down cleanly on SIGINT or SIGTERM.
+func runStack(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("run", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: streamops run\n\nStarts the local stack; configured by the environment (README: Local stack).")
+	}
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	cfg, err := local.ConfigFromEnv()
+	if err != nil {
+		return err
+	}
+	stack, err := local.Start(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	if err := stack.PrintBanner(stdout, selfCommand()); err != nil {
+		return errors.Join(err, stack.Shutdown(context.Background()))
+	}
+	<-ctx.Done()
+	fmt.Fprintln(stdout, "\nstopping: finishing requests and batches under way…")
+	// Further Ctrl-Cs are ignored while the batches under way finish:
+	// leaving now would lose nothing, but would redo them on the next
+	// start (kill -9 still works).
+	sctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	if err := stack.Shutdown(sctx); err != nil {
+		return err
+	}
+	fmt.Fprintln(stdout, "stopped.")
+	return nil
+}
+
+// printCurl is `streamops curl [provider]`: a sample webhook signed now
+// with the local stack's secret (WEBHOOK_SECRET_<PROVIDER>, or the one
+// generated under the data directory) for its HTTP address.
+func printCurl(args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("curl", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	url := fs.String("url", envOr("STREAMOPS_URL", "http://"+envOr("STREAMOPS_HTTP_ADDR", local.DefaultHTTPAddr)), "base URL of the local stack")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	provider := "stripe"
+	if fs.NArg() > 0 {
+		provider = fs.Arg(0)
+	}
+	if provider != "stripe" {
+		return fmt.Errorf("only stripe has a sample event; sign others with webhook.Provider.Sign")
+	}
+	providers, err := webhook.LoadProviders(os.Getenv("STREAMOPS_PROVIDERS_FILE"))
+	if err != nil {
+		return err
+	}
+	p, ok := providers.Provider(provider)
+	if !ok {
+		return fmt.Errorf("no provider %q is configured", provider)
+	}
+	secret, err := local.WebhookSecret(envOr("STREAMOPS_DATA_DIR", local.DefaultDataDir), provider, os.Getenv)
+	if err != nil {
+		return err
+	}
+	now := time.Now()
+	cmd, err := local.SignedCurl(*url, p, secret, local.SampleInvoiceFinalized(now), webhook.SignOptions{Now: now})
+	if err != nil {
+		return err
+	}
+	_, err = fmt.Fprintln(stdout, cmd)
+	return err
+}
+
+// selfCommand is how to run this command again: its path as invoked, or
+// the go run line when it was built into a temporary directory by go run.
+func selfCommand() string {
+	self := os.Args[0]
+	if strings.Contains(self, "go-build") || self == "" {
+		return "go run ./internal/cmd/streamops"
+	}
+	return self
+}
+
+func envOr(name, def string) string {
+	if v := os.Getenv(name); v != "" {
+		return v
+	}
+	return def
+}

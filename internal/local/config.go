@@ -1,0 +1,213 @@
+package local
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/streamops/streamops/internal/bus"
+)
+
+// Defaults of Config; see the field comments for why.
+const (
+	DefaultDataDir          = ".streamops"
+	DefaultHTTPAddr         = "127.0.0.1:8080"
+	DefaultKafkaAddr        = "127.0.0.1:9092"
+	DefaultScheduleInterval = 10 * time.Second
+	DefaultDatabase         = "streamops"
+)
+
+// Config is what Start needs. The zero value of every field means "use the
+// default"; ConfigFromEnv reads the environment the README documents.
+type Config struct {
+	// DataDir holds everything the stack keeps across restarts: the store's
+	// file (streamops.lungo), the broker's log and committed offsets
+	// (kafka/), the generated admin token and webhook secrets (secrets/),
+	// exports, mail and objects. Env STREAMOPS_DATA_DIR. Default
+	// ".streamops", which .gitignore already ignores.
+	DataDir string
+
+	// HTTPAddr is where the API Gateway stand-in listens. Env
+	// STREAMOPS_HTTP_ADDR. Default 127.0.0.1:8080: loopback only, since the
+	// admin token is printed on start. Port 0 picks a free port (tests).
+	HTTPAddr string
+
+	// KafkaAddr is where the embedded broker listens when KafkaBrokers is
+	// empty. Env STREAMOPS_KAFKA_ADDR. Default 127.0.0.1:9092, Kafka's own
+	// port, so kcat and other tools find it without flags. Port 0 picks a
+	// free port (tests).
+	KafkaAddr string
+
+	// KafkaBrokers, when set, is a real Kafka cluster (env KAFKA_BROKERS,
+	// comma-separated) used instead of the embedded broker; topics are
+	// created there as on MSK. Plaintext only: the local stack does not
+	// apply KAFKA_AUTH.
+	KafkaBrokers []string
+
+	// MongoURI, when set, is a real MongoDB (env MONGODB_URI) used instead
+	// of the embedded engine.
+	MongoURI string
+
+	// Database is the database name (env MONGODB_DATABASE). Default
+	// "streamops".
+	Database string
+
+	// ScheduleInterval is how often outbox-relay and retry-sweeper run (env
+	// STREAMOPS_SCHEDULE_INTERVAL, a Go duration). Default 10 s: AWS runs
+	// them every minute, but locally a retry or a stranded event should show
+	// up while you are still looking. The archiver runs daily at 03:00 UTC,
+	// as deployed.
+	ScheduleInterval time.Duration
+
+	// AdminToken is the bearer token of every /api route (env
+	// STREAMOPS_ADMIN_TOKEN). Default: generated once into
+	// DataDir/secrets/STREAMOPS_ADMIN_TOKEN and reused on every start, so a
+	// token you exported keeps working after a restart.
+	AdminToken string
+
+	// PartnerTokens are "partnerId=token,…" (env STREAMOPS_PARTNER_TOKENS).
+	PartnerTokens string
+
+	// ProvidersFile is the webhook provider table (env
+	// STREAMOPS_PROVIDERS_FILE). Default: the embedded providers.json.
+	ProvidersFile string
+
+	// PartnersFile lists the partner endpoints of the outbox relay (env
+	// STREAMOPS_PARTNERS_FILE). Default: none.
+	PartnersFile string
+
+	// StoreFlushInterval is how long the embedded store may hold commits
+	// before it writes them to its file (env STREAMOPS_STORE_FLUSH_INTERVAL,
+	// a Go duration). Default DefaultFlushInterval (250 ms); "0s" in the
+	// environment, or a negative value here, writes every commit before it
+	// returns, as lungo's own file store does (slower as data grows, but a
+	// crash loses nothing). See BackgroundFileStore.
+	StoreFlushInterval time.Duration
+
+	// LogLevel is debug, info, warn or error (env STREAMOPS_LOG_LEVEL).
+	// Default info.
+	LogLevel string
+
+	// LogOutput receives the JSON log lines of every function. Default
+	// os.Stderr, so the banner on stdout stays readable.
+	LogOutput io.Writer
+
+	// Getenv reads WEBHOOK_SECRET_<PROVIDER> and PARTNER_SECRET_<PARTNER>.
+	// Default os.Getenv; tests pass a map.
+	Getenv func(string) string
+}
+
+// ConfigFromEnv reads the local stack's configuration from the environment.
+func ConfigFromEnv() (Config, error) {
+	cfg := Config{
+		DataDir:       os.Getenv("STREAMOPS_DATA_DIR"),
+		HTTPAddr:      os.Getenv("STREAMOPS_HTTP_ADDR"),
+		KafkaAddr:     os.Getenv("STREAMOPS_KAFKA_ADDR"),
+		KafkaBrokers:  bus.ParseBrokers(os.Getenv("KAFKA_BROKERS")),
+		MongoURI:      os.Getenv("MONGODB_URI"),
+		Database:      os.Getenv("MONGODB_DATABASE"),
+		AdminToken:    os.Getenv("STREAMOPS_ADMIN_TOKEN"),
+		PartnerTokens: os.Getenv("STREAMOPS_PARTNER_TOKENS"),
+		ProvidersFile: os.Getenv("STREAMOPS_PROVIDERS_FILE"),
+		PartnersFile:  os.Getenv("STREAMOPS_PARTNERS_FILE"),
+		LogLevel:      os.Getenv("STREAMOPS_LOG_LEVEL"),
+	}
+	var errs []error
+	duration := func(name string, dst *time.Duration, zero time.Duration) {
+		v := os.Getenv(name)
+		if v == "" {
+			return
+		}
+		d, err := time.ParseDuration(v)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("local: %s=%q is not a Go duration such as 10s: %w", name, v, err))
+			return
+		}
+		if d == 0 {
+			d = zero
+		}
+		*dst = d
+	}
+	duration("STREAMOPS_SCHEDULE_INTERVAL", &cfg.ScheduleInterval, 0)
+	duration("STREAMOPS_STORE_FLUSH_INTERVAL", &cfg.StoreFlushInterval, -1)
+	return cfg, errors.Join(errs...)
+}
+
+func (c *Config) setDefaults() {
+	if c.DataDir == "" {
+		c.DataDir = DefaultDataDir
+	}
+	if c.HTTPAddr == "" {
+		c.HTTPAddr = DefaultHTTPAddr
+	}
+	if c.KafkaAddr == "" {
+		c.KafkaAddr = DefaultKafkaAddr
+	}
+	if c.Database == "" {
+		c.Database = DefaultDatabase
+	}
+	if c.ScheduleInterval == 0 {
+		c.ScheduleInterval = DefaultScheduleInterval
+	}
+	if c.StoreFlushInterval == 0 {
+		c.StoreFlushInterval = DefaultFlushInterval
+	}
+	if c.LogOutput == nil {
+		c.LogOutput = os.Stderr
+	}
+	if c.Getenv == nil {
+		c.Getenv = os.Getenv
+	}
+}
+
+// Validate reports the first bad field by name. Zero values are valid
+// (they mean "default"); Start fills them before validating.
+func (c Config) Validate() error {
+	bad := func(field, format string, args ...any) error {
+		return fmt.Errorf("local: Config.%s %s", field, fmt.Sprintf(format, args...))
+	}
+	if _, _, err := net.SplitHostPort(c.HTTPAddr); c.HTTPAddr != "" && err != nil {
+		return bad("HTTPAddr", "%q is not host:port: %v", c.HTTPAddr, err)
+	}
+	if _, _, err := net.SplitHostPort(c.KafkaAddr); c.KafkaAddr != "" && err != nil {
+		return bad("KafkaAddr", "%q is not host:port: %v", c.KafkaAddr, err)
+	}
+	for i, b := range c.KafkaBrokers {
+		if _, _, err := net.SplitHostPort(b); err != nil {
+			return bad(fmt.Sprintf("KafkaBrokers[%d]", i), "%q is not host:port: %v", b, err)
+		}
+	}
+	if c.ScheduleInterval < 0 {
+		return bad("ScheduleInterval", "must not be negative, got %s", c.ScheduleInterval)
+	}
+	if _, err := parseLevel(c.LogLevel); err != nil {
+		return bad("LogLevel", "%v", err)
+	}
+	return nil
+}
+
+// StoreFile is the embedded store's data file under the data directory.
+func (c Config) StoreFile() string { return filepath.Join(c.DataDir, storeFileName) }
+
+// storeFileName is the file internal/store keeps the embedded engine in.
+const storeFileName = "streamops.lungo"
+
+func parseLevel(s string) (slog.Level, error) {
+	switch strings.ToLower(s) {
+	case "", "info":
+		return slog.LevelInfo, nil
+	case "debug":
+		return slog.LevelDebug, nil
+	case "warn":
+		return slog.LevelWarn, nil
+	case "error":
+		return slog.LevelError, nil
+	}
+	return 0, fmt.Errorf("%q must be debug, info, warn or error", s)
+}

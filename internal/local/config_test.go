@@ -1,0 +1,56 @@
+package local
+
+import (
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestConfigFromEnv(t *testing.T) {
+	t.Setenv("STREAMOPS_DATA_DIR", "/tmp/so")
+	t.Setenv("STREAMOPS_HTTP_ADDR", "127.0.0.1:9000")
+	t.Setenv("KAFKA_BROKERS", "b-1:9092, b-2:9092")
+	t.Setenv("STREAMOPS_SCHEDULE_INTERVAL", "2s")
+	t.Setenv("STREAMOPS_STORE_FLUSH_INTERVAL", "0s")
+	cfg, err := ConfigFromEnv()
+	require.NoError(t, err)
+	assert.Equal(t, "/tmp/so", cfg.DataDir)
+	assert.Equal(t, "127.0.0.1:9000", cfg.HTTPAddr)
+	assert.Equal(t, []string{"b-1:9092", "b-2:9092"}, cfg.KafkaBrokers)
+	assert.Equal(t, 2*time.Second, cfg.ScheduleInterval)
+	assert.Negative(t, cfg.StoreFlushInterval, "0s asks for synchronous writes")
+
+	t.Setenv("STREAMOPS_SCHEDULE_INTERVAL", "often")
+	_, err = ConfigFromEnv()
+	assert.ErrorContains(t, err, "STREAMOPS_SCHEDULE_INTERVAL")
+}
+
+func TestConfigDefaultsAndValidation(t *testing.T) {
+	var cfg Config
+	cfg.setDefaults()
+	require.NoError(t, cfg.Validate())
+	assert.Equal(t, DefaultDataDir, cfg.DataDir)
+	assert.Equal(t, "127.0.0.1:8080", cfg.HTTPAddr)
+	assert.Equal(t, "127.0.0.1:9092", cfg.KafkaAddr)
+	assert.Equal(t, 10*time.Second, cfg.ScheduleInterval)
+	assert.Equal(t, DefaultFlushInterval, cfg.StoreFlushInterval)
+
+	tests := []struct {
+		name  string
+		cfg   Config
+		field string
+	}{
+		{"http addr", Config{HTTPAddr: "8080"}, "HTTPAddr"},
+		{"kafka addr", Config{KafkaAddr: "localhost"}, "KafkaAddr"},
+		{"broker", Config{KafkaBrokers: []string{"b-1:9092", "b-2"}}, "KafkaBrokers[1]"},
+		{"interval", Config{ScheduleInterval: -time.Second}, "ScheduleInterval"},
+		{"log level", Config{LogLevel: "loud"}, "LogLevel"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			assert.ErrorContains(t, tc.cfg.Validate(), "Config."+tc.field)
+		})
+	}
+}

@@ -1,0 +1,270 @@
+package e2e
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/streamops/streamops/events"
+	"github.com/streamops/streamops/internal/backoff"
+	"github.com/streamops/streamops/internal/local"
+	"github.com/streamops/streamops/internal/task"
+	"github.com/streamops/streamops/internal/webhook"
+)
+
+const (
+	adminToken   = "e2e-admin-token"
+	stripeSecret = "whsec_e2e_c3RyZWFtb3BzLWUyZQ=="
+	// interval is the schedules' period: short, so retries and sweeps
+	// happen within a test.
+	interval = 100 * time.Millisecond
+)
+
+// logs keeps the stack's log lines; a failed test prints the last ones.
+type logs struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (l *logs) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.buf.Write(p)
+}
+
+func (l *logs) tail(n int) string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	lines := strings.Split(strings.TrimSpace(l.buf.String()), "\n")
+	return strings.Join(lines[max(0, len(lines)-n):], "\n")
+}
+
+// flaky is the report_generation executor of the tests: a task whose data
+// says {"failTimes": n} fails its first n attempts (retryably), then
+// succeeds.
+type flaky struct {
+	mu       sync.Mutex
+	attempts map[string]int
+}
+
+func (f *flaky) Execute(_ context.Context, a task.Attempt) (task.Result, error) {
+	var data struct {
+		FailTimes int `json:"failTimes"`
+	}
+	_ = json.Unmarshal(a.Data, &data)
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.attempts[a.TaskID]++
+	if n := f.attempts[a.TaskID]; n <= data.FailTimes {
+		return nil, task.Retryable(task.CodeReport, fmt.Errorf("report store unavailable (attempt %d of %d failing)", n, data.FailTimes))
+	}
+	return task.Result{"attempts": f.attempts[a.TaskID]}, nil
+}
+
+func (f *flaky) count(taskID string) int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.attempts[taskID]
+}
+
+// stack is a running local stack and a client for it.
+type stack struct {
+	*local.Stack
+	t     *testing.T
+	dir   string
+	flaky *flaky
+	logs  *logs
+}
+
+// start starts a stack on dir (a fresh temporary directory when empty),
+// stopped when the test ends; extra options override the defaults.
+func start(t *testing.T, dir string, x *flaky, extra ...local.Option) *stack {
+	t.Helper()
+	if dir == "" {
+		dir = t.TempDir()
+	}
+	if x == nil {
+		x = &flaky{attempts: map[string]int{}}
+	}
+	l := &logs{}
+	env := map[string]string{webhook.SecretEnvVar("stripe"): stripeSecret}
+	opts := append([]local.Option{
+		local.WithExecutors(task.Executors{events.TaskReportGeneration: x}),
+		local.WithTaskBackoff(backoff.Schedule{50 * time.Millisecond}),
+		local.WithBatchRetry(backoff.Schedule{50 * time.Millisecond}),
+	}, extra...)
+	s, err := local.Start(context.Background(), local.Config{
+		DataDir: dir, HTTPAddr: "127.0.0.1:0", KafkaAddr: "127.0.0.1:0",
+		ScheduleInterval: interval, AdminToken: adminToken, LogOutput: l, LogLevel: "debug",
+		Getenv: func(k string) string { return env[k] },
+	}, opts...)
+	require.NoError(t, err)
+	st := &stack{Stack: s, t: t, dir: dir, flaky: x, logs: l}
+	t.Cleanup(func() {
+		_ = s.Shutdown(context.Background())
+		if t.Failed() {
+			t.Logf("last log lines of the stack on %s:\n%s", dir, l.tail(60))
+		}
+	})
+	return st
+}
+
+// do sends a request and returns the status and body.
+func (s *stack) do(method, path string, body []byte, header http.Header) (int, []byte, error) {
+	req, err := http.NewRequest(method, s.URL()+path, bytes.NewReader(body))
+	if err != nil {
+		return 0, nil, err
+	}
+	for k, vs := range header {
+		req.Header[k] = vs
+	}
+	if req.Header.Get("Authorization") == "" && strings.HasPrefix(path, "/api/") {
+		req.Header.Set("Authorization", "Bearer "+adminToken)
+	}
+	if body != nil && req.Header.Get("Content-Type") == "" {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return 0, nil, err
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	return resp.StatusCode, b, err
+}
+
+// call is do that fails the test on a transport error and decodes a JSON
+// answer into out (when not nil).
+func (s *stack) call(method, path string, body []byte, header http.Header, out any) int {
+	s.t.Helper()
+	status, b, err := s.do(method, path, body, header)
+	require.NoError(s.t, err)
+	if out != nil && len(b) > 0 {
+		require.NoError(s.t, json.Unmarshal(b, out), "%s %s answered %d %s", method, path, status, b)
+	}
+	return status
+}
+
+// signedStripe signs body as Stripe would, now.
+func (s *stack) signedStripe(body []byte) http.Header {
+	s.t.Helper()
+	p, ok := s.Providers().Provider("stripe")
+	require.True(s.t, ok)
+	h, err := p.Sign(body, stripeSecret, webhook.SignOptions{Now: time.Now()})
+	require.NoError(s.t, err)
+	return h
+}
+
+// eventPage is GET /api/events.
+type eventPage struct {
+	Events     []events.Envelope `json:"events"`
+	NextCursor string            `json:"nextCursor"`
+}
+
+// events pages through GET /api/events with query q.
+func (s *stack) events(q url.Values) []events.Envelope {
+	s.t.Helper()
+	var out []events.Envelope
+	q.Set("limit", "1000")
+	for {
+		var page eventPage
+		require.Equal(s.t, http.StatusOK, s.call("GET", "/api/events?"+q.Encode(), nil, nil, &page))
+		out = append(out, page.Events...)
+		if page.NextCursor == "" {
+			return out
+		}
+		q.Set("cursor", page.NextCursor)
+	}
+}
+
+// typesOf counts events by type.
+func typesOf(evs []events.Envelope) map[events.Type]int {
+	out := map[events.Type]int{}
+	for _, e := range evs {
+		out[e.EventType]++
+	}
+	return out
+}
+
+// eventually polls cond every 20 ms for up to d.
+func (s *stack) eventually(d time.Duration, cond func() bool, msg string, args ...any) {
+	s.t.Helper()
+	deadline := time.Now().Add(d)
+	for !cond() {
+		if time.Now().After(deadline) {
+			s.t.Fatalf("after %s: "+msg, append([]any{d}, args...)...)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// kafka is a plain franz-go client of the stack's broker, for what a user
+// would do with kcat.
+func (s *stack) kafka() *kgo.Client {
+	s.t.Helper()
+	cl, err := kgo.NewClient(kgo.SeedBrokers(s.Brokers()...), kgo.RecordPartitioner(kgo.StickyKeyPartitioner(nil)))
+	require.NoError(s.t, err)
+	s.t.Cleanup(cl.Close)
+	return cl
+}
+
+// endOffsets sums the end offsets of topic's partitions.
+func (s *stack) endOffsets(topic string) map[int32]int64 {
+	s.t.Helper()
+	ends, err := kadm.NewClient(s.kafka()).ListEndOffsets(context.Background(), topic)
+	require.NoError(s.t, err)
+	out := map[int32]int64{}
+	ends.Each(func(o kadm.ListedOffset) { out[o.Partition] = o.Offset })
+	return out
+}
+
+// consume reads topic from the beginning until match returns true for a
+// record, or fails after d.
+func (s *stack) consume(topic string, d time.Duration, match func(*kgo.Record) bool) *kgo.Record {
+	s.t.Helper()
+	cl, err := kgo.NewClient(kgo.SeedBrokers(s.Brokers()...), kgo.ConsumeTopics(topic),
+		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()))
+	require.NoError(s.t, err)
+	defer cl.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), d)
+	defer cancel()
+	for {
+		fetches := cl.PollFetches(ctx)
+		if ctx.Err() != nil {
+			s.t.Fatalf("no matching record on %s within %s", topic, d)
+		}
+		var found *kgo.Record
+		fetches.EachRecord(func(r *kgo.Record) {
+			if found == nil && match(r) {
+				found = r
+			}
+		})
+		if found != nil {
+			return found
+		}
+	}
+}
+
+// fixture reads a file under testdata/.
+func fixture(t *testing.T, path string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("..", "..", "..", "testdata", path))
+	require.NoError(t, err)
+	return b
+}
+
+func jsonUnmarshal(b []byte, v any) error { return json.Unmarshal(b, v) }

@@ -1,0 +1,309 @@
+package e2e
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-lambda-go/events"
+	"github.com/google/uuid"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"github.com/twmb/franz-go/pkg/kfake"
+	"github.com/twmb/franz-go/pkg/kgo"
+
+	sevents "github.com/streamops/streamops/events"
+	"github.com/streamops/streamops/internal/bus"
+	"github.com/streamops/streamops/internal/webhook"
+)
+
+// runtimeAPI is a minimal Lambda Runtime API (2018-06-01): it hands out
+// the invocations queued on it (next) and collects what the function
+// answers (response, error, init error).
+type runtimeAPI struct {
+	addr     string
+	function string
+	queue    chan []byte
+	results  chan result
+}
+
+// result is one answer of the function.
+type result struct {
+	kind      string // response, error or init-error
+	requestID string
+	body      []byte
+}
+
+func newRuntimeAPI(t *testing.T, function string) *runtimeAPI {
+	t.Helper()
+	rt := &runtimeAPI{function: function, queue: make(chan []byte, 4), results: make(chan result, 4)}
+	mux := http.NewServeMux()
+	const base = "/2018-06-01/runtime"
+	mux.HandleFunc("GET "+base+"/invocation/next", func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case payload := <-rt.queue:
+			w.Header().Set("Lambda-Runtime-Aws-Request-Id", uuid.NewString())
+			w.Header().Set("Lambda-Runtime-Deadline-Ms", strconv.FormatInt(time.Now().Add(30*time.Second).UnixMilli(), 10))
+			w.Header().Set("Lambda-Runtime-Invoked-Function-Arn", "arn:aws:lambda:us-east-1:000000000000:function:streamops-"+function)
+			w.Header().Set("Lambda-Runtime-Trace-Id", "Root=1-5759e988-bd862e3fe1be46a994272793;Sampled=1")
+			w.Header().Set("Content-Type", "application/json")
+			_, _ = w.Write(payload)
+		case <-r.Context().Done(): // the function is being stopped
+		}
+	})
+	answer := func(kind string) http.HandlerFunc {
+		return func(w http.ResponseWriter, r *http.Request) {
+			var body bytes.Buffer
+			_, _ = body.ReadFrom(r.Body)
+			rt.results <- result{kind: kind, requestID: r.PathValue("id"), body: body.Bytes()}
+			w.WriteHeader(http.StatusAccepted)
+		}
+	}
+	mux.HandleFunc("POST "+base+"/invocation/{id}/response", answer("response"))
+	mux.HandleFunc("POST "+base+"/invocation/{id}/error", answer("error"))
+	mux.HandleFunc("POST "+base+"/init/error", answer("init-error"))
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	srv := &http.Server{Handler: mux}
+	go func() { _ = srv.Serve(ln) }()
+	t.Cleanup(func() { _ = srv.Close() })
+	rt.addr = ln.Addr().String()
+	return rt
+}
+
+var (
+	buildOnce sync.Once
+	binDir    string
+	buildErr  error
+	buildOut  []byte
+)
+
+// buildFunctions builds every function's main for this machine, the way
+// the Lambda build does (-tags lambda.norpc), once per test binary.
+func buildFunctions(t *testing.T) string {
+	t.Helper()
+	buildOnce.Do(func() {
+		binDir, buildErr = os.MkdirTemp("", "streamops-functions-")
+		if buildErr != nil {
+			return
+		}
+		cmd := exec.Command(filepath.Join(runtime.GOROOT(), "bin", "go"), "build", "-tags", "lambda.norpc", "-o", binDir+string(filepath.Separator), "./functions/...")
+		cmd.Dir = filepath.Join("..", "..", "..")
+		buildOut, buildErr = cmd.CombinedOutput()
+	})
+	require.NoError(t, buildErr, "%s", buildOut)
+	return binDir
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if binDir != "" {
+		_ = os.RemoveAll(binDir)
+	}
+	os.Exit(code)
+}
+
+// invoke runs function's binary under the runtime API with env and one
+// invocation of payload, and returns its answer and its output. A binary
+// that exits before answering (a failed cold start) returns kind "exit".
+func invoke(t *testing.T, function string, env []string, payload []byte) (result, string) {
+	t.Helper()
+	rt := newRuntimeAPI(t, function)
+	rt.queue <- payload
+	cmd := exec.Command(filepath.Join(buildFunctions(t), function))
+	cmd.Env = append([]string{
+		"AWS_LAMBDA_RUNTIME_API=" + rt.addr,
+		"AWS_LAMBDA_FUNCTION_VERSION=$LATEST",
+		"AWS_LAMBDA_FUNCTION_MEMORY_SIZE=512",
+		"AWS_LAMBDA_LOG_STREAM_NAME=2026/01/04/[$LATEST]0123456789abcdef",
+		"AWS_REGION=us-east-1",
+		"AWS_EC2_METADATA_DISABLED=true",
+		"PATH=" + os.Getenv("PATH"),
+		"HOME=" + t.TempDir(),
+	}, env...)
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	require.NoError(t, cmd.Start())
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	defer func() {
+		_ = cmd.Process.Kill()
+		<-exited
+	}()
+	select {
+	case res := <-rt.results:
+		return res, out.String()
+	case err := <-exited:
+		exited <- err
+		return result{kind: "exit", body: []byte(fmt.Sprint(err))}, out.String()
+	case <-time.After(60 * time.Second):
+		t.Fatalf("%s did not answer:\n%s", function, out.String())
+		return result{}, ""
+	}
+}
+
+// TestFunctionBinariesUnderTheLambdaRuntimeAPI runs the real mains of
+// functions/ (built for this machine with the Lambda build's tags) under
+// a Runtime API emulator with a testdata/ event each, against kfake and
+// the embedded store: it proves each binary's wiring from the environment
+// to its answer, not only its handler.
+func TestFunctionBinariesUnderTheLambdaRuntimeAPI(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the function binaries")
+	}
+	cluster, err := kfake.NewCluster(kfake.NumBrokers(1))
+	require.NoError(t, err)
+	t.Cleanup(cluster.Close)
+	brokers := strings.Join(cluster.ListenAddrs(), ",")
+	admin, err := bus.New(bus.Config{Brokers: cluster.ListenAddrs()})
+	require.NoError(t, err)
+	defer admin.Close()
+	require.NoError(t, admin.EnsureTopics(context.Background()))
+
+	scheduled := fixture(t, "eventbridge/scheduled-retry-sweeper.json")
+	tests := []struct {
+		function string
+		event    []byte
+		env      []string
+		// secretsFromEnv leaves AWS_LAMBDA_FUNCTION_NAME unset, so the
+		// webhook reads its secret from WEBHOOK_SECRET_STRIPE instead of
+		// Secrets Manager, which the test cannot reach.
+		secretsFromEnv bool
+		check          func(t *testing.T, res result, logs string)
+	}{
+		{"webhook", resigned(t, "apigw/webhooks-stripe.json", stripeSecret), []string{"WEBHOOK_SECRET_STRIPE=" + stripeSecret}, true,
+			func(t *testing.T, res result, logs string) {
+				require.Equal(t, "response", res.kind, "%s\n%s", res.body, logs)
+				var resp events.APIGatewayV2HTTPResponse
+				require.NoError(t, json.Unmarshal(res.body, &resp))
+				require.Equal(t, http.StatusAccepted, resp.StatusCode, resp.Body)
+				assert.Contains(t, resp.Body, `"status":"accepted"`)
+				rec := consumeType(t, cluster.ListenAddrs(), sevents.TopicWorkflows, sevents.WorkflowCreated)
+				env, err := sevents.Decode(rec.Value)
+				require.NoError(t, err)
+				assert.Equal(t, "webhook", env.Metadata.Source, "the invoice started its workflow")
+			}},
+		{"api", fixture(t, "apigw/api-post-task.json"), []string{"STREAMOPS_ADMIN_TOKEN=lambda-test-admin-token"}, false,
+			func(t *testing.T, res result, logs string) {
+				require.Equal(t, "response", res.kind, "%s\n%s", res.body, logs)
+				var resp events.APIGatewayV2HTTPResponse
+				require.NoError(t, json.Unmarshal(res.body, &resp))
+				require.Equal(t, http.StatusCreated, resp.StatusCode, resp.Body)
+				var receipt struct{ TaskID, EventID string }
+				require.NoError(t, json.Unmarshal([]byte(resp.Body), &receipt))
+				rec := consumeKey(t, cluster.ListenAddrs(), sevents.TopicTasks, receipt.TaskID)
+				env, err := sevents.Decode(rec.Value)
+				require.NoError(t, err)
+				assert.Equal(t, sevents.TaskCreated, env.EventType, "the task.created went to Kafka")
+				assert.Equal(t, receipt.EventID, env.EventID)
+			}},
+		{"workflow-processor", fixture(t, "msk/workflows-pipeline.json"), nil, false,
+			func(t *testing.T, res result, logs string) {
+				require.Equal(t, "response", res.kind, "%s\n%s", res.body, logs)
+				assert.Equal(t, "null", strings.TrimSpace(string(res.body)))
+				rec := consumeKey(t, cluster.ListenAddrs(), sevents.TopicWorkflows, "wf-98160bf0-0cf3-490f-bf9b-09c9c0adb944")
+				env, err := sevents.Decode(rec.Value)
+				require.NoError(t, err)
+				assert.Equal(t, sevents.WorkflowProcessing, env.EventType, "the workflow ran and published its lifecycle")
+			}},
+		{"task-processor", fixture(t, "msk/tasks-email.json"), nil, false,
+			func(t *testing.T, res result, logs string) {
+				// On Lambda the executors need SES and S3; without them the
+				// cold start fails rather than mailing into the sandbox's disk.
+				assert.Equal(t, "exit", res.kind, "%s", res.body)
+				assert.Contains(t, logs, "cold start failed")
+				assert.Contains(t, logs, "STREAMOPS_EMAIL_SENDER is required on Lambda")
+			}},
+		{"outbox-relay", scheduled, nil, false, respondsNull},
+		{"retry-sweeper", scheduled, nil, false, respondsNull},
+		{"archiver", scheduled, nil, false, respondsNull},
+	}
+	for _, tc := range tests {
+		t.Run(tc.function, func(t *testing.T) {
+			env := append([]string{"KAFKA_BROKERS=" + brokers, "STREAMOPS_DATA_DIR=" + t.TempDir()}, tc.env...)
+			if !tc.secretsFromEnv {
+				env = append(env, "AWS_LAMBDA_FUNCTION_NAME=streamops-"+tc.function)
+			}
+			res, logs := invoke(t, tc.function, env, tc.event)
+			tc.check(t, res, logs)
+			if res.kind == "response" {
+				assert.Contains(t, logs, `"msg":"cold start"`, "app.Open logged its cold start")
+				assert.Contains(t, logs, `"store":"embedded"`)
+			}
+		})
+	}
+}
+
+func respondsNull(t *testing.T, res result, logs string) {
+	t.Helper()
+	require.Equal(t, "response", res.kind, "%s\n%s", res.body, logs)
+	assert.Equal(t, "null", strings.TrimSpace(string(res.body)))
+}
+
+// resigned is the API Gateway event in testdata/path with its
+// Stripe-Signature made now with secret: Stripe's 300 s tolerance rejects
+// the fixture's own.
+func resigned(t *testing.T, path, secret string) []byte {
+	t.Helper()
+	var req events.APIGatewayV2HTTPRequest
+	require.NoError(t, json.Unmarshal(fixture(t, path), &req))
+	providers, err := webhook.LoadProviders("")
+	require.NoError(t, err)
+	p, _ := providers.Provider("stripe")
+	h, err := p.Sign([]byte(req.Body), secret, webhook.SignOptions{Now: time.Now()})
+	require.NoError(t, err)
+	req.Headers["stripe-signature"] = h.Get("Stripe-Signature")
+	out, err := json.Marshal(req)
+	require.NoError(t, err)
+	return out
+}
+
+// consumeType reads topic from the start until an event of type typ shows
+// up.
+func consumeType(t *testing.T, brokers []string, topic string, typ sevents.Type) *kgo.Record {
+	t.Helper()
+	return consumeMatch(t, brokers, topic, func(r *kgo.Record) bool {
+		env, err := sevents.Decode(r.Value)
+		return err == nil && env.EventType == typ
+	})
+}
+
+// consumeKey reads topic from the start until a record with key shows up.
+func consumeKey(t *testing.T, brokers []string, topic, key string) *kgo.Record {
+	t.Helper()
+	return consumeMatch(t, brokers, topic, func(r *kgo.Record) bool { return string(r.Key) == key })
+}
+
+func consumeMatch(t *testing.T, brokers []string, topic string, match func(*kgo.Record) bool) *kgo.Record {
+	t.Helper()
+	cl, err := kgo.NewClient(kgo.SeedBrokers(brokers...), kgo.ConsumeTopics(topic), kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()))
+	require.NoError(t, err)
+	defer cl.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	for {
+		fetches := cl.PollFetches(ctx)
+		require.NoError(t, ctx.Err(), "no matching record on %s", topic)
+		var found *kgo.Record
+		fetches.EachRecord(func(r *kgo.Record) {
+			if found == nil && match(r) {
+				found = r
+			}
+		})
+		if found != nil {
+			return found
+		}
+	}
+}

@@ -1,0 +1,274 @@
+package local
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-lambda-go/events"
+	"github.com/aws/aws-lambda-go/lambdacontext"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kfake"
+	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/streamops/streamops/internal/backoff"
+	"github.com/streamops/streamops/internal/bus"
+)
+
+var quiet = slog.New(slog.NewTextHandler(io.Discard, nil))
+
+// broker starts kfake with a 3-partition topic and returns its address.
+func broker(t *testing.T, topic string) []string {
+	t.Helper()
+	c, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.SeedTopics(3, topic))
+	require.NoError(t, err)
+	t.Cleanup(c.Close)
+	return c.ListenAddrs()
+}
+
+// produce writes n keyed records with seed-003 headers and returns them as
+// the broker stored them (offsets, partitions, timestamps).
+func produce(t *testing.T, brokers []string, topic string, n int) []*kgo.Record {
+	t.Helper()
+	cl, err := kgo.NewClient(kgo.SeedBrokers(brokers...), kgo.RecordPartitioner(kgo.StickyKeyPartitioner(nil)))
+	require.NoError(t, err)
+	defer cl.Close()
+	var out []*kgo.Record
+	for i := range n {
+		r := &kgo.Record{Topic: topic, Key: fmt.Appendf(nil, "task-%d", i), Value: fmt.Appendf(nil, `{"n":%d}`, i),
+			Headers: []kgo.RecordHeader{{Key: bus.HeaderContentType, Value: []byte(bus.ContentTypeJSON)}, {Key: bus.HeaderSchemaVersion, Value: []byte("1.0.0")}}}
+		require.NoError(t, cl.ProduceSync(context.Background(), r).FirstErr())
+		out = append(out, r)
+	}
+	return out
+}
+
+// committed is the group's committed offset per partition.
+func committed(t *testing.T, brokers []string, group, topic string) map[int32]int64 {
+	t.Helper()
+	cl, err := kgo.NewClient(kgo.SeedBrokers(brokers...))
+	require.NoError(t, err)
+	defer cl.Close()
+	out := map[int32]int64{}
+	offs, err := kadm.NewClient(cl).FetchOffsets(context.Background(), group)
+	if errors.Is(err, kerr.GroupIDNotFound) {
+		return out // nothing committed yet
+	}
+	require.NoError(t, err)
+	offs.Each(func(o kadm.OffsetResponse) {
+		if o.Topic == topic {
+			out[o.Partition] = o.At
+		}
+	})
+	return out
+}
+
+// ends is the end offset per partition.
+func ends(recs []*kgo.Record) map[int32]int64 {
+	out := map[int32]int64{}
+	for _, r := range recs {
+		out[r.Partition] = max(out[r.Partition], r.Offset+1)
+	}
+	return out
+}
+
+// recorder is a KafkaFunction that keeps every event it got and answers
+// with the errors in fail, one per call, then nil.
+type recorder struct {
+	mu     sync.Mutex
+	events []events.KafkaEvent
+	ctxs   []context.Context
+	fail   []error
+	block  chan struct{} // when set, each call waits for it
+	calls  chan struct{}
+}
+
+func newRecorder(fail ...error) *recorder {
+	return &recorder{fail: fail, calls: make(chan struct{}, 100)}
+}
+
+func (r *recorder) handle(ctx context.Context, ev events.KafkaEvent) error {
+	r.mu.Lock()
+	r.events = append(r.events, ev)
+	r.ctxs = append(r.ctxs, ctx)
+	var err error
+	if len(r.fail) > 0 {
+		err, r.fail = r.fail[0], r.fail[1:]
+	}
+	block := r.block
+	r.mu.Unlock()
+	r.calls <- struct{}{}
+	if block != nil {
+		<-block
+	}
+	return err
+}
+
+func (r *recorder) records() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	n := 0
+	for _, ev := range r.events {
+		for _, recs := range ev.Records {
+			n += len(recs)
+		}
+	}
+	return n
+}
+
+func startPoller(t *testing.T, brokers []string, topic string, h KafkaFunction) (*poller, context.CancelFunc, chan struct{}) {
+	t.Helper()
+	p, err := newPoller(Mapping{Function: FnTaskProcessor, Topic: topic, Handler: h, Timeout: 5 * time.Second,
+		Retry: backoff.Schedule{20 * time.Millisecond}}, brokers, "arn:aws:kafka:local:000000000000:cluster/test/x", quiet)
+	require.NoError(t, err)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { defer close(done); p.run(ctx) }()
+	t.Cleanup(func() { cancel(); <-done })
+	return p, cancel, done
+}
+
+func waitCalls(t *testing.T, r *recorder, n int) {
+	t.Helper()
+	for range n {
+		select {
+		case <-r.calls:
+		case <-time.After(20 * time.Second):
+			t.Fatalf("the function was not invoked %d times", n)
+		}
+	}
+}
+
+func TestMappingDeliversLambdaShapedBatchesAndCommitsOnlyOnSuccess(t *testing.T) {
+	brokers := broker(t, "tasks")
+	recs := produce(t, brokers, "tasks", 6)
+	transient := errors.New("store unreachable")
+	r := newRecorder(transient, transient)
+	_, _, _ = startPoller(t, brokers, "tasks", r.handle)
+	waitCalls(t, r, 3)
+
+	require.Eventually(t, func() bool {
+		return assert.ObjectsAreEqual(ends(recs), committed(t, brokers, ConsumerGroup(FnTaskProcessor), "tasks"))
+	}, 10*time.Second, 20*time.Millisecond, "offsets are committed once the function succeeded")
+
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	require.Len(t, r.events, 3, "two failures, then the same batch succeeds")
+	want, err := json.Marshal(bus.ToKafkaEvent(recs, brokers[0], "arn:aws:kafka:local:000000000000:cluster/test/x"))
+	require.NoError(t, err)
+	for i, ev := range r.events {
+		got, err := json.Marshal(ev)
+		require.NoError(t, err)
+		assert.JSONEq(t, string(want), string(got), "delivery %d is the whole batch from its first record, shaped as Lambda's", i+1)
+		lc, ok := lambdacontext.FromContext(r.ctxs[i])
+		require.True(t, ok)
+		assert.Equal(t, functionARN(FnTaskProcessor), lc.InvokedFunctionArn)
+		_, hasDeadline := r.ctxs[i].Deadline()
+		assert.True(t, hasDeadline)
+	}
+	assert.Equal(t, "aws:kafka", r.events[0].EventSource)
+	for key, krecs := range r.events[0].Records {
+		for _, kr := range krecs {
+			assert.Equal(t, fmt.Sprintf("%s-%d", kr.Topic, kr.Partition), key)
+			assert.Len(t, kr.Headers, 2, "headers are one-entry maps of int8 arrays")
+		}
+	}
+}
+
+func TestMappingFinishesTheBatchUnderWayWhenStopped(t *testing.T) {
+	brokers := broker(t, "workflows")
+	recs := produce(t, brokers, "workflows", 4)
+	r := newRecorder()
+	r.block = make(chan struct{})
+	p, cancel, done := startPoller(t, brokers, "workflows", r.handle)
+	waitCalls(t, r, 1)
+	cancel() // Ctrl-C while the batch runs
+	select {
+	case <-done:
+		t.Fatal("the poller stopped before the batch under way finished")
+	case <-time.After(100 * time.Millisecond):
+	}
+	close(r.block)
+	<-done
+	assert.Equal(t, ends(recs), committed(t, brokers, ConsumerGroup(FnTaskProcessor), "workflows"), "the finished batch was committed")
+	assert.Equal(t, MappingStats{Batches: 1, Records: 4}, p.Stats())
+}
+
+func TestMappingStoppedWhileRetryingCommitsNothingAndRedelivers(t *testing.T) {
+	brokers := broker(t, "tasks")
+	recs := produce(t, brokers, "tasks", 3)
+	failing := newRecorder(errors.New("down"), errors.New("down"), errors.New("down"), errors.New("down"))
+	_, cancel, done := startPoller(t, brokers, "tasks", failing.handle)
+	waitCalls(t, failing, 2)
+	cancel()
+	<-done
+	assert.Empty(t, committed(t, brokers, ConsumerGroup(FnTaskProcessor), "tasks"), "a batch that never succeeded is not committed")
+
+	// The next start delivers the same records again, from the first.
+	ok := newRecorder()
+	startPoller(t, brokers, "tasks", ok.handle)
+	require.Eventually(t, func() bool { return ok.records() == len(recs) }, 20*time.Second, 20*time.Millisecond)
+	require.Eventually(t, func() bool {
+		return assert.ObjectsAreEqual(ends(recs), committed(t, brokers, ConsumerGroup(FnTaskProcessor), "tasks"))
+	}, 10*time.Second, 20*time.Millisecond)
+}
+
+func TestMappingTreatsAPanicAsAFailedInvocation(t *testing.T) {
+	brokers := broker(t, "tasks")
+	recs := produce(t, brokers, "tasks", 2)
+	var mu sync.Mutex
+	calls := 0
+	startPoller(t, brokers, "tasks", func(context.Context, events.KafkaEvent) error {
+		mu.Lock()
+		defer mu.Unlock()
+		if calls++; calls == 1 {
+			panic("nil map")
+		}
+		return nil
+	})
+	require.Eventually(t, func() bool {
+		return assert.ObjectsAreEqual(ends(recs), committed(t, brokers, ConsumerGroup(FnTaskProcessor), "tasks"))
+	}, 20*time.Second, 20*time.Millisecond)
+	mu.Lock()
+	defer mu.Unlock()
+	assert.Equal(t, 2, calls)
+}
+
+func TestSplitBySizeKeepsOrderUnderTheLimit(t *testing.T) {
+	rec := func(n int) *kgo.Record { return &kgo.Record{Value: make([]byte, n)} }
+	tests := []struct {
+		name  string
+		sizes []int
+		want  []int // batch lengths
+	}{
+		{"one batch", []int{10, 10, 10}, []int{3}},
+		{"split at the limit", []int{60, 40, 1}, []int{2, 1}},
+		{"an oversize record alone", []int{10, 200, 10}, []int{1, 1, 1}},
+		{"single", []int{5}, []int{1}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var recs []*kgo.Record
+			for _, n := range tc.sizes {
+				recs = append(recs, rec(n))
+			}
+			var got []int
+			var flat []*kgo.Record
+			for _, b := range splitBySize(recs, 100) {
+				got = append(got, len(b))
+				flat = append(flat, b...)
+			}
+			assert.Equal(t, tc.want, got)
+			assert.Equal(t, recs, flat)
+		})
+	}
+}

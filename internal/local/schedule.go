@@ -1,0 +1,116 @@
+package local
+
+import (
+	"context"
+	"encoding/json"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/aws/aws-lambda-go/events"
+	"github.com/google/uuid"
+)
+
+// ScheduledFunction is a Lambda handler behind an EventBridge Scheduler
+// schedule, such as the outbox relay's.
+type ScheduledFunction func(context.Context, events.EventBridgeEvent) error
+
+// Schedule is one EventBridge Scheduler schedule.
+type Schedule struct {
+	// Function names the function.
+	Function string
+	// Handler is the function's handler.
+	Handler ScheduledFunction
+	// Next returns the first firing time after now: Every(d) or
+	// DailyAt(hour, minute).
+	Next func(now time.Time) time.Time
+	// Timeout is the function's timeout, each invocation's deadline.
+	Timeout time.Duration
+}
+
+// Every fires every d, as rate(…) does.
+func Every(d time.Duration) func(time.Time) time.Time {
+	return func(now time.Time) time.Time { return now.Add(d) }
+}
+
+// DailyAt fires once a day at hour:minute UTC, as cron(minute hour * * ? *)
+// does.
+func DailyAt(hour, minute int) func(time.Time) time.Time {
+	return func(now time.Time) time.Time {
+		now = now.UTC()
+		next := time.Date(now.Year(), now.Month(), now.Day(), hour, minute, 0, 0, time.UTC)
+		if !next.After(now) {
+			next = next.AddDate(0, 0, 1)
+		}
+		return next
+	}
+}
+
+// scheduler runs one Schedule: at each firing time it invokes the function
+// with the events.EventBridgeEvent the deployed schedule sends
+// (infra/schedules.go), JSON round-tripped, with the function's timeout as
+// deadline. Runs never overlap: a tick that comes while a run is under way
+// waits for it. A failed run is logged and not retried; the next tick does
+// the work, as deployed.
+type scheduler struct {
+	s   Schedule
+	log *slog.Logger
+
+	mu sync.Mutex // held by a run: one at a time
+}
+
+func newScheduler(s Schedule, log *slog.Logger) *scheduler {
+	return &scheduler{s: s, log: log.With("function", s.Function)}
+}
+
+// run fires the schedule until ctx ends. A run under way when ctx ends
+// finishes first.
+func (sc *scheduler) run(ctx context.Context) {
+	for {
+		now := time.Now()
+		at := sc.s.Next(now)
+		if !sleepCtx(ctx, at.Sub(now)) {
+			return
+		}
+		_ = sc.fire(ctx, at)
+	}
+}
+
+// fire invokes the function once, for the firing time at.
+func (sc *scheduler) fire(ctx context.Context, at time.Time) error {
+	sc.mu.Lock()
+	defer sc.mu.Unlock()
+	ev := ScheduledEvent(sc.s.Function, at, 1)
+	var in events.EventBridgeEvent
+	err := roundTrip(ev, &in)
+	if err == nil {
+		ictx, cancel := invocationContext(ctx, sc.s.Function, sc.s.Timeout)
+		start := time.Now()
+		err = protect(func() error { return sc.s.Handler(ictx, in) })
+		cancel()
+		sc.log.DebugContext(ctx, "scheduled run finished", "scheduledTime", in.Time, "latencyMs", time.Since(start).Milliseconds())
+	}
+	if err != nil {
+		sc.log.ErrorContext(ctx, "scheduled run failed; the next tick does the work", "error", err)
+	}
+	return err
+}
+
+// ScheduledEvent is the payload EventBridge Scheduler sends function for
+// the firing at: the shape infra/schedules.go configures (version "0", an
+// execution id, detail-type "Scheduled Event", source "aws.scheduler", the
+// scheduled time, the schedule's ARN, detail {"attempt": n}).
+func ScheduledEvent(function string, at time.Time, attempt int) events.EventBridgeEvent {
+	detail, _ := json.Marshal(map[string]int{"attempt": attempt})
+	return events.EventBridgeEvent{
+		Version:    "0",
+		ID:         uuid.NewString(),
+		DetailType: "Scheduled Event",
+		Source:     "aws.scheduler",
+		AccountID:  accountID,
+		Time:       at.UTC().Truncate(time.Second),
+		Region:     "local",
+		Resources:  []string{"arn:aws:scheduler:local:" + accountID + ":schedule/default/streamops-" + function},
+		Detail:     detail,
+	}
+}
