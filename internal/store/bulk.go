@@ -62,3 +62,29 @@ func findByIDs[T any](ctx context.Context, coll lungo.ICollection, ids []string,
 	}
 	return out, nil
 }
+
+// upsertForward runs guarded upserts with one unordered bulk write. Each
+// model's filter carries a guard (a status or position the stored document
+// must not be past); when the guard fails the upsert collides with the
+// stored document on _id, which is skipped rather than an error, so a
+// document never moves back. It returns how many documents changed.
+func upsertForward(ctx context.Context, coll lungo.ICollection, models []mongo.WriteModel) (int, error) {
+	res, err := coll.BulkWrite(ctx, models, options.BulkWrite().SetOrdered(false))
+	if _, other := duplicateIndexes(err); other != nil {
+		return 0, other
+	}
+	if res == nil {
+		return 0, nil
+	}
+	return int(res.ModifiedCount + res.UpsertedCount), nil
+}
+
+// setOrUnset puts field in set when present, else in unset, so an update
+// both writes the fields an outcome has and clears the ones it has not.
+func setOrUnset(set, unset bson.M, field string, v any, present bool) {
+	if present {
+		set[field] = v
+	} else {
+		unset[field] = ""
+	}
+}

@@ -80,27 +80,18 @@ func (s *Store) SaveTaskOutcomes(ctx context.Context, outcomes ...TaskOutcome) (
 			SetUpdate(outcomeUpdate(o, now)).
 			SetUpsert(true)
 	}
-	res, err := s.tasks.BulkWrite(ctx, models, options.BulkWrite().SetOrdered(false))
 	// A duplicate key is an upsert that found the task past this attempt.
-	if _, other := duplicateIndexes(err); other != nil {
-		return 0, fmt.Errorf("store: save task outcomes: %w", other)
+	n, err := upsertForward(ctx, s.tasks, models)
+	if err != nil {
+		return 0, fmt.Errorf("store: save task outcomes: %w", err)
 	}
-	if res == nil {
-		return 0, nil
-	}
-	return int(res.ModifiedCount + res.UpsertedCount), nil
+	return n, nil
 }
 
 func outcomeUpdate(o TaskOutcome, now time.Time) bson.M {
 	set := bson.M{"status": o.Status, "retryCount": o.RetryCount, "updatedAt": now}
 	unset := bson.M{}
-	optional := func(field string, v any, present bool) {
-		if present {
-			set[field] = v
-		} else {
-			unset[field] = ""
-		}
-	}
+	optional := func(field string, v any, present bool) { setOrUnset(set, unset, field, v, present) }
 	var next, completed any
 	if o.NextRetryAt != nil {
 		next = bsonTime(*o.NextRetryAt)

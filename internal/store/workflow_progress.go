@@ -8,7 +8,6 @@ import (
 
 	"go.mongodb.org/mongo-driver/bson"
 	"go.mongodb.org/mongo-driver/mongo"
-	"go.mongodb.org/mongo-driver/mongo/options"
 )
 
 // WorkflowCheckpoint is a workflow's projection together with what a
@@ -60,16 +59,13 @@ func (s *Store) SaveWorkflowCheckpoints(ctx context.Context, cps ...WorkflowChec
 			SetUpdate(checkpointUpdate(cp, now)).
 			SetUpsert(true)
 	}
-	res, err := s.workflows.BulkWrite(ctx, models, options.BulkWrite().SetOrdered(false))
 	// A duplicate key is an upsert that found the workflow further along:
 	// nothing to write.
-	if _, other := duplicateIndexes(err); other != nil {
-		return 0, fmt.Errorf("store: save workflow checkpoints: %w", other)
+	n, err := upsertForward(ctx, s.workflows, models)
+	if err != nil {
+		return 0, fmt.Errorf("store: save workflow checkpoints: %w", err)
 	}
-	if res == nil {
-		return 0, nil
-	}
-	return int(res.ModifiedCount + res.UpsertedCount), nil
+	return n, nil
 }
 
 // checkpointUpdate is the update of one checkpoint: progress in $set, the
@@ -85,13 +81,7 @@ func checkpointUpdate(cp WorkflowCheckpoint, now time.Time) bson.M {
 		set["stepResults"] = []StepProgress{}
 	}
 	unset := bson.M{}
-	optional := func(field string, v any, present bool) {
-		if present {
-			set[field] = v
-		} else {
-			unset[field] = ""
-		}
-	}
+	optional := func(field string, v any, present bool) { setOrUnset(set, unset, field, v, present) }
 	optional("error", cp.Error, cp.Error != nil)
 	optional("completedAt", cp.CompletedAt, cp.CompletedAt != nil)
 	optional("resumeRecords", cp.ResumeRecords, len(cp.ResumeRecords) > 0 && cp.Status == WorkflowProcessing)
