@@ -48,14 +48,14 @@ func API(cfg APIConfig) http.Handler {
 	mux.HandleFunc("GET /api/openapi.json", a.openAPI)
 	admin, any := a.authorized(true), a.authorized(false)
 	mux.Handle("POST /api/workflows", admin(a.submitWorkflow))
-	mux.Handle("GET /api/workflows/{id}", admin(a.getWorkflow))
+	mux.Handle("GET /api/workflows/{id}", admin(getByID(a, "workflow", cfg.Store.GetWorkflow, workflowView)))
 	mux.Handle("POST /api/tasks", admin(a.submitTask))
-	mux.Handle("GET /api/tasks/{id}", admin(a.getTask))
+	mux.Handle("GET /api/tasks/{id}", admin(getByID(a, "task", cfg.Store.GetTask, same[store.Task])))
 	mux.Handle("GET /api/events", any(a.browseEvents))
 	mux.Handle("GET /api/events/search", any(a.searchEvents))
 	mux.Handle("GET /api/events/export", any(a.exportEvents))
 	mux.Handle("POST /api/replays", admin(a.createReplay))
-	mux.Handle("GET /api/replays/{id}", admin(a.getReplay))
+	mux.Handle("GET /api/replays/{id}", admin(getByID(a, "replay", cfg.Store.GetReplaySession, same[store.ReplaySession])))
 	mux.Handle("GET /api/webhook-events", admin(a.listWebhookEvents))
 	mux.Handle("POST /api/webhook-events/{id}/retry", admin(a.retryWebhookEvent))
 	mux.Handle("GET /api/partners/{partnerId}/events", any(a.partnerEvents))
@@ -110,14 +110,20 @@ func (a *api) submitWorkflow(w http.ResponseWriter, r *http.Request, _ Principal
 	writeJSON(w, http.StatusCreated, receipt)
 }
 
-func (a *api) getWorkflow(w http.ResponseWriter, r *http.Request, _ Principal) {
-	wf, err := a.cfg.Store.GetWorkflow(r.Context(), r.PathValue("id"))
-	if err != nil {
-		writeError(w, r, a.log, fmt.Errorf("workflow %q: %w", r.PathValue("id"), err))
-		return
+// getByID answers GET …/{id} with what load finds, shown through view; an
+// unknown id is 404 naming the kind of resource.
+func getByID[T, V any](a *api, kind string, load func(context.Context, string) (T, error), view func(T) V) handlerFunc {
+	return func(w http.ResponseWriter, r *http.Request, _ Principal) {
+		v, err := load(r.Context(), r.PathValue("id"))
+		if err != nil {
+			writeError(w, r, a.log, fmt.Errorf("%s %q: %w", kind, r.PathValue("id"), err))
+			return
+		}
+		writeJSON(w, http.StatusOK, view(v))
 	}
-	writeJSON(w, http.StatusOK, workflowView(wf))
 }
+
+func same[T any](v T) T { return v }
 
 func (a *api) submitTask(w http.ResponseWriter, r *http.Request, _ Principal) {
 	var req submit.TaskRequest
@@ -131,15 +137,6 @@ func (a *api) submitTask(w http.ResponseWriter, r *http.Request, _ Principal) {
 		return
 	}
 	writeJSON(w, http.StatusCreated, receipt)
-}
-
-func (a *api) getTask(w http.ResponseWriter, r *http.Request, _ Principal) {
-	task, err := a.cfg.Store.GetTask(r.Context(), r.PathValue("id"))
-	if err != nil {
-		writeError(w, r, a.log, fmt.Errorf("task %q: %w", r.PathValue("id"), err))
-		return
-	}
-	writeJSON(w, http.StatusOK, task)
 }
 
 // decodeBody reads a JSON request body strictly: unknown fields and

@@ -265,15 +265,6 @@ func (a *api) createReplay(w http.ResponseWriter, r *http.Request, _ Principal) 
 	writeJSON(w, http.StatusCreated, rs)
 }
 
-func (a *api) getReplay(w http.ResponseWriter, r *http.Request, _ Principal) {
-	rs, err := a.cfg.Store.GetReplaySession(r.Context(), r.PathValue("id"))
-	if err != nil {
-		writeError(w, r, a.log, fmt.Errorf("replay %q: %w", r.PathValue("id"), err))
-		return
-	}
-	writeJSON(w, http.StatusOK, rs)
-}
-
 func (a *api) listWebhookEvents(w http.ResponseWriter, r *http.Request, _ Principal) {
 	q := r.URL.Query()
 	f := store.WebhookEventFilter{Provider: q.Get("provider"), Status: q.Get("status")}
