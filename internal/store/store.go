@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/256dpi/lungo"
+	"github.com/256dpi/lungo/mongokit"
 	"go.mongodb.org/mongo-driver/mongo/options"
 	"go.mongodb.org/mongo-driver/mongo/readpref"
 )
@@ -177,18 +178,10 @@ func (s *Store) connect(ctx context.Context) error {
 		}
 		backing = lungo.NewFileStore(filepath.Join(s.cfg.DataDir, "streamops.lungo"), 0o600)
 	}
-	client, engine, err := lungo.Open(ctx, lungo.Options{
-		Store:          backing,
-		ExpireInterval: s.cfg.ExpireInterval,
-		ExpireErrors:   func(error) {}, // a failed sweep is retried on the next tick
-		// The oplog feeds change streams, which StreamOps does not use; lungo
-		// copies it on every commit, so keep it as short as lungo allows
-		// (entries of the current second stay).
-		MinOplogSize: 1,
-		MaxOplogSize: 1,
-		MinOplogAge:  time.Nanosecond,
-		MaxOplogAge:  time.Second,
-	})
+	opts := EmbeddedOptions(backing)
+	opts.ExpireInterval = s.cfg.ExpireInterval
+	opts.ExpireErrors = func(error) {} // a failed sweep is retried on the next tick
+	client, engine, err := lungo.Open(ctx, opts)
 	if err != nil {
 		return fmt.Errorf("store: open embedded engine: %w", err)
 	}
@@ -223,4 +216,41 @@ func bsonTime(t time.Time) time.Time { return t.UTC().Truncate(time.Millisecond)
 // DropDatabase deletes the store's database (tests on a real MongoDB).
 func (s *Store) DropDatabase(ctx context.Context) error {
 	return s.client.Database(s.cfg.Database).Drop(ctx)
+}
+
+// EmbeddedOptions are the lungo options the embedded engine runs with, on
+// top of backing: benchmarks open their raw baselines with them so both
+// sides run the same engine.
+//
+// The oplog only feeds change streams, which StreamOps does not use, yet
+// lungo copies it on every write and, whatever the options, keeps every
+// entry of the current second (it compares ages in whole seconds), so under
+// load each write copied thousands of entries. The backing store is wrapped
+// so each committed catalog keeps an empty oplog; change streams (Watch) do
+// not work on this engine as a consequence.
+func EmbeddedOptions(backing lungo.Store) lungo.Options {
+	return lungo.Options{
+		Store:        withoutOplog{backing},
+		MinOplogSize: 1,
+		MaxOplogSize: 1,
+		MinOplogAge:  time.Nanosecond,
+		MaxOplogAge:  time.Second,
+	}
+}
+
+// withoutOplog is a lungo.Store that empties the oplog of each catalog
+// before it is kept. The engine calls Store with the catalog a transaction
+// built, before any reader can see it, so replacing the oplog namespace
+// there is safe: older catalogs keep their own namespace map.
+type withoutOplog struct{ backing lungo.Store }
+
+// Load implements lungo.Store.
+func (w withoutOplog) Load() (*lungo.Catalog, error) { return w.backing.Load() }
+
+// Store implements lungo.Store.
+func (w withoutOplog) Store(c *lungo.Catalog) error {
+	if oplog := c.Namespaces[lungo.Oplog]; oplog != nil && len(oplog.Documents.List) > 0 {
+		c.Namespaces[lungo.Oplog] = mongokit.NewCollection(false)
+	}
+	return w.backing.Store(c)
 }

@@ -7,7 +7,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/256dpi/lungo"
 	"github.com/google/uuid"
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/streamops/streamops/internal/store"
@@ -63,4 +65,38 @@ func TestFileStoreKeepsDataAcrossRestarts(t *testing.T) {
 func TestConfigRejectsNegativeDurations(t *testing.T) {
 	_, err := store.Open(context.Background(), store.Config{EventTTL: -time.Second})
 	require.ErrorContains(t, err, "EventTTL")
+}
+
+// lastCatalog is a lungo.Store that remembers the last catalog committed.
+type lastCatalog struct {
+	mem  lungo.Store
+	last *lungo.Catalog
+}
+
+func (l *lastCatalog) Load() (*lungo.Catalog, error) { return l.mem.Load() }
+
+func (l *lastCatalog) Store(c *lungo.Catalog) error {
+	l.last = c
+	return l.mem.Store(c)
+}
+
+func TestEmbeddedEngineKeepsNoOplog(t *testing.T) {
+	ctx := context.Background()
+	backing := &lastCatalog{mem: lungo.NewMemoryStore()}
+	s, err := store.Open(ctx, store.Config{Backing: backing})
+	require.NoError(t, err)
+	defer s.Close(ctx)
+	const n = 50
+	for i := range n {
+		_, err := s.InsertWebhookEvent(ctx, store.WebhookEvent{Provider: "stripe", ProviderEventID: fmt.Sprint("evt_", i), EventType: "invoice.paid"})
+		require.NoError(t, err)
+	}
+	require.NoError(t, s.SetWebhookStatus(ctx, store.WebhookEventID("stripe", "evt_0"), store.WebhookSkipped, ""))
+
+	require.NotNil(t, backing.last)
+	assert.Len(t, backing.last.Namespaces[lungo.Oplog].Documents.List, 0, "every commit drops the oplog")
+	assert.Len(t, backing.last.Namespaces[lungo.Handle{"streamops", store.CollWebhookEvents}].Documents.List, n, "the data is all there")
+	got, err := s.GetWebhookEvent(ctx, store.WebhookEventID("stripe", "evt_0"))
+	require.NoError(t, err)
+	assert.Equal(t, store.WebhookSkipped, got.Status)
 }
