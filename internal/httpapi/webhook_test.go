@@ -39,9 +39,14 @@ type webhookStack struct {
 }
 
 func newWebhookStack(t testing.TB) *webhookStack {
-	env := stacktest.New(t, stacktest.Options{})
 	reg, err := webhook.LoadProviders("")
 	require.NoError(t, err)
+	return newWebhookStackWith(t, reg)
+}
+
+// newWebhookStackWith serves the providers of reg.
+func newWebhookStackWith(t testing.TB, reg *webhook.Registry) *webhookStack {
+	env := stacktest.New(t, stacktest.Options{})
 	svc, err := ingestService(env, reg)
 	require.NoError(t, err)
 	return &webhookStack{Env: env, providers: reg, handler: httpapi.Webhooks(svc, env.Logger)}
@@ -179,11 +184,44 @@ func TestWebhookPayloadIsStoredWithoutPII(t *testing.T) {
 		}
 	}
 	assert.Contains(t, string(wev.Payload), webhook.Redacted)
-	tasks := s.Envelopes(t, events.TopicTasks)
-	require.Len(t, tasks, 1, "customer.created routes to an email_notification task")
-	for _, pii := range []string{"jenny.rosen@example.com", "Jenny Rosen"} {
-		assert.NotContains(t, string(tasks[0].Payload), pii)
+	workflows := s.Envelopes(t, events.TopicWorkflows)
+	require.Len(t, workflows, 1, "customer.created routes to the Customer Sync workflow")
+	var created events.WorkflowCreatedPayload
+	require.NoError(t, json.Unmarshal(workflows[0].Payload, &created))
+	assert.Equal(t, "Customer Sync", created.Name)
+	assert.Contains(t, string(created.Input), "cus_RXy7kQm2Lp9VbN", "the workflow's input is the stored payload")
+	for _, pii := range []string{"jenny.rosen@example.com", "Jenny Rosen", "+14155550123"} {
+		assert.NotContains(t, string(workflows[0].Payload), pii)
 	}
+}
+
+func TestWebhookRoutedToATaskTakesItsDataFromTheRedactedPayload(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "providers.json")
+	require.NoError(t, os.WriteFile(path, []byte(`{"providers":[{"name":"stripe","signature":{"scheme":"stripe"},
+		"routes":[{"match":"customer.*","task":{"type":"data_export","maxRetries":5,
+			"data":{"customerId":"data.object.id","email":"data.object.email"}}}]}]}`), 0o600))
+	reg, err := webhook.LoadProviders(path)
+	require.NoError(t, err)
+	s := newWebhookStackWith(t, reg)
+
+	resp := s.do(t, s.signed(t, "stripe", fixture(t, "stripe-customer-created.json"), "whsec_stripe_test", webhook.SignOptions{}))
+
+	require.Equal(t, http.StatusAccepted, resp.status, resp.body)
+	webhookEventID := resp.body["webhookEventId"].(string)
+	tasks := s.Envelopes(t, events.TopicTasks)
+	require.Len(t, tasks, 1)
+	assert.Equal(t, webhookEventID, tasks[0].Metadata.CorrelationID)
+	var created events.TaskCreatedPayload
+	require.NoError(t, json.Unmarshal(tasks[0].Payload, &created))
+	assert.Equal(t, events.TaskDataExport, created.Type)
+	assert.Equal(t, 5, created.MaxRetries)
+	assert.JSONEq(t, `{"customerId":"cus_RXy7kQm2Lp9VbN","email":"[REDACTED]"}`, string(created.Data))
+	stored, err := s.Store.GetTask(context.Background(), created.TaskID)
+	require.NoError(t, err)
+	assert.Equal(t, webhookEventID, stored.WebhookEventID)
+	wev, err := s.Store.GetWebhookEvent(context.Background(), webhookEventID)
+	require.NoError(t, err)
+	assert.Equal(t, store.WebhookProcessing, wev.Status)
 }
 
 func TestWebhookRejectionsStoreNothing(t *testing.T) {

@@ -22,8 +22,8 @@ func TestDefaultRoutes(t *testing.T) {
 			Name: "Invoice Sync", Steps: []string{"validate", "transform", "store"}, Priority: events.PriorityHigh}}},
 		{"stripe", "invoice", nil},
 		{"stripe", "invoiceitem.created", nil},
-		{"stripe", "customer.created", &webhook.Route{Match: "customer.created", Task: &webhook.TaskTemplate{
-			Type: events.TaskEmailNotification, Data: map[string]string{"recipientId": "data.object.id"}, MaxRetries: 3}}},
+		{"stripe", "customer.created", &webhook.Route{Match: "customer.created", Workflow: &webhook.WorkflowTemplate{
+			Name: "Customer Sync", Steps: []string{"validate", "transform", "store"}, Priority: events.PriorityMedium}}},
 		{"stripe", "customer.updated", nil},
 		{"github", "push", &webhook.Route{Match: "push", Workflow: &webhook.WorkflowTemplate{
 			Name: "CI Trigger", Steps: []string{"validate", "store"}, Priority: events.PriorityMedium}}},
@@ -84,13 +84,12 @@ func TestTaskDataIsReadFromTheRedactedPayload(t *testing.T) {
 	p := defaultProvider(t, "stripe")
 	redacted, err := p.Redact(readFixture(t, "stripe-customer-created.json"))
 	require.NoError(t, err)
-	r, ok := p.Route("customer.created")
-	require.True(t, ok)
+	tt := webhook.TaskTemplate{Type: events.TaskDataExport, Data: map[string]string{"customerId": "data.object.id", "email": "data.object.email"}}
 
-	data, err := r.Task.BuildData(redacted)
+	data, err := tt.BuildData(redacted)
 
 	require.NoError(t, err)
-	assert.JSONEq(t, `{"recipientId":"cus_RXy7kQm2Lp9VbN"}`, string(data))
+	assert.JSONEq(t, `{"customerId":"cus_RXy7kQm2Lp9VbN","email":"[REDACTED]"}`, string(data))
 }
 
 func TestTaskDataKeepsJSONTypesAndNamesAMissingPath(t *testing.T) {
