@@ -62,7 +62,13 @@ func API(cfg APIConfig) http.Handler {
 	mux.Handle("GET /api/partners/{partnerId}/endpoint", any(a.partnerEndpoint))
 	mux.Handle("GET /api/stats", admin(a.stats))
 	a.deadLetterRoutes(mux, admin)
-	return withNotFound(mux)
+	return withNotFound(mux, func(w http.ResponseWriter, r *http.Request) bool {
+		if _, ok := a.authenticate(r); !ok {
+			writeError(w, r, a.log, ErrUnauthenticated)
+			return false
+		}
+		return true
+	})
 }
 
 type api struct {
@@ -80,10 +86,7 @@ type handlerFunc func(w http.ResponseWriter, r *http.Request, p Principal)
 func (a *api) authorized(adminOnly bool) func(handlerFunc) http.Handler {
 	return func(h handlerFunc) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			p, ok := Principal{}, false
-			if a.cfg.Auth != nil {
-				p, ok = a.cfg.Auth.Authenticate(r)
-			}
+			p, ok := a.authenticate(r)
 			switch {
 			case !ok:
 				writeError(w, r, a.log, ErrUnauthenticated)
@@ -94,6 +97,15 @@ func (a *api) authorized(adminOnly bool) func(handlerFunc) http.Handler {
 			}
 		})
 	}
+}
+
+// authenticate names the caller; false without a known token (or without
+// an Authenticator configured).
+func (a *api) authenticate(r *http.Request) (Principal, bool) {
+	if a.cfg.Auth == nil {
+		return Principal{}, false
+	}
+	return a.cfg.Auth.Authenticate(r)
 }
 
 func (a *api) submitWorkflow(w http.ResponseWriter, r *http.Request, _ Principal) {

@@ -144,6 +144,34 @@ func TestSubmissionErrorsNameTheField(t *testing.T) {
 	assert.Empty(t, s.Records(t, events.TopicWorkflows), "nothing published for rejected submissions")
 }
 
+func TestUnknownRoutesAreHiddenFromCallersWithoutAToken(t *testing.T) {
+	s := newAPIStack(t)
+	tests := []struct {
+		name, method, path, token string
+		status                    int
+		code                      string
+	}{
+		{"unknown route, no token", "GET", "/api/admin/users", "", 401, "unauthenticated"},
+		{"unknown route, unknown token", "GET", "/api/admin/users", "guess", 401, "unauthenticated"},
+		{"wrong method, no token", "DELETE", "/api/workflows/wf-1", "", 401, "unauthenticated"},
+		{"unknown route, admin", "GET", "/api/admin/users", adminToken, 404, "route_not_found"},
+		{"unknown route, partner", "GET", "/api/admin/users", "acme-token", 404, "route_not_found"},
+		{"wrong method, admin", "DELETE", "/api/workflows/wf-1", adminToken, 405, "method_not_allowed"},
+		{"public document, no token", "GET", "/api/openapi.json", "", 200, ""},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			auth := ""
+			if tc.token != "" {
+				auth = "Bearer " + tc.token
+			}
+			resp := s.call(t, tc.method, tc.path, "", "Authorization", auth)
+			assert.Equal(t, tc.status, resp.status, resp.body)
+			assert.Equal(t, tc.code, errorCode(resp))
+		})
+	}
+}
+
 // TestBrokerDownStillAcceptsAndLosesNothing: with the broker stopped,
 // webhooks and submissions are answered 2xx, every accepted event is stored
 // and stays marked unpublished for the retry-sweeper.

@@ -38,14 +38,19 @@ func Webhooks(svc *ingest.Service, log *slog.Logger) http.Handler {
 		}
 		writeJSON(w, status, receipt)
 	})
-	return withNotFound(mux)
+	return withNotFound(mux, nil)
 }
 
 // withNotFound answers unmatched routes with the JSON error shape instead of
-// net/http's plain text.
-func withNotFound(mux *http.ServeMux) http.Handler {
+// net/http's plain text. A non-nil guard runs first on those requests and
+// answers them itself when it returns false: the API's guard turns away
+// callers without a known token, so they cannot probe which routes exist.
+func withNotFound(mux *http.ServeMux, guard func(http.ResponseWriter, *http.Request) bool) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if _, pattern := mux.Handler(r); pattern == "" {
+			if guard != nil && !guard(w, r) {
+				return
+			}
 			status, code := http.StatusNotFound, "route_not_found"
 			msg := "no route " + r.Method + " " + r.URL.Path
 			if allowed := methodsFor(mux, r); allowed != "" {
