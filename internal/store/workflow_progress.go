@@ -34,7 +34,7 @@ func (s *Store) GetWorkflowCheckpoints(ctx context.Context, workflowIDs []string
 // unordered bulk write and returns how many it wrote.
 //
 // Each checkpoint sets status, currentStepIndex, stepResults, error,
-// startedAt, completedAt and resumeRecords. It never moves a workflow back:
+// startedAt, completedAt, resumeRecords and stepAttempts. It never moves a workflow back:
 // a stored workflow that already ended (completed or failed) or is further
 // along (a higher currentStepIndex) is left alone, so a stale retry cannot
 // undo newer progress. A workflow that does not exist yet (its producer
@@ -85,6 +85,7 @@ func checkpointUpdate(cp WorkflowCheckpoint, now time.Time) bson.M {
 	optional("error", cp.Error, cp.Error != nil)
 	optional("completedAt", cp.CompletedAt, cp.CompletedAt != nil)
 	optional("resumeRecords", cp.ResumeRecords, len(cp.ResumeRecords) > 0 && cp.Status == WorkflowProcessing)
+	optional("stepAttempts", cp.StepAttempts, cp.StepAttempts > 0)
 	if cp.StartedAt != nil {
 		set["startedAt"] = bsonTime(*cp.StartedAt)
 	}

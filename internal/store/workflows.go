@@ -32,6 +32,10 @@ type Workflow struct {
 	Status     string   `bson:"status" json:"status"`
 	// CurrentStepIndex is the step running or next to run.
 	CurrentStepIndex int `bson:"currentStepIndex" json:"currentStepIndex"`
+	// StepAttempts counts the current step's transient failures in a row
+	// (the workflow-processor fails the workflow at its limit); 0 once the
+	// step completes.
+	StepAttempts int `bson:"stepAttempts,omitempty" json:"stepAttempts,omitempty"`
 	// StepResults holds one entry per finished step, in order: the
 	// checkpoint a retried batch resumes from.
 	StepResults []StepProgress        `bson:"stepResults,omitempty" json:"stepResults,omitempty"`

@@ -10,15 +10,18 @@ import (
 // Error codes of workflow.failed (seed 003 names one: TRANSFORM_ERROR).
 // A step error without a code gets <STEP>_ERROR.
 const (
-	CodeInvalidInput  = "INVALID_INPUT"
-	CodeUnknownStep   = "UNKNOWN_STEP"
-	CodeStepPanic     = "STEP_PANIC"
-	CodeInvalidResult = "INVALID_STEP_RESULT"
-	CodeValidate      = "VALIDATE_ERROR"
-	CodeTransform     = "TRANSFORM_ERROR"
-	CodeStore         = "STORE_ERROR"
-	CodeNotify        = "NOTIFY_ERROR"
-	CodeDeliver       = "DELIVER_ERROR"
+	CodeInvalidInput = "INVALID_INPUT"
+	CodeUnknownStep  = "UNKNOWN_STEP"
+	// CodeRetriesExhausted: a step failed transiently MaxStepAttempts
+	// times in a row.
+	CodeRetriesExhausted = "STEP_RETRIES_EXHAUSTED"
+	CodeStepPanic        = "STEP_PANIC"
+	CodeInvalidResult    = "INVALID_STEP_RESULT"
+	CodeValidate         = "VALIDATE_ERROR"
+	CodeTransform        = "TRANSFORM_ERROR"
+	CodeStore            = "STORE_ERROR"
+	CodeNotify           = "NOTIFY_ERROR"
+	CodeDeliver          = "DELIVER_ERROR"
 )
 
 // ErrDeadline is why a batch stops early when the Lambda deadline is near:

@@ -10,6 +10,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/streamops/streamops/events"
 	"github.com/streamops/streamops/internal/bus"
@@ -317,6 +318,79 @@ func TestTransientStepFailureCheckpointsAndTheRetriedBatchResumesAtThatStep(t *t
 	assert.JSONEq(t, `{"b":1}`, string(recs[0].Record), "the resumed step read the checkpointed records")
 	assert.Len(t, h.lifecycle(t, elsewhere.WorkflowID), 5, "nothing of the finished workflow is emitted twice")
 	assert.Equal(t, store.WorkflowCompleted, h.workflow(t, behind.WorkflowID).Status)
+}
+
+func TestAStepThatStaysDownFailsItsWorkflowAfterMaxStepAttempts(t *testing.T) {
+	const maxAttempts = 3
+	var mu sync.Mutex
+	outages := map[string]int{"Down": 1 << 30, "Recovers": maxAttempts - 1} // transient failures left per workflow name
+	steps := workflow.BuiltinSteps()
+	transform, _ := steps.Lookup("transform")
+	steps.Register("transform", func(ctx context.Context, in workflow.StepInput) (workflow.StepOutput, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		if outages[in.Workflow.Name] > 0 {
+			outages[in.Workflow.Name]--
+			return workflow.StepOutput{}, workflow.Transient(errors.New("lookup service unreachable"))
+		}
+		return transform(ctx, in)
+	})
+	h := newHarness(t, steps)
+	svc, err := workflow.New(workflow.Config{Store: h.env.Store, Emitter: h.env.Emitter, Steps: steps,
+		MaxStepAttempts: maxAttempts, Now: ticking(), Logger: h.env.Logger})
+	require.NoError(t, err)
+	h.useService(t, svc)
+	g := streamtest.NewGen(23)
+	input := mustJSON(map[string]any{"records": []map[string]any{{"a": 1}}})
+	var wfs []events.WorkflowCreatedPayload
+	var recs []*kgo.Record
+	for _, name := range []string{"Down", "Recovers", "Behind"} {
+		id := events.WorkflowIDPrefix + g.UUID()
+		for streamtest.PartitionOf(events.TopicWorkflows, []byte(id)) != 0 { // one partition: a failure holds up those behind it
+			id = events.WorkflowIDPrefix + g.UUID()
+		}
+		wf := events.WorkflowCreatedPayload{WorkflowID: id, Name: name,
+			Steps: []string{"validate", "transform", "store"}, Priority: events.PriorityLow, CreatedAt: g.Now(), Input: input}
+		wfs = append(wfs, wf)
+		recs = append(recs, g.Record(t, g.Envelope(t, wf, apiMetadata)))
+	}
+	ev := streamtest.Batch(recs...)
+	h.submitted(t, ev)
+	down, recovers, behind := wfs[0].WorkflowID, wfs[1].WorkflowID, wfs[2].WorkflowID
+
+	for attempt := 1; attempt < maxAttempts; attempt++ {
+		err := h.deliver(t, ev)
+		require.Error(t, err, "delivery %d: a transient failure fails the batch", attempt)
+		cp := h.workflow(t, down)
+		assert.Equal(t, store.WorkflowProcessing, cp.Status)
+		assert.Equal(t, attempt, cp.StepAttempts)
+		assert.Equal(t, 1, cp.CurrentStepIndex)
+		assert.Equal(t, store.WorkflowPending, h.workflow(t, behind).Status)
+	}
+	require.Error(t, h.deliver(t, ev), "Down fails for good and the batch goes on to Recovers, whose first failure fails it")
+	assert.Equal(t, store.WorkflowFailed, h.workflow(t, down).Status)
+	require.Error(t, h.deliver(t, ev), "Recovers fails a second time")
+	assert.Equal(t, maxAttempts-1, h.workflow(t, recovers).StepAttempts)
+	require.NoError(t, h.deliver(t, ev))
+
+	failed := h.workflow(t, down)
+	assert.Equal(t, store.WorkflowFailed, failed.Status)
+	require.NotNil(t, failed.Error)
+	assert.Equal(t, workflow.CodeRetriesExhausted, failed.Error.Code)
+	assert.Contains(t, failed.Error.Message, "lookup service unreachable")
+	assert.Equal(t, maxAttempts, failed.StepAttempts)
+	got := h.lifecycle(t, down)
+	require.NotEmpty(t, got)
+	last := got[len(got)-1]
+	require.Equal(t, events.WorkflowFailed, last.EventType)
+	fp := payload[events.WorkflowFailedPayload](t, last)
+	assert.Equal(t, "transform", fp.FailedStep)
+	assert.Equal(t, workflow.CodeRetriesExhausted, fp.Error.Code)
+
+	ok := h.workflow(t, recovers)
+	assert.Equal(t, store.WorkflowCompleted, ok.Status, "fewer failures in a row than the limit: it finishes")
+	assert.Zero(t, ok.StepAttempts, "a completed step resets the count")
+	assert.Equal(t, store.WorkflowCompleted, h.workflow(t, behind).Status, "the partition moves on")
 }
 
 func TestWebhookRoutedWorkflowSettlesItsWebhookEvent(t *testing.T) {

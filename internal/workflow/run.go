@@ -99,10 +99,15 @@ func (s *Service) run(ctx context.Context, st *state, log *slog.Logger) error {
 		}
 		end = s.now()
 		if err != nil && IsRetryable(err) {
-			cp.CurrentStepIndex, cp.ResumeRecords = i, resumeRecords(records)
-			commit()
-			log.WarnContext(ctx, "step failed transiently; progress checkpointed for the retried batch", "step", name, "stepIndex", i, "error", err)
-			return fmt.Errorf("workflow %s step %s: %w", id, name, err)
+			cp.StepAttempts++
+			if cp.StepAttempts < s.cfg.MaxStepAttempts {
+				cp.CurrentStepIndex, cp.ResumeRecords = i, resumeRecords(records)
+				commit()
+				log.WarnContext(ctx, "step failed transiently; progress checkpointed for the retried batch",
+					"step", name, "stepIndex", i, "attempt", cp.StepAttempts, "maxAttempts", s.cfg.MaxStepAttempts, "error", err)
+				return fmt.Errorf("workflow %s step %s: %w", id, name, err)
+			}
+			err = Fail(CodeRetriesExhausted, "step %s failed transiently %d times in a row; last error: %v", name, cp.StepAttempts, err)
 		}
 		if err != nil {
 			code, message, stack := stepFailure(name, i, id, err)
@@ -131,7 +136,7 @@ func (s *Service) run(ctx context.Context, st *state, log *slog.Logger) error {
 		}
 		cp.StepResults = append(cp.StepResults[:min(i, len(cp.StepResults))], store.StepProgress{
 			StepName: name, StepIndex: i, CompletedAt: end, Duration: duration, Result: store.JSONDoc(result)})
-		cp.CurrentStepIndex = i + 1
+		cp.CurrentStepIndex, cp.StepAttempts = i+1, 0
 		effects.add(&stepEffects)
 		records = res.Records
 		done++

@@ -50,6 +50,13 @@ type Config struct {
 	// is delivered again and resumed: enough time to write a batch's
 	// checkpoints. Default 5 s.
 	DeadlineMargin time.Duration
+	// MaxStepAttempts is how many times in a row a step may fail
+	// transiently (Transient, or the invocation's context ending) before
+	// its workflow fails with STEP_RETRIES_EXHAUSTED, so a dependency that
+	// stays down ends the workflow instead of having its batch redelivered
+	// until the event source gives up on it. Default 5, below the 10
+	// retries of the deployed MSK event source mapping.
+	MaxStepAttempts int
 	// Now is the clock of timestamps and durations. Default time.Now.
 	Now func() time.Time
 	// Logger receives structured logs. Default slog.Default().
@@ -69,6 +76,9 @@ func (c *Config) setDefaults() {
 	if c.DeadlineMargin == 0 {
 		c.DeadlineMargin = 5 * time.Second
 	}
+	if c.MaxStepAttempts == 0 {
+		c.MaxStepAttempts = 5
+	}
 	if c.Now == nil {
 		c.Now = time.Now
 	}
@@ -86,6 +96,8 @@ func (c Config) Validate() error {
 		return errors.New("workflow: Config.Emitter is required")
 	case c.DeadlineMargin < 0:
 		return errors.New("workflow: Config.DeadlineMargin must not be negative")
+	case c.MaxStepAttempts < 0:
+		return errors.New("workflow: Config.MaxStepAttempts must not be negative")
 	}
 	return nil
 }
