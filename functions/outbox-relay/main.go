@@ -6,24 +6,16 @@ import (
 	"context"
 	"os"
 
-	"github.com/aws/aws-lambda-go/events"
 	"github.com/aws/aws-lambda-go/lambda"
 
 	"github.com/streamops/streamops/internal/app"
 	"github.com/streamops/streamops/internal/outbox"
+	"github.com/streamops/streamops/internal/wire"
 )
 
 func main() {
 	ctx := context.Background()
 	a := app.Must(app.Open(ctx, app.FromEnv("outbox-relay")))
-	relay := app.Must(outbox.New(outbox.Config{
-		Store: a.Store, Kafka: outbox.KafkaDeliverer{Publisher: a.Bus},
-		Partners:         app.Must(outbox.LoadPartners(os.Getenv("STREAMOPS_PARTNERS_FILE"))),
-		PartnerDeliverer: outbox.PartnerDeliverer{Secrets: app.Must(app.Secrets(ctx, app.PartnerSecrets))},
-		Logger:           a.Logger, Metrics: a.Metrics,
-	}))
-	lambda.Start(func(ctx context.Context, _ events.EventBridgeEvent) error {
-		_, err := relay.Run(ctx)
-		return err
-	})
+	partners := app.Must(outbox.LoadPartners(os.Getenv("STREAMOPS_PARTNERS_FILE")))
+	lambda.Start(app.Must(wire.OutboxRelay(a, partners, app.Must(app.Secrets(ctx, app.PartnerSecrets)))))
 }

@@ -10,18 +10,14 @@ import (
 
 	"github.com/streamops/streamops/internal/apigw"
 	"github.com/streamops/streamops/internal/app"
-	"github.com/streamops/streamops/internal/httpapi"
-	"github.com/streamops/streamops/internal/ingest"
 	"github.com/streamops/streamops/internal/webhook"
+	"github.com/streamops/streamops/internal/wire"
 )
 
 func main() {
 	ctx := context.Background()
 	a := app.Must(app.Open(ctx, app.FromEnv("webhook")))
-	svc := app.Must(ingest.New(ingest.Config{
-		Providers: app.Must(webhook.LoadProviders(os.Getenv("STREAMOPS_PROVIDERS_FILE"))),
-		Secrets:   app.Must(app.Secrets(ctx, app.WebhookSecrets)),
-		Store:     a.Store, Emitter: a.Emitter, Logger: a.Logger, Metrics: a.Metrics,
-	}))
-	lambda.Start(apigw.Handler(httpapi.Webhooks(svc, a.Logger)))
+	providers := app.Must(webhook.LoadProviders(os.Getenv("STREAMOPS_PROVIDERS_FILE")))
+	handler := app.Must(wire.Webhook(a, providers, app.Must(app.Secrets(ctx, app.WebhookSecrets))))
+	lambda.Start(apigw.Handler(handler))
 }

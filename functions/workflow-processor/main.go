@@ -9,16 +9,10 @@ import (
 	"github.com/aws/aws-lambda-go/lambda"
 
 	"github.com/streamops/streamops/internal/app"
-	"github.com/streamops/streamops/internal/stream"
-	"github.com/streamops/streamops/internal/workflow"
+	"github.com/streamops/streamops/internal/wire"
 )
 
 func main() {
-	ctx := context.Background()
-	a := app.Must(app.Open(ctx, app.FromEnv("workflow-processor")))
-	svc := app.Must(workflow.New(workflow.Config{Store: a.Store, Emitter: a.Emitter,
-		ProcessorID: stream.ProcessorIDFromEnv(), Logger: a.Logger, Metrics: a.Metrics}))
-	proc := app.Must(stream.New(stream.Config{Name: a.Name, Handler: svc, DeadLetters: a.Store,
-		Publisher: a.Bus, Logger: a.Logger, Metrics: a.Metrics}))
-	lambda.Start(proc.HandleKafkaEvent)
+	a := app.Must(app.Open(context.Background(), app.FromEnv("workflow-processor")))
+	lambda.Start(app.Must(wire.WorkflowProcessor(a)))
 }

@@ -5,24 +5,17 @@ import (
 	"log/slog"
 	"path/filepath"
 
-	"github.com/aws/aws-lambda-go/events"
-
 	"github.com/streamops/streamops/internal/apigw"
 	"github.com/streamops/streamops/internal/app"
-	"github.com/streamops/streamops/internal/archive"
 	"github.com/streamops/streamops/internal/bus"
 	"github.com/streamops/streamops/internal/emit"
 	"github.com/streamops/streamops/internal/history"
 	"github.com/streamops/streamops/internal/httpapi"
-	"github.com/streamops/streamops/internal/ingest"
 	"github.com/streamops/streamops/internal/outbox"
 	"github.com/streamops/streamops/internal/store"
-	"github.com/streamops/streamops/internal/stream"
-	"github.com/streamops/streamops/internal/submit"
-	"github.com/streamops/streamops/internal/sweep"
 	"github.com/streamops/streamops/internal/task"
 	"github.com/streamops/streamops/internal/webhook"
-	"github.com/streamops/streamops/internal/workflow"
+	"github.com/streamops/streamops/internal/wire"
 )
 
 // functions are the seven Lambda handlers.
@@ -36,7 +29,8 @@ type functions struct {
 // wiring is what every function shares in one process: one store (the
 // embedded engine can be opened once), one producer and the configuration.
 // Each function gets its own logger and emitter, as each Lambda's app.Open
-// builds them.
+// builds them. The handlers themselves are built by package wire, as the
+// Lambda mains build them; only where settings come from differs.
 type wiring struct {
 	cfg       Config
 	opts      options
@@ -48,25 +42,19 @@ type wiring struct {
 	admin     string
 }
 
-func (w *wiring) logger(name string) *slog.Logger { return w.log.With("function", name) }
-
-func (w *wiring) emitter(name string) (*emit.Emitter, error) {
-	return emit.New(emit.Config{Store: w.store, Publisher: w.bus, Logger: w.logger(name)})
-}
-
-// router is the ingest service the api and retry-sweeper mains build to
-// route stored webhook events again: it verifies nothing.
-func (w *wiring) router(name string) (*ingest.Service, error) {
-	em, err := w.emitter(name)
+// app is what app.Open gives the Lambda of function name: the shared store
+// and producer, the function's own logger and emitter. No EMF metrics
+// locally: the log stays readable.
+func (w *wiring) app(name string) (*app.App, error) {
+	log := w.log.With("function", name)
+	em, err := emit.New(emit.Config{Store: w.store, Publisher: w.bus, Logger: log})
 	if err != nil {
 		return nil, err
 	}
-	return ingest.New(ingest.Config{Providers: w.providers, Secrets: webhook.EnvSecrets{},
-		Store: w.store, Emitter: em, Logger: w.logger(name)})
+	return &app.App{Name: name, Logger: log, Store: w.store, Bus: w.bus, Emitter: em}, nil
 }
 
-// build wires the seven functions the way functions/<name>/main.go does;
-// keep the two in step (the Lambda runtime test runs the real mains).
+// build wires the seven functions.
 func (w *wiring) build(ctx context.Context) (functions, error) {
 	var fns functions
 	var err error
@@ -87,87 +75,59 @@ func (w *wiring) build(ctx context.Context) (functions, error) {
 	return fns, nil
 }
 
-// webhookFunction is functions/webhook/main.go.
+// webhookFunction: the secrets the stack resolved (or generated) at start.
 func (w *wiring) webhookFunction() (HTTPFunction, error) {
-	em, err := w.emitter(FnWebhook)
+	a, err := w.app(FnWebhook)
 	if err != nil {
 		return nil, err
 	}
-	svc, err := ingest.New(ingest.Config{
-		Providers: w.providers,
-		Secrets:   secretSource{byProvider: w.secrets, env: webhook.EnvSecrets{Lookup: w.cfg.Getenv}},
-		Store:     w.store, Emitter: em, Logger: w.logger(FnWebhook),
-	})
+	h, err := wire.Webhook(a, w.providers, secretSource{byProvider: w.secrets, env: webhook.EnvSecrets{Lookup: w.cfg.Getenv}})
 	if err != nil {
 		return nil, err
 	}
-	return apigw.Handler(httpapi.Webhooks(svc, w.logger(FnWebhook))), nil
+	return apigw.Handler(h), nil
 }
 
-// apiFunction is functions/api/main.go. Large exports go to the S3 bucket
-// STREAMOPS_EXPORT_BUCKET names, else to DataDir/exports, as app.ExportStore
-// decides.
+// apiFunction: large exports go to the S3 bucket STREAMOPS_EXPORT_BUCKET
+// names, else to DataDir/exports; the stack's admin token and the partner
+// tokens of the configuration.
 func (w *wiring) apiFunction(ctx context.Context) (HTTPFunction, error) {
-	log := w.logger(FnAPI)
+	a, err := w.app(FnAPI)
+	if err != nil {
+		return nil, err
+	}
 	var objects history.ObjectStore = history.FileObjectStore{Dir: filepath.Join(w.cfg.DataDir, "exports")}
 	if w.cfg.Getenv("STREAMOPS_EXPORT_BUCKET") != "" {
-		var err error
 		if objects, err = app.ExportStore(ctx); err != nil {
 			return nil, err
 		}
 	}
-	router, err := w.router(FnAPI)
-	if err != nil {
-		return nil, err
-	}
-	em, err := w.emitter(FnAPI)
-	if err != nil {
-		return nil, err
-	}
-	sub, err := submit.New(w.store, em, nil, log)
-	if err != nil {
-		return nil, err
-	}
-	handler := httpapi.API(httpapi.APIConfig{
-		Submit:   sub,
-		Store:    w.store,
-		Replayer: &history.Replayer{Store: w.store, Publisher: w.bus, Logger: log},
-		Exporter: &history.Exporter{Store: w.store, Objects: objects, Logger: log},
-		Router:   router,
-		Requeuer: &history.Requeuer{Store: w.store, Publisher: w.bus},
+	h, err := wire.API(a, wire.APIOptions{Providers: w.providers, Objects: objects,
 		Auth: httpapi.Authenticators{apigw.JWTAuth{}, httpapi.TokenAuth{
 			AdminToken:    w.admin,
 			PartnerTokens: httpapi.ParsePartnerTokens(w.cfg.PartnerTokens),
-		}},
-		Logger: log,
-	})
-	return apigw.Handler(handler), nil
+		}}})
+	if err != nil {
+		return nil, err
+	}
+	return apigw.Handler(h), nil
 }
 
-// workflowProcessor is functions/workflow-processor/main.go.
 func (w *wiring) workflowProcessor() (KafkaFunction, error) {
-	log := w.logger(FnWorkflowProcessor)
-	em, err := w.emitter(FnWorkflowProcessor)
+	a, err := w.app(FnWorkflowProcessor)
 	if err != nil {
 		return nil, err
 	}
-	svc, err := workflow.New(workflow.Config{Store: w.store, Emitter: em,
-		ProcessorID: stream.ProcessorIDFromEnv(), Logger: log})
-	if err != nil {
-		return nil, err
-	}
-	proc, err := stream.New(stream.Config{Name: FnWorkflowProcessor, Handler: svc, DeadLetters: w.store,
-		Publisher: w.bus, Logger: log})
-	if err != nil {
-		return nil, err
-	}
-	return proc.HandleKafkaEvent, nil
+	return wire.WorkflowProcessor(a)
 }
 
-// taskProcessor is functions/task-processor/main.go, with the executors'
-// files under the stack's data directory and WithExecutors applied.
+// taskProcessor: the executors' files under the stack's data directory,
+// WithExecutors and WithTaskBackoff applied.
 func (w *wiring) taskProcessor(ctx context.Context) (KafkaFunction, error) {
-	log := w.logger(FnTaskProcessor)
+	a, err := w.app(FnTaskProcessor)
+	if err != nil {
+		return nil, err
+	}
 	backends := task.BackendConfigFromEnv()
 	backends.DataDir = w.cfg.DataDir
 	executors, err := task.NewExecutors(ctx, backends, w.store)
@@ -177,77 +137,35 @@ func (w *wiring) taskProcessor(ctx context.Context) (KafkaFunction, error) {
 	for typ, ex := range w.opts.executors {
 		executors[typ] = ex
 	}
-	em, err := w.emitter(FnTaskProcessor)
-	if err != nil {
-		return nil, err
-	}
-	svc, err := task.New(task.Config{Store: w.store, Emitter: em, Executors: executors, Backoff: w.opts.taskBackoff,
-		ProcessorID: stream.ProcessorIDFromEnv(), Logger: log})
-	if err != nil {
-		return nil, err
-	}
-	proc, err := stream.New(stream.Config{Name: FnTaskProcessor, Handler: svc, DeadLetters: w.store,
-		Publisher: w.bus, Logger: log})
-	if err != nil {
-		return nil, err
-	}
-	return proc.HandleKafkaEvent, nil
+	return wire.TaskProcessor(a, executors, w.opts.taskBackoff)
 }
 
-// outboxRelay is functions/outbox-relay/main.go.
+// outboxRelay: partners from STREAMOPS_PARTNERS_FILE, their secrets from
+// PARTNER_SECRET_<PARTNER>.
 func (w *wiring) outboxRelay() (ScheduledFunction, error) {
+	a, err := w.app(FnOutboxRelay)
+	if err != nil {
+		return nil, err
+	}
 	partners, err := outbox.LoadPartners(w.cfg.PartnersFile)
 	if err != nil {
 		return nil, err
 	}
-	relay, err := outbox.New(outbox.Config{
-		Store: w.store, Kafka: outbox.KafkaDeliverer{Publisher: w.bus},
-		Partners:         partners,
-		PartnerDeliverer: outbox.PartnerDeliverer{Secrets: webhook.EnvSecrets{Prefix: "PARTNER_SECRET_", Lookup: w.cfg.Getenv}},
-		Logger:           w.logger(FnOutboxRelay),
-	})
-	if err != nil {
-		return nil, err
-	}
-	return func(ctx context.Context, _ events.EventBridgeEvent) error {
-		_, err := relay.Run(ctx)
-		return err
-	}, nil
+	return wire.OutboxRelay(a, partners, webhook.EnvSecrets{Prefix: "PARTNER_SECRET_", Lookup: w.cfg.Getenv})
 }
 
-// retrySweeper is functions/retry-sweeper/main.go.
 func (w *wiring) retrySweeper() (ScheduledFunction, error) {
-	log := w.logger(FnRetrySweeper)
-	router, err := w.router(FnRetrySweeper)
+	a, err := w.app(FnRetrySweeper)
 	if err != nil {
 		return nil, err
 	}
-	em, err := w.emitter(FnRetrySweeper)
-	if err != nil {
-		return nil, err
-	}
-	retrier, err := task.NewRetrier(w.store, em, log)
-	if err != nil {
-		return nil, err
-	}
-	sweeper, err := sweep.New(sweep.Config{Store: w.store, Publisher: w.bus, Router: router, Tasks: retrier, Logger: log})
-	if err != nil {
-		return nil, err
-	}
-	return func(ctx context.Context, _ events.EventBridgeEvent) error {
-		_, err := sweeper.Run(ctx)
-		return err
-	}, nil
+	return wire.RetrySweeper(a, w.providers)
 }
 
-// archiverFunction is functions/archiver/main.go.
 func (w *wiring) archiverFunction() (ScheduledFunction, error) {
-	archiver, err := archive.New(archive.Config{Store: w.store, Logger: w.logger(FnArchiver)})
+	a, err := w.app(FnArchiver)
 	if err != nil {
 		return nil, err
 	}
-	return func(ctx context.Context, _ events.EventBridgeEvent) error {
-		_, err := archiver.Run(ctx)
-		return err
-	}, nil
+	return wire.Archiver(a)
 }

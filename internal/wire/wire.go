@@ -1,0 +1,169 @@
+// Package wire builds the handler of each of the seven functions from the
+// process's clients (an app.App) and the few settings that differ between a
+// Lambda and the local stack: where providers, secrets, partners, exports
+// and task backends come from. The Lambda mains under functions/ and the
+// local stack (internal/local) both build their handlers here, so the two
+// cannot be wired differently.
+package wire
+
+import (
+	"context"
+	"net/http"
+
+	lambdaevents "github.com/aws/aws-lambda-go/events"
+
+	"github.com/streamops/streamops/internal/app"
+	"github.com/streamops/streamops/internal/archive"
+	"github.com/streamops/streamops/internal/backoff"
+	"github.com/streamops/streamops/internal/history"
+	"github.com/streamops/streamops/internal/httpapi"
+	"github.com/streamops/streamops/internal/ingest"
+	"github.com/streamops/streamops/internal/outbox"
+	"github.com/streamops/streamops/internal/stream"
+	"github.com/streamops/streamops/internal/submit"
+	"github.com/streamops/streamops/internal/sweep"
+	"github.com/streamops/streamops/internal/task"
+	"github.com/streamops/streamops/internal/webhook"
+	"github.com/streamops/streamops/internal/workflow"
+)
+
+// KafkaHandler handles one MSK batch (workflow-processor, task-processor).
+type KafkaHandler = func(context.Context, lambdaevents.KafkaEvent) error
+
+// ScheduledHandler handles one EventBridge Scheduler invocation
+// (outbox-relay, retry-sweeper, archiver).
+type ScheduledHandler = func(context.Context, lambdaevents.EventBridgeEvent) error
+
+// Webhook is the webhook function: POST /webhooks/{provider} for the
+// providers of reg, signatures checked against secrets.
+func Webhook(a *app.App, reg *webhook.Registry, secrets webhook.SecretSource) (http.Handler, error) {
+	svc, err := ingest.New(ingest.Config{Providers: reg, Secrets: secrets,
+		Store: a.Store, Emitter: a.Emitter, Logger: a.Logger, Metrics: a.Metrics})
+	if err != nil {
+		return nil, err
+	}
+	return httpapi.Webhooks(svc, a.Logger), nil
+}
+
+// APIOptions are the api function's settings.
+type APIOptions struct {
+	// Providers route stored webhook events again (POST
+	// /api/webhook-events/{id}/retry).
+	Providers *webhook.Registry
+	// Objects receives exports too large to answer inline.
+	Objects history.ObjectStore
+	// Auth names the caller of every route but the OpenAPI document.
+	Auth httpapi.Authenticator
+}
+
+// API is the api function: everything under /api.
+func API(a *app.App, o APIOptions) (http.Handler, error) {
+	rt, err := router(a, o.Providers)
+	if err != nil {
+		return nil, err
+	}
+	sub, err := submit.New(a.Store, a.Emitter, nil, a.Logger)
+	if err != nil {
+		return nil, err
+	}
+	return httpapi.API(httpapi.APIConfig{
+		Submit:   sub,
+		Store:    a.Store,
+		Replayer: &history.Replayer{Store: a.Store, Publisher: a.Bus, Logger: a.Logger},
+		Exporter: &history.Exporter{Store: a.Store, Objects: o.Objects, Logger: a.Logger},
+		Router:   rt,
+		Requeuer: &history.Requeuer{Store: a.Store, Publisher: a.Bus},
+		Auth:     o.Auth,
+		Logger:   a.Logger,
+	}), nil
+}
+
+// WorkflowProcessor is the workflow-processor function.
+func WorkflowProcessor(a *app.App) (KafkaHandler, error) {
+	svc, err := workflow.New(workflow.Config{Store: a.Store, Emitter: a.Emitter,
+		ProcessorID: stream.ProcessorIDFromEnv(), Logger: a.Logger, Metrics: a.Metrics})
+	if err != nil {
+		return nil, err
+	}
+	return processor(a, svc)
+}
+
+// TaskProcessor is the task-processor function, running tasks with
+// executors and spacing retries with retries (nil: task.DefaultBackoff).
+func TaskProcessor(a *app.App, executors task.Executors, retries backoff.Policy) (KafkaHandler, error) {
+	svc, err := task.New(task.Config{Store: a.Store, Emitter: a.Emitter, Executors: executors, Backoff: retries,
+		ProcessorID: stream.ProcessorIDFromEnv(), Logger: a.Logger, Metrics: a.Metrics})
+	if err != nil {
+		return nil, err
+	}
+	return processor(a, svc)
+}
+
+// OutboxRelay is the outbox-relay function, delivering to partners signed
+// with their secrets.
+func OutboxRelay(a *app.App, partners map[string]outbox.Partner, secrets webhook.SecretSource) (ScheduledHandler, error) {
+	relay, err := outbox.New(outbox.Config{
+		Store: a.Store, Kafka: outbox.KafkaDeliverer{Publisher: a.Bus},
+		Partners: partners, PartnerDeliverer: outbox.PartnerDeliverer{Secrets: secrets},
+		Logger: a.Logger, Metrics: a.Metrics,
+	})
+	if err != nil {
+		return nil, err
+	}
+	return scheduled(relay.Run), nil
+}
+
+// RetrySweeper is the retry-sweeper function; providers route the webhook
+// events it finds failed or stranded.
+func RetrySweeper(a *app.App, providers *webhook.Registry) (ScheduledHandler, error) {
+	rt, err := router(a, providers)
+	if err != nil {
+		return nil, err
+	}
+	retrier, err := task.NewRetrier(a.Store, a.Emitter, a.Logger)
+	if err != nil {
+		return nil, err
+	}
+	sweeper, err := sweep.New(sweep.Config{Store: a.Store, Publisher: a.Bus, Router: rt, Tasks: retrier,
+		Logger: a.Logger, Metrics: a.Metrics})
+	if err != nil {
+		return nil, err
+	}
+	return scheduled(sweeper.Run), nil
+}
+
+// Archiver is the archiver function.
+func Archiver(a *app.App) (ScheduledHandler, error) {
+	archiver, err := archive.New(archive.Config{Store: a.Store, Logger: a.Logger, Metrics: a.Metrics})
+	if err != nil {
+		return nil, err
+	}
+	return scheduled(archiver.Run), nil
+}
+
+// router routes stored webhook events again (the api's retry route, the
+// retry-sweeper). Their signatures were checked when they arrived, so it
+// verifies nothing and needs no secrets.
+func router(a *app.App, providers *webhook.Registry) (*ingest.Service, error) {
+	return ingest.New(ingest.Config{Providers: providers, Secrets: webhook.EnvSecrets{},
+		Store: a.Store, Emitter: a.Emitter, Logger: a.Logger, Metrics: a.Metrics})
+}
+
+// processor puts a stream processor, dead-lettering poison records, in
+// front of h.
+func processor(a *app.App, h stream.Handler) (KafkaHandler, error) {
+	proc, err := stream.New(stream.Config{Name: a.Name, Handler: h, DeadLetters: a.Store,
+		Publisher: a.Bus, Logger: a.Logger, Metrics: a.Metrics})
+	if err != nil {
+		return nil, err
+	}
+	return proc.HandleKafkaEvent, nil
+}
+
+// scheduled adapts a scheduled job's Run to the EventBridge invocation.
+func scheduled[R any](run func(context.Context) (R, error)) ScheduledHandler {
+	return func(ctx context.Context, _ lambdaevents.EventBridgeEvent) error {
+		_, err := run(ctx)
+		return err
+	}
+}
