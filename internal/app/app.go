@@ -60,7 +60,7 @@ func Open(ctx context.Context, cfg Config) (*App, error) {
 	if len(cfg.Bus.Brokers) == 0 {
 		return nil, errors.New("app: no Kafka brokers: set KAFKA_BROKERS (comma-separated host:port)")
 	}
-	if err := kafkaAuth(ctx, &cfg.Bus); err != nil {
+	if err := KafkaAuth(ctx, os.Getenv("KAFKA_AUTH"), &cfg.Bus); err != nil {
 		return nil, err
 	}
 	a := &App{Name: cfg.Name, Logger: NewLogger(cfg.Name, cfg.LogLevel)}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/tls"
 	"fmt"
-	"os"
 	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/config"
@@ -13,12 +12,13 @@ import (
 	"github.com/streamops/streamops/internal/bus"
 )
 
-// kafkaAuth applies KAFKA_AUTH to the producer configuration: "iam" is
+// KafkaAuth applies mode (env KAFKA_AUTH) to a Kafka client configuration:
+// "iam" is
 // Amazon MSK's IAM access control (TLS on port 9098, SASL AWS_MSK_IAM with
 // the function's role credentials, refreshed per connection); "tls" is TLS
 // without SASL; empty or "none" is plaintext, as the local broker speaks.
-func kafkaAuth(ctx context.Context, cfg *bus.Config) error {
-	switch mode := strings.ToLower(os.Getenv("KAFKA_AUTH")); mode {
+func KafkaAuth(ctx context.Context, mode string, cfg *bus.Config) error {
+	switch mode = strings.ToLower(mode); mode {
 	case "", "none":
 		return nil
 	case "tls":

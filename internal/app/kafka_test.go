@@ -24,10 +24,9 @@ func TestKafkaAuthModes(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.mode, func(t *testing.T) {
-			t.Setenv("KAFKA_AUTH", tc.mode)
 			t.Setenv("AWS_REGION", "us-east-1")
 			var cfg bus.Config
-			err := kafkaAuth(context.Background(), &cfg)
+			err := KafkaAuth(context.Background(), tc.mode, &cfg)
 			if tc.err != "" {
 				require.ErrorContains(t, err, tc.err)
 				return

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/sasl"
 )
 
@@ -141,4 +142,21 @@ func (c Config) Validate() error {
 		return bad("ReplicationFactor", "must be -1 (broker default), 0 (auto) or positive, got %d", c.ReplicationFactor)
 	}
 	return nil
+}
+
+// ConnectOpts are the options that reach the brokers: seed brokers, dial
+// timeout, TLS and SASL. The producer uses them, and so does any other
+// client of the same cluster (the local stack's consumers).
+func (c Config) ConnectOpts() []kgo.Opt {
+	opts := []kgo.Opt{kgo.SeedBrokers(c.Brokers...)}
+	if c.DialTimeout > 0 {
+		opts = append(opts, kgo.DialTimeout(c.DialTimeout))
+	}
+	if c.TLS != nil {
+		opts = append(opts, kgo.DialTLSConfig(c.TLS))
+	}
+	if c.SASL != nil {
+		opts = append(opts, kgo.SASL(c.SASL))
+	}
+	return opts
 }

@@ -47,10 +47,8 @@ func New(cfg Config) (*Client, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	opts := []kgo.Opt{
-		kgo.SeedBrokers(cfg.Brokers...),
+	opts := append(cfg.ConnectOpts(),
 		kgo.ClientID(cfg.ClientID),
-		kgo.DialTimeout(cfg.DialTimeout),
 		// acks=all is kgo's default and idempotence requires it; say it
 		// anyway so no later option can quietly weaken durability.
 		kgo.RequiredAcks(kgo.AllISRAcks()),
@@ -65,13 +63,7 @@ func New(cfg Config) (*Client, error) {
 		// timestamp, which is the event's time, so a republished or
 		// replayed event would time out before it was sent. Publish bounds
 		// itself with a context deadline instead.
-	}
-	if cfg.TLS != nil {
-		opts = append(opts, kgo.DialTLSConfig(cfg.TLS))
-	}
-	if cfg.SASL != nil {
-		opts = append(opts, kgo.SASL(cfg.SASL))
-	}
+	)
 	cl, err := kgo.NewClient(opts...)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrInvalidConfig, err)

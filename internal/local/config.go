@@ -46,9 +46,12 @@ type Config struct {
 
 	// KafkaBrokers, when set, is a real Kafka cluster (env KAFKA_BROKERS,
 	// comma-separated) used instead of the embedded broker; topics are
-	// created there as on MSK. Plaintext only: the local stack does not
-	// apply KAFKA_AUTH.
+	// created there as on MSK.
 	KafkaBrokers []string
+	// KafkaAuth is how the producer and the consumers authenticate to
+	// KafkaBrokers (env KAFKA_AUTH): iam, tls or none, as on Lambda. The
+	// embedded broker is plaintext and ignores it.
+	KafkaAuth string
 
 	// MongoURI, when set, is a real MongoDB (env MONGODB_URI) used instead
 	// of the embedded engine.
@@ -110,6 +113,7 @@ func ConfigFromEnv() (Config, error) {
 		HTTPAddr:      os.Getenv("STREAMOPS_HTTP_ADDR"),
 		KafkaAddr:     os.Getenv("STREAMOPS_KAFKA_ADDR"),
 		KafkaBrokers:  bus.ParseBrokers(os.Getenv("KAFKA_BROKERS")),
+		KafkaAuth:     os.Getenv("KAFKA_AUTH"),
 		MongoURI:      os.Getenv("MONGODB_URI"),
 		Database:      os.Getenv("MONGODB_DATABASE"),
 		AdminToken:    os.Getenv("STREAMOPS_ADMIN_TOKEN"),

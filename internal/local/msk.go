@@ -87,13 +87,13 @@ type MappingStats struct {
 	Failures int
 }
 
-// newPoller builds the consumer of m on brokers. It does not poll yet.
-func newPoller(m Mapping, brokers []string, clusterARN string, log *slog.Logger) (*poller, error) {
+// newPoller builds the consumer of m on the cluster conn reaches (its
+// brokers, TLS and SASL). It does not poll yet.
+func newPoller(m Mapping, conn bus.Config, clusterARN string, log *slog.Logger) (*poller, error) {
 	if m.Retry == nil {
 		m.Retry = DefaultBatchRetry
 	}
-	cl, err := kgo.NewClient(
-		kgo.SeedBrokers(brokers...),
+	cl, err := kgo.NewClient(append(conn.ConnectOpts(),
 		kgo.ClientID("streamops-local-"+m.Function),
 		kgo.ConsumerGroup(ConsumerGroup(m.Function)),
 		kgo.ConsumeTopics(m.Topic),
@@ -110,12 +110,12 @@ func newPoller(m Mapping, brokers []string, clusterARN string, log *slog.Logger)
 		// A stack killed without leaving its group is replaced quickly on
 		// the next start.
 		kgo.SessionTimeout(10*time.Second),
-	)
+	)...)
 	if err != nil {
 		return nil, fmt.Errorf("local: %s consumer: %w", m.Function, err)
 	}
 	return &poller{
-		m: m, cl: cl, bootstrap: strings.Join(brokers, ","), arn: clusterARN,
+		m: m, cl: cl, bootstrap: strings.Join(conn.Brokers, ","), arn: clusterARN,
 		log:   log.With("function", m.Function, "topic", m.Topic, "consumerGroup", ConsumerGroup(m.Function)),
 		sleep: sleepCtx,
 	}, nil

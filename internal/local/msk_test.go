@@ -128,7 +128,7 @@ func (r *recorder) records() int {
 func startPoller(t *testing.T, brokers []string, topic string, h KafkaFunction) (*poller, context.CancelFunc, chan struct{}) {
 	t.Helper()
 	p, err := newPoller(Mapping{Function: FnTaskProcessor, Topic: topic, Handler: h, Timeout: 5 * time.Second,
-		Retry: backoff.Schedule{20 * time.Millisecond}}, brokers, "arn:aws:kafka:local:000000000000:cluster/test/x", quiet)
+		Retry: backoff.Schedule{20 * time.Millisecond}}, bus.Config{Brokers: brokers}, "arn:aws:kafka:local:000000000000:cluster/test/x", quiet)
 	require.NoError(t, err)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})

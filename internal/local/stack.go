@@ -9,12 +9,14 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kfake"
 
 	"github.com/streamops/streamops/events"
+	"github.com/streamops/streamops/internal/app"
 	"github.com/streamops/streamops/internal/bus"
 	"github.com/streamops/streamops/internal/store"
 	"github.com/streamops/streamops/internal/webhook"
@@ -30,6 +32,7 @@ type Stack struct {
 
 	cluster *kfake.Cluster // nil with a real cluster
 	brokers []string
+	kafka   bus.Config // how the producer and the consumers reach brokers
 	store   *store.Store
 	backing *BackgroundFileStore // nil with MongoDB or synchronous writes
 	bus     *bus.Client
@@ -151,8 +154,17 @@ func (s *Stack) startKafka(ctx context.Context) error {
 		}
 		s.cluster, s.brokers = cluster, cluster.ListenAddrs()
 	}
+	s.kafka = bus.Config{Brokers: s.brokers}
+	switch {
+	case len(s.cfg.KafkaBrokers) > 0:
+		if err := app.KafkaAuth(ctx, s.cfg.KafkaAuth, &s.kafka); err != nil {
+			return fmt.Errorf("local: %w", err)
+		}
+	case s.cfg.KafkaAuth != "" && !strings.EqualFold(s.cfg.KafkaAuth, "none"):
+		s.log.Warn("KAFKA_AUTH applies to KAFKA_BROKERS only; the embedded broker is plaintext", "kafkaAuth", s.cfg.KafkaAuth)
+	}
 	var err error
-	if s.bus, err = bus.New(bus.Config{Brokers: s.brokers}); err != nil {
+	if s.bus, err = bus.New(s.kafka); err != nil {
 		return err
 	}
 	tctx, cancel := context.WithTimeout(ctx, 30*time.Second)
@@ -177,7 +189,7 @@ func (s *Stack) startMappings(fns functions, o options) error {
 		{Function: FnTaskProcessor, Topic: events.TopicTasks, Handler: fns.taskProcessor,
 			Timeout: Timeouts[FnTaskProcessor], Retry: o.batchRetry},
 	} {
-		p, err := newPoller(m, s.brokers, s.clusterARN(), s.log)
+		p, err := newPoller(m, s.kafka, s.clusterARN(), s.log)
 		if err != nil {
 			return err
 		}
