@@ -11,7 +11,6 @@ import (
 
 	"github.com/streamops/streamops/internal/apigw"
 	"github.com/streamops/streamops/internal/app"
-	"github.com/streamops/streamops/internal/httpapi"
 	"github.com/streamops/streamops/internal/webhook"
 	"github.com/streamops/streamops/internal/wire"
 )
@@ -22,10 +21,7 @@ func main() {
 	handler := app.Must(wire.API(a, wire.APIOptions{
 		Providers: app.Must(webhook.LoadProviders(os.Getenv("STREAMOPS_PROVIDERS_FILE"))),
 		Objects:   app.Must(app.ExportStore(ctx)),
-		Auth: httpapi.Authenticators{apigw.JWTAuth{}, httpapi.TokenAuth{
-			AdminToken:    os.Getenv("STREAMOPS_ADMIN_TOKEN"),
-			PartnerTokens: httpapi.ParsePartnerTokens(os.Getenv("STREAMOPS_PARTNER_TOKENS")),
-		}},
+		Auth:      wire.Auth(os.Getenv("STREAMOPS_ADMIN_TOKEN"), os.Getenv("STREAMOPS_PARTNER_TOKENS")),
 	}))
 	lambda.Start(apigw.Handler(handler))
 }

@@ -13,10 +13,10 @@ import (
 )
 
 // KafkaAuth applies mode (env KAFKA_AUTH) to a Kafka client configuration:
-// "iam" is
-// Amazon MSK's IAM access control (TLS on port 9098, SASL AWS_MSK_IAM with
-// the function's role credentials, refreshed per connection); "tls" is TLS
-// without SASL; empty or "none" is plaintext, as the local broker speaks.
+// "iam" is Amazon MSK's IAM access control (TLS on port 9098, SASL
+// AWS_MSK_IAM with the function's role credentials, refreshed per
+// connection); "tls" is TLS without SASL; empty or "none" is plaintext, as
+// the local broker speaks.
 func KafkaAuth(ctx context.Context, mode string, cfg *bus.Config) error {
 	switch mode = strings.ToLower(mode); mode {
 	case "", "none":

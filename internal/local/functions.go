@@ -10,7 +10,6 @@ import (
 	"github.com/streamops/streamops/internal/bus"
 	"github.com/streamops/streamops/internal/emit"
 	"github.com/streamops/streamops/internal/history"
-	"github.com/streamops/streamops/internal/httpapi"
 	"github.com/streamops/streamops/internal/outbox"
 	"github.com/streamops/streamops/internal/store"
 	"github.com/streamops/streamops/internal/task"
@@ -103,10 +102,7 @@ func (w *wiring) apiFunction(ctx context.Context) (HTTPFunction, error) {
 		}
 	}
 	h, err := wire.API(a, wire.APIOptions{Providers: w.providers, Objects: objects,
-		Auth: httpapi.Authenticators{apigw.JWTAuth{}, httpapi.TokenAuth{
-			AdminToken:    w.admin,
-			PartnerTokens: httpapi.ParsePartnerTokens(w.cfg.PartnerTokens),
-		}}})
+		Auth: wire.Auth(w.admin, w.cfg.PartnerTokens)})
 	if err != nil {
 		return nil, err
 	}

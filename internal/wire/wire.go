@@ -12,6 +12,7 @@ import (
 
 	lambdaevents "github.com/aws/aws-lambda-go/events"
 
+	"github.com/streamops/streamops/internal/apigw"
 	"github.com/streamops/streamops/internal/app"
 	"github.com/streamops/streamops/internal/archive"
 	"github.com/streamops/streamops/internal/backoff"
@@ -54,6 +55,16 @@ type APIOptions struct {
 	Objects history.ObjectStore
 	// Auth names the caller of every route but the OpenAPI document.
 	Auth httpapi.Authenticator
+}
+
+// Auth is the api function's authenticator: the JWT claims API Gateway's
+// authorizer verified, else the bearer tokens adminToken
+// (STREAMOPS_ADMIN_TOKEN) and partnerTokens (STREAMOPS_PARTNER_TOKENS,
+// "partnerId=token,…").
+func Auth(adminToken, partnerTokens string) httpapi.Authenticator {
+	return httpapi.Authenticators{apigw.JWTAuth{}, httpapi.TokenAuth{
+		AdminToken: adminToken, PartnerTokens: httpapi.ParsePartnerTokens(partnerTokens),
+	}}
 }
 
 // API is the api function: everything under /api.
