@@ -10,7 +10,7 @@ BENCHTIME ?= 10x
 LAMBDA_ENV   := GOOS=linux GOARCH=arm64 CGO_ENABLED=0
 LAMBDA_FLAGS := -tags lambda.norpc -trimpath -ldflags='-s -w'
 
-.PHONY: help build test unit race lint bench run clean synth deploy bootstrap infra-test infra-clean
+.PHONY: help build test unit race lint bench run clean synth deploy bootstrap infra-test infra-clean test-mongo
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-8s %s\n", $$1, $$2}'
@@ -33,6 +33,23 @@ unit: ## go test ./... (store suite on the embedded engine, bus suite on kfake)
 
 race: ## the race detector over everything but the large-volume tests (-short)
 	$(GO) test -count=1 -race -short -timeout 20m ./...
+
+# The MongoDB tier: every package whose tests open a store (through
+# internal/store/enginetest or internal/stacktest) runs again with the store
+# on the MongoDB at MONGODB_URI, each test in a database of its own. The
+# summary counts the tests that ran on it from the harness's log.
+STORE_TEST_PKGS = $(shell $(GO) list -f '{{.ImportPath}} {{join .TestImports " "}} {{join .XTestImports " "}}' ./... \
+	| awk '/ [^ ]*internal\/(store\/enginetest|stacktest)( |$$)/ {print $$1}')
+
+test-mongo: ## every store-touching test again on the MongoDB at MONGODB_URI (Atlas, mongod, FerretDB)
+	@test -n "$$MONGODB_URI" || { echo "test-mongo: set MONGODB_URI (e.g. mongodb://127.0.0.1:27017/); README: The MongoDB tier"; exit 2; }
+	@log=$$(mktemp); trap 'rm -f $$log' EXIT; \
+	STREAMOPS_TEST_ENGINE=mongodb STREAMOPS_TEST_ENGINE_LOG=$$log \
+		$(GO) test -count=1 -timeout 30m $(STORE_TEST_PKGS); rc=$$?; \
+	awk -F'\t' '$$1=="mongodb" {ran++; pkg[$$2]++} $$1 ~ /^skip:/ {skip++; why[$$1]++} \
+		END {printf "test-mongo: %d tests ran on the MongoDB engine, %d skipped by a named feature\n", ran, skip; \
+		for (p in pkg) printf "  %-22s %d\n", p, pkg[p]; for (w in why) printf "  %-22s %d skipped\n", w, why[w]}' $$log | sort; \
+	exit $$rc
 
 lint: ## gofmt check + go vet
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \

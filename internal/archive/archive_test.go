@@ -13,15 +13,14 @@ import (
 	"github.com/streamops/streamops/events"
 	"github.com/streamops/streamops/internal/archive"
 	"github.com/streamops/streamops/internal/store"
+	"github.com/streamops/streamops/internal/store/enginetest"
 	"github.com/streamops/streamops/internal/store/storetest"
 )
 
 func TestArchiverCopiesEventsBeforeTheyExpire(t *testing.T) {
 	clock := storetest.NewClock()
 	ctx := context.Background()
-	s, err := store.Open(ctx, store.Config{Now: clock.Now, EventTTL: 90 * 24 * time.Hour})
-	require.NoError(t, err)
-	defer s.Close(ctx)
+	s := enginetest.Open(t, store.Config{Now: clock.Now, EventTTL: 90 * 24 * time.Hour})
 
 	mk := func() events.Envelope {
 		payload, _ := json.Marshal(map[string]any{"taskId": "task-" + uuid.NewString(), "startedAt": events.Now().String(), "retryCount": 0})
@@ -32,7 +31,7 @@ func TestArchiverCopiesEventsBeforeTheyExpire(t *testing.T) {
 	for range 7 {
 		old = append(old, mk())
 	}
-	_, err = s.InsertEvents(ctx, old)
+	_, err := s.InsertEvents(ctx, old)
 	require.NoError(t, err)
 	clock.Advance(60 * 24 * time.Hour)
 	young := mk()

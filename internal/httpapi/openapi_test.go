@@ -477,7 +477,7 @@ func TestOpenAPIResponsesMatchTheDocument(t *testing.T) {
 	})
 
 	t.Run("GET /api/events/search", func(t *testing.T) {
-		w := api.get(t, adminToken, "/api/events/search?q=workflow&limit=5", http.StatusOK)
+		w := api.get(t, adminToken, "/api/events/search?q=workflow.created&limit=5", http.StatusOK)
 		assert.Contains(t, w.Body.String(), `"workflow.created"`)
 		api.get(t, "beta-token", "/api/events/search?q=workflow", http.StatusOK)
 		api.get(t, adminToken, "/api/events/search?q=", http.StatusBadRequest)

@@ -1,6 +1,7 @@
 // Package stacktest starts the real components a StreamOps test needs, in
 // the test process: a Kafka-protocol broker (franz-go's kfake) with the
-// topics created as on MSK, the embedded store, the producer and the
+// topics created as on MSK, the store on the engine enginetest selects
+// (embedded, or MongoDB in make test-mongo), the producer and the
 // emitter. Tests then drive the code under test through them and read the
 // results back from the broker and the store, nothing mocked.
 package stacktest
@@ -21,6 +22,7 @@ import (
 	"github.com/streamops/streamops/internal/bus"
 	"github.com/streamops/streamops/internal/emit"
 	"github.com/streamops/streamops/internal/store"
+	"github.com/streamops/streamops/internal/store/enginetest"
 )
 
 // Env is a running broker, store, producer and emitter.
@@ -35,7 +37,8 @@ type Env struct {
 
 // Options tune New.
 type Options struct {
-	// Store is the store configuration (default: in memory).
+	// Store is the store configuration, on the engine enginetest selects
+	// (default: the embedded engine in memory).
 	Store store.Config
 	// PublishTimeout bounds the emitter's inline publish. Default 1 s, so a
 	// stopped broker costs a test little time.
@@ -56,9 +59,7 @@ func New(tb testing.TB, opts Options) *Env {
 	tb.Cleanup(e.Bus.Close)
 	require.NoError(tb, e.Bus.EnsureTopics(ctx))
 
-	e.Store, err = store.Open(ctx, opts.Store)
-	require.NoError(tb, err)
-	tb.Cleanup(func() { _ = e.Store.Close(ctx) })
+	e.Store = enginetest.Open(tb, opts.Store)
 
 	if opts.PublishTimeout == 0 {
 		opts.PublishTimeout = time.Second

@@ -3,49 +3,27 @@ package store_test
 import (
 	"context"
 	"fmt"
-	"os"
 	"testing"
 	"time"
 
 	"github.com/256dpi/lungo"
-	"github.com/google/uuid"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/streamops/streamops/internal/store"
+	"github.com/streamops/streamops/internal/store/enginetest"
 	"github.com/streamops/streamops/internal/store/storetest"
 )
 
-// openEmbedded opens a fresh in-memory embedded store per test.
-func openEmbedded(t *testing.T, cfg store.Config) *store.Store {
-	t.Helper()
-	s, err := store.Open(context.Background(), cfg)
-	require.NoError(t, err)
-	t.Cleanup(func() { _ = s.Close(context.Background()) })
-	return s
-}
-
-func TestEmbeddedEngineContract(t *testing.T) {
-	storetest.Run(t, openEmbedded, storetest.Features{TTL: true})
-}
-
-// TestMongoDBContract runs the same suite on a real MongoDB when MONGODB_URI
-// is set, each test in a database of its own that is dropped afterwards.
-func TestMongoDBContract(t *testing.T) {
-	uri := os.Getenv("MONGODB_URI")
-	if uri == "" {
-		t.Skip("MONGODB_URI not set")
-	}
-	storetest.Run(t, func(t *testing.T, cfg store.Config) *store.Store {
-		cfg.URI = uri
-		cfg.Database = fmt.Sprintf("streamops_test_%s", uuid.NewString()[:8])
-		s := openEmbedded(t, cfg)
-		t.Cleanup(func() { _ = s.DropDatabase(context.Background()) })
-		return s
-	}, storetest.Features{})
+// TestContract runs the store's contract suite on the engine the test
+// process runs on (enginetest: embedded by default, MongoDB in make
+// test-mongo).
+func TestContract(t *testing.T) {
+	storetest.Run(t, enginetest.Open)
 }
 
 func TestFileStoreKeepsDataAcrossRestarts(t *testing.T) {
+	enginetest.Require(t, enginetest.EmbeddedFiles)
 	dir := t.TempDir()
 	ctx := context.Background()
 	s, err := store.Open(ctx, store.Config{DataDir: dir})
@@ -81,6 +59,7 @@ func (l *lastCatalog) Store(c *lungo.Catalog) error {
 }
 
 func TestEmbeddedEngineKeepsNoOplog(t *testing.T) {
+	enginetest.Require(t, enginetest.EmbeddedFiles)
 	ctx := context.Background()
 	backing := &lastCatalog{mem: lungo.NewMemoryStore()}
 	s, err := store.Open(ctx, store.Config{Backing: backing})

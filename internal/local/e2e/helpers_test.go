@@ -22,6 +22,8 @@ import (
 	"github.com/streamops/streamops/events"
 	"github.com/streamops/streamops/internal/backoff"
 	"github.com/streamops/streamops/internal/local"
+	"github.com/streamops/streamops/internal/store"
+	"github.com/streamops/streamops/internal/store/enginetest"
 	"github.com/streamops/streamops/internal/task"
 	"github.com/streamops/streamops/internal/webhook"
 )
@@ -90,6 +92,21 @@ type stack struct {
 	logs  *logs
 }
 
+// databases remembers the store each data directory's stacks use, so a
+// restart on the same directory finds the same data on MongoDB too.
+var databases sync.Map // dir → store.Config
+
+// engineFor is the store configuration of the stacks on dir: the embedded
+// engine in dir, or a MongoDB database of its own (enginetest).
+func engineFor(t *testing.T, dir string) store.Config {
+	if cfg, ok := databases.Load(dir); ok {
+		return cfg.(store.Config)
+	}
+	cfg := enginetest.Configure(t, store.Config{})
+	databases.Store(dir, cfg)
+	return cfg
+}
+
 // start starts a stack on dir (a fresh temporary directory when empty),
 // stopped when the test ends; extra options override the defaults.
 func start(t *testing.T, dir string, x *flaky, extra ...local.Option) *stack {
@@ -101,6 +118,7 @@ func start(t *testing.T, dir string, x *flaky, extra ...local.Option) *stack {
 		x = &flaky{attempts: map[string]int{}}
 	}
 	l := &logs{}
+	db := engineFor(t, dir)
 	env := map[string]string{webhook.SecretEnvVar("stripe"): stripeSecret}
 	opts := append([]local.Option{
 		local.WithExecutors(task.Executors{events.TaskReportGeneration: x}),
@@ -108,7 +126,7 @@ func start(t *testing.T, dir string, x *flaky, extra ...local.Option) *stack {
 		local.WithBatchRetry(backoff.Schedule{50 * time.Millisecond}),
 	}, extra...)
 	s, err := local.Start(context.Background(), local.Config{
-		DataDir: dir, HTTPAddr: "127.0.0.1:0", KafkaAddr: "127.0.0.1:0",
+		DataDir: dir, HTTPAddr: "127.0.0.1:0", KafkaAddr: "127.0.0.1:0", MongoURI: db.URI, Database: db.Database,
 		ScheduleInterval: interval, AdminToken: adminToken, LogOutput: l, LogLevel: "debug",
 		Getenv: func(k string) string { return env[k] },
 	}, opts...)

@@ -26,6 +26,8 @@ import (
 
 	sevents "github.com/streamops/streamops/events"
 	"github.com/streamops/streamops/internal/bus"
+	"github.com/streamops/streamops/internal/store"
+	"github.com/streamops/streamops/internal/store/enginetest"
 	"github.com/streamops/streamops/internal/webhook"
 )
 
@@ -113,6 +115,17 @@ func TestMain(m *testing.M) {
 		_ = os.RemoveAll(binDir)
 	}
 	os.Exit(code)
+}
+
+// storeEnv is the environment that points a function at the test's store:
+// a data directory of its own on the embedded engine, a database of its own
+// on MongoDB.
+func storeEnv(t *testing.T) []string {
+	cfg := enginetest.Configure(t, store.Config{})
+	if cfg.URI == "" {
+		return []string{"STREAMOPS_DATA_DIR=" + t.TempDir()}
+	}
+	return []string{"MONGODB_URI=" + cfg.URI, "MONGODB_DATABASE=" + cfg.Database}
 }
 
 // invoke runs function's binary under the runtime API with env and one
@@ -232,7 +245,8 @@ func TestFunctionBinariesUnderTheLambdaRuntimeAPI(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.function, func(t *testing.T) {
-			env := append([]string{"KAFKA_BROKERS=" + brokers, "STREAMOPS_DATA_DIR=" + t.TempDir()}, tc.env...)
+			env := append([]string{"KAFKA_BROKERS=" + brokers}, storeEnv(t)...)
+			env = append(env, tc.env...)
 			if !tc.secretsFromEnv {
 				env = append(env, "AWS_LAMBDA_FUNCTION_NAME=streamops-"+tc.function)
 			}
@@ -240,7 +254,7 @@ func TestFunctionBinariesUnderTheLambdaRuntimeAPI(t *testing.T) {
 			tc.check(t, res, logs)
 			if res.kind == "response" {
 				assert.Contains(t, logs, `"msg":"cold start"`, "app.Open logged its cold start")
-				assert.Contains(t, logs, `"store":"embedded"`)
+				assert.Contains(t, logs, fmt.Sprintf(`"store":%q`, enginetest.Engine()))
 			}
 		})
 	}

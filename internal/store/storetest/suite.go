@@ -17,19 +17,12 @@ import (
 
 	"github.com/streamops/streamops/events"
 	"github.com/streamops/streamops/internal/store"
+	"github.com/streamops/streamops/internal/store/enginetest"
 )
-
-// Features says what an engine can be expected to show within a test run.
-type Features struct {
-	// TTL is true when the engine sweeps TTL indexes quickly enough to test
-	// (the embedded engine with a short ExpireInterval; MongoDB's TTL
-	// monitor runs only once a minute).
-	TTL bool
-}
 
 // Opener opens a fresh, empty store with cfg (which carries the test's
 // clock) and closes it when the test ends.
-type Opener func(t *testing.T, cfg store.Config) *store.Store
+type Opener func(tb testing.TB, cfg store.Config) *store.Store
 
 // Clock is a settable test clock.
 type Clock struct {
@@ -47,10 +40,10 @@ func (c *Clock) Now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.t }
 func (c *Clock) Advance(d time.Duration) { c.mu.Lock(); c.t = c.t.Add(d); c.mu.Unlock() }
 
 // Run runs the whole contract suite against the engine open gives.
-func Run(t *testing.T, open Opener, f Features) {
+func Run(t *testing.T, open Opener) {
 	tests := []struct {
 		name string
-		fn   func(*testing.T, Opener, Features)
+		fn   func(*testing.T, Opener)
 	}{
 		{"EventInsertIsIdempotentAndKeepsTheSeedShape", testEventInsert},
 		{"EventBulkInsertReportsDuplicates", testEventBulkInsert},
@@ -76,7 +69,7 @@ func Run(t *testing.T, open Opener, f Features) {
 		{"ExportReadsOnlyExportableFieldsAsPlainJSON", testExport},
 	}
 	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) { tc.fn(t, open, f) })
+		t.Run(tc.name, func(t *testing.T) { tc.fn(t, open) })
 	}
 }
 
@@ -112,7 +105,7 @@ func taskCreated(at time.Time) events.Envelope {
 	}, &events.Metadata{Source: "event-processor"})
 }
 
-func testEventInsert(t *testing.T, open Opener, _ Features) {
+func testEventInsert(t *testing.T, open Opener) {
 	clock := NewClock()
 	s := open(t, store.Config{Now: clock.Now})
 	env := workflowCreated(clock.Now().Add(-time.Second))
@@ -142,7 +135,7 @@ func testEventInsert(t *testing.T, open Opener, _ Features) {
 	assert.Equal(t, *env.Metadata, *back.Metadata)
 }
 
-func testEventBulkInsert(t *testing.T, open Opener, _ Features) {
+func testEventBulkInsert(t *testing.T, open Opener) {
 	clock := NewClock()
 	s := open(t, store.Config{Now: clock.Now})
 	first := []events.Envelope{workflowCreated(clock.Now()), taskCreated(clock.Now())}
@@ -163,7 +156,7 @@ func testEventBulkInsert(t *testing.T, open Opener, _ Features) {
 	}
 }
 
-func testConcurrentEventDedupe(t *testing.T, open Opener, _ Features) {
+func testConcurrentEventDedupe(t *testing.T, open Opener) {
 	clock := NewClock()
 	s := open(t, store.Config{Now: clock.Now})
 	const writers, n = 8, 40
@@ -200,7 +193,7 @@ func testConcurrentEventDedupe(t *testing.T, open Opener, _ Features) {
 	assert.Len(t, docs, n, "no twins in the collection")
 }
 
-func testConcurrentWebhookDedupe(t *testing.T, open Opener, _ Features) {
+func testConcurrentWebhookDedupe(t *testing.T, open Opener) {
 	s := open(t, store.Config{Now: NewClock().Now})
 	const writers, n = 8, 40
 	var mu sync.Mutex
@@ -240,7 +233,7 @@ func testConcurrentWebhookDedupe(t *testing.T, open Opener, _ Features) {
 	}
 }
 
-func testWebhookLifecycle(t *testing.T, open Opener, _ Features) {
+func testWebhookLifecycle(t *testing.T, open Opener) {
 	clock := NewClock()
 	s := open(t, store.Config{Now: clock.Now})
 	in := store.WebhookEvent{Provider: "github", ProviderEventID: "d-1", EventType: "push",
@@ -287,7 +280,7 @@ func testWebhookLifecycle(t *testing.T, open Opener, _ Features) {
 	assert.ErrorIs(t, err, store.ErrNotFound)
 }
 
-func testUnpublished(t *testing.T, open Opener, _ Features) {
+func testUnpublished(t *testing.T, open Opener) {
 	clock := NewClock()
 	s := open(t, store.Config{Now: clock.Now})
 	old := workflowCreated(clock.Now())
@@ -338,7 +331,7 @@ func enqueue(t *testing.T, s *store.Store, entries []store.OutboxEntry) {
 	}
 }
 
-func testConcurrentClaims(t *testing.T, open Opener, _ Features) {
+func testConcurrentClaims(t *testing.T, open Opener) {
 	clock := NewClock()
 	s := open(t, store.Config{Now: clock.Now})
 	const total, claimers, batch = 1000, 8, 25
@@ -386,7 +379,7 @@ func testConcurrentClaims(t *testing.T, open Opener, _ Features) {
 	assert.Zero(t, doubles, "no entry claimed twice")
 }
 
-func testClaimDueOnly(t *testing.T, open Opener, _ Features) {
+func testClaimDueOnly(t *testing.T, open Opener) {
 	clock := NewClock()
 	s := open(t, store.Config{Now: clock.Now})
 	entries := outboxEntries(6, clock.Now().Add(-3*time.Second), time.Second) // -3s … +2s
@@ -408,7 +401,7 @@ func testClaimDueOnly(t *testing.T, open Opener, _ Features) {
 	assert.Error(t, err)
 }
 
-func testLeaseReclaim(t *testing.T, open Opener, _ Features) {
+func testLeaseReclaim(t *testing.T, open Opener) {
 	clock := NewClock()
 	s := open(t, store.Config{Now: clock.Now})
 	enqueue(t, s, outboxEntries(3, clock.Now(), 0))
@@ -441,7 +434,7 @@ func testLeaseReclaim(t *testing.T, open Opener, _ Features) {
 	assert.Equal(t, store.OutboxCompleted, got.Status)
 }
 
-func testSettle(t *testing.T, open Opener, _ Features) {
+func testSettle(t *testing.T, open Opener) {
 	clock := NewClock()
 	s := open(t, store.Config{Now: clock.Now})
 	entries := outboxEntries(4, clock.Now(), 0)
@@ -520,7 +513,7 @@ func partnerEvent(partner, entity, status string, attempts int, created time.Tim
 	}
 }
 
-func testPartnerRetryQuery(t *testing.T, open Opener, _ Features) {
+func testPartnerRetryQuery(t *testing.T, open Opener) {
 	clock := NewClock()
 	s := open(t, store.Config{Now: clock.Now})
 	at := clock.Now()
@@ -571,7 +564,7 @@ func testPartnerRetryQuery(t *testing.T, open Opener, _ Features) {
 	assert.JSONEq(t, `{"orderId":59734,"orderStatusLatest":"OR_PLC"}`, string(got[0].EntityData))
 }
 
-func testPartnerHistory(t *testing.T, open Opener, _ Features) {
+func testPartnerHistory(t *testing.T, open Opener) {
 	clock := NewClock()
 	s := open(t, store.Config{Now: clock.Now})
 	const mine = 105
@@ -595,7 +588,7 @@ func testPartnerHistory(t *testing.T, open Opener, _ Features) {
 	}
 }
 
-func testIndexes(t *testing.T, open Opener, _ Features) {
+func testIndexes(t *testing.T, open Opener) {
 	s := open(t, store.Config{})
 	require.NoError(t, s.EnsureIndexes(ctx(t)), "EnsureIndexes is idempotent")
 	byColl := map[string]map[string]store.IndexInfo{}
@@ -646,7 +639,7 @@ func normaliseKeys(d bson.D) bson.D {
 	return out
 }
 
-func testSearch(t *testing.T, open Opener, _ Features) {
+func testSearch(t *testing.T, open Opener) {
 	clock := NewClock()
 	s := open(t, store.Config{Now: clock.Now})
 	wf, task := workflowCreated(clock.Now()), taskCreated(clock.Now().Add(time.Second))
@@ -675,10 +668,8 @@ func testSearch(t *testing.T, open Opener, _ Features) {
 	assert.Empty(t, got)
 }
 
-func testTTL(t *testing.T, open Opener, f Features) {
-	if !f.TTL {
-		t.Skip("engine does not sweep TTL indexes within a test run")
-	}
+func testTTL(t *testing.T, open Opener) {
+	enginetest.Require(t, enginetest.FastTTL)
 	s := open(t, store.Config{EventTTL: time.Millisecond, ExpireInterval: 20 * time.Millisecond})
 	env := workflowCreated(time.Now())
 	require.NoError(t, s.InsertEvent(ctx(t), env))
@@ -688,7 +679,7 @@ func testTTL(t *testing.T, open Opener, f Features) {
 	}, 5*time.Second, 20*time.Millisecond, "the TTL index removes the event after ttl_expires_at")
 }
 
-func testSubmissions(t *testing.T, open Opener, _ Features) {
+func testSubmissions(t *testing.T, open Opener) {
 	clock := NewClock()
 	s := open(t, store.Config{Now: clock.Now})
 	wf := store.Workflow{WorkflowID: "wf-" + uuid.NewString(), Name: "Data Processing Pipeline",
@@ -719,7 +710,7 @@ func testSubmissions(t *testing.T, open Opener, _ Features) {
 	assert.ErrorIs(t, err, store.ErrNotFound)
 }
 
-func testDeadLetters(t *testing.T, open Opener, _ Features) {
+func testDeadLetters(t *testing.T, open Opener) {
 	clock := NewClock()
 	s := open(t, store.Config{Now: clock.Now})
 	poison := store.DeadLetterEntry{
@@ -757,7 +748,7 @@ func testDeadLetters(t *testing.T, open Opener, _ Features) {
 	assert.Equal(t, "wf-1", listed[0].AggregateID)
 }
 
-func testWorkflowCheckpoints(t *testing.T, open Opener, _ Features) {
+func testWorkflowCheckpoints(t *testing.T, open Opener) {
 	clock := NewClock()
 	s := open(t, store.Config{Now: clock.Now})
 	stored := store.Workflow{WorkflowID: "wf-" + uuid.NewString(), Name: "Pipeline", Steps: []string{"validate", "store"},
@@ -809,7 +800,7 @@ func testWorkflowCheckpoints(t *testing.T, open Opener, _ Features) {
 	assert.Empty(t, wf[stored.WorkflowID].ResumeRecords, "an ended workflow keeps no resume records")
 }
 
-func testTaskOutcomes(t *testing.T, open Opener, _ Features) {
+func testTaskOutcomes(t *testing.T, open Opener) {
 	clock := NewClock()
 	s := open(t, store.Config{Now: clock.Now})
 	task := store.Task{TaskID: "task-" + uuid.NewString(), Type: "email_notification", Data: store.JSONDoc(`{"recipient":"a@example.com"}`), MaxRetries: 3, EventID: "evt-1"}
@@ -875,7 +866,7 @@ func testTaskOutcomes(t *testing.T, open Opener, _ Features) {
 	assert.Equal(t, store.TaskCompleted, tasks[created.TaskID].Status)
 }
 
-func testWebhookOutcomes(t *testing.T, open Opener, _ Features) {
+func testWebhookOutcomes(t *testing.T, open Opener) {
 	s := open(t, store.Config{})
 	var ids []string
 	for i := range 3 {
@@ -907,7 +898,7 @@ func testWebhookOutcomes(t *testing.T, open Opener, _ Features) {
 	assert.Error(t, err, "only completed and failed settle a webhook event")
 }
 
-func testWorkflowRecords(t *testing.T, open Opener, _ Features) {
+func testWorkflowRecords(t *testing.T, open Opener) {
 	s := open(t, store.Config{})
 	wf := "wf-" + uuid.NewString()
 	recs := []store.WorkflowRecord{
@@ -928,7 +919,7 @@ func testWorkflowRecords(t *testing.T, open Opener, _ Features) {
 	assert.Equal(t, store.WorkflowRecordID(wf, 2, 1), got[1].ID)
 }
 
-func testExport(t *testing.T, open Opener, _ Features) {
+func testExport(t *testing.T, open Opener) {
 	clock := NewClock()
 	s := open(t, store.Config{Now: clock.Now})
 	wf := "wf-" + uuid.NewString()

@@ -1,0 +1,195 @@
+// Package enginetest picks the store engine a test runs on, so every
+// store-touching test is written once and runs on each engine: the
+// embedded one always (make test), a MongoDB-wire server when the tier
+// asks for it (make test-mongo).
+//
+// The engine is chosen per test process by STREAMOPS_TEST_ENGINE
+// ("embedded", the default, or "mongodb", which needs MONGODB_URI). Each
+// test on MongoDB gets a database of its own, dropped when it ends. A test
+// that cannot hold on an engine says so with Require and a named Feature,
+// never by skipping silently; the skip message names the feature and the
+// engine, and the tier's summary counts those skips apart from the runs.
+//
+// Nothing here is imported by production code.
+package enginetest
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/stretchr/testify/require"
+	"go.mongodb.org/mongo-driver/mongo"
+	"go.mongodb.org/mongo-driver/mongo/options"
+
+	"github.com/streamops/streamops/internal/store"
+)
+
+// Environment variables the harness reads.
+const (
+	// EnvEngine selects the engine: "embedded" (default) or "mongodb".
+	EnvEngine = "STREAMOPS_TEST_ENGINE"
+	// EnvURI is the MongoDB the "mongodb" engine connects to.
+	EnvURI = "MONGODB_URI"
+	// EnvTTLSweep, set to a duration, says how often the MongoDB server
+	// sweeps TTL indexes (FerretDB's `up --ttl-sweep 1` makes it 1s), so
+	// TTL expiry can be observed within a test. Unset: MongoDB's 60 s.
+	EnvTTLSweep = "STREAMOPS_TEST_TTL_SWEEP"
+	// EnvLog names a file the harness appends a line to for each test
+	// that opened a store and passed ("engine<TAB>package<TAB>test") and
+	// each one Require skipped ("skip:feature<TAB>package<TAB>test"), so a
+	// tier can say how many tests ran on its engine.
+	EnvLog = "STREAMOPS_TEST_ENGINE_LOG"
+)
+
+// Feature is something a test needs from the engine beyond the store's
+// contract, which every engine keeps.
+type Feature string
+
+const (
+	// FastTTL: expired documents disappear within seconds.
+	FastTTL Feature = "fast-ttl"
+	// TextIndex: seed 001's idx_text_search is built and $text answers.
+	TextIndex Feature = "text-index"
+	// Aggregation: the aggregation pipeline runs on the server.
+	Aggregation Feature = "aggregation"
+	// EmbeddedFiles: the store's data lives in files the test can reach
+	// (the data directory), so a test can corrupt or inspect them.
+	EmbeddedFiles Feature = "embedded-files"
+)
+
+// Engine is the engine the current test process runs on.
+func Engine() store.Engine {
+	switch e := os.Getenv(EnvEngine); e {
+	case "", string(store.EngineEmbedded):
+		return store.EngineEmbedded
+	case string(store.EngineMongoDB):
+		return store.EngineMongoDB
+	default:
+		panic(fmt.Sprintf("enginetest: %s=%q: want %q or %q", EnvEngine, e, store.EngineEmbedded, store.EngineMongoDB))
+	}
+}
+
+// Has reports whether the current engine offers f.
+func Has(f Feature) bool {
+	mongo := Engine() == store.EngineMongoDB
+	switch f {
+	case FastTTL:
+		if !mongo {
+			return true
+		}
+		d, err := time.ParseDuration(os.Getenv(EnvTTLSweep))
+		return err == nil && d > 0 && d <= 5*time.Second
+	case TextIndex, Aggregation:
+		return mongo
+	case EmbeddedFiles:
+		return !mongo
+	}
+	return false
+}
+
+// Require skips the test, naming the feature and the engine, when the
+// current engine lacks f.
+func Require(tb testing.TB, f Feature) {
+	tb.Helper()
+	if !Has(f) {
+		if path := os.Getenv(EnvLog); path != "" {
+			appendLine(tb, path, fmt.Sprintf("skip:%s\t%s\t%s", f, packageDir(), tb.Name()))
+		}
+		tb.Skipf("enginetest: needs feature %q, which the %s engine lacks", f, Engine())
+	}
+}
+
+// Configure returns cfg pointed at the current engine: unchanged for the
+// embedded engine; with MONGODB_URI and a fresh database, dropped when the
+// test ends, for MongoDB. Use it where the code under test opens the store
+// itself (the local stack); Open opens it for you.
+func Configure(tb testing.TB, cfg store.Config) store.Config {
+	tb.Helper()
+	record(tb)
+	if Engine() != store.EngineMongoDB {
+		return cfg
+	}
+	uri := os.Getenv(EnvURI)
+	require.NotEmpty(tb, uri, "enginetest: %s=mongodb needs %s", EnvEngine, EnvURI)
+	cfg.URI = uri
+	cfg.Database = "streamops_test_" + strings.ReplaceAll(uuid.NewString()[:13], "-", "")
+	if d, err := time.ParseDuration(os.Getenv(EnvTTLSweep)); err == nil && cfg.ExpireInterval == 0 {
+		cfg.ExpireInterval = d
+	}
+	dropped := cfg
+	tb.Cleanup(func() { drop(tb, dropped) })
+	return cfg
+}
+
+// Open opens a fresh, empty store with cfg on the current engine and
+// closes it (and drops its database on MongoDB) when the test ends.
+func Open(tb testing.TB, cfg store.Config) *store.Store {
+	tb.Helper()
+	cfg = Configure(tb, cfg)
+	s, err := store.Open(context.Background(), cfg)
+	require.NoError(tb, err)
+	tb.Cleanup(func() { _ = s.Close(context.Background()) })
+	return s
+}
+
+// drop removes a test's database with a connection of its own, after
+// everything the test started (registered later, so cleaned up earlier)
+// has closed.
+func drop(tb testing.TB, cfg store.Config) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	client, err := mongo.Connect(ctx, options.Client().ApplyURI(cfg.URI))
+	if err == nil {
+		err = client.Database(cfg.Database).Drop(ctx)
+		_ = client.Disconnect(ctx)
+	}
+	if err != nil {
+		tb.Logf("enginetest: drop %s: %v", cfg.Database, err)
+	}
+}
+
+var logMu sync.Mutex
+
+// record appends the test's package directory and name to EnvLog when
+// the test ends without failing or skipping.
+func record(tb testing.TB) {
+	path := os.Getenv(EnvLog)
+	if path == "" {
+		return
+	}
+	dir := packageDir()
+	tb.Cleanup(func() {
+		if !tb.Failed() && !tb.Skipped() {
+			appendLine(tb, path, fmt.Sprintf("%s\t%s\t%s", Engine(), dir, tb.Name()))
+		}
+	})
+}
+
+// packageDir is the test's package directory below internal/ (go test
+// runs each package's tests in its directory).
+func packageDir() string {
+	dir, _ := os.Getwd()
+	if i := strings.LastIndex(dir, "/internal/"); i >= 0 {
+		return dir[i+len("/internal/"):]
+	}
+	return filepath.Base(dir)
+}
+
+func appendLine(tb testing.TB, path, line string) {
+	logMu.Lock()
+	defer logMu.Unlock()
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+	if err != nil {
+		tb.Logf("enginetest: %s: %v", EnvLog, err)
+		return
+	}
+	defer f.Close()
+	_, _ = fmt.Fprintln(f, line)
+}
