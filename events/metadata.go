@@ -13,6 +13,10 @@ type Metadata struct {
 	CorrelationID string     `json:"correlationId,omitempty"`
 	// ReplayOf is the eventId of the original event when this one is a replay.
 	ReplayOf string `json:"replayOf,omitempty"`
+	// PartnerID is the provider or partner whose webhook delivery started
+	// this execution (not in seed 003). Every event of the execution carries
+	// it, so a partner's history is one indexed field (events.partner_id).
+	PartnerID string `json:"partnerId,omitempty"`
 }
 
 // NullString is a string that distinguishes absent, null and a value, so the

@@ -8,13 +8,13 @@ import (
 	"net/http/httptest"
 	"testing"
 
-	"github.com/256dpi/lungo"
 	"github.com/stretchr/testify/require"
 	"github.com/twmb/franz-go/pkg/kgo"
 	"go.mongodb.org/mongo-driver/bson"
 
 	"github.com/streamops/streamops/events"
 	"github.com/streamops/streamops/internal/store"
+	"github.com/streamops/streamops/internal/store/enginetest"
 	"github.com/streamops/streamops/internal/webhook"
 )
 
@@ -24,7 +24,9 @@ const deliveriesPerOp = 500
 
 // BenchmarkWebhookThroughput compares the webhook handler (verify, dedupe,
 // scrub, store, route, publish, mark) with its floor: one raw store insert
-// and one raw produce of the same bytes per delivery, on the same engines.
+// and one raw produce of the same bytes per delivery, on the same engines
+// (the store's engine is enginetest's: STREAMOPS_TEST_ENGINE=mongodb runs
+// every side on MongoDB).
 //
 // A third side, "minimum", does only the writes the delivery contract cannot
 // do without, through the store and bus the handler uses: the webhook row
@@ -38,10 +40,7 @@ func BenchmarkWebhookThroughput(b *testing.B) {
 	}
 	b.Run("floor", func(b *testing.B) {
 		s := newWebhookStack(b)
-		client, engine, err := lungo.Open(ctx, store.EmbeddedOptions(lungo.NewMemoryStore()))
-		require.NoError(b, err)
-		defer engine.Close()
-		coll := client.Database("bench").Collection("raw")
+		coll := enginetest.RawCollection(b, "raw")
 		cl, err := kgo.NewClient(kgo.SeedBrokers(s.Brokers...))
 		require.NoError(b, err)
 		defer cl.Close()

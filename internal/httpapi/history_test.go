@@ -53,12 +53,14 @@ func newHistoryStack(t *testing.T) *historyStack {
 	env := stacktest.New(t, stacktest.Options{})
 	ctx := context.Background()
 	h := &historyStack{Env: env, exportTo: t.TempDir(), byPartner: map[string][]string{}}
+	partnerOf := map[string]string{} // execution id -> partner, as ingest stamps metadata.partnerId
 	for _, partner := range []string{"acme", "beta"} {
 		for i := range 5 {
 			wev, err := env.Store.InsertWebhookEvent(ctx, store.WebhookEvent{Provider: partner,
 				ProviderEventID: fmt.Sprintf("%s-%d", partner, i), EventType: "OR_MGMT", Payload: store.JSONDoc(`{}`)})
 			require.NoError(t, err)
 			h.byPartner[partner] = append(h.byPartner[partner], wev.EventID)
+			partnerOf[wev.EventID] = partner
 		}
 	}
 	executions := append(append([]string{}, h.byPartner["acme"]...), h.byPartner["beta"]...)
@@ -77,6 +79,7 @@ func newHistoryStack(t *testing.T) *historyStack {
 		meta := &events.Metadata{Source: services[i%3], UserID: events.String(fmt.Sprintf("user-%d", i%10))}
 		if i%7 == 0 {
 			meta.CorrelationID = executions[i%len(executions)]
+			meta.PartnerID = partnerOf[meta.CorrelationID]
 		}
 		h.events = append(h.events, events.Envelope{EventType: typ, EventID: fmt.Sprintf("evt-%08d-0000-4000-8000-%012d", i, i),
 			Timestamp: events.At(base.Add(time.Duration(i/2) * time.Second)), SchemaVersion: events.SchemaVersion,

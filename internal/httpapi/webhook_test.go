@@ -276,7 +276,7 @@ func TestWebhookRejectionsStoreNothing(t *testing.T) {
 	_, err := s.Store.GetWebhookEvent(context.Background(), store.WebhookEventID("stripe", "evt_big"))
 	assert.ErrorIs(t, err, store.ErrNotFound)
 	assert.Empty(t, s.Records(t, events.TopicWorkflows), "nothing published for a rejected request")
-	docs, err := s.Store.SearchEvents(context.Background(), "webhook", nil, 10)
+	docs, err := s.Store.SearchEvents(context.Background(), "webhook", "", 10)
 	require.NoError(t, err)
 	assert.Empty(t, docs, "nothing stored for a rejected request")
 }

@@ -160,7 +160,7 @@ func (s *Service) Route(ctx context.Context, ev store.WebhookEvent) error {
 	if err := s.recordPartnerEvent(ctx, p, ev, payload); err != nil {
 		return err
 	}
-	meta := &events.Metadata{Source: "webhook", CorrelationID: ev.EventID, APIVersion: events.SchemaVersion}
+	meta := &events.Metadata{Source: "webhook", CorrelationID: ev.EventID, APIVersion: events.SchemaVersion, PartnerID: ev.Provider}
 	received, err := events.NewEvent(events.WebhookReceivedPayload{
 		Provider: ev.Provider, ProviderEventID: ev.ProviderEventID, ProviderEventType: ev.EventType, WebhookEventID: ev.EventID,
 	}, meta)
@@ -213,7 +213,7 @@ func (s *Service) start(ctx context.Context, route webhook.Route, ev store.Webho
 		_, err = s.cfg.Store.CreateWorkflow(ctx, store.Workflow{
 			WorkflowID: wf.WorkflowID, Name: wf.Name, Steps: wf.Steps, Priority: string(wf.Priority),
 			Input: store.JSONDoc(payload), EventID: env.EventID, CorrelationID: ev.EventID, WebhookEventID: ev.EventID,
-			CreatedAt: now.Time,
+			PartnerID: ev.Provider, CreatedAt: now.Time,
 		})
 		if err != nil && !errors.Is(err, store.ErrDuplicate) {
 			return env, fmt.Errorf("ingest: create workflow: %w", err)
@@ -236,7 +236,7 @@ func (s *Service) start(ctx context.Context, route webhook.Route, ev store.Webho
 		env.EventID = events.DeriveID(events.EventIDPrefix, ev.EventID, string(events.TaskCreated), run)
 		_, err = s.cfg.Store.CreateTask(ctx, store.Task{
 			TaskID: task.TaskID, Type: string(task.Type), Data: store.JSONDoc(data), MaxRetries: task.MaxRetries,
-			EventID: env.EventID, CorrelationID: ev.EventID, WebhookEventID: ev.EventID, CreatedAt: now.Time,
+			EventID: env.EventID, CorrelationID: ev.EventID, WebhookEventID: ev.EventID, PartnerID: ev.Provider, CreatedAt: now.Time,
 		})
 		if err != nil && !errors.Is(err, store.ErrDuplicate) {
 			return env, fmt.Errorf("ingest: create task: %w", err)

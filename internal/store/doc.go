@@ -9,10 +9,12 @@
 // deterministic id, so it is safe to repeat; there are no multi-document
 // transactions. Duplicate keys from either engine surface as ErrDuplicate.
 //
-// The embedded engine has no aggregation pipeline, no text index and no
-// $regex: nothing here may call Aggregate or IndexView.ListSpecifications,
-// and the few features that differ per engine (sparse and text indexes,
-// search) are switched on Store.Engine().
+// Where the engine is MongoDB the store uses MongoDB: aggregation for the
+// stats, seed 001's text index for search, sparse indexes as the seeds
+// declare them. The embedded engine has no aggregation pipeline (Aggregate
+// panics there), no text index and no $regex, so each of those is used only
+// behind the features decided once in featuresOf, with a fallback beside
+// it that gives the same answers; nothing else looks at the engine.
 //
 // Domain policy (when to retry, how long to back off) does not live here:
 // callers decide, the store records.

@@ -1,10 +1,14 @@
 package store
 
 import (
+	"context"
 	"errors"
+	"fmt"
 
 	"github.com/256dpi/lungo"
 	"go.mongodb.org/mongo-driver/mongo"
+	"go.mongodb.org/mongo-driver/x/mongo/driver"
+	"go.mongodb.org/mongo-driver/x/mongo/driver/topology"
 )
 
 // ErrDuplicate is returned when a write collides with a unique key
@@ -24,6 +28,7 @@ func isDuplicate(err error) bool {
 
 // normalise maps engine errors onto the package's sentinel errors.
 func normalise(err error) error {
+	err = classify(err)
 	switch {
 	case err == nil:
 		return nil
@@ -65,4 +70,118 @@ func duplicateIndexes(err error) (dups map[int]bool, other error) {
 		}
 	}
 	return dups, other
+}
+
+// ErrUnavailable wraps every failure to reach the engine or to get its
+// answer in time: a lost or refused connection, a timeout (the store's or
+// the caller's deadline), no server to select, a server shutting down.
+// Whether a write took effect is unknown; every write is keyed by a
+// deterministic id, so retrying it is safe. Callers fail the request or
+// the batch and retry (the API answers 503 with Retry-After).
+var ErrUnavailable = errors.New("store: unavailable")
+
+// ErrInvalidDocument wraps every document the engine can never store (a
+// key with a NUL byte, a document over MaxDocumentSize, a field name the
+// server rejects): retrying fails the same way, so callers reject the
+// input (400) or dead-letter the record. errors.As gives the
+// *InvalidDocumentError that names the field.
+var ErrInvalidDocument = errors.New("store: invalid document")
+
+// MaxDocumentSize is the largest document MongoDB stores (16 MiB); the
+// store enforces it on every engine.
+const MaxDocumentSize = 16 << 20
+
+// InvalidDocumentError says which field of a document cannot be stored
+// and why.
+type InvalidDocumentError struct {
+	// Field is the dotted path of the offending key within the JSON the
+	// caller gave ("" for the document as a whole).
+	Field string
+	// Reason says what is wrong, for a person.
+	Reason string
+	err    error
+}
+
+func (e *InvalidDocumentError) Error() string {
+	if e.Field == "" {
+		return "store: invalid document: " + e.Reason
+	}
+	return fmt.Sprintf("store: invalid document: field %q: %s", e.Field, e.Reason)
+}
+
+// Is makes errors.Is(err, ErrInvalidDocument) hold.
+func (e *InvalidDocumentError) Is(target error) bool { return target == ErrInvalidDocument }
+
+// Unwrap returns the engine's own error, if any.
+func (e *InvalidDocumentError) Unwrap() error { return e.err }
+
+// classify marks an engine error as transient (ErrUnavailable) or as a
+// document the engine rejects (ErrInvalidDocument); other errors pass
+// unchanged. It is applied to every command (gatedCollection) and again
+// by normalise, so cursor errors are classified too.
+func classify(err error) error {
+	var marshal mongo.MarshalError // has no Unwrap: look inside for our own error
+	var invalid *InvalidDocumentError
+	if errors.As(err, &marshal) && errors.As(marshal.Err, &invalid) {
+		return invalid
+	}
+	switch {
+	case err == nil, errors.Is(err, ErrUnavailable), errors.Is(err, ErrInvalidDocument):
+		return err
+	case isTransient(err):
+		return fmt.Errorf("%w: %w", ErrUnavailable, err)
+	case isRejected(err):
+		return &InvalidDocumentError{Reason: err.Error(), err: err}
+	}
+	return err
+}
+
+// transientCodes are server error codes of a server that is shutting
+// down, stepping down or timing out: the same command succeeds later.
+var transientCodes = map[int]bool{
+	6: true, 7: true, 50: true, 89: true, 91: true, 189: true, 262: true, 9001: true,
+	10107: true, 11600: true, 11602: true, 13435: true, 13436: true,
+}
+
+func isTransient(err error) bool {
+	var selection topology.ServerSelectionError
+	var server mongo.ServerError
+	switch {
+	case errors.Is(err, context.DeadlineExceeded), errors.Is(err, context.Canceled),
+		errors.Is(err, mongo.ErrClientDisconnected), errors.Is(err, topology.ErrServerSelectionTimeout),
+		errors.As(err, &selection), mongo.IsTimeout(err), mongo.IsNetworkError(err):
+		return true
+	case errors.As(err, &server):
+		if server.HasErrorLabel("RetryableWriteError") || server.HasErrorLabel("TransientTransactionError") {
+			return true
+		}
+		for code := range transientCodes {
+			if server.HasErrorCode(code) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// rejectedCodes are server error codes for a document that cannot be
+// stored as it is: BadValue, Overflow, DollarPrefixedFieldName,
+// EmptyFieldName, DottedFieldName, BSONObjectTooLarge and the update forms
+// of "too large".
+var rejectedCodes = []int{2, 15, 52, 56, 57, 10334, 17419, 17420}
+
+func isRejected(err error) bool {
+	var marshal mongo.MarshalError
+	var server mongo.ServerError
+	switch {
+	case errors.As(err, &marshal), errors.Is(err, driver.ErrDocumentTooLarge):
+		return true
+	case errors.As(err, &server):
+		for _, code := range rejectedCodes {
+			if server.HasErrorCode(code) {
+				return true
+			}
+		}
+	}
+	return false
 }

@@ -31,6 +31,11 @@ type EventDocument struct {
 	// correlationId (a webhook delivery, the workflow it started and that
 	// workflow's tasks share one). Absent when there is none (sparse index).
 	ExecutionID string `bson:"execution_id,omitempty"`
+	// PartnerID is the provider or partner whose webhook delivery started
+	// the execution (metadata.partnerId): a partner token reads exactly the
+	// events carrying its id, through idx_partner_ts, however many
+	// deliveries it has sent. Absent otherwise (sparse index).
+	PartnerID string `bson:"partner_id,omitempty"`
 	// PublishPending is true from storage until the event is on Kafka; the
 	// retry-sweeper publishes what stays pending (store-then-publish).
 	PublishPending bool       `bson:"publish_pending,omitempty"`
@@ -58,7 +63,7 @@ type EventMetadata struct {
 var reservedEventFields = map[string]bool{
 	"_id": true, "event_id": true, "event_type": true, "event_version": true, "timestamp": true,
 	"aggregate_id": true, "metadata": true, "stored_at": true, "ttl_expires_at": true,
-	"execution_id": true, "publish_pending": true, "published_at": true, "archived_at": true,
+	"execution_id": true, "partner_id": true, "publish_pending": true, "published_at": true, "archived_at": true,
 }
 
 // NewEventDocument converts an envelope into its stored form. storedAt is
@@ -70,13 +75,16 @@ func NewEventDocument(env events.Envelope, storedAt time.Time, ttl time.Duration
 	payload := bson.M{}
 	if len(env.Payload) > 0 && string(env.Payload) != "null" {
 		var err error
+		if len(env.Payload) > MaxDocumentSize {
+			return EventDocument{}, &InvalidDocumentError{Reason: fmt.Sprintf("event %s: the payload is %d bytes, over the %d a MongoDB document may hold", env.EventID, len(env.Payload), MaxDocumentSize)}
+		}
 		if payload, err = jsonToBSON(env.Payload); err != nil {
 			return EventDocument{}, fmt.Errorf("store: event %s: %w", env.EventID, err)
 		}
 	}
 	for k := range payload {
 		if reservedEventFields[k] {
-			return EventDocument{}, fmt.Errorf("store: event %s: payload field %q collides with a stored base field", env.EventID, k)
+			return EventDocument{}, &InvalidDocumentError{Field: k, Reason: fmt.Sprintf("event %s: the payload field collides with a stored base field", env.EventID)}
 		}
 	}
 	version := env.SchemaVersion
@@ -101,6 +109,7 @@ func NewEventDocument(env events.Envelope, storedAt time.Time, ttl time.Duration
 			ProcessorID: m.ProcessorID, TraceID: m.TraceID, CorrelationID: m.CorrelationID, ReplayOf: m.ReplayOf,
 		}
 		doc.ExecutionID = m.CorrelationID
+		doc.PartnerID = m.PartnerID
 	}
 	return doc, nil
 }
@@ -122,10 +131,10 @@ func (d EventDocument) Envelope() (events.Envelope, error) {
 		SchemaVersion: d.EventVersion,
 		Payload:       json.RawMessage(raw),
 	}
-	if m := d.Metadata; m != (EventMetadata{}) {
+	if m := d.Metadata; m != (EventMetadata{}) || d.PartnerID != "" {
 		env.Metadata = &events.Metadata{
 			Source: m.ServiceName, APIVersion: m.APIVersion, ProcessorID: m.ProcessorID,
-			TraceID: m.TraceID, CorrelationID: m.CorrelationID, ReplayOf: m.ReplayOf,
+			TraceID: m.TraceID, CorrelationID: m.CorrelationID, ReplayOf: m.ReplayOf, PartnerID: d.PartnerID,
 		}
 		if m.UserID != "" {
 			env.Metadata.UserID = events.String(m.UserID)
@@ -224,19 +233,19 @@ func (s *Store) findEvents(ctx context.Context, filter any, opts *options.FindOp
 // contains any word of q, case-insensitively; results are the same for
 // whole-word queries, without MongoDB's stemming and relevance ranking.
 //
-// within, when not nil, restricts the search to those executions
-// (execution_id) before the limit applies.
-func (s *Store) SearchEvents(ctx context.Context, q string, within []string, limit int) ([]EventDocument, error) {
+// partnerID, when not empty, restricts the search to that partner's
+// executions (partner_id) before the limit applies.
+func (s *Store) SearchEvents(ctx context.Context, q string, partnerID string, limit int) ([]EventDocument, error) {
 	words := strings.Fields(strings.ToLower(q))
 	if len(words) == 0 {
 		return nil, nil
 	}
 	newest := bson.D{{Key: "timestamp", Value: -1}, {Key: "event_id", Value: -1}}
 	scope := bson.M{}
-	if within != nil {
-		scope["execution_id"] = bson.M{"$in": within}
+	if partnerID != "" {
+		scope["partner_id"] = partnerID
 	}
-	if s.engine == EngineMongoDB {
+	if s.has.textIndex {
 		scope["$text"] = bson.M{"$search": q}
 		return s.findEvents(ctx, scope, options.Find().SetSort(newest).SetLimit(int64(limit)))
 	}

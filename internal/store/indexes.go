@@ -76,6 +76,8 @@ var Indexes = []IndexSpec{
 	{Collection: CollEvents, Name: "idx_events_type_user_ts", Keys: keys("event_type", 1, "metadata.user_id", 1, "timestamp", -1)},
 	{Collection: CollEvents, Name: "idx_text_search", Text: true, Keys: keys(
 		"event_type", "text", "metadata.service_name", "text", "metadata.user_id", "text", "execution_id", "text")},
+	// A partner token's scope: its events, oldest first (not in seed 001).
+	{Collection: CollEvents, Name: "idx_partner_ts", Keys: asc("partner_id", "timestamp"), Sparse: true},
 	// The retry-sweeper's "stored but not yet published" scan touches only
 	// the few unpublished events.
 	{Collection: CollEvents, Name: "idx_publish_pending", Keys: asc("publish_pending", "stored_at"),
@@ -129,7 +131,7 @@ func (s *Store) model(spec IndexSpec) mongo.IndexModel {
 		opts.SetPartialFilterExpression(spec.Partial)
 	}
 	if spec.Sparse {
-		if s.engine == EngineMongoDB {
+		if s.has.sparseIndex {
 			opts.SetSparse(true)
 		} else {
 			opts.SetPartialFilterExpression(bson.D{{Key: spec.Keys[0].Key, Value: bson.D{{Key: "$exists", Value: true}}}})
@@ -143,7 +145,7 @@ func (s *Store) model(spec IndexSpec) mongo.IndexModel {
 
 // supported reports whether this engine can build the index at all.
 func (s *Store) supported(spec IndexSpec) bool {
-	return !spec.Text || s.engine == EngineMongoDB
+	return !spec.Text || s.has.textIndex
 }
 
 // EnsureIndexes creates every index of Indexes that this engine supports.
@@ -175,6 +177,15 @@ type IndexInfo struct {
 	Name   string `bson:"name"`
 	Key    bson.D `bson:"key"`
 	Unique bool   `bson:"unique,omitempty"`
+	Sparse bool   `bson:"sparse,omitempty"`
+	// ExpireAfterSeconds is set on TTL indexes.
+	ExpireAfterSeconds *int64 `bson:"expireAfterSeconds,omitempty"`
+	// PartialFilterExpression is set on partial indexes.
+	PartialFilterExpression bson.D `bson:"partialFilterExpression,omitempty"`
+	// Weights names the fields of a text index (its Key is _fts/_ftsx).
+	Weights          bson.M `bson:"weights,omitempty"`
+	DefaultLanguage  string `bson:"default_language,omitempty"`
+	LanguageOverride string `bson:"language_override,omitempty"`
 }
 
 // ListIndexes lists the indexes of a collection. It reads the listIndexes

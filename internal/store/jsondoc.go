@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"strings"
 
 	"go.mongodb.org/mongo-driver/bson"
 	"go.mongodb.org/mongo-driver/bson/bsontype"
@@ -45,6 +46,9 @@ func (d JSONDoc) MarshalBSONValue() (bsontype.Type, []byte, error) {
 		return 0, nil, err
 	}
 	raw, err := bson.Marshal(m)
+	if err == nil && len(raw) > MaxDocumentSize {
+		err = &InvalidDocumentError{Reason: fmt.Sprintf("it is %d bytes as BSON, over the %d a MongoDB document may hold", len(raw), MaxDocumentSize)}
+	}
 	return bson.TypeEmbeddedDocument, raw, err
 }
 
@@ -65,7 +69,9 @@ func (d *JSONDoc) UnmarshalBSONValue(t bsontype.Type, raw []byte) error {
 	return fmt.Errorf("store: expected a stored document, got BSON %s", t)
 }
 
-// jsonToBSON converts a JSON object into a BSON-encodable map.
+// jsonToBSON converts a JSON object into a BSON-encodable map. A key BSON
+// cannot hold (one with a NUL byte) is an *InvalidDocumentError naming it,
+// on every engine, before anything is sent.
 func jsonToBSON(raw json.RawMessage) (bson.M, error) {
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.UseNumber()
@@ -73,32 +79,51 @@ func jsonToBSON(raw json.RawMessage) (bson.M, error) {
 	if err := dec.Decode(&v); err != nil {
 		return nil, fmt.Errorf("store: payload must be a JSON object: %w", err)
 	}
-	return convertJSON(v).(bson.M), nil
+	m, err := convertJSON(v, "")
+	if err != nil {
+		return nil, err
+	}
+	return m.(bson.M), nil
 }
 
-func convertJSON(v any) any {
+func convertJSON(v any, path string) (any, error) {
 	switch x := v.(type) {
 	case map[string]any:
 		m := make(bson.M, len(x))
 		for k, e := range x {
-			m[k] = convertJSON(e)
+			field := k
+			if path != "" {
+				field = path + "." + k
+			}
+			if strings.IndexByte(k, 0) >= 0 {
+				return nil, &InvalidDocumentError{Field: field, Reason: "the key contains a NUL byte (\\u0000), which BSON cannot store"}
+			}
+			c, err := convertJSON(e, field)
+			if err != nil {
+				return nil, err
+			}
+			m[k] = c
 		}
-		return m
+		return m, nil
 	case []any:
 		a := make(bson.A, len(x))
 		for i, e := range x {
-			a[i] = convertJSON(e)
+			c, err := convertJSON(e, fmt.Sprintf("%s.%d", path, i))
+			if err != nil {
+				return nil, err
+			}
+			a[i] = c
 		}
-		return a
+		return a, nil
 	case json.Number:
 		if i, err := x.Int64(); err == nil {
 			if i >= math.MinInt32 && i <= math.MaxInt32 {
-				return int32(i)
+				return int32(i), nil
 			}
-			return i
+			return i, nil
 		}
 		f, _ := x.Float64()
-		return f
+		return f, nil
 	}
-	return v
+	return v, nil
 }

@@ -4,7 +4,9 @@ import (
 	"context"
 	"time"
 
+	"github.com/256dpi/lungo"
 	"go.mongodb.org/mongo-driver/bson"
+	"go.mongodb.org/mongo-driver/mongo"
 	"go.mongodb.org/mongo-driver/mongo/options"
 )
 
@@ -59,30 +61,18 @@ func (s *Store) FindWebhookEvents(ctx context.Context, f WebhookEventFilter, aft
 	return out, next, nil
 }
 
-// WebhookEventIDsOf returns the ids of every webhook event a provider sent:
-// the executions (execution_id) a partner's token may read.
-func (s *Store) WebhookEventIDsOf(ctx context.Context, provider string) ([]string, error) {
-	vals, err := s.webhookEvents.Distinct(ctx, "_id", bson.M{"provider": provider})
-	if err != nil {
-		return nil, normalise(err)
-	}
-	ids := make([]string, 0, len(vals))
-	for _, v := range vals {
-		if id, ok := v.(string); ok {
-			ids = append(ids, id)
-		}
-	}
-	return ids, nil
-}
-
 // CountBy counts a collection's documents per value of field, among those
-// whose timeField is at or after since (zero: all). It uses distinct and
-// count, not an aggregation pipeline, so the embedded engine answers too.
+// whose timeField is at or after since (zero: all). On MongoDB it is one
+// aggregation ($match, then $group by field); the embedded engine has no
+// pipeline and counts each distinct value instead.
 func (s *Store) CountBy(ctx context.Context, collection, field, timeField string, since time.Time) (map[string]int64, error) {
 	coll := s.countedCollection(collection)
 	q := bson.M{}
 	if !since.IsZero() && timeField != "" {
 		q[timeField] = bson.M{"$gte": bsonTime(since)}
+	}
+	if s.has.aggregation {
+		return countByPipeline(ctx, coll, field, q)
 	}
 	vals, err := coll.Distinct(ctx, field, q)
 	if err != nil {
@@ -103,6 +93,32 @@ func (s *Store) CountBy(ctx context.Context, collection, field, timeField string
 			return nil, normalise(err)
 		}
 		out[key] = n
+	}
+	return out, nil
+}
+
+// countByPipeline is CountBy as one aggregation: documents without the
+// field (a null group) are not counted, as distinct leaves them out too.
+func countByPipeline(ctx context.Context, coll lungo.ICollection, field string, match bson.M) (map[string]int64, error) {
+	cur, err := coll.Aggregate(ctx, mongo.Pipeline{
+		{{Key: "$match", Value: match}},
+		{{Key: "$group", Value: bson.D{{Key: "_id", Value: "$" + field}, {Key: "n", Value: bson.D{{Key: "$sum", Value: 1}}}}}},
+	})
+	if err != nil {
+		return nil, normalise(err)
+	}
+	var groups []struct {
+		Key any   `bson:"_id"`
+		N   int64 `bson:"n"`
+	}
+	if err := cur.All(ctx, &groups); err != nil {
+		return nil, normalise(err)
+	}
+	out := make(map[string]int64, len(groups))
+	for _, g := range groups {
+		if key, ok := g.Key.(string); ok {
+			out[key] = g.N
+		}
 	}
 	return out, nil
 }

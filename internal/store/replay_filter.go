@@ -25,10 +25,10 @@ type ReplayFilter struct {
 	EndTime           *time.Time `json:"end_time,omitempty"`
 	UserID            string     `json:"user_id,omitempty"`
 	ServiceName       string     `json:"service_name,omitempty"`
-	// ExecutionIDs restricts results to these executions. Not in seed 001:
-	// the API sets it to scope a partner's token to its own events; it is
-	// never read from a request.
-	ExecutionIDs []string `json:"-"`
+	// PartnerID restricts results to the executions that partner's webhook
+	// deliveries started (events.partner_id). Not in seed 001: the API sets
+	// it to scope a partner's token; it is never read from a request.
+	PartnerID string `json:"-"`
 }
 
 // IsEmpty is seed 001's is_empty: true when no selecting field is set
@@ -77,12 +77,8 @@ func (f ReplayFilter) ToQuery() bson.M {
 	if f.ServiceName != "" {
 		q["metadata.service_name"] = f.ServiceName
 	}
-	if f.ExecutionIDs != nil {
-		if f.ExecutionID != "" {
-			q["$and"] = bson.A{bson.M{"execution_id": bson.M{"$in": f.ExecutionIDs}}}
-		} else {
-			q["execution_id"] = bson.M{"$in": f.ExecutionIDs}
-		}
+	if f.PartnerID != "" {
+		q["partner_id"] = f.PartnerID
 	}
 	return q
 }

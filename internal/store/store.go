@@ -118,6 +118,7 @@ type Store struct {
 	engine   Engine
 	client   lungo.IClient
 	embedded *lungo.Engine // nil on MongoDB
+	has      features
 	commands atomic.Int64
 
 	events, archive, webhookEvents, outbox, partnerEvents, partnerEndpoints,
@@ -136,6 +137,7 @@ func Open(ctx context.Context, cfg Config) (*Store, error) {
 	if err := s.connect(ctx); err != nil {
 		return nil, err
 	}
+	s.has = featuresOf(s.engine)
 	db := s.client.Database(cfg.Database)
 	coll := func(name string) lungo.ICollection {
 		return countingCollection{ICollection: db.Collection(name), n: &s.commands}
@@ -196,6 +198,27 @@ func (s *Store) Close(ctx context.Context) error {
 		return nil
 	}
 	return s.client.Disconnect(ctx)
+}
+
+// features is what the engine offers beyond the CRUD, unique indexes and
+// findAndModify every engine has. It is decided once, in featuresOf: the
+// one place the store looks at which engine it runs on. Where a feature is
+// missing (the embedded engine), the code that needs it keeps a fallback
+// that gives the same answers, and the production path (MongoDB) never
+// takes it.
+type features struct {
+	// aggregation: the aggregation pipeline ($match, $group), for stats.
+	aggregation bool
+	// textIndex: seed 001's idx_text_search and $text, for search.
+	textIndex bool
+	// sparseIndex: sparse indexes as the seeds declare them; without it, the
+	// equivalent partial index {key: {$exists: true}}.
+	sparseIndex bool
+}
+
+func featuresOf(e Engine) features {
+	mongo := e == EngineMongoDB
+	return features{aggregation: mongo, textIndex: mongo, sparseIndex: mongo}
 }
 
 // Engine tells which engine is behind the store.

@@ -118,6 +118,9 @@ func outcomeUpdate(o TaskOutcome, now time.Time) bson.M {
 	if o.WebhookEventID != "" {
 		onInsert["webhookEventId"] = o.WebhookEventID
 	}
+	if o.PartnerID != "" {
+		onInsert["partnerId"] = o.PartnerID
+	}
 	update := bson.M{"$set": set, "$setOnInsert": onInsert}
 	if len(unset) > 0 {
 		update["$unset"] = unset

@@ -32,9 +32,12 @@ type Task struct {
 	LastError   *events.TaskError `bson:"lastError,omitempty" json:"lastError,omitempty"`
 	Result      JSONDoc           `bson:"result,omitempty" json:"result,omitempty"`
 	// EventID is the task.created event that started it.
-	EventID        string     `bson:"eventId" json:"eventId"`
-	CorrelationID  string     `bson:"correlationId,omitempty" json:"correlationId,omitempty"`
-	WebhookEventID string     `bson:"webhookEventId,omitempty" json:"webhookEventId,omitempty"`
+	EventID        string `bson:"eventId" json:"eventId"`
+	CorrelationID  string `bson:"correlationId,omitempty" json:"correlationId,omitempty"`
+	WebhookEventID string `bson:"webhookEventId,omitempty" json:"webhookEventId,omitempty"`
+	// PartnerID is the provider or partner whose webhook started it; its
+	// events carry it as metadata.partnerId.
+	PartnerID      string     `bson:"partnerId,omitempty" json:"partnerId,omitempty"`
 	IdempotencyKey string     `bson:"idempotencyKey,omitempty" json:"-"`
 	RequestHash    string     `bson:"requestHash,omitempty" json:"-"`
 	CreatedAt      time.Time  `bson:"createdAt" json:"createdAt"`

@@ -110,6 +110,9 @@ func checkpointUpdate(cp WorkflowCheckpoint, now time.Time) bson.M {
 	if cp.WebhookEventID != "" {
 		onInsert["webhookEventId"] = cp.WebhookEventID
 	}
+	if cp.PartnerID != "" {
+		onInsert["partnerId"] = cp.PartnerID
+	}
 	update := bson.M{"$set": set, "$setOnInsert": onInsert}
 	if len(unset) > 0 {
 		update["$unset"] = unset

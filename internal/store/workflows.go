@@ -41,9 +41,12 @@ type Workflow struct {
 	StepResults []StepProgress        `bson:"stepResults,omitempty" json:"stepResults,omitempty"`
 	Error       *events.WorkflowError `bson:"error,omitempty" json:"error,omitempty"`
 	// EventID is the workflow.created event that started it.
-	EventID        string     `bson:"eventId" json:"eventId"`
-	CorrelationID  string     `bson:"correlationId,omitempty" json:"correlationId,omitempty"`
-	WebhookEventID string     `bson:"webhookEventId,omitempty" json:"webhookEventId,omitempty"`
+	EventID        string `bson:"eventId" json:"eventId"`
+	CorrelationID  string `bson:"correlationId,omitempty" json:"correlationId,omitempty"`
+	WebhookEventID string `bson:"webhookEventId,omitempty" json:"webhookEventId,omitempty"`
+	// PartnerID is the provider or partner whose webhook started it; its
+	// events carry it as metadata.partnerId.
+	PartnerID      string     `bson:"partnerId,omitempty" json:"partnerId,omitempty"`
 	IdempotencyKey string     `bson:"idempotencyKey,omitempty" json:"-"`
 	RequestHash    string     `bson:"requestHash,omitempty" json:"-"`
 	CreatedAt      time.Time  `bson:"createdAt" json:"createdAt"`

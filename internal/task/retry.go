@@ -32,7 +32,8 @@ const RetrySource = "retry-sweeper"
 //     still at that retryCount;
 //   - its eventId is derived from (taskId, "task.created", retryCount), so
 //     a sweep that runs twice emits a duplicate the store drops;
-//   - metadata carries source "retry-sweeper" and the task's correlationId.
+//   - metadata carries source "retry-sweeper" and the task's correlationId
+//     and partnerId.
 //
 // Retrier does exactly that for the retry-sweeper; after emitting, it marks
 // the tasks emitted (store.MarkTaskRetriesEmitted) so they stop being due.
@@ -43,7 +44,7 @@ func RetryEvent(t store.Task, at time.Time) (events.Envelope, error) {
 	env, err := events.NewEvent(events.TaskCreatedPayload{
 		TaskID: t.TaskID, Type: events.TaskType(t.Type), Data: []byte(t.Data),
 		RetryCount: t.RetryCount, MaxRetries: t.MaxRetries, CreatedAt: events.At(t.CreatedAt),
-	}, &events.Metadata{Source: RetrySource, CorrelationID: t.CorrelationID})
+	}, &events.Metadata{Source: RetrySource, CorrelationID: t.CorrelationID, PartnerID: t.PartnerID})
 	if err != nil {
 		return env, fmt.Errorf("task: build retry of %s: %w", t.TaskID, err)
 	}

@@ -199,7 +199,7 @@ func fromEvent(it item) store.Task {
 		RetryCount: p.RetryCount, MaxRetries: p.MaxRetries, EventID: env.EventID, CreatedAt: p.CreatedAt.Time,
 	}
 	if md := env.Metadata; md != nil {
-		t.CorrelationID = md.CorrelationID
+		t.CorrelationID, t.PartnerID = md.CorrelationID, md.PartnerID
 		if md.Source == "webhook" {
 			t.WebhookEventID = md.CorrelationID
 		}
@@ -230,7 +230,7 @@ func (s *Service) attempt(ctx context.Context, b *stream.Batch, st *state, it it
 		return ErrDeadline
 	}
 
-	meta := &events.Metadata{Source: Source, ProcessorID: s.cfg.ProcessorID, CorrelationID: t.CorrelationID}
+	meta := &events.Metadata{Source: Source, ProcessorID: s.cfg.ProcessorID, CorrelationID: t.CorrelationID, PartnerID: t.PartnerID}
 	var evs []events.Envelope
 	add := func(pl events.Payload, id string, at time.Time) error {
 		env, err := events.NewEvent(pl, meta)

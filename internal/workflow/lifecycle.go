@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/streamops/streamops/events"
+	"github.com/streamops/streamops/internal/store"
 )
 
 // Lifecycle event ids are derived, so an event emitted again by a retried
@@ -30,13 +31,13 @@ func endEventID(workflowID string, t events.Type) string {
 const Source = "event-processor"
 
 // metadata is what the events of one workflow carry.
-func (s *Service) metadata(correlationID string) *events.Metadata {
-	return &events.Metadata{Source: Source, ProcessorID: s.cfg.ProcessorID, CorrelationID: correlationID}
+func (s *Service) metadata(wf store.Workflow) *events.Metadata {
+	return &events.Metadata{Source: Source, ProcessorID: s.cfg.ProcessorID, CorrelationID: wf.CorrelationID, PartnerID: wf.PartnerID}
 }
 
 // lifecycleEvent builds a validated event with a derived id, stamped at.
-func (s *Service) lifecycleEvent(p events.Payload, id string, at time.Time, correlationID string) (events.Envelope, error) {
-	env, err := events.NewEvent(p, s.metadata(correlationID))
+func (s *Service) lifecycleEvent(p events.Payload, id string, at time.Time, wf store.Workflow) (events.Envelope, error) {
+	env, err := events.NewEvent(p, s.metadata(wf))
 	if err != nil {
 		return env, fmt.Errorf("workflow: build %s: %w", p.EventType(), err)
 	}

@@ -52,6 +52,9 @@ type Info struct {
 	// workflow: the webhook event's id and the provider that sent it.
 	WebhookEventID string
 	Provider       string
+	// PartnerID is the provider or partner whose webhook started the
+	// workflow (metadata.partnerId), carried to every event and task of it.
+	PartnerID string
 }
 
 // Param decodes the parameter name into v; found is false when the input

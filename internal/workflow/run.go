@@ -53,7 +53,7 @@ func (s *Service) run(ctx context.Context, st *state, log *slog.Logger) error {
 		st.steps += done
 	}
 	emit := func(p events.Payload, id string, at time.Time) error {
-		env, err := s.lifecycleEvent(p, id, at, cp.CorrelationID)
+		env, err := s.lifecycleEvent(p, id, at, cp.Workflow)
 		evs = append(evs, env)
 		return err
 	}
@@ -94,7 +94,7 @@ func (s *Service) run(ctx context.Context, st *state, log *slog.Logger) error {
 		if err == nil {
 			res, err = s.runStep(ctx, name, StepInput{
 				Workflow: st.info, StepName: name, StepIndex: i, At: start, Records: records,
-				Params: input.Params, Metadata: s.metadata(cp.CorrelationID), Effects: &stepEffects,
+				Params: input.Params, Metadata: s.metadata(cp.Workflow), Effects: &stepEffects,
 			})
 		}
 		end = s.now()

@@ -212,6 +212,7 @@ func (s *Service) load(ctx context.Context, parts [][]item, ids []string) (map[s
 			}
 			states[id] = &state{cp: cp, info: Info{
 				ID: id, Name: cp.Name, Priority: cp.Priority, CorrelationID: cp.CorrelationID, WebhookEventID: cp.WebhookEventID,
+				PartnerID: cp.PartnerID,
 			}}
 			if cp.WebhookEventID != "" && !ended(cp.Status) && slices.Contains(cp.Steps, "deliver") {
 				hooks = append(hooks, cp.WebhookEventID)
@@ -241,7 +242,7 @@ func fromEvent(it item) store.WorkflowCheckpoint {
 		Input: store.JSONDoc(p.Input), Status: store.WorkflowPending, EventID: env.EventID, CreatedAt: p.CreatedAt.Time,
 	}
 	if md := env.Metadata; md != nil {
-		wf.CorrelationID = md.CorrelationID
+		wf.CorrelationID, wf.PartnerID = md.CorrelationID, md.PartnerID
 		if md.Source == "webhook" {
 			wf.WebhookEventID = md.CorrelationID
 		}

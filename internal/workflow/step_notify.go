@@ -72,7 +72,8 @@ func NotifyStep(_ context.Context, in StepInput) (StepOutput, error) {
 	created.EventID, created.Timestamp = events.DeriveID(events.EventIDPrefix, taskID, string(events.TaskCreated)), at
 	in.Effects.StartTask(store.Task{
 		TaskID: taskID, Type: string(events.TaskEmailNotification), Data: store.JSONDoc(data), MaxRetries: maxRetries,
-		EventID: created.EventID, CorrelationID: in.Workflow.CorrelationID, CreatedAt: in.At,
+		EventID: created.EventID, CorrelationID: in.Workflow.CorrelationID,
+		PartnerID: in.Workflow.PartnerID, CreatedAt: in.At,
 	}, created)
 
 	n := len(in.Records)

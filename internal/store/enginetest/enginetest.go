@@ -24,6 +24,7 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/256dpi/lungo"
 	"github.com/stretchr/testify/require"
 	"go.mongodb.org/mongo-driver/mongo"
 	"go.mongodb.org/mongo-driver/mongo/options"
@@ -59,6 +60,9 @@ const (
 	TextIndex Feature = "text-index"
 	// Aggregation: the aggregation pipeline runs on the server.
 	Aggregation Feature = "aggregation"
+	// Network: the store reaches its engine over a connection a test can
+	// cut (MongoDB; the embedded engine is in the process).
+	Network Feature = "network"
 	// EmbeddedFiles: the store's data lives in files the test can reach
 	// (the data directory), so a test can corrupt or inspect them.
 	EmbeddedFiles Feature = "embedded-files"
@@ -86,7 +90,7 @@ func Has(f Feature) bool {
 		}
 		d, err := time.ParseDuration(os.Getenv(EnvTTLSweep))
 		return err == nil && d > 0 && d <= 5*time.Second
-	case TextIndex, Aggregation:
+	case TextIndex, Aggregation, Network:
 		return mongo
 	case EmbeddedFiles:
 		return !mongo
@@ -192,4 +196,24 @@ func appendLine(tb testing.TB, path, line string) {
 	}
 	defer f.Close()
 	_, _ = fmt.Fprintln(f, line)
+}
+
+// RawCollection is a collection on the current engine reached without the
+// store (the embedded engine with the store's own options, or the MongoDB
+// at MONGODB_URI in a fresh database dropped when the test ends), for
+// benchmarks' raw baselines: the same engine, none of the store's work.
+func RawCollection(tb testing.TB, name string) lungo.ICollection {
+	tb.Helper()
+	ctx := context.Background()
+	if Engine() != store.EngineMongoDB {
+		client, engine, err := lungo.Open(ctx, store.EmbeddedOptions(lungo.NewMemoryStore()))
+		require.NoError(tb, err)
+		tb.Cleanup(engine.Close)
+		return client.Database("raw").Collection(name)
+	}
+	cfg := Configure(tb, store.Config{})
+	client, err := lungo.Connect(ctx, options.Client().ApplyURI(cfg.URI))
+	require.NoError(tb, err)
+	tb.Cleanup(func() { _ = client.Disconnect(context.Background()) })
+	return client.Database(cfg.Database).Collection(name)
 }

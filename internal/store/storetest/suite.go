@@ -58,7 +58,13 @@ func Run(t *testing.T, open Opener) {
 		{"PartnerFailedForRetryQuery", testPartnerRetryQuery},
 		{"PartnerHistoryQuery", testPartnerHistory},
 		{"EveryIndexExistsAndEnsureIsIdempotent", testIndexes},
+		{"IndexesAreExactlyAsTheSeedsNameThem", testSeedIndexes},
 		{"SearchMatchesTheTextIndexFields", testSearch},
+		{"PartnerScopeIsOneIndexedFieldWhateverItsDeliveries", testPartnerScope},
+		{"CountByCountsEachValueWithinTheWindow", testCountBy},
+		{"DocumentsNoEngineCanStoreArePermanentErrorsNamingTheField", testRejectedDocuments},
+		{"ExpiredOrCancelledCommandsAreTransientErrors", testTransientErrors},
+		{"UpsertRacesMakeOneDocument", testUpsertRace},
 		{"TTLIndexExpiresEvents", testTTL},
 		{"SubmissionsAreStoredOncePerID", testSubmissions},
 		{"DeadLettersAreStoredOncePerRecordAndListedWhileOpen", testDeadLetters},
@@ -94,7 +100,7 @@ func workflowCreated(at time.Time) events.Envelope {
 		"workflowId": "wf-" + uuid.NewString(), "name": "Data Processing Pipeline",
 		"steps": []string{"validate", "transform", "store"}, "priority": "high",
 		"createdAt": events.At(at).String(),
-	}, &events.Metadata{Source: "api-gateway", UserID: events.String("user-7"), APIVersion: "1.0.0", CorrelationID: "corr-1"})
+	}, &events.Metadata{Source: "api-gateway", UserID: events.String("user-7"), APIVersion: "1.0.0", CorrelationID: "corr-1", PartnerID: "partner-a"})
 }
 
 func taskCreated(at time.Time) events.Envelope {
@@ -646,26 +652,98 @@ func testSearch(t *testing.T, open Opener) {
 	_, err := s.InsertEvents(ctx(t), []events.Envelope{wf, task})
 	require.NoError(t, err)
 
-	got, err := s.SearchEvents(ctx(t), "event-processor", nil, 10)
+	got, err := s.SearchEvents(ctx(t), "event-processor", "", 10)
 	require.NoError(t, err)
 	require.Len(t, got, 1)
 	assert.Equal(t, task.EventID, got[0].EventID)
 
-	got, err = s.SearchEvents(ctx(t), "user-7", nil, 10)
+	got, err = s.SearchEvents(ctx(t), "user-7", "", 10)
 	require.NoError(t, err)
 	require.Len(t, got, 1)
 	assert.Equal(t, wf.EventID, got[0].EventID)
 
-	got, err = s.SearchEvents(ctx(t), "user-7", []string{"corr-other"}, 10)
+	got, err = s.SearchEvents(ctx(t), "user-7", "partner-other", 10)
 	require.NoError(t, err)
-	assert.Empty(t, got, "outside the allowed executions")
-	got, err = s.SearchEvents(ctx(t), "user-7", []string{"corr-1"}, 10)
+	assert.Empty(t, got, "outside the partner's executions")
+	got, err = s.SearchEvents(ctx(t), "user-7", "partner-a", 10)
 	require.NoError(t, err)
 	assert.Len(t, got, 1)
 
-	got, err = s.SearchEvents(ctx(t), "nothing-like-this", nil, 10)
+	got, err = s.SearchEvents(ctx(t), "nothing-like-this", "", 10)
 	require.NoError(t, err)
 	assert.Empty(t, got)
+}
+
+func testPartnerScope(t *testing.T, open Opener) {
+	for _, deliveries := range []int{10, 1000} {
+		t.Run(fmt.Sprint(deliveries, "Deliveries"), func(t *testing.T) {
+			clock := NewClock()
+			s := open(t, store.Config{Now: clock.Now})
+			for i := range deliveries {
+				_, err := s.InsertWebhookEvent(ctx(t), store.WebhookEvent{Provider: "acme", ProviderEventID: fmt.Sprint("acme-", i), EventType: "OR_MGMT"})
+				require.NoError(t, err)
+			}
+			var batch []events.Envelope
+			for i := range 40 {
+				env := workflowCreated(clock.Now().Add(time.Duration(i) * time.Millisecond))
+				env.Metadata.PartnerID = []string{"acme", "beta"}[i%2]
+				batch = append(batch, env)
+			}
+			_, err := s.InsertEvents(ctx(t), batch)
+			require.NoError(t, err)
+
+			f := store.ReplayFilter{PartnerID: "acme"}
+			assert.Equal(t, bson.M{"partner_id": "acme"}, f.ToQuery(), "the scope is one field, not a list of the partner's deliveries")
+			before := s.Commands()
+			docs, _, err := s.FindEvents(ctx(t), f, nil, 100)
+			require.NoError(t, err)
+			assert.EqualValues(t, 1, s.Commands()-before, "one command, however many deliveries the partner sent")
+			require.Len(t, docs, 20)
+			for _, d := range docs {
+				assert.Equal(t, "acme", d.PartnerID)
+				env, err := d.Envelope()
+				require.NoError(t, err)
+				assert.Equal(t, "acme", env.Metadata.PartnerID, "metadata.partnerId round-trips")
+			}
+			found, err := s.SearchEvents(ctx(t), "workflow.created", "beta", 100)
+			require.NoError(t, err)
+			assert.Len(t, found, 20, "search is scoped the same way")
+		})
+	}
+}
+
+func testCountBy(t *testing.T, open Opener) {
+	clock := NewClock()
+	s := open(t, store.Config{Now: clock.Now})
+	old, recent := clock.Now().Add(-2*time.Hour), clock.Now()
+	var batch []events.Envelope
+	for i, typ := range []events.Type{events.WorkflowCreated, events.WorkflowCreated, events.TaskCreated, events.WorkflowCreated, events.TaskCreated} {
+		at := recent
+		if i == 0 {
+			at = old
+		}
+		env := workflowCreated(at)
+		env.EventType = typ
+		batch = append(batch, env)
+	}
+	_, err := s.InsertEvents(ctx(t), batch)
+	require.NoError(t, err)
+
+	all, err := s.CountBy(ctx(t), store.CollEvents, "event_type", "timestamp", time.Time{})
+	require.NoError(t, err)
+	assert.Equal(t, map[string]int64{"workflow.created": 3, "task.created": 2}, all)
+
+	before := s.Commands()
+	window, err := s.CountBy(ctx(t), store.CollEvents, "event_type", "timestamp", clock.Now().Add(-time.Hour))
+	require.NoError(t, err)
+	assert.Equal(t, map[string]int64{"workflow.created": 2, "task.created": 2}, window, "the window leaves the old event out")
+	if enginetest.Has(enginetest.Aggregation) {
+		assert.EqualValues(t, 1, s.Commands()-before, "one aggregation, whatever the number of values")
+	}
+
+	empty, err := s.CountBy(ctx(t), store.CollTasks, "status", "createdAt", time.Time{})
+	require.NoError(t, err)
+	assert.Empty(t, empty)
 }
 
 func testTTL(t *testing.T, open Opener) {
