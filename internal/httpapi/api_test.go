@@ -129,6 +129,8 @@ func TestSubmissionErrorsNameTheField(t *testing.T) {
 		{"unknown workflow", "GET", "/api/workflows/wf-nope", "", 404, "not_found", ""},
 		{"unknown task", "GET", "/api/tasks/task-nope", "", 404, "not_found", ""},
 		{"unknown route", "GET", "/api/nothing", "", 404, "route_not_found", ""},
+		{"workflow input key with a NUL byte", "POST", "/api/workflows", `{"name":"x","steps":["validate"],"priority":"low","input":{"ok":{"a\u0000":1}}}`, 400, "unstorable_document", "input.ok.a\x00"},
+		{"task data key with a NUL byte", "POST", "/api/tasks", `{"type":"data_export","data":{"\u0000":1}}`, 400, "unstorable_document", "data.\x00"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -3,6 +3,7 @@ package httpapi
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"log/slog"
 	"net/http"
 
@@ -25,6 +26,10 @@ type ErrorDetail struct {
 	// Field names the request field at fault, when there is one.
 	Field string `json:"field,omitempty"`
 }
+
+// RetryAfterSeconds is the Retry-After of a 503 when the store is
+// unavailable: long enough for a failover or a restart to finish.
+const RetryAfterSeconds = "5"
 
 // errBadJSON marks a request body that is not the JSON the route expects.
 var errBadJSON = errors.New("request body is not valid JSON")
@@ -64,6 +69,10 @@ func classify(err error) (status int, code string) {
 		return http.StatusBadRequest, "validation_failed"
 	case errors.Is(err, submit.ErrIdempotencyConflict):
 		return http.StatusUnprocessableEntity, "idempotency_key_reused"
+	case errors.Is(err, store.ErrInvalidDocument):
+		return http.StatusBadRequest, "unstorable_document"
+	case errors.Is(err, store.ErrUnavailable):
+		return http.StatusServiceUnavailable, "store_unavailable"
 	}
 	return http.StatusInternalServerError, "internal"
 }
@@ -75,16 +84,28 @@ func writeError(w http.ResponseWriter, r *http.Request, log *slog.Logger, err er
 	body := ErrorBody{Error: ErrorDetail{Code: code, Message: err.Error()}}
 	var verr *submit.ValidationError
 	var param *paramError
-	if errors.As(err, &verr) {
+	var invalid *store.InvalidDocumentError
+	switch {
+	case errors.As(err, &verr):
 		body.Error.Field = verr.Field
-	} else if errors.As(err, &param) {
+	case errors.As(err, &param):
 		body.Error.Field = param.Param
+	case errors.As(err, &invalid):
+		body.Error.Field = invalid.Field
+		body.Error.Message = "the body cannot be stored: " + invalid.Reason
+		if invalid.Field != "" {
+			body.Error.Message = fmt.Sprintf("the body cannot be stored: field %s: %s", invalid.Field, invalid.Reason)
+		}
 	}
 	if status >= 500 {
 		log.ErrorContext(r.Context(), "request failed", "method", r.Method, "path", r.URL.Path, "status", status, "error", err)
-		body.Error.Message = http.StatusText(status) + ": the request was not stored; retry later"
-		if status == http.StatusInternalServerError && code == "provider_misconfigured" {
+		body.Error.Message = http.StatusText(status) + ": the request may not have been stored; retrying it is safe (every write is idempotent)"
+		switch code {
+		case "provider_misconfigured":
 			body.Error.Message = "the provider has no signing secret configured on our side"
+		case "store_unavailable":
+			w.Header().Set("Retry-After", RetryAfterSeconds)
+			body.Error.Message = "the store did not answer in time: the request may or may not have been stored; retrying it is safe (every write is idempotent)"
 		}
 	} else {
 		log.InfoContext(r.Context(), "request rejected", "method", r.Method, "path", r.URL.Path, "status", status, "code", code, "reason", err.Error())

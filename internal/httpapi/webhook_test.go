@@ -257,6 +257,9 @@ func TestWebhookRejectionsStoreNothing(t *testing.T) {
 		{"malformed JSON", func() *http.Request {
 			return s.signed(t, "github", []byte(`{"ref":`), "gh-secret", webhook.SignOptions{ID: "d-1", EventType: "push"})
 		}, 400, "invalid_payload"},
+		{"key with a NUL byte", func() *http.Request {
+			return s.signed(t, "github", []byte(`{"ref":"refs/heads/main","commits":[{"a\u0000b":1}]}`), "gh-secret", webhook.SignOptions{ID: "d-nul", EventType: "push"})
+		}, 400, "unstorable_document"},
 		{"body over the limit", func() *http.Request {
 			return s.signed(t, "stripe", tooBig, "whsec_stripe_test", webhook.SignOptions{})
 		}, 413, "body_too_large"},
@@ -334,4 +337,46 @@ func TestWebhookDuplicateStorm(t *testing.T) {
 	unpublished, err := s.Store.UnpublishedEvents(context.Background(), time.Now().Add(time.Hour), total)
 	require.NoError(t, err)
 	assert.Empty(t, unpublished, "every stored event was published")
+}
+
+// TestStoreThatDoesNotAnswerIs503WithRetryAfter: when the store does not
+// answer within the request's time (here the deadline has already passed),
+// every route that writes answers 503 with Retry-After, says the request
+// may have been stored and that a retry is safe, and never 500.
+func TestStoreThatDoesNotAnswerIs503WithRetryAfter(t *testing.T) {
+	hooks := newWebhookStack(t)
+	api := newAPIStack(t)
+	expired := func(r *http.Request) *http.Request {
+		ctx, cancel := context.WithDeadline(r.Context(), time.Now().Add(-time.Second))
+		t.Cleanup(cancel)
+		return r.WithContext(ctx)
+	}
+	authed := func(method, path, body string) *http.Request {
+		r := httptest.NewRequest(method, path, strings.NewReader(body))
+		r.Header.Set("Authorization", "Bearer "+adminToken)
+		return r
+	}
+	tests := []struct {
+		name    string
+		handler http.Handler
+		req     *http.Request
+	}{
+		{"webhook", hooks.handler, hooks.signed(t, "stripe", fixture(t, "stripe-invoice-finalized.json"), "whsec_stripe_test", webhook.SignOptions{})},
+		{"POST /api/workflows", api.handler, authed("POST", "/api/workflows", `{"name":"x","steps":["validate"],"priority":"low"}`)},
+		{"POST /api/tasks", api.handler, authed("POST", "/api/tasks", `{"type":"data_export","data":{}}`)},
+		{"GET /api/events", api.handler, authed("GET", "/api/events", "")},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			w := httptest.NewRecorder()
+			tc.handler.ServeHTTP(w, expired(tc.req))
+			require.Equal(t, http.StatusServiceUnavailable, w.Code, w.Body.String())
+			assert.Equal(t, httpapi.RetryAfterSeconds, w.Header().Get("Retry-After"))
+			var body httpapi.ErrorBody
+			require.NoError(t, json.Unmarshal(w.Body.Bytes(), &body))
+			assert.Equal(t, "store_unavailable", body.Error.Code)
+			assert.Contains(t, body.Error.Message, "may or may not have been stored")
+			assert.Contains(t, body.Error.Message, "retrying it is safe")
+		})
+	}
 }

@@ -115,6 +115,21 @@ func (e *InvalidDocumentError) Is(target error) bool { return target == ErrInval
 // Unwrap returns the engine's own error, if any.
 func (e *InvalidDocumentError) Unwrap() error { return e.err }
 
+// inField places an *InvalidDocumentError found in err under field, the
+// document field whose JSON it was (a workflow's input, a task's data), so
+// the path it names is the one the caller sent.
+func inField(field string, err error) error {
+	var invalid *InvalidDocumentError
+	if errors.As(err, &invalid) {
+		if invalid.Field == "" {
+			invalid.Field = field
+		} else {
+			invalid.Field = field + "." + invalid.Field
+		}
+	}
+	return err
+}
+
 // classify marks an engine error as transient (ErrUnavailable) or as a
 // document the engine rejects (ErrInvalidDocument); other errors pass
 // unchanged. It is applied to every command (gatedCollection) and again

@@ -57,7 +57,8 @@ func (s *Store) CreateTask(ctx context.Context, t Task) (Task, error) {
 		t.CreatedAt = now
 	}
 	t.CreatedAt, t.UpdatedAt = bsonTime(t.CreatedAt), now
-	return insertOrGet(ctx, s.tasks, t.ID, t)
+	got, err := insertOrGet(ctx, s.tasks, t.ID, t)
+	return got, inField("data", err)
 }
 
 // GetTask loads a task by taskId.

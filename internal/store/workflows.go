@@ -77,7 +77,8 @@ func (s *Store) CreateWorkflow(ctx context.Context, wf Workflow) (Workflow, erro
 		wf.CreatedAt = now
 	}
 	wf.CreatedAt, wf.UpdatedAt = bsonTime(wf.CreatedAt), now
-	return insertOrGet(ctx, s.workflows, wf.ID, wf)
+	got, err := insertOrGet(ctx, s.workflows, wf.ID, wf)
+	return got, inField("input", err)
 }
 
 // GetWorkflow loads a workflow by workflowId.

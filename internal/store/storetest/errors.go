@@ -35,7 +35,7 @@ func testRejectedDocuments(t *testing.T, open Opener) {
 				_, err := s.GetWebhookEvent(ctx, store.WebhookEventID("p", "nul"))
 				return err
 			}},
-		{"workflow input key with a NUL byte inside an array", "records.1.\x00",
+		{"workflow input key with a NUL byte inside an array", "input.records.1.\x00",
 			func(ctx context.Context) error {
 				_, err := s.CreateWorkflow(ctx, store.Workflow{WorkflowID: "wf-nul", Name: "n", Steps: []string{"validate"}, Priority: "low",
 					Input: store.JSONDoc(`{"records":[{"ok":1},{"\u0000":2}]}`), EventID: "evt-1"})
