@@ -1,6 +1,7 @@
 package store
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -120,7 +121,9 @@ func (d EventDocument) Envelope() (events.Envelope, error) {
 	if payload == nil {
 		payload = bson.M{}
 	}
-	raw, err := bson.MarshalExtJSON(payload, false, false)
+	var b bytes.Buffer
+	err := writePlainJSON(&b, payload)
+	raw := b.Bytes()
 	if err != nil {
 		return events.Envelope{}, fmt.Errorf("store: event %s: encode payload: %w", d.EventID, err)
 	}

@@ -91,7 +91,8 @@ func (s *Store) ExportDocuments(ctx context.Context, q ExportQuery) ([]json.RawM
 	return out, nil
 }
 
-// writePlainJSON writes a BSON value as ordinary JSON.
+// writePlainJSON writes a BSON value as ordinary JSON: numbers as numbers
+// (a Decimal128 with every digit), dates as ISO 8601 strings.
 func writePlainJSON(b *bytes.Buffer, v any) error {
 	switch x := v.(type) {
 	case bson.D:
@@ -120,6 +121,15 @@ func writePlainJSON(b *bytes.Buffer, v any) error {
 			}
 		}
 		b.WriteByte(']')
+		return nil
+	case bson.M:
+		d := make(bson.D, 0, len(x))
+		for _, k := range slices.Sorted(maps.Keys(x)) {
+			d = append(d, bson.E{Key: k, Value: x[k]})
+		}
+		return writePlainJSON(b, d)
+	case primitive.Decimal128:
+		b.WriteString(x.String()) // a JSON number: digits, point, E±exponent
 		return nil
 	case primitive.DateTime:
 		v = x.Time().UTC().Format("2006-01-02T15:04:05.000Z")

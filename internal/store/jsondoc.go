@@ -5,10 +5,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"strconv"
 	"strings"
 
 	"go.mongodb.org/mongo-driver/bson"
 	"go.mongodb.org/mongo-driver/bson/bsontype"
+	"go.mongodb.org/mongo-driver/bson/primitive"
 )
 
 // JSONDoc is a JSON object stored as a BSON sub-document, so stored payloads
@@ -17,8 +19,8 @@ import (
 //
 // JSON is converted with encoding/json, not Extended JSON, so a third-party
 // body that happens to use keys like "$date" is stored as written rather
-// than reinterpreted. Integers become int64 (int32 when they fit), other
-// numbers float64.
+// than reinterpreted, and read back as plain JSON (never Extended JSON).
+// Numbers keep their exact value (see jsonNumber).
 type JSONDoc json.RawMessage
 
 // MarshalJSON returns the JSON itself ("null" when empty).
@@ -59,11 +61,15 @@ func (d *JSONDoc) UnmarshalBSONValue(t bsontype.Type, raw []byte) error {
 		*d = nil
 		return nil
 	case bson.TypeEmbeddedDocument:
-		out, err := bson.MarshalExtJSON(bson.Raw(raw), false, false)
-		if err != nil {
+		var doc bson.D
+		if err := bson.Unmarshal(raw, &doc); err != nil {
 			return fmt.Errorf("store: decode stored document: %w", err)
 		}
-		*d = out
+		var b bytes.Buffer
+		if err := writePlainJSON(&b, doc); err != nil {
+			return fmt.Errorf("store: decode stored document: %w", err)
+		}
+		*d = b.Bytes()
 		return nil
 	}
 	return fmt.Errorf("store: expected a stored document, got BSON %s", t)
@@ -116,14 +122,66 @@ func convertJSON(v any, path string) (any, error) {
 		}
 		return a, nil
 	case json.Number:
-		if i, err := x.Int64(); err == nil {
-			if i >= math.MinInt32 && i <= math.MaxInt32 {
-				return int32(i), nil
-			}
-			return i, nil
-		}
-		f, _ := x.Float64()
-		return f, nil
+		return jsonNumber(x, path)
 	}
 	return v, nil
+}
+
+// jsonNumber stores a JSON number with its exact value: an integer as
+// int32 or int64 when it fits, a number a double holds exactly (its
+// shortest form has the same decimal value) as a double, anything else as a
+// Decimal128 (34 significant digits, exponents to ±6143). A number none of
+// them holds is an *InvalidDocumentError: it is refused, never rounded.
+func jsonNumber(x json.Number, path string) (any, error) {
+	if i, err := x.Int64(); err == nil {
+		if i >= math.MinInt32 && i <= math.MaxInt32 {
+			return int32(i), nil
+		}
+		return i, nil
+	}
+	s := string(x)
+	if f, err := strconv.ParseFloat(s, 64); err == nil && sameDecimal(s, strconv.FormatFloat(f, 'g', -1, 64)) {
+		return f, nil
+	}
+	if d, err := primitive.ParseDecimal128(s); err == nil {
+		return d, nil
+	}
+	return nil, &InvalidDocumentError{Field: path, Reason: fmt.Sprintf("the number %.40s cannot be stored exactly (more than 34 significant digits, or beyond ±1e6144)", s)}
+}
+
+// sameDecimal reports whether two JSON number literals have the same
+// decimal value, comparing sign, significant digits and the decimal
+// point's position (so "1.50" and "15e-1" are the same, "0.1" and
+// "0.10000000000000000001" are not).
+func sameDecimal(a, b string) bool {
+	na, oka := normalDecimal(a)
+	nb, okb := normalDecimal(b)
+	return oka && okb && na == nb
+}
+
+// normalDecimal renders a number literal as sign, digits without leading
+// or trailing zeros, and the point's position: "-12.30e1" → "-123@3".
+func normalDecimal(s string) (string, bool) {
+	sign := ""
+	if strings.HasPrefix(s, "-") {
+		sign, s = "-", s[1:]
+	}
+	exp := 0
+	if i := strings.IndexAny(s, "eE"); i >= 0 {
+		e, err := strconv.Atoi(s[i+1:])
+		if err != nil {
+			return "", false
+		}
+		exp, s = e, s[:i]
+	}
+	intPart, frac, _ := strings.Cut(s, ".")
+	digits, point := intPart+frac, len(intPart)+exp
+	for len(digits) > 0 && digits[0] == '0' {
+		digits, point = digits[1:], point-1
+	}
+	digits = strings.TrimRight(digits, "0")
+	if digits == "" {
+		return "0", true
+	}
+	return fmt.Sprintf("%s%s@%d", sign, digits, point), true
 }

@@ -2,7 +2,10 @@ package storetest
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
+	"math/big"
 	"strings"
 	"sync"
 	"testing"
@@ -126,4 +129,54 @@ func testUpsertRace(t *testing.T, open Opener) {
 	require.NoError(t, err)
 	require.Len(t, got, 1)
 	assert.Equal(t, store.WorkflowProcessing, got["wf-race"].Status)
+}
+
+// testNumbersAsSent: every number comes back with the value it was sent
+// with (integers past int64 and decimals past a double included), and a
+// number no BSON type holds exactly is refused, never rounded.
+func testNumbersAsSent(t *testing.T, open Opener) {
+	s := open(t, store.Config{Now: NewClock().Now})
+	tests := []struct {
+		name, number string
+		want         string // "" when the number must be refused
+	}{
+		{"int32", "42", "42"},
+		{"past 2^53", "9007199254740993", "9007199254740993"},
+		{"past int64", "123456789012345678901234567890", "123456789012345678901234567890"},
+		{"negative past int64", "-98765432109876543210", "-98765432109876543210"},
+		{"a double", "0.1", "0.1"},
+		{"a double with an exponent", "2.5e-8", "2.5e-8"},
+		{"more digits than a double keeps", "0.10000000000000000001", "0.10000000000000000001"},
+		{"past a double's range", "1e400", "1E+400"},
+		{"past every range", "1e9999", ""},
+		{"more digits than Decimal128 keeps", "3.14159265358979323846264338327950288419716939937510", ""},
+	}
+	for i, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			id := fmt.Sprint("num-", i)
+			_, err := s.InsertWebhookEvent(ctx(t), store.WebhookEvent{Provider: "p", ProviderEventID: id,
+				Payload: store.JSONDoc(`{"order":{"amount":` + tc.number + `}}`)})
+			if tc.want == "" {
+				var invalid *store.InvalidDocumentError
+				require.ErrorAs(t, err, &invalid)
+				assert.Equal(t, "order.amount", invalid.Field)
+				return
+			}
+			require.NoError(t, err)
+			got, err := s.GetWebhookEvent(ctx(t), store.WebhookEventID("p", id))
+			require.NoError(t, err)
+			var back struct{ Order struct{ Amount json.Number } }
+			require.NoError(t, json.Unmarshal(got.Payload, &back), string(got.Payload))
+			assert.True(t, sameValue(t, tc.number, string(back.Order.Amount)), "sent %s, stored %s", tc.number, back.Order.Amount)
+		})
+	}
+}
+
+// sameValue compares two number literals by exact decimal value.
+func sameValue(t *testing.T, a, b string) bool {
+	ra, ok := new(big.Rat).SetString(a)
+	require.True(t, ok, a)
+	rb, ok := new(big.Rat).SetString(b)
+	require.True(t, ok, b)
+	return ra.Cmp(rb) == 0
 }

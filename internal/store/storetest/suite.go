@@ -65,6 +65,7 @@ func Run(t *testing.T, open Opener) {
 		{"DocumentsNoEngineCanStoreArePermanentErrorsNamingTheField", testRejectedDocuments},
 		{"ExpiredOrCancelledCommandsAreTransientErrors", testTransientErrors},
 		{"UpsertRacesMakeOneDocument", testUpsertRace},
+		{"NumbersAreStoredAsSent", testNumbersAsSent},
 		{"TTLIndexExpiresEvents", testTTL},
 		{"SubmissionsAreStoredOncePerID", testSubmissions},
 		{"DeadLettersAreStoredOncePerRecordAndListedWhileOpen", testDeadLetters},
