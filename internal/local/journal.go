@@ -389,7 +389,8 @@ func diffCatalogs(prev, next *lungo.Catalog) (journalRecord, error) {
 
 // diffDocuments walks both lists in step: lungo appends inserts, replaces
 // updated documents in place and removes deleted ones without reordering,
-// so matching pointers cost one comparison and only changes cost lookups.
+// so matching pointers cost one comparison and only changes cost lookups
+// (were they ever reordered, it compares the two sets whole).
 func diffDocuments(ns string, old, next *bsonkit.Set) ([]journalOp, error) {
 	var puts, gone []bsonkit.Doc
 	o, n := old.List, next.List
@@ -411,7 +412,9 @@ func diffDocuments(ns string, old, next *bsonkit.Set) ([]journalOp, error) {
 				continue
 			}
 		}
-		return nil, fmt.Errorf("local: journal %s: documents were reordered, which lungo never does", ns)
+		// Reordered, which lungo does not do: compare the sets whole.
+		puts, gone = setDifference(next, old), setDifference(old, next)
+		break
 	}
 	ops := make([]journalOp, 0, len(puts)+len(gone))
 	replaced := make(map[string]bool, len(puts))
@@ -433,6 +436,17 @@ func diffDocuments(ns string, old, next *bsonkit.Set) ([]journalOp, error) {
 		}
 	}
 	return ops, nil
+}
+
+// setDifference lists the documents of a that b does not hold, in a's order.
+func setDifference(a, b *bsonkit.Set) []bsonkit.Doc {
+	var out []bsonkit.Doc
+	for _, d := range a.List {
+		if _, ok := b.Index[d]; !ok {
+			out = append(out, d)
+		}
+	}
+	return out
 }
 
 func idDoc(d bsonkit.Doc) bsonkit.Doc {

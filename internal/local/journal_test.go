@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/256dpi/lungo"
+	"github.com/256dpi/lungo/bsonkit"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"go.mongodb.org/mongo-driver/bson"
@@ -247,4 +248,40 @@ func TestJournalStoreFailedAppendFailsTheCommitAndIsRolledBack(t *testing.T) {
 	assert.Equal(t, contents(t, j.prev), got)
 	assert.NotContains(t, fmt.Sprint(got["streamops.events"]), `"lost"`)
 	assert.Contains(t, fmt.Sprint(got["streamops.events"]), `"kept"`)
+}
+
+func TestJournalDiffFindsEveryChangedDocument(t *testing.T) {
+	doc := func(id string, v int) bsonkit.Doc { return &bson.D{{Key: "_id", Value: id}, {Key: "v", Value: v}} }
+	a, b, c := doc("a", 1), doc("b", 1), doc("c", 1)
+	b2, d := doc("b", 2), doc("d", 1)
+	old := bsonkit.NewSet(bsonkit.List{a, b, c})
+	tests := []struct {
+		name      string
+		next      bsonkit.List
+		puts, del []string
+	}{
+		{"unchanged", bsonkit.List{a, b, c}, nil, nil},
+		{"insert", bsonkit.List{a, b, c, d}, []string{"d"}, nil},
+		{"update in place", bsonkit.List{a, b2, c}, []string{"b"}, nil},
+		{"delete", bsonkit.List{b, c}, nil, []string{"a"}},
+		{"delete, update and insert", bsonkit.List{b2, d}, []string{"b", "d"}, []string{"a", "c"}},
+		{"reordered", bsonkit.List{c, a, b2}, []string{"b"}, nil},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			ops, err := diffDocuments("db.c", old, bsonkit.NewSet(tc.next))
+			require.NoError(t, err)
+			var puts, del []string
+			for _, op := range ops {
+				if op.Put != nil {
+					puts = append(puts, bsonkit.Get(op.Put, "_id").(string))
+				}
+				if op.Delete != nil {
+					del = append(del, bsonkit.Get(op.Delete, "_id").(string))
+				}
+			}
+			assert.ElementsMatch(t, tc.puts, puts)
+			assert.ElementsMatch(t, tc.del, del)
+		})
+	}
 }
