@@ -218,6 +218,17 @@ func TestSweeperRedrivesWhatStalledAndNothingElse(t *testing.T) {
 				_, ev := createdTask(t, h)
 				return []string{ev}
 			}},
+		{name: "stalled processing task", advance: stall, want: sweep.Stats{TasksRedriven: 1},
+			setup: func(t *testing.T, h *harness) []string {
+				id, ev := createdTask(t, h)
+				task, err := h.Store.GetTask(context.Background(), id)
+				require.NoError(t, err)
+				task.Status = store.TaskProcessing
+				n, err := h.Store.SaveTaskOutcomes(context.Background(), store.TaskOutcome{Task: task})
+				require.NoError(t, err)
+				require.Equal(t, 1, n)
+				return []string{ev}
+			}},
 		{name: "stalled received webhook row", advance: stall, want: sweep.Stats{WebhooksRouted: 1},
 			webhookStatus: store.WebhookProcessing,
 			setup: func(t *testing.T, h *harness) []string {
