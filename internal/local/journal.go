@@ -276,6 +276,24 @@ func (s *JournalFileStore) Close() error {
 	return err
 }
 
+// foldJournal replays a journal a crash left beside the snapshot at path
+// into the snapshot, so a store that reads only the snapshot (lungo's
+// FileStore, BackgroundFileStore) sees every commit the journal
+// acknowledged. Without a journal it does nothing.
+func foldJournal(path string, mode os.FileMode) error {
+	j, err := NewJournalFileStore(path, mode, 0)
+	if err != nil {
+		return err
+	}
+	if gens, err := j.generations(); err != nil || len(gens) == 0 {
+		return err
+	}
+	if _, err := j.Load(); err != nil {
+		return err
+	}
+	return j.Close()
+}
+
 // Commits is how many commits were journaled.
 func (s *JournalFileStore) Commits() int64 { return s.commits.Load() }
 

@@ -285,3 +285,18 @@ func TestJournalDiffFindsEveryChangedDocument(t *testing.T) {
 		})
 	}
 }
+
+func TestJournalLeftByACrashIsFoldedForTheBackgroundWriter(t *testing.T) {
+	enginetest.Require(t, enginetest.EmbeddedFiles)
+	dir := t.TempDir()
+	db, j := openJournal(t, dir, 0)
+	seedJournal(t, db)
+	want := contents(t, j.prev)
+	// A crash, then a start with STREAMOPS_STORE_FLUSH_INTERVAL > 0, whose
+	// store reads only the snapshot.
+	require.NoError(t, foldJournal(filepath.Join(dir, storeFileName), 0o600))
+	c, err := lungo.NewFileStore(filepath.Join(dir, storeFileName), 0).Load()
+	require.NoError(t, err)
+	assert.Equal(t, want, contents(t, c))
+	require.NoError(t, foldJournal(filepath.Join(dir, storeFileName), 0o600), "nothing left to fold")
+}

@@ -102,6 +102,9 @@ func Start(ctx context.Context, cfg Config, opts ...Option) (_ *Stack, err error
 	switch {
 	case cfg.MongoURI != "":
 	case cfg.StoreFlushInterval > 0: // opted out of durability (README: the embedded store)
+		if err := foldJournal(cfg.StoreFile(), 0o600); err != nil {
+			return nil, err
+		}
 		bg, err := NewBackgroundFileStore(cfg.StoreFile(), 0o600, cfg.StoreFlushInterval)
 		if err != nil {
 			return nil, err
