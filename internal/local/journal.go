@@ -207,7 +207,9 @@ func (s *JournalFileStore) startCompaction(c *lungo.Catalog) {
 		}
 		s.mu.Lock()
 		s.running = false
-		s.base = max(s.base, size)
+		if size > 0 {
+			s.base = size
+		}
 		s.mu.Unlock()
 	})
 }
