@@ -35,19 +35,29 @@ func benchEvents(n int) []events.Envelope {
 // BenchmarkEmbeddedStoreWrite measures one commit (storing one event) on
 // the embedded engine once it holds 1,000 or 10,000 events: in memory;
 // persisted by lungo's file store, which rewrites the whole file in every
-// commit; and persisted by BackgroundFileStore, which writes the newest
+// commit; by JournalFileStore (the local stack's default), which appends
+// each commit's change to a journal and fsyncs it (journal-B/op says how
+// much it appended); and by BackgroundFileStore, which writes the newest
 // commit every DefaultFlushInterval (file-writes/op says how many commits
-// shared a write).
+// shared a write) and so acknowledges commits that are not on disk.
 func BenchmarkEmbeddedStoreWrite(b *testing.B) {
-	for _, backing := range []string{"memory", "file", "background"} {
+	for _, backing := range []string{"memory", "file", "journal", "background"} {
 		for _, held := range []int{1_000, 10_000} {
 			b.Run(fmt.Sprintf("%s/%d", backing, held), func(b *testing.B) {
 				ctx := context.Background()
 				cfg := store.Config{}
 				var bg *BackgroundFileStore
+				var j *JournalFileStore
 				switch backing {
 				case "file":
 					cfg.DataDir = b.TempDir()
+				case "journal":
+					cfg.DataDir = b.TempDir()
+					var err error
+					j, err = NewJournalFileStore(filepath.Join(cfg.DataDir, storeFileName), 0o600, 0)
+					require.NoError(b, err)
+					defer j.Close()
+					cfg.Backing = j
 				case "background":
 					cfg.DataDir = b.TempDir()
 					var err error
@@ -64,10 +74,13 @@ func BenchmarkEmbeddedStoreWrite(b *testing.B) {
 					_, err := s.InsertEvents(ctx, pre[i:min(i+1000, held)])
 					require.NoError(b, err)
 				}
-				var writes int64
+				var writes, appended int64
 				if bg != nil {
 					require.NoError(b, bg.Flush())
 					writes = bg.Writes()
+				}
+				if j != nil {
+					appended = j.JournalBytes()
 				}
 				n := 0
 				for b.Loop() { // the preload above runs once, not per ramp-up round
@@ -77,6 +90,9 @@ func BenchmarkEmbeddedStoreWrite(b *testing.B) {
 				}
 				if bg != nil {
 					b.ReportMetric(float64(bg.Writes()-writes)/float64(n), "file-writes/op")
+				}
+				if j != nil {
+					b.ReportMetric(float64(j.JournalBytes()-appended)/float64(n), "journal-B/op")
 				}
 				if cfg.DataDir != "" {
 					if fi, err := os.Stat(filepath.Join(cfg.DataDir, storeFileName)); err == nil {

@@ -85,12 +85,12 @@ type Config struct {
 	// STREAMOPS_PARTNERS_FILE). Default: none.
 	PartnersFile string
 
-	// StoreFlushInterval is how long the embedded store may hold commits
-	// before it writes them to its file (env STREAMOPS_STORE_FLUSH_INTERVAL,
-	// a Go duration). Default DefaultFlushInterval (250 ms); "0s" in the
-	// environment, or a negative value here, writes every commit before it
-	// returns, as lungo's own file store does (slower as data grows, but a
-	// crash loses nothing). See BackgroundFileStore.
+	// StoreFlushInterval chooses how the embedded store persists (env
+	// STREAMOPS_STORE_FLUSH_INTERVAL, a Go duration). Default 0: every
+	// commit is appended to a journal and fsynced before it returns
+	// (JournalFileStore), so a 2xx means the write is on disk and kill -9
+	// loses nothing. A positive value opts out of that: BackgroundFileStore
+	// holds commits up to that long in memory and a crash loses them.
 	StoreFlushInterval time.Duration
 
 	// LogLevel is debug, info, warn or error (env STREAMOPS_LOG_LEVEL).
@@ -139,7 +139,7 @@ func ConfigFromEnv() (Config, error) {
 		*dst = d
 	}
 	duration("STREAMOPS_SCHEDULE_INTERVAL", &cfg.ScheduleInterval, 0)
-	duration("STREAMOPS_STORE_FLUSH_INTERVAL", &cfg.StoreFlushInterval, -1)
+	duration("STREAMOPS_STORE_FLUSH_INTERVAL", &cfg.StoreFlushInterval, 0)
 	return cfg, errors.Join(errs...)
 }
 
@@ -158,9 +158,6 @@ func (c *Config) setDefaults() {
 	}
 	if c.ScheduleInterval == 0 {
 		c.ScheduleInterval = DefaultScheduleInterval
-	}
-	if c.StoreFlushInterval == 0 {
-		c.StoreFlushInterval = DefaultFlushInterval
 	}
 	if c.LogOutput == nil {
 		c.LogOutput = os.Stderr
@@ -189,6 +186,9 @@ func (c Config) Validate() error {
 	}
 	if c.ScheduleInterval < 0 {
 		return bad("ScheduleInterval", "must not be negative, got %s", c.ScheduleInterval)
+	}
+	if c.StoreFlushInterval < 0 {
+		return bad("StoreFlushInterval", "must not be negative, got %s (0 journals every commit)", c.StoreFlushInterval)
 	}
 	if _, err := parseLevel(c.LogLevel); err != nil {
 		return bad("LogLevel", "%v", err)

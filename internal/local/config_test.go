@@ -13,14 +13,14 @@ func TestConfigFromEnv(t *testing.T) {
 	t.Setenv("STREAMOPS_HTTP_ADDR", "127.0.0.1:9000")
 	t.Setenv("KAFKA_BROKERS", "b-1:9092, b-2:9092")
 	t.Setenv("STREAMOPS_SCHEDULE_INTERVAL", "2s")
-	t.Setenv("STREAMOPS_STORE_FLUSH_INTERVAL", "0s")
+	t.Setenv("STREAMOPS_STORE_FLUSH_INTERVAL", "250ms")
 	cfg, err := ConfigFromEnv()
 	require.NoError(t, err)
 	assert.Equal(t, "/tmp/so", cfg.DataDir)
 	assert.Equal(t, "127.0.0.1:9000", cfg.HTTPAddr)
 	assert.Equal(t, []string{"b-1:9092", "b-2:9092"}, cfg.KafkaBrokers)
 	assert.Equal(t, 2*time.Second, cfg.ScheduleInterval)
-	assert.Negative(t, cfg.StoreFlushInterval, "0s asks for synchronous writes")
+	assert.Equal(t, 250*time.Millisecond, cfg.StoreFlushInterval, "a positive interval opts into background writes")
 
 	t.Setenv("STREAMOPS_SCHEDULE_INTERVAL", "often")
 	_, err = ConfigFromEnv()
@@ -35,7 +35,7 @@ func TestConfigDefaultsAndValidation(t *testing.T) {
 	assert.Equal(t, "127.0.0.1:8080", cfg.HTTPAddr)
 	assert.Equal(t, "127.0.0.1:9092", cfg.KafkaAddr)
 	assert.Equal(t, 10*time.Second, cfg.ScheduleInterval)
-	assert.Equal(t, DefaultFlushInterval, cfg.StoreFlushInterval)
+	assert.Zero(t, cfg.StoreFlushInterval, "the default journals every commit")
 
 	tests := []struct {
 		name  string
@@ -47,6 +47,7 @@ func TestConfigDefaultsAndValidation(t *testing.T) {
 		{"broker", Config{KafkaBrokers: []string{"b-1:9092", "b-2"}}, "KafkaBrokers[1]"},
 		{"interval", Config{ScheduleInterval: -time.Second}, "ScheduleInterval"},
 		{"log level", Config{LogLevel: "loud"}, "LogLevel"},
+		{"flush interval", Config{StoreFlushInterval: -time.Second}, "StoreFlushInterval"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

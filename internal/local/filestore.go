@@ -10,14 +10,15 @@ import (
 	"github.com/256dpi/lungo"
 )
 
-// DefaultFlushInterval is how long BackgroundFileStore lets commits gather
-// before it writes them: a quarter of a second bounds what a crash can
-// lose to about that, while a burst of commits costs one file write
-// instead of one each.
+// DefaultFlushInterval is a typical BackgroundFileStore interval (what the
+// local stack's default was before JournalFileStore): a quarter of a
+// second bounds what a crash can lose to about that, while a burst of
+// commits costs one file write instead of one each.
 const DefaultFlushInterval = 250 * time.Millisecond
 
-// BackgroundFileStore is the embedded engine's persistence for the local
-// stack: lungo's own file format (a lungo.FileStore underneath, so the
+// BackgroundFileStore is the embedded engine's opt-in fast persistence for
+// the local stack (STREAMOPS_STORE_FLUSH_INTERVAL > 0; the default is
+// JournalFileStore): lungo's own file format (a lungo.FileStore underneath, so the
 // data file is the same either way), but the file is written in the
 // background rather than inside every commit.
 //

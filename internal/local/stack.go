@@ -34,7 +34,7 @@ type Stack struct {
 	brokers []string
 	kafka   bus.Config // how the producer and the consumers reach brokers
 	store   *store.Store
-	backing *BackgroundFileStore // nil with MongoDB or synchronous writes
+	backing interface{ Close() error } // the embedded store's persistence; nil with MongoDB
 	bus     *bus.Client
 
 	providers *webhook.Registry
@@ -99,11 +99,25 @@ func Start(ctx context.Context, cfg Config, opts ...Option) (_ *Stack, err error
 		return nil, err
 	}
 	storeCfg := store.Config{URI: cfg.MongoURI, Database: cfg.Database, DataDir: s.storeDir()}
-	if cfg.MongoURI == "" && cfg.StoreFlushInterval > 0 {
-		if s.backing, err = NewBackgroundFileStore(cfg.StoreFile(), 0o600, cfg.StoreFlushInterval); err != nil {
+	switch {
+	case cfg.MongoURI != "":
+	case cfg.StoreFlushInterval > 0: // opted out of durability (README: the embedded store)
+		if err := foldJournal(cfg.StoreFile(), 0o600); err != nil {
 			return nil, err
 		}
-		storeCfg.Backing = s.backing
+		bg, err := NewBackgroundFileStore(cfg.StoreFile(), 0o600, cfg.StoreFlushInterval)
+		if err != nil {
+			return nil, err
+		}
+		s.backing, storeCfg.Backing = bg, bg
+		s.log.Warn("the embedded store writes in the background: a crash loses up to STREAMOPS_STORE_FLUSH_INTERVAL of acknowledged writes",
+			"interval", cfg.StoreFlushInterval)
+	default:
+		j, err := NewJournalFileStore(cfg.StoreFile(), 0o600, 0)
+		if err != nil {
+			return nil, err
+		}
+		s.backing, storeCfg.Backing = j, j
 	}
 	if s.store, err = store.Open(ctx, storeCfg); err != nil {
 		return nil, err
@@ -263,8 +277,9 @@ func (s *Stack) Shutdown(ctx context.Context) error {
 	return s.shutdownErr
 }
 
-// closeBackends closes the producer, the store (then writes its last
-// commits to disk) and the broker (which syncs its log), in that order:
+// closeBackends closes the producer, the store (then folds its journal
+// into the snapshot, or writes the background writer's last commits) and
+// the broker (which syncs its log), in that order:
 // nothing can write once they close.
 func (s *Stack) closeBackends(ctx context.Context) error {
 	var errs []error
@@ -276,7 +291,7 @@ func (s *Stack) closeBackends(ctx context.Context) error {
 	}
 	if s.backing != nil {
 		if err := s.backing.Close(); err != nil {
-			errs = append(errs, fmt.Errorf("local: write the store's last commits: %w", err))
+			errs = append(errs, fmt.Errorf("local: close the store's file: %w", err))
 		}
 	}
 	if s.cluster != nil {

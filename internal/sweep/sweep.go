@@ -2,8 +2,9 @@
 // step of the delivery contract. Each run it publishes events that were
 // stored but never published, hands due task retries back to the task
 // processor, routes webhook events that failed or that a crash left
-// unrouted, and re-enqueues partner deliveries seed 000's retry query
-// selects. Every pass works in bounded batches until drained or the
+// unrouted, drives again the workflows, tasks and webhook events that made
+// no progress for Config.StallAfter, and re-enqueues partner deliveries
+// seed 000's retry query selects. Every pass works in bounded batches until drained or the
 // invocation deadline nears, and is idempotent: a sweep that runs twice, or
 // overlaps a slow inline path, only produces duplicates that the unique
 // keys absorb.
@@ -54,6 +55,12 @@ type Config struct {
 	// WebhookMaxRetries bounds how often a failed webhook event is routed
 	// again (its retry_count). Default 5.
 	WebhookMaxRetries int
+	// StallAfter is how long a pending or processing workflow or task, or a
+	// processing webhook event, may make no progress before the sweeper
+	// drives it again from its stored state (env
+	// STREAMOPS_SWEEP_STALL_AFTER in the retry-sweeper). Default
+	// DefaultStallAfter (10 minutes).
+	StallAfter time.Duration
 	// BatchSize bounds each pass's reads. Default 100.
 	BatchSize int
 	// SafetyMargin is how long before the deadline the sweeper stops.
@@ -76,6 +83,9 @@ func (c *Config) setDefaults() {
 	}
 	if c.WebhookMaxRetries <= 0 {
 		c.WebhookMaxRetries = 5
+	}
+	if c.StallAfter <= 0 {
+		c.StallAfter = DefaultStallAfter
 	}
 	if c.BatchSize <= 0 {
 		c.BatchSize = 100
@@ -124,6 +134,13 @@ type Stats struct {
 	WebhooksRouted  int `json:"webhooksRouted"`
 	WebhooksFailed  int `json:"webhooksFailed"`
 	PartnerRequeued int `json:"partnerRequeued"`
+	// WorkflowsRedriven, TasksRedriven and WebhooksRedriven count the
+	// stalled items driven again; RedriveFailed those that could not be
+	// (no stored event drives them, or routing failed).
+	WorkflowsRedriven int `json:"workflowsRedriven"`
+	TasksRedriven     int `json:"tasksRedriven"`
+	WebhooksRedriven  int `json:"webhooksRedriven"`
+	RedriveFailed     int `json:"redriveFailed"`
 }
 
 // Run runs every pass once and logs the counts. A pass that fails does not
@@ -135,6 +152,7 @@ func (s *Sweeper) Run(ctx context.Context) (Stats, error) {
 		s.publishPending(ctx, &st),
 		s.retryTasks(ctx, &st),
 		s.routeWebhooks(ctx, &st),
+		s.redriveStalled(ctx, &st),
 		s.requeuePartnerEvents(ctx, &st),
 	}
 	s.cfg.Logger.InfoContext(ctx, "retry-sweeper run finished", "stats", st)
@@ -143,6 +161,10 @@ func (s *Sweeper) Run(ctx context.Context) (Stats, error) {
 		metrics.Metric{Name: "SweeperTasksRetried", Unit: metrics.Count, Value: float64(st.TasksRetried)},
 		metrics.Metric{Name: "SweeperWebhooksRouted", Unit: metrics.Count, Value: float64(st.WebhooksRouted)},
 		metrics.Metric{Name: "SweeperPartnerRequeued", Unit: metrics.Count, Value: float64(st.PartnerRequeued)},
+		metrics.Metric{Name: "SweeperWorkflowsRedriven", Unit: metrics.Count, Value: float64(st.WorkflowsRedriven)},
+		metrics.Metric{Name: "SweeperTasksRedriven", Unit: metrics.Count, Value: float64(st.TasksRedriven)},
+		metrics.Metric{Name: "SweeperWebhooksRedriven", Unit: metrics.Count, Value: float64(st.WebhooksRedriven)},
+		metrics.Metric{Name: "SweeperRedriveFailed", Unit: metrics.Count, Value: float64(st.RedriveFailed)},
 	)
 	return st, errors.Join(errs...)
 }

@@ -21,6 +21,7 @@ import (
 type harness struct {
 	*stacktest.Env
 	clock   *storetest.Clock
+	router  *ingest.Service
 	sweeper *sweep.Sweeper
 }
 
@@ -34,7 +35,7 @@ func newHarness(t *testing.T) *harness {
 	require.NoError(t, err)
 	sw, err := sweep.New(sweep.Config{Store: env.Store, Publisher: env.Bus, Router: router, Now: clock.Now, Logger: env.Logger})
 	require.NoError(t, err)
-	return &harness{Env: env, clock: clock, sweeper: sw}
+	return &harness{Env: env, clock: clock, router: router, sweeper: sw}
 }
 
 func TestSweeperPublishesWhatTheInlinePathLeft(t *testing.T) {
@@ -109,4 +110,236 @@ func TestSweeperRequeuesFailedPartnerDeliveries(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, again, 1, "due again")
 	assert.Equal(t, 2, again[0].Attempts)
+}
+
+// stalledCase stores one item, lets time pass, and says what one sweeper
+// run must re-drive: the stats and the stored events it publishes again.
+type stalledCase struct {
+	name string
+	// setup stores the item at the clock's time and returns the ids of the
+	// events the run must publish again (none: it must publish nothing).
+	setup   func(t *testing.T, h *harness) []string
+	advance time.Duration
+	want    sweep.Stats
+	// webhookStatus, when set, is the status the webhook row of the case
+	// must have after the run.
+	webhookStatus string
+}
+
+// createdWorkflow stores a workflow and its workflow.created event (stored
+// and published, as the API does) and returns both ids.
+func createdWorkflow(t *testing.T, h *harness) (workflowID, eventID string) {
+	t.Helper()
+	ctx := context.Background()
+	p := events.WorkflowCreatedPayload{WorkflowID: events.NewWorkflowID(), Name: "Invoice Sync",
+		Steps: []string{"validate", "transform", "notify"}, Priority: events.PriorityLow, CreatedAt: events.At(h.clock.Now())}
+	env, err := events.NewEvent(p, &events.Metadata{Source: "api-gateway"})
+	require.NoError(t, err)
+	_, err = h.Store.CreateWorkflow(ctx, store.Workflow{WorkflowID: p.WorkflowID, Name: p.Name, Steps: p.Steps,
+		Priority: string(p.Priority), EventID: env.EventID, CreatedAt: h.clock.Now()})
+	require.NoError(t, err)
+	_, err = h.Emitter.Emit(ctx, env)
+	require.NoError(t, err)
+	return p.WorkflowID, env.EventID
+}
+
+// checkpoint moves a stored workflow to status at step.
+func checkpoint(t *testing.T, h *harness, workflowID, status string, step int) {
+	t.Helper()
+	wf, err := h.Store.GetWorkflow(context.Background(), workflowID)
+	require.NoError(t, err)
+	cp := store.WorkflowCheckpoint{Workflow: wf}
+	cp.Status, cp.CurrentStepIndex = status, step
+	if status == store.WorkflowCompleted {
+		done := h.clock.Now()
+		cp.CompletedAt = &done
+	}
+	_, err = h.Store.SaveWorkflowCheckpoints(context.Background(), cp)
+	require.NoError(t, err)
+}
+
+// createdTask stores a task and its task.created event.
+func createdTask(t *testing.T, h *harness) (taskID, eventID string) {
+	t.Helper()
+	ctx := context.Background()
+	p := events.TaskCreatedPayload{TaskID: events.NewTaskID(), Type: "email_notification",
+		Data: json.RawMessage(`{"recipient":"ops@example.com","subject":"s","body":"b"}`), MaxRetries: 3,
+		CreatedAt: events.At(h.clock.Now())}
+	env, err := events.NewEvent(p, &events.Metadata{Source: "api-gateway"})
+	require.NoError(t, err)
+	_, err = h.Store.CreateTask(ctx, store.Task{TaskID: p.TaskID, Type: string(p.Type), Data: store.JSONDoc(p.Data),
+		MaxRetries: 3, EventID: env.EventID, CreatedAt: h.clock.Now()})
+	require.NoError(t, err)
+	_, err = h.Emitter.Emit(ctx, env)
+	require.NoError(t, err)
+	return p.TaskID, env.EventID
+}
+
+// routedWebhook stores a Stripe invoice.paid delivery and routes it as the
+// webhook function does: its row is processing and its workflow pending.
+func routedWebhook(t *testing.T, h *harness, route bool) (row store.WebhookEvent, workflowEventID string) {
+	t.Helper()
+	ctx := context.Background()
+	id := "evt_" + events.NewWebhookEventID()
+	payload, _ := json.Marshal(map[string]any{"id": id, "type": "invoice.paid", "data": map[string]any{"object": map[string]any{"id": "in_1"}}})
+	row, err := h.Store.InsertWebhookEvent(ctx, store.WebhookEvent{Provider: "stripe", ProviderEventID: id,
+		EventType: "invoice.paid", Payload: store.JSONDoc(payload)})
+	require.NoError(t, err)
+	if !route {
+		return row, ""
+	}
+	require.NoError(t, h.router.Route(ctx, row))
+	wf, _, err := h.Store.WorkStartedBy(ctx, row.EventID)
+	require.NoError(t, err)
+	require.NotNil(t, wf)
+	row, err = h.Store.GetWebhookEvent(ctx, row.EventID)
+	require.NoError(t, err)
+	require.Equal(t, store.WebhookProcessing, row.Status)
+	return row, wf.EventID
+}
+
+func TestSweeperRedrivesWhatStalledAndNothingElse(t *testing.T) {
+	var webhookRow string // the case's webhook row, for webhookStatus
+	stall := sweep.DefaultStallAfter + time.Minute
+	cases := []stalledCase{
+		{name: "stalled pending workflow", advance: stall, want: sweep.Stats{WorkflowsRedriven: 1},
+			setup: func(t *testing.T, h *harness) []string {
+				_, ev := createdWorkflow(t, h)
+				return []string{ev}
+			}},
+		{name: "stalled processing workflow", advance: stall, want: sweep.Stats{WorkflowsRedriven: 1},
+			setup: func(t *testing.T, h *harness) []string {
+				wf, ev := createdWorkflow(t, h)
+				checkpoint(t, h, wf, store.WorkflowProcessing, 1)
+				return []string{ev}
+			}},
+		{name: "stalled pending task", advance: stall, want: sweep.Stats{TasksRedriven: 1},
+			setup: func(t *testing.T, h *harness) []string {
+				_, ev := createdTask(t, h)
+				return []string{ev}
+			}},
+		{name: "stalled processing task", advance: stall, want: sweep.Stats{TasksRedriven: 1},
+			setup: func(t *testing.T, h *harness) []string {
+				id, ev := createdTask(t, h)
+				task, err := h.Store.GetTask(context.Background(), id)
+				require.NoError(t, err)
+				task.Status = store.TaskProcessing
+				n, err := h.Store.SaveTaskOutcomes(context.Background(), store.TaskOutcome{Task: task})
+				require.NoError(t, err)
+				require.Equal(t, 1, n)
+				return []string{ev}
+			}},
+		{name: "stalled received webhook row", advance: stall, want: sweep.Stats{WebhooksRouted: 1},
+			webhookStatus: store.WebhookProcessing,
+			setup: func(t *testing.T, h *harness) []string {
+				row, _ := routedWebhook(t, h, false)
+				webhookRow = row.EventID
+				return []string{"*"} // the workflow.created routing derives
+			}},
+		{name: "stalled processing webhook row and its workflow, driven once",
+			advance: stall, want: sweep.Stats{WorkflowsRedriven: 1, WebhooksRedriven: 1},
+			webhookStatus: store.WebhookProcessing,
+			setup: func(t *testing.T, h *harness) []string {
+				row, ev := routedWebhook(t, h, true)
+				webhookRow = row.EventID
+				return []string{ev}
+			}},
+		{name: "processing webhook row whose workflow completed is settled",
+			advance: stall, want: sweep.Stats{WebhooksRedriven: 1}, webhookStatus: store.WebhookCompleted,
+			setup: func(t *testing.T, h *harness) []string {
+				row, _ := routedWebhook(t, h, true)
+				webhookRow = row.EventID
+				wf, _, err := h.Store.WorkStartedBy(context.Background(), row.EventID)
+				require.NoError(t, err)
+				checkpoint(t, h, wf.WorkflowID, store.WorkflowCompleted, 3)
+				return nil
+			}},
+		{name: "fresh pending workflow", advance: sweep.DefaultStallAfter - time.Minute,
+			setup: func(t *testing.T, h *harness) []string {
+				createdWorkflow(t, h)
+				return nil
+			}},
+		{name: "fresh processing webhook row and workflow", advance: time.Minute, webhookStatus: store.WebhookProcessing,
+			setup: func(t *testing.T, h *harness) []string {
+				row, _ := routedWebhook(t, h, true)
+				webhookRow = row.EventID
+				return nil
+			}},
+		{name: "fresh pending task", advance: time.Minute,
+			setup: func(t *testing.T, h *harness) []string {
+				createdTask(t, h)
+				return nil
+			}},
+		{name: "completed workflow", advance: stall,
+			setup: func(t *testing.T, h *harness) []string {
+				wf, _ := createdWorkflow(t, h)
+				checkpoint(t, h, wf, store.WorkflowCompleted, 3)
+				return nil
+			}},
+		{name: "failed workflow", advance: stall,
+			setup: func(t *testing.T, h *harness) []string {
+				wf, _ := createdWorkflow(t, h)
+				checkpoint(t, h, wf, store.WorkflowFailed, 1)
+				return nil
+			}},
+		{name: "completed task", advance: stall,
+			setup: func(t *testing.T, h *harness) []string {
+				id, _ := createdTask(t, h)
+				task, err := h.Store.GetTask(context.Background(), id)
+				require.NoError(t, err)
+				task.Status = store.TaskCompleted
+				done := h.clock.Now()
+				task.CompletedAt = &done
+				_, err = h.Store.SaveTaskOutcomes(context.Background(), store.TaskOutcome{Task: task})
+				require.NoError(t, err)
+				return nil
+			}},
+		{name: "completed webhook row", advance: stall, webhookStatus: store.WebhookCompleted,
+			setup: func(t *testing.T, h *harness) []string {
+				row, _ := routedWebhook(t, h, true)
+				webhookRow = row.EventID
+				require.NoError(t, h.Store.SetWebhookStatus(context.Background(), row.EventID, store.WebhookCompleted, ""))
+				wf, _, err := h.Store.WorkStartedBy(context.Background(), row.EventID)
+				require.NoError(t, err)
+				checkpoint(t, h, wf.WorkflowID, store.WorkflowCompleted, 3)
+				return nil
+			}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			h := newHarness(t)
+			ctx := context.Background()
+			webhookRow = ""
+			wantIDs := tc.setup(t, h)
+			before := len(h.Envelopes(t, events.TopicWorkflows)) + len(h.Envelopes(t, events.TopicTasks))
+
+			h.clock.Advance(tc.advance)
+			st, err := h.sweeper.Run(ctx)
+			require.NoError(t, err)
+			assert.Equal(t, tc.want, st)
+
+			published := append(h.Envelopes(t, events.TopicWorkflows), h.Envelopes(t, events.TopicTasks)...)
+			var again []string
+			for _, env := range published[before:] {
+				if env.EventType == events.WorkflowCreated || env.EventType == events.TaskCreated {
+					again = append(again, env.EventID)
+				}
+			}
+			if len(wantIDs) == 1 && wantIDs[0] == "*" {
+				assert.Len(t, again, 1, "one workflow.created published")
+			} else {
+				assert.ElementsMatch(t, wantIDs, again, "the stored events that drive the item, each published once")
+			}
+			if tc.webhookStatus != "" {
+				row, err := h.Store.GetWebhookEvent(ctx, webhookRow)
+				require.NoError(t, err)
+				assert.Equal(t, tc.webhookStatus, row.Status)
+			}
+
+			st, err = h.sweeper.Run(ctx)
+			require.NoError(t, err)
+			assert.Zero(t, st.WorkflowsRedriven+st.TasksRedriven+st.WebhooksRedriven,
+				"a re-driven item waits another stall period")
+		})
+	}
 }

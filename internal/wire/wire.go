@@ -8,7 +8,10 @@ package wire
 
 import (
 	"context"
+	"fmt"
 	"net/http"
+	"os"
+	"time"
 
 	lambdaevents "github.com/aws/aws-lambda-go/events"
 
@@ -135,8 +138,12 @@ func RetrySweeper(a *app.App, providers *webhook.Registry) (ScheduledHandler, er
 	if err != nil {
 		return nil, err
 	}
+	stallAfter, err := durationEnv("STREAMOPS_SWEEP_STALL_AFTER")
+	if err != nil {
+		return nil, err
+	}
 	sweeper, err := sweep.New(sweep.Config{Store: a.Store, Publisher: a.Bus, Router: rt, Tasks: retrier,
-		Logger: a.Logger, Metrics: a.Metrics})
+		StallAfter: stallAfter, Logger: a.Logger, Metrics: a.Metrics})
 	if err != nil {
 		return nil, err
 	}
@@ -177,4 +184,18 @@ func scheduled[R any](run func(context.Context) (R, error)) ScheduledHandler {
 		_, err := run(ctx)
 		return err
 	}
+}
+
+// durationEnv reads a Go duration such as 10m from the environment; unset
+// is zero (the default).
+func durationEnv(name string) (time.Duration, error) {
+	v := os.Getenv(name)
+	if v == "" {
+		return 0, nil
+	}
+	d, err := time.ParseDuration(v)
+	if err != nil || d < 0 {
+		return 0, fmt.Errorf("wire: %s=%q is not a positive Go duration such as 10m", name, v)
+	}
+	return d, nil
 }

@@ -1,0 +1,191 @@
+package sweep
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/streamops/streamops/events"
+	"github.com/streamops/streamops/internal/deadline"
+	"github.com/streamops/streamops/internal/store"
+)
+
+// DefaultStallAfter is how long a workflow, task or processing webhook
+// event may go without progress before the sweeper drives it again: twice
+// the longest processor timeout (the task-processor's 5 min), so work that
+// is merely running is never taken for stalled.
+const DefaultStallAfter = 10 * time.Minute
+
+// redriveStalled drives again, from its stored state, whatever stayed
+// non-terminal with no progress for StallAfter: it publishes the newest
+// stored event that drives the workflow or task (workflow.created,
+// task.created; their ids are deterministic and the processors resume from
+// their checkpoints, so this is idempotent), and settles or re-drives the
+// work of webhook events left processing. Each item is stamped re-driven,
+// so it is tried again only after another StallAfter without progress.
+func (s *Sweeper) redriveStalled(ctx context.Context, st *Stats) error {
+	before := s.cfg.Now().Add(-s.cfg.StallAfter)
+	driven := map[string]bool{}
+	return errors.Join(
+		s.redriveWorkflows(ctx, st, before, driven),
+		s.redriveTasks(ctx, st, before, driven),
+		s.redriveWebhookEvents(ctx, st, before, driven),
+	)
+}
+
+func (s *Sweeper) redriveWorkflows(ctx context.Context, st *Stats, before time.Time, driven map[string]bool) error {
+	for deadline.Left(ctx, s.cfg.SafetyMargin) {
+		wfs, err := s.cfg.Store.StalledWorkflows(ctx, before, s.cfg.BatchSize)
+		if err != nil || len(wfs) == 0 {
+			return err
+		}
+		for _, wf := range wfs {
+			if err := s.redrive(ctx, st, wf.WorkflowID, events.WorkflowCreated, driven); err != nil {
+				return err
+			}
+			st.WorkflowsRedriven++
+			if err := s.cfg.Store.MarkWorkflowRedriven(ctx, wf.WorkflowID); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func (s *Sweeper) redriveTasks(ctx context.Context, st *Stats, before time.Time, driven map[string]bool) error {
+	for deadline.Left(ctx, s.cfg.SafetyMargin) {
+		tasks, err := s.cfg.Store.StalledTasks(ctx, before, s.cfg.BatchSize)
+		if err != nil || len(tasks) == 0 {
+			return err
+		}
+		for _, t := range tasks {
+			if err := s.redrive(ctx, st, t.TaskID, events.TaskCreated, driven); err != nil {
+				return err
+			}
+			st.TasksRedriven++
+			if err := s.cfg.Store.MarkTaskRedriven(ctx, t.TaskID); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// redriveWebhookEvents handles webhook events left processing: the work
+// they started ended (settle the row), is still going (drive it on), or is
+// missing (publish the *.created event stored for the delivery, or route it
+// again when not even that was stored).
+func (s *Sweeper) redriveWebhookEvents(ctx context.Context, st *Stats, before time.Time, driven map[string]bool) error {
+	for deadline.Left(ctx, s.cfg.SafetyMargin) {
+		rows, err := s.cfg.Store.StalledWebhookEvents(ctx, before, s.cfg.BatchSize)
+		if err != nil || len(rows) == 0 {
+			return err
+		}
+		for _, row := range rows {
+			if err := s.redriveWebhookEvent(ctx, st, row, driven); err != nil {
+				return err
+			}
+			st.WebhooksRedriven++
+			if err := s.cfg.Store.MarkWebhookEventRedriven(ctx, row.EventID); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func (s *Sweeper) redriveWebhookEvent(ctx context.Context, st *Stats, row store.WebhookEvent, driven map[string]bool) error {
+	wf, task, err := s.cfg.Store.WorkStartedBy(ctx, row.EventID)
+	if err != nil {
+		return err
+	}
+	switch {
+	case wf != nil && wf.Status == store.WorkflowCompleted:
+		return s.settle(ctx, row, store.WebhookCompleted, "")
+	case wf != nil && wf.Status == store.WorkflowFailed:
+		msg := "workflow failed"
+		if wf.Error != nil {
+			msg = wf.Error.Message
+		}
+		return s.settle(ctx, row, store.WebhookFailed, msg)
+	case wf != nil:
+		return s.redrive(ctx, st, wf.WorkflowID, events.WorkflowCreated, driven)
+	case task != nil && task.Status == store.TaskCompleted:
+		return s.settle(ctx, row, store.WebhookCompleted, "")
+	case task != nil && (task.Status == store.TaskDeadLetter || task.Status == store.TaskFailed && task.NextRetryAt == nil):
+		msg := "task " + task.Status
+		if task.LastError != nil {
+			msg = task.LastError.Message
+		}
+		return s.settle(ctx, row, store.WebhookFailed, msg)
+	case task != nil && task.Status == store.TaskFailed:
+		return nil // its retry is due later; the retry pass re-emits it
+	case task != nil:
+		return s.redrive(ctx, st, task.TaskID, events.TaskCreated, driven)
+	}
+	doc, err := s.cfg.Store.LatestDrivingEvent(ctx, row.EventID, true, events.WorkflowCreated, events.TaskCreated)
+	if errors.Is(err, store.ErrNotFound) {
+		s.cfg.Logger.WarnContext(ctx, "stalled webhook event started nothing that was stored: routing it again",
+			"webhookEventId", row.EventID)
+		if err := s.cfg.Router.Route(ctx, row); err != nil {
+			st.RedriveFailed++
+			s.cfg.Logger.WarnContext(ctx, "stalled webhook event not routable", "webhookEventId", row.EventID, "error", err)
+		}
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	return s.publishStored(ctx, doc, row.EventID, driven)
+}
+
+func (s *Sweeper) settle(ctx context.Context, row store.WebhookEvent, status, msg string) error {
+	_, err := s.cfg.Store.SettleWebhookEvents(ctx, store.WebhookOutcome{EventID: row.EventID, Status: status, Error: msg})
+	if err == nil {
+		s.cfg.Logger.InfoContext(ctx, "settled a stalled webhook event from its work's end", "webhookEventId", row.EventID,
+			"status", status)
+	}
+	return err
+}
+
+// redrive publishes the newest stored event of type that drives
+// aggregateID, once per run. An aggregate with no such event stored is
+// counted as a failed re-drive and left for people to see.
+func (s *Sweeper) redrive(ctx context.Context, st *Stats, aggregateID string, typ events.Type, driven map[string]bool) error {
+	if driven[aggregateID] {
+		return nil
+	}
+	doc, err := s.cfg.Store.LatestDrivingEvent(ctx, aggregateID, false, typ)
+	if errors.Is(err, store.ErrNotFound) {
+		st.RedriveFailed++
+		driven[aggregateID] = true
+		s.cfg.Logger.WarnContext(ctx, "stalled and no stored event drives it", "aggregateId", aggregateID, "eventType", typ)
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	return s.publishStored(ctx, doc, aggregateID, driven)
+}
+
+// publishStored publishes a stored event again; a failure ends the pass
+// (the broker is likely down; the next run retries).
+func (s *Sweeper) publishStored(ctx context.Context, doc store.EventDocument, aggregateID string, driven map[string]bool) error {
+	env, err := doc.Envelope()
+	if err != nil {
+		return fmt.Errorf("sweep: re-drive %s: %w", aggregateID, err)
+	}
+	if err := s.cfg.Publisher.Publish(ctx, env); err != nil {
+		return fmt.Errorf("sweep: re-drive %s: %w", aggregateID, err)
+	}
+	driven[aggregateID] = true
+	if doc.PublishPending {
+		if err := s.cfg.Store.MarkPublished(ctx, env.EventID); err != nil {
+			return err
+		}
+	}
+	s.cfg.Logger.InfoContext(ctx, "re-drove stalled work", "aggregateId", aggregateID, "eventId", env.EventID,
+		"eventType", env.EventType)
+	return nil
+}
