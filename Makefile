@@ -10,7 +10,7 @@ BENCHTIME ?= 10x
 LAMBDA_ENV   := GOOS=linux GOARCH=arm64 CGO_ENABLED=0
 LAMBDA_FLAGS := -tags lambda.norpc -trimpath -ldflags='-s -w'
 
-.PHONY: help build test unit race lint bench run clean synth deploy bootstrap infra-test infra-clean test-mongo
+.PHONY: help build test unit race lint bench run clean synth deploy bootstrap infra-test infra-clean test-mongo fuzz
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-8s %s\n", $$1, $$2}'
@@ -24,7 +24,7 @@ $(BUILD_DIR)/%.zip: FORCE
 
 FORCE:
 
-test: lint unit race build infra-test ## everything CI runs: lint, all tests, the race run, the Lambda build, the template tests
+test: lint unit race fuzz build infra-test ## everything CI runs: lint, all tests, the race run, a short fuzz of each target, the Lambda build, the template tests
 
 # The embedded engine copies a collection on every write, which makes the
 # large-volume tests allocation-bound: a lazier GC saves a fifth of their time.
@@ -50,6 +50,25 @@ test-mongo: ## every store-touching test again on the MongoDB at MONGODB_URI (At
 		END {printf "test-mongo: %d tests ran on the MongoDB engine, %d skipped by a named feature\n", ran, skip; \
 		for (p in pkg) printf "  %-22s %d\n", p, pkg[p]; for (w in why) printf "  %-22s %d skipped\n", w, why[w]}' $$log | sort; \
 	exit $$rc
+
+# Fuzz targets: the parsers that face the outside. Their seed corpora
+# (f.Add and testdata/fuzz/) run in every go test; here each one is also
+# fuzzed for FUZZTIME. A failing input is written to the package's
+# testdata/fuzz/ by go test: commit it with the fix.
+FUZZTIME ?= 5s
+FUZZ_TARGETS := \
+	./internal/webhook:FuzzVerifySignatureHeaders \
+	./events:FuzzDecodeEnvelope \
+	./internal/bus:FuzzDecodeKafkaEvent \
+	./internal/apigw:FuzzAPIGatewayRequest \
+	./internal/httpapi:FuzzAPIRoutesNeverAnswer5xx \
+	./internal/jsonbody:FuzzCheck
+
+fuzz: ## each fuzz target for FUZZTIME (5s): no panic, every rejection a 4xx or a dead letter
+	@set -e; for t in $(FUZZ_TARGETS); do \
+		echo "fuzz $${t#*:} ($${t%%:*}, $(FUZZTIME))"; \
+		$(GO) test -run '^$$' -fuzz "^$${t#*:}$$" -fuzztime $(FUZZTIME) "$${t%%:*}" >/tmp/streamops-fuzz.log 2>&1 || { cat /tmp/streamops-fuzz.log; exit 1; }; \
+	done
 
 lint: ## gofmt check + go vet
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \

@@ -8,6 +8,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/base64"
+	"encoding/json"
 	"fmt"
 	"mime"
 	"net/http"
@@ -25,13 +26,26 @@ func Handler(h http.Handler) func(context.Context, events.APIGatewayV2HTTPReques
 			return events.APIGatewayV2HTTPResponse{
 				StatusCode: http.StatusBadRequest,
 				Headers:    map[string]string{"content-type": "application/json"},
-				Body:       fmt.Sprintf(`{"error":{"code":"bad_request","message":%q}}`, err.Error()),
+				Body:       badRequest(err),
 			}, nil
 		}
 		w := newResponseWriter()
 		h.ServeHTTP(w, r)
 		return w.response(), nil
 	}
+}
+
+// badRequest is the JSON error body of a request the adapter cannot read
+// (json.Marshal, not %q, so any bytes in the message stay valid JSON).
+func badRequest(err error) string {
+	type detail struct {
+		Code    string `json:"code"`
+		Message string `json:"message"`
+	}
+	b, _ := json.Marshal(struct {
+		Error detail `json:"error"`
+	}{detail{Code: "bad_request", Message: err.Error()}})
+	return string(b)
 }
 
 type requestContextKey struct{}

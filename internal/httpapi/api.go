@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -10,6 +11,7 @@ import (
 	"net/http"
 
 	"github.com/streamops/streamops/internal/history"
+	"github.com/streamops/streamops/internal/jsonbody"
 	"github.com/streamops/streamops/internal/store"
 	"github.com/streamops/streamops/internal/submit"
 )
@@ -154,7 +156,14 @@ func (a *api) submitTask(w http.ResponseWriter, r *http.Request, _ Principal) {
 // decodeBody reads a JSON request body strictly: unknown fields and
 // trailing data are errors, so a typo is reported rather than ignored.
 func decodeBody(w http.ResponseWriter, r *http.Request, v any) error {
-	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, maxAPIBody))
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxAPIBody))
+	if err != nil {
+		return err
+	}
+	if err := jsonbody.Check(body); err != nil {
+		return err
+	}
+	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
 		var maxBytes *http.MaxBytesError

@@ -131,6 +131,8 @@ func TestSubmissionErrorsNameTheField(t *testing.T) {
 		{"unknown route", "GET", "/api/nothing", "", 404, "route_not_found", ""},
 		{"workflow input key with a NUL byte", "POST", "/api/workflows", `{"name":"x","steps":["validate"],"priority":"low","input":{"ok":{"a\u0000":1}}}`, 400, "unstorable_document", "input.ok.a\x00"},
 		{"workflow input number no type holds exactly", "POST", "/api/workflows", `{"name":"x","steps":["validate"],"priority":"low","input":{"n":1e9999}}`, 400, "unstorable_document", "input.n"},
+		{"repeated top-level key", "POST", "/api/workflows", `{"name":"x","steps":["validate"],"priority":"low","name":"y"}`, 400, "duplicate_key", "name"},
+		{"repeated key in task data", "POST", "/api/tasks", `{"type":"data_export","data":{"f":{"a":1,"a":2}}}`, 400, "duplicate_key", "data.f.a"},
 		{"task data key with a NUL byte", "POST", "/api/tasks", `{"type":"data_export","data":{"\u0000":1}}`, 400, "unstorable_document", "data.\x00"},
 	}
 	for _, tc := range tests {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/streamops/streamops/events"
 	"github.com/streamops/streamops/internal/ingest"
+	"github.com/streamops/streamops/internal/jsonbody"
 	"github.com/streamops/streamops/internal/store"
 	"github.com/streamops/streamops/internal/submit"
 	"github.com/streamops/streamops/internal/webhook"
@@ -40,6 +41,7 @@ func classify(err error) (status int, code string) {
 	var maxBytes *http.MaxBytesError
 	var verr *submit.ValidationError
 	var param *paramError
+	var dup *jsonbody.DuplicateKeyError
 	switch {
 	case errors.Is(err, ErrUnauthenticated):
 		return http.StatusUnauthorized, "unauthenticated"
@@ -63,7 +65,9 @@ func classify(err error) (status int, code string) {
 		return http.StatusInternalServerError, "provider_misconfigured"
 	case errors.Is(err, ingest.ErrSecretsUnavailable):
 		return http.StatusServiceUnavailable, "secrets_unavailable"
-	case errors.Is(err, webhook.ErrInvalidPayload), errors.Is(err, errBadJSON):
+	case errors.As(err, &dup):
+		return http.StatusBadRequest, "duplicate_key"
+	case errors.Is(err, webhook.ErrInvalidPayload), errors.Is(err, errBadJSON), errors.Is(err, jsonbody.ErrInvalid):
 		return http.StatusBadRequest, "invalid_payload"
 	case errors.As(err, &verr), errors.Is(err, events.ErrInvalid):
 		return http.StatusBadRequest, "validation_failed"
@@ -85,11 +89,14 @@ func writeError(w http.ResponseWriter, r *http.Request, log *slog.Logger, err er
 	var verr *submit.ValidationError
 	var param *paramError
 	var invalid *store.InvalidDocumentError
+	var dup *jsonbody.DuplicateKeyError
 	switch {
 	case errors.As(err, &verr):
 		body.Error.Field = verr.Field
 	case errors.As(err, &param):
 		body.Error.Field = param.Param
+	case errors.As(err, &dup):
+		body.Error.Field = dup.Path
 	case errors.As(err, &invalid):
 		body.Error.Field = invalid.Field
 		body.Error.Message = "the body cannot be stored: " + invalid.Reason

@@ -49,7 +49,10 @@ var eventTypes = []events.Type{
 	events.TaskCreated, events.TaskProcessing, events.TaskCompleted, events.TaskFailed,
 }
 
-func newHistoryStack(t *testing.T) *historyStack {
+func newHistoryStack(t *testing.T) *historyStack { return newHistoryStackOf(t, historyEvents) }
+
+// newHistoryStackOf is newHistoryStack with n events (a multiple of 1,000).
+func newHistoryStackOf(t testing.TB, n int) *historyStack {
 	env := stacktest.New(t, stacktest.Options{})
 	ctx := context.Background()
 	h := &historyStack{Env: env, exportTo: t.TempDir(), byPartner: map[string][]string{}}
@@ -66,7 +69,7 @@ func newHistoryStack(t *testing.T) *historyStack {
 	executions := append(append([]string{}, h.byPartner["acme"]...), h.byPartner["beta"]...)
 	base := time.Date(2026, 1, 4, 0, 0, 0, 0, time.UTC)
 	services := []string{"api-gateway", "event-processor", "webhook"}
-	for i := range historyEvents {
+	for i := range n {
 		typ := eventTypes[i%len(eventTypes)]
 		key := fmt.Sprintf("%08d", i%400) // 400 aggregates, 25 events each
 		payload := map[string]any{"n": i}
@@ -85,7 +88,7 @@ func newHistoryStack(t *testing.T) *historyStack {
 			Timestamp: events.At(base.Add(time.Duration(i/2) * time.Second)), SchemaVersion: events.SchemaVersion,
 			Payload: raw, Metadata: meta})
 	}
-	for i := 0; i < historyEvents; i += 1000 {
+	for i := 0; i < n; i += 1000 {
 		_, err := env.Store.InsertEvents(ctx, h.events[i:i+1000])
 		require.NoError(t, err)
 	}

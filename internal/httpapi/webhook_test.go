@@ -257,6 +257,9 @@ func TestWebhookRejectionsStoreNothing(t *testing.T) {
 		{"malformed JSON", func() *http.Request {
 			return s.signed(t, "github", []byte(`{"ref":`), "gh-secret", webhook.SignOptions{ID: "d-1", EventType: "push"})
 		}, 400, "invalid_payload"},
+		{"repeated id: routed on one, stored with the other", func() *http.Request {
+			return s.signed(t, "stripe", []byte(`{"id":"evt_dup_a","object":"event","type":"invoice.finalized","id":"evt_dup_b","data":{"object":{}}}`), "whsec_stripe_test", webhook.SignOptions{})
+		}, 400, "duplicate_key"},
 		{"key with a NUL byte", func() *http.Request {
 			return s.signed(t, "github", []byte(`{"ref":"refs/heads/main","commits":[{"a\u0000b":1}]}`), "gh-secret", webhook.SignOptions{ID: "d-nul", EventType: "push"})
 		}, 400, "unstorable_document"},
@@ -276,8 +279,10 @@ func TestWebhookRejectionsStoreNothing(t *testing.T) {
 			assert.NotEmpty(t, msg, "the message says what to fix")
 		})
 	}
-	_, err := s.Store.GetWebhookEvent(context.Background(), store.WebhookEventID("stripe", "evt_big"))
-	assert.ErrorIs(t, err, store.ErrNotFound)
+	for _, id := range []string{"evt_big", "evt_dup_a", "evt_dup_b"} {
+		_, err := s.Store.GetWebhookEvent(context.Background(), store.WebhookEventID("stripe", id))
+		assert.ErrorIs(t, err, store.ErrNotFound, id)
+	}
 	assert.Empty(t, s.Records(t, events.TopicWorkflows), "nothing published for a rejected request")
 	docs, err := s.Store.SearchEvents(context.Background(), "webhook", "", 10)
 	require.NoError(t, err)

@@ -13,6 +13,7 @@ import (
 
 	"github.com/streamops/streamops/events"
 	"github.com/streamops/streamops/internal/emit"
+	"github.com/streamops/streamops/internal/jsonbody"
 	"github.com/streamops/streamops/internal/metrics"
 	"github.com/streamops/streamops/internal/store"
 	"github.com/streamops/streamops/internal/webhook"
@@ -114,6 +115,11 @@ func (s *Service) Receive(ctx context.Context, providerName string, h http.Heade
 		return Receipt{}, fmt.Errorf("%w: %s: %w", ErrSecretsUnavailable, p.Name, err)
 	}
 	if err := p.Verify(h, body, secrets, s.cfg.Now()); err != nil {
+		return Receipt{}, err
+	}
+	// Identify (gjson), Redact and the store (encoding/json) each read the
+	// body; without repeated keys they all read the same document.
+	if err := jsonbody.Check(body); err != nil {
 		return Receipt{}, err
 	}
 	providerEventID, eventType, err := p.Identify(h, body)

@@ -62,7 +62,10 @@ func (h *harness) useService(tb testing.TB, svc *workflow.Service) {
 
 func (h *harness) deliver(tb testing.TB, ev lambdaevents.KafkaEvent) error {
 	tb.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	// The deployed workflow-processor's timeout: a 1,000-workflow batch
+	// stores 5,000 events, which on FerretDB (20 indexes, text included)
+	// takes longer than 30 s.
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	return h.proc.HandleKafkaEvent(ctx, ev)
 }

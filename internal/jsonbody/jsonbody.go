@@ -1,0 +1,134 @@
+// Package jsonbody checks a request body before anything reads it: one JSON
+// value, and no object that names a key twice. JSON parsers disagree on
+// duplicate keys (encoding/json keeps the last, gjson finds the first), so a
+// body with them could be verified, routed and stored as different
+// documents; refusing them makes every reader see the same one.
+//
+// It only checks; it never decodes into Go values or changes the bytes.
+package jsonbody
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+)
+
+// ErrInvalid matches every error Check returns.
+var ErrInvalid = errors.New("jsonbody: invalid JSON body")
+
+// DuplicateKeyError names the first object key a body repeats.
+type DuplicateKeyError struct {
+	// Path is the dotted path of the repeated key ("data.object.id";
+	// array elements by index, "items.2.sku").
+	Path string
+}
+
+func (e *DuplicateKeyError) Error() string {
+	return fmt.Sprintf("the JSON body names the key %q twice; send each key once", e.Path)
+}
+
+// Is makes errors.Is(err, ErrInvalid) hold.
+func (e *DuplicateKeyError) Is(target error) bool { return target == ErrInvalid }
+
+// frame is an open object or array.
+type frame struct {
+	object    bool
+	path      string
+	keys      map[string]bool
+	expectKey bool   // object: the next token is a key or '}'
+	key       string // object: the key whose value is being read
+	index     int    // array: the index of the element being read
+}
+
+// child is the path of the value being read inside f.
+func (f *frame) child() string {
+	name := f.key
+	if !f.object {
+		name = strconv.Itoa(f.index)
+	}
+	if f.path == "" {
+		return name
+	}
+	return f.path + "." + name
+}
+
+// done records that the value being read inside f is complete.
+func (f *frame) done() {
+	if f.object {
+		f.expectKey = true
+	} else {
+		f.index++
+	}
+}
+
+// Check reports whether body is exactly one JSON value without duplicate
+// object keys at any depth. Errors match ErrInvalid; a repeated key is a
+// *DuplicateKeyError naming it.
+func Check(body []byte) error {
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.UseNumber()
+	var stack []*frame
+	top := func() *frame {
+		if len(stack) == 0 {
+			return nil
+		}
+		return stack[len(stack)-1]
+	}
+	values := 0
+	for {
+		tok, err := dec.Token()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return fmt.Errorf("%w: %v", ErrInvalid, err)
+		}
+		f := top()
+		if f == nil && values > 0 {
+			return fmt.Errorf("%w: unexpected data after the JSON value", ErrInvalid)
+		}
+		if f != nil && f.object && f.expectKey {
+			if tok == json.Delim('}') {
+				stack = stack[:len(stack)-1]
+				if p := top(); p != nil {
+					p.done()
+				} else {
+					values++
+				}
+				continue
+			}
+			key, _ := tok.(string)
+			if f.keys[key] {
+				return &DuplicateKeyError{Path: (&frame{object: true, path: f.path, key: key}).child()}
+			}
+			f.keys[key], f.key, f.expectKey = true, key, false
+			continue
+		}
+		path := ""
+		if f != nil {
+			path = f.child()
+		}
+		switch tok {
+		case json.Delim('{'):
+			stack = append(stack, &frame{object: true, path: path, keys: map[string]bool{}, expectKey: true})
+			continue
+		case json.Delim('['):
+			stack = append(stack, &frame{path: path})
+			continue
+		case json.Delim(']'):
+			stack = stack[:len(stack)-1]
+		}
+		if p := top(); p != nil {
+			p.done()
+		} else {
+			values++
+		}
+	}
+	if values != 1 {
+		return fmt.Errorf("%w: the body is not one JSON value", ErrInvalid)
+	}
+	return nil
+}
