@@ -185,3 +185,16 @@ func normalDecimal(s string) (string, bool) {
 	}
 	return fmt.Sprintf("%s%s@%d", sign, digits, point), true
 }
+
+// CheckDocument reports whether the JSON object raw can be stored as it
+// is on every engine: a key with a NUL byte or a number no BSON type holds
+// exactly is an *InvalidDocumentError naming the field. Consumers check a
+// record with it before they act on it, so a record the store would refuse
+// on every redelivery is dead-lettered instead of failing its batch forever.
+func CheckDocument(raw []byte) error {
+	if len(raw) > MaxDocumentSize {
+		return &InvalidDocumentError{Reason: fmt.Sprintf("it is %d bytes, over the %d a MongoDB document may hold", len(raw), MaxDocumentSize)}
+	}
+	_, err := jsonToBSON(raw)
+	return err
+}

@@ -177,3 +177,23 @@ func (p *proxy) cut() {
 }
 
 func (p *proxy) restore() { p.mu.Lock(); p.down = false; p.mu.Unlock() }
+
+func TestCheckDocumentRefusesWhatNoEngineCanStore(t *testing.T) {
+	tests := []struct{ name, doc, field string }{
+		{"storable", `{"a":{"b":[1,2.5,"x",null,true]},"big":123456789012345678901234567890}`, "-"},
+		{"NUL in a nested key", `{"payload":{"data":{"k\u0000":1}}}`, "payload.data.k\x00"},
+		{"number past every range", `{"payload":{"n":[0,1e9999]}}`, "payload.n.1"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			err := store.CheckDocument([]byte(tc.doc))
+			if tc.field == "-" {
+				assert.NoError(t, err)
+				return
+			}
+			var invalid *store.InvalidDocumentError
+			require.ErrorAs(t, err, &invalid)
+			assert.Equal(t, tc.field, invalid.Field)
+		})
+	}
+}
