@@ -47,6 +47,9 @@ const (
 	ctxOffsetLagThreshold = "offsetLagThreshold"
 	ctxOutboxAgeAlarm     = "outboxAgeAlarmSeconds"
 	ctxRequireRealContext = "requireRealContext"
+	// ctxMappingSettingsFile is the path of the event source mapping
+	// settings (default defaultMappingSettingsFile).
+	ctxMappingSettingsFile = "mappingSettingsFile"
 )
 
 // placeholderMarker is in every placeholder value of cdk.json.
@@ -136,6 +139,14 @@ type Config struct {
 	// Default 3, the partition count of each topic: one poller per
 	// partition is as parallel as a partition-ordered consumer gets.
 	MSKMaxPollers int
+	// MappingSettingsFile is internal/esm/mapping.json, the MSK event
+	// source mappings' settings the local stack uses too. Default
+	// defaultMappingSettingsFile, relative to the repository root (cdk.json).
+	MappingSettingsFile string
+	// Mapping is MappingSettingsFile's content, read by
+	// loadMappingSettings after configFromContext.
+	Mapping mappingSettings
+
 	// OffsetLagThreshold alarms when a consumer group lags by more records
 	// than this for 15 minutes. Default 1000.
 	OffsetLagThreshold int
@@ -244,6 +255,7 @@ func configFromContext(scope constructs.Construct) (Config, error) {
 		OffsetLagThreshold:    num(ctxOffsetLagThreshold),
 		OutboxAgeAlarmSeconds: num(ctxOutboxAgeAlarm),
 		RequireRealContext:    flag(ctxRequireRealContext),
+		MappingSettingsFile:   str(ctxMappingSettingsFile),
 	}
 	if err := errors.Join(errs...); err != nil {
 		return Config{}, err
@@ -258,6 +270,9 @@ func configFromContext(scope constructs.Construct) (Config, error) {
 func (c *Config) setDefaults() {
 	if c.AssetDir == "" {
 		c.AssetDir = "build"
+	}
+	if c.MappingSettingsFile == "" {
+		c.MappingSettingsFile = defaultMappingSettingsFile
 	}
 	if c.MongoURISecretName == "" {
 		c.MongoURISecretName = "streamops/mongodb-uri"

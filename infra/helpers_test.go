@@ -53,6 +53,8 @@ func testContext(assetDir string) map[string]any {
 		ctxWebhookProviders:   []any{"stripe", "github", "standard", "acme"},
 		ctxPartners:           []any{"acme"},
 		ctxRequireRealContext: true,
+		// The tests run in infra/, the CDK CLI at the repository root.
+		ctxMappingSettingsFile: "../" + defaultMappingSettingsFile,
 	}
 }
 
@@ -104,6 +106,9 @@ func stackTemplate(t *testing.T) (assertions.Template, map[string]any) {
 				return err
 			}
 			if err := checkAssets(cfg); err != nil {
+				return err
+			}
+			if err := loadMappingSettings(&cfg); err != nil {
 				return err
 			}
 			// Environment-agnostic, as main synthesizes it.

@@ -11,28 +11,11 @@ import (
 	"github.com/aws/jsii-runtime-go"
 )
 
-// Event source mapping settings, the same for both topics.
-const (
-	// esmBatchSize: up to 100 records per invocation, the MSK default; a
-	// batch is one store round trip per record, so bigger batches only
-	// lengthen the retry of a failed one.
-	esmBatchSize = 100
-	// esmBatchingWindowSeconds: wait at most 1 s to fill a batch. Events
-	// drive user-visible workflow progress, so latency beats fewer calls.
-	esmBatchingWindowSeconds = 1
-	// esmRetryAttempts: a failing batch is retried (and bisected) up to 10
-	// times before its records' coordinates go to the on-failure queue.
-	// Processors dead-letter poison records themselves (<topic>.dlq), so
-	// exhausting this means a dependency has been down for a long time.
-	esmRetryAttempts = 10
-	// esmMaxRecordAgeHours: records older than a day are skipped to the
-	// on-failure queue, which holds their partition and offsets. The topics
-	// keep 7 days, so six days remain to replay them from Kafka.
-	esmMaxRecordAgeHours = 24
-	// esmMinPollers: provisioned mode, which Lambda requires for the retry,
-	// record-age and bisect controls on Kafka mappings.
-	esmMinPollers = 1
-)
+// esmMinPollers: provisioned mode, which Lambda requires for the retry,
+// record-age and bisect controls on Kafka mappings. The other mapping
+// settings are Config.Mapping (internal/esm/mapping.json, shared with the
+// local stack).
+const esmMinPollers = 1
 
 // consumerGroupID is the Kafka consumer group of function name's mapping;
 // fixed (not the mapping's UUID) so the IAM policy can name it.
@@ -138,6 +121,25 @@ func newFailureQueue(stack awscdk.Stack, id string) awssqs.Queue {
 // on-failure queue.
 func addTopicConsumer(stack awscdk.Stack, cfg Config, fn awslambda.Function, spec functionSpec) awssqs.Queue {
 	onFailure := newFailureQueue(stack, constructID(spec.name)+"OnFailure")
+	ms := cfg.Mapping
+	if ms.BatchSize == 0 {
+		panic("infra: the event source mapping settings were not loaded (loadMappingSettings)")
+	}
+	// Unset is CloudFormation's default, unlimited.
+	var retries *float64
+	if ms.MaximumRetryAttempts != unlimited {
+		retries = jsii.Number(ms.MaximumRetryAttempts)
+	}
+	var maxAge awscdk.Duration
+	if ms.MaximumRecordAgeInSeconds != unlimited {
+		maxAge = awscdk.Duration_Seconds(jsii.Number(ms.MaximumRecordAgeInSeconds))
+	}
+	// Without a destination Lambda only skips what it gave up; the queue
+	// stays for the alarms that watch it.
+	var dest awslambda.IEventSourceDlq
+	if ms.OnFailureDestination {
+		dest = awslambdaeventsources.NewSqsDlq(onFailure)
+	}
 	fn.AddEventSource(awslambdaeventsources.NewManagedKafkaEventSource(&awslambdaeventsources.ManagedKafkaEventSourceProps{
 		ClusterArn: jsii.String(cfg.MSKClusterArn),
 		Topic:      jsii.String(spec.consumes),
@@ -145,12 +147,12 @@ func addTopicConsumer(stack awscdk.Stack, cfg Config, fn awslambda.Function, spe
 		// published before it existed is the retry-sweeper's to republish.
 		StartingPosition:   awslambda.StartingPosition_LATEST,
 		ConsumerGroupId:    jsii.String(consumerGroupID(spec.name)),
-		BatchSize:          jsii.Number(esmBatchSize),
-		MaxBatchingWindow:  awscdk.Duration_Seconds(jsii.Number(esmBatchingWindowSeconds)),
-		BisectBatchOnError: jsii.Bool(true),
-		RetryAttempts:      jsii.Number(esmRetryAttempts),
-		MaxRecordAge:       awscdk.Duration_Hours(jsii.Number(esmMaxRecordAgeHours)),
-		OnFailure:          awslambdaeventsources.NewSqsDlq(onFailure),
+		BatchSize:          jsii.Number(ms.BatchSize),
+		MaxBatchingWindow:  awscdk.Duration_Seconds(jsii.Number(ms.MaximumBatchingWindowInSeconds)),
+		BisectBatchOnError: jsii.Bool(ms.BisectBatchOnFunctionError),
+		RetryAttempts:      retries,
+		MaxRecordAge:       maxAge,
+		OnFailure:          dest,
 		ProvisionedPollerConfig: &awslambdaeventsources.ProvisionedPollerConfig{
 			MinimumPollers: jsii.Number(esmMinPollers),
 			MaximumPollers: jsii.Number(float64(cfg.MSKMaxPollers)),

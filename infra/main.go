@@ -31,6 +31,9 @@ func run() error {
 	if err := checkAssets(cfg); err != nil {
 		return err
 	}
+	if err := loadMappingSettings(&cfg); err != nil {
+		return err
+	}
 	// Environment-agnostic: the template names no account or region, and
 	// `cdk deploy` targets whatever the caller's credentials point at.
 	newStreamOpsStack(app, cfg, &awscdk.StackProps{

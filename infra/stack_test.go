@@ -1,6 +1,8 @@
 package main
 
 import (
+	"encoding/json"
+	"os"
 	"strings"
 	"testing"
 
@@ -268,33 +270,40 @@ func TestEventSourceMappings(t *testing.T) {
 		tmpl.ResourceCountIs(jsii.String("AWS::Lambda::EventSourceMapping"), jsii.Number(len(tests)))
 	})
 	queues := resources(raw, "AWS::SQS::Queue")
+	shared := sharedMappingSettings(t)
 	for _, tt := range tests {
 		t.Run(tt.topic, func(t *testing.T) {
 			fnID := functionID(t, raw, tt.function)
+			want := map[string]any{
+				"EventSourceArn":   testClusterArn,
+				"Topics":           []any{tt.topic},
+				"FunctionName":     map[string]any{"Ref": fnID},
+				"StartingPosition": "LATEST",
+				"AmazonManagedKafkaEventSourceConfig": map[string]any{
+					"ConsumerGroupId": consumerGroupID(tt.function),
+				},
+				// Provisioned mode: Lambda rejects the retry controls
+				// below on a Kafka mapping without it.
+				"ProvisionedPollerConfig": obj(map[string]any{"MinimumPollers": esmMinPollers}),
+			}
+			// Every setting of the shared file, under its own
+			// CloudFormation name, exactly as the local stack uses it.
+			for key, v := range shared {
+				if key == "OnFailureDestination" {
+					continue
+				}
+				want[key] = v
+			}
+			if shared["OnFailureDestination"] == true {
+				want["DestinationConfig"] = map[string]any{"OnFailure": map[string]any{
+					"Destination": getAtt(assertionsAny(), "Arn"),
+				}}
+			}
 			assertTemplate(t, tt.topic+" → "+tt.function, func() {
-				tmpl.HasResourceProperties(jsii.String("AWS::Lambda::EventSourceMapping"), obj(map[string]any{
-					"EventSourceArn":                 testClusterArn,
-					"Topics":                         []any{tt.topic},
-					"FunctionName":                   map[string]any{"Ref": fnID},
-					"StartingPosition":               "LATEST",
-					"BatchSize":                      esmBatchSize,
-					"MaximumBatchingWindowInSeconds": esmBatchingWindowSeconds,
-					"BisectBatchOnFunctionError":     true,
-					"MaximumRetryAttempts":           esmRetryAttempts,
-					"MaximumRecordAgeInSeconds":      esmMaxRecordAgeHours * 3600,
-					"AmazonManagedKafkaEventSourceConfig": map[string]any{
-						"ConsumerGroupId": consumerGroupID(tt.function),
-					},
-					// Provisioned mode: Lambda rejects the retry controls
-					// above on a Kafka mapping without it.
-					"ProvisionedPollerConfig": obj(map[string]any{"MinimumPollers": esmMinPollers}),
-					"DestinationConfig": map[string]any{"OnFailure": map[string]any{
-						"Destination": getAtt(assertionsAny(), "Arn"),
-					}},
-				}))
+				tmpl.HasResourceProperties(jsii.String("AWS::Lambda::EventSourceMapping"), obj(want))
 			})
 			for _, m := range resources(raw, "AWS::Lambda::EventSourceMapping") {
-				if render(props(m)["FunctionName"]) != "ref:"+fnID {
+				if render(props(m)["FunctionName"]) != "ref:"+fnID || shared["OnFailureDestination"] != true {
 					continue
 				}
 				dest := render(props(m)["DestinationConfig"].(map[string]any)["OnFailure"].(map[string]any)["Destination"])
@@ -305,6 +314,29 @@ func TestEventSourceMappings(t *testing.T) {
 			}
 		})
 	}
+}
+
+// sharedMappingSettings is internal/esm/mapping.json, the settings the
+// local stack's MSK stand-in embeds, read as plain JSON rather than
+// through loadMappingSettings, so the template is compared with the file
+// itself.
+func sharedMappingSettings(t *testing.T) map[string]any {
+	t.Helper()
+	b, err := os.ReadFile("../" + defaultMappingSettingsFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out map[string]any
+	if err := json.Unmarshal(b, &out); err != nil {
+		t.Fatal(err)
+	}
+	for _, key := range []string{"BatchSize", "MaximumBatchingWindowInSeconds", "MaximumRetryAttempts",
+		"BisectBatchOnFunctionError", "MaximumRecordAgeInSeconds", "OnFailureDestination"} {
+		if _, ok := out[key]; !ok {
+			t.Fatalf("%s has no %s", defaultMappingSettingsFile, key)
+		}
+	}
+	return out
 }
 
 // assertionsAny matches any value inside a pattern.

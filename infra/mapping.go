@@ -1,0 +1,51 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+)
+
+// defaultMappingSettingsFile is where the main module keeps the event
+// source mapping settings (package internal/esm), relative to the
+// repository root where the CDK CLI runs this app (cdk.json). infra is a
+// module of its own and cannot import the main module's internal
+// packages, so it reads the file the local stack embeds: one source for
+// both stacks.
+const defaultMappingSettingsFile = "internal/esm/mapping.json"
+
+// mappingSettings are the MSK event source mappings' delivery settings as
+// internal/esm/mapping.json holds them, keyed by the CloudFormation
+// property each sets (see internal/esm for why these values). Unknown keys
+// are an error, so a setting added there is not silently left out here.
+type mappingSettings struct {
+	BatchSize                      int  `json:"BatchSize"`
+	MaximumBatchingWindowInSeconds int  `json:"MaximumBatchingWindowInSeconds"`
+	MaximumRetryAttempts           int  `json:"MaximumRetryAttempts"`
+	BisectBatchOnFunctionError     bool `json:"BisectBatchOnFunctionError"`
+	MaximumRecordAgeInSeconds      int  `json:"MaximumRecordAgeInSeconds"`
+	OnFailureDestination           bool `json:"OnFailureDestination"`
+}
+
+// unlimited is CloudFormation's "no limit" for retries and record age.
+const unlimited = -1
+
+// loadMappingSettings reads cfg.MappingSettingsFile into cfg.Mapping.
+func loadMappingSettings(cfg *Config) error {
+	b, err := os.ReadFile(cfg.MappingSettingsFile)
+	if err != nil {
+		return fmt.Errorf("context %s: %w", ctxMappingSettingsFile, err)
+	}
+	var s mappingSettings
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&s); err != nil {
+		return fmt.Errorf("context %s: %s: %w", ctxMappingSettingsFile, cfg.MappingSettingsFile, err)
+	}
+	if s.BatchSize < 1 {
+		return fmt.Errorf("context %s: %s: BatchSize %d: want at least 1", ctxMappingSettingsFile, cfg.MappingSettingsFile, s.BatchSize)
+	}
+	cfg.Mapping = s
+	return nil
+}
