@@ -12,23 +12,32 @@ import (
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/twmb/franz-go/pkg/kgo"
 
+	sevents "github.com/streamops/streamops/events"
 	"github.com/streamops/streamops/internal/backoff"
 	"github.com/streamops/streamops/internal/bus"
+	"github.com/streamops/streamops/internal/esm"
+	"github.com/streamops/streamops/internal/store"
 )
 
 // KafkaFunction is a Lambda handler behind an MSK event source mapping,
 // such as stream.Processor.HandleKafkaEvent.
 type KafkaFunction func(context.Context, events.KafkaEvent) error
 
-// Event source mapping settings, as infra/kafka.go deploys them.
+// maxBatchBytes keeps a batch's event under Lambda's 6 MB payload limit,
+// base64 and JSON framing included. The delivery settings (batch size,
+// batching window, retries, bisecting, record age, on-failure destination)
+// are esm.Deployed(), internal/esm/mapping.json, the file infra deploys.
+const maxBatchBytes = 4 << 20
+
+// Reasons of the dead letters the mapping itself writes to its on-failure
+// destination, beside the processors' own (bus.Reason).
 const (
-	// BatchSize is the most records one invocation gets (the MSK default).
-	BatchSize = 100
-	// BatchingWindow is how long a poll waits for records to arrive.
-	BatchingWindow = time.Second
-	// maxBatchBytes keeps a batch's event under Lambda's 6 MB payload
-	// limit, base64 and JSON framing included.
-	maxBatchBytes = 4 << 20
+	// ReasonMappingRetriesExhausted: the function failed on the record's
+	// batch more than MaximumRetryAttempts times; the mapping gave up.
+	ReasonMappingRetriesExhausted = "mapping-retries-exhausted"
+	// ReasonMappingRecordExpired: the record was older than
+	// MaximumRecordAgeInSeconds when its turn came; it was not delivered.
+	ReasonMappingRecordExpired = "mapping-record-expired"
 )
 
 // DefaultBatchRetry spaces the redeliveries of a failed batch: from half a
@@ -40,6 +49,13 @@ var DefaultBatchRetry backoff.Policy = backoff.Exponential{Base: 500 * time.Mill
 // ConsumerGroup is the consumer group of function's mapping, as deployed
 // (infra/kafka.go), so offsets committed locally read the same in tools.
 func ConsumerGroup(function string) string { return "streamops-" + function }
+
+// DeadLetterStore is a mapping's on-failure destination: the store's dead
+// letters, where the processors put poison records too, so what the
+// mapping gave up shows in GET /api/dead-letters and can be requeued.
+type DeadLetterStore interface {
+	InsertDeadLetters(ctx context.Context, dls ...store.DeadLetterEntry) (store.InsertResult, error)
+}
 
 // Mapping is one MSK event source mapping: a function consuming a topic.
 type Mapping struct {
@@ -55,27 +71,47 @@ type Mapping struct {
 	// Retry spaces redeliveries of a failed batch. Default
 	// DefaultBatchRetry.
 	Retry backoff.Policy
+	// Settings are the delivery settings. Default esm.Deployed(), the
+	// values the CDK stack deploys; tests shorten them.
+	Settings *esm.Settings
+	// OnFailure receives, as dead letters of Function, the records the
+	// mapping gives up. Required when Settings.OnFailureDestination.
+	OnFailure DeadLetterStore
 }
 
 // poller runs one Mapping as Lambda's event source mapping does: one
-// consumer group polls the topic; each batch of at most BatchSize records
-// becomes the exact events.KafkaEvent Lambda delivers (bus.ToKafkaEvent),
-// JSON round-tripped so an encoding slip shows, and is handed to the
-// function; its offsets are committed only once the function returned nil.
-// A failed batch is delivered again from its first record, after a backoff,
-// until it succeeds or the stack stops, so nothing is skipped: unlike on
-// AWS there is no retry limit and no on-failure destination (poison
-// records are the processors' to dead-letter).
+// consumer group polls the topic; each partition's records are delivered
+// apart from the others' (a partition whose batch is being retried is
+// paused, and only it), in batches of at most BatchSize records (esm.Settings) that
+// become the exact events.KafkaEvent Lambda delivers (bus.ToKafkaEvent),
+// JSON round-tripped so an encoding slip shows. A batch's offsets are
+// committed once the function returned nil for it or the mapping gave its
+// records up. A failed batch is retried after a backoff, split in two
+// first when BisectBatchOnFunctionError; a record whose batch failed more
+// than MaximumRetryAttempts times, or older than MaximumRecordAgeInSeconds
+// when its turn comes, goes to the on-failure destination (the store's
+// dead letters) with its reason. Poison records are the processors' to
+// dead-letter; the mapping gives up only on what keeps failing the batch.
 type poller struct {
 	m         Mapping
+	s         esm.Settings
 	cl        *kgo.Client
 	bootstrap string
 	arn       string
 	log       *slog.Logger
 	sleep     func(context.Context, time.Duration) bool
+	now       func() time.Time
 
-	mu    sync.Mutex
-	stats MappingStats
+	workers sync.WaitGroup
+	mu      sync.Mutex
+	stats   MappingStats
+	running map[int32]*partitionRun // the partitions being delivered
+}
+
+// partitionRun is one partition's delivery under way.
+type partitionRun struct {
+	stop context.CancelFunc // ends its retrying (revoked, or stopping)
+	done chan struct{}
 }
 
 // MappingStats counts what a mapping did since start.
@@ -85,6 +121,8 @@ type MappingStats struct {
 	Batches, Records int
 	// Failures is how many invocations returned an error.
 	Failures int
+	// GaveUp is how many records went to the on-failure destination.
+	GaveUp int
 }
 
 // newPoller builds the consumer of m on the cluster conn reaches (its
@@ -93,20 +131,37 @@ func newPoller(m Mapping, conn bus.Config, clusterARN string, log *slog.Logger) 
 	if m.Retry == nil {
 		m.Retry = DefaultBatchRetry
 	}
+	settings := esm.Deployed()
+	if m.Settings != nil {
+		settings = *m.Settings
+	}
+	if err := settings.Validate(); err != nil {
+		return nil, fmt.Errorf("local: %s mapping: %w", m.Function, err)
+	}
+	if settings.OnFailureDestination && m.OnFailure == nil {
+		return nil, fmt.Errorf("local: %s mapping: an on-failure destination is configured but Mapping.OnFailure is nil", m.Function)
+	}
+	p := &poller{
+		m: m, s: settings, bootstrap: strings.Join(conn.Brokers, ","), arn: clusterARN,
+		log:   log.With("function", m.Function, "topic", m.Topic, "consumerGroup", ConsumerGroup(m.Function)),
+		sleep: sleepCtx, now: time.Now, running: map[int32]*partitionRun{},
+	}
 	cl, err := kgo.NewClient(append(conn.ConnectOpts(),
 		kgo.ClientID("streamops-local-"+m.Function),
 		kgo.ConsumerGroup(ConsumerGroup(m.Function)),
 		kgo.ConsumeTopics(m.Topic),
-		// Offsets move only when a batch succeeded, as with Lambda.
+		// Offsets move only when a batch succeeded or was given up, as
+		// with Lambda.
 		kgo.DisableAutoCommit(),
-		// A rebalance waits for the batch in hand, so a partition is never
-		// revoked between its invocation and its commit.
-		kgo.BlockRebalanceOnPoll(),
+		// A partition taken away waits for its batch under way (which
+		// then commits), and stops retrying: its new owner redelivers.
+		kgo.OnPartitionsRevoked(p.release),
+		kgo.OnPartitionsLost(p.release),
 		// A new group starts at the beginning rather than at the end as
 		// deployed (StartingPosition LATEST): locally, events produced
 		// before the first start (kcat, a test) should run, not vanish.
 		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()),
-		kgo.FetchMaxWait(BatchingWindow),
+		kgo.FetchMaxWait(max(settings.BatchingWindow(), 10*time.Millisecond)),
 		// A stack killed without leaving its group is replaced quickly on
 		// the next start.
 		kgo.SessionTimeout(10*time.Second),
@@ -114,22 +169,19 @@ func newPoller(m Mapping, conn bus.Config, clusterARN string, log *slog.Logger) 
 	if err != nil {
 		return nil, fmt.Errorf("local: %s consumer: %w", m.Function, err)
 	}
-	return &poller{
-		m: m, cl: cl, bootstrap: strings.Join(conn.Brokers, ","), arn: clusterARN,
-		log:   log.With("function", m.Function, "topic", m.Topic, "consumerGroup", ConsumerGroup(m.Function)),
-		sleep: sleepCtx,
-	}, nil
+	p.cl = cl
+	return p, nil
 }
 
-// run polls until ctx ends. A batch under way when ctx ends still runs to
-// its end and, if it succeeds, is committed; then the consumer leaves its
-// group.
+// run polls until ctx ends. Batches under way when ctx ends still run to
+// their end and, if they succeed, are committed; a batch waiting to be
+// retried is left for the next start; then the consumer leaves its group.
 func (p *poller) run(ctx context.Context) {
 	defer p.cl.Close()
+	defer p.workers.Wait()
 	for {
-		fetches := p.cl.PollRecords(ctx, BatchSize)
+		fetches := p.cl.PollRecords(ctx, p.s.BatchSize)
 		if ctx.Err() != nil || fetches.IsClientClosed() {
-			p.cl.AllowRebalance()
 			return
 		}
 		fetches.EachError(func(topic string, partition int32, err error) {
@@ -137,37 +189,208 @@ func (p *poller) run(ctx context.Context) {
 				p.log.WarnContext(ctx, "fetch failed; polling again", "partition", partition, "error", err)
 			}
 		})
-		if recs := fetches.Records(); len(recs) > 0 {
-			for _, batch := range splitBySize(recs, maxBatchBytes) {
-				if !p.deliver(ctx, batch) {
-					break // stopping: the rest is redelivered after the restart
-				}
-			}
+		byPartition := map[int32][]*kgo.Record{}
+		for _, r := range fetches.Records() {
+			byPartition[r.Partition] = append(byPartition[r.Partition], r)
 		}
-		p.cl.AllowRebalance()
+		for partition, recs := range byPartition {
+			p.start(ctx, partition, recs)
+		}
 	}
 }
 
-// deliver invokes the function with batch until it succeeds, then commits
-// the batch. It gives up, committing nothing, only when ctx ends between
-// attempts, and reports whether the batch was committed.
+// start delivers one partition's records on a goroutine of its own, with
+// the partition paused meanwhile, so its retries hold back no other
+// partition and no later record of its own.
+func (p *poller) start(ctx context.Context, partition int32, recs []*kgo.Record) {
+	p.mu.Lock()
+	prev := p.running[partition]
+	p.mu.Unlock()
+	if prev != nil { // not expected: the partition was paused
+		<-prev.done
+	}
+	p.cl.PauseFetchPartitions(map[string][]int32{p.m.Topic: {partition}})
+	wctx, stop := context.WithCancel(ctx)
+	run := &partitionRun{stop: stop, done: make(chan struct{})}
+	p.mu.Lock()
+	p.running[partition] = run
+	p.mu.Unlock()
+	p.workers.Go(func() {
+		defer close(run.done)
+		defer stop()
+		for _, batch := range splitBySize(recs, maxBatchBytes) {
+			if !p.deliver(wctx, batch) {
+				break // stopping or revoked: the rest is redelivered
+			}
+		}
+		p.mu.Lock()
+		if p.running[partition] == run {
+			delete(p.running, partition)
+		}
+		p.mu.Unlock()
+		p.cl.ResumeFetchPartitions(map[string][]int32{p.m.Topic: {partition}})
+	})
+}
+
+// release ends the deliveries of partitions the group took away: a batch
+// under way finishes (and commits), a batch waiting for its retry is left
+// to the partition's next owner.
+func (p *poller) release(_ context.Context, _ *kgo.Client, lost map[string][]int32) {
+	var waits []chan struct{}
+	p.mu.Lock()
+	for _, partition := range lost[p.m.Topic] {
+		if run := p.running[partition]; run != nil {
+			run.stop()
+			waits = append(waits, run.done)
+		}
+	}
+	p.mu.Unlock()
+	for _, done := range waits {
+		<-done
+	}
+}
+
+// attempt is a part of a batch still to be delivered: its records, how
+// often they were retried, and records already settled (given up) whose
+// offsets are committed with it.
+type attempt struct {
+	recs    []*kgo.Record
+	retries int
+	settled []*kgo.Record
+}
+
+// deliver delivers batch, in order, as Lambda's mapping does: records
+// past the maximum age go to the on-failure destination undelivered; a
+// failed invocation is retried after a backoff, bisected first when so
+// configured, until it succeeds or its retries are exhausted, when its
+// records go to the on-failure destination. Each part is committed once
+// settled. It reports false, committing nothing more, when ctx ended
+// between attempts.
 func (p *poller) deliver(ctx context.Context, batch []*kgo.Record) bool {
-	for attempt := 1; ; attempt++ {
-		err := p.invoke(ctx, batch)
+	queue := []attempt{{recs: batch}}
+	for len(queue) > 0 {
+		a := queue[0]
+		fresh, expired := p.splitExpired(a.recs)
+		if len(expired) > 0 {
+			reason := fmt.Sprintf("the event source mapping did not deliver it: older than its maximum record age (%s)", p.s.MaxRecordAge())
+			if !p.giveUp(ctx, expired, ReasonMappingRecordExpired, reason) {
+				return false
+			}
+			a.recs, a.settled = fresh, append(a.settled, expired...)
+		}
+		if len(a.recs) == 0 {
+			p.commit(ctx, a.settled, 0)
+			queue = queue[1:]
+			continue
+		}
+		err := p.invoke(ctx, a.recs)
 		if err == nil {
-			p.commit(ctx, batch)
-			return true
+			p.commit(ctx, append(a.recs, a.settled...), len(a.recs))
+			queue = queue[1:]
+			continue
 		}
 		p.mu.Lock()
 		p.stats.Failures++
 		p.mu.Unlock()
-		delay := p.m.Retry.Delay(attempt)
-		p.log.ErrorContext(ctx, "batch failed; delivering it again from its first record", "records", len(batch),
-			"from", describeBatch(batch), "attempt", attempt, "retryIn", delay.Round(time.Millisecond).String(), "error", err)
+		if p.s.RetriesExhausted(a.retries) {
+			reason := fmt.Sprintf("the event source mapping gave up after %d retries: %v", a.retries, err)
+			if !p.giveUp(ctx, a.recs, ReasonMappingRetriesExhausted, reason) {
+				return false
+			}
+			p.commit(ctx, append(a.recs, a.settled...), 0)
+			queue = queue[1:]
+			continue
+		}
+		a.retries++
+		delay := p.m.Retry.Delay(a.retries)
+		bisect := p.s.BisectBatchOnFunctionError && len(a.recs) > 1
+		p.log.ErrorContext(ctx, "batch failed; delivering it again", "records", len(a.recs), "from", describeBatch(a.recs),
+			"retry", a.retries, "maxRetries", p.s.MaximumRetryAttempts, "bisect", bisect,
+			"retryIn", delay.Round(time.Millisecond).String(), "error", err)
 		if !p.sleep(ctx, delay) {
 			return false
 		}
+		if !bisect {
+			queue[0] = a
+			continue
+		}
+		half := len(a.recs) / 2
+		queue = append([]attempt{
+			{recs: a.recs[:half], retries: a.retries},
+			{recs: a.recs[half:], retries: a.retries, settled: a.settled},
+		}, queue[1:]...)
 	}
+	return true
+}
+
+// splitExpired separates the records older than the maximum record age.
+func (p *poller) splitExpired(recs []*kgo.Record) (fresh, expired []*kgo.Record) {
+	age := p.s.MaxRecordAge()
+	if age == 0 {
+		return recs, nil
+	}
+	cutoff := p.now().Add(-age)
+	for _, r := range recs {
+		if r.Timestamp.Before(cutoff) {
+			expired = append(expired, r)
+		} else {
+			fresh = append(fresh, r)
+		}
+	}
+	return fresh, expired
+}
+
+// giveUp sends recs to the on-failure destination as dead letters of the
+// mapping's function with reason, retrying the store until it takes them
+// (nothing given up may vanish); without a destination they are only
+// logged, as Lambda then only skips them. It reports false when ctx ended
+// first.
+func (p *poller) giveUp(ctx context.Context, recs []*kgo.Record, reason, detail string) bool {
+	p.log.ErrorContext(ctx, "event source mapping gave records up", "records", len(recs), "from", describeBatch(recs),
+		"reason", reason, "error", detail, "onFailureDestination", p.s.OnFailureDestination)
+	if p.s.OnFailureDestination {
+		dls := make([]store.DeadLetterEntry, len(recs))
+		for i, r := range recs {
+			dls[i] = p.deadLetter(r, reason, detail)
+		}
+		for attempt := 1; ; attempt++ {
+			sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+			_, err := p.m.OnFailure.InsertDeadLetters(sctx, dls...)
+			cancel()
+			if err == nil {
+				break
+			}
+			p.log.ErrorContext(ctx, "on-failure destination failed; trying again", "attempt", attempt, "error", err)
+			if !p.sleep(ctx, p.m.Retry.Delay(attempt)) {
+				return false
+			}
+		}
+	}
+	p.mu.Lock()
+	p.stats.GaveUp += len(recs)
+	p.mu.Unlock()
+	return true
+}
+
+// deadLetter is r as a dead letter of the mapping's function, shaped as
+// the processors shape theirs (stream), so the API lists, filters and
+// requeues both alike.
+func (p *poller) deadLetter(r *kgo.Record, reason, detail string) store.DeadLetterEntry {
+	e := store.DeadLetterEntry{
+		Processor: p.m.Function, Topic: r.Topic, Partition: r.Partition, Offset: r.Offset,
+		Key: string(r.Key), Value: r.Value, RecordTimestamp: r.Timestamp,
+		Reason: reason, Error: detail, ReceivedAt: p.now(),
+	}
+	if env, err := sevents.Decode(r.Value); err == nil {
+		e.EventType, e.EventID = string(env.EventType), env.EventID
+		if len(env.Payload) > 0 {
+			e.AggregateID = env.AggregateID()
+		}
+	}
+	for _, h := range r.Headers {
+		e.Headers = append(e.Headers, store.DeadLetterHeader{Key: h.Key, Value: string(h.Value)})
+	}
+	return e
 }
 
 // invoke makes the batch into Lambda's MSK event and calls the function.
@@ -181,19 +404,25 @@ func (p *poller) invoke(ctx context.Context, batch []*kgo.Record) error {
 	return protect(func() error { return p.m.Handler(ictx, ev) })
 }
 
-// commit commits the batch's offsets. A failed commit is logged, not
-// retried: the batch is then delivered again after a restart, which the
-// processors absorb (at-least-once).
-func (p *poller) commit(ctx context.Context, batch []*kgo.Record) {
+// commit commits the offsets of recs, delivered records of which were
+// delivered by the function. A failed commit is logged, not retried: the
+// records are then delivered again after a restart, which the processors
+// absorb (at-least-once).
+func (p *poller) commit(ctx context.Context, recs []*kgo.Record, delivered int) {
+	if len(recs) == 0 {
+		return
+	}
 	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 	defer cancel()
-	if err := p.cl.CommitRecords(cctx, batch...); err != nil {
+	if err := p.cl.CommitRecords(cctx, recs...); err != nil {
 		p.log.ErrorContext(ctx, "commit failed; the batch will be delivered again after a restart", "error", err)
 	}
-	p.mu.Lock()
-	p.stats.Batches++
-	p.stats.Records += len(batch)
-	p.mu.Unlock()
+	if delivered > 0 {
+		p.mu.Lock()
+		p.stats.Batches++
+		p.stats.Records += delivered
+		p.mu.Unlock()
+	}
 }
 
 // Stats returns the mapping's counts so far.

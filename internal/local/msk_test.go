@@ -22,6 +22,9 @@ import (
 
 	"github.com/streamops/streamops/internal/backoff"
 	"github.com/streamops/streamops/internal/bus"
+	"github.com/streamops/streamops/internal/esm"
+	"github.com/streamops/streamops/internal/store"
+	"github.com/streamops/streamops/internal/store/enginetest"
 )
 
 var quiet = slog.New(slog.NewTextHandler(io.Discard, nil))
@@ -88,7 +91,9 @@ type recorder struct {
 	events []events.KafkaEvent
 	ctxs   []context.Context
 	fail   []error
-	block  chan struct{} // when set, each call waits for it
+	// failAll, when set, is returned by every call after fail's.
+	failAll error
+	block   chan struct{} // when set, each call waits for it
 	calls  chan struct{}
 }
 
@@ -103,6 +108,8 @@ func (r *recorder) handle(ctx context.Context, ev events.KafkaEvent) error {
 	var err error
 	if len(r.fail) > 0 {
 		err, r.fail = r.fail[0], r.fail[1:]
+	} else {
+		err = r.failAll
 	}
 	block := r.block
 	r.mu.Unlock()
@@ -125,16 +132,60 @@ func (r *recorder) records() int {
 	return n
 }
 
-func startPoller(t *testing.T, brokers []string, topic string, h KafkaFunction) (*poller, context.CancelFunc, chan struct{}) {
+// pollerOpts tune startPoller.
+type pollerOpts struct {
+	// settings default to the deployed ones (esm.Deployed).
+	settings *esm.Settings
+	// onFailure defaults to a fresh store on the test's engine.
+	onFailure DeadLetterStore
+	retry     backoff.Policy
+}
+
+// settings is esm.Deployed() changed by edit.
+func settings(edit func(*esm.Settings)) *esm.Settings {
+	s := esm.Deployed()
+	edit(&s)
+	return &s
+}
+
+func startPoller(t *testing.T, brokers []string, topic string, h KafkaFunction, opts ...pollerOpts) (*poller, context.CancelFunc, chan struct{}) {
 	t.Helper()
+	var o pollerOpts
+	if len(opts) > 0 {
+		o = opts[0]
+	}
+	if o.onFailure == nil {
+		o.onFailure = enginetest.Open(t, store.Config{})
+	}
+	if o.retry == nil {
+		o.retry = backoff.Schedule{20 * time.Millisecond}
+	}
 	p, err := newPoller(Mapping{Function: FnTaskProcessor, Topic: topic, Handler: h, Timeout: 5 * time.Second,
-		Retry: backoff.Schedule{20 * time.Millisecond}}, bus.Config{Brokers: brokers}, "arn:aws:kafka:local:000000000000:cluster/test/x", quiet)
+		Retry: o.retry, Settings: o.settings, OnFailure: o.onFailure}, bus.Config{Brokers: brokers}, "arn:aws:kafka:local:000000000000:cluster/test/x", quiet)
 	require.NoError(t, err)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() { defer close(done); p.run(ctx) }()
 	t.Cleanup(func() { cancel(); <-done })
 	return p, cancel, done
+}
+
+// produceTo writes n records to one partition, stamped at ts (now when
+// zero), and returns them as the broker stored them.
+func produceTo(t *testing.T, brokers []string, topic string, partition int32, n int, ts time.Time) []*kgo.Record {
+	t.Helper()
+	cl, err := kgo.NewClient(kgo.SeedBrokers(brokers...), kgo.RecordPartitioner(kgo.ManualPartitioner()))
+	require.NoError(t, err)
+	defer cl.Close()
+	var out []*kgo.Record
+	for i := range n {
+		r := &kgo.Record{Topic: topic, Partition: partition, Timestamp: ts,
+			Key: fmt.Appendf(nil, "task-p%d-%d", partition, i), Value: fmt.Appendf(nil, `{"p":%d,"n":%d}`, partition, i),
+			Headers: []kgo.RecordHeader{{Key: bus.HeaderContentType, Value: []byte(bus.ContentTypeJSON)}, {Key: bus.HeaderSchemaVersion, Value: []byte("1.0.0")}}}
+		require.NoError(t, cl.ProduceSync(context.Background(), r).FirstErr())
+		out = append(out, r)
+	}
+	return out
 }
 
 func waitCalls(t *testing.T, r *recorder, n int) {
@@ -150,10 +201,10 @@ func waitCalls(t *testing.T, r *recorder, n int) {
 
 func TestMappingDeliversLambdaShapedBatchesAndCommitsOnlyOnSuccess(t *testing.T) {
 	brokers := broker(t, "tasks")
-	recs := produce(t, brokers, "tasks", 6)
+	recs := produceTo(t, brokers, "tasks", 1, 6, time.Time{})
 	transient := errors.New("store unreachable")
 	r := newRecorder(transient, transient)
-	_, _, _ = startPoller(t, brokers, "tasks", r.handle)
+	_, _, _ = startPoller(t, brokers, "tasks", r.handle, pollerOpts{settings: settings(func(s *esm.Settings) { s.BisectBatchOnFunctionError = false })})
 	waitCalls(t, r, 3)
 
 	require.Eventually(t, func() bool {
@@ -209,22 +260,28 @@ func TestMappingFinishesTheBatchUnderWayWhenStopped(t *testing.T) {
 	}
 	close(r.block)
 	<-done
-	// The first poll may hold only some partitions; whatever it held is
-	// what must be committed, and nothing after it.
+	// The first poll may hold only some partitions, each delivered on its
+	// own; whatever was under way is what must be committed, and nothing
+	// after it.
 	r.mu.Lock()
-	batch := placed(r.events[0])
+	var batch []*kgo.Record
+	for _, ev := range r.events {
+		batch = append(batch, placed(ev)...)
+	}
+	batches := len(r.events)
 	r.mu.Unlock()
 	require.NotEmpty(t, batch)
 	require.LessOrEqual(t, len(batch), len(recs))
-	assert.Equal(t, ends(batch), committed(t, brokers, ConsumerGroup(FnTaskProcessor), "workflows"), "the finished batch was committed")
-	assert.Equal(t, MappingStats{Batches: 1, Records: len(batch)}, p.Stats())
+	assert.Equal(t, ends(batch), committed(t, brokers, ConsumerGroup(FnTaskProcessor), "workflows"), "the finished batches were committed")
+	assert.Equal(t, MappingStats{Batches: batches, Records: len(batch)}, p.Stats())
 }
 
 func TestMappingStoppedWhileRetryingCommitsNothingAndRedelivers(t *testing.T) {
 	brokers := broker(t, "tasks")
 	recs := produce(t, brokers, "tasks", 3)
-	failing := newRecorder(errors.New("down"), errors.New("down"), errors.New("down"), errors.New("down"))
-	_, cancel, done := startPoller(t, brokers, "tasks", failing.handle)
+	failing := newRecorder()
+	failing.failAll = errors.New("down")
+	_, cancel, done := startPoller(t, brokers, "tasks", failing.handle, pollerOpts{settings: settings(func(s *esm.Settings) { s.MaximumRetryAttempts = esm.Unlimited })})
 	waitCalls(t, failing, 2)
 	cancel()
 	<-done
@@ -241,14 +298,14 @@ func TestMappingStoppedWhileRetryingCommitsNothingAndRedelivers(t *testing.T) {
 
 func TestMappingTreatsAPanicAsAFailedInvocation(t *testing.T) {
 	brokers := broker(t, "tasks")
-	recs := produce(t, brokers, "tasks", 2)
+	recs := produceTo(t, brokers, "tasks", 0, 2, time.Time{})
 	r := newRecorder()
 	var first sync.Once // Do counts a panicking call as done
 	startPoller(t, brokers, "tasks", func(ctx context.Context, ev events.KafkaEvent) error {
 		err := r.handle(ctx, ev)
 		first.Do(func() { panic("nil map") })
 		return err
-	})
+	}, pollerOpts{settings: settings(func(s *esm.Settings) { s.BisectBatchOnFunctionError = false })})
 	require.Eventually(t, func() bool {
 		return assert.ObjectsAreEqual(ends(recs), committed(t, brokers, ConsumerGroup(FnTaskProcessor), "tasks"))
 	}, 20*time.Second, 20*time.Millisecond)

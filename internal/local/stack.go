@@ -199,9 +199,9 @@ func (s *Stack) startMappings(fns functions, o options) error {
 	s.cancelPoll = cancel
 	for _, m := range []Mapping{
 		{Function: FnWorkflowProcessor, Topic: events.TopicWorkflows, Handler: fns.workflowProcessor,
-			Timeout: Timeouts[FnWorkflowProcessor], Retry: o.batchRetry},
+			Timeout: Timeouts[FnWorkflowProcessor], Retry: o.batchRetry, OnFailure: s.store},
 		{Function: FnTaskProcessor, Topic: events.TopicTasks, Handler: fns.taskProcessor,
-			Timeout: Timeouts[FnTaskProcessor], Retry: o.batchRetry},
+			Timeout: Timeouts[FnTaskProcessor], Retry: o.batchRetry, OnFailure: s.store},
 	} {
 		p, err := newPoller(m, s.kafka, s.clusterARN(), s.log)
 		if err != nil {
