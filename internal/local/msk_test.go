@@ -94,7 +94,7 @@ type recorder struct {
 	// failAll, when set, is returned by every call after fail's.
 	failAll error
 	block   chan struct{} // when set, each call waits for it
-	calls  chan struct{}
+	calls   chan struct{}
 }
 
 func newRecorder(fail ...error) *recorder {
