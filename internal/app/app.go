@@ -40,15 +40,30 @@ type Config struct {
 	Bus bus.Config
 	// LogLevel is STREAMOPS_LOG_LEVEL: debug, info (default), warn, error.
 	LogLevel string
+	// OnLambda is set when AWS_LAMBDA_FUNCTION_NAME is: the function runs
+	// on Lambda, where it must have a MongoDB (Store.URI).
+	OnLambda bool
+	// AllowEmbeddedStore is STREAMOPS_ALLOW_EMBEDDED_STORE=true: on
+	// Lambda without MONGODB_URI, run on the embedded engine anyway. For
+	// tests and local runs of the real function binaries only (the
+	// Runtime API emulator of internal/local/e2e); the CDK stack never
+	// sets it. See Open.
+	AllowEmbeddedStore bool
+	// err is a variable FromEnv could not read; Open returns it.
+	err error
 }
 
 // FromEnv reads the configuration of function name from the environment.
 func FromEnv(name string) Config {
+	st, err := store.ConfigFromEnv()
 	return Config{
-		Name:     name,
-		Store:    store.ConfigFromEnv(),
-		Bus:      bus.Config{Brokers: bus.ParseBrokers(os.Getenv("KAFKA_BROKERS"))},
-		LogLevel: os.Getenv("STREAMOPS_LOG_LEVEL"),
+		Name:               name,
+		Store:              st,
+		Bus:                bus.Config{Brokers: bus.ParseBrokers(os.Getenv("KAFKA_BROKERS"))},
+		LogLevel:           os.Getenv("STREAMOPS_LOG_LEVEL"),
+		OnLambda:           os.Getenv("AWS_LAMBDA_FUNCTION_NAME") != "",
+		AllowEmbeddedStore: os.Getenv("STREAMOPS_ALLOW_EMBEDDED_STORE") == "true",
+		err:                err,
 	}
 }
 
@@ -57,8 +72,23 @@ func Open(ctx context.Context, cfg Config) (*App, error) {
 	if cfg.Name == "" {
 		return nil, errors.New("app: Config.Name is required")
 	}
+	if cfg.err != nil {
+		return nil, cfg.err
+	}
 	if len(cfg.Bus.Brokers) == 0 {
 		return nil, errors.New("app: no Kafka brokers: set KAFKA_BROKERS (comma-separated host:port)")
+	}
+	// Fail closed: on Lambda the embedded engine would keep what the
+	// function accepts in this instance's memory or /tmp, gone with the
+	// instance and invisible to every other one, so a 2xx would not mean
+	// stored. The opt-in exists because the real binaries are tested
+	// under a Runtime API emulator (which sets AWS_LAMBDA_FUNCTION_NAME)
+	// on the embedded engine too, as every store test runs on both
+	// engines; it is a separate, explicit variable rather than "no
+	// MONGODB_URI means embedded" so that a deployment that lost its
+	// MONGODB_URI refuses to start instead of silently running on memory.
+	if cfg.OnLambda && cfg.Store.URI == "" && !cfg.AllowEmbeddedStore {
+		return nil, errors.New("app: no store: set MONGODB_URI; on Lambda the embedded store would keep accepted work only in this instance's memory")
 	}
 	if err := KafkaAuth(ctx, os.Getenv("KAFKA_AUTH"), &cfg.Bus); err != nil {
 		return nil, err

@@ -12,7 +12,7 @@ import (
 // countedCollection returns a command-counting handle on a collection that
 // has no field on Store (dead_letters, workflow_records).
 func (s *Store) countedCollection(name string) lungo.ICollection {
-	return countingCollection{ICollection: s.client.Database(s.cfg.Database).Collection(name), n: &s.commands}
+	return s.wrap(s.client.Database(s.cfg.Database).Collection(name))
 }
 
 // insertUnordered inserts docs (whose ids are ids, in order) with one

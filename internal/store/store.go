@@ -67,9 +67,23 @@ type Config struct {
 	// ConnectTimeout bounds connecting to and pinging a real MongoDB at
 	// start-up, so a cold start fails fast instead of hanging. Default 10 s.
 	ConnectTimeout time.Duration
+	// OperationTimeout bounds each command to the engine (env
+	// STREAMOPS_STORE_OPERATION_TIMEOUT), from its start, within whatever
+	// deadline the caller's context has: a store that does not answer
+	// fails the command with ErrUnavailable after it, so the webhook
+	// (10 s deadline) and the API (29 s) answer 503 with Retry-After in
+	// seconds instead of timing out as a whole. Default 5 s: far above a
+	// healthy command (milliseconds; the store reads bounded pages) and
+	// well inside the shortest function deadline, leaving time to answer.
+	// Reading a cursor's further batches is bounded by the caller's
+	// context only.
+	OperationTimeout time.Duration
 	// Now is the clock. Default time.Now; tests move it.
 	Now func() time.Time
 }
+
+// DefaultOperationTimeout is Config.OperationTimeout's default.
+const DefaultOperationTimeout = 5 * time.Second
 
 func (c *Config) setDefaults() {
 	if c.Database == "" {
@@ -83,6 +97,9 @@ func (c *Config) setDefaults() {
 	}
 	if c.ConnectTimeout == 0 {
 		c.ConnectTimeout = 10 * time.Second
+	}
+	if c.OperationTimeout == 0 {
+		c.OperationTimeout = DefaultOperationTimeout
 	}
 	if c.Now == nil {
 		c.Now = time.Now
@@ -98,17 +115,28 @@ func (c Config) Validate() error {
 		return errors.New("store: Config.ExpireInterval must not be negative")
 	case c.ConnectTimeout < 0:
 		return errors.New("store: Config.ConnectTimeout must not be negative")
+	case c.OperationTimeout < 0:
+		return errors.New("store: Config.OperationTimeout must not be negative")
 	}
 	return nil
 }
 
-// ConfigFromEnv reads MONGODB_URI, MONGODB_DATABASE and STREAMOPS_DATA_DIR.
-func ConfigFromEnv() Config {
-	return Config{
+// ConfigFromEnv reads MONGODB_URI, MONGODB_DATABASE, STREAMOPS_DATA_DIR
+// and STREAMOPS_STORE_OPERATION_TIMEOUT (a Go duration, e.g. "5s").
+func ConfigFromEnv() (Config, error) {
+	cfg := Config{
 		URI:      os.Getenv("MONGODB_URI"),
 		Database: os.Getenv("MONGODB_DATABASE"),
 		DataDir:  os.Getenv("STREAMOPS_DATA_DIR"),
 	}
+	if v := os.Getenv("STREAMOPS_STORE_OPERATION_TIMEOUT"); v != "" {
+		d, err := time.ParseDuration(v)
+		if err != nil || d <= 0 {
+			return Config{}, fmt.Errorf("store: STREAMOPS_STORE_OPERATION_TIMEOUT=%q: want a positive duration such as 5s", v)
+		}
+		cfg.OperationTimeout = d
+	}
+	return cfg, nil
 }
 
 // Store is the MongoDB persistence of StreamOps. It is safe for concurrent
@@ -139,9 +167,7 @@ func Open(ctx context.Context, cfg Config) (*Store, error) {
 	}
 	s.has = featuresOf(s.engine)
 	db := s.client.Database(cfg.Database)
-	coll := func(name string) lungo.ICollection {
-		return countingCollection{ICollection: db.Collection(name), n: &s.commands}
-	}
+	coll := func(name string) lungo.ICollection { return s.wrap(db.Collection(name)) }
 	s.events, s.archive = coll(CollEvents), coll(CollEventsArchive)
 	s.webhookEvents, s.outbox = coll(CollWebhookEvents), coll(CollOutbox)
 	s.partnerEvents, s.partnerEndpoints = coll(CollPartnerEvents), coll(CollPartnerEndpoints)
@@ -189,6 +215,11 @@ func (s *Store) connect(ctx context.Context) error {
 	}
 	s.client, s.embedded = client, engine
 	return nil
+}
+
+// wrap makes coll count, bound and classify its commands.
+func (s *Store) wrap(coll lungo.ICollection) lungo.ICollection {
+	return countingCollection{ICollection: coll, n: &s.commands, timeout: s.cfg.OperationTimeout, detach: s.embedded != nil}
 }
 
 // Close disconnects from MongoDB or closes the embedded engine.

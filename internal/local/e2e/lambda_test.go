@@ -119,11 +119,14 @@ func TestMain(m *testing.M) {
 
 // storeEnv is the environment that points a function at the test's store:
 // a data directory of its own on the embedded engine, a database of its own
-// on MongoDB.
+// on MongoDB. On the embedded engine it opts in explicitly
+// (STREAMOPS_ALLOW_EMBEDDED_STORE), since a function under the Runtime
+// API, which sets AWS_LAMBDA_FUNCTION_NAME, refuses to start without
+// MONGODB_URI otherwise (TestFunctionBinariesRefuseToStartOnLambdaWithoutMongoDB).
 func storeEnv(t *testing.T) []string {
 	cfg := enginetest.Configure(t, store.Config{})
 	if cfg.URI == "" {
-		return []string{"STREAMOPS_DATA_DIR=" + t.TempDir()}
+		return []string{"STREAMOPS_DATA_DIR=" + t.TempDir(), "STREAMOPS_ALLOW_EMBEDDED_STORE=true"}
 	}
 	return []string{"MONGODB_URI=" + cfg.URI, "MONGODB_DATABASE=" + cfg.Database}
 }
@@ -256,6 +259,42 @@ func TestFunctionBinariesUnderTheLambdaRuntimeAPI(t *testing.T) {
 				assert.Contains(t, logs, `"msg":"cold start"`, "app.Open logged its cold start")
 				assert.Contains(t, logs, fmt.Sprintf(`"store":%q`, enginetest.Engine()))
 			}
+		})
+	}
+}
+
+// TestFunctionBinariesRefuseToStartOnLambdaWithoutMongoDB: with
+// AWS_LAMBDA_FUNCTION_NAME set and no MONGODB_URI, every function's cold
+// start fails, naming what is missing, rather than accepting work into an
+// instance's memory; with a broker, so the store is what it refuses for.
+func TestFunctionBinariesRefuseToStartOnLambdaWithoutMongoDB(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the function binaries")
+	}
+	cluster, err := kfake.NewCluster(kfake.NumBrokers(1))
+	require.NoError(t, err)
+	t.Cleanup(cluster.Close)
+	scheduled := fixture(t, "eventbridge/scheduled-retry-sweeper.json")
+	tests := []struct {
+		function string
+		event    []byte
+	}{
+		{"webhook", fixture(t, "apigw/webhooks-stripe.json")},
+		{"api", fixture(t, "apigw/api-post-task.json")},
+		{"workflow-processor", fixture(t, "msk/workflows-pipeline.json")},
+		{"task-processor", fixture(t, "msk/tasks-email.json")},
+		{"outbox-relay", scheduled},
+		{"retry-sweeper", scheduled},
+		{"archiver", scheduled},
+	}
+	for _, tc := range tests {
+		t.Run(tc.function, func(t *testing.T) {
+			env := []string{"KAFKA_BROKERS=" + strings.Join(cluster.ListenAddrs(), ","), "AWS_LAMBDA_FUNCTION_NAME=streamops-" + tc.function,
+				"STREAMOPS_DATA_DIR=" + t.TempDir(), "STREAMOPS_ADMIN_TOKEN=lambda-test-admin-token", "WEBHOOK_SECRET_STRIPE=" + stripeSecret}
+			res, logs := invoke(t, tc.function, env, tc.event)
+			assert.Equal(t, "exit", res.kind, "the function answered instead of refusing to start: %s", res.body)
+			assert.Contains(t, logs, "cold start failed")
+			assert.Contains(t, logs, "no store: set MONGODB_URI")
 		})
 	}
 }

@@ -1,0 +1,65 @@
+package app
+
+import (
+	"context"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"github.com/twmb/franz-go/pkg/kfake"
+
+	"github.com/streamops/streamops/internal/store"
+	"github.com/streamops/streamops/internal/store/enginetest"
+)
+
+// TestOpenFailsClosed: a function missing its broker or, on Lambda, its
+// MongoDB refuses to start (its cold start fails) instead of accepting
+// work it cannot keep.
+func TestOpenFailsClosed(t *testing.T) {
+	cluster, err := kfake.NewCluster(kfake.NumBrokers(1))
+	require.NoError(t, err)
+	t.Cleanup(cluster.Close)
+	brokers := cluster.ListenAddrs()[0]
+	tests := []struct {
+		name    string
+		env     map[string]string
+		mongo   bool // MONGODB_URI of the test's MongoDB, where there is one
+		wantErr string
+	}{
+		{"no brokers", map[string]string{}, false, "set KAFKA_BROKERS"},
+		{"on Lambda without MONGODB_URI", map[string]string{"KAFKA_BROKERS": brokers, "AWS_LAMBDA_FUNCTION_NAME": "streamops-webhook"}, false,
+			"no store: set MONGODB_URI"},
+		{"on Lambda, the opt-in is not just any value", map[string]string{"KAFKA_BROKERS": brokers, "AWS_LAMBDA_FUNCTION_NAME": "streamops-api",
+			"STREAMOPS_ALLOW_EMBEDDED_STORE": "1"}, false, "no store: set MONGODB_URI"},
+		{"on Lambda with the explicit embedded opt-in", map[string]string{"KAFKA_BROKERS": brokers, "AWS_LAMBDA_FUNCTION_NAME": "streamops-api",
+			"STREAMOPS_ALLOW_EMBEDDED_STORE": "true"}, false, ""},
+		{"on Lambda with MONGODB_URI", map[string]string{"KAFKA_BROKERS": brokers, "AWS_LAMBDA_FUNCTION_NAME": "streamops-api"}, true, ""},
+		{"off Lambda the embedded engine is the default", map[string]string{"KAFKA_BROKERS": brokers}, false, ""},
+		{"a bad store operation timeout", map[string]string{"KAFKA_BROKERS": brokers, "STREAMOPS_STORE_OPERATION_TIMEOUT": "5"}, false,
+			"STREAMOPS_STORE_OPERATION_TIMEOUT"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			for _, k := range []string{"KAFKA_BROKERS", "AWS_LAMBDA_FUNCTION_NAME", "STREAMOPS_ALLOW_EMBEDDED_STORE", "MONGODB_URI",
+				"MONGODB_DATABASE", "STREAMOPS_DATA_DIR", "STREAMOPS_STORE_OPERATION_TIMEOUT", "KAFKA_AUTH"} {
+				t.Setenv(k, tc.env[k])
+			}
+			if tc.mongo {
+				if enginetest.Engine() != store.EngineMongoDB {
+					t.Skip("needs a MongoDB (make test-mongo)")
+				}
+				cfg := enginetest.Configure(t, store.Config{})
+				t.Setenv("MONGODB_URI", cfg.URI)
+				t.Setenv("MONGODB_DATABASE", cfg.Database)
+			}
+			a, err := Open(context.Background(), FromEnv("api"))
+			if tc.wantErr != "" {
+				require.ErrorContains(t, err, tc.wantErr)
+				assert.Nil(t, a)
+				return
+			}
+			require.NoError(t, err)
+			a.Close(context.Background())
+		})
+	}
+}
