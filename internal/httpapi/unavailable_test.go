@@ -1,0 +1,209 @@
+package httpapi_test
+
+import (
+	"context"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/256dpi/lungo"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/streamops/streamops/internal/emit"
+	"github.com/streamops/streamops/internal/httpapi"
+	"github.com/streamops/streamops/internal/stacktest"
+	"github.com/streamops/streamops/internal/store"
+	"github.com/streamops/streamops/internal/store/enginetest"
+	"github.com/streamops/streamops/internal/submit"
+	"github.com/streamops/streamops/internal/webhook"
+)
+
+// gate blocks whoever waits on it while closed.
+type gate struct {
+	mu   sync.Mutex
+	open chan struct{}
+}
+
+func newGate() *gate {
+	g := &gate{open: make(chan struct{})}
+	close(g.open)
+	return g
+}
+
+// stop makes the next waits block until resume.
+func (g *gate) stop() {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	select {
+	case <-g.open:
+		g.open = make(chan struct{})
+	default:
+	}
+}
+
+func (g *gate) resume() {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	select {
+	case <-g.open:
+	default:
+		close(g.open)
+	}
+}
+
+func (g *gate) wait() {
+	g.mu.Lock()
+	open := g.open
+	g.mu.Unlock()
+	<-open
+}
+
+// hangingDisk is the embedded engine's file, on a disk that stops
+// answering while its gate is stopped: a commit's write blocks inside the
+// engine (holding its lock) as on a hung NFS mount.
+type hangingDisk struct {
+	disk lungo.Store
+	gate *gate
+}
+
+func (d hangingDisk) Load() (*lungo.Catalog, error) { return d.disk.Load() }
+
+func (d hangingDisk) Store(c *lungo.Catalog) error {
+	d.gate.wait()
+	return d.disk.Store(c)
+}
+
+// stallingProxy forwards TCP connections to target and, while its gate is
+// stopped, holds every byte: the server looks alive (connections stay
+// open) but never answers, as a paused MongoDB does.
+func stallingProxy(t *testing.T, target string, g *gate) string {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	var conns sync.WaitGroup
+	var mu sync.Mutex
+	var open []net.Conn
+	t.Cleanup(func() {
+		ln.Close()
+		mu.Lock()
+		for _, c := range open {
+			c.Close()
+		}
+		mu.Unlock()
+		conns.Wait()
+	})
+	pipe := func(dst, src net.Conn) {
+		defer dst.Close()
+		buf := make([]byte, 32<<10)
+		for {
+			n, err := src.Read(buf)
+			g.wait()
+			if n > 0 {
+				if _, werr := dst.Write(buf[:n]); werr != nil {
+					return
+				}
+			}
+			if err != nil {
+				return
+			}
+		}
+	}
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			up, err := net.Dial("tcp", target)
+			if err != nil {
+				c.Close()
+				continue
+			}
+			mu.Lock()
+			open = append(open, c, up)
+			mu.Unlock()
+			conns.Go(func() { pipe(up, c) })
+			conns.Go(func() { pipe(c, up) })
+		}
+	}()
+	return ln.Addr().String()
+}
+
+// unansweringStore opens the store on the test's engine behind something
+// that stops answering when the returned gate is stopped: a stalling TCP
+// proxy on MongoDB, a hanging disk under the embedded engine.
+func unansweringStore(t *testing.T, opTimeout time.Duration) (*store.Store, *gate) {
+	g := newGate()
+	cfg := enginetest.Configure(t, store.Config{OperationTimeout: opTimeout, ConnectTimeout: 2 * time.Second})
+	if cfg.URI != "" {
+		u, err := url.Parse(cfg.URI)
+		require.NoError(t, err)
+		u.Host = stallingProxy(t, u.Host, g)
+		cfg.URI = u.String()
+	} else {
+		cfg.Backing = hangingDisk{disk: lungo.NewMemoryStore(), gate: g}
+	}
+	st, err := store.Open(context.Background(), cfg)
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = st.Close(context.Background()) })
+	t.Cleanup(g.resume) // runs first: let abandoned commands end before the store closes
+	return st, g
+}
+
+// TestStoreThatStopsAnsweringIs503WithinTheOperationTimeout: with the
+// store really not answering (MongoDB behind a proxy that holds every
+// byte; the embedded engine on a disk that hangs), a webhook and an API
+// POST answer 503 with Retry-After within the store's operation timeout
+// (bounded generously at 3x), not at the function's deadline.
+func TestStoreThatStopsAnsweringIs503WithinTheOperationTimeout(t *testing.T) {
+	const opTimeout = time.Second
+	reg, err := webhook.LoadProviders("")
+	require.NoError(t, err)
+	tests := []struct {
+		name     string
+		deadline time.Duration // the function's, as deployed
+		request  func(hooks *webhookStack) (http.Handler, *http.Request)
+	}{
+		{"webhook", 10 * time.Second, func(hooks *webhookStack) (http.Handler, *http.Request) {
+			return hooks.handler, hooks.signed(t, "stripe", fixture(t, "stripe-invoice-finalized.json"), "whsec_stripe_test", webhook.SignOptions{})
+		}},
+		{"POST /api/workflows", 29 * time.Second, func(hooks *webhookStack) (http.Handler, *http.Request) {
+			svc, err := submit.New(hooks.Store, hooks.Emitter, nil, hooks.Logger)
+			require.NoError(t, err)
+			r := httptest.NewRequest(http.MethodPost, "/api/workflows", strings.NewReader(`{"name":"x","steps":["validate"],"priority":"low"}`))
+			r.Header.Set("Authorization", "Bearer "+adminToken)
+			return apiHandler(hooks.Env, svc), r
+		}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			st, g := unansweringStore(t, opTimeout)
+			env := stacktest.New(t, stacktest.Options{})
+			env.Store = st
+			env.Emitter, err = emit.New(emit.Config{Store: st, Publisher: env.Bus, PublishTimeout: time.Second, Logger: env.Logger})
+			require.NoError(t, err)
+			svc, err := ingestService(env, reg)
+			require.NoError(t, err)
+			hooks := &webhookStack{Env: env, providers: reg, handler: httpapi.Webhooks(svc, env.Logger)}
+			h, r := tc.request(hooks)
+
+			g.stop()
+			ctx, cancel := context.WithTimeout(r.Context(), tc.deadline)
+			defer cancel()
+			w := httptest.NewRecorder()
+			start := time.Now()
+			h.ServeHTTP(w, r.WithContext(ctx))
+			took := time.Since(start)
+
+			require.Equal(t, http.StatusServiceUnavailable, w.Code, w.Body.String())
+			assert.Equal(t, httpapi.RetryAfterSeconds, w.Header().Get("Retry-After"))
+			assert.Contains(t, w.Body.String(), "store_unavailable")
+			assert.Less(t, took, 3*opTimeout, "answered within the store's operation timeout (3x slack), not the %s deadline", tc.deadline)
+		})
+	}
+}
