@@ -93,6 +93,12 @@ type Config struct {
 	// holds commits up to that long in memory and a crash loses them.
 	StoreFlushInterval time.Duration
 
+	// StoreOperationTimeout bounds each store command (env
+	// STREAMOPS_STORE_OPERATION_TIMEOUT, as the functions read it).
+	// Default store.DefaultOperationTimeout (5 s): a store that does not
+	// answer makes the webhook and the API answer 503 after it.
+	StoreOperationTimeout time.Duration
+
 	// LogLevel is debug, info, warn or error (env STREAMOPS_LOG_LEVEL).
 	// Default info.
 	LogLevel string
@@ -140,6 +146,7 @@ func ConfigFromEnv() (Config, error) {
 	}
 	duration("STREAMOPS_SCHEDULE_INTERVAL", &cfg.ScheduleInterval, 0)
 	duration("STREAMOPS_STORE_FLUSH_INTERVAL", &cfg.StoreFlushInterval, 0)
+	duration("STREAMOPS_STORE_OPERATION_TIMEOUT", &cfg.StoreOperationTimeout, 0)
 	return cfg, errors.Join(errs...)
 }
 
@@ -189,6 +196,9 @@ func (c Config) Validate() error {
 	}
 	if c.StoreFlushInterval < 0 {
 		return bad("StoreFlushInterval", "must not be negative, got %s (0 journals every commit)", c.StoreFlushInterval)
+	}
+	if c.StoreOperationTimeout < 0 {
+		return bad("StoreOperationTimeout", "must not be negative, got %s", c.StoreOperationTimeout)
 	}
 	if _, err := parseLevel(c.LogLevel); err != nil {
 		return bad("LogLevel", "%v", err)

@@ -14,6 +14,7 @@ func TestConfigFromEnv(t *testing.T) {
 	t.Setenv("KAFKA_BROKERS", "b-1:9092, b-2:9092")
 	t.Setenv("STREAMOPS_SCHEDULE_INTERVAL", "2s")
 	t.Setenv("STREAMOPS_STORE_FLUSH_INTERVAL", "250ms")
+	t.Setenv("STREAMOPS_STORE_OPERATION_TIMEOUT", "3s")
 	cfg, err := ConfigFromEnv()
 	require.NoError(t, err)
 	assert.Equal(t, "/tmp/so", cfg.DataDir)
@@ -21,6 +22,7 @@ func TestConfigFromEnv(t *testing.T) {
 	assert.Equal(t, []string{"b-1:9092", "b-2:9092"}, cfg.KafkaBrokers)
 	assert.Equal(t, 2*time.Second, cfg.ScheduleInterval)
 	assert.Equal(t, 250*time.Millisecond, cfg.StoreFlushInterval, "a positive interval opts into background writes")
+	assert.Equal(t, 3*time.Second, cfg.StoreOperationTimeout, "read as the functions read it")
 
 	t.Setenv("STREAMOPS_SCHEDULE_INTERVAL", "often")
 	_, err = ConfigFromEnv()
@@ -48,6 +50,7 @@ func TestConfigDefaultsAndValidation(t *testing.T) {
 		{"interval", Config{ScheduleInterval: -time.Second}, "ScheduleInterval"},
 		{"log level", Config{LogLevel: "loud"}, "LogLevel"},
 		{"flush interval", Config{StoreFlushInterval: -time.Second}, "StoreFlushInterval"},
+		{"store operation timeout", Config{StoreOperationTimeout: -time.Second}, "StoreOperationTimeout"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
