@@ -40,17 +40,20 @@ func TestOpenFailsClosed(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
+			var mongo store.Config
+			if tc.mongo {
+				if enginetest.Engine() != store.EngineMongoDB {
+					t.Skip("needs a MongoDB (make test-mongo)")
+				}
+				mongo = enginetest.Configure(t, store.Config{})
+			}
 			for _, k := range []string{"KAFKA_BROKERS", "AWS_LAMBDA_FUNCTION_NAME", "STREAMOPS_ALLOW_EMBEDDED_STORE", "MONGODB_URI",
 				"MONGODB_DATABASE", "STREAMOPS_DATA_DIR", "STREAMOPS_STORE_OPERATION_TIMEOUT", "KAFKA_AUTH"} {
 				t.Setenv(k, tc.env[k])
 			}
 			if tc.mongo {
-				if enginetest.Engine() != store.EngineMongoDB {
-					t.Skip("needs a MongoDB (make test-mongo)")
-				}
-				cfg := enginetest.Configure(t, store.Config{})
-				t.Setenv("MONGODB_URI", cfg.URI)
-				t.Setenv("MONGODB_DATABASE", cfg.Database)
+				t.Setenv("MONGODB_URI", mongo.URI)
+				t.Setenv("MONGODB_DATABASE", mongo.Database)
 			}
 			a, err := Open(context.Background(), FromEnv("api"))
 			if tc.wantErr != "" {
