@@ -9,9 +9,11 @@
 //     127.0.0.1:9092 with its data under the data directory, or a real
 //     cluster (KAFKA_BROKERS); topics are created as on MSK (bus.EnsureTopics).
 //   - MSK event source mappings: one consumer group per processor hands it
-//     batches shaped exactly like Lambda's events.KafkaEvent, commits only
-//     after the handler returns nil, and retries a failed batch with backoff
-//     (msk.go).
+//     batches shaped exactly like Lambda's events.KafkaEvent, each partition
+//     on its own, with the deployed mapping's settings (internal/esm): a
+//     failed batch is retried with backoff and bisected up to the retry
+//     limit, records past the maximum age are not delivered, and what is
+//     given up goes to the processor's dead letters (msk.go).
 //   - EventBridge Scheduler: timers invoke the scheduled functions with
 //     events.EventBridgeEvent payloads and a Lambda-like deadline
 //     (schedule.go).
