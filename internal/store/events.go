@@ -37,6 +37,14 @@ type EventDocument struct {
 	// events carrying its id, through idx_partner_ts, however many
 	// deliveries it has sent. Absent otherwise (sparse index).
 	PartnerID string `bson:"partner_id,omitempty"`
+	// Seq orders the events stored in the same millisecond: a number from
+	// the storing process's clock in nanoseconds, strictly increasing within
+	// the process and, within one InsertEvents, in the order given. An
+	// aggregate's events are stored in the order they happen (a processor
+	// stores a batch's lifecycle in order; later work is stored later), so
+	// (timestamp, seq) is their causal order even when they share a
+	// millisecond, where event ids are in no particular order.
+	Seq int64 `bson:"seq"`
 	// PublishPending is true from storage until the event is on Kafka; the
 	// retry-sweeper publishes what stays pending (store-then-publish).
 	PublishPending bool       `bson:"publish_pending,omitempty"`
@@ -64,7 +72,7 @@ type EventMetadata struct {
 var reservedEventFields = map[string]bool{
 	"_id": true, "event_id": true, "event_type": true, "event_version": true, "timestamp": true,
 	"aggregate_id": true, "metadata": true, "stored_at": true, "ttl_expires_at": true,
-	"execution_id": true, "partner_id": true, "publish_pending": true, "published_at": true, "archived_at": true,
+	"execution_id": true, "partner_id": true, "seq": true, "publish_pending": true, "published_at": true, "archived_at": true,
 }
 
 // NewEventDocument converts an envelope into its stored form. storedAt is
@@ -153,6 +161,7 @@ func (s *Store) InsertEvent(ctx context.Context, env events.Envelope) error {
 	if err != nil {
 		return err
 	}
+	doc.Seq = s.nextSeq(1)
 	_, err = s.events.InsertOne(ctx, doc)
 	return normalise(err)
 }
@@ -171,13 +180,14 @@ func (s *Store) InsertEvents(ctx context.Context, envs []events.Envelope) (Inser
 	if len(envs) == 0 {
 		return InsertResult{}, nil
 	}
-	now := s.now()
+	now, seq := s.now(), s.nextSeq(len(envs))
 	ids, docs := make([]string, len(envs)), make([]any, len(envs))
 	for i, env := range envs {
 		doc, err := NewEventDocument(env, now, s.cfg.EventTTL)
 		if err != nil {
 			return InsertResult{}, err
 		}
+		doc.Seq = seq + int64(i)
 		ids[i], docs[i] = env.EventID, doc
 	}
 	res, err := insertUnordered(ctx, s.events, ids, docs)
@@ -280,4 +290,17 @@ func matchesAny(words []string, fields ...string) bool {
 		}
 	}
 	return false
+}
+
+// nextSeq reserves n consecutive sequence numbers (see EventDocument.Seq)
+// and returns the first: the clock in nanoseconds, or one past the last
+// number given out when the clock has not moved on (or went back).
+func (s *Store) nextSeq(n int) int64 {
+	for {
+		last := s.seq.Load()
+		next := max(s.cfg.Now().UnixNano(), last+1)
+		if s.seq.CompareAndSwap(last, next+int64(n)-1) {
+			return next
+		}
+	}
 }

@@ -88,7 +88,10 @@ func (f ReplayFilter) ToQuery() bson.M {
 // offset, it stays valid while events are inserted.
 type Cursor struct {
 	Timestamp time.Time `json:"t"`
-	EventID   string    `json:"id"`
+	// Seq is the event's sequence number (events only; see
+	// EventDocument.Seq).
+	Seq     int64  `json:"s,omitempty"`
+	EventID string `json:"id"`
 }
 
 // ErrBadCursor is returned for a cursor the API did not issue.
@@ -110,19 +113,23 @@ func DecodeCursor(s string) (Cursor, error) {
 	return c, nil
 }
 
-// eventOrder is the order of browse, export and replay: oldest first, ties
-// by event_id, so a cursor is a total position.
-var eventOrder = bson.D{{Key: "timestamp", Value: 1}, {Key: "event_id", Value: 1}}
+// eventOrder is the order of browse, export and replay: oldest first,
+// events of the same millisecond in the order they were stored (seq, which
+// is causal for an aggregate), then event_id, so a cursor is a total
+// position.
+var eventOrder = bson.D{{Key: "timestamp", Value: 1}, {Key: "seq", Value: 1}, {Key: "event_id", Value: 1}}
 
 // FindEvents returns up to limit events matching f after the cursor (nil:
-// from the start), in (timestamp, event_id) order, and the cursor of the
+// from the start), in (timestamp, seq, event_id) order, and the cursor of the
 // next page ("" when this was the last).
 func (s *Store) FindEvents(ctx context.Context, f ReplayFilter, after *Cursor, limit int) ([]EventDocument, string, error) {
 	q := f.ToQuery()
 	if after != nil {
+		at := bsonTime(after.Timestamp)
 		page := bson.M{"$or": bson.A{
-			bson.M{"timestamp": bson.M{"$gt": bsonTime(after.Timestamp)}},
-			bson.M{"timestamp": bsonTime(after.Timestamp), "event_id": bson.M{"$gt": after.EventID}},
+			bson.M{"timestamp": bson.M{"$gt": at}},
+			bson.M{"timestamp": at, "seq": bson.M{"$gt": after.Seq}},
+			bson.M{"timestamp": at, "seq": after.Seq, "event_id": bson.M{"$gt": after.EventID}},
 		}}
 		q = bson.M{"$and": bson.A{q, page}}
 	}
@@ -134,7 +141,7 @@ func (s *Store) FindEvents(ctx context.Context, f ReplayFilter, after *Cursor, l
 	if len(docs) > limit {
 		docs = docs[:limit]
 		last := docs[limit-1]
-		next = Cursor{Timestamp: last.Timestamp, EventID: last.EventID}.Encode()
+		next = Cursor{Timestamp: last.Timestamp, Seq: last.Seq, EventID: last.EventID}.Encode()
 	}
 	return docs, next, nil
 }

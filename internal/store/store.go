@@ -148,6 +148,7 @@ type Store struct {
 	embedded *lungo.Engine // nil on MongoDB
 	has      features
 	commands atomic.Int64
+	seq      atomic.Int64 // the last event sequence number given out (nextSeq)
 
 	events, archive, webhookEvents, outbox, partnerEvents, partnerEndpoints,
 	workflows, tasks, replaySessions lungo.ICollection

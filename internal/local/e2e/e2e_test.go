@@ -3,6 +3,7 @@ package e2e
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/url"
 	"slices"
@@ -191,6 +192,13 @@ func assertSeed003Sequence(t *testing.T, evs []events.Envelope) {
 	}
 	ordered := slices.Clone(evs)
 	slices.SortStableFunc(ordered, func(a, b events.Envelope) int { return rank(a) - rank(b) })
+	ids := func(evs []events.Envelope) (out []string) {
+		for _, e := range evs {
+			out = append(out, fmt.Sprintf("%s#%d", e.EventType, rank(e)))
+		}
+		return out
+	}
+	assert.Equal(t, ids(ordered), ids(evs), "GET /api/events answers an execution's events in causal order")
 	var workflowID string
 	for i, e := range ordered {
 		if i > 0 {

@@ -66,6 +66,7 @@ func Run(t *testing.T, open Opener) {
 		{"ExpiredOrCancelledCommandsAreTransientErrors", testTransientErrors},
 		{"UpsertRacesMakeOneDocument", testUpsertRace},
 		{"NumbersAreStoredAsSent", testNumbersAsSent},
+		{"AnAggregatesEventsComeBackInCausalOrder", testCausalOrder},
 		{"TTLIndexExpiresEvents", testTTL},
 		{"SubmissionsAreStoredOncePerID", testSubmissions},
 		{"DeadLettersAreStoredOncePerRecordAndListedWhileOpen", testDeadLetters},
@@ -1037,4 +1038,56 @@ func testExport(t *testing.T, open Opener) {
 	counts, err := s.CountEventsByType(ctx(t), clock.Now().Add(-time.Hour), clock.Now().Add(time.Hour))
 	require.NoError(t, err)
 	assert.Equal(t, map[string]int{"workflow.created": 1, "task.created": 1}, counts)
+}
+
+// testCausalOrder: an aggregate's events that share a millisecond come back
+// in the order they were stored (their causal order), not by event id;
+// paging one by one gives the same order while more events of that
+// millisecond arrive.
+func testCausalOrder(t *testing.T, open Opener) {
+	clock := NewClock()
+	s := open(t, store.Config{Now: clock.Now})
+	at := clock.Now()
+	wf := "wf-" + uuid.NewString()
+	mk := func(typ events.Type, id string) events.Envelope {
+		env := envelope(typ, at, map[string]any{"workflowId": wf}, nil)
+		env.EventID = id
+		return env
+	}
+	// Event ids sort the opposite way round from the order of events.
+	created := mk(events.WorkflowCreated, "evt-9")
+	require.NoError(t, s.InsertEvent(ctx(t), created))
+	lifecycle := []events.Envelope{mk(events.WorkflowProcessing, "evt-8"), mk(events.WorkflowStepCompleted, "evt-7"),
+		mk(events.WorkflowStepCompleted, "evt-6"), mk(events.WorkflowCompleted, "evt-5")}
+	_, err := s.InsertEvents(ctx(t), lifecycle)
+	require.NoError(t, err)
+	want := []string{"evt-9", "evt-8", "evt-7", "evt-6", "evt-5"}
+
+	docs, _, err := s.FindEvents(ctx(t), store.ReplayFilter{AggregateID: wf}, nil, 10)
+	require.NoError(t, err)
+	var got []string
+	for _, d := range docs {
+		got = append(got, d.EventID)
+	}
+	assert.Equal(t, want, got, "stored order, though all share one millisecond")
+
+	var paged []string
+	var after *store.Cursor
+	for range 10 {
+		page, next, err := s.FindEvents(ctx(t), store.ReplayFilter{AggregateID: wf}, after, 1)
+		require.NoError(t, err)
+		for _, d := range page {
+			paged = append(paged, d.EventID)
+		}
+		if len(paged) == 2 { // more of the same millisecond arrive mid-walk
+			require.NoError(t, s.InsertEvent(ctx(t), mk(events.WorkflowStepCompleted, "evt-0")))
+		}
+		if next == "" {
+			break
+		}
+		c, err := store.DecodeCursor(next)
+		require.NoError(t, err)
+		after = &c
+	}
+	assert.Equal(t, append(want, "evt-0"), paged, "the cursor is a stable position: nothing skipped or repeated")
 }
