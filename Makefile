@@ -1,7 +1,7 @@
 # StreamOps — build, test and run. `make help` lists the targets.
 
 GO        ?= go
-FUNCTIONS := webhook api workflow-processor task-processor outbox-relay retry-sweeper archiver
+FUNCTIONS := webhook api workflow-processor task-processor outbox-relay retry-sweeper archiver kafka-topics
 BUILD_DIR ?= build
 # Benchmarks run a fixed number of iterations so one run compares a result
 # with its baseline on equal terms; raise it for steadier numbers.

@@ -3,7 +3,9 @@ package app
 import (
 	"context"
 	"crypto/tls"
+	"errors"
 	"fmt"
+	"os"
 	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/config"
@@ -42,4 +44,18 @@ func KafkaAuth(ctx context.Context, mode string, cfg *bus.Config) error {
 	default:
 		return fmt.Errorf("app: KAFKA_AUTH must be iam, tls or none, got %q", mode)
 	}
+}
+
+// OpenKafka builds a Kafka client from KAFKA_BROKERS and KAFKA_AUTH alone,
+// for a function that administers the cluster and needs no store (the
+// stack's topics resource).
+func OpenKafka(ctx context.Context) (*bus.Client, error) {
+	cfg := bus.Config{Brokers: bus.ParseBrokers(os.Getenv("KAFKA_BROKERS"))}
+	if len(cfg.Brokers) == 0 {
+		return nil, errors.New("app: no Kafka brokers: set KAFKA_BROKERS (comma-separated host:port)")
+	}
+	if err := KafkaAuth(ctx, os.Getenv("KAFKA_AUTH"), &cfg); err != nil {
+		return nil, err
+	}
+	return bus.New(cfg)
 }
