@@ -12,10 +12,14 @@ import (
 	"os"
 	"strings"
 
+	"github.com/aws/aws-sdk-go-v2/config"
+	"github.com/aws/aws-sdk-go-v2/service/secretsmanager"
+
 	"github.com/streamops/streamops/internal/bus"
 	"github.com/streamops/streamops/internal/emit"
 	"github.com/streamops/streamops/internal/metrics"
 	"github.com/streamops/streamops/internal/store"
+	"github.com/streamops/streamops/internal/webhook"
 )
 
 // App is the process-wide set of clients.
@@ -34,8 +38,19 @@ type Config struct {
 	// Name is the function's name, e.g. "webhook".
 	Name string
 	// Store configures the store (MONGODB_URI, MONGODB_DATABASE,
-	// STREAMOPS_DATA_DIR).
+	// STREAMOPS_DATA_DIR, MONGODB_TLS_CA_FILE).
 	Store store.Config
+	// MongoURISecret is MONGODB_URI_SECRET: the Secrets Manager secret
+	// (name or ARN) holding the MongoDB URI, read once by Open when
+	// MONGODB_URI is unset. The deployed stack sets this, never the URI
+	// itself; MONGODB_URI stays for local use.
+	MongoURISecret string
+	// MongoURISecretVersion is MONGODB_URI_SECRET_VERSION, a version id to
+	// pin; default the current version.
+	MongoURISecretVersion string
+	// Secrets is the Secrets Manager client Open reads MongoURISecret
+	// with. Default one built from the function's AWS configuration.
+	Secrets webhook.GetSecretValueAPI
 	// Bus configures the producer (KAFKA_BROKERS).
 	Bus bus.Config
 	// LogLevel is STREAMOPS_LOG_LEVEL: debug, info (default), warn, error.
@@ -57,13 +72,15 @@ type Config struct {
 func FromEnv(name string) Config {
 	st, err := store.ConfigFromEnv()
 	return Config{
-		Name:               name,
-		Store:              st,
-		Bus:                bus.Config{Brokers: bus.ParseBrokers(os.Getenv("KAFKA_BROKERS"))},
-		LogLevel:           os.Getenv("STREAMOPS_LOG_LEVEL"),
-		OnLambda:           os.Getenv("AWS_LAMBDA_FUNCTION_NAME") != "",
-		AllowEmbeddedStore: os.Getenv("STREAMOPS_ALLOW_EMBEDDED_STORE") == "true",
-		err:                err,
+		Name:                  name,
+		Store:                 st,
+		MongoURISecret:        os.Getenv("MONGODB_URI_SECRET"),
+		MongoURISecretVersion: os.Getenv("MONGODB_URI_SECRET_VERSION"),
+		Bus:                   bus.Config{Brokers: bus.ParseBrokers(os.Getenv("KAFKA_BROKERS"))},
+		LogLevel:              os.Getenv("STREAMOPS_LOG_LEVEL"),
+		OnLambda:              os.Getenv("AWS_LAMBDA_FUNCTION_NAME") != "",
+		AllowEmbeddedStore:    os.Getenv("STREAMOPS_ALLOW_EMBEDDED_STORE") == "true",
+		err:                   err,
 	}
 }
 
@@ -77,6 +94,13 @@ func Open(ctx context.Context, cfg Config) (*App, error) {
 	}
 	if len(cfg.Bus.Brokers) == 0 {
 		return nil, errors.New("app: no Kafka brokers: set KAFKA_BROKERS (comma-separated host:port)")
+	}
+	if cfg.Store.URI == "" && cfg.MongoURISecret != "" {
+		uri, err := readMongoURI(ctx, cfg)
+		if err != nil {
+			return nil, err
+		}
+		cfg.Store.URI = uri
 	}
 	// Fail closed: on Lambda the embedded engine would keep what the
 	// function accepts in this instance's memory or /tmp, gone with the
@@ -110,6 +134,20 @@ func Open(ctx context.Context, cfg Config) (*App, error) {
 	}
 	a.Logger.Info("cold start", "store", a.Store.Engine(), "brokers", cfg.Bus.Brokers)
 	return a, nil
+}
+
+// readMongoURI reads cfg.MongoURISecret with cfg.Secrets or a client of
+// the function's own AWS configuration.
+func readMongoURI(ctx context.Context, cfg Config) (string, error) {
+	api := cfg.Secrets
+	if api == nil {
+		awsCfg, err := config.LoadDefaultConfig(ctx)
+		if err != nil {
+			return "", fmt.Errorf("app: MONGODB_URI_SECRET: load AWS configuration: %w", err)
+		}
+		api = secretsmanager.NewFromConfig(awsCfg)
+	}
+	return MongoURIFromSecret(ctx, api, cfg.MongoURISecret, cfg.MongoURISecretVersion)
 }
 
 // Close releases the clients.

@@ -4,8 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/url"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -46,6 +48,13 @@ type Config struct {
 	// store talks to that server through the official driver; when empty it
 	// runs the embedded engine.
 	URI string
+	// TLSCAFile is a PEM bundle of the CAs the MongoDB server's
+	// certificate is checked against (env MONGODB_TLS_CA_FILE), passed to
+	// the driver as the URI's tlsCAFile unless the URI names one already.
+	// DocumentDB's certificates are signed by the Amazon RDS CA, which is
+	// not in the system trust store; the CDK stack ships the bundle on a
+	// layer. Default unset: the system roots.
+	TLSCAFile string
 	// Database is the database name. Default "streamops".
 	Database string
 	// DataDir is where the embedded engine keeps its data file
@@ -121,13 +130,14 @@ func (c Config) Validate() error {
 	return nil
 }
 
-// ConfigFromEnv reads MONGODB_URI, MONGODB_DATABASE, STREAMOPS_DATA_DIR
+// ConfigFromEnv reads MONGODB_URI, MONGODB_TLS_CA_FILE, MONGODB_DATABASE, STREAMOPS_DATA_DIR
 // and STREAMOPS_STORE_OPERATION_TIMEOUT (a Go duration, e.g. "5s").
 func ConfigFromEnv() (Config, error) {
 	cfg := Config{
-		URI:      os.Getenv("MONGODB_URI"),
-		Database: os.Getenv("MONGODB_DATABASE"),
-		DataDir:  os.Getenv("STREAMOPS_DATA_DIR"),
+		URI:       os.Getenv("MONGODB_URI"),
+		TLSCAFile: os.Getenv("MONGODB_TLS_CA_FILE"),
+		Database:  os.Getenv("MONGODB_DATABASE"),
+		DataDir:   os.Getenv("STREAMOPS_DATA_DIR"),
 	}
 	if v := os.Getenv("STREAMOPS_STORE_OPERATION_TIMEOUT"); v != "" {
 		d, err := time.ParseDuration(v)
@@ -137,6 +147,28 @@ func ConfigFromEnv() (Config, error) {
 		cfg.OperationTimeout = d
 	}
 	return cfg, nil
+}
+
+// WithTLSCAFile returns uri with tlsCAFile=caFile added to its options,
+// unless caFile is empty or uri names a tlsCAFile of its own (the URI's
+// choice wins).
+func WithTLSCAFile(uri, caFile string) string {
+	if caFile == "" || strings.Contains(strings.ToLower(uri), "tlscafile=") {
+		return uri
+	}
+	// Options follow the first "?", or "/?" after the host list.
+	sep := "&"
+	switch {
+	case !strings.Contains(uri, "?"):
+		if strings.Count(uri, "/") < 3 {
+			sep = "/?"
+		} else {
+			sep = "?"
+		}
+	case strings.HasSuffix(uri, "?"), strings.HasSuffix(uri, "&"):
+		sep = ""
+	}
+	return uri + sep + "tlsCAFile=" + url.QueryEscape(caFile)
 }
 
 // Store is the MongoDB persistence of StreamOps. It is safe for concurrent
@@ -186,7 +218,7 @@ func (s *Store) connect(ctx context.Context) error {
 		s.engine = EngineMongoDB
 		ctx, cancel := context.WithTimeout(ctx, s.cfg.ConnectTimeout)
 		defer cancel()
-		client, err := lungo.Connect(ctx, options.Client().ApplyURI(s.cfg.URI).SetTimeout(s.cfg.ConnectTimeout))
+		client, err := lungo.Connect(ctx, options.Client().ApplyURI(WithTLSCAFile(s.cfg.URI, s.cfg.TLSCAFile)).SetTimeout(s.cfg.ConnectTimeout))
 		if err != nil {
 			return fmt.Errorf("store: connect to MongoDB: %w", err)
 		}
