@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"net/mail"
+	"os"
 	"regexp"
 	"sort"
 	"strconv"
@@ -36,6 +37,7 @@ const (
 	ctxPartners           = "partners"
 	ctxProvidersFile      = "providersFile"
 	ctxPartnersFile       = "partnersFile"
+	ctxMongoCAFile        = "mongoCaFile"
 	ctxEmailSender        = "emailSender"
 	ctxSESConfigSet       = "sesConfigurationSet"
 	ctxExportRetention    = "exportRetentionDays"
@@ -103,15 +105,22 @@ type Config struct {
 	// Partners get one delivery-credentials placeholder each under
 	// streamops/partner/, readable by outbox-relay only.
 	Partners []string
-	// ProvidersFile, when set, is STREAMOPS_PROVIDERS_FILE of the functions
-	// that route webhooks (webhook, api, retry-sweeper): a path inside the
-	// function, e.g. on a layer. Default unset: the table embedded in the
-	// binary.
+	// ProvidersFile, when set, is a local file (relative to the repository
+	// root, where the CDK CLI runs) shipped on the configuration layer and
+	// read through STREAMOPS_PROVIDERS_FILE by the functions that route
+	// webhooks (webhook, api, retry-sweeper). Default unset: the table
+	// embedded in the binary.
 	ProvidersFile string
-	// PartnersFile, when set, is STREAMOPS_PARTNERS_FILE of outbox-relay
-	// (the partner endpoints, a path inside the function). Default unset:
-	// no partner endpoints, so partner deliveries are not attempted.
+	// PartnersFile, when set, is a local file shipped on the layer and read
+	// through STREAMOPS_PARTNERS_FILE by outbox-relay (the partner
+	// endpoints). Default unset: no partner endpoints, so partner
+	// deliveries are not attempted.
 	PartnersFile string
+	// MongoCAFile, when set, is a local PEM bundle (DocumentDB: Amazon's
+	// global-bundle.pem) shipped on the layer and named by
+	// MONGODB_TLS_CA_FILE in every function. Default unset: the system
+	// roots, which Atlas needs.
+	MongoCAFile string
 
 	// EmailSender is the SES identity task-processor sends email from
 	// (STREAMOPS_EMAIL_SENDER, required on Lambda), verified in SES.
@@ -244,6 +253,7 @@ func configFromContext(scope constructs.Construct) (Config, error) {
 		Partners:              list(ctxPartners),
 		ProvidersFile:         str(ctxProvidersFile),
 		PartnersFile:          str(ctxPartnersFile),
+		MongoCAFile:           str(ctxMongoCAFile),
 		EmailSender:           str(ctxEmailSender),
 		SESConfigurationSet:   str(ctxSESConfigSet),
 		ExportRetentionDays:   num(ctxExportRetention),
@@ -359,6 +369,14 @@ func (c Config) Validate() error {
 	for _, name := range append(append([]string{}, c.WebhookProviders...), c.Partners...) {
 		if !secretNameRE.MatchString(name) || strings.Contains(name, "/") {
 			bad(ctxWebhookProviders+"/"+ctxPartners, fmt.Sprintf("%q is not a valid secret name segment", name))
+		}
+	}
+	files := map[string]string{ctxProvidersFile: c.ProvidersFile, ctxPartnersFile: c.PartnersFile, ctxMongoCAFile: c.MongoCAFile}
+	for _, key := range sortedKeys(files) {
+		if path := files[key]; path == "" {
+			continue
+		} else if st, err := os.Stat(path); err != nil || !st.Mode().IsRegular() {
+			bad(key, fmt.Sprintf("%q is not a readable file (a path on this machine, relative to the repository root)", path))
 		}
 	}
 	switch c.LogLevel {

@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	"github.com/aws/aws-cdk-go/awscdk/v2"
-	"github.com/aws/jsii-runtime-go"
 )
 
 // cdkJSONContext is the context block of the repository's cdk.json.
@@ -119,19 +118,31 @@ func TestValidateRejectsBadValues(t *testing.T) {
 	}
 }
 
-func TestMongoURIVersionPinsTheDynamicReference(t *testing.T) {
+func TestMongoURIVersionIsPassedAsTheSecretVersionNotResolved(t *testing.T) {
 	ctx := cdkJSONContext(t)
 	ctx[ctxMongoURIVersionID] = "0d1e2f3a-4b5c-6d7e-8f90-a1b2c3d4e5f6"
 	cfg, err := configFrom(t, ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var got any
-	assertTemplate(t, "resolve MONGODB_URI", func() {
-		got = awscdk.NewStack(awscdk.NewApp(nil), jsii.String("T"), nil).Resolve(functionEnvironment(cfg, functionSpecs()[0])[envMongoURI])
-	})
-	want := "{{resolve:secretsmanager:streamops/mongodb-uri:SecretString:::0d1e2f3a-4b5c-6d7e-8f90-a1b2c3d4e5f6}}"
-	if got != want {
-		t.Errorf("MONGODB_URI = %v, want %s", got, want)
+	env := functionEnvironment(cfg, functionSpecs()[0], configLayer{})
+	if got := *env[envMongoURISecret]; got != "streamops/mongodb-uri" {
+		t.Errorf("%s = %s, want the secret's name", envMongoURISecret, got)
+	}
+	if got := *env[envMongoURISecretVersion]; got != "0d1e2f3a-4b5c-6d7e-8f90-a1b2c3d4e5f6" {
+		t.Errorf("%s = %s, want the pinned version", envMongoURISecretVersion, got)
+	}
+	if _, ok := env[envMongoURI]; ok {
+		t.Errorf("%s is set: the URI must not be in the function's configuration", envMongoURI)
+	}
+}
+
+func TestLayerFilesMustExist(t *testing.T) {
+	for _, key := range []string{ctxProvidersFile, ctxPartnersFile, ctxMongoCAFile} {
+		ctx := cdkJSONContext(t)
+		ctx[key] = "no/such/file.json"
+		if _, err := configFrom(t, ctx); err == nil || !strings.Contains(err.Error(), key) {
+			t.Errorf("%s = a missing file: err = %v, want one naming the key", key, err)
+		}
 	}
 }

@@ -155,7 +155,7 @@ func assetPath(cfg Config, name string) string {
 // the CDK's error about the first.
 func checkAssets(cfg Config) error {
 	var missing []string
-	for _, name := range functionNames {
+	for _, name := range assetNames {
 		if _, err := os.Stat(assetPath(cfg, name)); err != nil {
 			missing = append(missing, assetPath(cfg, name))
 		}
@@ -168,7 +168,7 @@ func checkAssets(cfg Config) error {
 
 // newFunction creates spec's function with its log group, in the network,
 // with env as its environment.
-func newFunction(stack awscdk.Stack, cfg Config, net network, spec functionSpec, env map[string]*string) awslambda.Function {
+func newFunction(stack awscdk.Stack, cfg Config, net network, spec functionSpec, env map[string]*string, layers ...awslambda.ILayerVersion) awslambda.Function {
 	id := constructID(spec.name)
 	logs := awslogs.NewLogGroup(stack, jsii.String(id+"Logs"), &awslogs.LogGroupProps{
 		Retention: retentionDays[cfg.LogRetentionDays],
@@ -191,6 +191,9 @@ func newFunction(stack awscdk.Stack, cfg Config, net network, spec functionSpec,
 			net.securityGroup,
 		},
 	}
+	if len(layers) > 0 {
+		props.Layers = &layers
+	}
 	if spec.reservedConcurrency > 0 {
 		props.ReservedConcurrentExecutions = jsii.Number(spec.reservedConcurrency)
 	}
@@ -202,35 +205,35 @@ func newFunction(stack awscdk.Stack, cfg Config, net network, spec functionSpec,
 }
 
 // functionEnvironment is the environment every function gets, plus each
-// function's own settings. STREAMOPS_EXPORT_BUCKET is added with the bucket
-// (backends.go).
-func functionEnvironment(cfg Config, spec functionSpec) map[string]*string {
+// function's own settings and the paths of the layer's files it reads.
+// STREAMOPS_EXPORT_BUCKET is added with the bucket (backends.go).
+func functionEnvironment(cfg Config, spec functionSpec, layer configLayer) map[string]*string {
 	env := map[string]*string{
-		// CloudFormation resolves the secret at deploy time; the functions
-		// read MONGODB_URI as they do everywhere else (internal/store).
-		envMongoURI:      mongoURI(cfg),
-		envMongoDatabase: jsii.String(cfg.MongoDatabase),
-		envKafkaBrokers:  jsii.String(cfg.KafkaBrokers),
-		envKafkaAuth:     jsii.String(kafkaAuthIAM),
-		envLogLevel:      jsii.String(cfg.LogLevel),
+		// The secret's name, not its value: the functions read the URI at
+		// cold start (internal/app), so it never appears in the function's
+		// configuration.
+		envMongoURISecret: jsii.String(cfg.MongoURISecretName),
+		envMongoDatabase:  jsii.String(cfg.MongoDatabase),
+		envKafkaBrokers:   jsii.String(cfg.KafkaBrokers),
+		envKafkaAuth:      jsii.String(kafkaAuthIAM),
+		envLogLevel:       jsii.String(cfg.LogLevel),
+	}
+	if cfg.MongoURIVersionID != "" {
+		env[envMongoURISecretVersion] = jsii.String(cfg.MongoURIVersionID)
+	}
+	for k, v := range layer.env[spec.name] {
+		env[k] = v
 	}
 	switch spec.name {
 	case fnWebhook:
 		env[envWebhookSecrets] = jsii.String(secretPrefixWebhook)
 	case fnOutboxRelay:
 		env[envPartnerSecrets] = jsii.String(secretPrefixPartner)
-		if cfg.PartnersFile != "" {
-			env[envPartnersFile] = jsii.String(cfg.PartnersFile)
-		}
 	case fnTaskProcessor:
 		env[envEmailSender] = jsii.String(cfg.EmailSender)
 		if cfg.SESConfigurationSet != "" {
 			env[envSESConfigurationSet] = jsii.String(cfg.SESConfigurationSet)
 		}
-	}
-	// The functions that route stored webhooks read the provider table.
-	if cfg.ProvidersFile != "" && (spec.name == fnWebhook || spec.name == fnAPI || spec.name == fnRetrySweeper) {
-		env[envProvidersFile] = jsii.String(cfg.ProvidersFile)
 	}
 	return env
 }
@@ -246,14 +249,4 @@ func constructID(name string) string {
 		b.WriteString(strings.ToUpper(part[:1]) + part[1:])
 	}
 	return b.String()
-}
-
-// mongoURI is a CloudFormation dynamic reference to the MongoDB URI secret,
-// pinned to a version when the config names one.
-func mongoURI(cfg Config) *string {
-	var opts *awscdk.SecretsManagerSecretOptions
-	if cfg.MongoURIVersionID != "" {
-		opts = &awscdk.SecretsManagerSecretOptions{VersionId: jsii.String(cfg.MongoURIVersionID)}
-	}
-	return awscdk.SecretValue_SecretsManager(jsii.String(cfg.MongoURISecretName), opts).UnsafeUnwrap()
 }

@@ -58,70 +58,84 @@ func testContext(assetDir string) map[string]any {
 	}
 }
 
-// synthesized is the stack under test, built once per test binary.
-var synthesized struct {
-	once     sync.Once
+// synthesis is one synthesized stack.
+type synthesis struct {
 	template assertions.Template
 	json     map[string]any
-	err      error
-	tmp      string
+	// outdir is the cloud assembly (template and staged assets).
+	outdir string
+}
+
+// synthesized is the stack under test, built once per test binary.
+var synthesized struct {
+	once sync.Once
+	synthesis
+	err  error
+	tmps []string
 }
 
 func TestMain(m *testing.M) {
 	code := m.Run()
 	jsii.Close()
-	if synthesized.tmp != "" {
-		_ = os.RemoveAll(synthesized.tmp)
+	for _, tmp := range synthesized.tmps {
+		_ = os.RemoveAll(tmp)
 	}
 	os.Exit(code)
 }
 
-// stackTemplate returns the synthesized template, failing t if synthesis
-// failed.
+// stackTemplate returns the synthesized template of testContext, failing
+// t if synthesis failed.
 func stackTemplate(t *testing.T) (assertions.Template, map[string]any) {
 	t.Helper()
 	synthesized.once.Do(func() {
-		synthesized.err = func() (err error) {
-			defer func() {
-				if r := recover(); r != nil {
-					err = fmt.Errorf("synth panicked: %v", r)
-				}
-			}()
-			tmp, err := os.MkdirTemp("", "streamops-infra-test-")
-			if err != nil {
-				return err
-			}
-			synthesized.tmp = tmp
-			assets := filepath.Join(tmp, "assets")
-			if err := writeStandInZips(assets); err != nil {
-				return err
-			}
-			ctx := testContext(assets)
-			app := awscdk.NewApp(&awscdk.AppProps{
-				Context: &ctx,
-				Outdir:  jsii.String(filepath.Join(tmp, "cdk.out")),
-			})
-			cfg, err := configFromContext(app)
-			if err != nil {
-				return err
-			}
-			if err := checkAssets(cfg); err != nil {
-				return err
-			}
-			if err := loadMappingSettings(&cfg); err != nil {
-				return err
-			}
-			// Environment-agnostic, as main synthesizes it.
-			stack := newStreamOpsStack(app, cfg, nil)
-			synthesized.template = assertions.Template_FromStack(stack, nil)
-			synthesized.json = *synthesized.template.ToJSON()
-			return nil
-		}()
+		synthesized.synthesis, synthesized.err = synth(nil)
 	})
 	if synthesized.err != nil {
 		t.Fatal(synthesized.err)
 	}
 	return synthesized.template, synthesized.json
+}
+
+// synth synthesizes the stack from testContext with extra on top.
+func synth(extra map[string]any) (out synthesis, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("synth panicked: %v", r)
+		}
+	}()
+	tmp, err := os.MkdirTemp("", "streamops-infra-test-")
+	if err != nil {
+		return out, err
+	}
+	synthesized.tmps = append(synthesized.tmps, tmp)
+	assets := filepath.Join(tmp, "assets")
+	if err := writeStandInZips(assets); err != nil {
+		return out, err
+	}
+	ctx := testContext(assets)
+	for k, v := range extra {
+		ctx[k] = v
+	}
+	out.outdir = filepath.Join(tmp, "cdk.out")
+	app := awscdk.NewApp(&awscdk.AppProps{Context: &ctx, Outdir: jsii.String(out.outdir)})
+	cfg, err := configFromContext(app)
+	if err != nil {
+		return out, err
+	}
+	if err := checkAssets(cfg); err != nil {
+		return out, err
+	}
+	if err := loadMappingSettings(&cfg); err != nil {
+		return out, err
+	}
+	// Environment-agnostic, as main synthesizes it.
+	stack, err := newStreamOpsStack(app, cfg, nil)
+	if err != nil {
+		return out, err
+	}
+	out.template = assertions.Template_FromStack(stack, nil)
+	out.json = *out.template.ToJSON()
+	return out, nil
 }
 
 // writeStandInZips writes <dir>/<function>.zip for every function, each
@@ -130,7 +144,7 @@ func writeStandInZips(dir string) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	for _, name := range functionNames {
+	for _, name := range assetNames {
 		f, err := os.Create(filepath.Join(dir, name+".zip"))
 		if err != nil {
 			return err

@@ -36,9 +36,11 @@ func run() error {
 	}
 	// Environment-agnostic: the template names no account or region, and
 	// `cdk deploy` targets whatever the caller's credentials point at.
-	newStreamOpsStack(app, cfg, &awscdk.StackProps{
-		Description: jsii.String("StreamOps: serverless event integration (HTTP API, Lambdas, MSK mappings, schedules, alarms)"),
-	})
+	if _, err := newStreamOpsStack(app, cfg, &awscdk.StackProps{
+		Description: jsii.String("StreamOps: serverless event integration (HTTP API, Lambdas, MSK mappings, Kafka topics, schedules, alarms)"),
+	}); err != nil {
+		return err
+	}
 	app.Synth(nil)
 	return nil
 }

@@ -17,6 +17,15 @@ const (
 	fnArchiver          = "archiver"
 )
 
+// fnKafkaTopics is the function behind the stack's Custom::KafkaTopics
+// resource (functions/kafka-topics): not one of the seven, it runs only
+// during deploys.
+const fnKafkaTopics = "kafka-topics"
+
+// assetNames are the zips the stack deploys: the seven functions and the
+// topics resource's.
+var assetNames = append(append([]string{}, functionNames...), fnKafkaTopics)
+
 // functionNames lists the functions in the order the stack creates them.
 var functionNames = []string{
 	fnWebhook, fnAPI, fnWorkflowProcessor, fnTaskProcessor,
@@ -26,7 +35,14 @@ var functionNames = []string{
 // Environment variables the functions read (internal/app, internal/store,
 // internal/ingest, functions/webhook).
 const (
-	envMongoURI       = "MONGODB_URI"
+	envMongoURI = "MONGODB_URI"
+	// envMongoURISecret names the secret the functions read the URI from
+	// at cold start (internal/app); the stack never sets envMongoURI.
+	envMongoURISecret        = "MONGODB_URI_SECRET"
+	envMongoURISecretVersion = "MONGODB_URI_SECRET_VERSION"
+	// envMongoTLSCAFile is the CA bundle internal/store adds to the URI as
+	// tlsCAFile.
+	envMongoTLSCAFile = "MONGODB_TLS_CA_FILE"
 	envMongoDatabase  = "MONGODB_DATABASE"
 	envKafkaBrokers   = "KAFKA_BROKERS"
 	envProvidersFile  = "STREAMOPS_PROVIDERS_FILE"

@@ -16,8 +16,9 @@ import (
 //   - streamops/partner/<partner>: credentials for delivering to a
 //     partner, read by outbox-relay.
 //   - streamops/admin/…: operators' own; no function may read it.
-//   - the MongoDB URI (Config.MongoURISecretName): no function reads it;
-//     CloudFormation resolves it into MONGODB_URI at deploy time.
+//   - the MongoDB URI (Config.MongoURISecretName): every function reads it
+//     once at cold start (MONGODB_URI_SECRET, internal/app), so the URI is
+//     never in a function's configuration.
 //
 // The stack creates the webhook and partner secrets with random
 // placeholder values, so signatures fail closed until an operator puts the
@@ -49,6 +50,21 @@ func secretPrefixStatement(stack awscdk.Stack, prefix string) awsiam.PolicyState
 			Service:      jsii.String("secretsmanager"),
 			Resource:     jsii.String("secret"),
 			ResourceName: jsii.String(prefix + "*"),
+			ArnFormat:    awscdk.ArnFormat_COLON_RESOURCE_NAME,
+		})},
+	})
+}
+
+// mongoURISecretStatement lets a function read the MongoDB URI secret (its
+// ARN ends in a random six-character suffix) and no other.
+func mongoURISecretStatement(stack awscdk.Stack, cfg Config) awsiam.PolicyStatement {
+	return awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{
+		Sid:     jsii.String("ReadMongoURISecret"),
+		Actions: jsii.Strings("secretsmanager:GetSecretValue"),
+		Resources: &[]*string{stack.FormatArn(&awscdk.ArnComponents{
+			Service:      jsii.String("secretsmanager"),
+			Resource:     jsii.String("secret"),
+			ResourceName: jsii.String(cfg.MongoURISecretName + "-??????"),
 			ArnFormat:    awscdk.ArnFormat_COLON_RESOURCE_NAME,
 		})},
 	})

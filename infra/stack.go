@@ -14,13 +14,20 @@ const stackName = "StreamOps"
 
 // newStreamOpsStack builds the whole deployment: the seven functions, the
 // HTTP API in front of two of them, the MSK mappings of two more, the
-// schedules of the other three, secrets, alarms and the dashboard.
-func newStreamOpsStack(scope constructs.Construct, cfg Config, props *awscdk.StackProps) awscdk.Stack {
+// schedules of the other three, the Kafka topics, the configuration layer,
+// secrets, alarms and the dashboard.
+func newStreamOpsStack(scope constructs.Construct, cfg Config, props *awscdk.StackProps) (awscdk.Stack, error) {
 	stack := awscdk.NewStack(scope, jsii.String(stackName), props)
 	net := newNetwork(stack, cfg)
 
 	newPlaceholderSecrets(stack, "WebhookSecret", secretPrefixWebhook, "webhook signing secrets", cfg.WebhookProviders)
 	newPlaceholderSecrets(stack, "PartnerSecret", secretPrefixPartner, "delivery credentials", cfg.Partners)
+
+	layer, err := newConfigLayer(stack, cfg)
+	if err != nil {
+		return nil, err
+	}
+	topics, _ := newKafkaTopics(stack, cfg, net)
 
 	specs := functionSpecs()
 	functions := map[string]awslambda.Function{}
@@ -28,9 +35,14 @@ func newStreamOpsStack(scope constructs.Construct, cfg Config, props *awscdk.Sta
 	var alarmSpecs []alarmSpec
 	var consumers []string
 	for _, spec := range specs {
-		fn := newFunction(stack, cfg, net, spec, functionEnvironment(cfg, spec))
+		var layers []awslambda.ILayerVersion
+		if layer.uses(spec.name) {
+			layers = append(layers, layer.layer)
+		}
+		fn := newFunction(stack, cfg, net, spec, functionEnvironment(cfg, spec, layer), layers...)
 		functions[spec.name] = fn
 		fn.AddToRolePolicy(eniStatement())
+		fn.AddToRolePolicy(mongoURISecretStatement(stack, cfg))
 		for _, s := range kafkaStatements(cfg, spec) {
 			fn.AddToRolePolicy(s)
 		}
@@ -41,6 +53,7 @@ func newStreamOpsStack(scope constructs.Construct, cfg Config, props *awscdk.Sta
 		if spec.kafka == kafkaConsume {
 			id := constructID(spec.name) + "OnFailure"
 			failureQueues[id] = addTopicConsumer(stack, cfg, fn, spec)
+			dependOnTopics(fn, topics)
 			consumers = append(consumers, spec.name)
 			alarmSpecs = append(alarmSpecs,
 				offsetLagAlarm(cfg, spec.name, fn),
@@ -69,5 +82,5 @@ func newStreamOpsStack(scope constructs.Construct, cfg Config, props *awscdk.Sta
 		queues:    failureQueues,
 		alarms:    alarms(stack, cfg, alarmSpecs),
 	})
-	return stack
+	return stack, nil
 }

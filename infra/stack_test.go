@@ -18,8 +18,8 @@ func getAtt(id any, attr string) map[string]any { return map[string]any{"Fn::Get
 
 func TestStackHasSevenFunctionsOnArm64ProvidedAL2023(t *testing.T) {
 	tmpl, _ := stackTemplate(t)
-	assertTemplate(t, "function count", func() {
-		tmpl.ResourceCountIs(jsii.String("AWS::Lambda::Function"), jsii.Number(len(functionNames)))
+	assertTemplate(t, "function count (the seven and the topics resource's)", func() {
+		tmpl.ResourceCountIs(jsii.String("AWS::Lambda::Function"), jsii.Number(len(assetNames)))
 	})
 	for _, name := range functionNames {
 		t.Run(name, func(t *testing.T) {
@@ -30,11 +30,12 @@ func TestStackHasSevenFunctionsOnArm64ProvidedAL2023(t *testing.T) {
 					"Runtime":       "provided.al2023",
 					"Handler":       "bootstrap",
 					"Environment": obj(map[string]any{"Variables": obj(map[string]any{
-						envMongoURI:      "{{resolve:secretsmanager:streamops/mongodb-uri:SecretString:::}}",
-						envMongoDatabase: "streamops",
-						envKafkaBrokers:  testBrokers,
-						envKafkaAuth:     kafkaAuthIAM,
-						envLogLevel:      "info",
+						envMongoURI:       assertions.Match_Absent(),
+						envMongoURISecret: "streamops/mongodb-uri",
+						envMongoDatabase:  "streamops",
+						envKafkaBrokers:   testBrokers,
+						envKafkaAuth:      kafkaAuthIAM,
+						envLogLevel:       "info",
 					})}),
 					"VpcConfig": map[string]any{
 						"SubnetIds":        testSubnets,
@@ -464,7 +465,6 @@ func TestWebhookCannotReadPartnerOrAdminSecrets(t *testing.T) {
 		secretArn(secretPrefixPartner + "acme"),
 		secretArn(secretPrefixPartner + "any-partner"),
 		secretArn(secretPrefixAdmin + "break-glass"),
-		secretArn("streamops/mongodb-uri"),
 	}
 	// The stack's own partner secrets, by reference, in case a grant
 	// names them instead of an ARN.
@@ -490,14 +490,21 @@ func TestWebhookCannotReadPartnerOrAdminSecrets(t *testing.T) {
 func TestEachFunctionReadsOnlyTheSecretsItNeeds(t *testing.T) {
 	_, raw := stackTemplate(t)
 	secrets := map[string]string{
-		"webhook": secretArn(secretPrefixWebhook + "acme"),
-		"partner": secretArn(secretPrefixPartner + "acme"),
-		"admin":   secretArn(secretPrefixAdmin + "break-glass"),
-		"mongodb": secretArn("streamops/mongodb-uri"),
+		"webhook":           secretArn(secretPrefixWebhook + "acme"),
+		"partner":           secretArn(secretPrefixPartner + "acme"),
+		"admin":             secretArn(secretPrefixAdmin + "break-glass"),
+		"mongodb":           secretArn("streamops/mongodb-uri"),
+		"mongodb-lookalike": secretArn("streamops/mongodb-uri-old"),
 	}
+	// Every function reads the MongoDB URI at cold start (MONGODB_URI_SECRET).
 	allowed := map[string][]string{
-		fnWebhook:     {"webhook"},
-		fnOutboxRelay: {"partner"},
+		fnWebhook:           {"webhook", "mongodb"},
+		fnAPI:               {"mongodb"},
+		fnWorkflowProcessor: {"mongodb"},
+		fnTaskProcessor:     {"mongodb"},
+		fnOutboxRelay:       {"partner", "mongodb"},
+		fnRetrySweeper:      {"mongodb"},
+		fnArchiver:          {"mongodb"},
 	}
 	for _, name := range functionNames {
 		t.Run(name, func(t *testing.T) {
