@@ -54,11 +54,13 @@ func newHTTPAPI(stack awscdk.Stack, cfg Config, webhook, api awslambda.IFunction
 		// The stage is created below, with throttling and access logs.
 		CreateDefaultStage: jsii.Bool(false),
 	})
-	httpAPI.AddRoutes(&awsapigatewayv2.AddRoutesOptions{
+	for _, route := range *httpAPI.AddRoutes(&awsapigatewayv2.AddRoutesOptions{
 		Path:        jsii.String(routeWebhooks),
 		Methods:     &[]awsapigatewayv2.HttpMethod{awsapigatewayv2.HttpMethod_POST},
 		Integration: awsapigatewayv2integrations.NewHttpLambdaIntegration(jsii.String("WebhookIntegration"), webhook, nil),
-	})
+	}) {
+		suppressWebhookRouteAuthorizer(stack, route)
+	}
 	audience := make([]*string, 0, len(cfg.JWTAudience))
 	for _, a := range cfg.JWTAudience {
 		audience = append(audience, jsii.String(a))

@@ -13,15 +13,33 @@ import (
 // required (a function's disk is ephemeral), so task-processor cannot
 // start without them.
 
-// newExportsBucket creates the private bucket of exports and reports.
-// Objects expire after ExportRetentionDays; the bucket itself is retained
-// with the stack's deletion, like the logs.
+// accessLogRetentionDays is how long the exports bucket's access log is
+// kept: a year of who fetched which export.
+const accessLogRetentionDays = 365
+
+// newExportsBucket creates the private bucket of exports and reports, with
+// its server access log in a bucket of its own. Objects expire after
+// ExportRetentionDays; both buckets are retained with the stack's
+// deletion, like the logs.
 func newExportsBucket(stack awscdk.Stack, cfg Config) awss3.Bucket {
-	return awss3.NewBucket(stack, jsii.String("Exports"), &awss3.BucketProps{
+	accessLogs := awss3.NewBucket(stack, jsii.String("AccessLogs"), &awss3.BucketProps{
 		BlockPublicAccess: awss3.BlockPublicAccess_BLOCK_ALL(),
-		Encryption:        awss3.BucketEncryption_S3_MANAGED,
-		EnforceSSL:        jsii.Bool(true),
-		ObjectOwnership:   awss3.ObjectOwnership_BUCKET_OWNER_ENFORCED,
+		// S3 server access logging delivers only to SSE-S3 buckets.
+		Encryption:      awss3.BucketEncryption_S3_MANAGED,
+		EnforceSSL:      jsii.Bool(true),
+		ObjectOwnership: awss3.ObjectOwnership_BUCKET_OWNER_ENFORCED,
+		LifecycleRules: &[]*awss3.LifecycleRule{{
+			Expiration: awscdk.Duration_Days(jsii.Number(accessLogRetentionDays)),
+		}},
+		RemovalPolicy: awscdk.RemovalPolicy_RETAIN,
+	})
+	return awss3.NewBucket(stack, jsii.String("Exports"), &awss3.BucketProps{
+		ServerAccessLogsBucket: accessLogs,
+		ServerAccessLogsPrefix: jsii.String("exports/"),
+		BlockPublicAccess:      awss3.BlockPublicAccess_BLOCK_ALL(),
+		Encryption:             awss3.BucketEncryption_S3_MANAGED,
+		EnforceSSL:             jsii.Bool(true),
+		ObjectOwnership:        awss3.ObjectOwnership_BUCKET_OWNER_ENFORCED,
 		LifecycleRules: &[]*awss3.LifecycleRule{{
 			Expiration:                          awscdk.Duration_Days(jsii.Number(float64(cfg.ExportRetentionDays))),
 			AbortIncompleteMultipartUploadAfter: awscdk.Duration_Days(jsii.Number(1)),
@@ -30,15 +48,28 @@ func newExportsBucket(stack awscdk.Stack, cfg Config) awss3.Bucket {
 	})
 }
 
-// useExportsBucket points fn at the bucket. writer only puts objects
-// (task-processor's executors); a reader also gets them back (the API
-// serves its exports).
+// useExportsBucket points fn at the bucket and allows exactly the calls it
+// makes: a writer only puts objects (task-processor's executors,
+// internal/task); a reader also signs the presigned GET links the API
+// answers with (internal/app/exports.go), which S3 authorizes as the
+// function's s3:GetObject. No listing, bucket reads or multipart calls:
+// neither makes them (CDK's GrantPut and GrantRead add List*, GetBucket*
+// and Abort*).
 func useExportsBucket(bucket awss3.Bucket, fn awslambda.Function, read bool) {
 	fn.AddEnvironment(jsii.String(envExportBucket), bucket.BucketName(), nil)
-	bucket.GrantPut(fn, nil)
+	suppress(fn, "AwsSolutions-IAM5",
+		"exports and reports are objects with per-request keys, so the grant is every object of the one bucket, "+
+			"with only the object actions the function calls",
+		`/^Resource::<Exports[0-9A-F]{8}\.Arn>\/\*$/`)
+	actions := []string{"s3:PutObject"}
 	if read {
-		bucket.GrantRead(fn, nil)
+		actions = append(actions, "s3:GetObject")
 	}
+	fn.AddToRolePolicy(awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{
+		Sid:       jsii.String("ExportObjects"),
+		Actions:   jsii.Strings(actions...),
+		Resources: &[]*string{bucket.ArnForObjects(jsii.String("*"))},
+	}))
 }
 
 // sendEmailStatement lets task-processor send through SES v2 as the

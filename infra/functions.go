@@ -9,7 +9,9 @@ import (
 	"github.com/aws/aws-cdk-go/awscdk/v2"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awsec2"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awslambda"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awslambdadestinations"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awslogs"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awssqs"
 	"github.com/aws/jsii-runtime-go"
 )
 
@@ -47,6 +49,12 @@ type functionSpec struct {
 	// synchronous (API Gateway) and event-source-mapped functions.
 	asyncRetries float64
 	asyncMaxAge  awscdk.Duration
+	// asyncOnFailure gives the asynchronous invocations an SQS on-failure
+	// destination (with an alarm), for a run whose failure no later run
+	// makes good.
+	asyncOnFailure bool
+	// onFailure is that queue, created by the stack.
+	onFailure awssqs.IQueue
 }
 
 // functionSpecs are the seven functions in functionNames' order.
@@ -109,10 +117,14 @@ func functionSpecs() []functionSpec {
 		description: "copy events near their TTL to events_archive",
 		// The daily bulk copy: the longest timeout Lambda allows, and CPU
 		// for encoding large batches. It is idempotent, so a failed run is
-		// retried twice within the hour.
+		// retried twice within the hour; a run that still fails lands in
+		// its on-failure queue (and alarms) instead of vanishing, since
+		// the next run is a day later and events near their TTL may expire
+		// before it.
 		memoryMB: 1024, timeout: awscdk.Duration_Minutes(jsii.Number(15)),
 		kafka:        kafkaConnect,
 		asyncRetries: 2, asyncMaxAge: awscdk.Duration_Hours(jsii.Number(1)),
+		asyncOnFailure: true,
 	}}
 }
 
@@ -200,6 +212,9 @@ func newFunction(stack awscdk.Stack, cfg Config, net network, spec functionSpec,
 	if spec.asyncMaxAge != nil {
 		props.RetryAttempts = jsii.Number(spec.asyncRetries)
 		props.MaxEventAge = spec.asyncMaxAge
+	}
+	if spec.onFailure != nil {
+		props.OnFailure = awslambdadestinations.NewSqsDestination(spec.onFailure)
 	}
 	return awslambda.NewFunction(stack, jsii.String(id), props)
 }

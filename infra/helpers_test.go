@@ -62,6 +62,8 @@ func testContext(assetDir string) map[string]any {
 type synthesis struct {
 	template assertions.Template
 	json     map[string]any
+	// findings are cdk-nag's error and warning annotations on the stack.
+	findings []nagFinding
 	// outdir is the cloud assembly (template and staged assets).
 	outdir string
 }
@@ -96,7 +98,8 @@ func stackTemplate(t *testing.T) (assertions.Template, map[string]any) {
 	return synthesized.template, synthesized.json
 }
 
-// synth synthesizes the stack from testContext with extra on top.
+// synth synthesizes the stack from testContext with extra on top, with
+// cdk-nag's packs applied.
 func synth(extra map[string]any) (out synthesis, err error) {
 	defer func() {
 		if r := recover(); r != nil {
@@ -133,7 +136,9 @@ func synth(extra map[string]any) (out synthesis, err error) {
 	if err != nil {
 		return out, err
 	}
+	applyNagPacks(app)
 	out.template = assertions.Template_FromStack(stack, nil)
+	out.findings = nagFindings(stack)
 	out.json = *out.template.ToJSON()
 	return out, nil
 }

@@ -157,6 +157,9 @@ func TestConfigLayerShipsTheFilesUnderOptAndOnlyTheirReadersGetIt(t *testing.T) 
 			t.Errorf("layer asset %s differs from %s", inLayer, local)
 		}
 	}
+	if len(s.findings) > 0 {
+		t.Errorf("cdk-nag findings with the layer: %v", s.findings)
+	}
 }
 
 func TestOnlyTheProvidersFileGivesOnlyItsReadersTheLayer(t *testing.T) {

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"strings"
+
 	"github.com/aws/aws-cdk-go/awscdk/v2"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awslambda"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awssqs"
@@ -18,6 +20,10 @@ const stackName = "StreamOps"
 // secrets, alarms and the dashboard.
 func newStreamOpsStack(scope constructs.Construct, cfg Config, props *awscdk.StackProps) (awscdk.Stack, error) {
 	stack := awscdk.NewStack(scope, jsii.String(stackName), props)
+	// S3 access logs are delivered under a bucket policy for the logging
+	// service, not the legacy LogDeliveryWrite ACL, which buckets with
+	// ACLs disabled (ObjectOwnership BUCKET_OWNER_ENFORCED) refuse.
+	stack.Node().SetContext(jsii.String("@aws-cdk/aws-s3:serverAccessLogsUseBucketPolicy"), true)
 	net := newNetwork(stack, cfg)
 
 	newPlaceholderSecrets(stack, "WebhookSecret", secretPrefixWebhook, "webhook signing secrets", cfg.WebhookProviders)
@@ -27,7 +33,8 @@ func newStreamOpsStack(scope constructs.Construct, cfg Config, props *awscdk.Sta
 	if err != nil {
 		return nil, err
 	}
-	topics, _ := newKafkaTopics(stack, cfg, net)
+	topics, topicsFn := newKafkaTopics(stack, cfg, net)
+	suppressFunctionFindings(topicsFn, dlqSynchronous)
 
 	specs := functionSpecs()
 	functions := map[string]awslambda.Function{}
@@ -35,6 +42,12 @@ func newStreamOpsStack(scope constructs.Construct, cfg Config, props *awscdk.Sta
 	var alarmSpecs []alarmSpec
 	var consumers []string
 	for _, spec := range specs {
+		if spec.asyncOnFailure {
+			id := constructID(spec.name) + "AsyncOnFailure"
+			failureQueues[id] = newFailureQueue(stack, id)
+			spec.onFailure = failureQueues[id]
+			alarmSpecs = append(alarmSpecs, queueAlarm(id, spec.name+" run failed after its retries", failureQueues[id]))
+		}
 		var layers []awslambda.ILayerVersion
 		if layer.uses(spec.name) {
 			layers = append(layers, layer.layer)
@@ -43,11 +56,20 @@ func newStreamOpsStack(scope constructs.Construct, cfg Config, props *awscdk.Sta
 		functions[spec.name] = fn
 		fn.AddToRolePolicy(eniStatement())
 		fn.AddToRolePolicy(mongoURISecretStatement(stack, cfg))
+		suppressFunctionFindings(fn, dlqReason(spec))
 		for _, s := range kafkaStatements(cfg, spec) {
 			fn.AddToRolePolicy(s)
 		}
 		for _, prefix := range spec.secretPrefixes {
 			fn.AddToRolePolicy(secretPrefixStatement(stack, prefix))
+			suppress(fn, "AwsSolutions-IAM5",
+				"a provider or partner added later needs only its secret under "+prefix+", not a deploy; "+
+					"the prefix holds nothing else", secretPrefixGrant(prefix))
+		}
+		if spec.asyncMaxAge != nil && !spec.asyncOnFailure {
+			suppress(fn, "Serverless-LambdaAsyncFailureDestination",
+				"a failed run is redone by the next one-minute tick, which does the same work; "+
+					"its failure is the Errors alarm's")
 		}
 		alarmSpecs = append(alarmSpecs, functionAlarms(spec.name, fn)...)
 		if spec.kafka == kafkaConsume {
@@ -82,5 +104,25 @@ func newStreamOpsStack(scope constructs.Construct, cfg Config, props *awscdk.Sta
 		queues:    failureQueues,
 		alarms:    alarms(stack, cfg, alarmSpecs),
 	})
+	// EventBridge Scheduler's role (one per target function, made by the
+	// CDK) may invoke the function and its versions (<arn>:*), nothing else.
+	for _, child := range *stack.Node().Children() {
+		if strings.HasPrefix(*child.Node().Id(), "SchedulerRoleForTarget-") {
+			suppress(child, "AwsSolutions-IAM5",
+				"the CDK's Scheduler target role: lambda:InvokeFunction on the one scheduled function and its versions",
+				`/^Resource::<(OutboxRelay|RetrySweeper|Archiver)[0-9A-F]{8}\.Arn>:\*$/`)
+		}
+	}
 	return stack, nil
+}
+
+// dlqReason says why spec's function has no dead-letter queue of its own.
+func dlqReason(spec functionSpec) string {
+	switch {
+	case spec.kafka == kafkaConsume:
+		return dlqMapping
+	case spec.asyncMaxAge != nil:
+		return dlqScheduled
+	}
+	return dlqSynchronous
 }

@@ -570,8 +570,16 @@ func TestAlarms(t *testing.T) {
 		dlq := render(props(s)["Target"].(map[string]any)["DeadLetterConfig"].(map[string]any)["Arn"])
 		failureQueues = append(failureQueues, strings.TrimSuffix(strings.TrimPrefix(dlq, "getatt:"), ".Arn"))
 	}
-	if len(failureQueues) != 5 {
-		t.Fatalf("found failure queues %v, want 2 on-failure + 3 dead-letter", failureQueues)
+	for _, c := range resources(raw, "AWS::Lambda::EventInvokeConfig") {
+		dest, ok := props(c)["DestinationConfig"].(map[string]any)
+		if !ok {
+			continue
+		}
+		arn := render(dest["OnFailure"].(map[string]any)["Destination"])
+		failureQueues = append(failureQueues, strings.TrimSuffix(strings.TrimPrefix(arn, "getatt:"), ".Arn"))
+	}
+	if len(failureQueues) != 6 {
+		t.Fatalf("found failure queues %v, want 2 mapping on-failure + 3 schedule dead-letter + the archiver's on-failure", failureQueues)
 	}
 	for _, q := range failureQueues {
 		want = append(want, alarm{"queue " + q, "AWS/SQS", "ApproximateNumberOfMessagesVisible",
