@@ -112,7 +112,7 @@ func Open(ctx context.Context, cfg Config) (*App, error) {
 	// MONGODB_URI means embedded" so that a deployment that lost its
 	// MONGODB_URI refuses to start instead of silently running on memory.
 	if cfg.OnLambda && cfg.Store.URI == "" && !cfg.AllowEmbeddedStore {
-		return nil, errors.New("app: no store: set MONGODB_URI; on Lambda the embedded store would keep accepted work only in this instance's memory")
+		return nil, errors.New("app: no store: set MONGODB_URI (or MONGODB_URI_SECRET); on Lambda the embedded store would keep accepted work only in this instance's memory")
 	}
 	if err := KafkaAuth(ctx, os.Getenv("KAFKA_AUTH"), &cfg.Bus); err != nil {
 		return nil, err
