@@ -87,13 +87,13 @@ type Config struct {
 	AlarmTopicArn string
 
 	// MongoURISecretName is the Secrets Manager secret whose SecretString
-	// is the MongoDB connection string. Default "streamops/mongodb-uri". It
-	// must exist before the first deploy (CloudFormation resolves it).
+	// is the MongoDB connection string (MONGODB_URI_SECRET; the functions
+	// read it at cold start). Default "streamops/mongodb-uri". It must
+	// exist before the functions first start.
 	MongoURISecretName string
-	// MongoURIVersionID, when set, pins the secret version MONGODB_URI is
-	// resolved from. CloudFormation re-resolves a dynamic reference only
-	// when the resource changes, so a rotation deploys with the new
-	// version's id. Default unset: the AWSCURRENT version at deploy time.
+	// MongoURIVersionID, when set, pins the secret version the functions
+	// read the URI from (MONGODB_URI_SECRET_VERSION). Default unset: the
+	// AWSCURRENT version at each cold start, so a rotation needs no deploy.
 	MongoURIVersionID string
 	// MongoDatabase is MONGODB_DATABASE. Default "streamops".
 	MongoDatabase string
