@@ -90,7 +90,7 @@ func BenchmarkTaskProcessor(b *testing.B) {
 			for _, t := range tasks {
 				d.pending[t.TaskID] = t
 			}
-			svc, err := task.New(task.Config{Store: d, Emitter: d, Logger: slog.New(slog.DiscardHandler),
+			svc, err := task.New(task.Config{Store: d, Runtime: stream.Runtime{Emitter: d, Logger: slog.New(slog.DiscardHandler)},
 				Executors: task.Executors{events.TaskEmailNotification: task.EmailExecutor{Mailer: &flakyMailer{}}}})
 			require.NoError(b, err)
 			proc, err := stream.New(stream.Config{Name: "task-processor", Handler: svc, DeadLetters: d, Publisher: d,

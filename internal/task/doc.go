@@ -23,7 +23,8 @@
 //
 // # Batches
 //
-// Like the workflow processor, a batch loads its tasks with one query,
+// The batch runs on the stream core (stream.HandleByKey; this package
+// implements only its Aggregates): it loads its tasks with one query,
 // runs attempts partition by partition (concurrently across partitions,
 // in offset order within one), then writes: one Emit for every event, the
 // dead letters, webhook outcomes, and last the task outcomes in one bulk
@@ -35,6 +36,6 @@
 // repeated export or report overwrites itself; an email sent by SES just
 // before a crash may be sent again.
 //
-// What must not live here: Kafka decoding and dead-letter records (package
-// stream), storage (package store), Lambda types.
+// What must not live here: Kafka decoding, dead-letter records and the
+// batch loop (package stream), storage (package store), Lambda types.
 package task

@@ -61,8 +61,8 @@ func newHarness(tb testing.TB, executors task.Executors) *harness {
 	}
 	env := stacktest.New(tb, stacktest.Options{})
 	c := &clock{t: time.Date(2026, 1, 4, 1, 10, 0, 0, time.UTC)}
-	svc, err := task.New(task.Config{Store: env.Store, Emitter: env.Emitter, Executors: executors,
-		Backoff: backoffHalf(), ProcessorID: "worker-test", Now: c.Now, Logger: env.Logger})
+	svc, err := task.New(task.Config{Store: env.Store, Executors: executors,
+		Backoff: backoffHalf(), Runtime: stream.Runtime{Emitter: env.Emitter, ProcessorID: "worker-test", Clock: c.Now, Logger: env.Logger}})
 	require.NoError(tb, err)
 	proc, err := stream.New(stream.Config{Name: "task-processor", Handler: svc,
 		DeadLetters: env.Store, Publisher: env.Bus, Logger: env.Logger})
@@ -75,8 +75,8 @@ func newHarness(tb testing.TB, executors task.Executors) *harness {
 // with rebuilds the harness's processor with other executors.
 func (h *harness) with(tb testing.TB, executors task.Executors) *harness {
 	tb.Helper()
-	svc, err := task.New(task.Config{Store: h.env.Store, Emitter: h.env.Emitter, Executors: executors,
-		Backoff: backoffHalf(), ProcessorID: "worker-test", Now: h.clock.Now, Logger: h.env.Logger})
+	svc, err := task.New(task.Config{Store: h.env.Store, Executors: executors,
+		Backoff: backoffHalf(), Runtime: stream.Runtime{Emitter: h.env.Emitter, ProcessorID: "worker-test", Clock: h.clock.Now, Logger: h.env.Logger}})
 	require.NoError(tb, err)
 	proc, err := stream.New(stream.Config{Name: "task-processor", Handler: svc,
 		DeadLetters: h.env.Store, Publisher: h.env.Bus, Logger: h.env.Logger})

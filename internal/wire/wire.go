@@ -94,8 +94,8 @@ func API(a *app.App, o APIOptions) (http.Handler, error) {
 
 // WorkflowProcessor is the workflow-processor function.
 func WorkflowProcessor(a *app.App) (KafkaHandler, error) {
-	svc, err := workflow.New(workflow.Config{Store: a.Store, Emitter: a.Emitter,
-		ProcessorID: stream.ProcessorIDFromEnv(), Logger: a.Logger, Metrics: a.Metrics})
+	svc, err := workflow.New(workflow.Config{Store: a.Store,
+		Runtime: stream.Runtime{Emitter: a.Emitter, ProcessorID: stream.ProcessorIDFromEnv(), Logger: a.Logger, Metrics: a.Metrics}})
 	if err != nil {
 		return nil, err
 	}
@@ -105,8 +105,8 @@ func WorkflowProcessor(a *app.App) (KafkaHandler, error) {
 // TaskProcessor is the task-processor function, running tasks with
 // executors and spacing retries with retries (nil: task.DefaultBackoff).
 func TaskProcessor(a *app.App, executors task.Executors, retries backoff.Policy) (KafkaHandler, error) {
-	svc, err := task.New(task.Config{Store: a.Store, Emitter: a.Emitter, Executors: executors, Backoff: retries,
-		ProcessorID: stream.ProcessorIDFromEnv(), Logger: a.Logger, Metrics: a.Metrics})
+	svc, err := task.New(task.Config{Store: a.Store, Executors: executors, Backoff: retries,
+		Runtime: stream.Runtime{Emitter: a.Emitter, ProcessorID: stream.ProcessorIDFromEnv(), Logger: a.Logger, Metrics: a.Metrics}})
 	if err != nil {
 		return nil, err
 	}

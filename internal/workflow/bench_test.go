@@ -150,7 +150,7 @@ func discardingProcessor(b *testing.B, cps []store.WorkflowCheckpoint) *stream.P
 	for _, cp := range cps {
 		d.pending[cp.WorkflowID] = cp
 	}
-	svc, err := workflow.New(workflow.Config{Store: d, Emitter: d, Logger: slog.New(slog.DiscardHandler)})
+	svc, err := workflow.New(workflow.Config{Store: d, Runtime: stream.Runtime{Emitter: d, Logger: slog.New(slog.DiscardHandler)}})
 	require.NoError(b, err)
 	proc, err := stream.New(stream.Config{Name: "workflow-processor", Handler: svc, DeadLetters: d, Publisher: d,
 		Logger: slog.New(slog.DiscardHandler)})

@@ -35,6 +35,8 @@
 // failed) is skipped, as seed 003's idempotency example does.
 //
 // Input records and step parameters come from the workflow's input; see
-// ParseInput. What must not live here: Kafka decoding and dead-lettering
-// (package stream), storage (package store), and the Lambda types.
+// ParseInput. The batch loop is the stream core's (stream.HandleByKey);
+// this package implements only its Aggregates. What must not live here:
+// Kafka decoding, dead-lettering and the batch loop (package stream),
+// storage (package store), and the Lambda types.
 package workflow

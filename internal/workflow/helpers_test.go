@@ -42,8 +42,8 @@ func ticking() func() time.Time {
 func newHarness(tb testing.TB, steps *workflow.Registry) *harness {
 	tb.Helper()
 	env := stacktest.New(tb, stacktest.Options{})
-	svc, err := workflow.New(workflow.Config{Store: env.Store, Emitter: env.Emitter, Steps: steps,
-		ProcessorID: "worker-test", Now: ticking(), Logger: env.Logger})
+	svc, err := workflow.New(workflow.Config{Store: env.Store, Steps: steps,
+		Runtime: stream.Runtime{Emitter: env.Emitter, ProcessorID: "worker-test", Clock: ticking(), Logger: env.Logger}})
 	require.NoError(tb, err)
 	proc, err := stream.New(stream.Config{Name: "workflow-processor", Handler: svc,
 		DeadLetters: env.Store, Publisher: env.Bus, Logger: env.Logger})

@@ -15,6 +15,7 @@ import (
 	"github.com/streamops/streamops/events"
 	"github.com/streamops/streamops/internal/bus"
 	"github.com/streamops/streamops/internal/store"
+	"github.com/streamops/streamops/internal/stream"
 	"github.com/streamops/streamops/internal/stream/streamtest"
 	"github.com/streamops/streamops/internal/workflow"
 )
@@ -168,8 +169,8 @@ func (l *lostCheckpoint) SaveWorkflowCheckpoints(ctx context.Context, cps ...sto
 
 func TestRetriedBatchAfterALostCheckpointWritesEverythingOnce(t *testing.T) {
 	h := newHarness(t, nil)
-	svc, err := workflow.New(workflow.Config{Store: &lostCheckpoint{StateStore: h.env.Store}, Emitter: h.env.Emitter,
-		ProcessorID: "worker-test", Now: ticking(), Logger: h.env.Logger})
+	svc, err := workflow.New(workflow.Config{Store: &lostCheckpoint{StateStore: h.env.Store},
+		Runtime: stream.Runtime{Emitter: h.env.Emitter, ProcessorID: "worker-test", Clock: ticking(), Logger: h.env.Logger}})
 	require.NoError(t, err)
 	h.useService(t, svc)
 	ev := streamtest.Load(t, fixtureDir, "workflows-pipeline.json")
@@ -336,8 +337,8 @@ func TestAStepThatStaysDownFailsItsWorkflowAfterMaxStepAttempts(t *testing.T) {
 		return transform(ctx, in)
 	})
 	h := newHarness(t, steps)
-	svc, err := workflow.New(workflow.Config{Store: h.env.Store, Emitter: h.env.Emitter, Steps: steps,
-		MaxStepAttempts: maxAttempts, Now: ticking(), Logger: h.env.Logger})
+	svc, err := workflow.New(workflow.Config{Store: h.env.Store, Steps: steps,
+		MaxStepAttempts: maxAttempts, Runtime: stream.Runtime{Emitter: h.env.Emitter, Clock: ticking(), Logger: h.env.Logger}})
 	require.NoError(t, err)
 	h.useService(t, svc)
 	g := streamtest.NewGen(23)

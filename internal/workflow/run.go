@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/streamops/streamops/events"
-	"github.com/streamops/streamops/internal/deadline"
 	"github.com/streamops/streamops/internal/store"
 )
 
@@ -18,10 +17,8 @@ import (
 // workflow already ended, otherwise run from its checkpoint. It returns a
 // retryable error when the run stopped early (progress is in st, to be
 // checkpointed); any other error means the record cannot be processed.
-func (s *Service) handle(ctx context.Context, st *state, it item) error {
-	st.mu.Lock()
-	defer st.mu.Unlock()
-	log := s.cfg.Logger.With("workflowId", st.cp.WorkflowID, "eventId", it.msg.Envelope.EventID, "record", it.msg.String())
+func (s workflows) handle(ctx context.Context, st *state, it item) error {
+	log := s.cfg.Logger.With("workflowId", st.cp.WorkflowID, "eventId", it.Msg.Envelope.EventID, "record", it.Msg.String())
 	switch st.cp.Status {
 	case store.WorkflowPending, store.WorkflowProcessing:
 	default:
@@ -31,7 +28,7 @@ func (s *Service) handle(ctx context.Context, st *state, it item) error {
 	if len(st.cp.Steps) == 0 {
 		return fmt.Errorf("workflow %s has no steps", st.cp.WorkflowID)
 	}
-	if s.nearDeadline(ctx) {
+	if s.cfg.NearDeadline(ctx) {
 		return ErrDeadline
 	}
 	return s.run(ctx, st, log)
@@ -40,27 +37,28 @@ func (s *Service) handle(ctx context.Context, st *state, it item) error {
 // run executes the workflow's steps from its checkpoint, in memory, and
 // commits the outcome to st: the new checkpoint, the lifecycle events and
 // the steps' effects. Nothing is committed when an event cannot be built.
-func (s *Service) run(ctx context.Context, st *state, log *slog.Logger) error {
+func (s workflows) run(ctx context.Context, st *state, log *slog.Logger) error {
 	cp := st.cp
 	cp.StepResults = slices.Clone(cp.StepResults)
 	var evs []events.Envelope
 	var effects Effects
 	var done int // steps completed in this run
 	commit := func() {
-		st.cp, st.dirty = cp, true
-		st.events = append(st.events, evs...)
+		st.cp = cp
+		st.Change()
+		st.Events = append(st.Events, evs...)
 		st.effects.add(&effects)
 		st.steps += done
 	}
 	emit := func(p events.Payload, id string, at time.Time) error {
-		env, err := s.lifecycleEvent(p, id, at, cp.Workflow)
+		env, err := s.cfg.Event(p, id, at, s.cfg.Metadata(cp.CorrelationID, cp.PartnerID))
 		evs = append(evs, env)
 		return err
 	}
 
 	id, steps := cp.WorkflowID, cp.Steps
 	first := min(max(cp.CurrentStepIndex, 0), len(steps))
-	now := s.now()
+	now := s.cfg.Now()
 	if cp.StartedAt == nil {
 		cp.StartedAt = &now
 	}
@@ -83,21 +81,21 @@ func (s *Service) run(ctx context.Context, st *state, log *slog.Logger) error {
 	end := now
 	for i := first; i < len(steps); i++ {
 		name := steps[i]
-		if i > first && s.nearDeadline(ctx) {
+		if i > first && s.cfg.NearDeadline(ctx) {
 			cp.CurrentStepIndex, cp.ResumeRecords = i, resumeRecords(records)
 			commit()
 			return ErrDeadline
 		}
-		start := s.now()
+		start := s.cfg.Now()
 		var stepEffects Effects
 		res, err := StepOutput{}, inputErr
 		if err == nil {
 			res, err = s.runStep(ctx, name, StepInput{
 				Workflow: st.info, StepName: name, StepIndex: i, At: start, Records: records,
-				Params: input.Params, Metadata: s.metadata(cp.Workflow), Effects: &stepEffects,
+				Params: input.Params, Metadata: s.cfg.Metadata(cp.CorrelationID, cp.PartnerID), Effects: &stepEffects,
 			})
 		}
-		end = s.now()
+		end = s.cfg.Now()
 		if err != nil && IsRetryable(err) {
 			cp.StepAttempts++
 			if cp.StepAttempts < s.cfg.MaxStepAttempts {
@@ -118,7 +116,7 @@ func (s *Service) run(ctx context.Context, st *state, log *slog.Logger) error {
 				return err
 			}
 			if cp.WebhookEventID != "" {
-				st.webhook = &store.WebhookOutcome{EventID: cp.WebhookEventID, Status: store.WebhookFailed,
+				st.Webhook = &store.WebhookOutcome{EventID: cp.WebhookEventID, Status: store.WebhookFailed,
 					Error: fmt.Sprintf("workflow %s failed in step %s: %s", id, name, message)}
 			}
 			commit()
@@ -152,7 +150,7 @@ func (s *Service) run(ctx context.Context, st *state, log *slog.Logger) error {
 		return err
 	}
 	if cp.WebhookEventID != "" {
-		st.webhook = &store.WebhookOutcome{EventID: cp.WebhookEventID, Status: store.WebhookCompleted}
+		st.Webhook = &store.WebhookOutcome{EventID: cp.WebhookEventID, Status: store.WebhookCompleted}
 	}
 	commit()
 	log.InfoContext(ctx, "workflow completed", "durationMs", duration, "steps", len(steps), "records", len(records))
@@ -161,7 +159,7 @@ func (s *Service) run(ctx context.Context, st *state, log *slog.Logger) error {
 
 // runStep calls a step, turning a panic, an unknown step and a result that
 // would poison the batch's writes into step failures.
-func (s *Service) runStep(ctx context.Context, name string, in StepInput) (out StepOutput, err error) {
+func (s workflows) runStep(ctx context.Context, name string, in StepInput) (out StepOutput, err error) {
 	fn, ok := s.cfg.Steps.Lookup(name)
 	if !ok {
 		return out, Fail(CodeUnknownStep, "unknown step %q (registered: %v)", name, s.cfg.Steps.Names())
@@ -224,12 +222,4 @@ func resumeRecords(records []json.RawMessage) []store.JSONDoc {
 		out[i] = store.JSONDoc(r)
 	}
 	return out
-}
-
-func (s *Service) now() time.Time { return s.cfg.Now().UTC().Truncate(time.Millisecond) }
-
-// nearDeadline reports whether the invocation is ending or its deadline is
-// within DeadlineMargin.
-func (s *Service) nearDeadline(ctx context.Context) bool {
-	return !deadline.Left(ctx, s.cfg.DeadlineMargin)
 }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/streamops/streamops/events"
 	"github.com/streamops/streamops/internal/store"
+	"github.com/streamops/streamops/internal/stream"
 )
 
 func stepInput(t *testing.T, input string) StepInput {
@@ -24,7 +25,7 @@ func stepInput(t *testing.T, input string) StepInput {
 		Workflow: Info{ID: "wf-7f1c3e2a-54b7-4d0e-9a51-2c8f0d7b9e13", Name: "Order Sync", CorrelationID: "corr-1"},
 		StepName: "step", StepIndex: 2, At: time.Date(2026, 1, 4, 1, 9, 27, 0, time.UTC),
 		Records: in.Records, Params: in.Params,
-		Metadata: &events.Metadata{Source: Source, ProcessorID: "worker-1", CorrelationID: "corr-1"},
+		Metadata: &events.Metadata{Source: stream.Source, ProcessorID: "worker-1", CorrelationID: "corr-1"},
 		Effects:  &Effects{},
 	}
 }
