@@ -12,6 +12,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/streamops/streamops/internal/fault"
 )
 
 func TestIsRetryableSeparatesTransientFromPermanent(t *testing.T) {
@@ -58,7 +60,7 @@ func TestIsRetryableSeparatesTransientFromPermanent(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			assert.Equal(t, tt.want, IsRetryable(tt.err), "%v", tt.err)
+			assert.Equal(t, tt.want, fault.IsRetryable(tt.err), "%v", tt.err)
 		})
 	}
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/streamops/streamops/events"
+	"github.com/streamops/streamops/internal/fault"
 )
 
 func b64(s string) string { return base64.StdEncoding.EncodeToString([]byte(s)) }
@@ -83,7 +84,7 @@ func TestDecodeKafkaEventFlagsBadRecordsAndDecodesTheRest(t *testing.T) {
 			assert.Equal(t, tt.wantReason, de.Reason)
 			assert.Equal(t, tt.wantDetail, de.Detail)
 			assert.Contains(t, m.Err.Error(), "workflows-1@")
-			assert.False(t, IsRetryable(m.Err))
+			assert.False(t, fault.IsRetryable(m.Err))
 
 			// Whatever arrived can still be dead-lettered as it was.
 			dl := m.DeadLetter(de.Reason, m.Err)

@@ -14,6 +14,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/streamops/streamops/events"
+	"github.com/streamops/streamops/internal/fault"
 )
 
 func TestNewRecordBuildsTheSeedMessage(t *testing.T) {
@@ -70,7 +71,7 @@ func TestNewRecordRejectsUnroutableEvents(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			_, err := NewRecord(tt.env, "")
 			assert.ErrorIs(t, err, ErrUnroutable)
-			assert.False(t, IsRetryable(err))
+			assert.False(t, fault.IsRetryable(err))
 		})
 	}
 }
@@ -174,7 +175,7 @@ func TestPublishToUnreachableBrokerFailsRetryablyInBoundedTime(t *testing.T) {
 			elapsed := time.Since(start)
 
 			require.Error(t, err)
-			assert.True(t, IsRetryable(err), "%v", err)
+			assert.True(t, fault.IsRetryable(err), "%v", err)
 			t.Logf("Publish failed after %s: %v", elapsed, err)
 			assert.Less(t, elapsed, timeout+time.Second)
 			var pe *PublishError
@@ -202,5 +203,5 @@ func TestPublishRecordsReportsFailedRecordsInInputOrder(t *testing.T) {
 	assert.Same(t, recs[0], pe.Failed[0].Record)
 	assert.Same(t, recs[1], pe.Failed[1].Record)
 	assert.Equal(t, "task-1", pe.Failed[0].Key)
-	assert.True(t, IsRetryable(err))
+	assert.True(t, fault.IsRetryable(err))
 }

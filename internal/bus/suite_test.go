@@ -14,6 +14,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/streamops/streamops/events"
+	"github.com/streamops/streamops/internal/fault"
 )
 
 // TestBusContractOnKfake runs the bus contract on an in-process kfake
@@ -209,7 +210,7 @@ func testPublishNamesUnroutableEvents(t *testing.T, brokers []string, client *Cl
 	assert.Equal(t, []string{noKey.EventID, history.EventID}, pe.EventIDs())
 	assert.Equal(t, 3, pe.Total)
 	assert.ErrorIs(t, err, ErrUnroutable)
-	assert.False(t, IsRetryable(err))
+	assert.False(t, fault.IsRetryable(err))
 
 	recs := consume(t, brokers, events.TopicTasks, from, 1)
 	assert.Equal(t, good.AggregateID(), string(recs[0].Key), "the routable event is still published")

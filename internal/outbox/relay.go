@@ -11,6 +11,7 @@ import (
 	"github.com/streamops/streamops/events"
 	"github.com/streamops/streamops/internal/backoff"
 	"github.com/streamops/streamops/internal/deadline"
+	"github.com/streamops/streamops/internal/fault"
 	"github.com/streamops/streamops/internal/metrics"
 	"github.com/streamops/streamops/internal/store"
 )
@@ -235,7 +236,7 @@ func (r *Relay) RunBatch(ctx context.Context) (Stats, error) {
 				batch[j] = claimed[i]
 			}
 			for j, err := range r.cfg.Kafka.DeliverAll(ctx, batch) {
-				outcomes[kafka[j]].err, outcomes[kafka[j]].attempted = err, true
+				outcomes[kafka[j]].err, outcomes[kafka[j]].attempted = delivered(err), true
 			}
 		})
 	}
@@ -281,7 +282,7 @@ func (r *Relay) deliverToPartner(ctx context.Context, p Partner, idx []int, outc
 		}
 		wg.Go(func() {
 			defer func() { <-sem }()
-			o.err, o.attempted = r.cfg.PartnerDeliverer.Deliver(ctx, p, o.entry), true
+			o.err, o.attempted = delivered(r.cfg.PartnerDeliverer.Deliver(ctx, p, o.entry)), true
 			brk.record(p.ID, o.err, r.cfg.Now())
 		})
 	}
@@ -311,7 +312,7 @@ func (r *Relay) settle(outcomes []outcome, st *Stats) ([]store.Settlement, []sto
 		case o.err == nil:
 			s.Outcome = store.Delivered
 			st.Delivered++
-		case IsRetryable(o.err) && e.Attempts < max:
+		case fault.IsRetryable(o.err) && e.Attempts < max:
 			s.Outcome, s.NextAttemptAt, s.Error = store.Retry, now.Add(policy.Delay(e.Attempts)), o.err.Error()
 			st.Retried++
 		default:

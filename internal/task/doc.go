@@ -16,8 +16,8 @@
 // emits task.failed. The retry-sweeper later finds it (store.DueTaskRetries),
 // emits RetryEvent — a task.created with retryCount r+1 — and marks it
 // emitted (store.MarkTaskRetriesEmitted); this processor then runs attempt
-// r+1. A non-retryable error (an executor's *Error with Retryable false,
-// such as an invalid recipient) or a retryable one after maxRetries retries
+// r+1. A non-retryable error (an executor's *fault.Error with Retryable
+// false, such as an invalid recipient) or a retryable one after maxRetries retries
 // dead-letters the task: task.dead_letter, status dead_letter, and the
 // record in tasks.dlq and dead_letters.
 //

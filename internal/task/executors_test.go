@@ -19,6 +19,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/streamops/streamops/events"
+	"github.com/streamops/streamops/internal/fault"
 	"github.com/streamops/streamops/internal/store"
 )
 
@@ -28,7 +29,7 @@ func attempt(typ events.TaskType, data string) Attempt {
 }
 
 func codeOf(err error) (string, bool) {
-	if te, ok := errors.AsType[*Error](err); ok {
+	if te, ok := errors.AsType[*fault.Error](err); ok {
 		return te.Code, te.Retryable
 	}
 	return "", err != nil

@@ -10,6 +10,8 @@ import (
 	"regexp"
 	"strings"
 	"time"
+
+	"github.com/streamops/streamops/internal/fault"
 )
 
 // FileMailer is the local stack's mailer: it writes each message as an
@@ -38,7 +40,7 @@ func (m FileMailer) Send(_ context.Context, e Email) (string, error) {
 	}
 	name := unsafeName.ReplaceAllString(e.ID, "_")
 	if name == "" {
-		return "", Permanent(CodeEmail, "message has no id")
+		return "", fault.Permanent(CodeEmail, "message has no id")
 	}
 	messageID := "<" + name + "@streamops.local>"
 
@@ -55,13 +57,13 @@ func (m FileMailer) Send(_ context.Context, e Email) (string, error) {
 	b.WriteString("\r\n")
 	qp := quotedprintable.NewWriter(&b)
 	if _, err := qp.Write([]byte(strings.ReplaceAll(e.Text, "\n", "\r\n"))); err != nil {
-		return "", Retryable(CodeEmail, err)
+		return "", fault.Retryable(CodeEmail, err)
 	}
 	if err := qp.Close(); err != nil {
-		return "", Retryable(CodeEmail, err)
+		return "", fault.Retryable(CodeEmail, err)
 	}
 	if err := writeFileAtomic(filepath.Join(m.Dir, name+".eml"), []byte(b.String())); err != nil {
-		return "", Retryable(CodeEmail, err)
+		return "", fault.Retryable(CodeEmail, err)
 	}
 	return messageID, nil
 }

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+
+	"github.com/streamops/streamops/internal/fault"
 )
 
 // Object is one file to store.
@@ -23,7 +25,7 @@ type Object struct {
 // FileObjects to a directory (the local stack).
 type ObjectStore interface {
 	// Put stores obj, replacing an object of the same key, and returns
-	// where it is (s3://bucket/key or file:///path). A *Error says whether
+	// where it is (s3://bucket/key or file:///path). A *fault.Error says whether
 	// a retry can help.
 	Put(ctx context.Context, obj Object) (location string, err error)
 }
@@ -36,7 +38,7 @@ func parseDestination(dest string) (bucket, key string, err error) {
 	}
 	u, err := url.Parse(dest)
 	if err != nil || u.Scheme != "s3" || u.Host == "" || strings.Trim(u.Path, "/") == "" {
-		return "", "", Permanent(CodeInvalidDestination, "destination must be s3://bucket/key or a key")
+		return "", "", fault.Permanent(CodeInvalidDestination, "destination must be s3://bucket/key or a key")
 	}
 	return u.Host, strings.TrimPrefix(u.Path, "/"), nil
 }
@@ -54,15 +56,15 @@ func (f FileObjects) Put(_ context.Context, obj Object) (string, error) {
 		bucket = "local"
 	}
 	if !bucketName.MatchString(bucket) || strings.Trim(bucket, ".") == "" {
-		return "", Permanent(CodeInvalidDestination, "bucket %q is not a bucket name", bucket)
+		return "", fault.Permanent(CodeInvalidDestination, "bucket %q is not a bucket name", bucket)
 	}
 	key := path.Clean("/" + obj.Key) // ".." stops at the bucket
 	if key == "/" || strings.HasSuffix(obj.Key, "/") {
-		return "", Permanent(CodeInvalidDestination, "object key %q names no file", obj.Key)
+		return "", fault.Permanent(CodeInvalidDestination, "object key %q names no file", obj.Key)
 	}
 	p := filepath.Join(f.Dir, bucket, filepath.FromSlash(key))
 	if err := writeFileAtomic(p, obj.Body); err != nil {
-		return "", Retryable(CodeStorage, err)
+		return "", fault.Retryable(CodeStorage, err)
 	}
 	abs, err := filepath.Abs(p)
 	if err != nil {

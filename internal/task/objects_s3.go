@@ -10,6 +10,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 	"github.com/aws/aws-sdk-go-v2/service/s3/types"
 	"github.com/aws/smithy-go"
+
+	"github.com/streamops/streamops/internal/fault"
 )
 
 // S3API is the part of the S3 client S3Objects uses; *s3.Client implements
@@ -29,7 +31,7 @@ type S3Objects struct {
 // Put uploads the object with server-side encryption.
 func (s S3Objects) Put(ctx context.Context, obj Object) (string, error) {
 	if obj.Bucket != "" && obj.Bucket != s.Bucket {
-		return "", Permanent(CodeInvalidDestination, "destination bucket %q is not the export bucket", obj.Bucket)
+		return "", fault.Permanent(CodeInvalidDestination, "destination bucket %q is not the export bucket", obj.Bucket)
 	}
 	_, err := s.Client.PutObject(ctx, &s3.PutObjectInput{
 		Bucket:               aws.String(s.Bucket),
@@ -51,8 +53,8 @@ func classifyS3(err error) error {
 	if errors.As(err, &api) {
 		switch api.ErrorCode() {
 		case "NoSuchBucket", "AccessDenied", "InvalidBucketName", "AllAccessDisabled":
-			return &Error{Code: CodeStorage, Message: "S3 refused the upload: " + api.ErrorCode(), Err: err}
+			return &fault.Error{Code: CodeStorage, Message: "S3 refused the upload: " + api.ErrorCode(), Err: err}
 		}
 	}
-	return Retryable(CodeStorage, err)
+	return fault.Retryable(CodeStorage, err)
 }

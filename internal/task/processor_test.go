@@ -14,6 +14,7 @@ import (
 
 	"github.com/streamops/streamops/events"
 	"github.com/streamops/streamops/internal/bus"
+	"github.com/streamops/streamops/internal/fault"
 	"github.com/streamops/streamops/internal/store"
 	"github.com/streamops/streamops/internal/stream/streamtest"
 	"github.com/streamops/streamops/internal/task"
@@ -40,7 +41,7 @@ func (m *flakyMailer) Send(_ context.Context, e task.Email) (string, error) {
 	return "msg-" + e.ID, nil
 }
 
-var smtpTimeout = task.Retryable("SMTP_ERROR", errors.New("connection timeout to mail server"))
+var smtpTimeout = fault.Retryable("SMTP_ERROR", errors.New("connection timeout to mail server"))
 
 func emailOnly(m task.Mailer) task.Executors {
 	return task.Executors{events.TaskEmailNotification: task.EmailExecutor{Mailer: m}}

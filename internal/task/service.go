@@ -11,6 +11,7 @@ import (
 	"github.com/streamops/streamops/events"
 	"github.com/streamops/streamops/internal/backoff"
 	"github.com/streamops/streamops/internal/bus"
+	"github.com/streamops/streamops/internal/fault"
 	"github.com/streamops/streamops/internal/metrics"
 	"github.com/streamops/streamops/internal/store"
 	"github.com/streamops/streamops/internal/stream"
@@ -177,7 +178,7 @@ func (s tasks) attempt(ctx context.Context, b *stream.Batch, st *state, it item)
 		}
 		log.InfoContext(ctx, "task completed", "durationMs", end.Sub(start).Milliseconds())
 
-	case IsRetryable(err) && p.RetryCount < t.MaxRetries:
+	case fault.IsRetryable(err) && p.RetryCount < t.MaxRetries:
 		code, message, _ := describe(err)
 		retryAt := end.Add(s.cfg.Backoff.Delay(p.RetryCount + 1)).Truncate(time.Millisecond)
 		next.Status, next.RetryCount, next.NextRetryAt = store.TaskFailed, p.RetryCount+1, &retryAt
@@ -189,7 +190,7 @@ func (s tasks) attempt(ctx context.Context, b *stream.Batch, st *state, it item)
 
 	default:
 		code, message, stack := describe(err)
-		retryable := IsRetryable(err)
+		retryable := fault.IsRetryable(err)
 		next.Status, next.NextRetryAt = store.TaskDeadLetter, nil
 		next.LastError = &events.TaskError{Code: code, Message: message, Retryable: retryable}
 		outcomeErr = add(events.TaskDeadLetterPayload{TaskID: t.TaskID,
@@ -221,18 +222,19 @@ func (s tasks) attempt(ctx context.Context, b *stream.Batch, st *state, it item)
 }
 
 // execute runs the task's executor, turning a panic or an unknown type into
-// a permanent failure.
+// a permanent failure and an unclassified error into a retryable one.
 func (s tasks) execute(ctx context.Context, a Attempt) (res Result, err error) {
 	x, ok := s.cfg.Executors[a.Type]
 	if !ok {
-		return nil, Permanent(CodeUnknownType, "no executor for task type %q", a.Type)
+		return nil, fault.Permanent(CodeUnknownType, "no executor for task type %q", a.Type)
 	}
 	defer func() {
 		if r := recover(); r != nil {
-			res, err = nil, &Error{Code: CodePanic, Message: fmt.Sprintf("%s executor panicked: %v", a.Type, r), stack: string(debug.Stack())}
+			res, err = nil, &fault.Error{Code: CodePanic, Message: fmt.Sprintf("%s executor panicked: %v", a.Type, r), Stack: string(debug.Stack())}
 		}
 	}()
-	return x.Execute(ctx, a)
+	res, err = x.Execute(ctx, a)
+	return res, unclassified(err)
 }
 
 // Flush writes the batch's outcomes: the events, dead letters (so a task

@@ -28,7 +28,7 @@
 //
 // A workflow's progress is checkpointed mid-run, with the records the next
 // step reads (resumeRecords), when its run stops early: a step failed
-// transiently (see Transient), or the Lambda deadline is near. The batch
+// transiently (see fault.Transient), or the Lambda deadline is near. The batch
 // then fails after those checkpoints are written, and the redelivered batch
 // resumes each such workflow at its next step, never repeating a finished
 // one. A workflow.created for a workflow that already ended (completed or

@@ -14,6 +14,7 @@ import (
 
 	"github.com/streamops/streamops/events"
 	"github.com/streamops/streamops/internal/bus"
+	"github.com/streamops/streamops/internal/fault"
 	"github.com/streamops/streamops/internal/store"
 	"github.com/streamops/streamops/internal/stream"
 	"github.com/streamops/streamops/internal/stream/streamtest"
@@ -264,7 +265,7 @@ func (f *flakyRegistry) registry() *workflow.Registry {
 			n := f.calls[in.Workflow.ID][name]
 			f.mu.Unlock()
 			if name == "transform" && n == 1 && in.Workflow.Name == "Flaky" {
-				return workflow.StepOutput{}, workflow.Transient(errors.New("lookup service unreachable"))
+				return workflow.StepOutput{}, fault.Transient(errors.New("lookup service unreachable"))
 			}
 			return fn(ctx, in)
 		})
@@ -295,7 +296,7 @@ func TestTransientStepFailureCheckpointsAndTheRetriedBatchResumesAtThatStep(t *t
 
 	err := h.deliver(t, ev)
 	require.Error(t, err, "a transient failure fails the batch so Lambda delivers it again")
-	assert.True(t, workflow.IsRetryable(err))
+	assert.True(t, fault.IsRetryable(err))
 	cp := h.workflow(t, flaky.WorkflowID)
 	assert.Equal(t, store.WorkflowProcessing, cp.Status)
 	assert.Equal(t, 1, cp.CurrentStepIndex, "checkpointed at the failed step")
@@ -332,7 +333,7 @@ func TestAStepThatStaysDownFailsItsWorkflowAfterMaxStepAttempts(t *testing.T) {
 		defer mu.Unlock()
 		if outages[in.Workflow.Name] > 0 {
 			outages[in.Workflow.Name]--
-			return workflow.StepOutput{}, workflow.Transient(errors.New("lookup service unreachable"))
+			return workflow.StepOutput{}, fault.Transient(errors.New("lookup service unreachable"))
 		}
 		return transform(ctx, in)
 	})

@@ -3,6 +3,7 @@ package workflow
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"log/slog"
 	"runtime/debug"
@@ -10,6 +11,7 @@ import (
 	"time"
 
 	"github.com/streamops/streamops/events"
+	"github.com/streamops/streamops/internal/fault"
 	"github.com/streamops/streamops/internal/store"
 )
 
@@ -96,7 +98,7 @@ func (s workflows) run(ctx context.Context, st *state, log *slog.Logger) error {
 			})
 		}
 		end = s.cfg.Now()
-		if err != nil && IsRetryable(err) {
+		if err != nil && fault.IsRetryable(err) {
 			cp.StepAttempts++
 			if cp.StepAttempts < s.cfg.MaxStepAttempts {
 				cp.CurrentStepIndex, cp.ResumeRecords = i, resumeRecords(records)
@@ -105,7 +107,7 @@ func (s workflows) run(ctx context.Context, st *state, log *slog.Logger) error {
 					"step", name, "stepIndex", i, "attempt", cp.StepAttempts, "maxAttempts", s.cfg.MaxStepAttempts, "error", err)
 				return fmt.Errorf("workflow %s step %s: %w", id, name, err)
 			}
-			err = Fail(CodeRetriesExhausted, "step %s failed transiently %d times in a row; last error: %v", name, cp.StepAttempts, err)
+			err = fault.Permanent(CodeRetriesExhausted, "step %s failed transiently %d times in a row; last error: %v", name, cp.StepAttempts, err)
 		}
 		if err != nil {
 			code, message, stack := stepFailure(name, i, id, err)
@@ -158,20 +160,21 @@ func (s workflows) run(ctx context.Context, st *state, log *slog.Logger) error {
 }
 
 // runStep calls a step, turning a panic, an unknown step and a result that
-// would poison the batch's writes into step failures.
+// would poison the batch's writes into step failures, and classifying its
+// error (see classify).
 func (s workflows) runStep(ctx context.Context, name string, in StepInput) (out StepOutput, err error) {
 	fn, ok := s.cfg.Steps.Lookup(name)
 	if !ok {
-		return out, Fail(CodeUnknownStep, "unknown step %q (registered: %v)", name, s.cfg.Steps.Names())
+		return out, fault.Permanent(CodeUnknownStep, "unknown step %q (registered: %v)", name, s.cfg.Steps.Names())
 	}
 	defer func() {
 		if r := recover(); r != nil {
-			out, err = StepOutput{}, &StepError{Code: CodeStepPanic, Message: fmt.Sprintf("step %s panicked: %v", name, r), stack: string(debug.Stack())}
+			out, err = StepOutput{}, &fault.Error{Code: CodeStepPanic, Message: fmt.Sprintf("step %s panicked: %v", name, r), Stack: string(debug.Stack())}
 		}
 	}()
 	out, err = fn(ctx, in)
 	if err != nil {
-		return out, err
+		return out, classify(err)
 	}
 	return out, checkOutput(name, out, in.Effects)
 }
@@ -182,26 +185,26 @@ func (s workflows) runStep(ctx context.Context, name string, in StepInput) (out 
 func checkOutput(name string, out StepOutput, eff *Effects) error {
 	r := out.Result
 	if r.RecordsProcessed < 0 || r.ValidRecords < 0 || r.InvalidRecords < 0 {
-		return Fail(CodeInvalidResult, "step %s returned negative record counters", name)
+		return fault.Permanent(CodeInvalidResult, "step %s returned negative record counters", name)
 	}
 	for i, rec := range out.Records {
 		if !isObject(rec) || !json.Valid(rec) {
-			return Fail(CodeInvalidResult, "step %s returned record %d that is not a JSON object", name, i)
+			return fault.Permanent(CodeInvalidResult, "step %s returned record %d that is not a JSON object", name, i)
 		}
 	}
 	for _, rec := range eff.records {
 		if rec.WorkflowID == "" || !isObject(json.RawMessage(rec.Record)) {
-			return Fail(CodeInvalidResult, "step %s asked to store a record without workflowId or object", name)
+			return fault.Permanent(CodeInvalidResult, "step %s asked to store a record without workflowId or object", name)
 		}
 	}
 	for _, t := range eff.tasks {
 		if t.TaskID == "" {
-			return Fail(CodeInvalidResult, "step %s asked to start a task without taskId", name)
+			return fault.Permanent(CodeInvalidResult, "step %s asked to start a task without taskId", name)
 		}
 	}
 	for _, e := range eff.outbox {
 		if e.OutboxID == "" || e.TargetProvider == "" || !isObject(json.RawMessage(e.Payload)) {
-			return Fail(CodeInvalidResult, "step %s asked for an outbox entry without id, target or object payload", name)
+			return fault.Permanent(CodeInvalidResult, "step %s asked for an outbox entry without id, target or object payload", name)
 		}
 	}
 	for _, e := range eff.events {
@@ -210,7 +213,7 @@ func checkOutput(name string, out StepOutput, eff *Effects) error {
 			err = events.Validate(raw)
 		}
 		if err != nil {
-			return Fail(CodeInvalidResult, "step %s asked to emit an invalid event: %w", name, err)
+			return fault.Permanent(CodeInvalidResult, "step %s asked to emit an invalid event: %w", name, err)
 		}
 	}
 	return nil
@@ -222,4 +225,19 @@ func resumeRecords(records []json.RawMessage) []store.JSONDoc {
 		out[i] = store.JSONDoc(r)
 	}
 	return out
+}
+
+// classify gives a step's error the workflow domain's defaults: the
+// invocation's context ending is transient (not the step's fault), and an
+// error the step did not classify fails the workflow.
+func classify(err error) error {
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
+		return fault.Transient(err)
+	case !fault.Classified(err):
+		return &fault.Error{Message: err.Error(), Err: err}
+	}
+	return err
 }

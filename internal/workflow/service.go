@@ -7,6 +7,7 @@ import (
 
 	"github.com/streamops/streamops/events"
 	"github.com/streamops/streamops/internal/bus"
+	"github.com/streamops/streamops/internal/fault"
 	"github.com/streamops/streamops/internal/store"
 	"github.com/streamops/streamops/internal/stream"
 )
@@ -30,7 +31,7 @@ type Config struct {
 	// Steps are the steps workflows may use. Default BuiltinSteps().
 	Steps *Registry
 	// MaxStepAttempts is how many times in a row a step may fail
-	// transiently (Transient, or the invocation's context ending) before
+	// transiently (fault.Transient, or the invocation's context ending) before
 	// its workflow fails with STEP_RETRIES_EXHAUSTED, so a dependency that
 	// stays down ends the workflow instead of having its batch redelivered
 	// until the event source gives up on it. Default 5, below the 10
@@ -150,7 +151,7 @@ func (w workflows) Prepare(ctx context.Context, states map[string]*state) error 
 // dead-lettered, a run that stopped early fails the partition.
 func (w workflows) Step(ctx context.Context, b *stream.Batch, st *state, it item) error {
 	err := w.handle(ctx, st, it)
-	if err == nil || IsRetryable(err) {
+	if err == nil || fault.IsRetryable(err) {
 		return err // a retryable error: the rest of the partition waits for the redelivery
 	}
 	b.DeadLetter(it.Msg, bus.ReasonProcessingFailed, err)

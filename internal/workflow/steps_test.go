@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"net"
 	"slices"
 	"strings"
 	"testing"
@@ -13,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/streamops/streamops/events"
+	"github.com/streamops/streamops/internal/fault"
 	"github.com/streamops/streamops/internal/store"
 	"github.com/streamops/streamops/internal/stream"
 )
@@ -31,7 +33,7 @@ func stepInput(t *testing.T, input string) StepInput {
 }
 
 func codeOf(err error) string {
-	if se, ok := errors.AsType[*StepError](err); ok {
+	if se, ok := errors.AsType[*fault.Error](err); ok {
 		return se.Code
 	}
 	return ""
@@ -128,7 +130,7 @@ func TestTransformMapsFieldsAndNamesTheBadRecord(t *testing.T) {
 			if tt.code != "" {
 				require.Equal(t, tt.code, codeOf(err))
 				if tt.msg != "" {
-					assert.Equal(t, tt.msg, err.(*StepError).Message)
+					assert.Equal(t, tt.msg, err.(*fault.Error).Message)
 				}
 				return
 			}
@@ -240,14 +242,17 @@ func TestStepErrorsAreRetryableOnlyWhenMarked(t *testing.T) {
 		want bool
 	}{
 		{"nil", nil, false},
-		{"a step failure", Fail(CodeTransform, "bad"), false},
+		{"a step failure", fault.Permanent(CodeTransform, "bad"), false},
 		{"a plain error", errors.New("boom"), false},
-		{"marked transient", Transient(errors.New("unreachable")), true},
+		{"marked transient", fault.Transient(errors.New("unreachable")), true},
 		{"the deadline", ErrDeadline, true},
 		{"the invocation ended", context.DeadlineExceeded, true},
+		{"the invocation was cancelled", context.Canceled, true},
+		{"a failure wrapping the invocation's end", fault.Permanent(CodeNotify, "send: %w", context.DeadlineExceeded), true},
+		{"an unmarked network error", &net.OpError{Op: "dial", Err: errors.New("refused")}, false},
 	}
 	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) { assert.Equal(t, tt.want, IsRetryable(tt.err)) })
+		t.Run(tt.name, func(t *testing.T) { assert.Equal(t, tt.want, fault.IsRetryable(classify(tt.err))) })
 	}
 }
 
