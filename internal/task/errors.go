@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/streamops/streamops/internal/fault"
+	"github.com/streamops/streamops/internal/objects"
 )
 
 // Error codes of task.failed and task.dead_letter.
@@ -14,10 +15,10 @@ const (
 	CodeInvalidData        = "INVALID_TASK_DATA"
 	CodeInvalidRecipient   = "INVALID_RECIPIENT"
 	CodeUnknownTemplate    = "UNKNOWN_TEMPLATE"
-	CodeInvalidDestination = "INVALID_DESTINATION"
+	CodeInvalidDestination = objects.CodeInvalidDestination
 	CodeInvalidPeriod      = "INVALID_PERIOD"
 	CodeEmail              = "EMAIL_ERROR"
-	CodeStorage            = "STORAGE_ERROR"
+	CodeStorage            = objects.CodeStorage
 	CodeExport             = "EXPORT_ERROR"
 	CodeReport             = "REPORT_ERROR"
 	CodePanic              = "EXECUTOR_PANIC"

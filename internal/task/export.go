@@ -11,6 +11,7 @@ import (
 	"slices"
 
 	"github.com/streamops/streamops/internal/fault"
+	"github.com/streamops/streamops/internal/objects"
 	"github.com/streamops/streamops/internal/store"
 )
 
@@ -38,7 +39,7 @@ type exportData struct {
 // exportable collection and stores them as JSON or CSV.
 type DataExportExecutor struct {
 	Source  DocumentSource
-	Objects ObjectStore
+	Objects objects.Store
 }
 
 // Execute exports. A collection that may not be exported, a bad filter or
@@ -74,7 +75,7 @@ func (x DataExportExecutor) Execute(ctx context.Context, a Attempt) (Result, err
 			return nil, err
 		}
 	}
-	loc, err := x.Objects.Put(ctx, Object{Bucket: bucket, Key: key, ContentType: contentType, Body: body})
+	loc, err := x.Objects.Put(ctx, objects.Object{Bucket: bucket, Key: key, ContentType: contentType, Body: bytes.NewReader(body)})
 	if err != nil {
 		return nil, err
 	}

@@ -1,6 +1,7 @@
 package task
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -9,6 +10,7 @@ import (
 
 	"github.com/streamops/streamops/events"
 	"github.com/streamops/streamops/internal/fault"
+	"github.com/streamops/streamops/internal/objects"
 )
 
 // EventCounter counts stored events by type over a period;
@@ -53,7 +55,7 @@ type reportPeriod struct {
 // period in the store by type and stores the report as JSON.
 type ReportExecutor struct {
 	Events  EventCounter
-	Objects ObjectStore
+	Objects objects.Store
 }
 
 var keySafe = regexp.MustCompile(`[^A-Za-z0-9._-]`)
@@ -101,7 +103,7 @@ func (x ReportExecutor) Execute(ctx context.Context, a Attempt) (Result, error) 
 			return nil, err
 		}
 	}
-	loc, err := x.Objects.Put(ctx, Object{Bucket: bucket, Key: key, ContentType: "application/json", Body: body})
+	loc, err := x.Objects.Put(ctx, objects.Object{Bucket: bucket, Key: key, ContentType: "application/json", Body: bytes.NewReader(body)})
 	if err != nil {
 		return nil, err
 	}

@@ -22,6 +22,7 @@ import (
 	"github.com/streamops/streamops/internal/history"
 	"github.com/streamops/streamops/internal/httpapi"
 	"github.com/streamops/streamops/internal/ingest"
+	"github.com/streamops/streamops/internal/objects"
 	"github.com/streamops/streamops/internal/outbox"
 	"github.com/streamops/streamops/internal/stream"
 	"github.com/streamops/streamops/internal/submit"
@@ -55,7 +56,7 @@ type APIOptions struct {
 	// /api/webhook-events/{id}/retry).
 	Providers *webhook.Registry
 	// Objects receives exports too large to answer inline.
-	Objects history.ObjectStore
+	Objects objects.Store
 	// Auth names the caller of every route but the OpenAPI document.
 	Auth httpapi.Authenticator
 }
