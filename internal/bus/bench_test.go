@@ -11,6 +11,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/streamops/streamops/events"
+	"github.com/streamops/streamops/events/eventstest"
 )
 
 const (
@@ -24,9 +25,9 @@ func benchEnvelopes(n, size int) []events.Envelope {
 	envs := make([]events.Envelope, n)
 	at := time.Now()
 	for i := range envs {
-		env := taskCreated(newUUID(), newUUID(), "email_notification", at, map[string]string{"recipient": "user@example.com", "body": ""})
-		pad := size - len(mustJSON(env))
-		envs[i] = taskCreated(strings.TrimPrefix(env.EventID, "evt-"), strings.TrimPrefix(env.AggregateID(), "task-"), "email_notification", at,
+		env := eventstest.TaskCreated(eventstest.NewUUID(), eventstest.NewUUID(), "email_notification", at, map[string]string{"recipient": "user@example.com", "body": ""})
+		pad := size - len(eventstest.MustJSON(env))
+		envs[i] = eventstest.TaskCreated(strings.TrimPrefix(env.EventID, "evt-"), strings.TrimPrefix(env.AggregateID(), "task-"), "email_notification", at,
 			map[string]string{"recipient": "user@example.com", "body": strings.Repeat("x", max(0, pad))})
 	}
 	return envs

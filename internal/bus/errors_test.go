@@ -52,7 +52,6 @@ func TestIsRetryableSeparatesTransientFromPermanent(t *testing.T) {
 		{"client closed", kgo.ErrClientClosed, false},
 		{"unroutable event", fmt.Errorf("%w: no key", ErrUnroutable), false},
 		{"invalid config", fmt.Errorf("%w: Brokers", ErrInvalidConfig), false},
-		{"undecodable record", &DecodeError{Topic: "tasks", Reason: ReasonUndecodable, Detail: "value is not JSON"}, false},
 		{"unknown error", errors.New("something else"), false},
 		{"publish error, every failure transient", retryable, true},
 		{"publish error, one failure permanent", mixed, false},

@@ -1,6 +1,8 @@
 // Package stream is the MSK trigger adapter the Kafka processors share
 // (workflow-processor, task-processor): it turns Lambda's events.KafkaEvent
-// into batches a domain Handler acts on, and owns the batch semantics every
+// into batches a domain Handler acts on (DecodeKafkaEvent, and
+// ToKafkaEvent for the local stack's stand-in), owns the dead-letter record
+// format (DeadLetterRecord, ParseDeadLetter), and the batch semantics every
 // processor must keep.
 //
 //   - Records are decoded and schema-checked (events.Validate); a poison
@@ -38,6 +40,6 @@
 // that is safe to repeat, before the domain's checkpoints. A third
 // processor is one new package implementing Aggregates, not a copy.
 //
-// Domain decisions (what a workflow step does, when a task is retried) do
-// not live here.
+// What must not live here: producing and topic admin (package bus),
+// domain decisions (what a workflow step does, when a task is retried).
 package stream

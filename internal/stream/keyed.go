@@ -7,13 +7,12 @@ import (
 	"sync"
 
 	"github.com/streamops/streamops/events"
-	"github.com/streamops/streamops/internal/bus"
 )
 
 // Item is one accepted message with its decoded payload.
 type Item[P any] struct {
 	// Msg is the message as the batch delivered it.
-	Msg bus.Message
+	Msg Message
 	// Payload is the message's payload, decoded.
 	Payload P
 }
@@ -77,7 +76,7 @@ func HandleByKey[P any, S State](ctx context.Context, b *Batch, a Aggregates[P, 
 		for _, m := range p.Messages {
 			payload, err := events.PayloadAs[P](m.Envelope)
 			if err != nil {
-				b.DeadLetter(m, bus.ReasonProcessingFailed, err)
+				b.DeadLetter(m, ReasonProcessingFailed, err)
 				continue
 			}
 			items = append(items, Item[P]{m, payload})

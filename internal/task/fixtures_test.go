@@ -14,7 +14,7 @@ const fixtureDir = "../../testdata/msk"
 var apiMetadata = &events.Metadata{Source: "api-gateway", UserID: events.Null, APIVersion: "1.0.0"}
 
 // fixtures are the task-processor's own MSK batches; tasks-batch comes from
-// package bus.
+// package stream.
 var fixtures = map[string]func(t *testing.T) lambdaevents.KafkaEvent{
 	// One email_notification task, first attempt, seed 003's example data.
 	"tasks-email.json": func(t *testing.T) lambdaevents.KafkaEvent {

@@ -13,7 +13,6 @@ import (
 
 	"github.com/streamops/streamops/events"
 	"github.com/streamops/streamops/internal/backoff"
-	"github.com/streamops/streamops/internal/bus"
 	"github.com/streamops/streamops/internal/stacktest"
 	"github.com/streamops/streamops/internal/store"
 	"github.com/streamops/streamops/internal/stream"
@@ -98,7 +97,7 @@ func (h *harness) deliver(tb testing.TB, ev lambdaevents.KafkaEvent) error {
 func (h *harness) submitted(tb testing.TB, ev lambdaevents.KafkaEvent) []events.TaskCreatedPayload {
 	tb.Helper()
 	var out []events.TaskCreatedPayload
-	for _, p := range bus.DecodeKafkaEvent(ev, bus.WithValidator(events.Validate)) {
+	for _, p := range stream.DecodeKafkaEvent(ev, stream.WithValidator(events.Validate)) {
 		for _, m := range p.Messages {
 			require.NoError(tb, m.Err)
 			tc, err := events.PayloadAs[events.TaskCreatedPayload](m.Envelope)

@@ -13,9 +13,9 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/streamops/streamops/events"
-	"github.com/streamops/streamops/internal/bus"
 	"github.com/streamops/streamops/internal/fault"
 	"github.com/streamops/streamops/internal/store"
+	"github.com/streamops/streamops/internal/stream"
 	"github.com/streamops/streamops/internal/stream/streamtest"
 	"github.com/streamops/streamops/internal/task"
 )
@@ -138,11 +138,11 @@ func TestTaskFailingPastMaxRetriesEndsInOneDeadLetter(t *testing.T) {
 	assert.Equal(t, 4, mailer.calls)
 
 	assert.Equal(t, store.TaskDeadLetter, h.task(t, tc.TaskID).Status)
-	dlq := h.env.Records(t, bus.DLQTopic(events.TopicTasks))
+	dlq := h.env.Records(t, events.DLQTopic(events.TopicTasks))
 	require.Len(t, dlq, 1)
-	dl, ok := bus.ParseDeadLetter(dlq[0])
+	dl, ok := stream.ParseDeadLetter(dlq[0])
 	require.True(t, ok)
-	assert.Equal(t, bus.ReasonRetriesExhausted, dl.Reason)
+	assert.Equal(t, stream.ReasonRetriesExhausted, dl.Reason)
 	stored, _, err := h.env.Store.ListDeadLetters(context.Background(), store.DeadLetterQuery{Topic: events.TopicTasks})
 	require.NoError(t, err)
 	require.Len(t, stored, 1)
@@ -167,9 +167,9 @@ func TestNonRetryableErrorDeadLettersTheTaskAtOnce(t *testing.T) {
 	assert.Equal(t, 0, p.RetryCount)
 	assert.Equal(t, task.CodeInvalidRecipient, p.FinalError.Code)
 	assert.NotContains(t, p.FinalError.Message, "not an address", "errors never quote personal data")
-	dl, ok := bus.ParseDeadLetter(h.env.Records(t, bus.DLQTopic(events.TopicTasks))[0])
+	dl, ok := stream.ParseDeadLetter(h.env.Records(t, events.DLQTopic(events.TopicTasks))[0])
 	require.True(t, ok)
-	assert.Equal(t, bus.ReasonProcessingFailed, dl.Reason)
+	assert.Equal(t, stream.ReasonProcessingFailed, dl.Reason)
 }
 
 func TestTasksOfEveryTypeCompleteOnTheLocalBackends(t *testing.T) {
@@ -254,9 +254,9 @@ func TestTaskProcessorIgnoresLifecycleEventsAndDeadLettersMisroutedOnes(t *testi
 
 	assert.Zero(t, mailer.calls)
 	assert.Empty(t, h.env.Records(t, events.TopicTasks), "nothing is emitted for a lifecycle event")
-	dlq := h.env.Records(t, bus.DLQTopic(events.TopicTasks))
+	dlq := h.env.Records(t, events.DLQTopic(events.TopicTasks))
 	require.Len(t, dlq, 1)
-	dl, _ := bus.ParseDeadLetter(dlq[0])
+	dl, _ := stream.ParseDeadLetter(dlq[0])
 	assert.Contains(t, dl.Error, "does not belong on topic tasks")
 }
 

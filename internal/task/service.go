@@ -10,7 +10,6 @@ import (
 
 	"github.com/streamops/streamops/events"
 	"github.com/streamops/streamops/internal/backoff"
-	"github.com/streamops/streamops/internal/bus"
 	"github.com/streamops/streamops/internal/fault"
 	"github.com/streamops/streamops/internal/metrics"
 	"github.com/streamops/streamops/internal/store"
@@ -149,7 +148,7 @@ func (s tasks) attempt(ctx context.Context, b *stream.Batch, st *state, it item)
 	start := s.cfg.Now()
 	if err := add(events.TaskProcessingPayload{TaskID: t.TaskID, StartedAt: events.At(start), RetryCount: p.RetryCount},
 		attemptEventID(t.TaskID, events.TaskProcessing, p.RetryCount), start); err != nil {
-		b.DeadLetter(it.Msg, bus.ReasonProcessingFailed, err)
+		b.DeadLetter(it.Msg, stream.ReasonProcessingFailed, err)
 		return nil
 	}
 	res, err := s.execute(ctx, Attempt{
@@ -163,7 +162,7 @@ func (s tasks) attempt(ctx context.Context, b *stream.Batch, st *state, it item)
 
 	next := *t
 	var outcomeErr error
-	var deadLetter bus.Reason
+	var deadLetter stream.Reason
 	switch {
 	case err == nil:
 		result, merr := json.Marshal(res)
@@ -198,9 +197,9 @@ func (s tasks) attempt(ctx context.Context, b *stream.Batch, st *state, it item)
 			RetryCount:    p.RetryCount, MaxRetries: t.MaxRetries,
 			FinalError:     events.FinalError{Code: code, Message: message, Stack: stack},
 			DeadLetteredAt: events.At(end)}, endEventID(t.TaskID, events.TaskDeadLetter), end)
-		deadLetter = bus.ReasonProcessingFailed
+		deadLetter = stream.ReasonProcessingFailed
 		if retryable {
-			deadLetter = bus.ReasonRetriesExhausted
+			deadLetter = stream.ReasonRetriesExhausted
 		}
 		if t.WebhookEventID != "" {
 			st.Webhook = &store.WebhookOutcome{EventID: t.WebhookEventID, Status: store.WebhookFailed,
@@ -209,7 +208,7 @@ func (s tasks) attempt(ctx context.Context, b *stream.Batch, st *state, it item)
 		log.ErrorContext(ctx, "task dead-lettered", "code", code, "error", message, "retryable", retryable)
 	}
 	if outcomeErr != nil {
-		b.DeadLetter(it.Msg, bus.ReasonProcessingFailed, outcomeErr)
+		b.DeadLetter(it.Msg, stream.ReasonProcessingFailed, outcomeErr)
 		return nil
 	}
 	if deadLetter != "" {

@@ -15,7 +15,7 @@ const fixtureDir = "../../testdata/msk"
 var apiMetadata = &events.Metadata{Source: "api-gateway", UserID: events.Null, APIVersion: "1.0.0"}
 
 // fixtures are the workflow-processor's own MSK batches; workflows-batch,
-// poison-batch and tasks-batch come from package bus.
+// poison-batch and tasks-batch come from package stream.
 var fixtures = map[string]func(t *testing.T) lambdaevents.KafkaEvent{
 	// One workflow using all five built-in steps on four records, one of
 	// which breaks the input's schema.

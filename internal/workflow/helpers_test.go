@@ -11,7 +11,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/streamops/streamops/events"
-	"github.com/streamops/streamops/internal/bus"
 	"github.com/streamops/streamops/internal/stacktest"
 	"github.com/streamops/streamops/internal/store"
 	"github.com/streamops/streamops/internal/stream"
@@ -75,7 +74,7 @@ func (h *harness) deliver(tb testing.TB, ev lambdaevents.KafkaEvent) error {
 func (h *harness) submitted(tb testing.TB, ev lambdaevents.KafkaEvent) []events.WorkflowCreatedPayload {
 	tb.Helper()
 	var out []events.WorkflowCreatedPayload
-	for _, p := range bus.DecodeKafkaEvent(ev, bus.WithValidator(events.Validate)) {
+	for _, p := range stream.DecodeKafkaEvent(ev, stream.WithValidator(events.Validate)) {
 		for _, m := range p.Messages {
 			if m.Err != nil || m.Envelope.EventType != events.WorkflowCreated {
 				continue

@@ -13,7 +13,6 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/streamops/streamops/events"
-	"github.com/streamops/streamops/internal/bus"
 	"github.com/streamops/streamops/internal/fault"
 	"github.com/streamops/streamops/internal/store"
 	"github.com/streamops/streamops/internal/stream"
@@ -202,18 +201,18 @@ func TestPoisonRecordBetweenTwoGoodOnesIsDeadLetteredAndBothAreProcessed(t *test
 		assert.Equal(t, store.WorkflowCompleted, h.workflow(t, wf.WorkflowID).Status, wf.Name)
 		assert.Equal(t, events.WorkflowCompleted, typesOf(h.lifecycle(t, wf.WorkflowID))[len(wf.Steps)+1])
 	}
-	dlq := h.env.Records(t, bus.DLQTopic(events.TopicWorkflows))
+	dlq := h.env.Records(t, events.DLQTopic(events.TopicWorkflows))
 	require.Len(t, dlq, 2)
-	var reasons []bus.Reason
+	var reasons []stream.Reason
 	for _, r := range dlq {
-		dl, ok := bus.ParseDeadLetter(r)
+		dl, ok := stream.ParseDeadLetter(r)
 		require.True(t, ok)
 		assert.Equal(t, events.TopicWorkflows, dl.OriginalTopic)
 		assert.Equal(t, int32(1), dl.OriginalPartition)
 		assert.NotEmpty(t, dl.Error)
 		reasons = append(reasons, dl.Reason)
 	}
-	assert.ElementsMatch(t, []bus.Reason{bus.ReasonUndecodable, bus.ReasonSchemaInvalid}, reasons)
+	assert.ElementsMatch(t, []stream.Reason{stream.ReasonUndecodable, stream.ReasonSchemaInvalid}, reasons)
 
 	stored, _, err := h.env.Store.ListDeadLetters(context.Background(), store.DeadLetterQuery{Status: store.DeadLetterOpen})
 	require.NoError(t, err)
@@ -222,7 +221,7 @@ func TestPoisonRecordBetweenTwoGoodOnesIsDeadLetteredAndBothAreProcessed(t *test
 		assert.Equal(t, "workflow-processor", dl.Processor)
 		assert.Equal(t, events.TopicWorkflows, dl.Topic)
 		assert.NotEmpty(t, dl.Value)
-		if dl.Reason == string(bus.ReasonSchemaInvalid) {
+		if dl.Reason == string(stream.ReasonSchemaInvalid) {
 			assert.Equal(t, string(events.WorkflowCreated), dl.EventType, "a decodable poison record keeps its type")
 			assert.Contains(t, dl.Error, "/payload/priority")
 		}

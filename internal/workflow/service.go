@@ -6,7 +6,6 @@ import (
 	"slices"
 
 	"github.com/streamops/streamops/events"
-	"github.com/streamops/streamops/internal/bus"
 	"github.com/streamops/streamops/internal/fault"
 	"github.com/streamops/streamops/internal/store"
 	"github.com/streamops/streamops/internal/stream"
@@ -154,7 +153,7 @@ func (w workflows) Step(ctx context.Context, b *stream.Batch, st *state, it item
 	if err == nil || fault.IsRetryable(err) {
 		return err // a retryable error: the rest of the partition waits for the redelivery
 	}
-	b.DeadLetter(it.Msg, bus.ReasonProcessingFailed, err)
+	b.DeadLetter(it.Msg, stream.ReasonProcessingFailed, err)
 	return nil
 }
 

@@ -19,6 +19,7 @@ import (
 
 	"github.com/streamops/streamops/events"
 	"github.com/streamops/streamops/internal/bus"
+	"github.com/streamops/streamops/internal/stream"
 )
 
 // Update rewrites fixtures from their generators: go test ./... -update.
@@ -105,7 +106,7 @@ func PartitionOf(topic string, key []byte) int32 {
 
 // Batch is records as Lambda delivers them.
 func Batch(recs ...*kgo.Record) lambdaevents.KafkaEvent {
-	return bus.ToKafkaEvent(recs, Bootstrap, ARN)
+	return stream.ToKafkaEvent(recs, Bootstrap, ARN)
 }
 
 // lambdaOrder marshals a KafkaEvent with its fields in Lambda's order.
