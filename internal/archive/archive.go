@@ -12,13 +12,18 @@ import (
 
 	"github.com/streamops/streamops/internal/deadline"
 	"github.com/streamops/streamops/internal/metrics"
-	"github.com/streamops/streamops/internal/store"
 )
+
+// Archive copies events near their TTL to the archive; *store.Store
+// implements it.
+type Archive interface {
+	ArchiveExpiring(ctx context.Context, expiringBy time.Time, limit int) (int, error)
+}
 
 // Config wires an Archiver.
 type Config struct {
 	// Store is archived. Required.
-	Store *store.Store
+	Store Archive
 	// Within is the look-ahead: events whose ttl_expires_at falls within it
 	// are archived. Default 2 days: two daily runs, so one failed run loses
 	// nothing.

@@ -29,10 +29,17 @@ type Publisher interface {
 	Publish(ctx context.Context, envs ...events.Envelope) error
 }
 
+// EventStore stores events and remembers which were published;
+// *store.Store implements it.
+type EventStore interface {
+	InsertEvents(ctx context.Context, envs []events.Envelope) (store.InsertResult, error)
+	MarkPublished(ctx context.Context, eventIDs ...string) error
+}
+
 // Config wires an Emitter.
 type Config struct {
 	// Store is where events are stored. Required.
-	Store *store.Store
+	Store EventStore
 	// Publisher puts events on Kafka. Required.
 	Publisher Publisher
 	// PublishTimeout bounds the inline publish so a slow or unreachable

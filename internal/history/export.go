@@ -24,9 +24,14 @@ const (
 	CSV    = "csv"
 )
 
+// EventFinder pages through stored events; *store.Store implements it.
+type EventFinder interface {
+	FindEvents(ctx context.Context, f store.ReplayFilter, after *store.Cursor, limit int) ([]store.EventDocument, string, error)
+}
+
 // Exporter streams events matching a filter.
 type Exporter struct {
-	Store *store.Store
+	Store EventFinder
 	// Objects keeps an export too large to answer inline and returns a
 	// link to it (S3 with a presigned URL on AWS, a file locally).
 	Objects objects.Store

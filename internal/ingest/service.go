@@ -46,6 +46,15 @@ type Receipt struct {
 	WebhookEventID string `json:"webhookEventId"`
 }
 
+// WebhookStore is what the webhook ingest reads and writes; *store.Store
+// implements it.
+type WebhookStore interface {
+	submit.Creator
+	InsertWebhookEvent(ctx context.Context, ev store.WebhookEvent) (store.WebhookEvent, error)
+	SetWebhookStatus(ctx context.Context, eventID, status, errMsg string) error
+	InsertPartnerEvent(ctx context.Context, ev store.PartnerEvent) (store.PartnerEvent, error)
+}
+
 // Config wires a Service.
 type Config struct {
 	// Providers is the provider registry. Required.
@@ -53,7 +62,7 @@ type Config struct {
 	// Secrets gives each provider's active signing secrets. Required.
 	Secrets webhook.SecretSource
 	// Store persists webhook events, partner events and projections. Required.
-	Store *store.Store
+	Store WebhookStore
 	// Emitter stores then publishes the events routing produces. Required.
 	Emitter *emit.Emitter
 	// Now is the clock signatures are checked against. Default time.Now.

@@ -16,10 +16,23 @@ import (
 	"github.com/streamops/streamops/internal/store"
 )
 
+// OutboxStore is what the relay reads and writes; *store.Store implements
+// it.
+type OutboxStore interface {
+	ClaimDue(ctx context.Context, now time.Time, lease time.Duration, limit int) ([]store.OutboxEntry, error)
+	ReclaimExpiredLeases(ctx context.Context, now time.Time) (int, error)
+	SettleOutbox(ctx context.Context, settlements ...store.Settlement) (int, error)
+	OldestPendingOutbox(ctx context.Context) (oldest time.Time, ok bool, err error)
+	PartnerEndpoints(ctx context.Context, partnerIDs ...string) (map[string]store.PartnerEndpoint, error)
+	SavePartnerEndpoints(ctx context.Context, eps ...store.PartnerEndpoint) error
+	InsertPartnerEvents(ctx context.Context, evs ...store.PartnerEvent) (store.InsertResult, error)
+	RecordPartnerAttempts(ctx context.Context, attempts ...store.PartnerAttempt) (int, error)
+}
+
 // Config wires a Relay.
 type Config struct {
 	// Store holds the outbox. Required.
-	Store *store.Store
+	Store OutboxStore
 	// Kafka delivers entries whose target_provider is "kafka". Required.
 	Kafka KafkaDeliverer
 	// Partners are the partner endpoints by id (target_provider).

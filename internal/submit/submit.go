@@ -84,14 +84,14 @@ type TaskReceipt struct {
 
 // Service accepts submissions. Safe for concurrent use.
 type Service struct {
-	store   *store.Store
+	store   Creator
 	emitter *emit.Emitter
 	now     func() time.Time
 	log     *slog.Logger
 }
 
 // New returns a Service. now and log may be nil (time.Now, slog.Default()).
-func New(st *store.Store, em *emit.Emitter, now func() time.Time, log *slog.Logger) (*Service, error) {
+func New(st Creator, em *emit.Emitter, now func() time.Time, log *slog.Logger) (*Service, error) {
 	if st == nil || em == nil {
 		return nil, errors.New("submit: store and emitter are required")
 	}

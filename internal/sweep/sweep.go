@@ -34,10 +34,29 @@ type TaskRetrier interface {
 	RetryDue(ctx context.Context, now time.Time, limit int) (int, error)
 }
 
+// SweepStore is what the retry-sweeper reads and writes; *store.Store
+// implements it.
+type SweepStore interface {
+	UnpublishedEvents(ctx context.Context, storedBefore time.Time, limit int) ([]store.EventDocument, error)
+	MarkPublished(ctx context.Context, eventIDs ...string) error
+	WebhookEventsToRoute(ctx context.Context, receivedBefore time.Time, maxRetries, limit int) ([]store.WebhookEvent, error)
+	StalledWebhookEvents(ctx context.Context, before time.Time, limit int) ([]store.WebhookEvent, error)
+	WorkStartedBy(ctx context.Context, webhookEventID string) (*store.Workflow, *store.Task, error)
+	MarkWebhookEventRedriven(ctx context.Context, eventID string) error
+	SettleWebhookEvents(ctx context.Context, outcomes ...store.WebhookOutcome) (int, error)
+	StalledWorkflows(ctx context.Context, before time.Time, limit int) ([]store.Workflow, error)
+	StalledTasks(ctx context.Context, before time.Time, limit int) ([]store.Task, error)
+	LatestDrivingEvent(ctx context.Context, aggregateID string, byExecution bool, types ...events.Type) (store.EventDocument, error)
+	MarkWorkflowRedriven(ctx context.Context, workflowID string) error
+	MarkTaskRedriven(ctx context.Context, taskID string) error
+	FailedPartnerEventsForRetry(ctx context.Context, limit int) ([]store.PartnerEvent, error)
+	RequeueOutbox(ctx context.Context, now time.Time, outboxIDs ...string) (int, error)
+}
+
 // Config wires a Sweeper.
 type Config struct {
 	// Store is swept. Required.
-	Store *store.Store
+	Store SweepStore
 	// Publisher publishes stored events. Required.
 	Publisher emit.Publisher
 	// Router routes webhook events. Required.
