@@ -1,7 +1,3 @@
-// Package archive is the archiver (seed 001 "TTL and retention"): before the
-// events TTL index deletes an event, it is copied to events_archive for
-// permanent audit. It runs daily and copies every event that expires within
-// the look-ahead window, so nothing expires between two runs unarchived.
 package archive
 
 import (

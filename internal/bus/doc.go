@@ -5,12 +5,11 @@
 // shows it an order of magnitude cheaper than encoding/json), and the
 // declarative topic table and EnsureTopics.
 //
-// What must not live here: event schemas and payload types (package
-// events), the MSK trigger adapter, Lambda's KafkaEvent and the
-// dead-letter record format (package stream, with the batch core that uses
-// them), storage (internal/store), retry classification (package fault),
-// and processing decisions such as whether an event is acted on, retried
-// or dead-lettered (the workflow and task processors). The package never
-// imports Lambda types, so the producer is the same in Lambda, the local
-// stack and the CLI.
+// What must not live here: event schemas and payload types (package events),
+// the MSK trigger adapter, Lambda's KafkaEvent and the dead-letter record
+// format (package stream, with the batch core that uses them), storage
+// (internal/store), retry classification (package fault), and processing
+// decisions such as whether an event is acted on, retried or dead-lettered
+// (the workflow and task processors). The package never imports Lambda
+// types, so the producer is the same in Lambda, the local stack and the CLI.
 package bus

@@ -9,4 +9,8 @@
 // same webhook event again (a retried request, the retry-sweeper picking up
 // a row a crash left behind) produces duplicates, never twins. It knows
 // nothing of HTTP framing or Lambda: internal/httpapi serves it.
+//
+// What must not live here: signature schemes and provider tables (package
+// webhook), how a workflow or task is created (package submit), HTTP framing
+// (package httpapi).
 package ingest

@@ -4,7 +4,7 @@
 // bucket, server-side encrypted, optionally linked with a presigned GET),
 // Files the one of the local stack (a directory, written atomically).
 //
-// What must not live here: what is exported or how it is formatted
-// (packages task and history), where the configuration comes from
-// (packages app and task's NewExecutors).
+// What must not live here: what is exported or how it is formatted (packages
+// task and history), where the configuration comes from (packages app and
+// task's NewExecutors).
 package objects

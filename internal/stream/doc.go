@@ -40,6 +40,6 @@
 // that is safe to repeat, before the domain's checkpoints. A third
 // processor is one new package implementing Aggregates, not a copy.
 //
-// What must not live here: producing and topic admin (package bus),
-// domain decisions (what a workflow step does, when a task is retried).
+// What must not live here: producing and topic admin (package bus), domain
+// decisions (what a workflow step does, when a task is retried).
 package stream

@@ -36,6 +36,6 @@
 // repeated export or report overwrites itself; an email sent by SES just
 // before a crash may be sent again.
 //
-// What must not live here: Kafka decoding, dead-letter records and the
-// batch loop (package stream), storage (package store), Lambda types.
+// What must not live here: Kafka decoding, dead-letter records and the batch
+// loop (package stream), storage (package store), Lambda types.
 package task
