@@ -117,3 +117,16 @@ func (e *Env) Envelopes(tb testing.TB, topic string) []events.Envelope {
 	}
 	return out
 }
+
+// Lifecycle is the events of one aggregate (a workflow, a task) on topic,
+// in order.
+func (e *Env) Lifecycle(tb testing.TB, topic, aggregateID string) []events.Envelope {
+	tb.Helper()
+	var out []events.Envelope
+	for _, env := range e.Envelopes(tb, topic) {
+		if env.AggregateID() == aggregateID {
+			out = append(out, env)
+		}
+	}
+	return out
+}

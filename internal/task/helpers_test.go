@@ -123,7 +123,7 @@ func (h *harness) sweep(tb testing.TB, retryCount int) lambdaevents.KafkaEvent {
 	var retries []events.Envelope
 	for _, e := range h.env.Envelopes(tb, events.TopicTasks) {
 		if e.EventType == events.TaskCreated {
-			if p := payload[events.TaskCreatedPayload](tb, e); p.RetryCount == retryCount {
+			if p := streamtest.Payload[events.TaskCreatedPayload](tb, e); p.RetryCount == retryCount {
 				retries = append(retries, e)
 			}
 		}
@@ -148,13 +148,7 @@ func (h *harness) recordsOf(tb testing.TB, eventID string) []*kgo.Record {
 // lifecycle is the events of one task on the tasks topic, in order.
 func (h *harness) lifecycle(tb testing.TB, taskID string) []events.Envelope {
 	tb.Helper()
-	var out []events.Envelope
-	for _, e := range h.env.Envelopes(tb, events.TopicTasks) {
-		if e.AggregateID() == taskID {
-			out = append(out, e)
-		}
-	}
-	return out
+	return h.env.Lifecycle(tb, events.TopicTasks, taskID)
 }
 
 func (h *harness) task(tb testing.TB, id string) store.Task {
@@ -172,11 +166,4 @@ func ofType(envs []events.Envelope, t events.Type) []events.Envelope {
 		}
 	}
 	return out
-}
-
-func payload[T any](tb testing.TB, e events.Envelope) T {
-	tb.Helper()
-	p, err := events.PayloadAs[T](e)
-	require.NoError(tb, err)
-	return p
 }

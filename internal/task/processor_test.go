@@ -64,12 +64,12 @@ func TestTaskFailingTwiceThenSucceedingShowsRetryCountsZeroOneTwoAndOneCompleted
 	got := h.lifecycle(t, tc.TaskID)
 	var attempts []int
 	for _, e := range ofType(got, events.TaskProcessing) {
-		attempts = append(attempts, payload[events.TaskProcessingPayload](t, e).RetryCount)
+		attempts = append(attempts, streamtest.Payload[events.TaskProcessingPayload](t, e).RetryCount)
 	}
 	assert.Equal(t, []int{0, 1, 2}, attempts)
 	var retries []int
 	for _, e := range ofType(got, events.TaskFailed) {
-		p := payload[events.TaskFailedPayload](t, e)
+		p := streamtest.Payload[events.TaskFailedPayload](t, e)
 		retries = append(retries, p.RetryCount)
 		assert.Equal(t, "SMTP_ERROR", p.Error.Code)
 		assert.True(t, p.Error.Retryable)
@@ -77,7 +77,7 @@ func TestTaskFailingTwiceThenSucceedingShowsRetryCountsZeroOneTwoAndOneCompleted
 	}
 	assert.Equal(t, []int{1, 2}, retries)
 	require.Len(t, ofType(got, events.TaskCompleted), 1)
-	done := payload[events.TaskCompletedPayload](t, ofType(got, events.TaskCompleted)[0])
+	done := streamtest.Payload[events.TaskCompletedPayload](t, ofType(got, events.TaskCompleted)[0])
 	assert.JSONEq(t, `{"emailSent":true,"messageId":"msg-`+tc.TaskID+`"}`, string(done.Result))
 	assert.Empty(t, ofType(got, events.TaskDeadLetter))
 	assert.Len(t, mailer.sent, 1)
@@ -99,7 +99,7 @@ func TestFailedAttemptSchedulesItsRetryWithExponentialBackoff(t *testing.T) {
 
 	var delays []time.Duration
 	for _, e := range ofType(h.lifecycle(t, tc.TaskID), events.TaskFailed) {
-		p := payload[events.TaskFailedPayload](t, e)
+		p := streamtest.Payload[events.TaskFailedPayload](t, e)
 		delays = append(delays, p.NextRetryAt.Sub(p.FailedAt.Time))
 	}
 	// Full jitter drawing the middle of [0, 30 s·2^(n-1)].
@@ -128,13 +128,13 @@ func TestTaskFailingPastMaxRetriesEndsInOneDeadLetter(t *testing.T) {
 	assert.Len(t, ofType(got, events.TaskFailed), 3)
 	dead := ofType(got, events.TaskDeadLetter)
 	require.Len(t, dead, 1)
-	p := payload[events.TaskDeadLetterPayload](t, dead[0])
+	p := streamtest.Payload[events.TaskDeadLetterPayload](t, dead[0])
 	assert.Equal(t, 3, p.RetryCount)
 	assert.Equal(t, 3, p.MaxRetries)
 	assert.Equal(t, "SMTP_ERROR", p.FinalError.Code)
 	assert.Equal(t, events.TaskCreated, p.OriginalEvent.EventType)
 	assert.JSONEq(t, `{"recipient":"user@example.com","subject":"Welcome to StreamOps","template":"welcome_email"}`,
-		string(payload[events.TaskCreatedPayload](t, events.Envelope{EventType: events.TaskCreated, Payload: p.OriginalEvent.Payload}).Data))
+		string(streamtest.Payload[events.TaskCreatedPayload](t, events.Envelope{EventType: events.TaskCreated, Payload: p.OriginalEvent.Payload}).Data))
 	assert.Equal(t, 4, mailer.calls)
 
 	assert.Equal(t, store.TaskDeadLetter, h.task(t, tc.TaskID).Status)
@@ -163,7 +163,7 @@ func TestNonRetryableErrorDeadLettersTheTaskAtOnce(t *testing.T) {
 
 	got := h.lifecycle(t, tc.TaskID)
 	require.Equal(t, []events.Type{events.TaskProcessing, events.TaskDeadLetter}, []events.Type{got[0].EventType, got[1].EventType})
-	p := payload[events.TaskDeadLetterPayload](t, got[1])
+	p := streamtest.Payload[events.TaskDeadLetterPayload](t, got[1])
 	assert.Equal(t, 0, p.RetryCount)
 	assert.Equal(t, task.CodeInvalidRecipient, p.FinalError.Code)
 	assert.NotContains(t, p.FinalError.Message, "not an address", "errors never quote personal data")
@@ -191,7 +191,7 @@ func TestTasksOfEveryTypeCompleteOnTheLocalBackends(t *testing.T) {
 		got := h.lifecycle(t, tc.TaskID)
 		require.Len(t, got, 2, "%s: processing, completed", tc.Type)
 		require.Equal(t, events.TaskCompleted, got[1].EventType, tc.Type)
-		results[tc.Type] = string(payload[events.TaskCompletedPayload](t, got[1]).Result)
+		results[tc.Type] = string(streamtest.Payload[events.TaskCompletedPayload](t, got[1]).Result)
 	}
 	assert.Contains(t, results[events.TaskEmailNotification], `"emailSent":true`)
 	assert.Contains(t, results[events.TaskDataExport], `"format":"csv"`)

@@ -10,9 +10,9 @@ import (
 	"github.com/streamops/streamops/internal/stream/streamtest"
 )
 
-const fixtureDir = "../../testdata/msk"
+const fixtureDir = streamtest.Dir
 
-var apiMetadata = &events.Metadata{Source: "api-gateway", UserID: events.Null, APIVersion: "1.0.0"}
+var apiMetadata = streamtest.APIMetadata
 
 // fixtures are the workflow-processor's own MSK batches; workflows-batch,
 // poison-batch and tasks-batch come from package stream.
@@ -64,8 +64,4 @@ func compact(t *testing.T, raw json.RawMessage) json.RawMessage {
 	return out
 }
 
-func TestFixturesAreReproducible(t *testing.T) {
-	for name, gen := range fixtures {
-		t.Run(name, func(t *testing.T) { streamtest.Check(t, fixtureDir, name, gen) })
-	}
-}
+func TestFixturesAreReproducible(t *testing.T) { streamtest.CheckAll(t, fixtureDir, fixtures) }

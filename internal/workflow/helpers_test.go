@@ -97,13 +97,7 @@ func (h *harness) submitted(tb testing.TB, ev lambdaevents.KafkaEvent) []events.
 // lifecycle is the events of one workflow on the workflows topic, in order.
 func (h *harness) lifecycle(tb testing.TB, workflowID string) []events.Envelope {
 	tb.Helper()
-	var out []events.Envelope
-	for _, e := range h.env.Envelopes(tb, events.TopicWorkflows) {
-		if e.AggregateID() == workflowID {
-			out = append(out, e)
-		}
-	}
-	return out
+	return h.env.Lifecycle(tb, events.TopicWorkflows, workflowID)
 }
 
 func (h *harness) workflow(tb testing.TB, id string) store.WorkflowCheckpoint {
@@ -128,13 +122,6 @@ func typesOf(envs []events.Envelope) []events.Type {
 		out[i] = e.EventType
 	}
 	return out
-}
-
-func payload[T any](tb testing.TB, e events.Envelope) T {
-	tb.Helper()
-	p, err := events.PayloadAs[T](e)
-	require.NoError(tb, err)
-	return p
 }
 
 func mustJSON(v any) json.RawMessage {

@@ -34,16 +34,16 @@ func TestThreeStepWorkflowEmitsProcessingThreeStepsAndCompletedInOrder(t *testin
 	require.Equal(t, []events.Type{events.WorkflowProcessing, events.WorkflowStepCompleted, events.WorkflowStepCompleted,
 		events.WorkflowStepCompleted, events.WorkflowCompleted}, typesOf(got))
 
-	processing := payload[events.WorkflowProcessingPayload](t, got[0])
+	processing := streamtest.Payload[events.WorkflowProcessingPayload](t, got[0])
 	assert.Equal(t, "validate", processing.CurrentStep)
 	assert.Equal(t, 0, processing.CurrentStepIndex)
 	for i, step := range []string{"validate", "transform", "store"} {
-		p := payload[events.WorkflowStepCompletedPayload](t, got[i+1])
+		p := streamtest.Payload[events.WorkflowStepCompletedPayload](t, got[i+1])
 		assert.Equal(t, step, p.StepName)
 		assert.Equal(t, i, p.StepIndex)
 		assert.Positive(t, p.Duration)
 	}
-	done := payload[events.WorkflowCompletedPayload](t, got[4])
+	done := streamtest.Payload[events.WorkflowCompletedPayload](t, got[4])
 	assert.Equal(t, 3, done.StepsCompleted)
 	assert.Positive(t, done.Duration)
 	assert.Equal(t, events.WorkflowSummary{}, done.Summary, "a workflow without input has no records")
@@ -70,7 +70,7 @@ func TestFailingStepEmitsWorkflowFailedNamingTheStep(t *testing.T) {
 
 	got := h.lifecycle(t, wfs[0].WorkflowID)
 	require.Equal(t, []events.Type{events.WorkflowProcessing, events.WorkflowStepCompleted, events.WorkflowFailed}, typesOf(got))
-	failed := payload[events.WorkflowFailedPayload](t, got[2])
+	failed := streamtest.Payload[events.WorkflowFailedPayload](t, got[2])
 	assert.Equal(t, "transform", failed.FailedStep)
 	assert.Equal(t, 1, failed.FailedStepIndex)
 	assert.Equal(t, workflow.CodeTransform, failed.Error.Code)
@@ -93,12 +93,12 @@ func TestPipelineRunsEveryBuiltinStepOnTheInputRecords(t *testing.T) {
 
 	got := h.lifecycle(t, wf.WorkflowID)
 	require.Len(t, got, 7, "processing, five steps, completed")
-	validate := payload[events.WorkflowStepCompletedPayload](t, got[1])
+	validate := streamtest.Payload[events.WorkflowStepCompletedPayload](t, got[1])
 	assert.Equal(t, 4, validate.Result.RecordsProcessed)
 	assert.Equal(t, 3, validate.Result.ValidRecords)
 	assert.Equal(t, 1, validate.Result.InvalidRecords)
 	assert.JSONEq(t, `[{"record":2,"path":"/order/total","keyword":"type"}]`, string(validate.Result.Extra["invalidSamples"]))
-	done := payload[events.WorkflowCompletedPayload](t, got[6])
+	done := streamtest.Payload[events.WorkflowCompletedPayload](t, got[6])
 	assert.Equal(t, events.WorkflowSummary{TotalRecords: 4, SuccessfulRecords: 3, FailedRecords: 1}, done.Summary)
 
 	recs, err := h.env.Store.WorkflowRecords(context.Background(), wf.WorkflowID)
@@ -109,7 +109,7 @@ func TestPipelineRunsEveryBuiltinStepOnTheInputRecords(t *testing.T) {
 
 	tasks := h.env.Envelopes(t, events.TopicTasks)
 	require.Len(t, tasks, 1, "notify started one email task")
-	task := payload[events.TaskCreatedPayload](t, tasks[0])
+	task := streamtest.Payload[events.TaskCreatedPayload](t, tasks[0])
 	assert.Equal(t, events.TaskEmailNotification, task.Type)
 	assert.JSONEq(t, `{"recipient":"ops@example.com","subject":"Workflow Order Sync: 3 records","template":"workflow_notification",
 		"workflowId":"`+wf.WorkflowID+`","workflowName":"Order Sync","records":3}`, string(task.Data))
@@ -310,8 +310,8 @@ func TestTransientStepFailureCheckpointsAndTheRetriedBatchResumesAtThatStep(t *t
 	got := h.lifecycle(t, flaky.WorkflowID)
 	assert.Equal(t, []events.Type{events.WorkflowProcessing, events.WorkflowStepCompleted, events.WorkflowProcessing,
 		events.WorkflowStepCompleted, events.WorkflowStepCompleted, events.WorkflowCompleted}, typesOf(got))
-	assert.Equal(t, 1, payload[events.WorkflowProcessingPayload](t, got[2]).CurrentStepIndex, "resumed at transform")
-	done := payload[events.WorkflowCompletedPayload](t, got[5])
+	assert.Equal(t, 1, streamtest.Payload[events.WorkflowProcessingPayload](t, got[2]).CurrentStepIndex, "resumed at transform")
+	done := streamtest.Payload[events.WorkflowCompletedPayload](t, got[5])
 	assert.Equal(t, events.WorkflowSummary{TotalRecords: 2, SuccessfulRecords: 2}, done.Summary)
 	recs, err := h.env.Store.WorkflowRecords(context.Background(), flaky.WorkflowID)
 	require.NoError(t, err)
@@ -384,7 +384,7 @@ func TestAStepThatStaysDownFailsItsWorkflowAfterMaxStepAttempts(t *testing.T) {
 	require.NotEmpty(t, got)
 	last := got[len(got)-1]
 	require.Equal(t, events.WorkflowFailed, last.EventType)
-	fp := payload[events.WorkflowFailedPayload](t, last)
+	fp := streamtest.Payload[events.WorkflowFailedPayload](t, last)
 	assert.Equal(t, "transform", fp.FailedStep)
 	assert.Equal(t, workflow.CodeRetriesExhausted, fp.Error.Code)
 
@@ -425,7 +425,7 @@ func TestWebhookRoutedWorkflowSettlesItsWebhookEvent(t *testing.T) {
 	assert.Equal(t, store.WebhookFailed, broken.Status)
 	assert.Contains(t, broken.ErrorMessage, "explode")
 	failed := h.lifecycle(t, wfs[1].WorkflowID)
-	assert.Equal(t, workflow.CodeUnknownStep, payload[events.WorkflowFailedPayload](t, failed[len(failed)-1]).Error.Code)
+	assert.Equal(t, workflow.CodeUnknownStep, streamtest.Payload[events.WorkflowFailedPayload](t, failed[len(failed)-1]).Error.Code)
 	for _, e := range h.lifecycle(t, wfs[0].WorkflowID) {
 		assert.Equal(t, hooks["Partner Order Sync"], e.Metadata.CorrelationID, "the execution id carries through")
 	}
@@ -471,7 +471,7 @@ func TestPanickingOrMisbehavingStepFailsItsWorkflowNotTheBatch(t *testing.T) {
 	for wf, code := range map[string]string{panics.WorkflowID: workflow.CodeStepPanic, misbehaves.WorkflowID: workflow.CodeInvalidResult} {
 		got := h.lifecycle(t, wf)
 		require.Len(t, got, 2)
-		failed := payload[events.WorkflowFailedPayload](t, got[1])
+		failed := streamtest.Payload[events.WorkflowFailedPayload](t, got[1])
 		assert.Equal(t, code, failed.Error.Code)
 		if code == workflow.CodeStepPanic {
 			assert.Contains(t, failed.Error.Stack, "goroutine", "a panic reports its stack")
