@@ -59,7 +59,7 @@ FUZZTIME ?= 5s
 FUZZ_TARGETS := \
 	./internal/webhook:FuzzVerifySignatureHeaders \
 	./events:FuzzDecodeEnvelope \
-	./internal/bus:FuzzDecodeKafkaEvent \
+	./internal/stream:FuzzDecodeKafkaEvent \
 	./internal/apigw:FuzzAPIGatewayRequest \
 	./internal/httpapi:FuzzAPIRoutesNeverAnswer5xx \
 	./internal/jsonbody:FuzzCheck

@@ -5,4 +5,7 @@
 // Everything that crosses Kafka or lands in the events collection is an
 // Envelope defined here. The package has no I/O and imports nothing of AWS,
 // Kafka or MongoDB, so every other package may depend on it.
+//
+// What must not live here: Kafka, storage or HTTP code; a package that
+// carries events imports this one, never the other way round.
 package events

@@ -3,6 +3,7 @@ package events
 import (
 	"encoding/json"
 	"fmt"
+	"strings"
 )
 
 // SchemaVersion is the envelope schema version written to every event and to
@@ -35,6 +36,16 @@ const (
 	TopicTasks     = "tasks"
 	DLQSuffix      = ".dlq"
 )
+
+// DLQTopic is the dead-letter topic of topic: topic + DLQSuffix. A
+// dead-letter topic is its own dead-letter topic, so a replay from it that
+// fails again lands back there rather than in a topic nobody created.
+func DLQTopic(topic string) string {
+	if strings.HasSuffix(topic, DLQSuffix) {
+		return topic
+	}
+	return topic + DLQSuffix
+}
 
 // Types lists every known event type in catalog order.
 var Types = []Type{

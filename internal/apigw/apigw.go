@@ -1,7 +1,3 @@
-// Package apigw adapts API Gateway HTTP API (payload v2) Lambda invocations to
-// standard net/http handlers and back, so the HTTP functions are ordinary
-// http.Handlers that run unchanged behind API Gateway, in the local stack and
-// in tests. It is the only HTTP-side package that imports aws-lambda-go.
 package apigw
 
 import (

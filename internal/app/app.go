@@ -1,7 +1,3 @@
-// Package app builds, once per process (a Lambda cold start), the clients
-// every function shares: the store, the Kafka producer, the emitter, the
-// structured logger and the EMF metrics recorder, all from the environment.
-// Function mains call Open, then wire their service and adapter.
 package app
 
 import (

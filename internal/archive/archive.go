@@ -1,7 +1,3 @@
-// Package archive is the archiver (seed 001 "TTL and retention"): before the
-// events TTL index deletes an event, it is copied to events_archive for
-// permanent audit. It runs daily and copies every event that expires within
-// the look-ahead window, so nothing expires between two runs unarchived.
 package archive
 
 import (
@@ -12,13 +8,18 @@ import (
 
 	"github.com/streamops/streamops/internal/deadline"
 	"github.com/streamops/streamops/internal/metrics"
-	"github.com/streamops/streamops/internal/store"
 )
+
+// Archive copies events near their TTL to the archive; *store.Store
+// implements it.
+type Archive interface {
+	ArchiveExpiring(ctx context.Context, expiringBy time.Time, limit int) (int, error)
+}
 
 // Config wires an Archiver.
 type Config struct {
 	// Store is archived. Required.
-	Store *store.Store
+	Store Archive
 	// Within is the look-ahead: events whose ttl_expires_at falls within it
 	// are archived. Default 2 days: two daily runs, so one failed run loses
 	// nothing.

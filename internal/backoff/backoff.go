@@ -1,7 +1,3 @@
-// Package backoff computes retry delays: exponential with jitter for
-// deliveries and tasks, and fixed schedules such as seed 000's partner gaps.
-// A Policy is a value, so callers keep one per target and tests pass a
-// deterministic random source.
 package backoff
 
 import (

@@ -2,13 +2,14 @@ package bus
 
 import (
 	"crypto/tls"
-	"errors"
 	"fmt"
 	"strings"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/sasl"
+
+	"github.com/streamops/streamops/internal/fault"
 )
 
 // Config configures a Client. The zero value of every field except Brokers
@@ -81,7 +82,7 @@ const (
 const minProduceTimeout = 100 * time.Millisecond
 
 // ErrInvalidConfig is wrapped by every Config.Validate error.
-var ErrInvalidConfig = errors.New("bus: invalid config")
+var ErrInvalidConfig error = &fault.Error{Message: "bus: invalid config"}
 
 // ParseBrokers splits a comma-separated broker list (KAFKA_BROKERS, Lambda's
 // bootstrapServers) into host:port entries, dropping blanks.

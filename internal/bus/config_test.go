@@ -6,6 +6,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/streamops/streamops/internal/fault"
 )
 
 func TestConfigValidateNamesTheBadField(t *testing.T) {
@@ -34,7 +36,7 @@ func TestConfigValidateNamesTheBadField(t *testing.T) {
 			assert.Contains(t, err.Error(), tt.field+" ")
 			_, err = New(cfg)
 			assert.ErrorIs(t, err, ErrInvalidConfig, "New validates too")
-			assert.False(t, IsRetryable(err))
+			assert.False(t, fault.IsRetryable(err))
 		})
 	}
 	assert.NoError(t, ok.Validate(), "zero values mean defaults")

@@ -13,6 +13,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/streamops/streamops/events"
+	"github.com/streamops/streamops/events/eventstest"
 )
 
 // encoderPayloads are payloads the fast encoder must either reproduce
@@ -93,9 +94,9 @@ func TestEncoderMatchesEncodingJSON(t *testing.T) {
 		checkEncoder(t, encoderEnvelope(p))
 	}
 	envs := []events.Envelope{
-		workflowCreated(newUUID(), newUUID(), "Pipeline", "high", time.Now(), "validate"),
-		taskCreated(newUUID(), newUUID(), "data_export", time.Now(), map[string]string{"format": "csv"}),
-		workflowStepCompleted(newUUID(), newUUID(), time.Now(), "store", 2, 5),
+		eventstest.WorkflowCreated(eventstest.NewUUID(), eventstest.NewUUID(), "Pipeline", "high", time.Now(), "validate"),
+		eventstest.TaskCreated(eventstest.NewUUID(), eventstest.NewUUID(), "data_export", time.Now(), map[string]string{"format": "csv"}),
+		eventstest.WorkflowStepCompleted(eventstest.NewUUID(), eventstest.NewUUID(), time.Now(), "store", 2, 5),
 	}
 	odd := encoderEnvelope(`{"taskId":"task-1"}`)
 	odd.EventID = `evt-"quoted"`
@@ -146,7 +147,7 @@ func TestEncodeInOrderEmitsInInputOrderFromManyGoroutines(t *testing.T) {
 	n := 5*encodeChunk + 17
 	envs := make([]events.Envelope, n)
 	for i := range envs {
-		envs[i] = taskCreated(newUUID(), newUUID(), "data_export", time.Now(), map[string]int{"i": i})
+		envs[i] = eventstest.TaskCreated(eventstest.NewUUID(), eventstest.NewUUID(), "data_export", time.Now(), map[string]int{"i": i})
 	}
 	envs[300].Payload = json.RawMessage(`{"type":"no key"}`)
 	recs := make([]kgo.Record, n)

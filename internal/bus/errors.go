@@ -1,28 +1,24 @@
 package bus
 
 import (
-	"context"
-	"errors"
 	"fmt"
-	"io"
-	"net"
 	"strings"
-	"syscall"
 
-	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/streamops/streamops/internal/fault"
 )
 
 // ErrUnroutable is wrapped when an envelope cannot become a Kafka record: its
 // type has no topic (webhook.received is history only) or its payload has no
 // workflowId/taskId to key it by. Retrying never helps.
-var ErrUnroutable = errors.New("bus: event cannot be routed to a topic")
+var ErrUnroutable error = &fault.Error{Message: "bus: event cannot be routed to a topic"}
 
 // ErrUnacknowledged is wrapped when a record was handed to Kafka but not
 // acknowledged within Config.ProduceTimeout (broker unreachable, leader
 // election). The record may still land; publishing it again is safe because
 // consumers dedupe by eventId. Always retryable.
-var ErrUnacknowledged = errors.New("bus: record not acknowledged in time")
+var ErrUnacknowledged error = &fault.Error{Message: "bus: record not acknowledged in time", Retryable: true}
 
 // PublishError lists the events (or records) of one Publish call that were
 // not acknowledged by Kafka. Events not listed were published. It unwraps to
@@ -44,7 +40,7 @@ type FailedEvent struct {
 	// Record is the record as produced; nil when the envelope never became
 	// one (see ErrUnroutable).
 	Record *kgo.Record
-	// Err is why it failed; see IsRetryable.
+	// Err is why it failed; see fault.IsRetryable.
 	Err error
 }
 
@@ -85,94 +81,17 @@ func (e *PublishError) EventIDs() []string {
 	return ids
 }
 
-// Retryable reports whether publishing the failed events again may succeed:
-// true only if every failure is retryable, because one permanent failure in
-// a batch fails that batch again on every retry.
-func (e *PublishError) Retryable() bool {
+// Transient reports whether publishing the failed events again may
+// succeed: true only if every failure is retryable, because one permanent
+// failure in a batch fails that batch again on every retry.
+func (e *PublishError) Transient() bool {
 	if len(e.Failed) == 0 {
 		return false
 	}
 	for _, f := range e.Failed {
-		if !IsRetryable(f.Err) {
+		if !fault.IsRetryable(f.Err) {
 			return false
 		}
 	}
 	return true
-}
-
-// DecodeError is why one record of a Lambda Kafka batch could not be decoded
-// into an envelope. It is never retryable: the same bytes fail the same way,
-// so the record is a poison record for the dead-letter topic.
-type DecodeError struct {
-	// Topic, Partition and Offset name the record.
-	Topic     string
-	Partition int32
-	Offset    int64
-	// Reason is the dead-letter reason: ReasonUndecodable, or
-	// ReasonSchemaInvalid when only the validator rejected it.
-	Reason Reason
-	// Detail says what is wrong in words ("value is not JSON", …).
-	Detail string
-	// Err is the underlying error, if any.
-	Err error
-}
-
-// Error names the record as topic-partition@offset and what is wrong.
-func (e *DecodeError) Error() string {
-	s := fmt.Sprintf("bus: record %s-%d@%d %s: %s", e.Topic, e.Partition, e.Offset, e.Reason, e.Detail)
-	if e.Err != nil {
-		s += ": " + e.Err.Error()
-	}
-	return s
-}
-
-// Unwrap returns the underlying error.
-func (e *DecodeError) Unwrap() error { return e.Err }
-
-// IsRetryable reports whether err is transient: the same call may succeed
-// later (broker unreachable, timeouts, leader moves, retriable Kafka error
-// codes). It is false for nil, for permanent Kafka errors (message too
-// large, invalid topic, authorization), for unroutable or undecodable events,
-// for invalid configuration, for a closed client and for a context the
-// caller cancelled. This is the one place retry policy reads.
-func IsRetryable(err error) bool {
-	if err == nil {
-		return false
-	}
-	if pe, ok := errors.AsType[*PublishError](err); ok {
-		return pe.Retryable()
-	}
-	if _, ok := errors.AsType[*DecodeError](err); ok {
-		return false
-	}
-	switch {
-	case errors.Is(err, ErrInvalidConfig),
-		errors.Is(err, ErrUnroutable),
-		errors.Is(err, kgo.ErrClientClosed),
-		errors.Is(err, context.Canceled):
-		return false
-	}
-	// A Kafka error code carries its own verdict (MESSAGE_TOO_LARGE and
-	// INVALID_TOPIC_EXCEPTION are permanent, NOT_LEADER is not).
-	if ke, ok := errors.AsType[*kerr.Error](err); ok {
-		return ke.Retriable
-	}
-	switch {
-	case errors.Is(err, ErrUnacknowledged),
-		errors.Is(err, context.DeadlineExceeded),
-		errors.Is(err, kgo.ErrRecordTimeout),
-		errors.Is(err, kgo.ErrRecordRetries),
-		errors.Is(err, kgo.ErrMaxBuffered),
-		errors.Is(err, kgo.ErrAborting),
-		errors.Is(err, io.EOF),
-		errors.Is(err, io.ErrUnexpectedEOF),
-		errors.Is(err, syscall.ECONNREFUSED),
-		errors.Is(err, syscall.ECONNRESET),
-		errors.Is(err, syscall.EPIPE):
-		return true
-	}
-	if _, ok := errors.AsType[net.Error](err); ok {
-		return true // dial, DNS and I/O failures talking to a broker
-	}
-	return kgo.IsRetryableBrokerErr(err)
 }

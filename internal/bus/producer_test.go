@@ -14,13 +14,15 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/streamops/streamops/events"
+	"github.com/streamops/streamops/events/eventstest"
+	"github.com/streamops/streamops/internal/fault"
 )
 
 func TestNewRecordBuildsTheSeedMessage(t *testing.T) {
 	at := time.Date(2026, 1, 4, 1, 9, 27, 123e6, time.UTC)
-	wf := workflowCreated("a1b2c3d4-e5f6-4890-abcd-ef1234567890", "a1b2c3d4-e5f6-4890-abcd-ef1234567890",
+	wf := eventstest.WorkflowCreated("a1b2c3d4-e5f6-4890-abcd-ef1234567890", "a1b2c3d4-e5f6-4890-abcd-ef1234567890",
 		"Data Processing Pipeline", "high", at, "validate", "transform", "store")
-	task := taskCreated("f6a7b8c9-d0e1-4345-a123-456789012345", "0b6f3c1e-8d2a-4c5b-9e7f-1a2b3c4d5e6f", "email_notification", at,
+	task := eventstest.TaskCreated("f6a7b8c9-d0e1-4345-a123-456789012345", "0b6f3c1e-8d2a-4c5b-9e7f-1a2b3c4d5e6f", "email_notification", at,
 		map[string]string{"recipient": "user@example.com"})
 	v2 := wf
 	v2.SchemaVersion = "2.0.0"
@@ -70,7 +72,7 @@ func TestNewRecordRejectsUnroutableEvents(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			_, err := NewRecord(tt.env, "")
 			assert.ErrorIs(t, err, ErrUnroutable)
-			assert.False(t, IsRetryable(err))
+			assert.False(t, fault.IsRetryable(err))
 		})
 	}
 }
@@ -119,7 +121,7 @@ func TestPublishIsIdempotentWithAllAcksAndOneFlush(t *testing.T) {
 	const n = 300
 	envs := make([]events.Envelope, n)
 	for i := range envs {
-		envs[i] = workflowCreated(newUUID(), newUUID(), "pipeline", "low", time.Now(), "validate")
+		envs[i] = eventstest.WorkflowCreated(eventstest.NewUUID(), eventstest.NewUUID(), "pipeline", "low", time.Now(), "validate")
 	}
 	require.NoError(t, c.Publish(testContext(t), envs...))
 
@@ -161,12 +163,12 @@ func TestPublishToUnreachableBrokerFailsRetryablyInBoundedTime(t *testing.T) {
 			brokers, stop := tt.connect(t)
 			c := newTestClient(t, Config{Brokers: brokers, ProduceTimeout: timeout, DialTimeout: timeout})
 			if stop != nil {
-				require.NoError(t, c.Publish(testContext(t), workflowCreated(newUUID(), newUUID(), "warm-up", "low", time.Now(), "validate")))
+				require.NoError(t, c.Publish(testContext(t), eventstest.WorkflowCreated(eventstest.NewUUID(), eventstest.NewUUID(), "warm-up", "low", time.Now(), "validate")))
 				stop()
 			}
 			envs := []events.Envelope{
-				workflowCreated(newUUID(), newUUID(), "a", "low", time.Now(), "validate"),
-				workflowCreated(newUUID(), newUUID(), "b", "low", time.Now(), "validate"),
+				eventstest.WorkflowCreated(eventstest.NewUUID(), eventstest.NewUUID(), "a", "low", time.Now(), "validate"),
+				eventstest.WorkflowCreated(eventstest.NewUUID(), eventstest.NewUUID(), "b", "low", time.Now(), "validate"),
 			}
 
 			start := time.Now()
@@ -174,7 +176,7 @@ func TestPublishToUnreachableBrokerFailsRetryablyInBoundedTime(t *testing.T) {
 			elapsed := time.Since(start)
 
 			require.Error(t, err)
-			assert.True(t, IsRetryable(err), "%v", err)
+			assert.True(t, fault.IsRetryable(err), "%v", err)
 			t.Logf("Publish failed after %s: %v", elapsed, err)
 			assert.Less(t, elapsed, timeout+time.Second)
 			var pe *PublishError
@@ -202,5 +204,5 @@ func TestPublishRecordsReportsFailedRecordsInInputOrder(t *testing.T) {
 	assert.Same(t, recs[0], pe.Failed[0].Record)
 	assert.Same(t, recs[1], pe.Failed[1].Record)
 	assert.Equal(t, "task-1", pe.Failed[0].Key)
-	assert.True(t, IsRetryable(err))
+	assert.True(t, fault.IsRetryable(err))
 }

@@ -14,6 +14,9 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/streamops/streamops/events"
+	"github.com/streamops/streamops/events/eventstest"
+	"github.com/streamops/streamops/internal/fault"
+	"github.com/streamops/streamops/internal/stream"
 )
 
 // TestBusContractOnKfake runs the bus contract on an in-process kfake
@@ -108,22 +111,22 @@ func testPublishKeepsPerWorkflowOrder(t *testing.T, brokers []string, client *Cl
 	// one call: 800 events, enough to be encoded on several goroutines.
 	wfIDs := make([]string, 100)
 	for i := range wfIDs {
-		wfIDs[i] = newUUID()
+		wfIDs[i] = eventstest.NewUUID()
 	}
 	var envs []events.Envelope
 	steps := []string{"validate", "transform", "store"}
 	at := func(i int) time.Time { return base.Add(time.Duration(i) * time.Millisecond) }
 	for _, wf := range wfIDs {
-		envs = append(envs, workflowCreated(newUUID(), wf, "Data Processing Pipeline", "high", at(len(envs)), steps...))
+		envs = append(envs, eventstest.WorkflowCreated(eventstest.NewUUID(), wf, "Data Processing Pipeline", "high", at(len(envs)), steps...))
 	}
 	for i, step := range steps {
 		for _, wf := range wfIDs {
-			envs = append(envs, workflowProcessing(newUUID(), wf, at(len(envs)), step, i))
-			envs = append(envs, workflowStepCompleted(newUUID(), wf, at(len(envs)), step, i, 3333))
+			envs = append(envs, eventstest.WorkflowProcessing(eventstest.NewUUID(), wf, at(len(envs)), step, i))
+			envs = append(envs, eventstest.WorkflowStepCompleted(eventstest.NewUUID(), wf, at(len(envs)), step, i, 3333))
 		}
 	}
 	for _, wf := range wfIDs {
-		envs = append(envs, workflowCompleted(newUUID(), wf, at(len(envs)), 17667, 3))
+		envs = append(envs, eventstest.WorkflowCompleted(eventstest.NewUUID(), wf, at(len(envs)), 17667, 3))
 	}
 	require.NoError(t, client.Publish(testContext(t), envs...))
 
@@ -157,11 +160,11 @@ func testPublishWritesKeyValueTimestampAndHeaders(t *testing.T, brokers []string
 	from := endOffsets(t, adm, events.TopicTasks)
 	base := time.Now().UTC().Add(-time.Hour).Truncate(time.Millisecond)
 	envs := []events.Envelope{
-		taskCreated(newUUID(), newUUID(), "email_notification", base,
+		eventstest.TaskCreated(eventstest.NewUUID(), eventstest.NewUUID(), "email_notification", base,
 			map[string]string{"recipient": "user@example.com", "subject": "Welcome to StreamOps", "template": "welcome_email"}),
-		taskCreated(newUUID(), newUUID(), "data_export", base.Add(time.Second),
+		eventstest.TaskCreated(eventstest.NewUUID(), eventstest.NewUUID(), "data_export", base.Add(time.Second),
 			map[string]string{"format": "csv", "destination": "s3://exports/daily.csv"}),
-		taskCreated(newUUID(), newUUID(), "report_generation", base.Add(2*time.Second),
+		eventstest.TaskCreated(eventstest.NewUUID(), eventstest.NewUUID(), "report_generation", base.Add(2*time.Second),
 			map[string]string{"reportType": "monthly", "month": "2026-01"}),
 	}
 	envs[2].SchemaVersion = "" // pre-versioning event: header still says 1.0.0
@@ -186,9 +189,9 @@ func testPublishWritesKeyValueTimestampAndHeaders(t *testing.T, brokers []string
 }
 
 func testPublishToSendsReplaysToAnotherTopic(t *testing.T, brokers []string, client *Client, adm *kadm.Client) {
-	target := DLQTopic(events.TopicWorkflows)
+	target := events.DLQTopic(events.TopicWorkflows)
 	from := endOffsets(t, adm, target)
-	env := workflowCreated(newUUID(), newUUID(), "Replay", "low", time.Now(), "validate")
+	env := eventstest.WorkflowCreated(eventstest.NewUUID(), eventstest.NewUUID(), "Replay", "low", time.Now(), "validate")
 	require.NoError(t, client.PublishTo(testContext(t), target, env))
 	recs := consume(t, brokers, target, from, 1)
 	assert.Equal(t, env.AggregateID(), string(recs[0].Key))
@@ -196,11 +199,11 @@ func testPublishToSendsReplaysToAnotherTopic(t *testing.T, brokers []string, cli
 
 func testPublishNamesUnroutableEvents(t *testing.T, brokers []string, client *Client, adm *kadm.Client) {
 	from := endOffsets(t, adm, events.TopicTasks)
-	good := taskCreated(newUUID(), newUUID(), "data_export", time.Now(), map[string]string{"format": "csv"})
+	good := eventstest.TaskCreated(eventstest.NewUUID(), eventstest.NewUUID(), "data_export", time.Now(), map[string]string{"format": "csv"})
 	noKey := good
-	noKey.EventID = "evt-" + newUUID()
+	noKey.EventID = "evt-" + eventstest.NewUUID()
 	noKey.Payload = json.RawMessage(`{"type":"data_export"}`)
-	history := events.Envelope{EventType: events.WebhookReceived, EventID: "evt-" + newUUID(), Timestamp: events.Now(),
+	history := events.Envelope{EventType: events.WebhookReceived, EventID: "evt-" + eventstest.NewUUID(), Timestamp: events.Now(),
 		Payload: json.RawMessage(`{"webhookEventId":"whe-1"}`)}
 
 	err := client.Publish(testContext(t), noKey, good, history)
@@ -209,21 +212,21 @@ func testPublishNamesUnroutableEvents(t *testing.T, brokers []string, client *Cl
 	assert.Equal(t, []string{noKey.EventID, history.EventID}, pe.EventIDs())
 	assert.Equal(t, 3, pe.Total)
 	assert.ErrorIs(t, err, ErrUnroutable)
-	assert.False(t, IsRetryable(err))
+	assert.False(t, fault.IsRetryable(err))
 
 	recs := consume(t, brokers, events.TopicTasks, from, 1)
 	assert.Equal(t, good.AggregateID(), string(recs[0].Key), "the routable event is still published")
 }
 
 func testPublishRecordsDeliversDeadLetters(t *testing.T, brokers []string, client *Client, adm *kadm.Client) {
-	target := DLQTopic(events.TopicTasks)
+	target := events.DLQTopic(events.TopicTasks)
 	from := endOffsets(t, adm, target)
-	env := taskCreated(newUUID(), newUUID(), "email_notification", time.Now(), map[string]string{"recipient": "x"})
+	env := eventstest.TaskCreated(eventstest.NewUUID(), eventstest.NewUUID(), "email_notification", time.Now(), map[string]string{"recipient": "x"})
 	poison, err := NewRecord(env, "")
 	require.NoError(t, err)
 	poison.Partition, poison.Offset = 2, 41
 
-	dl := DeadLetterRecord(poison, ReasonSchemaInvalid, assert.AnError)
+	dl := stream.DeadLetterRecord(poison, stream.ReasonSchemaInvalid, assert.AnError)
 	require.NoError(t, client.PublishRecords(testContext(t), []*kgo.Record{dl}))
 
 	got := consume(t, brokers, target, from, 1)[0]

@@ -61,9 +61,9 @@ func Topics() []TopicSpec {
 			Purpose: "workflow lifecycle events, keyed by workflowId"},
 		{Name: events.TopicTasks, Partitions: Partitions, RetentionMs: RetentionMs, CleanupPolicy: CleanupDelete,
 			Purpose: "standalone task events, keyed by taskId"},
-		{Name: DLQTopic(events.TopicWorkflows), Partitions: Partitions, RetentionMs: DLQRetentionMs, CleanupPolicy: CleanupDelete,
+		{Name: events.DLQTopic(events.TopicWorkflows), Partitions: Partitions, RetentionMs: DLQRetentionMs, CleanupPolicy: CleanupDelete,
 			Purpose: "workflows records that could not be processed, with the reason in headers"},
-		{Name: DLQTopic(events.TopicTasks), Partitions: Partitions, RetentionMs: DLQRetentionMs, CleanupPolicy: CleanupDelete,
+		{Name: events.DLQTopic(events.TopicTasks), Partitions: Partitions, RetentionMs: DLQRetentionMs, CleanupPolicy: CleanupDelete,
 			Purpose: "tasks records that could not be processed, with the reason in headers"},
 	}
 }

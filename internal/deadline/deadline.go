@@ -1,6 +1,3 @@
-// Package deadline answers the one question every scheduled function asks
-// before taking more work: is there time left before the invocation's
-// deadline, keeping a safety margin to finish what is in flight?
 package deadline
 
 import (

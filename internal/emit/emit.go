@@ -1,12 +1,3 @@
-// Package emit is the store-then-publish path every writer of domain events
-// uses (webhook ingest, the API, the processors): events go into the events
-// collection with one bulk insert, then the new ones are published with one
-// flush, then marked published with one update.
-//
-// It never publishes an event it did not store, and a publish failure is
-// not an error of Emit: the events stay marked unpublished and the
-// retry-sweeper publishes them later. Only a failed store is an error, so a
-// caller answers 2xx exactly when the events are durably stored.
 package emit
 
 import (
@@ -29,10 +20,17 @@ type Publisher interface {
 	Publish(ctx context.Context, envs ...events.Envelope) error
 }
 
+// EventStore stores events and remembers which were published;
+// *store.Store implements it.
+type EventStore interface {
+	InsertEvents(ctx context.Context, envs []events.Envelope) (store.InsertResult, error)
+	MarkPublished(ctx context.Context, eventIDs ...string) error
+}
+
 // Config wires an Emitter.
 type Config struct {
 	// Store is where events are stored. Required.
-	Store *store.Store
+	Store EventStore
 	// Publisher puts events on Kafka. Required.
 	Publisher Publisher
 	// PublishTimeout bounds the inline publish so a slow or unreachable

@@ -4,4 +4,7 @@
 // events as NDJSON or CSV, spilling to an object store (S3, or a file
 // locally) when the result outgrows a Lambda response. Both select events
 // with store.ReplayFilter, the one filter browse uses too.
+//
+// What must not live here: the event queries and filters (package store),
+// HTTP framing (package httpapi), the object store (package objects).
 package history

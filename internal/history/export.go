@@ -10,43 +10,13 @@ import (
 	"io"
 	"log/slog"
 	"os"
-	"path/filepath"
 	"time"
 
 	"github.com/google/uuid"
 
+	"github.com/streamops/streamops/internal/objects"
 	"github.com/streamops/streamops/internal/store"
 )
-
-// ObjectStore keeps an export too large to answer inline and returns a link
-// to it (S3 with a presigned URL on AWS, a file locally).
-type ObjectStore interface {
-	Put(ctx context.Context, key string, r io.Reader) (url string, err error)
-}
-
-// FileObjectStore writes objects under Dir and links them as file URLs.
-type FileObjectStore struct{ Dir string }
-
-// Put writes r to Dir/key.
-func (f FileObjectStore) Put(_ context.Context, key string, r io.Reader) (string, error) {
-	path := filepath.Join(f.Dir, filepath.FromSlash(key))
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return "", err
-	}
-	out, err := os.Create(path)
-	if err != nil {
-		return "", err
-	}
-	if _, err := io.Copy(out, r); err != nil {
-		out.Close()
-		return "", err
-	}
-	if err := out.Close(); err != nil {
-		return "", err
-	}
-	abs, _ := filepath.Abs(path)
-	return "file://" + abs, nil
-}
 
 // Formats an export can be written in.
 const (
@@ -54,10 +24,17 @@ const (
 	CSV    = "csv"
 )
 
+// EventFinder pages through stored events; *store.Store implements it.
+type EventFinder interface {
+	FindEvents(ctx context.Context, f store.ReplayFilter, after *store.Cursor, limit int) ([]store.EventDocument, string, error)
+}
+
 // Exporter streams events matching a filter.
 type Exporter struct {
-	Store   *store.Store
-	Objects ObjectStore
+	Store EventFinder
+	// Objects keeps an export too large to answer inline and returns a
+	// link to it (S3 with a presigned URL on AWS, a file locally).
+	Objects objects.Store
 	// InlineLimit is the largest export answered in the response itself;
 	// beyond it the export goes to Objects. Default 5 MiB, under Lambda's
 	// 6 MB response limit.
@@ -135,7 +112,7 @@ func (x *Exporter) Export(ctx context.Context, f store.ReplayFilter, format stri
 		return res, err
 	}
 	key := fmt.Sprintf("exports/%s/%s.%s", time.Now().UTC().Format("2006-01-02"), uuid.NewString(), format)
-	url, err := x.Objects.Put(ctx, key, sink.file)
+	url, err := x.Objects.Put(ctx, objects.Object{Key: key, Body: sink.file})
 	if err != nil {
 		return res, fmt.Errorf("history: store export: %w", err)
 	}

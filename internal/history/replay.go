@@ -19,9 +19,18 @@ type Publisher interface {
 	PublishTo(ctx context.Context, topic string, envs ...events.Envelope) error
 }
 
+// ReplayStore is what a replay reads and records; *store.Store implements
+// it.
+type ReplayStore interface {
+	EventFinder
+	CountEvents(ctx context.Context, f store.ReplayFilter) (int64, error)
+	CreateReplaySession(ctx context.Context, rs store.ReplaySession) (store.ReplaySession, error)
+	SaveReplayProgress(ctx context.Context, rs store.ReplaySession) error
+}
+
 // Replayer runs replays.
 type Replayer struct {
-	Store     *store.Store
+	Store     ReplayStore
 	Publisher Publisher
 	// BatchSize is how many events one page reads and one flush publishes.
 	// Default 500.

@@ -17,10 +17,15 @@ type RecordPublisher interface {
 // HeaderRequeuedFrom names the dead letter a requeued record came from.
 const HeaderRequeuedFrom = "requeued-from"
 
+// RequeueStore records requeued dead letters; *store.Store implements it.
+type RequeueStore interface {
+	RecordRequeues(ctx context.Context, ids ...string) (int, error)
+}
+
 // Requeuer sends dead letters back to the topics they were read from, as
 // they arrived (key, value, headers), so the processor tries them again.
 type Requeuer struct {
-	Store     *store.Store
+	Store     RequeueStore
 	Publisher RecordPublisher
 }
 

@@ -3,4 +3,7 @@
 // one place (errors.go), always as the JSON body
 // {"error":{"code":"…","message":"…"}}. It does not import aws-lambda-go:
 // internal/apigw puts these handlers behind API Gateway.
+//
+// What must not live here: domain decisions (packages ingest, submit,
+// history), storage (package store), Lambda types (package apigw).
 package httpapi

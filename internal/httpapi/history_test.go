@@ -22,6 +22,7 @@ import (
 	"github.com/streamops/streamops/events"
 	"github.com/streamops/streamops/internal/history"
 	"github.com/streamops/streamops/internal/httpapi"
+	"github.com/streamops/streamops/internal/objects"
 	"github.com/streamops/streamops/internal/stacktest"
 	"github.com/streamops/streamops/internal/store"
 	"github.com/streamops/streamops/internal/submit"
@@ -96,7 +97,7 @@ func newHistoryStackOf(t testing.TB, n int) *historyStack {
 	require.NoError(t, err)
 	h.handler = httpapi.API(httpapi.APIConfig{Submit: svc, Store: env.Store, Logger: env.Logger,
 		Replayer: &history.Replayer{Store: env.Store, Publisher: env.Bus, Logger: env.Logger},
-		Exporter: &history.Exporter{Store: env.Store, Objects: history.FileObjectStore{Dir: h.exportTo},
+		Exporter: &history.Exporter{Store: env.Store, Objects: objects.Files{Dir: h.exportTo},
 			InlineLimit: 256 << 10, SpillDir: t.TempDir(), Logger: env.Logger},
 		Auth: httpapi.TokenAuth{AdminToken: adminToken, PartnerTokens: map[string]string{"acme-token": "acme", "beta-token": "beta"}}})
 	return h

@@ -33,6 +33,7 @@ import (
 	"github.com/streamops/streamops/internal/history"
 	"github.com/streamops/streamops/internal/httpapi"
 	"github.com/streamops/streamops/internal/ingest"
+	"github.com/streamops/streamops/internal/objects"
 	"github.com/streamops/streamops/internal/stacktest"
 	"github.com/streamops/streamops/internal/store"
 	"github.com/streamops/streamops/internal/submit"
@@ -336,7 +337,7 @@ func TestOpenAPIResponsesMatchTheDocument(t *testing.T) {
 		Replayer: &history.Replayer{Store: env.Store, Publisher: env.Bus, Logger: env.Logger},
 		Requeuer: &history.Requeuer{Store: env.Store, Publisher: env.Bus},
 		// A small inline limit, so one export answers inline and a larger one with a link.
-		Exporter: &history.Exporter{Store: env.Store, Objects: history.FileObjectStore{Dir: t.TempDir()},
+		Exporter: &history.Exporter{Store: env.Store, Objects: objects.Files{Dir: t.TempDir()},
 			InlineLimit: 2 << 10, SpillDir: t.TempDir(), Logger: env.Logger},
 		Auth: httpapi.TokenAuth{AdminToken: adminToken, PartnerTokens: map[string]string{"acme-token": "acme", "beta-token": "beta"}}})}
 

@@ -2,10 +2,15 @@
 // signature, dedupes on (provider, provider_event_id), scrubs PII, stores the
 // webhook event, records partner deliveries (seed 000, direction IN), and
 // routes the event to a workflow or task by the provider's route table,
-// storing then publishing the workflow.created / task.created it starts.
+// creating it through package submit (the one way a workflow or task comes
+// to be) and publishing the workflow.created / task.created it starts.
 //
 // Every id it writes is derived from the webhook event id, so routing the
 // same webhook event again (a retried request, the retry-sweeper picking up
 // a row a crash left behind) produces duplicates, never twins. It knows
 // nothing of HTTP framing or Lambda: internal/httpapi serves it.
+//
+// What must not live here: signature schemes and provider tables (package
+// webhook), how a workflow or task is created (package submit), HTTP framing
+// (package httpapi).
 package ingest

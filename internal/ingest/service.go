@@ -16,6 +16,7 @@ import (
 	"github.com/streamops/streamops/internal/jsonbody"
 	"github.com/streamops/streamops/internal/metrics"
 	"github.com/streamops/streamops/internal/store"
+	"github.com/streamops/streamops/internal/submit"
 	"github.com/streamops/streamops/internal/webhook"
 )
 
@@ -45,6 +46,15 @@ type Receipt struct {
 	WebhookEventID string `json:"webhookEventId"`
 }
 
+// WebhookStore is what the webhook ingest reads and writes; *store.Store
+// implements it.
+type WebhookStore interface {
+	submit.Creator
+	InsertWebhookEvent(ctx context.Context, ev store.WebhookEvent) (store.WebhookEvent, error)
+	SetWebhookStatus(ctx context.Context, eventID, status, errMsg string) error
+	InsertPartnerEvent(ctx context.Context, ev store.PartnerEvent) (store.PartnerEvent, error)
+}
+
 // Config wires a Service.
 type Config struct {
 	// Providers is the provider registry. Required.
@@ -52,7 +62,7 @@ type Config struct {
 	// Secrets gives each provider's active signing secrets. Required.
 	Secrets webhook.SecretSource
 	// Store persists webhook events, partner events and projections. Required.
-	Store *store.Store
+	Store WebhookStore
 	// Emitter stores then publishes the events routing produces. Required.
 	Emitter *emit.Emitter
 	// Now is the clock signatures are checked against. Default time.Now.
@@ -202,54 +212,34 @@ func (s *Service) Route(ctx context.Context, ev store.WebhookEvent) error {
 // received) yields the same ids, while the sweeper's retry of a failed row
 // (retry_count went up when it was processed) starts a fresh run.
 func (s *Service) start(ctx context.Context, route webhook.Route, ev store.WebhookEvent, payload []byte, meta *events.Metadata) (events.Envelope, error) {
-	now := events.At(s.cfg.Now())
 	run := "run-" + strconv.Itoa(ev.RetryCount)
+	origin := func(prefix, kind string, created events.Type) submit.Origin {
+		return submit.Origin{ID: events.DeriveID(prefix, ev.EventID, kind, run),
+			EventID: events.DeriveID(events.EventIDPrefix, ev.EventID, string(created), run),
+			At:      events.At(s.cfg.Now()), Metadata: meta, WebhookEventID: ev.EventID}
+	}
+	var env events.Envelope
+	var err error
 	switch {
 	case route.Workflow != nil:
 		t := route.Workflow
-		wf := events.WorkflowCreatedPayload{
-			WorkflowID: events.DeriveID(events.WorkflowIDPrefix, ev.EventID, "workflow", run),
-			Name:       t.Name, Steps: t.Steps, Priority: t.Priority, CreatedAt: now, Input: json.RawMessage(payload),
-		}
-		env, err := events.NewEvent(wf, meta)
-		if err != nil {
-			return env, fmt.Errorf("ingest: build workflow.created: %w", err)
-		}
-		env.EventID = events.DeriveID(events.EventIDPrefix, ev.EventID, string(events.WorkflowCreated), run)
-		_, err = s.cfg.Store.CreateWorkflow(ctx, store.Workflow{
-			WorkflowID: wf.WorkflowID, Name: wf.Name, Steps: wf.Steps, Priority: string(wf.Priority),
-			Input: store.JSONDoc(payload), EventID: env.EventID, CorrelationID: ev.EventID, WebhookEventID: ev.EventID,
-			PartnerID: ev.Provider, CreatedAt: now.Time,
-		})
-		if err != nil && !errors.Is(err, store.ErrDuplicate) {
-			return env, fmt.Errorf("ingest: create workflow: %w", err)
-		}
-		return env, nil
+		env, _, err = submit.CreateWorkflow(ctx, s.cfg.Store, origin(events.WorkflowIDPrefix, "workflow", events.WorkflowCreated),
+			events.WorkflowCreatedPayload{Name: t.Name, Steps: t.Steps, Priority: t.Priority, Input: json.RawMessage(payload)})
 	case route.Task != nil:
 		t := route.Task
-		data, err := t.BuildData(payload)
-		if err != nil {
-			return events.Envelope{}, fmt.Errorf("ingest: build task data: %w", err)
+		data, derr := t.BuildData(payload)
+		if derr != nil {
+			return events.Envelope{}, fmt.Errorf("ingest: build task data: %w", derr)
 		}
-		task := events.TaskCreatedPayload{
-			TaskID: events.DeriveID(events.TaskIDPrefix, ev.EventID, "task", run),
-			Type:   t.Type, Data: data, RetryCount: 0, MaxRetries: t.MaxRetries, CreatedAt: now,
-		}
-		env, err := events.NewEvent(task, meta)
-		if err != nil {
-			return env, fmt.Errorf("ingest: build task.created: %w", err)
-		}
-		env.EventID = events.DeriveID(events.EventIDPrefix, ev.EventID, string(events.TaskCreated), run)
-		_, err = s.cfg.Store.CreateTask(ctx, store.Task{
-			TaskID: task.TaskID, Type: string(task.Type), Data: store.JSONDoc(data), MaxRetries: task.MaxRetries,
-			EventID: env.EventID, CorrelationID: ev.EventID, WebhookEventID: ev.EventID, PartnerID: ev.Provider, CreatedAt: now.Time,
-		})
-		if err != nil && !errors.Is(err, store.ErrDuplicate) {
-			return env, fmt.Errorf("ingest: create task: %w", err)
-		}
-		return env, nil
+		env, _, err = submit.CreateTask(ctx, s.cfg.Store, origin(events.TaskIDPrefix, "task", events.TaskCreated),
+			events.TaskCreatedPayload{Type: t.Type, Data: data, MaxRetries: t.MaxRetries})
+	default:
+		return events.Envelope{}, fmt.Errorf("ingest: route %q names neither a workflow nor a task", route.Match)
 	}
-	return events.Envelope{}, fmt.Errorf("ingest: route %q names neither a workflow nor a task", route.Match)
+	if err != nil && !errors.Is(err, store.ErrDuplicate) {
+		return env, fmt.Errorf("ingest: %w", err)
+	}
+	return env, nil
 }
 
 // recordPartnerEvent writes the seed-000 IN document of a partner delivery.

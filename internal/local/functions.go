@@ -9,7 +9,7 @@ import (
 	"github.com/streamops/streamops/internal/app"
 	"github.com/streamops/streamops/internal/bus"
 	"github.com/streamops/streamops/internal/emit"
-	"github.com/streamops/streamops/internal/history"
+	"github.com/streamops/streamops/internal/objects"
 	"github.com/streamops/streamops/internal/outbox"
 	"github.com/streamops/streamops/internal/store"
 	"github.com/streamops/streamops/internal/task"
@@ -95,13 +95,13 @@ func (w *wiring) apiFunction(ctx context.Context) (HTTPFunction, error) {
 	if err != nil {
 		return nil, err
 	}
-	var objects history.ObjectStore = history.FileObjectStore{Dir: filepath.Join(w.cfg.DataDir, "exports")}
+	var objs objects.Store = objects.Files{Dir: filepath.Join(w.cfg.DataDir, "exports")}
 	if w.cfg.Getenv("STREAMOPS_EXPORT_BUCKET") != "" {
-		if objects, err = app.ExportStore(ctx); err != nil {
+		if objs, err = app.ExportStore(ctx); err != nil {
 			return nil, err
 		}
 	}
-	h, err := wire.API(a, wire.APIOptions{Providers: w.providers, Objects: objects,
+	h, err := wire.API(a, wire.APIOptions{Providers: w.providers, Objects: objs,
 		Auth: wire.Auth(w.admin, w.cfg.PartnerTokens)})
 	if err != nil {
 		return nil, err

@@ -17,6 +17,7 @@ import (
 	"github.com/streamops/streamops/internal/bus"
 	"github.com/streamops/streamops/internal/esm"
 	"github.com/streamops/streamops/internal/store"
+	"github.com/streamops/streamops/internal/stream"
 )
 
 // KafkaFunction is a Lambda handler behind an MSK event source mapping,
@@ -30,7 +31,7 @@ type KafkaFunction func(context.Context, events.KafkaEvent) error
 const maxBatchBytes = 4 << 20
 
 // Reasons of the dead letters the mapping itself writes to its on-failure
-// destination, beside the processors' own (bus.Reason).
+// destination, beside the processors' own (stream.Reason).
 const (
 	// ReasonMappingRetriesExhausted: the function failed on the record's
 	// batch more than MaximumRetryAttempts times; the mapping gave up.
@@ -83,7 +84,7 @@ type Mapping struct {
 // consumer group polls the topic; each partition's records are delivered
 // apart from the others' (a partition whose batch is being retried is
 // paused, and only it), in batches of at most BatchSize records (esm.Settings) that
-// become the exact events.KafkaEvent Lambda delivers (bus.ToKafkaEvent),
+// become the exact events.KafkaEvent Lambda delivers (stream.ToKafkaEvent),
 // JSON round-tripped so an encoding slip shows. A batch's offsets are
 // committed once the function returned nil for it or the mapping gave its
 // records up. A failed batch is retried after a backoff, split in two
@@ -396,7 +397,7 @@ func (p *poller) deadLetter(r *kgo.Record, reason, detail string) store.DeadLett
 // invoke makes the batch into Lambda's MSK event and calls the function.
 func (p *poller) invoke(ctx context.Context, batch []*kgo.Record) error {
 	var ev events.KafkaEvent
-	if err := roundTrip(bus.ToKafkaEvent(batch, p.bootstrap, p.arn), &ev); err != nil {
+	if err := roundTrip(stream.ToKafkaEvent(batch, p.bootstrap, p.arn), &ev); err != nil {
 		return fmt.Errorf("encode the MSK event: %w", err)
 	}
 	ictx, cancel := invocationContext(ctx, p.m.Function, p.m.Timeout)

@@ -25,6 +25,7 @@ import (
 	"github.com/streamops/streamops/internal/esm"
 	"github.com/streamops/streamops/internal/store"
 	"github.com/streamops/streamops/internal/store/enginetest"
+	"github.com/streamops/streamops/internal/stream"
 )
 
 var quiet = slog.New(slog.NewTextHandler(io.Discard, nil))
@@ -227,7 +228,7 @@ func TestMappingDeliversLambdaShapedBatchesAndCommitsOnlyOnSuccess(t *testing.T)
 			merged.Records[key] = append(merged.Records[key], krecs...)
 		}
 	}
-	assertSameBatch(t, bus.ToKafkaEvent(recs, brokers[0], "arn:aws:kafka:local:000000000000:cluster/test/x"), merged,
+	assertSameBatch(t, stream.ToKafkaEvent(recs, brokers[0], "arn:aws:kafka:local:000000000000:cluster/test/x"), merged,
 		"the successful deliveries hold every record once, in order, shaped as Lambda's")
 	for i := range r.events {
 		lc, ok := lambdacontext.FromContext(r.ctxs[i])

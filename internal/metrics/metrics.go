@@ -1,7 +1,3 @@
-// Package metrics writes CloudWatch Embedded Metric Format (EMF) records:
-// one JSON line per flush on stdout, which Lambda ships to CloudWatch Logs
-// and CloudWatch turns into metrics without an API call on the hot path.
-// Locally the lines are just structured logs.
 package metrics
 
 import (

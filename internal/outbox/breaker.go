@@ -4,6 +4,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/streamops/streamops/internal/fault"
 	"github.com/streamops/streamops/internal/store"
 )
 
@@ -76,7 +77,7 @@ func (b *breakers) record(id string, err error, now time.Time) {
 	defer b.mu.Unlock()
 	ep := b.get(id)
 	b.changed[id] = true
-	if err == nil || !IsRetryable(err) {
+	if err == nil || !fault.IsRetryable(err) {
 		if err == nil {
 			ep.LastSuccessAt = &now
 		}

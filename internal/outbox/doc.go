@@ -9,4 +9,8 @@
 // has a circuit breaker, stored so every relay and the admin API share it,
 // and each partner delivery has a seed-000 partner_events document
 // (direction OUT) recording every attempt.
+//
+// What must not live here: the outbox's queries and leases (package store),
+// partner signing schemes (package webhook), retry classification (package
+// fault).
 package outbox

@@ -6,16 +6,19 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+
+	"github.com/streamops/streamops/internal/fault"
 )
 
 // DeliveryError is a failed delivery attempt: its status (0 when no HTTP
-// answer came) and whether trying again can help.
+// answer came) and whether trying again can help. It is a fault.Classifier.
 type DeliveryError struct {
 	Status    int
 	Retryable bool
 	Err       error
 }
 
+// Error reads "HTTP <status>: <cause>", or the cause without a status.
 func (e *DeliveryError) Error() string {
 	if e.Status != 0 {
 		return fmt.Sprintf("HTTP %d: %v", e.Status, e.Err)
@@ -23,17 +26,20 @@ func (e *DeliveryError) Error() string {
 	return e.Err.Error()
 }
 
+// Unwrap returns the cause.
 func (e *DeliveryError) Unwrap() error { return e.Err }
 
-// IsRetryable reports whether a failed delivery should be retried: 408, 429
-// and 5xx answers, timeouts, network errors and anything not classified
-// are; any other 4xx is the target refusing the delivery for good.
-func IsRetryable(err error) bool {
-	var de *DeliveryError
-	if errors.As(err, &de) {
-		return de.Retryable
+// Transient is Retryable: 408, 429 and 5xx answers, timeouts and network
+// errors are; any other 4xx is the target refusing the delivery for good.
+func (e *DeliveryError) Transient() bool { return e.Retryable }
+
+// delivered gives a deliverer's error the outbox's default: a failure no
+// one classified is retryable, bounded by the entry's attempts.
+func delivered(err error) error {
+	if err == nil || fault.Classified(err) {
+		return err
 	}
-	return true
+	return &DeliveryError{Retryable: true, Err: err}
 }
 
 // statusError classifies an HTTP answer; nil for 2xx.

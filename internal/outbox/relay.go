@@ -11,14 +11,28 @@ import (
 	"github.com/streamops/streamops/events"
 	"github.com/streamops/streamops/internal/backoff"
 	"github.com/streamops/streamops/internal/deadline"
+	"github.com/streamops/streamops/internal/fault"
 	"github.com/streamops/streamops/internal/metrics"
 	"github.com/streamops/streamops/internal/store"
 )
 
+// OutboxStore is what the relay reads and writes; *store.Store implements
+// it.
+type OutboxStore interface {
+	ClaimDue(ctx context.Context, now time.Time, lease time.Duration, limit int) ([]store.OutboxEntry, error)
+	ReclaimExpiredLeases(ctx context.Context, now time.Time) (int, error)
+	SettleOutbox(ctx context.Context, settlements ...store.Settlement) (int, error)
+	OldestPendingOutbox(ctx context.Context) (oldest time.Time, ok bool, err error)
+	PartnerEndpoints(ctx context.Context, partnerIDs ...string) (map[string]store.PartnerEndpoint, error)
+	SavePartnerEndpoints(ctx context.Context, eps ...store.PartnerEndpoint) error
+	InsertPartnerEvents(ctx context.Context, evs ...store.PartnerEvent) (store.InsertResult, error)
+	RecordPartnerAttempts(ctx context.Context, attempts ...store.PartnerAttempt) (int, error)
+}
+
 // Config wires a Relay.
 type Config struct {
 	// Store holds the outbox. Required.
-	Store *store.Store
+	Store OutboxStore
 	// Kafka delivers entries whose target_provider is "kafka". Required.
 	Kafka KafkaDeliverer
 	// Partners are the partner endpoints by id (target_provider).
@@ -235,7 +249,7 @@ func (r *Relay) RunBatch(ctx context.Context) (Stats, error) {
 				batch[j] = claimed[i]
 			}
 			for j, err := range r.cfg.Kafka.DeliverAll(ctx, batch) {
-				outcomes[kafka[j]].err, outcomes[kafka[j]].attempted = err, true
+				outcomes[kafka[j]].err, outcomes[kafka[j]].attempted = delivered(err), true
 			}
 		})
 	}
@@ -281,7 +295,7 @@ func (r *Relay) deliverToPartner(ctx context.Context, p Partner, idx []int, outc
 		}
 		wg.Go(func() {
 			defer func() { <-sem }()
-			o.err, o.attempted = r.cfg.PartnerDeliverer.Deliver(ctx, p, o.entry), true
+			o.err, o.attempted = delivered(r.cfg.PartnerDeliverer.Deliver(ctx, p, o.entry)), true
 			brk.record(p.ID, o.err, r.cfg.Now())
 		})
 	}
@@ -311,7 +325,7 @@ func (r *Relay) settle(outcomes []outcome, st *Stats) ([]store.Settlement, []sto
 		case o.err == nil:
 			s.Outcome = store.Delivered
 			st.Delivered++
-		case IsRetryable(o.err) && e.Attempts < max:
+		case fault.IsRetryable(o.err) && e.Attempts < max:
 			s.Outcome, s.NextAttemptAt, s.Error = store.Retry, now.Add(policy.Delay(e.Attempts)), o.err.Error()
 			st.Retried++
 		default:

@@ -1,9 +1,3 @@
-// Package stacktest starts the real components a StreamOps test needs, in
-// the test process: a Kafka-protocol broker (franz-go's kfake) with the
-// topics created as on MSK, the store on the engine enginetest selects
-// (embedded, or MongoDB in make test-mongo), the producer and the
-// emitter. Tests then drive the code under test through them and read the
-// results back from the broker and the store, nothing mocked.
 package stacktest
 
 import (
@@ -120,6 +114,19 @@ func (e *Env) Envelopes(tb testing.TB, topic string) []events.Envelope {
 		env, err := events.Decode(r.Value)
 		require.NoError(tb, err, "record %d of %s", i, topic)
 		out[i] = env
+	}
+	return out
+}
+
+// Lifecycle is the events of one aggregate (a workflow, a task) on topic,
+// in order.
+func (e *Env) Lifecycle(tb testing.TB, topic, aggregateID string) []events.Envelope {
+	tb.Helper()
+	var out []events.Envelope
+	for _, env := range e.Envelopes(tb, topic) {
+		if env.AggregateID() == aggregateID {
+			out = append(out, env)
+		}
 	}
 	return out
 }

@@ -8,7 +8,6 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kgo"
 
-	"github.com/streamops/streamops/internal/bus"
 	"github.com/streamops/streamops/internal/store"
 )
 
@@ -17,7 +16,7 @@ import (
 type Batch struct {
 	// Partitions hold the accepted messages, one entry per topic-partition,
 	// each in offset order.
-	Partitions []bus.PartitionBatch
+	Partitions []PartitionBatch
 
 	proc         *Processor
 	mu           sync.Mutex
@@ -26,8 +25,8 @@ type Batch struct {
 }
 
 type pendingDeadLetter struct {
-	msg    bus.Message
-	reason bus.Reason
+	msg    Message
+	reason Reason
 	err    error
 }
 
@@ -42,7 +41,7 @@ func (b *Batch) Len() int {
 
 // DeadLetter sets m aside as a dead letter for reason. It is safe to call
 // from concurrent partitions; nothing is written until FlushDeadLetters.
-func (b *Batch) DeadLetter(m bus.Message, reason bus.Reason, err error) {
+func (b *Batch) DeadLetter(m Message, reason Reason, err error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	b.pending = append(b.pending, pendingDeadLetter{m, reason, err})
@@ -115,7 +114,7 @@ func (p *Processor) entry(d pendingDeadLetter) store.DeadLetterEntry {
 // ForEachPartition runs fn for every partition concurrently, each on its
 // own goroutine so a partition's messages stay in order, and waits for all
 // of them. P is whatever a handler makes of a partition (a
-// bus.PartitionBatch, or its decoded messages). Every partition runs to its
+// PartitionBatch, or its decoded messages). Every partition runs to its
 // end even when another fails, so the work done is kept; the errors are
 // joined.
 func ForEachPartition[P any](ctx context.Context, parts []P, fn func(ctx context.Context, p P) error) error {

@@ -1,6 +1,8 @@
 // Package stream is the MSK trigger adapter the Kafka processors share
 // (workflow-processor, task-processor): it turns Lambda's events.KafkaEvent
-// into batches a domain Handler acts on, and owns the batch semantics every
+// into batches a domain Handler acts on (DecodeKafkaEvent, and
+// ToKafkaEvent for the local stack's stand-in), owns the dead-letter record
+// format (DeadLetterRecord, ParseDeadLetter), and the batch semantics every
 // processor must keep.
 //
 //   - Records are decoded and schema-checked (events.Validate); a poison
@@ -21,6 +23,23 @@
 //     dead-lettered through Batch.DeadLetter instead.
 //
 // Dead letters of one batch are stored with one bulk insert and published
-// with one flush. Domain decisions (what a workflow step does, when a task
-// is retried) do not live here.
+// with one flush.
+//
+// The batch core every processor shares lives here too. A processor whose
+// messages each act on one aggregate (a workflow, a task) implements only
+// Aggregates: Key, Load, Rebuild, Step and Flush. HandleByKey (behind the
+// Keyed handler) does the rest: it decodes each payload (dead-lettering
+// the ones that do not decode), loads the batch's aggregates with one
+// query, rebuilds those whose producer crashed before storing them, runs
+// Step per message under the aggregate's lock, partitions concurrently and
+// each in offset order, stops a partition at its first transient error, and
+// calls Flush once with every aggregate that changed. Runtime carries what
+// every domain is configured with (emitter, processor id, clock, deadline
+// margin, logs, metrics) and builds the lifecycle events; Runtime.Commit
+// writes the events, dead letters and webhook outcomes in the one order
+// that is safe to repeat, before the domain's checkpoints. A third
+// processor is one new package implementing Aggregates, not a copy.
+//
+// What must not live here: producing and topic admin (package bus), domain
+// decisions (what a workflow step does, when a task is retried).
 package stream

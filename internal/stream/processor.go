@@ -14,7 +14,6 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/streamops/streamops/events"
-	"github.com/streamops/streamops/internal/bus"
 	"github.com/streamops/streamops/internal/metrics"
 	"github.com/streamops/streamops/internal/store"
 )
@@ -111,8 +110,8 @@ func (p *Processor) HandleKafkaEvent(ctx context.Context, ev lambdaevents.KafkaE
 	start := time.Now()
 	b := &Batch{proc: p}
 	var records, skipped int
-	for _, part := range bus.DecodeKafkaEvent(ev, bus.WithValidator(events.Validate)) {
-		accepted := bus.PartitionBatch{Topic: part.Topic, Partition: part.Partition}
+	for _, part := range DecodeKafkaEvent(ev, WithValidator(events.Validate)) {
+		accepted := PartitionBatch{Topic: part.Topic, Partition: part.Partition}
 		for _, m := range part.Messages {
 			records++
 			switch verdict, reason, err := p.sort(m); verdict {
@@ -165,10 +164,10 @@ const (
 )
 
 // sort decides what happens to one decoded message.
-func (p *Processor) sort(m bus.Message) (verdict, bus.Reason, error) {
+func (p *Processor) sort(m Message) (verdict, Reason, error) {
 	if m.Err != nil {
-		reason := bus.ReasonUndecodable
-		if de, ok := errors.AsType[*bus.DecodeError](m.Err); ok {
+		reason := ReasonUndecodable
+		if de, ok := errors.AsType[*DecodeError](m.Err); ok {
 			reason = de.Reason
 		}
 		return deadLetter, reason, m.Err
@@ -180,7 +179,7 @@ func (p *Processor) sort(m bus.Message) (verdict, bus.Reason, error) {
 	if t.Topic() == strings.TrimSuffix(m.Topic, events.DLQSuffix) {
 		return skip, "", nil // a lifecycle event of this topic: someone else's
 	}
-	return deadLetter, bus.ReasonProcessingFailed,
+	return deadLetter, ReasonProcessingFailed,
 		fmt.Errorf("%s: a %s event does not belong on topic %s", p.cfg.Name, t, m.Topic)
 }
 

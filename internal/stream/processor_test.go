@@ -12,19 +12,16 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/streamops/streamops/events"
-	"github.com/streamops/streamops/internal/bus"
 	"github.com/streamops/streamops/internal/store"
 	"github.com/streamops/streamops/internal/stream"
 	"github.com/streamops/streamops/internal/stream/streamtest"
 )
 
-const fixtureDir = "../../testdata/msk"
-
 // recorder is a handler that records what it is given.
 type recorder struct {
 	accepts []events.Type
 	err     error
-	got     []bus.PartitionBatch
+	got     []stream.PartitionBatch
 }
 
 func (r *recorder) Accepts() []events.Type { return r.accepts }
@@ -71,7 +68,7 @@ func newProcessor(t *testing.T, h stream.Handler, dl *deadLetters, pub *publishe
 	return p
 }
 
-func offsets(parts []bus.PartitionBatch) []int64 {
+func offsets(parts []stream.PartitionBatch) []int64 {
 	var out []int64
 	for _, p := range parts {
 		for _, m := range p.Messages {
@@ -93,11 +90,11 @@ func TestPoisonRecordsAreDeadLetteredAndTheBatchGoesOn(t *testing.T) {
 	require.Len(t, pub.recs, 2)
 	for i, want := range []struct {
 		offset int64
-		reason bus.Reason
-	}{{recs[1].Offset, bus.ReasonUndecodable}, {recs[2].Offset, bus.ReasonSchemaInvalid}} {
+		reason stream.Reason
+	}{{recs[1].Offset, stream.ReasonUndecodable}, {recs[2].Offset, stream.ReasonSchemaInvalid}} {
 		r := pub.recs[i]
 		assert.Equal(t, "workflows.dlq", r.Topic)
-		parsed, ok := bus.ParseDeadLetter(r)
+		parsed, ok := stream.ParseDeadLetter(r)
 		require.True(t, ok)
 		assert.Equal(t, want.reason, parsed.Reason)
 		assert.Equal(t, want.offset, parsed.OriginalOffset)

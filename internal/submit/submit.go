@@ -1,11 +1,3 @@
-// Package submit takes workflow and task submissions from clients (POST
-// /api/workflows, POST /api/tasks): it validates them against the event
-// catalog, stores the workflow or task as pending, and stores then publishes
-// its workflow.created / task.created event.
-//
-// An Idempotency-Key derives the workflow or task id, so a retried POST
-// finds the first submission and answers with it instead of creating a
-// second; the same key with a different request is a conflict.
 package submit
 
 import (
@@ -77,14 +69,14 @@ type TaskReceipt struct {
 
 // Service accepts submissions. Safe for concurrent use.
 type Service struct {
-	store   *store.Store
+	store   Creator
 	emitter *emit.Emitter
 	now     func() time.Time
 	log     *slog.Logger
 }
 
 // New returns a Service. now and log may be nil (time.Now, slog.Default()).
-func New(st *store.Store, em *emit.Emitter, now func() time.Time, log *slog.Logger) (*Service, error) {
+func New(st Creator, em *emit.Emitter, now func() time.Time, log *slog.Logger) (*Service, error) {
 	if st == nil || em == nil {
 		return nil, errors.New("submit: store and emitter are required")
 	}
@@ -109,28 +101,17 @@ func (s *Service) SubmitWorkflow(ctx context.Context, req WorkflowRequest, idemp
 	if idempotencyKey != "" {
 		id = events.DeriveID(events.WorkflowIDPrefix, "idempotency", idempotencyKey)
 	}
-	now := events.At(s.now())
-	env, err := events.NewEvent(events.WorkflowCreatedPayload{
-		WorkflowID: id, Name: req.Name, Steps: req.Steps, Priority: events.Priority(req.Priority),
-		CreatedAt: now, Input: req.Input,
-	}, metadata)
-	if err != nil {
-		return WorkflowReceipt{}, catalogError(err)
-	}
-	env.EventID = events.DeriveID(events.EventIDPrefix, id, string(events.WorkflowCreated))
 	hash := requestHash(req)
-	wf, err := s.store.CreateWorkflow(ctx, store.Workflow{
-		WorkflowID: id, Name: req.Name, Steps: req.Steps, Priority: req.Priority, Input: store.JSONDoc(req.Input),
-		EventID: env.EventID, IdempotencyKey: idempotencyKey, RequestHash: hash, CreatedAt: now.Time,
-	})
+	env, wf, err := CreateWorkflow(ctx, s.store, s.origin(id, events.WorkflowCreated, idempotencyKey, hash),
+		events.WorkflowCreatedPayload{Name: req.Name, Steps: req.Steps, Priority: events.Priority(req.Priority), Input: req.Input})
 	switch {
 	case errors.Is(err, store.ErrDuplicate):
 		if wf.RequestHash != hash {
 			return WorkflowReceipt{}, fmt.Errorf("%w: key %q", ErrIdempotencyConflict, idempotencyKey)
 		}
-		env = s.replayCreated(env, wf.CreatedAt, wf.EventID)
+		env = replayed(env, wf.CreatedAt, wf.EventID)
 	case err != nil:
-		return WorkflowReceipt{}, fmt.Errorf("submit: store workflow: %w", err)
+		return WorkflowReceipt{}, s.failed(err)
 	}
 	// Emitted on a retry too: if the first attempt stored the workflow but
 	// not its event, this completes it; otherwise it is a harmless duplicate.
@@ -155,27 +136,17 @@ func (s *Service) SubmitTask(ctx context.Context, req TaskRequest, idempotencyKe
 	if idempotencyKey != "" {
 		id = events.DeriveID(events.TaskIDPrefix, "idempotency", idempotencyKey)
 	}
-	now := events.At(s.now())
-	env, err := events.NewEvent(events.TaskCreatedPayload{
-		TaskID: id, Type: events.TaskType(req.Type), Data: req.Data, RetryCount: 0, MaxRetries: maxRetries, CreatedAt: now,
-	}, metadata)
-	if err != nil {
-		return TaskReceipt{}, catalogError(err)
-	}
-	env.EventID = events.DeriveID(events.EventIDPrefix, id, string(events.TaskCreated))
 	hash := requestHash(req)
-	task, err := s.store.CreateTask(ctx, store.Task{
-		TaskID: id, Type: req.Type, Data: store.JSONDoc(req.Data), MaxRetries: maxRetries,
-		EventID: env.EventID, IdempotencyKey: idempotencyKey, RequestHash: hash, CreatedAt: now.Time,
-	})
+	env, task, err := CreateTask(ctx, s.store, s.origin(id, events.TaskCreated, idempotencyKey, hash),
+		events.TaskCreatedPayload{Type: events.TaskType(req.Type), Data: req.Data, MaxRetries: maxRetries})
 	switch {
 	case errors.Is(err, store.ErrDuplicate):
 		if task.RequestHash != hash {
 			return TaskReceipt{}, fmt.Errorf("%w: key %q", ErrIdempotencyConflict, idempotencyKey)
 		}
-		env = s.replayCreated(env, task.CreatedAt, task.EventID)
+		env = replayed(env, task.CreatedAt, task.EventID)
 	case err != nil:
-		return TaskReceipt{}, fmt.Errorf("submit: store task: %w", err)
+		return TaskReceipt{}, s.failed(err)
 	}
 	if _, err := s.emitter.Emit(ctx, env); err != nil {
 		return TaskReceipt{}, err
@@ -184,17 +155,21 @@ func (s *Service) SubmitTask(ctx context.Context, req TaskRequest, idempotencyKe
 	return TaskReceipt{TaskID: id, Status: store.TaskPending, EventID: env.EventID}, nil
 }
 
-// replayCreated rebuilds the first attempt's created event for a retried
-// submission: same id and createdAt, so storing it again is a duplicate.
-func (s *Service) replayCreated(env events.Envelope, createdAt time.Time, eventID string) events.Envelope {
-	var payload map[string]json.RawMessage
-	if json.Unmarshal(env.Payload, &payload) == nil {
-		at, _ := json.Marshal(events.At(createdAt))
-		payload["createdAt"] = at
-		env.Payload, _ = json.Marshal(payload)
+// origin is an API submission's Origin: the *.created event id derived
+// from the id, created now.
+func (s *Service) origin(id string, created events.Type, idempotencyKey, hash string) Origin {
+	return Origin{ID: id, EventID: events.DeriveID(events.EventIDPrefix, id, string(created)), At: events.At(s.now()),
+		Metadata: metadata, IdempotencyKey: idempotencyKey, RequestHash: hash}
+}
+
+// failed is the error of a submission that could not be created: a
+// catalog rejection is the client's (ValidationError), anything else the
+// store's.
+func (s *Service) failed(err error) error {
+	if _, ok := errors.AsType[*events.ValidationError](err); ok {
+		return catalogError(err)
 	}
-	env.EventID, env.Timestamp = eventID, events.At(createdAt)
-	return env
+	return fmt.Errorf("submit: %w", err)
 }
 
 func validateWorkflow(req WorkflowRequest) error {

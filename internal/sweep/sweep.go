@@ -1,13 +1,3 @@
-// Package sweep is the retry-sweeper: the safety net behind every inline
-// step of the delivery contract. Each run it publishes events that were
-// stored but never published, hands due task retries back to the task
-// processor, routes webhook events that failed or that a crash left
-// unrouted, drives again the workflows, tasks and webhook events that made
-// no progress for Config.StallAfter, and re-enqueues partner deliveries
-// seed 000's retry query selects. Every pass works in bounded batches until drained or the
-// invocation deadline nears, and is idempotent: a sweep that runs twice, or
-// overlaps a slow inline path, only produces duplicates that the unique
-// keys absorb.
 package sweep
 
 import (
@@ -34,10 +24,29 @@ type TaskRetrier interface {
 	RetryDue(ctx context.Context, now time.Time, limit int) (int, error)
 }
 
+// SweepStore is what the retry-sweeper reads and writes; *store.Store
+// implements it.
+type SweepStore interface {
+	UnpublishedEvents(ctx context.Context, storedBefore time.Time, limit int) ([]store.EventDocument, error)
+	MarkPublished(ctx context.Context, eventIDs ...string) error
+	WebhookEventsToRoute(ctx context.Context, receivedBefore time.Time, maxRetries, limit int) ([]store.WebhookEvent, error)
+	StalledWebhookEvents(ctx context.Context, before time.Time, limit int) ([]store.WebhookEvent, error)
+	WorkStartedBy(ctx context.Context, webhookEventID string) (*store.Workflow, *store.Task, error)
+	MarkWebhookEventRedriven(ctx context.Context, eventID string) error
+	SettleWebhookEvents(ctx context.Context, outcomes ...store.WebhookOutcome) (int, error)
+	StalledWorkflows(ctx context.Context, before time.Time, limit int) ([]store.Workflow, error)
+	StalledTasks(ctx context.Context, before time.Time, limit int) ([]store.Task, error)
+	LatestDrivingEvent(ctx context.Context, aggregateID string, byExecution bool, types ...events.Type) (store.EventDocument, error)
+	MarkWorkflowRedriven(ctx context.Context, workflowID string) error
+	MarkTaskRedriven(ctx context.Context, taskID string) error
+	FailedPartnerEventsForRetry(ctx context.Context, limit int) ([]store.PartnerEvent, error)
+	RequeueOutbox(ctx context.Context, now time.Time, outboxIDs ...string) (int, error)
+}
+
 // Config wires a Sweeper.
 type Config struct {
 	// Store is swept. Required.
-	Store *store.Store
+	Store SweepStore
 	// Publisher publishes stored events. Required.
 	Publisher emit.Publisher
 	// Router routes webhook events. Required.

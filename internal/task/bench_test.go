@@ -6,7 +6,6 @@ import (
 	"log/slog"
 	"testing"
 
-	lambdaevents "github.com/aws/aws-lambda-go/events"
 	"github.com/stretchr/testify/require"
 	"github.com/twmb/franz-go/pkg/kgo"
 
@@ -39,14 +38,6 @@ func benchBatch(b *testing.B, seed byte, n int) ([]*kgo.Record, []store.Task) {
 	return recs, tasks
 }
 
-func invocations(recs []*kgo.Record, perInvocation int) []lambdaevents.KafkaEvent {
-	var out []lambdaevents.KafkaEvent
-	for start := 0; start < len(recs); start += perInvocation {
-		out = append(out, streamtest.Batch(recs[start:min(start+perInvocation, len(recs))]...))
-	}
-	return out
-}
-
 // BenchmarkTaskProcessor runs 1,000 email_notification tasks (rendered and
 // written as .eml files by the local mailer) through the task-processor as
 // one MSK batch, against the naive baseline of one record per invocation,
@@ -57,28 +48,13 @@ func invocations(recs []*kgo.Record, perInvocation int) []lambdaevents.KafkaEven
 // benchmark).
 func BenchmarkTaskProcessor(b *testing.B) {
 	run := func(b *testing.B, perInvocation int) {
-		var commands int64
-		for i := 0; i < b.N; i++ {
-			b.StopTimer()
+		streamtest.BenchProcessor(b, benchRecords, perInvocation, func(b *testing.B, i int) streamtest.Round {
 			h := newHarness(b, task.Executors{events.TaskEmailNotification: task.EmailExecutor{Mailer: task.FileMailer{Dir: b.TempDir()}}})
 			recs, tasks := benchBatch(b, byte(i), benchRecords)
 			_, err := h.env.Store.InsertTasks(context.Background(), tasks...)
 			require.NoError(b, err)
-			batches := invocations(recs, perInvocation)
-			before := h.env.Store.Commands()
-			b.StartTimer()
-			for _, ev := range batches {
-				if err := h.deliver(b, ev); err != nil {
-					b.Fatal(err)
-				}
-			}
-			b.StopTimer()
-			commands += h.env.Store.Commands() - before
-			b.StartTimer()
-		}
-		records := float64(b.N * benchRecords)
-		b.ReportMetric(float64(commands)/records, "commands/record")
-		b.ReportMetric(records/b.Elapsed().Seconds(), "records/s")
+			return streamtest.Round{Records: recs, Deliver: h.deliver, Commands: h.env.Store.Commands}
+		})
 	}
 	b.Run("batch=1000", func(b *testing.B) { run(b, benchRecords) })
 	b.Run("baseline=one-at-a-time", func(b *testing.B) { run(b, 1) })
@@ -90,7 +66,7 @@ func BenchmarkTaskProcessor(b *testing.B) {
 			for _, t := range tasks {
 				d.pending[t.TaskID] = t
 			}
-			svc, err := task.New(task.Config{Store: d, Emitter: d, Logger: slog.New(slog.DiscardHandler),
+			svc, err := task.New(task.Config{Store: d, Runtime: stream.Runtime{Emitter: d, Logger: slog.New(slog.DiscardHandler)},
 				Executors: task.Executors{events.TaskEmailNotification: task.EmailExecutor{Mailer: &flakyMailer{}}}})
 			require.NoError(b, err)
 			proc, err := stream.New(stream.Config{Name: "task-processor", Handler: svc, DeadLetters: d, Publisher: d,

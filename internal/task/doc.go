@@ -1,7 +1,7 @@
 // Package task is the task-processor's domain: executors by task type
 // behind small interfaces (email_notification through a Mailer: SES v2 on
 // AWS, .eml files locally; data_export and report_generation through an
-// ObjectStore: S3 on AWS, files locally), and the processing of task.created
+// objects.Store: S3 on AWS, files locally), and the processing of task.created
 // batches into seed 003's lifecycle: task.processing, then task.completed,
 // task.failed (with nextRetryAt) or task.dead_letter.
 //
@@ -16,14 +16,15 @@
 // emits task.failed. The retry-sweeper later finds it (store.DueTaskRetries),
 // emits RetryEvent — a task.created with retryCount r+1 — and marks it
 // emitted (store.MarkTaskRetriesEmitted); this processor then runs attempt
-// r+1. A non-retryable error (an executor's *Error with Retryable false,
-// such as an invalid recipient) or a retryable one after maxRetries retries
+// r+1. A non-retryable error (an executor's *fault.Error with Retryable
+// false, such as an invalid recipient) or a retryable one after maxRetries retries
 // dead-letters the task: task.dead_letter, status dead_letter, and the
 // record in tasks.dlq and dead_letters.
 //
 // # Batches
 //
-// Like the workflow processor, a batch loads its tasks with one query,
+// The batch runs on the stream core (stream.HandleByKey; this package
+// implements only its Aggregates): it loads its tasks with one query,
 // runs attempts partition by partition (concurrently across partitions,
 // in offset order within one), then writes: one Emit for every event, the
 // dead letters, webhook outcomes, and last the task outcomes in one bulk
@@ -35,6 +36,6 @@
 // repeated export or report overwrites itself; an email sent by SES just
 // before a crash may be sent again.
 //
-// What must not live here: Kafka decoding and dead-letter records (package
-// stream), storage (package store), Lambda types.
+// What must not live here: Kafka decoding, dead-letter records and the batch
+// loop (package stream), storage (package store), Lambda types.
 package task

@@ -6,6 +6,8 @@ import (
 	"net/mail"
 	"strings"
 	"text/template"
+
+	"github.com/streamops/streamops/internal/fault"
 )
 
 // Email is one message to send.
@@ -21,7 +23,7 @@ type Email struct {
 // Mailer sends email. SESMailer sends through Amazon SES v2, FileMailer
 // writes .eml files for the local stack.
 type Mailer interface {
-	// Send sends the message and returns its message id. A *Error says
+	// Send sends the message and returns its message id. A *fault.Error says
 	// whether a retry can help.
 	Send(ctx context.Context, e Email) (messageID string, err error)
 }
@@ -71,11 +73,11 @@ func (x EmailExecutor) Execute(ctx context.Context, a Attempt) (Result, error) {
 		return nil, err
 	}
 	if d.Recipient == "" {
-		return nil, Permanent(CodeInvalidRecipient, "email_notification data.recipient is required")
+		return nil, fault.Permanent(CodeInvalidRecipient, "email_notification data.recipient is required")
 	}
 	addr, err := mail.ParseAddress(d.Recipient)
 	if err != nil {
-		return nil, Permanent(CodeInvalidRecipient, "email_notification data.recipient is not an email address")
+		return nil, fault.Permanent(CodeInvalidRecipient, "email_notification data.recipient is not an email address")
 	}
 	e := Email{ID: a.TaskID, To: addr.String(), Subject: d.Subject, Text: d.Body}
 	if e.Text == "" || e.Subject == "" {
@@ -85,7 +87,7 @@ func (x EmailExecutor) Execute(ctx context.Context, a Attempt) (Result, error) {
 		}
 		tpl, ok := templates[name]
 		if !ok {
-			return nil, Permanent(CodeUnknownTemplate, "unknown email template %q", name)
+			return nil, fault.Permanent(CodeUnknownTemplate, "unknown email template %q", name)
 		}
 		var vars map[string]any
 		if err := decodeData(a, &vars); err != nil {
@@ -113,7 +115,7 @@ func (x EmailExecutor) Execute(ctx context.Context, a Attempt) (Result, error) {
 func render(t *template.Template, vars map[string]any) (string, error) {
 	var b strings.Builder
 	if err := t.Execute(&b, vars); err != nil {
-		return "", Permanent(CodeInvalidData, "render template %s: %w", t.Name(), errors.Unwrap(err))
+		return "", fault.Permanent(CodeInvalidData, "render template %s: %w", t.Name(), errors.Unwrap(err))
 	}
 	return strings.ReplaceAll(b.String(), "<no value>", ""), nil
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sesv2"
 
 	"github.com/streamops/streamops/events"
+	"github.com/streamops/streamops/internal/objects"
 )
 
 // Environment variables of the executors' backends.
@@ -89,7 +90,7 @@ func NewExecutors(ctx context.Context, cfg BackendConfig, st ReadStore) (Executo
 		return nil, errors.New("task: NewExecutors needs the store")
 	}
 	var mailer Mailer = FileMailer{Dir: filepath.Join(cfg.DataDir, "mail")}
-	var objects ObjectStore = FileObjects{Dir: filepath.Join(cfg.DataDir, "objects")}
+	var objs objects.Store = objects.Files{Dir: filepath.Join(cfg.DataDir, "objects"), DefaultBucket: "local"}
 	if cfg.EmailSender != "" || cfg.ExportBucket != "" {
 		aws, err := awsconfig.LoadDefaultConfig(ctx)
 		if err != nil {
@@ -99,12 +100,12 @@ func NewExecutors(ctx context.Context, cfg BackendConfig, st ReadStore) (Executo
 			mailer = SESMailer{Client: sesv2.NewFromConfig(aws), From: cfg.EmailSender, ConfigurationSet: cfg.SESConfigurationSet}
 		}
 		if cfg.ExportBucket != "" {
-			objects = S3Objects{Client: s3.NewFromConfig(aws), Bucket: cfg.ExportBucket}
+			objs = objects.S3{Client: s3.NewFromConfig(aws), Bucket: cfg.ExportBucket}
 		}
 	}
 	return Executors{
 		events.TaskEmailNotification: EmailExecutor{Mailer: mailer},
-		events.TaskDataExport:        DataExportExecutor{Source: st, Objects: objects},
-		events.TaskReportGeneration:  ReportExecutor{Events: st, Objects: objects},
+		events.TaskDataExport:        DataExportExecutor{Source: st, Objects: objs},
+		events.TaskReportGeneration:  ReportExecutor{Events: st, Objects: objs},
 	}, nil
 }

@@ -4,6 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+
+	"github.com/streamops/streamops/internal/fault"
+	"github.com/streamops/streamops/internal/objects"
 )
 
 // Error codes of task.failed and task.dead_letter.
@@ -12,10 +15,10 @@ const (
 	CodeInvalidData        = "INVALID_TASK_DATA"
 	CodeInvalidRecipient   = "INVALID_RECIPIENT"
 	CodeUnknownTemplate    = "UNKNOWN_TEMPLATE"
-	CodeInvalidDestination = "INVALID_DESTINATION"
+	CodeInvalidDestination = objects.CodeInvalidDestination
 	CodeInvalidPeriod      = "INVALID_PERIOD"
 	CodeEmail              = "EMAIL_ERROR"
-	CodeStorage            = "STORAGE_ERROR"
+	CodeStorage            = objects.CodeStorage
 	CodeExport             = "EXPORT_ERROR"
 	CodeReport             = "REPORT_ERROR"
 	CodePanic              = "EXECUTOR_PANIC"
@@ -27,55 +30,27 @@ const (
 // near: the attempts not started are delivered again.
 var ErrDeadline = errors.New("task: invocation deadline near")
 
-// Error is an attempt's failure as task.failed and task.dead_letter report
-// it. Executors return one to say whether retrying can help; an untyped
-// error counts as retryable (a network hiccup), bounded by maxRetries.
-type Error struct {
-	// Code is the error code, e.g. INVALID_RECIPIENT.
-	Code string
-	// Message says what went wrong, without secrets or personal data.
-	Message string
-	// Retryable is whether a later attempt may succeed.
-	Retryable bool
-	// Err is the underlying error, if any.
-	Err error
+// An attempt fails with a *fault.Error (fault.Permanent, fault.Retryable,
+// with one of the codes above) that says whether retrying can help; an
+// unclassified executor error counts as retryable (a network hiccup),
+// bounded by maxRetries (see unclassified).
 
-	stack string // a panic's goroutine stack
-}
-
-// Error reads "<code>: <message>".
-func (e *Error) Error() string { return e.Code + ": " + e.Message }
-
-// Unwrap returns the underlying error.
-func (e *Error) Unwrap() error { return e.Err }
-
-// Permanent is a non-retryable Error: the task is dead-lettered at once.
-func Permanent(code, format string, args ...any) error {
-	err := fmt.Errorf(format, args...)
-	return &Error{Code: code, Message: err.Error(), Err: errors.Unwrap(err)}
-}
-
-// Retryable is a retryable Error with code wrapping err.
-func Retryable(code string, err error) error {
-	return &Error{Code: code, Message: err.Error(), Retryable: true, Err: err}
-}
-
-// IsRetryable reports whether a later attempt may succeed: an *Error says
-// so itself; any other error is assumed transient.
-func IsRetryable(err error) bool {
-	if te, ok := errors.AsType[*Error](err); ok {
-		return te.Retryable
+// unclassified gives an executor error nobody classified the task
+// domain's default: retryable, code TASK_ERROR.
+func unclassified(err error) error {
+	if err == nil || fault.Classified(err) {
+		return err
 	}
-	return err != nil
+	return &fault.Error{Code: CodeUnknown, Message: err.Error(), Retryable: true, Err: err}
 }
 
 // describe is the code, message and stack an attempt's error is reported with.
 func describe(err error) (code, message, stack string) {
-	te, ok := errors.AsType[*Error](err)
+	te, ok := errors.AsType[*fault.Error](err)
 	if !ok {
-		te = &Error{Code: CodeUnknown, Message: err.Error(), Retryable: true, Err: err}
+		te = &fault.Error{Code: CodeUnknown, Message: err.Error(), Retryable: true, Err: err}
 	}
-	code, message, stack = te.Code, te.Message, te.stack
+	code, message, stack = te.Code, te.Message, te.Stack
 	if code == "" {
 		code = CodeUnknown
 	}

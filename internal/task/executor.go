@@ -6,12 +6,13 @@ import (
 	"time"
 
 	"github.com/streamops/streamops/events"
+	"github.com/streamops/streamops/internal/fault"
 )
 
 // Executor runs one attempt of a task of its type.
 type Executor interface {
 	// Execute runs the attempt and returns the task's result (the result
-	// object of task.completed). A returned *Error says whether a retry can
+	// object of task.completed). A returned *fault.Error says whether a retry can
 	// help; an untyped error is retried.
 	Execute(ctx context.Context, a Attempt) (Result, error)
 }
@@ -47,7 +48,7 @@ type Result map[string]any
 // decodeData unmarshals an attempt's data into v, or fails permanently.
 func decodeData(a Attempt, v any) error {
 	if err := json.Unmarshal(a.Data, v); err != nil {
-		return Permanent(CodeInvalidData, "%s data: %v", a.Type, err)
+		return fault.Permanent(CodeInvalidData, "%s data: %v", a.Type, err)
 	}
 	return nil
 }
@@ -55,7 +56,7 @@ func decodeData(a Attempt, v any) error {
 // requireField fails permanently when a required data field is empty.
 func requireField(a Attempt, name, value string) error {
 	if value == "" {
-		return Permanent(CodeInvalidData, "%s data.%s is required", a.Type, name)
+		return fault.Permanent(CodeInvalidData, "%s data.%s is required", a.Type, name)
 	}
 	return nil
 }

@@ -4,21 +4,21 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"io"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/service/s3"
 	"github.com/aws/aws-sdk-go-v2/service/sesv2"
 	sestypes "github.com/aws/aws-sdk-go-v2/service/sesv2/types"
-	"github.com/aws/smithy-go"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/streamops/streamops/events"
+	"github.com/streamops/streamops/internal/fault"
+	"github.com/streamops/streamops/internal/objects"
 	"github.com/streamops/streamops/internal/store"
 )
 
@@ -28,7 +28,7 @@ func attempt(typ events.TaskType, data string) Attempt {
 }
 
 func codeOf(err error) (string, bool) {
-	if te, ok := errors.AsType[*Error](err); ok {
+	if te, ok := errors.AsType[*fault.Error](err); ok {
 		return te.Code, te.Retryable
 	}
 	return "", err != nil
@@ -144,45 +144,6 @@ func TestSESMailerSendsAndClassifiesRefusals(t *testing.T) {
 	assert.Equal(t, "cs", aws.ToString(f.in.ConfigurationSetName))
 }
 
-type fakeS3 struct {
-	err error
-	in  *s3.PutObjectInput
-}
-
-func (f *fakeS3) PutObject(_ context.Context, in *s3.PutObjectInput, _ ...func(*s3.Options)) (*s3.PutObjectOutput, error) {
-	f.in = in
-	return &s3.PutObjectOutput{}, f.err
-}
-
-func TestS3ObjectsStayInTheirBucket(t *testing.T) {
-	f := &fakeS3{}
-	objs := S3Objects{Client: f, Bucket: "streamops-exports"}
-	loc, err := objs.Put(context.Background(), Object{Bucket: "streamops-exports", Key: "a/b.csv", ContentType: "text/csv", Body: []byte("x")})
-	require.NoError(t, err)
-	assert.Equal(t, "s3://streamops-exports/a/b.csv", loc)
-	assert.Equal(t, "text/csv", aws.ToString(f.in.ContentType))
-
-	_, err = objs.Put(context.Background(), Object{Bucket: "someone-elses", Key: "a"})
-	code, retryable := codeOf(err)
-	assert.Equal(t, CodeInvalidDestination, code)
-	assert.False(t, retryable)
-
-	for apiCode, retry := range map[string]bool{"NoSuchBucket": false, "AccessDenied": false, "SlowDown": true} {
-		_, err = S3Objects{Client: &fakeS3{err: &smithy.GenericAPIError{Code: apiCode}}, Bucket: "b"}.Put(context.Background(), Object{Key: "k"})
-		_, retryable := codeOf(err)
-		assert.Equal(t, retry, retryable, apiCode)
-	}
-}
-
-func TestFileObjectsKeepKeysInsideTheirDirectory(t *testing.T) {
-	dir := t.TempDir()
-	loc, err := FileObjects{Dir: dir}.Put(context.Background(), Object{Key: "../../etc/passwd", Body: []byte("x")})
-	require.NoError(t, err)
-	assert.True(t, strings.HasPrefix(loc, "file://"+filepath.ToSlash(dir)), loc)
-	_, err = os.Stat(filepath.Join(dir, "local", "etc", "passwd"))
-	assert.NoError(t, err)
-}
-
 type fakeDocs struct {
 	docs []json.RawMessage
 	err  error
@@ -194,10 +155,15 @@ func (f *fakeDocs) ExportDocuments(_ context.Context, q store.ExportQuery) ([]js
 	return f.docs, f.err
 }
 
-type memObjects map[string]Object
+// memObjects keeps the bodies put, by bucket/key.
+type memObjects map[string][]byte
 
-func (m memObjects) Put(_ context.Context, o Object) (string, error) {
-	m[o.Bucket+"/"+o.Key] = o
+func (m memObjects) Put(_ context.Context, o objects.Object) (string, error) {
+	body, err := io.ReadAll(o.Body)
+	if err != nil {
+		return "", err
+	}
+	m[o.Bucket+"/"+o.Key] = body
 	return "mem://" + o.Bucket + "/" + o.Key, nil
 }
 
@@ -227,7 +193,7 @@ func TestDataExportWritesJSONOrCSV(t *testing.T) {
 			}
 			require.NoError(t, err)
 			require.Contains(t, objs, tt.key)
-			assert.Equal(t, tt.body, string(objs[tt.key].Body))
+			assert.Equal(t, tt.body, string(objs[tt.key]))
 			assert.Equal(t, 2, res["records"])
 		})
 	}
@@ -281,7 +247,7 @@ func TestReportCountsThePeriodsEvents(t *testing.T) {
 			assert.Equal(t, tt.to, counter.to.Format(time.RFC3339))
 			require.Contains(t, objs, tt.key)
 			var r map[string]any
-			require.NoError(t, json.Unmarshal(objs[tt.key].Body, &r))
+			require.NoError(t, json.Unmarshal(objs[tt.key], &r))
 			assert.EqualValues(t, 7, r["totalEvents"])
 			assert.EqualValues(t, map[string]any{"created": 0.0, "completed": 4.0, "failed": 1.0}, r["workflows"])
 			assert.Equal(t, 7, res["totalEvents"])

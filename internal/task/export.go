@@ -10,6 +10,8 @@ import (
 	"maps"
 	"slices"
 
+	"github.com/streamops/streamops/internal/fault"
+	"github.com/streamops/streamops/internal/objects"
 	"github.com/streamops/streamops/internal/store"
 )
 
@@ -37,7 +39,7 @@ type exportData struct {
 // exportable collection and stores them as JSON or CSV.
 type DataExportExecutor struct {
 	Source  DocumentSource
-	Objects ObjectStore
+	Objects objects.Store
 }
 
 // Execute exports. A collection that may not be exported, a bad filter or
@@ -54,14 +56,14 @@ func (x DataExportExecutor) Execute(ctx context.Context, a Attempt) (Result, err
 		d.Format = "json"
 	}
 	if d.Format != "json" && d.Format != "csv" {
-		return nil, Permanent(CodeInvalidData, "data_export data.format must be json or csv")
+		return nil, fault.Permanent(CodeInvalidData, "data_export data.format must be json or csv")
 	}
 	docs, err := x.Source.ExportDocuments(ctx, store.ExportQuery{Collection: d.Collection, Filter: d.Filter, Limit: d.Limit})
 	if qerr, ok := errors.AsType[*store.ExportQueryError](err); ok {
-		return nil, Permanent(CodeInvalidData, "%s", qerr.Reason)
+		return nil, fault.Permanent(CodeInvalidData, "%s", qerr.Reason)
 	}
 	if err != nil {
-		return nil, Retryable(CodeExport, err)
+		return nil, fault.Retryable(CodeExport, err)
 	}
 	body, contentType, err := encodeExport(d.Format, docs)
 	if err != nil {
@@ -73,7 +75,7 @@ func (x DataExportExecutor) Execute(ctx context.Context, a Attempt) (Result, err
 			return nil, err
 		}
 	}
-	loc, err := x.Objects.Put(ctx, Object{Bucket: bucket, Key: key, ContentType: contentType, Body: body})
+	loc, err := x.Objects.Put(ctx, objects.Object{Bucket: bucket, Key: key, ContentType: contentType, Body: bytes.NewReader(body)})
 	if err != nil {
 		return nil, err
 	}
@@ -89,7 +91,7 @@ func encodeExport(format string, docs []json.RawMessage) ([]byte, string, error)
 		}
 		b, err := json.Marshal(docs)
 		if err != nil {
-			return nil, "", Permanent(CodeExport, "encode json: %w", err)
+			return nil, "", fault.Permanent(CodeExport, "encode json: %w", err)
 		}
 		return b, "application/json", nil
 	}
@@ -97,7 +99,7 @@ func encodeExport(format string, docs []json.RawMessage) ([]byte, string, error)
 	cols := map[string]bool{}
 	for i, d := range docs {
 		if err := json.Unmarshal(d, &rows[i]); err != nil {
-			return nil, "", Permanent(CodeExport, "document %d is not an object", i)
+			return nil, "", fault.Permanent(CodeExport, "document %d is not an object", i)
 		}
 		for k := range rows[i] {
 			cols[k] = true
@@ -125,7 +127,7 @@ func encodeExport(format string, docs []json.RawMessage) ([]byte, string, error)
 	}
 	w.Flush()
 	if err := w.Error(); err != nil {
-		return nil, "", Permanent(CodeExport, "encode csv: %w", err)
+		return nil, "", fault.Permanent(CodeExport, "encode csv: %w", err)
 	}
 	return b.Bytes(), "text/csv", nil
 }

@@ -9,12 +9,12 @@ import (
 	"github.com/streamops/streamops/internal/stream/streamtest"
 )
 
-const fixtureDir = "../../testdata/msk"
+const fixtureDir = streamtest.Dir
 
-var apiMetadata = &events.Metadata{Source: "api-gateway", UserID: events.Null, APIVersion: "1.0.0"}
+var apiMetadata = streamtest.APIMetadata
 
 // fixtures are the task-processor's own MSK batches; tasks-batch comes from
-// package bus.
+// package stream.
 var fixtures = map[string]func(t *testing.T) lambdaevents.KafkaEvent{
 	// One email_notification task, first attempt, seed 003's example data.
 	"tasks-email.json": func(t *testing.T) lambdaevents.KafkaEvent {
@@ -27,8 +27,4 @@ var fixtures = map[string]func(t *testing.T) lambdaevents.KafkaEvent{
 	},
 }
 
-func TestFixturesAreReproducible(t *testing.T) {
-	for name, gen := range fixtures {
-		t.Run(name, func(t *testing.T) { streamtest.Check(t, fixtureDir, name, gen) })
-	}
-}
+func TestFixturesAreReproducible(t *testing.T) { streamtest.CheckAll(t, fixtureDir, fixtures) }

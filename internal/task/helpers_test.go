@@ -13,7 +13,6 @@ import (
 
 	"github.com/streamops/streamops/events"
 	"github.com/streamops/streamops/internal/backoff"
-	"github.com/streamops/streamops/internal/bus"
 	"github.com/streamops/streamops/internal/stacktest"
 	"github.com/streamops/streamops/internal/store"
 	"github.com/streamops/streamops/internal/stream"
@@ -61,8 +60,8 @@ func newHarness(tb testing.TB, executors task.Executors) *harness {
 	}
 	env := stacktest.New(tb, stacktest.Options{})
 	c := &clock{t: time.Date(2026, 1, 4, 1, 10, 0, 0, time.UTC)}
-	svc, err := task.New(task.Config{Store: env.Store, Emitter: env.Emitter, Executors: executors,
-		Backoff: backoffHalf(), ProcessorID: "worker-test", Now: c.Now, Logger: env.Logger})
+	svc, err := task.New(task.Config{Store: env.Store, Executors: executors,
+		Backoff: backoffHalf(), Runtime: stream.Runtime{Emitter: env.Emitter, ProcessorID: "worker-test", Clock: c.Now, Logger: env.Logger}})
 	require.NoError(tb, err)
 	proc, err := stream.New(stream.Config{Name: "task-processor", Handler: svc,
 		DeadLetters: env.Store, Publisher: env.Bus, Logger: env.Logger})
@@ -75,8 +74,8 @@ func newHarness(tb testing.TB, executors task.Executors) *harness {
 // with rebuilds the harness's processor with other executors.
 func (h *harness) with(tb testing.TB, executors task.Executors) *harness {
 	tb.Helper()
-	svc, err := task.New(task.Config{Store: h.env.Store, Emitter: h.env.Emitter, Executors: executors,
-		Backoff: backoffHalf(), ProcessorID: "worker-test", Now: h.clock.Now, Logger: h.env.Logger})
+	svc, err := task.New(task.Config{Store: h.env.Store, Executors: executors,
+		Backoff: backoffHalf(), Runtime: stream.Runtime{Emitter: h.env.Emitter, ProcessorID: "worker-test", Clock: h.clock.Now, Logger: h.env.Logger}})
 	require.NoError(tb, err)
 	proc, err := stream.New(stream.Config{Name: "task-processor", Handler: svc,
 		DeadLetters: h.env.Store, Publisher: h.env.Bus, Logger: h.env.Logger})
@@ -98,7 +97,7 @@ func (h *harness) deliver(tb testing.TB, ev lambdaevents.KafkaEvent) error {
 func (h *harness) submitted(tb testing.TB, ev lambdaevents.KafkaEvent) []events.TaskCreatedPayload {
 	tb.Helper()
 	var out []events.TaskCreatedPayload
-	for _, p := range bus.DecodeKafkaEvent(ev, bus.WithValidator(events.Validate)) {
+	for _, p := range stream.DecodeKafkaEvent(ev, stream.WithValidator(events.Validate)) {
 		for _, m := range p.Messages {
 			require.NoError(tb, m.Err)
 			tc, err := events.PayloadAs[events.TaskCreatedPayload](m.Envelope)
@@ -124,7 +123,7 @@ func (h *harness) sweep(tb testing.TB, retryCount int) lambdaevents.KafkaEvent {
 	var retries []events.Envelope
 	for _, e := range h.env.Envelopes(tb, events.TopicTasks) {
 		if e.EventType == events.TaskCreated {
-			if p := payload[events.TaskCreatedPayload](tb, e); p.RetryCount == retryCount {
+			if p := streamtest.Payload[events.TaskCreatedPayload](tb, e); p.RetryCount == retryCount {
 				retries = append(retries, e)
 			}
 		}
@@ -149,13 +148,7 @@ func (h *harness) recordsOf(tb testing.TB, eventID string) []*kgo.Record {
 // lifecycle is the events of one task on the tasks topic, in order.
 func (h *harness) lifecycle(tb testing.TB, taskID string) []events.Envelope {
 	tb.Helper()
-	var out []events.Envelope
-	for _, e := range h.env.Envelopes(tb, events.TopicTasks) {
-		if e.AggregateID() == taskID {
-			out = append(out, e)
-		}
-	}
-	return out
+	return h.env.Lifecycle(tb, events.TopicTasks, taskID)
 }
 
 func (h *harness) task(tb testing.TB, id string) store.Task {
@@ -173,11 +166,4 @@ func ofType(envs []events.Envelope, t events.Type) []events.Envelope {
 		}
 	}
 	return out
-}
-
-func payload[T any](tb testing.TB, e events.Envelope) T {
-	tb.Helper()
-	p, err := events.PayloadAs[T](e)
-	require.NoError(tb, err)
-	return p
 }

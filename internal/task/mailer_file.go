@@ -5,11 +5,13 @@ import (
 	"fmt"
 	"mime"
 	"mime/quotedprintable"
-	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"time"
+
+	"github.com/streamops/streamops/internal/fault"
+	"github.com/streamops/streamops/internal/objects"
 )
 
 // FileMailer is the local stack's mailer: it writes each message as an
@@ -38,7 +40,7 @@ func (m FileMailer) Send(_ context.Context, e Email) (string, error) {
 	}
 	name := unsafeName.ReplaceAllString(e.ID, "_")
 	if name == "" {
-		return "", Permanent(CodeEmail, "message has no id")
+		return "", fault.Permanent(CodeEmail, "message has no id")
 	}
 	messageID := "<" + name + "@streamops.local>"
 
@@ -55,37 +57,13 @@ func (m FileMailer) Send(_ context.Context, e Email) (string, error) {
 	b.WriteString("\r\n")
 	qp := quotedprintable.NewWriter(&b)
 	if _, err := qp.Write([]byte(strings.ReplaceAll(e.Text, "\n", "\r\n"))); err != nil {
-		return "", Retryable(CodeEmail, err)
+		return "", fault.Retryable(CodeEmail, err)
 	}
 	if err := qp.Close(); err != nil {
-		return "", Retryable(CodeEmail, err)
+		return "", fault.Retryable(CodeEmail, err)
 	}
-	if err := writeFileAtomic(filepath.Join(m.Dir, name+".eml"), []byte(b.String())); err != nil {
-		return "", Retryable(CodeEmail, err)
+	if err := objects.WriteFile(filepath.Join(m.Dir, name+".eml"), strings.NewReader(b.String())); err != nil {
+		return "", fault.Retryable(CodeEmail, err)
 	}
 	return messageID, nil
-}
-
-// writeFileAtomic writes data to path through a temporary file and a
-// rename, so a reader never sees half a file.
-func writeFileAtomic(path string, data []byte) error {
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return err
-	}
-	f, err := os.CreateTemp(filepath.Dir(path), ".tmp-*")
-	if err != nil {
-		return err
-	}
-	_, werr := f.Write(data)
-	cerr := f.Close()
-	if werr == nil {
-		werr = cerr
-	}
-	if werr == nil {
-		werr = os.Rename(f.Name(), path)
-	}
-	if werr != nil {
-		_ = os.Remove(f.Name())
-	}
-	return werr
 }

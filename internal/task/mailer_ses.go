@@ -8,6 +8,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/sesv2"
 	"github.com/aws/aws-sdk-go-v2/service/sesv2/types"
+
+	"github.com/streamops/streamops/internal/fault"
 )
 
 // SESAPI is the part of the SES v2 client SESMailer uses; *sesv2.Client
@@ -58,7 +60,7 @@ func classifySES(err error) error {
 	)
 	switch {
 	case errors.As(err, &rejected), errors.As(err, &unverified), errors.As(err, &bad), errors.As(err, &notFound):
-		return &Error{Code: CodeEmail, Message: fmt.Sprintf("SES refused the message: %v", err), Err: err}
+		return &fault.Error{Code: CodeEmail, Message: fmt.Sprintf("SES refused the message: %v", err), Err: err}
 	}
-	return Retryable(CodeEmail, err)
+	return fault.Retryable(CodeEmail, err)
 }

@@ -13,8 +13,9 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/streamops/streamops/events"
-	"github.com/streamops/streamops/internal/bus"
+	"github.com/streamops/streamops/internal/fault"
 	"github.com/streamops/streamops/internal/store"
+	"github.com/streamops/streamops/internal/stream"
 	"github.com/streamops/streamops/internal/stream/streamtest"
 	"github.com/streamops/streamops/internal/task"
 )
@@ -40,7 +41,7 @@ func (m *flakyMailer) Send(_ context.Context, e task.Email) (string, error) {
 	return "msg-" + e.ID, nil
 }
 
-var smtpTimeout = task.Retryable("SMTP_ERROR", errors.New("connection timeout to mail server"))
+var smtpTimeout = fault.Retryable("SMTP_ERROR", errors.New("connection timeout to mail server"))
 
 func emailOnly(m task.Mailer) task.Executors {
 	return task.Executors{events.TaskEmailNotification: task.EmailExecutor{Mailer: m}}
@@ -63,12 +64,12 @@ func TestTaskFailingTwiceThenSucceedingShowsRetryCountsZeroOneTwoAndOneCompleted
 	got := h.lifecycle(t, tc.TaskID)
 	var attempts []int
 	for _, e := range ofType(got, events.TaskProcessing) {
-		attempts = append(attempts, payload[events.TaskProcessingPayload](t, e).RetryCount)
+		attempts = append(attempts, streamtest.Payload[events.TaskProcessingPayload](t, e).RetryCount)
 	}
 	assert.Equal(t, []int{0, 1, 2}, attempts)
 	var retries []int
 	for _, e := range ofType(got, events.TaskFailed) {
-		p := payload[events.TaskFailedPayload](t, e)
+		p := streamtest.Payload[events.TaskFailedPayload](t, e)
 		retries = append(retries, p.RetryCount)
 		assert.Equal(t, "SMTP_ERROR", p.Error.Code)
 		assert.True(t, p.Error.Retryable)
@@ -76,7 +77,7 @@ func TestTaskFailingTwiceThenSucceedingShowsRetryCountsZeroOneTwoAndOneCompleted
 	}
 	assert.Equal(t, []int{1, 2}, retries)
 	require.Len(t, ofType(got, events.TaskCompleted), 1)
-	done := payload[events.TaskCompletedPayload](t, ofType(got, events.TaskCompleted)[0])
+	done := streamtest.Payload[events.TaskCompletedPayload](t, ofType(got, events.TaskCompleted)[0])
 	assert.JSONEq(t, `{"emailSent":true,"messageId":"msg-`+tc.TaskID+`"}`, string(done.Result))
 	assert.Empty(t, ofType(got, events.TaskDeadLetter))
 	assert.Len(t, mailer.sent, 1)
@@ -98,7 +99,7 @@ func TestFailedAttemptSchedulesItsRetryWithExponentialBackoff(t *testing.T) {
 
 	var delays []time.Duration
 	for _, e := range ofType(h.lifecycle(t, tc.TaskID), events.TaskFailed) {
-		p := payload[events.TaskFailedPayload](t, e)
+		p := streamtest.Payload[events.TaskFailedPayload](t, e)
 		delays = append(delays, p.NextRetryAt.Sub(p.FailedAt.Time))
 	}
 	// Full jitter drawing the middle of [0, 30 s·2^(n-1)].
@@ -127,21 +128,21 @@ func TestTaskFailingPastMaxRetriesEndsInOneDeadLetter(t *testing.T) {
 	assert.Len(t, ofType(got, events.TaskFailed), 3)
 	dead := ofType(got, events.TaskDeadLetter)
 	require.Len(t, dead, 1)
-	p := payload[events.TaskDeadLetterPayload](t, dead[0])
+	p := streamtest.Payload[events.TaskDeadLetterPayload](t, dead[0])
 	assert.Equal(t, 3, p.RetryCount)
 	assert.Equal(t, 3, p.MaxRetries)
 	assert.Equal(t, "SMTP_ERROR", p.FinalError.Code)
 	assert.Equal(t, events.TaskCreated, p.OriginalEvent.EventType)
 	assert.JSONEq(t, `{"recipient":"user@example.com","subject":"Welcome to StreamOps","template":"welcome_email"}`,
-		string(payload[events.TaskCreatedPayload](t, events.Envelope{EventType: events.TaskCreated, Payload: p.OriginalEvent.Payload}).Data))
+		string(streamtest.Payload[events.TaskCreatedPayload](t, events.Envelope{EventType: events.TaskCreated, Payload: p.OriginalEvent.Payload}).Data))
 	assert.Equal(t, 4, mailer.calls)
 
 	assert.Equal(t, store.TaskDeadLetter, h.task(t, tc.TaskID).Status)
-	dlq := h.env.Records(t, bus.DLQTopic(events.TopicTasks))
+	dlq := h.env.Records(t, events.DLQTopic(events.TopicTasks))
 	require.Len(t, dlq, 1)
-	dl, ok := bus.ParseDeadLetter(dlq[0])
+	dl, ok := stream.ParseDeadLetter(dlq[0])
 	require.True(t, ok)
-	assert.Equal(t, bus.ReasonRetriesExhausted, dl.Reason)
+	assert.Equal(t, stream.ReasonRetriesExhausted, dl.Reason)
 	stored, _, err := h.env.Store.ListDeadLetters(context.Background(), store.DeadLetterQuery{Topic: events.TopicTasks})
 	require.NoError(t, err)
 	require.Len(t, stored, 1)
@@ -162,13 +163,13 @@ func TestNonRetryableErrorDeadLettersTheTaskAtOnce(t *testing.T) {
 
 	got := h.lifecycle(t, tc.TaskID)
 	require.Equal(t, []events.Type{events.TaskProcessing, events.TaskDeadLetter}, []events.Type{got[0].EventType, got[1].EventType})
-	p := payload[events.TaskDeadLetterPayload](t, got[1])
+	p := streamtest.Payload[events.TaskDeadLetterPayload](t, got[1])
 	assert.Equal(t, 0, p.RetryCount)
 	assert.Equal(t, task.CodeInvalidRecipient, p.FinalError.Code)
 	assert.NotContains(t, p.FinalError.Message, "not an address", "errors never quote personal data")
-	dl, ok := bus.ParseDeadLetter(h.env.Records(t, bus.DLQTopic(events.TopicTasks))[0])
+	dl, ok := stream.ParseDeadLetter(h.env.Records(t, events.DLQTopic(events.TopicTasks))[0])
 	require.True(t, ok)
-	assert.Equal(t, bus.ReasonProcessingFailed, dl.Reason)
+	assert.Equal(t, stream.ReasonProcessingFailed, dl.Reason)
 }
 
 func TestTasksOfEveryTypeCompleteOnTheLocalBackends(t *testing.T) {
@@ -190,7 +191,7 @@ func TestTasksOfEveryTypeCompleteOnTheLocalBackends(t *testing.T) {
 		got := h.lifecycle(t, tc.TaskID)
 		require.Len(t, got, 2, "%s: processing, completed", tc.Type)
 		require.Equal(t, events.TaskCompleted, got[1].EventType, tc.Type)
-		results[tc.Type] = string(payload[events.TaskCompletedPayload](t, got[1]).Result)
+		results[tc.Type] = string(streamtest.Payload[events.TaskCompletedPayload](t, got[1]).Result)
 	}
 	assert.Contains(t, results[events.TaskEmailNotification], `"emailSent":true`)
 	assert.Contains(t, results[events.TaskDataExport], `"format":"csv"`)
@@ -253,9 +254,9 @@ func TestTaskProcessorIgnoresLifecycleEventsAndDeadLettersMisroutedOnes(t *testi
 
 	assert.Zero(t, mailer.calls)
 	assert.Empty(t, h.env.Records(t, events.TopicTasks), "nothing is emitted for a lifecycle event")
-	dlq := h.env.Records(t, bus.DLQTopic(events.TopicTasks))
+	dlq := h.env.Records(t, events.DLQTopic(events.TopicTasks))
 	require.Len(t, dlq, 1)
-	dl, _ := bus.ParseDeadLetter(dlq[0])
+	dl, _ := stream.ParseDeadLetter(dlq[0])
 	assert.Contains(t, dl.Error, "does not belong on topic tasks")
 }
 

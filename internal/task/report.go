@@ -1,6 +1,7 @@
 package task
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -8,6 +9,8 @@ import (
 	"time"
 
 	"github.com/streamops/streamops/events"
+	"github.com/streamops/streamops/internal/fault"
+	"github.com/streamops/streamops/internal/objects"
 )
 
 // EventCounter counts stored events by type over a period;
@@ -52,7 +55,7 @@ type reportPeriod struct {
 // period in the store by type and stores the report as JSON.
 type ReportExecutor struct {
 	Events  EventCounter
-	Objects ObjectStore
+	Objects objects.Store
 }
 
 var keySafe = regexp.MustCompile(`[^A-Za-z0-9._-]`)
@@ -73,7 +76,7 @@ func (x ReportExecutor) Execute(ctx context.Context, a Attempt) (Result, error) 
 	}
 	counts, err := x.Events.CountEventsByType(ctx, period.From.Time, period.To.Time)
 	if err != nil {
-		return nil, Retryable(CodeReport, err)
+		return nil, fault.Retryable(CodeReport, err)
 	}
 	r := report{
 		ReportType: d.ReportType, TaskID: a.TaskID, Period: period, GeneratedAt: events.At(a.StartedAt),
@@ -92,7 +95,7 @@ func (x ReportExecutor) Execute(ctx context.Context, a Attempt) (Result, error) 
 	}
 	body, err := json.MarshalIndent(r, "", "  ")
 	if err != nil {
-		return nil, Permanent(CodeReport, "encode report: %w", err)
+		return nil, fault.Permanent(CodeReport, "encode report: %w", err)
 	}
 	bucket, key := "", fmt.Sprintf("reports/%s/%s/%s.json", keySafe.ReplaceAllString(d.ReportType, "_"), period.Label, a.TaskID)
 	if d.Destination != "" {
@@ -100,7 +103,7 @@ func (x ReportExecutor) Execute(ctx context.Context, a Attempt) (Result, error) 
 			return nil, err
 		}
 	}
-	loc, err := x.Objects.Put(ctx, Object{Bucket: bucket, Key: key, ContentType: "application/json", Body: body})
+	loc, err := x.Objects.Put(ctx, objects.Object{Bucket: bucket, Key: key, ContentType: "application/json", Body: bytes.NewReader(body)})
 	if err != nil {
 		return nil, err
 	}
@@ -112,7 +115,7 @@ func parsePeriod(d reportData) (reportPeriod, error) {
 	switch {
 	case d.From != nil && d.To != nil:
 		if !d.To.After(*d.From) {
-			return reportPeriod{}, Permanent(CodeInvalidPeriod, "report_generation data.to must be after data.from")
+			return reportPeriod{}, fault.Permanent(CodeInvalidPeriod, "report_generation data.to must be after data.from")
 		}
 		from, to := events.At(*d.From), events.At(*d.To)
 		return reportPeriod{Label: from.Format("20060102T150405") + "-" + to.Format("20060102T150405"), From: from, To: to}, nil
@@ -123,7 +126,7 @@ func parsePeriod(d reportData) (reportPeriod, error) {
 		if t, err := time.Parse("2006-01-02", d.Period); err == nil {
 			return reportPeriod{Label: d.Period, From: events.At(t), To: events.At(t.AddDate(0, 0, 1))}, nil
 		}
-		return reportPeriod{}, Permanent(CodeInvalidPeriod, "report_generation data.period must be YYYY-MM or YYYY-MM-DD")
+		return reportPeriod{}, fault.Permanent(CodeInvalidPeriod, "report_generation data.period must be YYYY-MM or YYYY-MM-DD")
 	}
-	return reportPeriod{}, Permanent(CodeInvalidPeriod, "report_generation needs data.period or data.from and data.to")
+	return reportPeriod{}, fault.Permanent(CodeInvalidPeriod, "report_generation needs data.period or data.from and data.to")
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/streamops/streamops/events"
 	"github.com/streamops/streamops/internal/backoff"
 	"github.com/streamops/streamops/internal/store"
+	"github.com/streamops/streamops/internal/stream"
 )
 
 // DefaultBackoff is the retry schedule of a failed task: 30 s, doubling per
@@ -79,12 +80,12 @@ type RetrierStore interface {
 // sweep.TaskRetrier.
 type Retrier struct {
 	store   RetrierStore
-	emitter Emitter
+	emitter stream.Emitter
 	log     *slog.Logger
 }
 
 // NewRetrier returns a Retrier; log may be nil (slog.Default()).
-func NewRetrier(st RetrierStore, em Emitter, log *slog.Logger) (*Retrier, error) {
+func NewRetrier(st RetrierStore, em stream.Emitter, log *slog.Logger) (*Retrier, error) {
 	if st == nil || em == nil {
 		return nil, errors.New("task: NewRetrier needs a store and an emitter")
 	}

@@ -30,4 +30,8 @@
 //
 // A verified, identified event that no route matches, or that matches a
 // skip route, is still stored (redacted) and then marked skipped.
+//
+// What must not live here: storage, publishing or HTTP framing (packages
+// ingest and httpapi); this package does no I/O beyond reading its tables
+// and secrets.
 package webhook

@@ -1,9 +1,3 @@
-// Package wire builds the handler of each of the seven functions from the
-// process's clients (an app.App) and the few settings that differ between a
-// Lambda and the local stack: where providers, secrets, partners, exports
-// and task backends come from. The Lambda mains under functions/ and the
-// local stack (internal/local) both build their handlers here, so the two
-// cannot be wired differently.
 package wire
 
 import (
@@ -22,6 +16,7 @@ import (
 	"github.com/streamops/streamops/internal/history"
 	"github.com/streamops/streamops/internal/httpapi"
 	"github.com/streamops/streamops/internal/ingest"
+	"github.com/streamops/streamops/internal/objects"
 	"github.com/streamops/streamops/internal/outbox"
 	"github.com/streamops/streamops/internal/stream"
 	"github.com/streamops/streamops/internal/submit"
@@ -55,7 +50,7 @@ type APIOptions struct {
 	// /api/webhook-events/{id}/retry).
 	Providers *webhook.Registry
 	// Objects receives exports too large to answer inline.
-	Objects history.ObjectStore
+	Objects objects.Store
 	// Auth names the caller of every route but the OpenAPI document.
 	Auth httpapi.Authenticator
 }
@@ -94,8 +89,8 @@ func API(a *app.App, o APIOptions) (http.Handler, error) {
 
 // WorkflowProcessor is the workflow-processor function.
 func WorkflowProcessor(a *app.App) (KafkaHandler, error) {
-	svc, err := workflow.New(workflow.Config{Store: a.Store, Emitter: a.Emitter,
-		ProcessorID: stream.ProcessorIDFromEnv(), Logger: a.Logger, Metrics: a.Metrics})
+	svc, err := workflow.New(workflow.Config{Store: a.Store,
+		Runtime: stream.Runtime{Emitter: a.Emitter, ProcessorID: stream.ProcessorIDFromEnv(), Logger: a.Logger, Metrics: a.Metrics}})
 	if err != nil {
 		return nil, err
 	}
@@ -105,8 +100,8 @@ func WorkflowProcessor(a *app.App) (KafkaHandler, error) {
 // TaskProcessor is the task-processor function, running tasks with
 // executors and spacing retries with retries (nil: task.DefaultBackoff).
 func TaskProcessor(a *app.App, executors task.Executors, retries backoff.Policy) (KafkaHandler, error) {
-	svc, err := task.New(task.Config{Store: a.Store, Emitter: a.Emitter, Executors: executors, Backoff: retries,
-		ProcessorID: stream.ProcessorIDFromEnv(), Logger: a.Logger, Metrics: a.Metrics})
+	svc, err := task.New(task.Config{Store: a.Store, Executors: executors, Backoff: retries,
+		Runtime: stream.Runtime{Emitter: a.Emitter, ProcessorID: stream.ProcessorIDFromEnv(), Logger: a.Logger, Metrics: a.Metrics}})
 	if err != nil {
 		return nil, err
 	}

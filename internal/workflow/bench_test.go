@@ -6,7 +6,6 @@ import (
 	"log/slog"
 	"testing"
 
-	lambdaevents "github.com/aws/aws-lambda-go/events"
 	"github.com/stretchr/testify/require"
 	"github.com/twmb/franz-go/pkg/kgo"
 
@@ -49,15 +48,6 @@ func benchBatch(b *testing.B, seed byte, n int) ([]*kgo.Record, []store.Workflow
 	return recs, cps
 }
 
-// invocations splits records into the batches Lambda would deliver.
-func invocations(recs []*kgo.Record, perInvocation int) []lambdaevents.KafkaEvent {
-	var out []lambdaevents.KafkaEvent
-	for start := 0; start < len(recs); start += perInvocation {
-		out = append(out, streamtest.Batch(recs[start:min(start+perInvocation, len(recs))]...))
-	}
-	return out
-}
-
 // BenchmarkWorkflowProcessor runs 1,000 three-step workflows (validate,
 // transform and store on three records each) through the
 // workflow-processor as one MSK batch, against the naive baseline of the
@@ -71,28 +61,13 @@ func invocations(recs []*kgo.Record, perInvocation int) []lambdaevents.KafkaEven
 // that discard, to show the processor's own share.
 func BenchmarkWorkflowProcessor(b *testing.B) {
 	run := func(b *testing.B, perInvocation int) {
-		var commands int64
-		for i := 0; i < b.N; i++ {
-			b.StopTimer()
+		streamtest.BenchProcessor(b, benchRecords, perInvocation, func(b *testing.B, i int) streamtest.Round {
 			h := newHarness(b, nil)
 			recs, cps := benchBatch(b, byte(i), benchRecords)
 			_, err := h.env.Store.SaveWorkflowCheckpoints(context.Background(), cps...)
 			require.NoError(b, err)
-			batches := invocations(recs, perInvocation)
-			before := h.env.Store.Commands()
-			b.StartTimer()
-			for _, ev := range batches {
-				if err := h.deliver(b, ev); err != nil {
-					b.Fatal(err)
-				}
-			}
-			b.StopTimer()
-			commands += h.env.Store.Commands() - before
-			b.StartTimer()
-		}
-		records := float64(b.N * benchRecords)
-		b.ReportMetric(float64(commands)/records, "commands/record")
-		b.ReportMetric(records/b.Elapsed().Seconds(), "records/s")
+			return streamtest.Round{Records: recs, Deliver: h.deliver, Commands: h.env.Store.Commands}
+		})
 	}
 	b.Run("batch=1000", func(b *testing.B) { run(b, benchRecords) })
 	b.Run("baseline=one-at-a-time", func(b *testing.B) { run(b, 1) })
@@ -150,7 +125,7 @@ func discardingProcessor(b *testing.B, cps []store.WorkflowCheckpoint) *stream.P
 	for _, cp := range cps {
 		d.pending[cp.WorkflowID] = cp
 	}
-	svc, err := workflow.New(workflow.Config{Store: d, Emitter: d, Logger: slog.New(slog.DiscardHandler)})
+	svc, err := workflow.New(workflow.Config{Store: d, Runtime: stream.Runtime{Emitter: d, Logger: slog.New(slog.DiscardHandler)}})
 	require.NoError(b, err)
 	proc, err := stream.New(stream.Config{Name: "workflow-processor", Handler: svc, DeadLetters: d, Publisher: d,
 		Logger: slog.New(slog.DiscardHandler)})

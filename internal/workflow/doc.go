@@ -28,13 +28,15 @@
 //
 // A workflow's progress is checkpointed mid-run, with the records the next
 // step reads (resumeRecords), when its run stops early: a step failed
-// transiently (see Transient), or the Lambda deadline is near. The batch
+// transiently (see fault.Transient), or the Lambda deadline is near. The batch
 // then fails after those checkpoints are written, and the redelivered batch
 // resumes each such workflow at its next step, never repeating a finished
 // one. A workflow.created for a workflow that already ended (completed or
 // failed) is skipped, as seed 003's idempotency example does.
 //
 // Input records and step parameters come from the workflow's input; see
-// ParseInput. What must not live here: Kafka decoding and dead-lettering
-// (package stream), storage (package store), and the Lambda types.
+// ParseInput. The batch loop is the stream core's (stream.HandleByKey);
+// this package implements only its Aggregates. What must not live here:
+// Kafka decoding, dead-lettering and the batch loop (package stream),
+// storage (package store), and the Lambda types.
 package workflow

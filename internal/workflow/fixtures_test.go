@@ -10,12 +10,12 @@ import (
 	"github.com/streamops/streamops/internal/stream/streamtest"
 )
 
-const fixtureDir = "../../testdata/msk"
+const fixtureDir = streamtest.Dir
 
-var apiMetadata = &events.Metadata{Source: "api-gateway", UserID: events.Null, APIVersion: "1.0.0"}
+var apiMetadata = streamtest.APIMetadata
 
 // fixtures are the workflow-processor's own MSK batches; workflows-batch,
-// poison-batch and tasks-batch come from package bus.
+// poison-batch and tasks-batch come from package stream.
 var fixtures = map[string]func(t *testing.T) lambdaevents.KafkaEvent{
 	// One workflow using all five built-in steps on four records, one of
 	// which breaks the input's schema.
@@ -64,8 +64,4 @@ func compact(t *testing.T, raw json.RawMessage) json.RawMessage {
 	return out
 }
 
-func TestFixturesAreReproducible(t *testing.T) {
-	for name, gen := range fixtures {
-		t.Run(name, func(t *testing.T) { streamtest.Check(t, fixtureDir, name, gen) })
-	}
-}
+func TestFixturesAreReproducible(t *testing.T) { streamtest.CheckAll(t, fixtureDir, fixtures) }

@@ -4,32 +4,29 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/streamops/streamops/events"
 	"github.com/streamops/streamops/internal/metrics"
 	"github.com/streamops/streamops/internal/store"
+	"github.com/streamops/streamops/internal/stream"
 )
 
-// flush writes what a batch's runs produced, one bulk write per collection,
+// Flush writes what a batch's runs produced, one bulk write per collection,
 // in an order that makes every prefix safe to repeat: the steps' effects,
-// then the events (one Emit), then webhook outcomes, and last the
-// checkpoints, which are what make a redelivered workflow.created a skip or
-// a resume. A failure returns the error so the whole batch is delivered
-// again; what was written before it is then written again as duplicates.
-func (s *Service) flush(ctx context.Context, touched []*state) error {
+// then the events, dead letters and webhook outcomes (stream.Runtime.Commit),
+// and last the checkpoints, which are what make a redelivered
+// workflow.created a skip or a resume. A failure returns the error so the
+// whole batch is delivered again; what was written before it is then
+// written again as duplicates.
+func (s workflows) Flush(ctx context.Context, b *stream.Batch, touched []*state) error {
 	if len(touched) == 0 {
 		return nil
 	}
 	var effects Effects
-	var evs []events.Envelope
-	var hooks []store.WebhookOutcome
+	outs := make([]*stream.Outcome, 0, len(touched))
 	cps := make([]store.WorkflowCheckpoint, 0, len(touched))
 	var completed, failed, steps int
 	for _, st := range touched {
 		effects.add(&st.effects)
-		evs = append(evs, st.events...)
-		if st.webhook != nil {
-			hooks = append(hooks, *st.webhook)
-		}
+		outs = append(outs, &st.Outcome)
 		cps = append(cps, st.cp)
 		steps += st.steps
 		switch st.cp.Status {
@@ -39,26 +36,11 @@ func (s *Service) flush(ctx context.Context, touched []*state) error {
 			failed++
 		}
 	}
-	if len(effects.records) > 0 {
-		if _, err := s.cfg.Store.InsertWorkflowRecords(ctx, effects.records...); err != nil {
-			return fmt.Errorf("workflow: %w", err)
-		}
-	}
-	if len(effects.tasks) > 0 {
-		if _, err := s.cfg.Store.InsertTasks(ctx, effects.tasks...); err != nil {
-			return fmt.Errorf("workflow: %w", err)
-		}
-	}
-	if len(effects.outbox) > 0 {
-		if _, err := s.cfg.Store.EnqueueOutbox(ctx, effects.outbox...); err != nil {
-			return fmt.Errorf("workflow: %w", err)
-		}
-	}
-	if _, err := s.cfg.Emitter.Emit(ctx, append(evs, effects.events...)...); err != nil {
+	if err := s.writeEffects(ctx, &effects); err != nil {
 		return fmt.Errorf("workflow: %w", err)
 	}
-	if _, err := s.cfg.Store.SettleWebhookEvents(ctx, hooks...); err != nil {
-		return fmt.Errorf("workflow: %w", err)
+	if err := s.cfg.Commit(ctx, b, s.cfg.Store, outs, effects.events...); err != nil {
+		return err
 	}
 	if _, err := s.cfg.Store.SaveWorkflowCheckpoints(ctx, cps...); err != nil {
 		return fmt.Errorf("workflow: %w", err)
@@ -68,5 +50,25 @@ func (s *Service) flush(ctx context.Context, touched []*state) error {
 		metrics.Metric{Name: "WorkflowsFailed", Unit: metrics.Count, Value: float64(failed)},
 		metrics.Metric{Name: "StepsCompleted", Unit: metrics.Count, Value: float64(steps)},
 	)
+	return nil
+}
+
+// writeEffects applies the steps' writes, one bulk write per collection.
+func (s workflows) writeEffects(ctx context.Context, e *Effects) error {
+	if len(e.records) > 0 {
+		if _, err := s.cfg.Store.InsertWorkflowRecords(ctx, e.records...); err != nil {
+			return err
+		}
+	}
+	if len(e.tasks) > 0 {
+		if _, err := s.cfg.Store.InsertTasks(ctx, e.tasks...); err != nil {
+			return err
+		}
+	}
+	if len(e.outbox) > 0 {
+		if _, err := s.cfg.Store.EnqueueOutbox(ctx, e.outbox...); err != nil {
+			return err
+		}
+	}
 	return nil
 }

@@ -11,7 +11,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/streamops/streamops/events"
-	"github.com/streamops/streamops/internal/bus"
 	"github.com/streamops/streamops/internal/stacktest"
 	"github.com/streamops/streamops/internal/store"
 	"github.com/streamops/streamops/internal/stream"
@@ -42,8 +41,8 @@ func ticking() func() time.Time {
 func newHarness(tb testing.TB, steps *workflow.Registry) *harness {
 	tb.Helper()
 	env := stacktest.New(tb, stacktest.Options{})
-	svc, err := workflow.New(workflow.Config{Store: env.Store, Emitter: env.Emitter, Steps: steps,
-		ProcessorID: "worker-test", Now: ticking(), Logger: env.Logger})
+	svc, err := workflow.New(workflow.Config{Store: env.Store, Steps: steps,
+		Runtime: stream.Runtime{Emitter: env.Emitter, ProcessorID: "worker-test", Clock: ticking(), Logger: env.Logger}})
 	require.NoError(tb, err)
 	proc, err := stream.New(stream.Config{Name: "workflow-processor", Handler: svc,
 		DeadLetters: env.Store, Publisher: env.Bus, Logger: env.Logger})
@@ -75,7 +74,7 @@ func (h *harness) deliver(tb testing.TB, ev lambdaevents.KafkaEvent) error {
 func (h *harness) submitted(tb testing.TB, ev lambdaevents.KafkaEvent) []events.WorkflowCreatedPayload {
 	tb.Helper()
 	var out []events.WorkflowCreatedPayload
-	for _, p := range bus.DecodeKafkaEvent(ev, bus.WithValidator(events.Validate)) {
+	for _, p := range stream.DecodeKafkaEvent(ev, stream.WithValidator(events.Validate)) {
 		for _, m := range p.Messages {
 			if m.Err != nil || m.Envelope.EventType != events.WorkflowCreated {
 				continue
@@ -98,13 +97,7 @@ func (h *harness) submitted(tb testing.TB, ev lambdaevents.KafkaEvent) []events.
 // lifecycle is the events of one workflow on the workflows topic, in order.
 func (h *harness) lifecycle(tb testing.TB, workflowID string) []events.Envelope {
 	tb.Helper()
-	var out []events.Envelope
-	for _, e := range h.env.Envelopes(tb, events.TopicWorkflows) {
-		if e.AggregateID() == workflowID {
-			out = append(out, e)
-		}
-	}
-	return out
+	return h.env.Lifecycle(tb, events.TopicWorkflows, workflowID)
 }
 
 func (h *harness) workflow(tb testing.TB, id string) store.WorkflowCheckpoint {
@@ -129,13 +122,6 @@ func typesOf(envs []events.Envelope) []events.Type {
 		out[i] = e.EventType
 	}
 	return out
-}
-
-func payload[T any](tb testing.TB, e events.Envelope) T {
-	tb.Helper()
-	p, err := events.PayloadAs[T](e)
-	require.NoError(tb, err)
-	return p
 }
 
 func mustJSON(v any) json.RawMessage {

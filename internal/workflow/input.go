@@ -3,6 +3,8 @@ package workflow
 import (
 	"bytes"
 	"encoding/json"
+
+	"github.com/streamops/streamops/internal/fault"
 )
 
 // Input is a workflow's input as its steps see it.
@@ -35,7 +37,7 @@ func ParseInput(raw []byte) (Input, error) {
 	}
 	var obj map[string]json.RawMessage
 	if err := json.Unmarshal(raw, &obj); err != nil || obj == nil {
-		return Input{}, Fail(CodeInvalidInput, "input must be a JSON object")
+		return Input{}, fault.Permanent(CodeInvalidInput, "input must be a JSON object")
 	}
 	recs, ok := obj["records"]
 	if !ok {
@@ -43,11 +45,11 @@ func ParseInput(raw []byte) (Input, error) {
 	}
 	var list []json.RawMessage
 	if err := json.Unmarshal(recs, &list); err != nil {
-		return Input{}, Fail(CodeInvalidInput, "input.records must be an array of objects")
+		return Input{}, fault.Permanent(CodeInvalidInput, "input.records must be an array of objects")
 	}
 	for i, r := range list {
 		if !isObject(r) {
-			return Input{}, Fail(CodeInvalidInput, "input.records[%d] must be an object", i)
+			return Input{}, fault.Permanent(CodeInvalidInput, "input.records[%d] must be an object", i)
 		}
 	}
 	delete(obj, "records")

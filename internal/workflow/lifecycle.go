@@ -1,12 +1,9 @@
 package workflow
 
 import (
-	"fmt"
 	"strconv"
-	"time"
 
 	"github.com/streamops/streamops/events"
-	"github.com/streamops/streamops/internal/store"
 )
 
 // Lifecycle event ids are derived, so an event emitted again by a retried
@@ -25,22 +22,4 @@ func stepEventID(workflowID string, t events.Type, stepIndex int) string {
 
 func endEventID(workflowID string, t events.Type) string {
 	return events.DeriveID(events.EventIDPrefix, workflowID, string(t))
-}
-
-// Source is metadata.source of the events the processors emit (seed 003).
-const Source = "event-processor"
-
-// metadata is what the events of one workflow carry.
-func (s *Service) metadata(wf store.Workflow) *events.Metadata {
-	return &events.Metadata{Source: Source, ProcessorID: s.cfg.ProcessorID, CorrelationID: wf.CorrelationID, PartnerID: wf.PartnerID}
-}
-
-// lifecycleEvent builds a validated event with a derived id, stamped at.
-func (s *Service) lifecycleEvent(p events.Payload, id string, at time.Time, wf store.Workflow) (events.Envelope, error) {
-	env, err := events.NewEvent(p, s.metadata(wf))
-	if err != nil {
-		return env, fmt.Errorf("workflow: build %s: %w", p.EventType(), err)
-	}
-	env.EventID, env.Timestamp = id, events.At(at)
-	return env, nil
 }

@@ -13,8 +13,9 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/streamops/streamops/events"
-	"github.com/streamops/streamops/internal/bus"
+	"github.com/streamops/streamops/internal/fault"
 	"github.com/streamops/streamops/internal/store"
+	"github.com/streamops/streamops/internal/stream"
 	"github.com/streamops/streamops/internal/stream/streamtest"
 	"github.com/streamops/streamops/internal/workflow"
 )
@@ -33,16 +34,16 @@ func TestThreeStepWorkflowEmitsProcessingThreeStepsAndCompletedInOrder(t *testin
 	require.Equal(t, []events.Type{events.WorkflowProcessing, events.WorkflowStepCompleted, events.WorkflowStepCompleted,
 		events.WorkflowStepCompleted, events.WorkflowCompleted}, typesOf(got))
 
-	processing := payload[events.WorkflowProcessingPayload](t, got[0])
+	processing := streamtest.Payload[events.WorkflowProcessingPayload](t, got[0])
 	assert.Equal(t, "validate", processing.CurrentStep)
 	assert.Equal(t, 0, processing.CurrentStepIndex)
 	for i, step := range []string{"validate", "transform", "store"} {
-		p := payload[events.WorkflowStepCompletedPayload](t, got[i+1])
+		p := streamtest.Payload[events.WorkflowStepCompletedPayload](t, got[i+1])
 		assert.Equal(t, step, p.StepName)
 		assert.Equal(t, i, p.StepIndex)
 		assert.Positive(t, p.Duration)
 	}
-	done := payload[events.WorkflowCompletedPayload](t, got[4])
+	done := streamtest.Payload[events.WorkflowCompletedPayload](t, got[4])
 	assert.Equal(t, 3, done.StepsCompleted)
 	assert.Positive(t, done.Duration)
 	assert.Equal(t, events.WorkflowSummary{}, done.Summary, "a workflow without input has no records")
@@ -69,7 +70,7 @@ func TestFailingStepEmitsWorkflowFailedNamingTheStep(t *testing.T) {
 
 	got := h.lifecycle(t, wfs[0].WorkflowID)
 	require.Equal(t, []events.Type{events.WorkflowProcessing, events.WorkflowStepCompleted, events.WorkflowFailed}, typesOf(got))
-	failed := payload[events.WorkflowFailedPayload](t, got[2])
+	failed := streamtest.Payload[events.WorkflowFailedPayload](t, got[2])
 	assert.Equal(t, "transform", failed.FailedStep)
 	assert.Equal(t, 1, failed.FailedStepIndex)
 	assert.Equal(t, workflow.CodeTransform, failed.Error.Code)
@@ -92,12 +93,12 @@ func TestPipelineRunsEveryBuiltinStepOnTheInputRecords(t *testing.T) {
 
 	got := h.lifecycle(t, wf.WorkflowID)
 	require.Len(t, got, 7, "processing, five steps, completed")
-	validate := payload[events.WorkflowStepCompletedPayload](t, got[1])
+	validate := streamtest.Payload[events.WorkflowStepCompletedPayload](t, got[1])
 	assert.Equal(t, 4, validate.Result.RecordsProcessed)
 	assert.Equal(t, 3, validate.Result.ValidRecords)
 	assert.Equal(t, 1, validate.Result.InvalidRecords)
 	assert.JSONEq(t, `[{"record":2,"path":"/order/total","keyword":"type"}]`, string(validate.Result.Extra["invalidSamples"]))
-	done := payload[events.WorkflowCompletedPayload](t, got[6])
+	done := streamtest.Payload[events.WorkflowCompletedPayload](t, got[6])
 	assert.Equal(t, events.WorkflowSummary{TotalRecords: 4, SuccessfulRecords: 3, FailedRecords: 1}, done.Summary)
 
 	recs, err := h.env.Store.WorkflowRecords(context.Background(), wf.WorkflowID)
@@ -108,7 +109,7 @@ func TestPipelineRunsEveryBuiltinStepOnTheInputRecords(t *testing.T) {
 
 	tasks := h.env.Envelopes(t, events.TopicTasks)
 	require.Len(t, tasks, 1, "notify started one email task")
-	task := payload[events.TaskCreatedPayload](t, tasks[0])
+	task := streamtest.Payload[events.TaskCreatedPayload](t, tasks[0])
 	assert.Equal(t, events.TaskEmailNotification, task.Type)
 	assert.JSONEq(t, `{"recipient":"ops@example.com","subject":"Workflow Order Sync: 3 records","template":"workflow_notification",
 		"workflowId":"`+wf.WorkflowID+`","workflowName":"Order Sync","records":3}`, string(task.Data))
@@ -168,8 +169,8 @@ func (l *lostCheckpoint) SaveWorkflowCheckpoints(ctx context.Context, cps ...sto
 
 func TestRetriedBatchAfterALostCheckpointWritesEverythingOnce(t *testing.T) {
 	h := newHarness(t, nil)
-	svc, err := workflow.New(workflow.Config{Store: &lostCheckpoint{StateStore: h.env.Store}, Emitter: h.env.Emitter,
-		ProcessorID: "worker-test", Now: ticking(), Logger: h.env.Logger})
+	svc, err := workflow.New(workflow.Config{Store: &lostCheckpoint{StateStore: h.env.Store},
+		Runtime: stream.Runtime{Emitter: h.env.Emitter, ProcessorID: "worker-test", Clock: ticking(), Logger: h.env.Logger}})
 	require.NoError(t, err)
 	h.useService(t, svc)
 	ev := streamtest.Load(t, fixtureDir, "workflows-pipeline.json")
@@ -200,18 +201,18 @@ func TestPoisonRecordBetweenTwoGoodOnesIsDeadLetteredAndBothAreProcessed(t *test
 		assert.Equal(t, store.WorkflowCompleted, h.workflow(t, wf.WorkflowID).Status, wf.Name)
 		assert.Equal(t, events.WorkflowCompleted, typesOf(h.lifecycle(t, wf.WorkflowID))[len(wf.Steps)+1])
 	}
-	dlq := h.env.Records(t, bus.DLQTopic(events.TopicWorkflows))
+	dlq := h.env.Records(t, events.DLQTopic(events.TopicWorkflows))
 	require.Len(t, dlq, 2)
-	var reasons []bus.Reason
+	var reasons []stream.Reason
 	for _, r := range dlq {
-		dl, ok := bus.ParseDeadLetter(r)
+		dl, ok := stream.ParseDeadLetter(r)
 		require.True(t, ok)
 		assert.Equal(t, events.TopicWorkflows, dl.OriginalTopic)
 		assert.Equal(t, int32(1), dl.OriginalPartition)
 		assert.NotEmpty(t, dl.Error)
 		reasons = append(reasons, dl.Reason)
 	}
-	assert.ElementsMatch(t, []bus.Reason{bus.ReasonUndecodable, bus.ReasonSchemaInvalid}, reasons)
+	assert.ElementsMatch(t, []stream.Reason{stream.ReasonUndecodable, stream.ReasonSchemaInvalid}, reasons)
 
 	stored, _, err := h.env.Store.ListDeadLetters(context.Background(), store.DeadLetterQuery{Status: store.DeadLetterOpen})
 	require.NoError(t, err)
@@ -220,7 +221,7 @@ func TestPoisonRecordBetweenTwoGoodOnesIsDeadLetteredAndBothAreProcessed(t *test
 		assert.Equal(t, "workflow-processor", dl.Processor)
 		assert.Equal(t, events.TopicWorkflows, dl.Topic)
 		assert.NotEmpty(t, dl.Value)
-		if dl.Reason == string(bus.ReasonSchemaInvalid) {
+		if dl.Reason == string(stream.ReasonSchemaInvalid) {
 			assert.Equal(t, string(events.WorkflowCreated), dl.EventType, "a decodable poison record keeps its type")
 			assert.Contains(t, dl.Error, "/payload/priority")
 		}
@@ -263,7 +264,7 @@ func (f *flakyRegistry) registry() *workflow.Registry {
 			n := f.calls[in.Workflow.ID][name]
 			f.mu.Unlock()
 			if name == "transform" && n == 1 && in.Workflow.Name == "Flaky" {
-				return workflow.StepOutput{}, workflow.Transient(errors.New("lookup service unreachable"))
+				return workflow.StepOutput{}, fault.Transient(errors.New("lookup service unreachable"))
 			}
 			return fn(ctx, in)
 		})
@@ -294,7 +295,7 @@ func TestTransientStepFailureCheckpointsAndTheRetriedBatchResumesAtThatStep(t *t
 
 	err := h.deliver(t, ev)
 	require.Error(t, err, "a transient failure fails the batch so Lambda delivers it again")
-	assert.True(t, workflow.IsRetryable(err))
+	assert.True(t, fault.IsRetryable(err))
 	cp := h.workflow(t, flaky.WorkflowID)
 	assert.Equal(t, store.WorkflowProcessing, cp.Status)
 	assert.Equal(t, 1, cp.CurrentStepIndex, "checkpointed at the failed step")
@@ -309,8 +310,8 @@ func TestTransientStepFailureCheckpointsAndTheRetriedBatchResumesAtThatStep(t *t
 	got := h.lifecycle(t, flaky.WorkflowID)
 	assert.Equal(t, []events.Type{events.WorkflowProcessing, events.WorkflowStepCompleted, events.WorkflowProcessing,
 		events.WorkflowStepCompleted, events.WorkflowStepCompleted, events.WorkflowCompleted}, typesOf(got))
-	assert.Equal(t, 1, payload[events.WorkflowProcessingPayload](t, got[2]).CurrentStepIndex, "resumed at transform")
-	done := payload[events.WorkflowCompletedPayload](t, got[5])
+	assert.Equal(t, 1, streamtest.Payload[events.WorkflowProcessingPayload](t, got[2]).CurrentStepIndex, "resumed at transform")
+	done := streamtest.Payload[events.WorkflowCompletedPayload](t, got[5])
 	assert.Equal(t, events.WorkflowSummary{TotalRecords: 2, SuccessfulRecords: 2}, done.Summary)
 	recs, err := h.env.Store.WorkflowRecords(context.Background(), flaky.WorkflowID)
 	require.NoError(t, err)
@@ -331,13 +332,13 @@ func TestAStepThatStaysDownFailsItsWorkflowAfterMaxStepAttempts(t *testing.T) {
 		defer mu.Unlock()
 		if outages[in.Workflow.Name] > 0 {
 			outages[in.Workflow.Name]--
-			return workflow.StepOutput{}, workflow.Transient(errors.New("lookup service unreachable"))
+			return workflow.StepOutput{}, fault.Transient(errors.New("lookup service unreachable"))
 		}
 		return transform(ctx, in)
 	})
 	h := newHarness(t, steps)
-	svc, err := workflow.New(workflow.Config{Store: h.env.Store, Emitter: h.env.Emitter, Steps: steps,
-		MaxStepAttempts: maxAttempts, Now: ticking(), Logger: h.env.Logger})
+	svc, err := workflow.New(workflow.Config{Store: h.env.Store, Steps: steps,
+		MaxStepAttempts: maxAttempts, Runtime: stream.Runtime{Emitter: h.env.Emitter, Clock: ticking(), Logger: h.env.Logger}})
 	require.NoError(t, err)
 	h.useService(t, svc)
 	g := streamtest.NewGen(23)
@@ -383,7 +384,7 @@ func TestAStepThatStaysDownFailsItsWorkflowAfterMaxStepAttempts(t *testing.T) {
 	require.NotEmpty(t, got)
 	last := got[len(got)-1]
 	require.Equal(t, events.WorkflowFailed, last.EventType)
-	fp := payload[events.WorkflowFailedPayload](t, last)
+	fp := streamtest.Payload[events.WorkflowFailedPayload](t, last)
 	assert.Equal(t, "transform", fp.FailedStep)
 	assert.Equal(t, workflow.CodeRetriesExhausted, fp.Error.Code)
 
@@ -424,7 +425,7 @@ func TestWebhookRoutedWorkflowSettlesItsWebhookEvent(t *testing.T) {
 	assert.Equal(t, store.WebhookFailed, broken.Status)
 	assert.Contains(t, broken.ErrorMessage, "explode")
 	failed := h.lifecycle(t, wfs[1].WorkflowID)
-	assert.Equal(t, workflow.CodeUnknownStep, payload[events.WorkflowFailedPayload](t, failed[len(failed)-1]).Error.Code)
+	assert.Equal(t, workflow.CodeUnknownStep, streamtest.Payload[events.WorkflowFailedPayload](t, failed[len(failed)-1]).Error.Code)
 	for _, e := range h.lifecycle(t, wfs[0].WorkflowID) {
 		assert.Equal(t, hooks["Partner Order Sync"], e.Metadata.CorrelationID, "the execution id carries through")
 	}
@@ -470,7 +471,7 @@ func TestPanickingOrMisbehavingStepFailsItsWorkflowNotTheBatch(t *testing.T) {
 	for wf, code := range map[string]string{panics.WorkflowID: workflow.CodeStepPanic, misbehaves.WorkflowID: workflow.CodeInvalidResult} {
 		got := h.lifecycle(t, wf)
 		require.Len(t, got, 2)
-		failed := payload[events.WorkflowFailedPayload](t, got[1])
+		failed := streamtest.Payload[events.WorkflowFailedPayload](t, got[1])
 		assert.Equal(t, code, failed.Error.Code)
 		if code == workflow.CodeStepPanic {
 			assert.Contains(t, failed.Error.Stack, "goroutine", "a panic reports its stack")

@@ -16,8 +16,9 @@ import (
 // passed on and returns the records for the next one with the step's
 // result counters. It must not write anything itself; it asks for writes
 // through in.Effects, keyed by ids derived from the workflow id and step
-// index, so running it again is harmless. A *StepError (Fail) fails the
-// workflow; an error marked Transient makes the processor retry the step.
+// index, so running it again is harmless. A permanent *fault.Error
+// (fault.Permanent) or an unclassified error fails the workflow; an error
+// marked fault.Transient makes the processor retry the step.
 type StepFunc func(ctx context.Context, in StepInput) (StepOutput, error)
 
 // StepInput is what a step is given.

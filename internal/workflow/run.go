@@ -3,6 +3,7 @@ package workflow
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"log/slog"
 	"runtime/debug"
@@ -10,7 +11,7 @@ import (
 	"time"
 
 	"github.com/streamops/streamops/events"
-	"github.com/streamops/streamops/internal/deadline"
+	"github.com/streamops/streamops/internal/fault"
 	"github.com/streamops/streamops/internal/store"
 )
 
@@ -18,10 +19,8 @@ import (
 // workflow already ended, otherwise run from its checkpoint. It returns a
 // retryable error when the run stopped early (progress is in st, to be
 // checkpointed); any other error means the record cannot be processed.
-func (s *Service) handle(ctx context.Context, st *state, it item) error {
-	st.mu.Lock()
-	defer st.mu.Unlock()
-	log := s.cfg.Logger.With("workflowId", st.cp.WorkflowID, "eventId", it.msg.Envelope.EventID, "record", it.msg.String())
+func (s workflows) handle(ctx context.Context, st *state, it item) error {
+	log := s.cfg.Logger.With("workflowId", st.cp.WorkflowID, "eventId", it.Msg.Envelope.EventID, "record", it.Msg.String())
 	switch st.cp.Status {
 	case store.WorkflowPending, store.WorkflowProcessing:
 	default:
@@ -31,7 +30,7 @@ func (s *Service) handle(ctx context.Context, st *state, it item) error {
 	if len(st.cp.Steps) == 0 {
 		return fmt.Errorf("workflow %s has no steps", st.cp.WorkflowID)
 	}
-	if s.nearDeadline(ctx) {
+	if s.cfg.NearDeadline(ctx) {
 		return ErrDeadline
 	}
 	return s.run(ctx, st, log)
@@ -40,27 +39,28 @@ func (s *Service) handle(ctx context.Context, st *state, it item) error {
 // run executes the workflow's steps from its checkpoint, in memory, and
 // commits the outcome to st: the new checkpoint, the lifecycle events and
 // the steps' effects. Nothing is committed when an event cannot be built.
-func (s *Service) run(ctx context.Context, st *state, log *slog.Logger) error {
+func (s workflows) run(ctx context.Context, st *state, log *slog.Logger) error {
 	cp := st.cp
 	cp.StepResults = slices.Clone(cp.StepResults)
 	var evs []events.Envelope
 	var effects Effects
 	var done int // steps completed in this run
 	commit := func() {
-		st.cp, st.dirty = cp, true
-		st.events = append(st.events, evs...)
+		st.cp = cp
+		st.Change()
+		st.Events = append(st.Events, evs...)
 		st.effects.add(&effects)
 		st.steps += done
 	}
 	emit := func(p events.Payload, id string, at time.Time) error {
-		env, err := s.lifecycleEvent(p, id, at, cp.Workflow)
+		env, err := s.cfg.Event(p, id, at, s.cfg.Metadata(cp.CorrelationID, cp.PartnerID))
 		evs = append(evs, env)
 		return err
 	}
 
 	id, steps := cp.WorkflowID, cp.Steps
 	first := min(max(cp.CurrentStepIndex, 0), len(steps))
-	now := s.now()
+	now := s.cfg.Now()
 	if cp.StartedAt == nil {
 		cp.StartedAt = &now
 	}
@@ -83,22 +83,22 @@ func (s *Service) run(ctx context.Context, st *state, log *slog.Logger) error {
 	end := now
 	for i := first; i < len(steps); i++ {
 		name := steps[i]
-		if i > first && s.nearDeadline(ctx) {
+		if i > first && s.cfg.NearDeadline(ctx) {
 			cp.CurrentStepIndex, cp.ResumeRecords = i, resumeRecords(records)
 			commit()
 			return ErrDeadline
 		}
-		start := s.now()
+		start := s.cfg.Now()
 		var stepEffects Effects
 		res, err := StepOutput{}, inputErr
 		if err == nil {
 			res, err = s.runStep(ctx, name, StepInput{
 				Workflow: st.info, StepName: name, StepIndex: i, At: start, Records: records,
-				Params: input.Params, Metadata: s.metadata(cp.Workflow), Effects: &stepEffects,
+				Params: input.Params, Metadata: s.cfg.Metadata(cp.CorrelationID, cp.PartnerID), Effects: &stepEffects,
 			})
 		}
-		end = s.now()
-		if err != nil && IsRetryable(err) {
+		end = s.cfg.Now()
+		if err != nil && fault.IsRetryable(err) {
 			cp.StepAttempts++
 			if cp.StepAttempts < s.cfg.MaxStepAttempts {
 				cp.CurrentStepIndex, cp.ResumeRecords = i, resumeRecords(records)
@@ -107,7 +107,7 @@ func (s *Service) run(ctx context.Context, st *state, log *slog.Logger) error {
 					"step", name, "stepIndex", i, "attempt", cp.StepAttempts, "maxAttempts", s.cfg.MaxStepAttempts, "error", err)
 				return fmt.Errorf("workflow %s step %s: %w", id, name, err)
 			}
-			err = Fail(CodeRetriesExhausted, "step %s failed transiently %d times in a row; last error: %v", name, cp.StepAttempts, err)
+			err = fault.Permanent(CodeRetriesExhausted, "step %s failed transiently %d times in a row; last error: %v", name, cp.StepAttempts, err)
 		}
 		if err != nil {
 			code, message, stack := stepFailure(name, i, id, err)
@@ -118,7 +118,7 @@ func (s *Service) run(ctx context.Context, st *state, log *slog.Logger) error {
 				return err
 			}
 			if cp.WebhookEventID != "" {
-				st.webhook = &store.WebhookOutcome{EventID: cp.WebhookEventID, Status: store.WebhookFailed,
+				st.Webhook = &store.WebhookOutcome{EventID: cp.WebhookEventID, Status: store.WebhookFailed,
 					Error: fmt.Sprintf("workflow %s failed in step %s: %s", id, name, message)}
 			}
 			commit()
@@ -152,7 +152,7 @@ func (s *Service) run(ctx context.Context, st *state, log *slog.Logger) error {
 		return err
 	}
 	if cp.WebhookEventID != "" {
-		st.webhook = &store.WebhookOutcome{EventID: cp.WebhookEventID, Status: store.WebhookCompleted}
+		st.Webhook = &store.WebhookOutcome{EventID: cp.WebhookEventID, Status: store.WebhookCompleted}
 	}
 	commit()
 	log.InfoContext(ctx, "workflow completed", "durationMs", duration, "steps", len(steps), "records", len(records))
@@ -160,20 +160,21 @@ func (s *Service) run(ctx context.Context, st *state, log *slog.Logger) error {
 }
 
 // runStep calls a step, turning a panic, an unknown step and a result that
-// would poison the batch's writes into step failures.
-func (s *Service) runStep(ctx context.Context, name string, in StepInput) (out StepOutput, err error) {
+// would poison the batch's writes into step failures, and classifying its
+// error (see classify).
+func (s workflows) runStep(ctx context.Context, name string, in StepInput) (out StepOutput, err error) {
 	fn, ok := s.cfg.Steps.Lookup(name)
 	if !ok {
-		return out, Fail(CodeUnknownStep, "unknown step %q (registered: %v)", name, s.cfg.Steps.Names())
+		return out, fault.Permanent(CodeUnknownStep, "unknown step %q (registered: %v)", name, s.cfg.Steps.Names())
 	}
 	defer func() {
 		if r := recover(); r != nil {
-			out, err = StepOutput{}, &StepError{Code: CodeStepPanic, Message: fmt.Sprintf("step %s panicked: %v", name, r), stack: string(debug.Stack())}
+			out, err = StepOutput{}, &fault.Error{Code: CodeStepPanic, Message: fmt.Sprintf("step %s panicked: %v", name, r), Stack: string(debug.Stack())}
 		}
 	}()
 	out, err = fn(ctx, in)
 	if err != nil {
-		return out, err
+		return out, classify(err)
 	}
 	return out, checkOutput(name, out, in.Effects)
 }
@@ -184,26 +185,26 @@ func (s *Service) runStep(ctx context.Context, name string, in StepInput) (out S
 func checkOutput(name string, out StepOutput, eff *Effects) error {
 	r := out.Result
 	if r.RecordsProcessed < 0 || r.ValidRecords < 0 || r.InvalidRecords < 0 {
-		return Fail(CodeInvalidResult, "step %s returned negative record counters", name)
+		return fault.Permanent(CodeInvalidResult, "step %s returned negative record counters", name)
 	}
 	for i, rec := range out.Records {
 		if !isObject(rec) || !json.Valid(rec) {
-			return Fail(CodeInvalidResult, "step %s returned record %d that is not a JSON object", name, i)
+			return fault.Permanent(CodeInvalidResult, "step %s returned record %d that is not a JSON object", name, i)
 		}
 	}
 	for _, rec := range eff.records {
 		if rec.WorkflowID == "" || !isObject(json.RawMessage(rec.Record)) {
-			return Fail(CodeInvalidResult, "step %s asked to store a record without workflowId or object", name)
+			return fault.Permanent(CodeInvalidResult, "step %s asked to store a record without workflowId or object", name)
 		}
 	}
 	for _, t := range eff.tasks {
 		if t.TaskID == "" {
-			return Fail(CodeInvalidResult, "step %s asked to start a task without taskId", name)
+			return fault.Permanent(CodeInvalidResult, "step %s asked to start a task without taskId", name)
 		}
 	}
 	for _, e := range eff.outbox {
 		if e.OutboxID == "" || e.TargetProvider == "" || !isObject(json.RawMessage(e.Payload)) {
-			return Fail(CodeInvalidResult, "step %s asked for an outbox entry without id, target or object payload", name)
+			return fault.Permanent(CodeInvalidResult, "step %s asked for an outbox entry without id, target or object payload", name)
 		}
 	}
 	for _, e := range eff.events {
@@ -212,7 +213,7 @@ func checkOutput(name string, out StepOutput, eff *Effects) error {
 			err = events.Validate(raw)
 		}
 		if err != nil {
-			return Fail(CodeInvalidResult, "step %s asked to emit an invalid event: %w", name, err)
+			return fault.Permanent(CodeInvalidResult, "step %s asked to emit an invalid event: %w", name, err)
 		}
 	}
 	return nil
@@ -226,10 +227,17 @@ func resumeRecords(records []json.RawMessage) []store.JSONDoc {
 	return out
 }
 
-func (s *Service) now() time.Time { return s.cfg.Now().UTC().Truncate(time.Millisecond) }
-
-// nearDeadline reports whether the invocation is ending or its deadline is
-// within DeadlineMargin.
-func (s *Service) nearDeadline(ctx context.Context) bool {
-	return !deadline.Left(ctx, s.cfg.DeadlineMargin)
+// classify gives a step's error the workflow domain's defaults: the
+// invocation's context ending is transient (not the step's fault), and an
+// error the step did not classify fails the workflow.
+func classify(err error) error {
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
+		return fault.Transient(err)
+	case !fault.Classified(err):
+		return &fault.Error{Message: err.Error(), Err: err}
+	}
+	return err
 }

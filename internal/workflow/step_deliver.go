@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 
 	"github.com/streamops/streamops/events"
+	"github.com/streamops/streamops/internal/fault"
 	"github.com/streamops/streamops/internal/store"
 )
 
@@ -27,13 +28,13 @@ const DefaultDeliveryEventType = "workflow.records"
 func DeliverStep(_ context.Context, in StepInput) (StepOutput, error) {
 	var p deliverParams
 	if _, err := in.Param("deliver", &p); err != nil {
-		return StepOutput{}, Fail(CodeDeliver, "%w", err)
+		return StepOutput{}, fault.Permanent(CodeDeliver, "%w", err)
 	}
 	if p.Target == "" {
 		p.Target = in.Workflow.Provider
 	}
 	if p.Target == "" {
-		return StepOutput{}, Fail(CodeDeliver, "no delivery target: set input.deliver.target")
+		return StepOutput{}, fault.Permanent(CodeDeliver, "no delivery target: set input.deliver.target")
 	}
 	if p.EventType == "" {
 		p.EventType = DefaultDeliveryEventType

@@ -8,6 +8,7 @@ import (
 	"strconv"
 
 	"github.com/streamops/streamops/events"
+	"github.com/streamops/streamops/internal/fault"
 	"github.com/streamops/streamops/internal/store"
 )
 
@@ -32,13 +33,13 @@ const defaultNotifyRetries = 3
 func NotifyStep(_ context.Context, in StepInput) (StepOutput, error) {
 	var p notifyParams
 	if _, err := in.Param("notify", &p); err != nil {
-		return StepOutput{}, Fail(CodeNotify, "%w", err)
+		return StepOutput{}, fault.Permanent(CodeNotify, "%w", err)
 	}
 	if p.Recipient == "" {
-		return StepOutput{}, Fail(CodeNotify, "input.notify.recipient is required")
+		return StepOutput{}, fault.Permanent(CodeNotify, "input.notify.recipient is required")
 	}
 	if _, err := mail.ParseAddress(p.Recipient); err != nil {
-		return StepOutput{}, Fail(CodeNotify, "input.notify.recipient is not an email address")
+		return StepOutput{}, fault.Permanent(CodeNotify, "input.notify.recipient is not an email address")
 	}
 	if p.Subject == "" {
 		p.Subject = fmt.Sprintf("Workflow %s: %d records", in.Workflow.Name, len(in.Records))
@@ -51,7 +52,7 @@ func NotifyStep(_ context.Context, in StepInput) (StepOutput, error) {
 		maxRetries = *p.MaxRetries
 	}
 	if maxRetries < 0 {
-		return StepOutput{}, Fail(CodeNotify, "input.notify.maxRetries must not be negative")
+		return StepOutput{}, fault.Permanent(CodeNotify, "input.notify.maxRetries must not be negative")
 	}
 	data, err := json.Marshal(map[string]any{
 		"recipient": p.Recipient, "subject": p.Subject, "template": p.Template,
@@ -66,7 +67,7 @@ func NotifyStep(_ context.Context, in StepInput) (StepOutput, error) {
 		TaskID: taskID, Type: events.TaskEmailNotification, Data: data, RetryCount: 0, MaxRetries: maxRetries, CreatedAt: at,
 	}, in.Metadata)
 	if err != nil {
-		return StepOutput{}, Fail(CodeNotify, "build task.created: %w", err)
+		return StepOutput{}, fault.Permanent(CodeNotify, "build task.created: %w", err)
 	}
 	// The same id submit gives a task's first task.created.
 	created.EventID, created.Timestamp = events.DeriveID(events.EventIDPrefix, taskID, string(events.TaskCreated)), at

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 
 	"github.com/streamops/streamops/events"
+	"github.com/streamops/streamops/internal/fault"
 	"github.com/streamops/streamops/internal/store"
 )
 
@@ -18,10 +19,10 @@ const maxDatasetLength = 100
 func StoreStep(_ context.Context, in StepInput) (StepOutput, error) {
 	dataset := in.Workflow.Name
 	if _, err := in.Param("dataset", &dataset); err != nil {
-		return StepOutput{}, Fail(CodeStore, "%w", err)
+		return StepOutput{}, fault.Permanent(CodeStore, "%w", err)
 	}
 	if dataset == "" || len(dataset) > maxDatasetLength {
-		return StepOutput{}, Fail(CodeStore, "input.dataset must be 1 to %d characters", maxDatasetLength)
+		return StepOutput{}, fault.Permanent(CodeStore, "input.dataset must be 1 to %d characters", maxDatasetLength)
 	}
 	recs := make([]store.WorkflowRecord, len(in.Records))
 	for i, r := range in.Records {

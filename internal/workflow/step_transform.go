@@ -10,6 +10,7 @@ import (
 	"github.com/tidwall/gjson"
 
 	"github.com/streamops/streamops/events"
+	"github.com/streamops/streamops/internal/fault"
 )
 
 // fieldRule is where one output field comes from.
@@ -28,7 +29,7 @@ func TransformStep(_ context.Context, in StepInput) (StepOutput, error) {
 	var mapping map[string]json.RawMessage
 	found, err := in.Param("mapping", &mapping)
 	if err != nil {
-		return StepOutput{}, Fail(CodeTransform, "%w", err)
+		return StepOutput{}, fault.Permanent(CodeTransform, "%w", err)
 	}
 	n := len(in.Records)
 	out := StepOutput{Result: events.StepResult{RecordsProcessed: n, ValidRecords: n}}
@@ -53,7 +54,7 @@ func TransformStep(_ context.Context, in StepInput) (StepOutput, error) {
 			} else if rule.hasDefault {
 				value = rule.def
 			} else {
-				return StepOutput{}, Fail(CodeTransform, "Invalid data format in record %d: field %q is missing", i, rule.from)
+				return StepOutput{}, fault.Permanent(CodeTransform, "Invalid data format in record %d: field %q is missing", i, rule.from)
 			}
 			if j > 0 {
 				b.WriteByte(',')
@@ -82,7 +83,7 @@ func parseMapping(mapping map[string]json.RawMessage) (map[string]fieldRule, err
 			Default json.RawMessage `json:"default"`
 		}
 		if json.Unmarshal(raw, &obj) != nil || obj.From == "" {
-			return nil, Fail(CodeTransform, "input.mapping.%s must be a field path or {\"from\": path, \"default\": value}", field)
+			return nil, fault.Permanent(CodeTransform, "input.mapping.%s must be a field path or {\"from\": path, \"default\": value}", field)
 		}
 		rules[field] = fieldRule{from: obj.From, def: obj.Default, hasDefault: obj.Default != nil}
 	}

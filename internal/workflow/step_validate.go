@@ -10,6 +10,7 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/streamops/streamops/events"
+	"github.com/streamops/streamops/internal/fault"
 )
 
 // maxSamples bounds the invalid records a validate result describes.
@@ -33,7 +34,7 @@ func ValidateStep(_ context.Context, in StepInput) (StepOutput, error) {
 	var raw json.RawMessage
 	found, err := in.Param("schema", &raw)
 	if err != nil {
-		return StepOutput{}, Fail(CodeValidate, "%w", err)
+		return StepOutput{}, fault.Permanent(CodeValidate, "%w", err)
 	}
 	out := StepOutput{Result: events.StepResult{RecordsProcessed: len(in.Records)}}
 	if !found {
@@ -42,7 +43,7 @@ func ValidateStep(_ context.Context, in StepInput) (StepOutput, error) {
 	}
 	sch, err := compileRecordSchema(raw)
 	if err != nil {
-		return StepOutput{}, Fail(CodeValidate, "input.schema does not compile: %w", err)
+		return StepOutput{}, fault.Permanent(CodeValidate, "input.schema does not compile: %w", err)
 	}
 	var samples []invalidSample
 	for i, rec := range in.Records {

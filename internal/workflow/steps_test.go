@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"net"
 	"slices"
 	"strings"
 	"testing"
@@ -13,7 +14,9 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/streamops/streamops/events"
+	"github.com/streamops/streamops/internal/fault"
 	"github.com/streamops/streamops/internal/store"
+	"github.com/streamops/streamops/internal/stream"
 )
 
 func stepInput(t *testing.T, input string) StepInput {
@@ -24,13 +27,13 @@ func stepInput(t *testing.T, input string) StepInput {
 		Workflow: Info{ID: "wf-7f1c3e2a-54b7-4d0e-9a51-2c8f0d7b9e13", Name: "Order Sync", CorrelationID: "corr-1"},
 		StepName: "step", StepIndex: 2, At: time.Date(2026, 1, 4, 1, 9, 27, 0, time.UTC),
 		Records: in.Records, Params: in.Params,
-		Metadata: &events.Metadata{Source: Source, ProcessorID: "worker-1", CorrelationID: "corr-1"},
+		Metadata: &events.Metadata{Source: stream.Source, ProcessorID: "worker-1", CorrelationID: "corr-1"},
 		Effects:  &Effects{},
 	}
 }
 
 func codeOf(err error) string {
-	if se, ok := errors.AsType[*StepError](err); ok {
+	if se, ok := errors.AsType[*fault.Error](err); ok {
 		return se.Code
 	}
 	return ""
@@ -127,7 +130,7 @@ func TestTransformMapsFieldsAndNamesTheBadRecord(t *testing.T) {
 			if tt.code != "" {
 				require.Equal(t, tt.code, codeOf(err))
 				if tt.msg != "" {
-					assert.Equal(t, tt.msg, err.(*StepError).Message)
+					assert.Equal(t, tt.msg, err.(*fault.Error).Message)
 				}
 				return
 			}
@@ -239,14 +242,17 @@ func TestStepErrorsAreRetryableOnlyWhenMarked(t *testing.T) {
 		want bool
 	}{
 		{"nil", nil, false},
-		{"a step failure", Fail(CodeTransform, "bad"), false},
+		{"a step failure", fault.Permanent(CodeTransform, "bad"), false},
 		{"a plain error", errors.New("boom"), false},
-		{"marked transient", Transient(errors.New("unreachable")), true},
+		{"marked transient", fault.Transient(errors.New("unreachable")), true},
 		{"the deadline", ErrDeadline, true},
 		{"the invocation ended", context.DeadlineExceeded, true},
+		{"the invocation was cancelled", context.Canceled, true},
+		{"a failure wrapping the invocation's end", fault.Permanent(CodeNotify, "send: %w", context.DeadlineExceeded), true},
+		{"an unmarked network error", &net.OpError{Op: "dial", Err: errors.New("refused")}, false},
 	}
 	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) { assert.Equal(t, tt.want, IsRetryable(tt.err)) })
+		t.Run(tt.name, func(t *testing.T) { assert.Equal(t, tt.want, fault.IsRetryable(classify(tt.err))) })
 	}
 }
 

@@ -20,6 +20,7 @@ import (
 	"github.com/streamops/streamops/events"
 	"github.com/streamops/streamops/internal/history"
 	"github.com/streamops/streamops/internal/httpapi"
+	"github.com/streamops/streamops/internal/objects"
 	"github.com/streamops/streamops/internal/stacktest"
 	"github.com/streamops/streamops/internal/store"
 	"github.com/streamops/streamops/internal/submit"
@@ -42,7 +43,7 @@ func newAPI(t *testing.T) *api {
 	h := httpapi.API(httpapi.APIConfig{
 		Submit: sub, Store: env.Store, Logger: env.Logger,
 		Replayer: &history.Replayer{Store: env.Store, Publisher: env.Bus, Logger: env.Logger},
-		Exporter: &history.Exporter{Store: env.Store, Objects: history.FileObjectStore{Dir: t.TempDir()}, Logger: env.Logger},
+		Exporter: &history.Exporter{Store: env.Store, Objects: objects.Files{Dir: t.TempDir()}, Logger: env.Logger},
 		Requeuer: &history.Requeuer{Store: env.Store, Publisher: env.Bus},
 		Auth:     httpapi.TokenAuth{AdminToken: token},
 	})

@@ -21,6 +21,7 @@ import (
 
 	"github.com/streamops/streamops/events"
 	"github.com/streamops/streamops/internal/backoff"
+	"github.com/streamops/streamops/internal/fault"
 	"github.com/streamops/streamops/internal/local"
 	"github.com/streamops/streamops/internal/store"
 	"github.com/streamops/streamops/internal/store/enginetest"
@@ -72,7 +73,7 @@ func (f *flaky) Execute(_ context.Context, a task.Attempt) (task.Result, error) 
 	defer f.mu.Unlock()
 	f.attempts[a.TaskID]++
 	if n := f.attempts[a.TaskID]; n <= data.FailTimes {
-		return nil, task.Retryable(task.CodeReport, fmt.Errorf("report store unavailable (attempt %d of %d failing)", n, data.FailTimes))
+		return nil, fault.Retryable(task.CodeReport, fmt.Errorf("report store unavailable (attempt %d of %d failing)", n, data.FailTimes))
 	}
 	return task.Result{"attempts": f.attempts[a.TaskID]}, nil
 }

@@ -6,4 +6,6 @@
 // queries and the seeds' indexes with their options, the partner scope,
 // stats, and errors that are the same on every engine (duplicates,
 // unavailable, documents no engine can store).
+//
+// What must not live here: tests of code above the store.
 package storetest

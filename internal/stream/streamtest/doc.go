@@ -4,4 +4,6 @@
 // field order Lambda sends.
 //
 // It is test support: nothing outside _test files may import it.
+//
+// What must not live here: production code, assertions about one processor.
 package streamtest

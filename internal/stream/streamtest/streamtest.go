@@ -19,10 +19,19 @@ import (
 
 	"github.com/streamops/streamops/events"
 	"github.com/streamops/streamops/internal/bus"
+	"github.com/streamops/streamops/internal/stream"
 )
 
 // Update rewrites fixtures from their generators: go test ./... -update.
 var Update = flag.Bool("update", false, "rewrite testdata/msk fixtures from their generators")
+
+// Dir is testdata/msk as the processors' tests (two levels below the
+// module root) reach it.
+const Dir = "../../testdata/msk"
+
+// APIMetadata is the metadata of an API submission, as the fixtures carry
+// it.
+var APIMetadata = &events.Metadata{Source: "api-gateway", UserID: events.Null, APIVersion: "1.0.0"}
 
 // Fixture source of every MSK batch in testdata/msk.
 const (
@@ -105,7 +114,7 @@ func PartitionOf(topic string, key []byte) int32 {
 
 // Batch is records as Lambda delivers them.
 func Batch(recs ...*kgo.Record) lambdaevents.KafkaEvent {
-	return bus.ToKafkaEvent(recs, Bootstrap, ARN)
+	return stream.ToKafkaEvent(recs, Bootstrap, ARN)
 }
 
 // lambdaOrder marshals a KafkaEvent with its fields in Lambda's order.
@@ -144,6 +153,14 @@ func Check(t *testing.T, dir, name string, gen func(t *testing.T) lambdaevents.K
 	assert.Equal(t, string(want), string(got), "%s drifted from its generator; run with -update", name)
 }
 
+// CheckAll runs Check on every generator of fixtures, one subtest each.
+func CheckAll(t *testing.T, dir string, fixtures map[string]func(t *testing.T) lambdaevents.KafkaEvent) {
+	t.Helper()
+	for name, gen := range fixtures {
+		t.Run(name, func(t *testing.T) { Check(t, dir, name, gen) })
+	}
+}
+
 // Load reads a fixture batch.
 func Load(tb testing.TB, dir, name string) lambdaevents.KafkaEvent {
 	tb.Helper()
@@ -171,4 +188,56 @@ func FromTopic(recs []*kgo.Record, types ...events.Type) lambdaevents.KafkaEvent
 		}
 	}
 	return Batch(keep...)
+}
+
+// Invocations splits records into the batches Lambda would deliver,
+// perInvocation records at a time.
+func Invocations(recs []*kgo.Record, perInvocation int) []lambdaevents.KafkaEvent {
+	var out []lambdaevents.KafkaEvent
+	for start := 0; start < len(recs); start += perInvocation {
+		out = append(out, Batch(recs[start:min(start+perInvocation, len(recs))]...))
+	}
+	return out
+}
+
+// Round is one round of a processor benchmark, set up with the timer
+// stopped: the records to deliver, how to deliver a batch, and the store's
+// command counter.
+type Round struct {
+	Records  []*kgo.Record
+	Deliver  func(tb testing.TB, ev lambdaevents.KafkaEvent) error
+	Commands func() int64
+}
+
+// BenchProcessor runs b.N rounds of n records each, delivered
+// perInvocation at a time, timing only the deliveries, and reports store
+// commands per record (the cost on MongoDB) and records per second.
+func BenchProcessor(b *testing.B, n, perInvocation int, round func(b *testing.B, i int) Round) {
+	var commands int64
+	for i := 0; i < b.N; i++ {
+		b.StopTimer()
+		r := round(b, i)
+		batches := Invocations(r.Records, perInvocation)
+		before := r.Commands()
+		b.StartTimer()
+		for _, ev := range batches {
+			if err := r.Deliver(b, ev); err != nil {
+				b.Fatal(err)
+			}
+		}
+		b.StopTimer()
+		commands += r.Commands() - before
+		b.StartTimer()
+	}
+	records := float64(b.N * n)
+	b.ReportMetric(float64(commands)/records, "commands/record")
+	b.ReportMetric(records/b.Elapsed().Seconds(), "records/s")
+}
+
+// Payload decodes e's payload as T.
+func Payload[T any](tb testing.TB, e events.Envelope) T {
+	tb.Helper()
+	p, err := events.PayloadAs[T](e)
+	require.NoError(tb, err)
+	return p
 }

@@ -1,4 +1,4 @@
-package bus_test
+package stream_test
 
 import (
 	"encoding/base64"
@@ -8,7 +8,7 @@ import (
 	lambdaevents "github.com/aws/aws-lambda-go/events"
 
 	"github.com/streamops/streamops/events"
-	"github.com/streamops/streamops/internal/bus"
+	"github.com/streamops/streamops/internal/stream"
 )
 
 // FuzzDecodeKafkaEvent hands the MSK decoder a record whose key, value and
@@ -35,7 +35,7 @@ func FuzzDecodeKafkaEvent(f *testing.F) {
 		ev := lambdaevents.KafkaEvent{EventSource: "aws:kafka", Records: map[string][]lambdaevents.KafkaRecord{
 			"tasks-1": {rec(10, good), rec(11, v), rec(12, good)},
 		}}
-		batches := bus.DecodeKafkaEvent(ev, bus.WithValidator(events.Validate))
+		batches := stream.DecodeKafkaEvent(ev, stream.WithValidator(events.Validate))
 		if len(batches) != 1 || len(batches[0].Messages) != 3 {
 			t.Fatalf("want one partition of three messages, got %+v", batches)
 		}

@@ -1,4 +1,4 @@
-package bus
+package stream
 
 import (
 	"strconv"
@@ -42,18 +42,8 @@ const (
 	ReasonRetriesExhausted Reason = "retries-exhausted"
 )
 
-// DLQTopic is the dead-letter topic of topic: topic + ".dlq". A dead-letter
-// topic is its own dead-letter topic, so a replay from it that fails again
-// lands back there rather than in a topic nobody created.
-func DLQTopic(topic string) string {
-	if strings.HasSuffix(topic, events.DLQSuffix) {
-		return topic
-	}
-	return topic + events.DLQSuffix
-}
-
 // DeadLetterRecord builds the dead-letter record for a poison record: topic
-// DLQTopic(rec.Topic), the same key, value and headers, plus the dlq-*
+// events.DLQTopic(rec.Topic), the same key, value and headers, plus the dlq-*
 // headers naming the reason, the original topic, partition, offset and
 // timestamp, and the error text. Its timestamp is now, so the dead-letter
 // topic's retention counts from the failure, not from the original event.
@@ -81,7 +71,7 @@ func DeadLetterRecord(rec *kgo.Record, reason Reason, cause error) *kgo.Record {
 		kgo.RecordHeader{Key: HeaderDLQError, Value: []byte(errText)},
 	)
 	return &kgo.Record{
-		Topic:     DLQTopic(rec.Topic),
+		Topic:     events.DLQTopic(rec.Topic),
 		Key:       rec.Key,
 		Value:     rec.Value,
 		Headers:   headers,

@@ -1,9 +1,8 @@
-package bus
+package stream_test
 
 import (
 	"bytes"
 	"encoding/json"
-	"flag"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -17,9 +16,11 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/streamops/streamops/events"
+	"github.com/streamops/streamops/events/eventstest"
+	"github.com/streamops/streamops/internal/bus"
+	"github.com/streamops/streamops/internal/stream"
+	"github.com/streamops/streamops/internal/stream/streamtest"
 )
-
-var update = flag.Bool("update", false, "rewrite testdata/msk from the fixture generators")
 
 const (
 	fixtureDir       = "../../testdata/msk"
@@ -46,7 +47,7 @@ func newFixtureGen(seed byte) *fixtureGen {
 	}
 }
 
-func (g *fixtureGen) uuid() string { return uuidFrom(g.rng) }
+func (g *fixtureGen) uuid() string { return eventstest.UUIDFrom(g.rng) }
 
 // now advances the clock by a few hundred milliseconds and returns it.
 func (g *fixtureGen) now() time.Time {
@@ -58,7 +59,7 @@ func (g *fixtureGen) now() time.Time {
 func (g *fixtureGen) idOnPartition(prefix, topic string, partition int32) string {
 	for {
 		id := g.uuid()
-		if expectedPartition(topic, []byte(prefix+id), int(Partitions)) == partition {
+		if expectedPartition(topic, []byte(prefix+id), int(bus.Partitions)) == partition {
 			return id
 		}
 	}
@@ -68,7 +69,7 @@ func (g *fixtureGen) idOnPartition(prefix, topic string, partition int32) string
 // and the next offset there; new partitions start at a believable offset.
 func (g *fixtureGen) place(r *kgo.Record, partition int32) *kgo.Record {
 	if r.Key != nil {
-		r.Partition = expectedPartition(r.Topic, r.Key, int(Partitions))
+		r.Partition = expectedPartition(r.Topic, r.Key, int(bus.Partitions))
 	} else {
 		r.Partition = partition
 	}
@@ -82,9 +83,24 @@ func (g *fixtureGen) place(r *kgo.Record, partition int32) *kgo.Record {
 }
 
 func (g *fixtureGen) record(t *testing.T, env events.Envelope) *kgo.Record {
-	r, err := NewRecord(env, "")
+	r, err := bus.NewRecord(env, "")
 	require.NoError(t, err)
 	return g.place(r, 0)
+}
+
+// expectedPartition is the partition Kafka's default (murmur2) partitioner
+// chooses for key among n partitions.
+func expectedPartition(topic string, key []byte, n int) int32 {
+	return int32(kgo.StickyKeyPartitioner(nil).ForTopic(topic).Partition(&kgo.Record{Key: key}, n))
+}
+
+// headerMap is a record's headers by name.
+func headerMap(hs []kgo.RecordHeader) map[string]string {
+	m := make(map[string]string, len(hs))
+	for _, h := range hs {
+		m[h.Key] = string(h.Value)
+	}
+	return m
 }
 
 var fixtureGenerators = map[string]func(t *testing.T) []*kgo.Record{
@@ -93,22 +109,22 @@ var fixtureGenerators = map[string]func(t *testing.T) []*kgo.Record{
 	"workflows-batch.json": func(t *testing.T) []*kgo.Record {
 		g := newFixtureGen(1)
 		wfA := g.uuid()
-		pA := expectedPartition(events.TopicWorkflows, []byte("wf-"+wfA), int(Partitions))
-		wfB := g.idOnPartition("wf-", events.TopicWorkflows, (pA+1)%Partitions)
+		pA := expectedPartition(events.TopicWorkflows, []byte("wf-"+wfA), int(bus.Partitions))
+		wfB := g.idOnPartition("wf-", events.TopicWorkflows, (pA+1)%bus.Partitions)
 		return []*kgo.Record{
-			g.record(t, workflowCreated(g.uuid(), wfA, "Data Processing Pipeline", "high", g.now(), "validate", "transform", "store")),
-			g.record(t, workflowProcessing(g.uuid(), wfB, g.now(), "validate", 0)),
+			g.record(t, eventstest.WorkflowCreated(g.uuid(), wfA, "Data Processing Pipeline", "high", g.now(), "validate", "transform", "store")),
+			g.record(t, eventstest.WorkflowProcessing(g.uuid(), wfB, g.now(), "validate", 0)),
 		}
 	},
 	// One task.created of every task type.
 	"tasks-batch.json": func(t *testing.T) []*kgo.Record {
 		g := newFixtureGen(2)
 		return []*kgo.Record{
-			g.record(t, taskCreated(g.uuid(), g.uuid(), "email_notification", g.now(), map[string]string{
+			g.record(t, eventstest.TaskCreated(g.uuid(), g.uuid(), "email_notification", g.now(), map[string]string{
 				"recipient": "user@example.com", "subject": "Welcome to StreamOps", "template": "welcome_email"})),
-			g.record(t, taskCreated(g.uuid(), g.uuid(), "data_export", g.now(), map[string]string{
+			g.record(t, eventstest.TaskCreated(g.uuid(), g.uuid(), "data_export", g.now(), map[string]string{
 				"format": "csv", "collection": "workflows", "destination": "s3://streamops-exports/2026-01-04/workflows.csv"})),
-			g.record(t, taskCreated(g.uuid(), g.uuid(), "report_generation", g.now(), map[string]string{
+			g.record(t, eventstest.TaskCreated(g.uuid(), g.uuid(), "report_generation", g.now(), map[string]string{
 				"reportType": "monthly_summary", "period": "2025-12", "recipient": "ops@example.com"})),
 		}
 	},
@@ -119,14 +135,14 @@ var fixtureGenerators = map[string]func(t *testing.T) []*kgo.Record{
 	"poison-batch.json": func(t *testing.T) []*kgo.Record {
 		g := newFixtureGen(3)
 		const p = 1
-		first := g.record(t, workflowCreated(g.uuid(), g.idOnPartition("wf-", events.TopicWorkflows, p), "Nightly Import", "medium", g.now(), "validate", "store"))
+		first := g.record(t, eventstest.WorkflowCreated(g.uuid(), g.idOnPartition("wf-", events.TopicWorkflows, p), "Nightly Import", "medium", g.now(), "validate", "store"))
 		notJSON := g.place(&kgo.Record{
 			Topic:     events.TopicWorkflows,
 			Value:     []byte(`wf-test|{"eventType":"workflow.created","eventId":"test-1","timestamp":"2026-01-04T01:00:00Z","payload":{"workflowId":"wf-test","name":"Test","steps":["step1"],"priority":"low","createdAt":"2026-01-04T01:00:00Z"}}`),
 			Timestamp: g.now(),
 		}, p)
-		urgent := g.record(t, workflowCreated(g.uuid(), g.idOnPartition("wf-", events.TopicWorkflows, p), "Escalation", "urgent", g.now(), "validate", "transform"))
-		last := g.record(t, workflowCreated(g.uuid(), g.idOnPartition("wf-", events.TopicWorkflows, p), "Data Processing Pipeline", "low", g.now(), "validate", "transform", "store"))
+		urgent := g.record(t, eventstest.WorkflowCreated(g.uuid(), g.idOnPartition("wf-", events.TopicWorkflows, p), "Escalation", "urgent", g.now(), "validate", "transform"))
+		last := g.record(t, eventstest.WorkflowCreated(g.uuid(), g.idOnPartition("wf-", events.TopicWorkflows, p), "Data Processing Pipeline", "low", g.now(), "validate", "transform", "store"))
 		return []*kgo.Record{first, notJSON, urgent, last}
 	},
 }
@@ -155,9 +171,9 @@ func encodeFixture(t *testing.T, ev lambdaevents.KafkaEvent) []byte {
 func TestMSKFixturesAreReproducible(t *testing.T) {
 	for name, gen := range fixtureGenerators {
 		t.Run(name, func(t *testing.T) {
-			want := encodeFixture(t, ToKafkaEvent(gen(t), fixtureBootstrap, fixtureARN))
+			want := encodeFixture(t, stream.ToKafkaEvent(gen(t), fixtureBootstrap, fixtureARN))
 			path := filepath.Join(fixtureDir, name)
-			if *update {
+			if *streamtest.Update {
 				require.NoError(t, os.WriteFile(path, want, 0o644))
 			}
 			got, err := os.ReadFile(path)
@@ -180,7 +196,7 @@ func loadFixture(t *testing.T, name string) ([]byte, lambdaevents.KafkaEvent) {
 
 // roundTrip re-encodes decoded messages the way the local stack will hand
 // them to a processor and checks nothing was lost.
-func roundTrip(t *testing.T, raw []byte, ev lambdaevents.KafkaEvent, batches []PartitionBatch) {
+func roundTrip(t *testing.T, raw []byte, ev lambdaevents.KafkaEvent, batches []stream.PartitionBatch) {
 	t.Helper()
 	var recs []*kgo.Record
 	for _, b := range batches {
@@ -188,13 +204,13 @@ func roundTrip(t *testing.T, raw []byte, ev lambdaevents.KafkaEvent, batches []P
 			recs = append(recs, m.Record())
 		}
 	}
-	back, err := json.Marshal(ToKafkaEvent(recs, ev.BootstrapServers, ev.EventSourceARN))
+	back, err := json.Marshal(stream.ToKafkaEvent(recs, ev.BootstrapServers, ev.EventSourceARN))
 	require.NoError(t, err)
 	assert.JSONEq(t, string(raw), string(back))
 }
 
 // assertSeedRecord checks what every good record of a fixture must be.
-func assertSeedRecord(t *testing.T, m Message) {
+func assertSeedRecord(t *testing.T, m stream.Message) {
 	t.Helper()
 	require.NoError(t, m.Err)
 	assert.Equal(t, m.Envelope.AggregateID(), string(m.Key))
@@ -209,7 +225,7 @@ func assertSeedRecord(t *testing.T, m Message) {
 
 func TestWorkflowsFixtureHasACreatedWorkflowAndALifecycleEvent(t *testing.T) {
 	raw, ev := loadFixture(t, "workflows-batch.json")
-	batches := DecodeKafkaEvent(ev, WithValidator(rejectUrgent))
+	batches := stream.DecodeKafkaEvent(ev, stream.WithValidator(rejectUrgent))
 	require.Len(t, batches, 2, "two partitions")
 
 	var types []events.Type
@@ -233,7 +249,7 @@ func TestWorkflowsFixtureHasACreatedWorkflowAndALifecycleEvent(t *testing.T) {
 
 func TestTasksFixtureHasOneTaskOfEveryType(t *testing.T) {
 	raw, ev := loadFixture(t, "tasks-batch.json")
-	batches := DecodeKafkaEvent(ev)
+	batches := stream.DecodeKafkaEvent(ev)
 	var taskTypes []string
 	for _, b := range batches {
 		for _, m := range b.Messages {
@@ -250,25 +266,25 @@ func TestTasksFixtureHasOneTaskOfEveryType(t *testing.T) {
 
 func TestPoisonFixtureFlagsOnlyThePoisonRecords(t *testing.T) {
 	raw, ev := loadFixture(t, "poison-batch.json")
-	batches := DecodeKafkaEvent(ev, WithValidator(rejectUrgent))
+	batches := stream.DecodeKafkaEvent(ev, stream.WithValidator(rejectUrgent))
 	require.Len(t, batches, 1, "one partition")
 	msgs := batches[0].Messages
 	require.Len(t, msgs, 4)
 
 	assertSeedRecord(t, msgs[0])
 	assertSeedRecord(t, msgs[3])
-	var de *DecodeError
+	var de *stream.DecodeError
 	require.ErrorAs(t, msgs[1].Err, &de)
-	assert.Equal(t, ReasonUndecodable, de.Reason)
+	assert.Equal(t, stream.ReasonUndecodable, de.Reason)
 	assert.Equal(t, "value is not JSON", de.Detail)
 	require.ErrorAs(t, msgs[2].Err, &de)
-	assert.Equal(t, ReasonSchemaInvalid, de.Reason)
+	assert.Equal(t, stream.ReasonSchemaInvalid, de.Reason)
 	for i := 1; i < len(msgs); i++ {
 		assert.Equal(t, msgs[i-1].Offset+1, msgs[i].Offset, "offset order")
 	}
 
 	// Without a validator only the structurally broken record is poison.
-	plain := DecodeKafkaEvent(ev)[0].Messages
+	plain := stream.DecodeKafkaEvent(ev)[0].Messages
 	assert.NoError(t, plain[2].Err)
 	assert.Error(t, plain[1].Err)
 	roundTrip(t, raw, ev, batches)

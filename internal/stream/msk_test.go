@@ -1,4 +1,4 @@
-package bus
+package stream_test
 
 import (
 	"bytes"
@@ -14,6 +14,9 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/streamops/streamops/events"
+	"github.com/streamops/streamops/events/eventstest"
+	"github.com/streamops/streamops/internal/fault"
+	"github.com/streamops/streamops/internal/stream"
 )
 
 func b64(s string) string { return base64.StdEncoding.EncodeToString([]byte(s)) }
@@ -29,30 +32,30 @@ func rejectUrgent(raw []byte) error {
 
 func TestDecodeKafkaEventFlagsBadRecordsAndDecodesTheRest(t *testing.T) {
 	at := time.Date(2026, 1, 4, 1, 9, 27, 123e6, time.UTC)
-	good := workflowCreated("0b6f3c1e-8d2a-4c5b-9e7f-1a2b3c4d5e6f", "a1b2c3d4-e5f6-4890-abcd-ef1234567890", "Pipeline", "high", at, "validate")
-	goodJSON := string(mustJSON(good))
-	urgent := string(bytes.Replace(mustJSON(good), []byte(`"high"`), []byte(`"urgent"`), 1))
+	good := eventstest.WorkflowCreated("0b6f3c1e-8d2a-4c5b-9e7f-1a2b3c4d5e6f", "a1b2c3d4-e5f6-4890-abcd-ef1234567890", "Pipeline", "high", at, "validate")
+	goodJSON := string(eventstest.MustJSON(good))
+	urgent := string(bytes.Replace(eventstest.MustJSON(good), []byte(`"high"`), []byte(`"urgent"`), 1))
 
 	tests := []struct {
 		name       string
 		key, value string
-		wantReason Reason
+		wantReason stream.Reason
 		wantDetail string // empty: decodes cleanly
 	}{
 		{"seed envelope decodes", b64("wf-a1b2c3d4-e5f6-4890-abcd-ef1234567890"), b64(goodJSON), "", ""},
 		{"record without key still decodes", "", b64(goodJSON), "", ""},
-		{"value not base64", b64("k"), "not base64!", ReasonUndecodable, "value is not base64"},
-		{"key not base64", "%%%", b64(goodJSON), ReasonUndecodable, "key is not base64"},
-		{"empty value", b64("k"), "", ReasonUndecodable, "value is empty"},
-		{"value not JSON", b64("k"), b64("wf-123|not json"), ReasonUndecodable, "value is not JSON"},
-		{"truncated JSON", b64("k"), b64(goodJSON[:40]), ReasonUndecodable, "value is not JSON"},
-		{"JSON but not an envelope", b64("k"), b64(`["workflow.created"]`), ReasonUndecodable, "value is not an event envelope"},
-		{"timestamp not ISO 8601", b64("k"), b64(`{"eventType":"workflow.created","eventId":"evt-1","timestamp":1735949367123,"payload":{}}`), ReasonUndecodable, "value is not an event envelope"},
-		{"missing eventType", b64("k"), b64(`{"eventId":"evt-1","timestamp":"2026-01-04T01:09:27.123Z","payload":{}}`), ReasonUndecodable, "envelope has no eventType"},
-		{"missing eventId and payload", b64("k"), b64(`{"eventType":"task.created","timestamp":"2026-01-04T01:09:27.123Z","payload":null}`), ReasonUndecodable, "envelope has no eventId, payload"},
-		{"validator rejects the payload", b64("k"), b64(urgent), ReasonSchemaInvalid, "envelope fails schema validation"},
+		{"value not base64", b64("k"), "not base64!", stream.ReasonUndecodable, "value is not base64"},
+		{"key not base64", "%%%", b64(goodJSON), stream.ReasonUndecodable, "key is not base64"},
+		{"empty value", b64("k"), "", stream.ReasonUndecodable, "value is empty"},
+		{"value not JSON", b64("k"), b64("wf-123|not json"), stream.ReasonUndecodable, "value is not JSON"},
+		{"truncated JSON", b64("k"), b64(goodJSON[:40]), stream.ReasonUndecodable, "value is not JSON"},
+		{"JSON but not an envelope", b64("k"), b64(`["workflow.created"]`), stream.ReasonUndecodable, "value is not an event envelope"},
+		{"timestamp not ISO 8601", b64("k"), b64(`{"eventType":"workflow.created","eventId":"evt-1","timestamp":1735949367123,"payload":{}}`), stream.ReasonUndecodable, "value is not an event envelope"},
+		{"missing eventType", b64("k"), b64(`{"eventId":"evt-1","timestamp":"2026-01-04T01:09:27.123Z","payload":{}}`), stream.ReasonUndecodable, "envelope has no eventType"},
+		{"missing eventId and payload", b64("k"), b64(`{"eventType":"task.created","timestamp":"2026-01-04T01:09:27.123Z","payload":null}`), stream.ReasonUndecodable, "envelope has no eventId, payload"},
+		{"validator rejects the payload", b64("k"), b64(urgent), stream.ReasonSchemaInvalid, "envelope fails schema validation"},
 	}
-	ev := lambdaevents.KafkaEvent{EventSource: EventSourceMSK, Records: map[string][]lambdaevents.KafkaRecord{}}
+	ev := lambdaevents.KafkaEvent{EventSource: stream.EventSourceMSK, Records: map[string][]lambdaevents.KafkaRecord{}}
 	for i, tt := range tests {
 		ev.Records["workflows-1"] = append(ev.Records["workflows-1"], lambdaevents.KafkaRecord{
 			Topic: "workflows", Partition: 1, Offset: int64(100 + i),
@@ -61,7 +64,7 @@ func TestDecodeKafkaEventFlagsBadRecordsAndDecodesTheRest(t *testing.T) {
 		})
 	}
 
-	batches := DecodeKafkaEvent(ev, WithValidator(rejectUrgent))
+	batches := stream.DecodeKafkaEvent(ev, stream.WithValidator(rejectUrgent))
 	require.Len(t, batches, 1)
 	require.Len(t, batches[0].Messages, len(tests))
 	for i, tt := range tests {
@@ -75,7 +78,7 @@ func TestDecodeKafkaEventFlagsBadRecordsAndDecodesTheRest(t *testing.T) {
 				assert.JSONEq(t, goodJSON, string(m.Raw))
 				return
 			}
-			var de *DecodeError
+			var de *stream.DecodeError
 			require.ErrorAs(t, m.Err, &de)
 			assert.Equal(t, "workflows", de.Topic)
 			assert.Equal(t, int32(1), de.Partition)
@@ -83,7 +86,7 @@ func TestDecodeKafkaEventFlagsBadRecordsAndDecodesTheRest(t *testing.T) {
 			assert.Equal(t, tt.wantReason, de.Reason)
 			assert.Equal(t, tt.wantDetail, de.Detail)
 			assert.Contains(t, m.Err.Error(), "workflows-1@")
-			assert.False(t, IsRetryable(m.Err))
+			assert.False(t, fault.IsRetryable(m.Err))
 
 			// Whatever arrived can still be dead-lettered as it was.
 			dl := m.DeadLetter(de.Reason, m.Err)
@@ -100,8 +103,8 @@ func TestDecodeKafkaEventFlagsBadRecordsAndDecodesTheRest(t *testing.T) {
 
 func TestDecodeKafkaEventGroupsPartitionsInOffsetOrder(t *testing.T) {
 	rec := func(topic string, p, off int64) lambdaevents.KafkaRecord {
-		env := taskCreated(newUUID(), newUUID(), "data_export", time.Now(), map[string]string{"format": "csv"})
-		return lambdaevents.KafkaRecord{Topic: topic, Partition: p, Offset: off, Value: b64(string(mustJSON(env)))}
+		env := eventstest.TaskCreated(eventstest.NewUUID(), eventstest.NewUUID(), "data_export", time.Now(), map[string]string{"format": "csv"})
+		return lambdaevents.KafkaRecord{Topic: topic, Partition: p, Offset: off, Value: b64(string(eventstest.MustJSON(env)))}
 	}
 	ev := lambdaevents.KafkaEvent{Records: map[string][]lambdaevents.KafkaRecord{
 		"workflows-2": {rec("workflows", 2, 9), rec("workflows", 2, 7), rec("workflows", 2, 8)},
@@ -115,7 +118,7 @@ func TestDecodeKafkaEventGroupsPartitionsInOffsetOrder(t *testing.T) {
 		offsets []int64
 	}
 	var got []tp
-	for _, b := range DecodeKafkaEvent(ev) {
+	for _, b := range stream.DecodeKafkaEvent(ev) {
 		g := tp{b.Topic, b.Partition, nil}
 		for _, m := range b.Messages {
 			require.NoError(t, m.Err)
@@ -164,7 +167,7 @@ func TestDecodeKafkaEventReadsLambdaJSONWithSignedHeaderBytes(t *testing.T) {
 	var ev lambdaevents.KafkaEvent
 	require.NoError(t, json.Unmarshal([]byte(lambdaJSON), &ev))
 
-	batches := DecodeKafkaEvent(ev)
+	batches := stream.DecodeKafkaEvent(ev)
 	require.Len(t, batches, 1)
 	m := batches[0].Messages[0]
 	require.NoError(t, m.Err)
@@ -179,7 +182,7 @@ func TestDecodeKafkaEventReadsLambdaJSONWithSignedHeaderBytes(t *testing.T) {
 		"x-raw":          "ap\xff\x80\x7f\x00",
 	}, m.Headers)
 
-	back, err := json.Marshal(ToKafkaEvent([]*kgo.Record{m.Record()}, ev.BootstrapServers, ev.EventSourceARN))
+	back, err := json.Marshal(stream.ToKafkaEvent([]*kgo.Record{m.Record()}, ev.BootstrapServers, ev.EventSourceARN))
 	require.NoError(t, err)
 	assert.JSONEq(t, lambdaJSON, string(back), "headers keep their order and signed bytes")
 }
@@ -192,7 +195,7 @@ func TestToKafkaEventBuildsTheLambdaShape(t *testing.T) {
 			Headers: []kgo.RecordHeader{{Key: "content-type", Value: []byte("application/json")}}},
 		{Topic: "tasks", Partition: 0, Offset: 0, Timestamp: ts, Value: []byte(`{"n":3}`)},
 	}
-	got, err := json.Marshal(ToKafkaEvent(recs, "localhost:9092", "arn:aws:kafka:us-east-1:123456789012:cluster/streamops/local"))
+	got, err := json.Marshal(stream.ToKafkaEvent(recs, "localhost:9092", "arn:aws:kafka:us-east-1:123456789012:cluster/streamops/local"))
 	require.NoError(t, err)
 	assert.JSONEq(t, `{
 	  "eventSource": "aws:kafka",

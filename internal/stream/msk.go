@@ -1,10 +1,11 @@
-package bus
+package stream
 
 import (
 	"cmp"
 	"encoding/base64"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"maps"
 	"slices"
 	"strconv"
@@ -260,3 +261,35 @@ func ToKafkaEvent(records []*kgo.Record, bootstrapServers, arn string) lambdaeve
 	}
 	return ev
 }
+
+// DecodeError is why one record of a Lambda Kafka batch could not be decoded
+// into an envelope. It is never retryable: the same bytes fail the same way,
+// so the record is a poison record for the dead-letter topic.
+type DecodeError struct {
+	// Topic, Partition and Offset name the record.
+	Topic     string
+	Partition int32
+	Offset    int64
+	// Reason is the dead-letter reason: ReasonUndecodable, or
+	// ReasonSchemaInvalid when only the validator rejected it.
+	Reason Reason
+	// Detail says what is wrong in words ("value is not JSON", …).
+	Detail string
+	// Err is the underlying error, if any.
+	Err error
+}
+
+// Error names the record as topic-partition@offset and what is wrong.
+func (e *DecodeError) Error() string {
+	s := fmt.Sprintf("stream: record %s-%d@%d %s: %s", e.Topic, e.Partition, e.Offset, e.Reason, e.Detail)
+	if e.Err != nil {
+		s += ": " + e.Err.Error()
+	}
+	return s
+}
+
+// Unwrap returns the underlying error.
+func (e *DecodeError) Unwrap() error { return e.Err }
+
+// Transient is false: the same bytes fail the same way.
+func (e *DecodeError) Transient() bool { return false }

@@ -1,4 +1,4 @@
-package bus
+package stream_test
 
 import (
 	"errors"
@@ -9,6 +9,9 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/streamops/streamops/events"
+	"github.com/streamops/streamops/internal/stream"
 )
 
 func TestDLQTopicAppendsTheSuffixOnce(t *testing.T) {
@@ -18,7 +21,7 @@ func TestDLQTopicAppendsTheSuffixOnce(t *testing.T) {
 		"workflows.dlq": "workflows.dlq",
 	}
 	for in, want := range tests {
-		assert.Equal(t, want, DLQTopic(in), in)
+		assert.Equal(t, want, events.DLQTopic(in), in)
 	}
 }
 
@@ -34,7 +37,7 @@ func TestDeadLetterRecordKeepsTheRecordAndAddsWhyAndWhere(t *testing.T) {
 		},
 	}
 	before := time.Now()
-	dl := DeadLetterRecord(orig, ReasonSchemaInvalid, errors.New(`payload.priority: value must be one of "low", "medium", "high"`))
+	dl := stream.DeadLetterRecord(orig, stream.ReasonSchemaInvalid, errors.New(`payload.priority: value must be one of "low", "medium", "high"`))
 
 	assert.Equal(t, "workflows.dlq", dl.Topic)
 	assert.Equal(t, orig.Key, dl.Key)
@@ -52,20 +55,20 @@ func TestDeadLetterRecordKeepsTheRecordAndAddsWhyAndWhere(t *testing.T) {
 	}, dl.Headers)
 	assert.Len(t, orig.Headers, 2, "the original record is not modified")
 
-	parsed, ok := ParseDeadLetter(dl)
+	parsed, ok := stream.ParseDeadLetter(dl)
 	require.True(t, ok)
-	assert.Equal(t, DeadLetter{
-		Reason: ReasonSchemaInvalid, OriginalTopic: "workflows", OriginalPartition: 2, OriginalOffset: 41,
+	assert.Equal(t, stream.DeadLetter{
+		Reason: stream.ReasonSchemaInvalid, OriginalTopic: "workflows", OriginalPartition: 2, OriginalOffset: 41,
 		OriginalTimestamp: origTS, Error: `payload.priority: value must be one of "low", "medium", "high"`,
 	}, parsed)
 }
 
 func TestDeadLetterRecordOfADeadLetterReplacesItsHeaders(t *testing.T) {
-	first := DeadLetterRecord(&kgo.Record{Topic: "tasks", Partition: 1, Offset: 7, Key: []byte("task-1"), Value: []byte("x")},
-		ReasonProcessingFailed, errors.New("first"))
+	first := stream.DeadLetterRecord(&kgo.Record{Topic: "tasks", Partition: 1, Offset: 7, Key: []byte("task-1"), Value: []byte("x")},
+		stream.ReasonProcessingFailed, errors.New("first"))
 	first.Partition, first.Offset = 0, 3 // as consumed from tasks.dlq
 
-	second := DeadLetterRecord(first, ReasonRetriesExhausted, errors.New("second"))
+	second := stream.DeadLetterRecord(first, stream.ReasonRetriesExhausted, errors.New("second"))
 	assert.Equal(t, "tasks.dlq", second.Topic)
 	got := headerMap(second.Headers)
 	assert.Len(t, second.Headers, 6, "one set of dlq headers")
@@ -77,14 +80,14 @@ func TestDeadLetterRecordOfADeadLetterReplacesItsHeaders(t *testing.T) {
 
 func TestDeadLetterRecordBoundsTheErrorText(t *testing.T) {
 	huge := errors.New(strings.Repeat("é", 4000)) // 8000 bytes, two per rune
-	dl := DeadLetterRecord(&kgo.Record{Topic: "tasks"}, ReasonProcessingFailed, huge)
+	dl := stream.DeadLetterRecord(&kgo.Record{Topic: "tasks"}, stream.ReasonProcessingFailed, huge)
 	got := headerMap(dl.Headers)["dlq-error"]
 	assert.LessOrEqual(t, len(got), 4096)
 	assert.True(t, strings.HasPrefix(huge.Error(), got))
-	assert.Empty(t, headerMap(DeadLetterRecord(&kgo.Record{Topic: "tasks"}, ReasonUndecodable, nil).Headers)["dlq-error"])
+	assert.Empty(t, headerMap(stream.DeadLetterRecord(&kgo.Record{Topic: "tasks"}, stream.ReasonUndecodable, nil).Headers)["dlq-error"])
 }
 
 func TestParseDeadLetterIgnoresOrdinaryRecords(t *testing.T) {
-	_, ok := ParseDeadLetter(&kgo.Record{Headers: []kgo.RecordHeader{{Key: "content-type", Value: []byte("application/json")}}})
+	_, ok := stream.ParseDeadLetter(&kgo.Record{Headers: []kgo.RecordHeader{{Key: "content-type", Value: []byte("application/json")}}})
 	assert.False(t, ok)
 }

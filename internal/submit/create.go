@@ -1,0 +1,103 @@
+package submit
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/streamops/streamops/events"
+	"github.com/streamops/streamops/internal/store"
+)
+
+// Creator stores new workflows and tasks; *store.Store implements it.
+type Creator interface {
+	CreateWorkflow(ctx context.Context, wf store.Workflow) (store.Workflow, error)
+	CreateTask(ctx context.Context, t store.Task) (store.Task, error)
+}
+
+// Origin is who asks for a new workflow or task and the ids it gets: the
+// one thing that differs between an API submission and a webhook route.
+type Origin struct {
+	// ID is the workflow or task id.
+	ID string
+	// EventID is the id of its *.created event.
+	EventID string
+	// At is its createdAt.
+	At events.Time
+	// Metadata is the *.created event's metadata.
+	Metadata *events.Metadata
+	// WebhookEventID names the webhook event that started it, if one did;
+	// it is also the correlation id then.
+	WebhookEventID string
+	// IdempotencyKey and RequestHash identify an API submission, so a
+	// retried one finds the first.
+	IdempotencyKey, RequestHash string
+}
+
+// CreateWorkflow is the one way a workflow comes to be: it builds the
+// workflow.created of p (with o's id and createdAt), validated against the
+// catalog, and stores the workflow as pending. It returns the event for
+// the caller to emit. When the workflow was stored before, the error wraps
+// store.ErrDuplicate and the workflow returned is the stored one.
+func CreateWorkflow(ctx context.Context, st Creator, o Origin, p events.WorkflowCreatedPayload) (events.Envelope, store.Workflow, error) {
+	p.WorkflowID, p.CreatedAt = o.ID, o.At
+	env, err := o.event(p)
+	if err != nil {
+		return env, store.Workflow{}, err
+	}
+	wf, err := st.CreateWorkflow(ctx, store.Workflow{
+		WorkflowID: p.WorkflowID, Name: p.Name, Steps: p.Steps, Priority: string(p.Priority), Input: store.JSONDoc(p.Input),
+		EventID: env.EventID, CorrelationID: o.WebhookEventID, WebhookEventID: o.WebhookEventID, PartnerID: o.Metadata.PartnerID,
+		IdempotencyKey: o.IdempotencyKey, RequestHash: o.RequestHash, CreatedAt: o.At.Time,
+	})
+	if err != nil {
+		return env, wf, fmt.Errorf("store workflow: %w", err)
+	}
+	return env, wf, nil
+}
+
+// CreateTask is the one way a task comes to be: it builds the
+// task.created of p (with o's id and createdAt, retryCount 0), validated
+// against the catalog, and stores the task as pending. It returns the
+// event for the caller to emit. When the task was stored before, the
+// error wraps store.ErrDuplicate and the task returned is the stored one.
+func CreateTask(ctx context.Context, st Creator, o Origin, p events.TaskCreatedPayload) (events.Envelope, store.Task, error) {
+	p.TaskID, p.CreatedAt, p.RetryCount = o.ID, o.At, 0
+	env, err := o.event(p)
+	if err != nil {
+		return env, store.Task{}, err
+	}
+	t, err := st.CreateTask(ctx, store.Task{
+		TaskID: p.TaskID, Type: string(p.Type), Data: store.JSONDoc(p.Data), MaxRetries: p.MaxRetries,
+		EventID: env.EventID, CorrelationID: o.WebhookEventID, WebhookEventID: o.WebhookEventID, PartnerID: o.Metadata.PartnerID,
+		IdempotencyKey: o.IdempotencyKey, RequestHash: o.RequestHash, CreatedAt: o.At.Time,
+	})
+	if err != nil {
+		return env, t, fmt.Errorf("store task: %w", err)
+	}
+	return env, t, nil
+}
+
+// event builds the validated *.created event of p with o's event id.
+func (o Origin) event(p events.Payload) (events.Envelope, error) {
+	env, err := events.NewEvent(p, o.Metadata)
+	if err != nil {
+		return env, fmt.Errorf("build %s: %w", p.EventType(), err)
+	}
+	env.EventID = o.EventID
+	return env, nil
+}
+
+// replayed is the first attempt's *.created event for a retried
+// submission: same id and createdAt, so storing it again is a duplicate.
+func replayed(env events.Envelope, createdAt time.Time, eventID string) events.Envelope {
+	var payload map[string]json.RawMessage
+	if json.Unmarshal(env.Payload, &payload) == nil {
+		at, _ := json.Marshal(events.At(createdAt))
+		payload["createdAt"] = at
+		env.Payload, _ = json.Marshal(payload)
+	}
+	env.EventID, env.Timestamp = eventID, events.At(createdAt)
+	return env
+}

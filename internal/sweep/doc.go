@@ -1,0 +1,15 @@
+// Package sweep is the retry-sweeper: the safety net behind every inline
+// step of the delivery contract. Each run it publishes events that were
+// stored but never published, hands due task retries back to the task
+// processor, routes webhook events that failed or that a crash left
+// unrouted, drives again the workflows, tasks and webhook events that made
+// no progress for Config.StallAfter, and re-enqueues partner deliveries
+// seed 000's retry query selects. Every pass works in bounded batches until drained or the
+// invocation deadline nears, and is idempotent: a sweep that runs twice, or
+// overlaps a slow inline path, only produces duplicates that the unique
+// keys absorb.
+//
+// What must not live here: how a retry, a route or a publish is done
+// (packages task, ingest, emit); the sweeper only finds what is due and
+// hands it over.
+package sweep
