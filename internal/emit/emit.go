@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/streamops/streamops/events"
+	"github.com/streamops/streamops/internal/bus"
 	"github.com/streamops/streamops/internal/metrics"
 	"github.com/streamops/streamops/internal/store"
 )
@@ -44,6 +45,11 @@ type Config struct {
 	// Metrics receives Published, PublishLatency, PublishFailures and
 	// Duplicates. Default: none.
 	Metrics *metrics.Recorder
+	// MaxMessageBytes is the largest Kafka record the brokers accept
+	// (bus.Config.MaxMessageBytes): Emit refuses, before storing anything,
+	// an event whose record would be larger, because it could never be
+	// published. Default bus.DefaultMaxMessageBytes.
+	MaxMessageBytes int
 }
 
 func (c *Config) setDefaults() {
@@ -52,6 +58,9 @@ func (c *Config) setDefaults() {
 	}
 	if c.Logger == nil {
 		c.Logger = slog.Default()
+	}
+	if c.MaxMessageBytes == 0 {
+		c.MaxMessageBytes = bus.DefaultMaxMessageBytes
 	}
 }
 
@@ -64,6 +73,8 @@ func (c Config) Validate() error {
 		return errors.New("emit: Config.Publisher is required")
 	case c.PublishTimeout < 0:
 		return errors.New("emit: Config.PublishTimeout must not be negative")
+	case c.MaxMessageBytes < 0:
+		return errors.New("emit: Config.MaxMessageBytes must not be negative")
 	}
 	return nil
 }
@@ -117,9 +128,30 @@ func Unpublished(err error, envs []events.Envelope) map[string]bool {
 	return failed
 }
 
+// CheckSize returns a *bus.TooLargeError for the first of envs whose Kafka
+// record would be larger than the brokers accept (Config.MaxMessageBytes).
+// Writers call it where they build an event, before they store anything
+// for the request, so what they accept can always be published.
+func (e *Emitter) CheckSize(envs ...events.Envelope) error {
+	for _, env := range envs {
+		if err := bus.CheckSize(env, e.cfg.MaxMessageBytes); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// MaxMessageBytes is the largest Kafka record the emitter lets through.
+func (e *Emitter) MaxMessageBytes() int { return e.cfg.MaxMessageBytes }
+
 // Emit stores envs, then publishes the newly stored ones that have a topic.
-// The error is non-nil only when storing failed; then nothing was published.
+// The error is non-nil only when storing failed, or when an event could
+// never be published (a *bus.TooLargeError, checked before storing); then
+// nothing was stored or published.
 func (e *Emitter) Emit(ctx context.Context, envs ...events.Envelope) (Result, error) {
+	if err := e.CheckSize(envs...); err != nil {
+		return Result{}, fmt.Errorf("emit: %w", err)
+	}
 	ins, err := e.cfg.Store.InsertEvents(ctx, envs)
 	if err != nil {
 		return Result{}, fmt.Errorf("emit: store events: %w", err)

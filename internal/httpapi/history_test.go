@@ -92,7 +92,7 @@ func newHistoryStackOf(t testing.TB, n int) *historyStack {
 		_, err := env.Store.InsertEvents(ctx, h.events[i:i+1000])
 		require.NoError(t, err)
 	}
-	svc, err := submit.New(env.Store, env.Emitter, nil, env.Logger)
+	svc, err := submit.New(env.Store, env.Emitter, submit.Limits{}, nil, env.Logger)
 	require.NoError(t, err)
 	h.handler = httpapi.API(httpapi.APIConfig{Submit: svc, Store: env.Store, Logger: env.Logger,
 		Replayer: &history.Replayer{Store: env.Store, Publisher: env.Bus, Logger: env.Logger},

@@ -328,7 +328,7 @@ func TestOpenAPIResponsesMatchTheDocument(t *testing.T) {
 	require.NoError(t, err)
 	ingDown, err := ingest.New(ingest.Config{Providers: reg, Secrets: unavailableSecrets{}, Store: env.Store, Emitter: env.Emitter, Logger: env.Logger})
 	require.NoError(t, err)
-	sub, err := submit.New(env.Store, env.Emitter, nil, env.Logger)
+	sub, err := submit.New(env.Store, env.Emitter, submit.Limits{}, nil, env.Logger)
 	require.NoError(t, err)
 	hooks := caller{c, httpapi.Webhooks(ing, env.Logger)}
 	hooksDown := caller{c, httpapi.Webhooks(ingDown, env.Logger)}

@@ -130,9 +130,14 @@ func (s *Service) Receive(ctx context.Context, providerName string, h http.Heade
 	if err != nil {
 		return Receipt{}, err
 	}
-	stored, err := s.cfg.Store.InsertWebhookEvent(ctx, store.WebhookEvent{
+	ev := store.WebhookEvent{
+		EventID:  store.WebhookEventID(p.Name, providerEventID),
 		Provider: p.Name, ProviderEventID: providerEventID, EventType: eventType, Payload: store.JSONDoc(payload),
-	})
+	}
+	if err := s.checkPublishable(p, ev, payload); err != nil {
+		return Receipt{}, err
+	}
+	stored, err := s.cfg.Store.InsertWebhookEvent(ctx, ev)
 	log := s.cfg.Logger.With("provider", p.Name, "providerEventId", providerEventID, "webhookEventId", stored.EventID)
 	if errors.Is(err, store.ErrDuplicate) {
 		log.InfoContext(ctx, "duplicate webhook delivery acknowledged")
@@ -202,6 +207,28 @@ func (s *Service) Route(ctx context.Context, ev store.WebhookEvent) error {
 // received) yields the same ids, while the sweeper's retry of a failed row
 // (retry_count went up when it was processed) starts a fresh run.
 func (s *Service) start(ctx context.Context, route webhook.Route, ev store.WebhookEvent, payload []byte, meta *events.Metadata) (events.Envelope, error) {
+	env, wf, task, err := s.created(route, ev, payload, meta)
+	if err != nil {
+		return env, err
+	}
+	switch {
+	case wf != nil:
+		_, err = s.cfg.Store.CreateWorkflow(ctx, *wf)
+		if err != nil && !errors.Is(err, store.ErrDuplicate) {
+			return env, fmt.Errorf("ingest: create workflow: %w", err)
+		}
+	case task != nil:
+		_, err = s.cfg.Store.CreateTask(ctx, *task)
+		if err != nil && !errors.Is(err, store.ErrDuplicate) {
+			return env, fmt.Errorf("ingest: create task: %w", err)
+		}
+	}
+	return env, nil
+}
+
+// created builds the *.created event a route starts for ev and the
+// workflow or task projection to store with it, storing nothing.
+func (s *Service) created(route webhook.Route, ev store.WebhookEvent, payload []byte, meta *events.Metadata) (events.Envelope, *store.Workflow, *store.Task, error) {
 	now := events.At(s.cfg.Now())
 	run := "run-" + strconv.Itoa(ev.RetryCount)
 	switch {
@@ -213,23 +240,19 @@ func (s *Service) start(ctx context.Context, route webhook.Route, ev store.Webho
 		}
 		env, err := events.NewEvent(wf, meta)
 		if err != nil {
-			return env, fmt.Errorf("ingest: build workflow.created: %w", err)
+			return env, nil, nil, fmt.Errorf("ingest: build workflow.created: %w", err)
 		}
 		env.EventID = events.DeriveID(events.EventIDPrefix, ev.EventID, string(events.WorkflowCreated), run)
-		_, err = s.cfg.Store.CreateWorkflow(ctx, store.Workflow{
+		return env, &store.Workflow{
 			WorkflowID: wf.WorkflowID, Name: wf.Name, Steps: wf.Steps, Priority: string(wf.Priority),
 			Input: store.JSONDoc(payload), EventID: env.EventID, CorrelationID: ev.EventID, WebhookEventID: ev.EventID,
 			PartnerID: ev.Provider, CreatedAt: now.Time,
-		})
-		if err != nil && !errors.Is(err, store.ErrDuplicate) {
-			return env, fmt.Errorf("ingest: create workflow: %w", err)
-		}
-		return env, nil
+		}, nil, nil
 	case route.Task != nil:
 		t := route.Task
 		data, err := t.BuildData(payload)
 		if err != nil {
-			return events.Envelope{}, fmt.Errorf("ingest: build task data: %w", err)
+			return events.Envelope{}, nil, nil, fmt.Errorf("ingest: build task data: %w", err)
 		}
 		task := events.TaskCreatedPayload{
 			TaskID: events.DeriveID(events.TaskIDPrefix, ev.EventID, "task", run),
@@ -237,19 +260,35 @@ func (s *Service) start(ctx context.Context, route webhook.Route, ev store.Webho
 		}
 		env, err := events.NewEvent(task, meta)
 		if err != nil {
-			return env, fmt.Errorf("ingest: build task.created: %w", err)
+			return env, nil, nil, fmt.Errorf("ingest: build task.created: %w", err)
 		}
 		env.EventID = events.DeriveID(events.EventIDPrefix, ev.EventID, string(events.TaskCreated), run)
-		_, err = s.cfg.Store.CreateTask(ctx, store.Task{
+		return env, nil, &store.Task{
 			TaskID: task.TaskID, Type: string(task.Type), Data: store.JSONDoc(data), MaxRetries: task.MaxRetries,
 			EventID: env.EventID, CorrelationID: ev.EventID, WebhookEventID: ev.EventID, PartnerID: ev.Provider, CreatedAt: now.Time,
-		})
-		if err != nil && !errors.Is(err, store.ErrDuplicate) {
-			return env, fmt.Errorf("ingest: create task: %w", err)
-		}
-		return env, nil
+		}, nil
 	}
-	return events.Envelope{}, fmt.Errorf("ingest: route %q names neither a workflow nor a task", route.Match)
+	return events.Envelope{}, nil, nil, fmt.Errorf("ingest: route %q names neither a workflow nor a task", route.Match)
+}
+
+// checkPublishable refuses, before anything is stored, a delivery whose
+// routed *.created event could never be published: its Kafka record would
+// be larger than the brokers accept. Other routing problems are left to
+// Route, which records them on the stored row as before.
+func (s *Service) checkPublishable(p *webhook.Provider, ev store.WebhookEvent, payload []byte) error {
+	route, matched := p.Route(ev.EventType)
+	if !matched || route.Skip {
+		return nil
+	}
+	meta := &events.Metadata{Source: "webhook", CorrelationID: ev.EventID, APIVersion: events.SchemaVersion, PartnerID: ev.Provider}
+	env, _, _, err := s.created(route, ev, payload, meta)
+	if err != nil {
+		return nil
+	}
+	if err := s.cfg.Emitter.CheckSize(env); err != nil {
+		return fmt.Errorf("%w: %w", ErrBodyTooLarge, err)
+	}
+	return nil
 }
 
 // recordPartnerEvent writes the seed-000 IN document of a partner delivery.

@@ -29,14 +29,19 @@ import (
 // different request (422).
 var ErrIdempotencyConflict = errors.New("submit: idempotency key reused with a different request")
 
-// ValidationError is a submission that breaks the catalog's rules: Field
-// names the JSON field, Reason says what to fix (400).
+// ValidationError is a submission that breaks the catalog's rules or a
+// limit: Field names the JSON field, Reason says what to fix (400). Err,
+// when set, is the cause (a *bus.TooLargeError: 413).
 type ValidationError struct {
 	Field  string
 	Reason string
+	Err    error
 }
 
 func (e *ValidationError) Error() string { return fmt.Sprintf("%s: %s", e.Field, e.Reason) }
+
+// Unwrap returns the cause, if any.
+func (e *ValidationError) Unwrap() error { return e.Err }
 
 // DefaultMaxRetries is a task's maxRetries when the request has none (seed
 // 003's example value).
@@ -79,14 +84,21 @@ type TaskReceipt struct {
 type Service struct {
 	store   *store.Store
 	emitter *emit.Emitter
+	limits  Limits
 	now     func() time.Time
 	log     *slog.Logger
 }
 
-// New returns a Service. now and log may be nil (time.Now, slog.Default()).
-func New(st *store.Store, em *emit.Emitter, now func() time.Time, log *slog.Logger) (*Service, error) {
+// New returns a Service. The zero value of each of limits' fields is its
+// default; limits must fit the emitter's Kafka record size (Limits.Validate).
+// now and log may be nil (time.Now, slog.Default()).
+func New(st *store.Store, em *emit.Emitter, limits Limits, now func() time.Time, log *slog.Logger) (*Service, error) {
 	if st == nil || em == nil {
 		return nil, errors.New("submit: store and emitter are required")
+	}
+	limits.setDefaults()
+	if err := limits.Validate(em.MaxMessageBytes()); err != nil {
+		return nil, err
 	}
 	if now == nil {
 		now = time.Now
@@ -94,7 +106,7 @@ func New(st *store.Store, em *emit.Emitter, now func() time.Time, log *slog.Logg
 	if log == nil {
 		log = slog.Default()
 	}
-	return &Service{store: st, emitter: em, now: now, log: log}, nil
+	return &Service{store: st, emitter: em, limits: limits, now: now, log: log}, nil
 }
 
 var metadata = &events.Metadata{Source: "api-gateway", UserID: events.Null, APIVersion: events.SchemaVersion}
@@ -102,6 +114,9 @@ var metadata = &events.Metadata{Source: "api-gateway", UserID: events.Null, APIV
 // SubmitWorkflow validates and stores a workflow, then stores and publishes
 // its workflow.created. idempotencyKey may be empty.
 func (s *Service) SubmitWorkflow(ctx context.Context, req WorkflowRequest, idempotencyKey string) (WorkflowReceipt, error) {
+	if err := s.limits.checkWorkflow(req); err != nil {
+		return WorkflowReceipt{}, err
+	}
 	if err := validateWorkflow(req); err != nil {
 		return WorkflowReceipt{}, err
 	}
@@ -118,6 +133,9 @@ func (s *Service) SubmitWorkflow(ctx context.Context, req WorkflowRequest, idemp
 		return WorkflowReceipt{}, catalogError(err)
 	}
 	env.EventID = events.DeriveID(events.EventIDPrefix, id, string(events.WorkflowCreated))
+	if err := s.publishable(env, "input"); err != nil {
+		return WorkflowReceipt{}, err
+	}
 	hash := requestHash(req)
 	wf, err := s.store.CreateWorkflow(ctx, store.Workflow{
 		WorkflowID: id, Name: req.Name, Steps: req.Steps, Priority: req.Priority, Input: store.JSONDoc(req.Input),
@@ -144,6 +162,9 @@ func (s *Service) SubmitWorkflow(ctx context.Context, req WorkflowRequest, idemp
 // SubmitTask validates and stores a task, then stores and publishes its
 // task.created. idempotencyKey may be empty.
 func (s *Service) SubmitTask(ctx context.Context, req TaskRequest, idempotencyKey string) (TaskReceipt, error) {
+	if err := s.limits.checkTask(req); err != nil {
+		return TaskReceipt{}, err
+	}
 	if err := validateTask(req); err != nil {
 		return TaskReceipt{}, err
 	}
@@ -163,6 +184,9 @@ func (s *Service) SubmitTask(ctx context.Context, req TaskRequest, idempotencyKe
 		return TaskReceipt{}, catalogError(err)
 	}
 	env.EventID = events.DeriveID(events.EventIDPrefix, id, string(events.TaskCreated))
+	if err := s.publishable(env, "data"); err != nil {
+		return TaskReceipt{}, err
+	}
 	hash := requestHash(req)
 	task, err := s.store.CreateTask(ctx, store.Task{
 		TaskID: id, Type: req.Type, Data: store.JSONDoc(req.Data), MaxRetries: maxRetries,
@@ -182,6 +206,17 @@ func (s *Service) SubmitTask(ctx context.Context, req TaskRequest, idempotencyKe
 	}
 	s.log.InfoContext(ctx, "task submitted", "taskId", id, "eventId", env.EventID, "type", req.Type)
 	return TaskReceipt{TaskID: id, Status: store.TaskPending, EventID: env.EventID}, nil
+}
+
+// publishable refuses, before anything is stored, a created event whose
+// Kafka record would be larger than the brokers accept; field is the
+// request field that carries the bulk. Limits.Validate makes this a
+// backstop: within the limits every event fits.
+func (s *Service) publishable(env events.Envelope, field string) error {
+	if err := s.emitter.CheckSize(env); err != nil {
+		return &ValidationError{Field: field, Reason: err.Error(), Err: err}
+	}
+	return nil
 }
 
 // replayCreated rebuilds the first attempt's created event for a retried

@@ -76,7 +76,11 @@ func API(a *app.App, o APIOptions) (http.Handler, error) {
 	if err != nil {
 		return nil, err
 	}
-	sub, err := submit.New(a.Store, a.Emitter, nil, a.Logger)
+	limits, err := submit.LimitsFromEnv()
+	if err != nil {
+		return nil, err
+	}
+	sub, err := submit.New(a.Store, a.Emitter, limits, nil, a.Logger)
 	if err != nil {
 		return nil, err
 	}

@@ -37,7 +37,7 @@ type api struct {
 func newAPI(t *testing.T) *api {
 	t.Helper()
 	env := stacktest.New(t, stacktest.Options{})
-	sub, err := submit.New(env.Store, env.Emitter, nil, env.Logger)
+	sub, err := submit.New(env.Store, env.Emitter, submit.Limits{}, nil, env.Logger)
 	require.NoError(t, err)
 	h := httpapi.API(httpapi.APIConfig{
 		Submit: sub, Store: env.Store, Logger: env.Logger,
