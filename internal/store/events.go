@@ -49,6 +49,9 @@ type EventDocument struct {
 	// retry-sweeper publishes what stays pending (store-then-publish).
 	PublishPending bool       `bson:"publish_pending,omitempty"`
 	PublishedAt    *time.Time `bson:"published_at,omitempty"`
+	// DeadLetteredAt is when the retry-sweeper gave up publishing the event
+	// and dead-lettered it (Store.DeadLetterUnpublished).
+	DeadLetteredAt *time.Time `bson:"dead_lettered_at,omitempty"`
 	// ArchivedAt is when the archiver copied the event to events_archive.
 	ArchivedAt *time.Time `bson:"archived_at,omitempty"`
 	// Payload holds the event-specific fields, inlined at the top level.
@@ -72,7 +75,7 @@ type EventMetadata struct {
 var reservedEventFields = map[string]bool{
 	"_id": true, "event_id": true, "event_type": true, "event_version": true, "timestamp": true,
 	"aggregate_id": true, "metadata": true, "stored_at": true, "ttl_expires_at": true,
-	"execution_id": true, "partner_id": true, "seq": true, "publish_pending": true, "published_at": true, "archived_at": true,
+	"execution_id": true, "partner_id": true, "seq": true, "publish_pending": true, "published_at": true, "archived_at": true, "dead_lettered_at": true,
 }
 
 // NewEventDocument converts an envelope into its stored form. storedAt is

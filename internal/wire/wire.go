@@ -146,8 +146,12 @@ func RetrySweeper(a *app.App, providers *webhook.Registry) (ScheduledHandler, er
 	if err != nil {
 		return nil, err
 	}
+	giveUpAfter, err := durationEnv("STREAMOPS_SWEEP_GIVE_UP_AFTER")
+	if err != nil {
+		return nil, err
+	}
 	sweeper, err := sweep.New(sweep.Config{Store: a.Store, Publisher: a.Bus, Router: rt, Tasks: retrier,
-		StallAfter: stallAfter, Logger: a.Logger, Metrics: a.Metrics})
+		StallAfter: stallAfter, GiveUpAfter: giveUpAfter, Logger: a.Logger, Metrics: a.Metrics})
 	if err != nil {
 		return nil, err
 	}
