@@ -30,6 +30,12 @@ type Publisher interface {
 	Publish(ctx context.Context, envs ...events.Envelope) error
 }
 
+// TopicPublisher publishes envelopes to a topic other than their event
+// type's (a replay's target topic); *bus.Client implements it.
+type TopicPublisher interface {
+	PublishTo(ctx context.Context, topic string, envs ...events.Envelope) error
+}
+
 // Config wires an Emitter.
 type Config struct {
 	// Store is where events are stored. Required.
@@ -149,10 +155,22 @@ func (e *Emitter) MaxMessageBytes() int { return e.cfg.MaxMessageBytes }
 // never be published (a *bus.TooLargeError, checked before storing); then
 // nothing was stored or published.
 func (e *Emitter) Emit(ctx context.Context, envs ...events.Envelope) (Result, error) {
+	return e.EmitTo(ctx, "", envs...)
+}
+
+// EmitTo is Emit to topic instead of each event's own topic (empty:
+// theirs), for replays to a target topic: the events are stored with that
+// topic, so the retry-sweeper publishes what did not make it there too. A
+// non-empty topic needs a Publisher that is a TopicPublisher.
+func (e *Emitter) EmitTo(ctx context.Context, topic string, envs ...events.Envelope) (Result, error) {
+	tp, _ := e.cfg.Publisher.(TopicPublisher)
+	if topic != "" && tp == nil {
+		return Result{}, fmt.Errorf("emit: the publisher cannot publish to topic %s", topic)
+	}
 	if err := e.CheckSize(envs...); err != nil {
 		return Result{}, fmt.Errorf("emit: %w", err)
 	}
-	ins, err := e.cfg.Store.InsertEvents(ctx, envs)
+	ins, err := e.cfg.Store.InsertEventsTo(ctx, topic, envs)
 	if err != nil {
 		return Result{}, fmt.Errorf("emit: store events: %w", err)
 	}
@@ -163,12 +181,16 @@ func (e *Emitter) Emit(ctx context.Context, envs ...events.Envelope) (Result, er
 	}
 	var toPublish []events.Envelope
 	for _, env := range envs {
-		if stored[env.EventID] && env.EventType.Topic() != "" {
+		if stored[env.EventID] && (topic != "" || env.EventType.Topic() != "") {
 			toPublish = append(toPublish, env)
 		}
 	}
 	if len(toPublish) > 0 {
-		res.Published, res.Unpublished = e.publish(ctx, toPublish)
+		publish := e.cfg.Publisher.Publish
+		if topic != "" {
+			publish = func(ctx context.Context, envs ...events.Envelope) error { return tp.PublishTo(ctx, topic, envs...) }
+		}
+		res.Published, res.Unpublished = e.publish(ctx, publish, toPublish)
 	}
 	if len(res.Published) > 0 {
 		if err := e.cfg.Store.MarkPublished(ctx, res.Published...); err != nil {
@@ -185,11 +207,11 @@ func (e *Emitter) Emit(ctx context.Context, envs ...events.Envelope) (Result, er
 	return res, nil
 }
 
-func (e *Emitter) publish(ctx context.Context, envs []events.Envelope) (published, unpublished []string) {
+func (e *Emitter) publish(ctx context.Context, publish func(context.Context, ...events.Envelope) error, envs []events.Envelope) (published, unpublished []string) {
 	pctx, cancel := context.WithTimeout(ctx, e.cfg.PublishTimeout)
 	defer cancel()
 	start := time.Now()
-	err := e.cfg.Publisher.Publish(pctx, envs...)
+	err := publish(pctx, envs...)
 	latency := time.Since(start)
 	e.cfg.Metrics.Record(metrics.Metric{Name: "PublishLatency", Unit: metrics.Milliseconds, Value: float64(latency.Microseconds()) / 1000})
 

@@ -333,7 +333,7 @@ func TestOpenAPIResponsesMatchTheDocument(t *testing.T) {
 	hooks := caller{c, httpapi.Webhooks(ing, env.Logger)}
 	hooksDown := caller{c, httpapi.Webhooks(ingDown, env.Logger)}
 	api := caller{c, httpapi.API(httpapi.APIConfig{Submit: sub, Store: env.Store, Router: ing, Logger: env.Logger,
-		Replayer: &history.Replayer{Store: env.Store, Publisher: env.Bus, Logger: env.Logger},
+		Replayer: &history.Replayer{Store: env.Store, Emitter: env.Emitter, Logger: env.Logger},
 		Requeuer: &history.Requeuer{Store: env.Store, Publisher: env.Bus},
 		// A small inline limit, so one export answers inline and a larger one with a link.
 		Exporter: &history.Exporter{Store: env.Store, Objects: history.FileObjectStore{Dir: t.TempDir()},

@@ -107,3 +107,23 @@ func TestSweeperGiveUpAfterMustOutlastPublishAfter(t *testing.T) {
 		PublishAfter: time.Hour, GiveUpAfter: time.Minute})
 	require.ErrorContains(t, err, "GiveUpAfter")
 }
+
+func TestSweeperPublishesAReplayToItsTargetTopic(t *testing.T) {
+	h := newHarness(t)
+	h.CreateTopic(t, "workflows.replay")
+	ctx := context.Background()
+	env, err := events.NewEvent(events.WorkflowCreatedPayload{WorkflowID: events.NewWorkflowID(), Name: "n",
+		Steps: []string{"validate"}, Priority: events.PriorityLow, CreatedAt: events.Now()}, nil)
+	require.NoError(t, err)
+	_, err = h.Store.InsertEventsTo(ctx, "workflows.replay", []events.Envelope{env}) // stored, the publish never happened
+	require.NoError(t, err)
+	h.clock.Advance(time.Minute)
+
+	st, err := h.sweeper.Run(ctx)
+	require.NoError(t, err)
+	assert.Equal(t, 1, st.Published)
+	assert.Empty(t, h.Records(t, events.TopicWorkflows), "not its event type's topic")
+	replayed := h.Envelopes(t, "workflows.replay")
+	require.Len(t, replayed, 1)
+	assert.Equal(t, env.EventID, replayed[0].EventID)
+}

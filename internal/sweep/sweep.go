@@ -204,23 +204,43 @@ func (s *Sweeper) publishPending(ctx context.Context, st *Stats) error {
 		}
 		envs := make([]events.Envelope, 0, len(docs))
 		storedAt := make(map[string]time.Time, len(docs))
+		topicOf := make(map[string]string, len(docs))
+		byTopic := map[string][]events.Envelope{}
+		var topics []string
 		for _, d := range docs {
 			env, err := d.Envelope()
 			if err != nil {
-				if err := s.giveUp(ctx, st, d.EventID, d.EventType, events.Envelope{}, bus.ReasonUndecodable, err); err != nil {
+				if err := s.giveUp(ctx, st, d.EventID, d.EventType, d.PublishTopic, events.Envelope{}, bus.ReasonUndecodable, err); err != nil {
 					return err
 				}
 				continue
 			}
 			envs = append(envs, env)
-			storedAt[env.EventID] = d.StoredAt
+			storedAt[env.EventID], topicOf[env.EventID] = d.StoredAt, d.PublishTopic
+			if _, ok := byTopic[d.PublishTopic]; !ok {
+				topics = append(topics, d.PublishTopic)
+			}
+			byTopic[d.PublishTopic] = append(byTopic[d.PublishTopic], env)
 		}
 		if len(envs) == 0 {
 			continue
 		}
-		err = s.cfg.Publisher.Publish(ctx, envs...)
-		failed := emit.Unpublished(err, envs)
-		causes := publishCauses(err)
+		failed, causes := map[string]bool{}, map[string]error{}
+		var errs []error
+		for _, topic := range topics {
+			group := byTopic[topic]
+			err := s.publishTo(ctx, topic, group)
+			for id := range emit.Unpublished(err, group) {
+				failed[id], causes[id] = true, err
+			}
+			for id, cause := range publishCauses(err) {
+				causes[id] = cause
+			}
+			if err != nil {
+				errs = append(errs, err)
+			}
+		}
+		err = errors.Join(errs...)
 		var published []string
 		retryLater := 0
 		expired := s.cfg.Now().Add(-s.cfg.GiveUpAfter)
@@ -230,9 +250,6 @@ func (s *Sweeper) publishPending(ctx context.Context, st *Stats) error {
 				continue
 			}
 			cause := causes[env.EventID]
-			if cause == nil {
-				cause = err
-			}
 			var reason bus.Reason
 			switch {
 			case refusedForGood(ctx, cause):
@@ -243,7 +260,7 @@ func (s *Sweeper) publishPending(ctx context.Context, st *Stats) error {
 				retryLater++
 				continue
 			}
-			if err := s.giveUp(ctx, st, env.EventID, string(env.EventType), env, reason, cause); err != nil {
+			if err := s.giveUp(ctx, st, env.EventID, string(env.EventType), topicOf[env.EventID], env, reason, cause); err != nil {
 				return err
 			}
 		}
@@ -260,6 +277,19 @@ func (s *Sweeper) publishPending(ctx context.Context, st *Stats) error {
 		}
 	}
 	return nil
+}
+
+// publishTo publishes envs to topic, or to each one's own topic when topic
+// is empty.
+func (s *Sweeper) publishTo(ctx context.Context, topic string, envs []events.Envelope) error {
+	if topic == "" {
+		return s.cfg.Publisher.Publish(ctx, envs...)
+	}
+	tp, ok := s.cfg.Publisher.(emit.TopicPublisher)
+	if !ok {
+		return fmt.Errorf("sweep: the publisher cannot publish to topic %s", topic)
+	}
+	return tp.PublishTo(ctx, topic, envs...)
 }
 
 // publishCauses maps each event a *bus.PublishError names to its own
@@ -290,15 +320,18 @@ func refusedForGood(ctx context.Context, cause error) bool {
 // dead_letters entry (processor retry-sweeper, the record it would have
 // produced, the reason and error) visible in GET /api/dead-letters, and
 // the event off the sweeper's list.
-func (s *Sweeper) giveUp(ctx context.Context, st *Stats, eventID, eventType string, env events.Envelope, reason bus.Reason, cause error) error {
-	dl := store.DeadLetterEntry{Processor: "retry-sweeper", Topic: events.Type(eventType).Topic(), Reason: string(reason),
+func (s *Sweeper) giveUp(ctx context.Context, st *Stats, eventID, eventType, topic string, env events.Envelope, reason bus.Reason, cause error) error {
+	if topic == "" {
+		topic = events.Type(eventType).Topic()
+	}
+	dl := store.DeadLetterEntry{Processor: "retry-sweeper", Topic: topic, Reason: string(reason),
 		Error: fmt.Sprint(cause), EventType: eventType, RecordTimestamp: env.Timestamp.Time}
 	if dl.Topic == "" {
 		dl.Topic = "unrouted"
 	}
 	if env.EventID != "" {
 		dl.AggregateID = env.AggregateID()
-		if rec, err := bus.NewRecord(env, ""); err == nil {
+		if rec, err := bus.NewRecord(env, topic); err == nil {
 			dl.Key, dl.Value = string(rec.Key), rec.Value
 			for _, h := range rec.Headers {
 				dl.Headers = append(dl.Headers, store.DeadLetterHeader{Key: h.Key, Value: string(h.Value)})

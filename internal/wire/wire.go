@@ -87,7 +87,7 @@ func API(a *app.App, o APIOptions) (http.Handler, error) {
 	return httpapi.API(httpapi.APIConfig{
 		Submit:   sub,
 		Store:    a.Store,
-		Replayer: &history.Replayer{Store: a.Store, Publisher: a.Bus, Logger: a.Logger},
+		Replayer: &history.Replayer{Store: a.Store, Emitter: a.Emitter, Logger: a.Logger},
 		Exporter: &history.Exporter{Store: a.Store, Objects: o.Objects, Logger: a.Logger},
 		Router:   rt,
 		Requeuer: &history.Requeuer{Store: a.Store, Publisher: a.Bus},

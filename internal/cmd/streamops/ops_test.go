@@ -41,7 +41,7 @@ func newAPI(t *testing.T) *api {
 	require.NoError(t, err)
 	h := httpapi.API(httpapi.APIConfig{
 		Submit: sub, Store: env.Store, Logger: env.Logger,
-		Replayer: &history.Replayer{Store: env.Store, Publisher: env.Bus, Logger: env.Logger},
+		Replayer: &history.Replayer{Store: env.Store, Emitter: env.Emitter, Logger: env.Logger},
 		Exporter: &history.Exporter{Store: env.Store, Objects: history.FileObjectStore{Dir: t.TempDir()}, Logger: env.Logger},
 		Requeuer: &history.Requeuer{Store: env.Store, Publisher: env.Bus},
 		Auth:     httpapi.TokenAuth{AdminToken: token},
