@@ -11,10 +11,10 @@ import (
 
 // Default limits of one submission; see Limits for why each is what it is.
 const (
-	DefaultMaxSteps         = 20
+	DefaultMaxSteps         = 10
 	DefaultMaxNameBytes     = 200
-	DefaultMaxInputBytes    = 256 << 10
-	DefaultMaxTaskDataBytes = 256 << 10
+	DefaultMaxInputBytes    = 64 << 10
+	DefaultMaxTaskDataBytes = 64 << 10
 )
 
 // envelopeReserve is what a created event adds around a submission's name,
@@ -31,20 +31,23 @@ const envelopeReserve = 8 << 10
 // value of a field means its default.
 type Limits struct {
 	// MaxSteps is the most steps one workflow may have
-	// (STREAMOPS_MAX_WORKFLOW_STEPS). Default 20: four times the five
-	// built-in steps; 10,000 steps once held a partition for minutes.
+	// (STREAMOPS_MAX_WORKFLOW_STEPS). Default 10: twice the five built-in
+	// steps; 10,000 steps once held a partition for minutes, and every
+	// store step writes every record again.
 	MaxSteps int
 	// MaxNameBytes is the longest workflow name in bytes
 	// (STREAMOPS_MAX_WORKFLOW_NAME_BYTES). Default 200: a name is a label
 	// shown in lists and logs, not data.
 	MaxNameBytes int
 	// MaxInputBytes is the largest workflow input, as sent
-	// (STREAMOPS_MAX_WORKFLOW_INPUT_BYTES). Default 256 KiB: a quarter of
-	// the brokers' default message size, so the workflow.created event fits
-	// with room to spare.
+	// (STREAMOPS_MAX_WORKFLOW_INPUT_BYTES). Default 64 KiB (about 1,700
+	// small records): with 256 KiB and 20 steps the largest workflow wrote
+	// 49,000 records and held the embedded store for minutes; with these
+	// defaults it runs in the local stack while webhooks are answered
+	// within the contract's second (TestLargestAllowedWorkflowDoesNot…).
 	MaxInputBytes int
 	// MaxTaskDataBytes is the largest task data, as sent
-	// (STREAMOPS_MAX_TASK_DATA_BYTES). Default 256 KiB, as MaxInputBytes.
+	// (STREAMOPS_MAX_TASK_DATA_BYTES). Default 64 KiB, as MaxInputBytes.
 	MaxTaskDataBytes int
 }
 
