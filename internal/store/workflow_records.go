@@ -75,7 +75,7 @@ func (s *Store) InsertWorkflowRecords(ctx context.Context, recs ...WorkflowRecor
 // workflowRecordsPerWrite bounds one bulk write of workflow records, so a
 // workflow that stores thousands of records never holds the embedded
 // engine's single commit for long.
-const workflowRecordsPerWrite = 128
+const workflowRecordsPerWrite = 64
 
 // WorkflowRecords returns the records a workflow stored, in step and record
 // order.

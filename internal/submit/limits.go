@@ -13,8 +13,8 @@ import (
 const (
 	DefaultMaxSteps         = 10
 	DefaultMaxNameBytes     = 200
-	DefaultMaxInputBytes    = 64 << 10
-	DefaultMaxTaskDataBytes = 64 << 10
+	DefaultMaxInputBytes    = 32 << 10
+	DefaultMaxTaskDataBytes = 32 << 10
 )
 
 // envelopeReserve is what a created event adds around a submission's name,
@@ -40,14 +40,15 @@ type Limits struct {
 	// shown in lists and logs, not data.
 	MaxNameBytes int
 	// MaxInputBytes is the largest workflow input, as sent
-	// (STREAMOPS_MAX_WORKFLOW_INPUT_BYTES). Default 64 KiB (about 1,700
+	// (STREAMOPS_MAX_WORKFLOW_INPUT_BYTES). Default 32 KiB (about 850
 	// small records): with 256 KiB and 20 steps the largest workflow wrote
-	// 49,000 records and held the embedded store for minutes; with these
-	// defaults it runs in the local stack while webhooks are answered
+	// 49,000 records and held the embedded store for minutes, and with
+	// 64 KiB webhook p99 neared a second on a loaded machine; with these
+	// defaults it runs in the local stack while webhooks are answered well
 	// within the contract's second (TestLargestAllowedWorkflowDoesNot…).
 	MaxInputBytes int
 	// MaxTaskDataBytes is the largest task data, as sent
-	// (STREAMOPS_MAX_TASK_DATA_BYTES). Default 64 KiB, as MaxInputBytes.
+	// (STREAMOPS_MAX_TASK_DATA_BYTES). Default 32 KiB, as MaxInputBytes.
 	MaxTaskDataBytes int
 }
 

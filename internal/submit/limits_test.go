@@ -19,7 +19,7 @@ func TestLimitsMustFitTheBrokersMessageSize(t *testing.T) {
 		{"defaults on the default broker", Limits{}, bus.DefaultMaxMessageBytes, ""},
 		{"defaults on a 512 KiB broker", Limits{}, 512 << 10, ""},
 		{"defaults on a 256 KiB broker", Limits{}, 256 << 10, ""},
-		{"defaults on a 64 KiB broker", Limits{}, 64 << 10, "workflow.created"},
+		{"defaults on a 32 KiB broker", Limits{}, 32 << 10, "workflow.created"},
 		{"input as large as a message", Limits{MaxInputBytes: bus.DefaultMaxMessageBytes}, bus.DefaultMaxMessageBytes, "MaxInputBytes"},
 		{"task data as large as a message", Limits{MaxTaskDataBytes: bus.DefaultMaxMessageBytes}, bus.DefaultMaxMessageBytes, "MaxTaskDataBytes"},
 		{"a megabyte name", Limits{MaxNameBytes: 1 << 20}, bus.DefaultMaxMessageBytes, "MaxNameBytes"},
