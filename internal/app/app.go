@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"strconv"
 	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/config"
@@ -72,12 +73,27 @@ func FromEnv(name string) Config {
 		Store:                 st,
 		MongoURISecret:        os.Getenv("MONGODB_URI_SECRET"),
 		MongoURISecretVersion: os.Getenv("MONGODB_URI_SECRET_VERSION"),
-		Bus:                   bus.Config{Brokers: bus.ParseBrokers(os.Getenv("KAFKA_BROKERS"))},
+		Bus:                   bus.Config{Brokers: bus.ParseBrokers(os.Getenv("KAFKA_BROKERS")), MaxMessageBytes: MaxMessageBytesFromEnv()},
 		LogLevel:              os.Getenv("STREAMOPS_LOG_LEVEL"),
 		OnLambda:              os.Getenv("AWS_LAMBDA_FUNCTION_NAME") != "",
 		AllowEmbeddedStore:    os.Getenv("STREAMOPS_ALLOW_EMBEDDED_STORE") == "true",
 		err:                   err,
 	}
+}
+
+// MaxMessageBytes is KAFKA_MAX_MESSAGE_BYTES, the brokers'
+// message.max.bytes; unset is 0 (bus.DefaultMaxMessageBytes), a value that
+// is not a whole number -1, which bus.Config.Validate refuses.
+func MaxMessageBytesFromEnv() int {
+	v := os.Getenv("KAFKA_MAX_MESSAGE_BYTES")
+	if v == "" {
+		return 0
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil {
+		return -1
+	}
+	return n
 }
 
 // Open connects everything. On error, what was opened is closed again.
@@ -123,7 +139,8 @@ func Open(ctx context.Context, cfg Config) (*App, error) {
 		_ = a.Store.Close(ctx)
 		return nil, fmt.Errorf("app: kafka: %w", err)
 	}
-	a.Emitter, err = emit.New(emit.Config{Store: a.Store, Publisher: a.Bus, Logger: a.Logger, Metrics: a.Metrics})
+	a.Emitter, err = emit.New(emit.Config{Store: a.Store, Publisher: a.Bus, Logger: a.Logger, Metrics: a.Metrics,
+		MaxMessageBytes: a.Bus.MaxMessageBytes()})
 	if err != nil {
 		a.Close(ctx)
 		return nil, err

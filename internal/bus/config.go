@@ -55,6 +55,15 @@ type Config struct {
 	// record larger than this fails with kerr.MessageTooLarge.
 	MaxBufferedBytes int
 
+	// MaxMessageBytes is the largest record batch the brokers accept
+	// (message.max.bytes; KAFKA_MAX_MESSAGE_BYTES in the functions). The
+	// producer refuses larger records itself (kerr.MessageTooLarge, never
+	// retryable), and RecordSize against it is how writers check, before
+	// they store anything, that an event can ever be published. Default
+	// DefaultMaxMessageBytes, Kafka's and MSK's default (1048588); set it to
+	// the cluster's value when the cluster differs.
+	MaxMessageBytes int
+
 	// ReplicationFactor is the replication factor EnsureTopics creates topics
 	// with. Default 0 means min(3, live brokers): three copies on MSK, one on
 	// a laptop broker. -1 asks the broker for its default.replication.factor.
@@ -76,7 +85,14 @@ const (
 	DefaultDialTimeout        = 5 * time.Second
 	DefaultMaxBufferedRecords = 50_000
 	DefaultMaxBufferedBytes   = 64 << 20
+	// DefaultMaxMessageBytes is Kafka's and Amazon MSK's default
+	// message.max.bytes (and kfake's).
+	DefaultMaxMessageBytes = 1048588
 )
+
+// minMaxMessageBytes keeps MaxMessageBytes above the largest envelope the
+// platform makes without a client's payload in it.
+const minMaxMessageBytes = 64 << 10
 
 // minProduceTimeout is the smallest produce request timeout kgo accepts.
 const minProduceTimeout = 100 * time.Millisecond
@@ -112,6 +128,9 @@ func (c *Config) setDefaults() {
 	if c.MaxBufferedBytes == 0 {
 		c.MaxBufferedBytes = DefaultMaxBufferedBytes
 	}
+	if c.MaxMessageBytes == 0 {
+		c.MaxMessageBytes = DefaultMaxMessageBytes
+	}
 }
 
 // Validate reports the first invalid field by name. Zero values are valid
@@ -139,6 +158,8 @@ func (c Config) Validate() error {
 		return bad("MaxBufferedRecords", "must not be negative, got %d", c.MaxBufferedRecords)
 	case c.MaxBufferedBytes < 0:
 		return bad("MaxBufferedBytes", "must not be negative, got %d", c.MaxBufferedBytes)
+	case c.MaxMessageBytes != 0 && c.MaxMessageBytes < minMaxMessageBytes:
+		return bad("MaxMessageBytes", "must be at least %d (or 0 for the default), got %d", minMaxMessageBytes, c.MaxMessageBytes)
 	case c.ReplicationFactor < -1:
 		return bad("ReplicationFactor", "must be -1 (broker default), 0 (auto) or positive, got %d", c.ReplicationFactor)
 	}

@@ -25,6 +25,8 @@ func TestConfigValidateNamesTheBadField(t *testing.T) {
 		{"negative linger", func(c *Config) { c.Linger = -time.Millisecond }, "Linger"},
 		{"negative max buffered records", func(c *Config) { c.MaxBufferedRecords = -1 }, "MaxBufferedRecords"},
 		{"negative max buffered bytes", func(c *Config) { c.MaxBufferedBytes = -1 }, "MaxBufferedBytes"},
+		{"max message bytes below 64 KiB", func(c *Config) { c.MaxMessageBytes = 1000 }, "MaxMessageBytes"},
+		{"max message bytes from a bad KAFKA_MAX_MESSAGE_BYTES", func(c *Config) { c.MaxMessageBytes = -1 }, "MaxMessageBytes"},
 		{"replication factor below -1", func(c *Config) { c.ReplicationFactor = -2 }, "ReplicationFactor"},
 	}
 	for _, tt := range tests {
@@ -51,6 +53,7 @@ func TestNewFillsDocumentedDefaults(t *testing.T) {
 		DialTimeout:        5 * time.Second,
 		MaxBufferedRecords: 50_000,
 		MaxBufferedBytes:   64 << 20,
+		MaxMessageBytes:    1048588,
 	}, c.cfg)
 }
 

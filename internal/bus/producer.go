@@ -58,6 +58,9 @@ func New(cfg Config) (*Client, error) {
 		kgo.ProducerLinger(cfg.Linger),
 		kgo.MaxBufferedRecords(cfg.MaxBufferedRecords),
 		kgo.MaxBufferedBytes(cfg.MaxBufferedBytes),
+		// The brokers' limit rather than kgo's smaller default (1000012),
+		// so what RecordSize admits is what the producer sends.
+		kgo.ProducerBatchMaxBytes(int32(cfg.MaxMessageBytes)),
 		kgo.ProduceRequestTimeout(cfg.ProduceTimeout),
 		// No kgo.RecordDeliveryTimeout: kgo measures it from the record
 		// timestamp, which is the event's time, so a republished or

@@ -3,6 +3,7 @@ package bus
 import (
 	"encoding/json"
 	"os"
+	"slices"
 	"strconv"
 	"testing"
 	"time"
@@ -16,7 +17,6 @@ import (
 	"github.com/streamops/streamops/events"
 	"github.com/streamops/streamops/events/eventstest"
 	"github.com/streamops/streamops/internal/fault"
-	"github.com/streamops/streamops/internal/stream"
 )
 
 // TestBusContractOnKfake runs the bus contract on an in-process kfake
@@ -226,7 +226,12 @@ func testPublishRecordsDeliversDeadLetters(t *testing.T, brokers []string, clien
 	require.NoError(t, err)
 	poison.Partition, poison.Offset = 2, 41
 
-	dl := stream.DeadLetterRecord(poison, stream.ReasonSchemaInvalid, assert.AnError)
+	// The dead-letter format itself is stream's (stream.DeadLetterRecord,
+	// tested there); here a record of that shape goes out as given.
+	dl := &kgo.Record{Topic: target, Key: poison.Key, Value: poison.Value, Headers: append(slices.Clone(poison.Headers),
+		kgo.RecordHeader{Key: "dlq-reason", Value: []byte("schema-invalid")}, kgo.RecordHeader{Key: "dlq-original-topic", Value: []byte("tasks")},
+		kgo.RecordHeader{Key: "dlq-original-partition", Value: []byte("2")}, kgo.RecordHeader{Key: "dlq-original-offset", Value: []byte("41")},
+		kgo.RecordHeader{Key: "dlq-error", Value: []byte(assert.AnError.Error())})}
 	require.NoError(t, client.PublishRecords(testContext(t), []*kgo.Record{dl}))
 
 	got := consume(t, brokers, target, from, 1)[0]

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/streamops/streamops/events"
+	"github.com/streamops/streamops/internal/bus"
 	"github.com/streamops/streamops/internal/metrics"
 	"github.com/streamops/streamops/internal/store"
 )
@@ -24,7 +25,16 @@ type Publisher interface {
 // *store.Store implements it.
 type EventStore interface {
 	InsertEvents(ctx context.Context, envs []events.Envelope) (store.InsertResult, error)
+	// InsertEventsTo stores events bound for topic (a replay's target),
+	// so the retry-sweeper publishes a missed one there.
+	InsertEventsTo(ctx context.Context, topic string, envs []events.Envelope) (store.InsertResult, error)
 	MarkPublished(ctx context.Context, eventIDs ...string) error
+}
+
+// TopicPublisher publishes envelopes to a topic other than their event
+// type's (a replay's target topic); *bus.Client implements it.
+type TopicPublisher interface {
+	PublishTo(ctx context.Context, topic string, envs ...events.Envelope) error
 }
 
 // Config wires an Emitter.
@@ -42,6 +52,11 @@ type Config struct {
 	// Metrics receives Published, PublishLatency, PublishFailures and
 	// Duplicates. Default: none.
 	Metrics *metrics.Recorder
+	// MaxMessageBytes is the largest Kafka record the brokers accept
+	// (bus.Config.MaxMessageBytes): Emit refuses, before storing anything,
+	// an event whose record would be larger, because it could never be
+	// published. Default bus.DefaultMaxMessageBytes.
+	MaxMessageBytes int
 }
 
 func (c *Config) setDefaults() {
@@ -50,6 +65,9 @@ func (c *Config) setDefaults() {
 	}
 	if c.Logger == nil {
 		c.Logger = slog.Default()
+	}
+	if c.MaxMessageBytes == 0 {
+		c.MaxMessageBytes = bus.DefaultMaxMessageBytes
 	}
 }
 
@@ -62,6 +80,8 @@ func (c Config) Validate() error {
 		return errors.New("emit: Config.Publisher is required")
 	case c.PublishTimeout < 0:
 		return errors.New("emit: Config.PublishTimeout must not be negative")
+	case c.MaxMessageBytes < 0:
+		return errors.New("emit: Config.MaxMessageBytes must not be negative")
 	}
 	return nil
 }
@@ -115,10 +135,43 @@ func Unpublished(err error, envs []events.Envelope) map[string]bool {
 	return failed
 }
 
+// CheckSize returns a *bus.TooLargeError for the first of envs whose Kafka
+// record would be larger than the brokers accept (Config.MaxMessageBytes).
+// Writers call it where they build an event, before they store anything
+// for the request, so what they accept can always be published.
+func (e *Emitter) CheckSize(envs ...events.Envelope) error {
+	for _, env := range envs {
+		if err := bus.CheckSize(env, e.cfg.MaxMessageBytes); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// MaxMessageBytes is the largest Kafka record the emitter lets through.
+func (e *Emitter) MaxMessageBytes() int { return e.cfg.MaxMessageBytes }
+
 // Emit stores envs, then publishes the newly stored ones that have a topic.
-// The error is non-nil only when storing failed; then nothing was published.
+// The error is non-nil only when storing failed, or when an event could
+// never be published (a *bus.TooLargeError, checked before storing); then
+// nothing was stored or published.
 func (e *Emitter) Emit(ctx context.Context, envs ...events.Envelope) (Result, error) {
-	ins, err := e.cfg.Store.InsertEvents(ctx, envs)
+	return e.EmitTo(ctx, "", envs...)
+}
+
+// EmitTo is Emit to topic instead of each event's own topic (empty:
+// theirs), for replays to a target topic: the events are stored with that
+// topic, so the retry-sweeper publishes what did not make it there too. A
+// non-empty topic needs a Publisher that is a TopicPublisher.
+func (e *Emitter) EmitTo(ctx context.Context, topic string, envs ...events.Envelope) (Result, error) {
+	tp, _ := e.cfg.Publisher.(TopicPublisher)
+	if topic != "" && tp == nil {
+		return Result{}, fmt.Errorf("emit: the publisher cannot publish to topic %s", topic)
+	}
+	if err := e.CheckSize(envs...); err != nil {
+		return Result{}, fmt.Errorf("emit: %w", err)
+	}
+	ins, err := e.cfg.Store.InsertEventsTo(ctx, topic, envs)
 	if err != nil {
 		return Result{}, fmt.Errorf("emit: store events: %w", err)
 	}
@@ -129,12 +182,16 @@ func (e *Emitter) Emit(ctx context.Context, envs ...events.Envelope) (Result, er
 	}
 	var toPublish []events.Envelope
 	for _, env := range envs {
-		if stored[env.EventID] && env.EventType.Topic() != "" {
+		if stored[env.EventID] && (topic != "" || env.EventType.Topic() != "") {
 			toPublish = append(toPublish, env)
 		}
 	}
 	if len(toPublish) > 0 {
-		res.Published, res.Unpublished = e.publish(ctx, toPublish)
+		publish := e.cfg.Publisher.Publish
+		if topic != "" {
+			publish = func(ctx context.Context, envs ...events.Envelope) error { return tp.PublishTo(ctx, topic, envs...) }
+		}
+		res.Published, res.Unpublished = e.publish(ctx, publish, toPublish)
 	}
 	if len(res.Published) > 0 {
 		if err := e.cfg.Store.MarkPublished(ctx, res.Published...); err != nil {
@@ -151,11 +208,11 @@ func (e *Emitter) Emit(ctx context.Context, envs ...events.Envelope) (Result, er
 	return res, nil
 }
 
-func (e *Emitter) publish(ctx context.Context, envs []events.Envelope) (published, unpublished []string) {
+func (e *Emitter) publish(ctx context.Context, publish func(context.Context, ...events.Envelope) error, envs []events.Envelope) (published, unpublished []string) {
 	pctx, cancel := context.WithTimeout(ctx, e.cfg.PublishTimeout)
 	defer cancel()
 	start := time.Now()
-	err := e.cfg.Publisher.Publish(pctx, envs...)
+	err := publish(pctx, envs...)
 	latency := time.Since(start)
 	e.cfg.Metrics.Record(metrics.Metric{Name: "PublishLatency", Unit: metrics.Milliseconds, Value: float64(latency.Microseconds()) / 1000})
 

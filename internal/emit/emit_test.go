@@ -3,6 +3,7 @@ package emit_test
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 	"time"
 
@@ -10,8 +11,10 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/streamops/streamops/events"
+	"github.com/streamops/streamops/internal/bus"
 	"github.com/streamops/streamops/internal/emit"
 	"github.com/streamops/streamops/internal/stacktest"
+	"github.com/streamops/streamops/internal/store"
 )
 
 func created(t *testing.T) events.Envelope {
@@ -72,4 +75,20 @@ func TestUnpublishedNamesWhatAPublishErrorLeft(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) { assert.Equal(t, tc.want, emit.Unpublished(tc.err, envs)) })
 	}
+}
+
+func TestEmitRefusesAnEventTheBrokersWouldRefuseAndStoresNothing(t *testing.T) {
+	env := stacktest.New(t, stacktest.Options{})
+	big, err := events.NewEvent(events.TaskCreatedPayload{TaskID: events.NewTaskID(), Type: events.TaskDataExport,
+		Data: []byte(`{"pad":"` + strings.Repeat("x", bus.DefaultMaxMessageBytes) + `"}`), MaxRetries: 3, CreatedAt: events.Now()}, nil)
+	require.NoError(t, err)
+	small := created(t)
+	_, err = env.Emitter.Emit(context.Background(), small, big)
+	_, tooLarge := errors.AsType[*bus.TooLargeError](err)
+	require.True(t, tooLarge, "%v", err)
+	for _, e := range []events.Envelope{small, big} {
+		_, err := env.Store.GetEvent(context.Background(), e.EventID)
+		assert.ErrorIs(t, err, store.ErrNotFound, "nothing of the call is stored")
+	}
+	assert.Empty(t, env.Records(t, events.TopicTasks))
 }

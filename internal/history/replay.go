@@ -14,11 +14,6 @@ import (
 	"github.com/streamops/streamops/internal/store"
 )
 
-// Publisher publishes envelopes to a given topic (bus.Client).
-type Publisher interface {
-	PublishTo(ctx context.Context, topic string, envs ...events.Envelope) error
-}
-
 // ReplayStore is what a replay reads and records; *store.Store implements
 // it.
 type ReplayStore interface {
@@ -28,10 +23,12 @@ type ReplayStore interface {
 	SaveReplayProgress(ctx context.Context, rs store.ReplaySession) error
 }
 
-// Replayer runs replays.
+// Replayer runs replays. Every replayed event is stored before it is
+// published (Emitter), so the history shows what consumers received.
 type Replayer struct {
-	Store     ReplayStore
-	Publisher Publisher
+	Store ReplayStore
+	// Emitter stores then publishes the replayed events. Required.
+	Emitter *emit.Emitter
 	// BatchSize is how many events one page reads and one flush publishes.
 	// Default 500.
 	BatchSize int
@@ -112,18 +109,18 @@ func (r *Replayer) Replay(ctx context.Context, cfg store.ReplayConfig) (store.Re
 		}
 		for _, topic := range order {
 			envs := byTopic[topic]
-			if err := r.Publisher.PublishTo(ctx, topic, envs...); err != nil {
-				failed := failedIDs(err, envs)
-				rs.FailedEvents += int64(len(failed))
-				rs.ReplayedEvents += int64(len(envs) - len(failed))
-				now := time.Now().UTC()
-				rs.Errors = append(rs.Errors, store.ReplayError{Timestamp: now, Error: truncate(err.Error(), 1024), ErrorType: fmt.Sprintf("%T", err)})
-				for _, id := range failed {
-					rs.Errors = append(rs.Errors, store.ReplayError{Timestamp: now, Error: "not published to " + topic, EventID: id})
-				}
-				continue
+			res, err := r.Emitter.EmitTo(ctx, cfg.TargetTopic, envs...)
+			if err != nil {
+				return r.fail(ctx, rs, err)
 			}
-			rs.ReplayedEvents += int64(len(envs))
+			// Stored but not published: the retry-sweeper publishes them
+			// to topic later; the session records that they are late.
+			rs.FailedEvents += int64(len(res.Unpublished))
+			rs.ReplayedEvents += int64(len(envs) - len(res.Unpublished))
+			now := time.Now().UTC()
+			for _, id := range res.Unpublished {
+				rs.Errors = append(rs.Errors, store.ReplayError{Timestamp: now, Error: "stored, not yet published to " + topic + "; the retry-sweeper publishes it", EventID: id})
+			}
 		}
 		if next == "" {
 			break
@@ -164,24 +161,6 @@ func replayOf(session string, env events.Envelope) (events.Envelope, error) {
 	env.Metadata = &meta
 	env.EventID = events.DeriveID(events.EventIDPrefix, session, env.EventID)
 	return env, nil
-}
-
-func truncate(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return s[:n] + "…"
-}
-
-func failedIDs(err error, envs []events.Envelope) []string {
-	var ids []string
-	failed := emit.Unpublished(err, envs)
-	for _, e := range envs {
-		if failed[e.EventID] {
-			ids = append(ids, e.EventID)
-		}
-	}
-	return ids
 }
 
 func envelopes(docs []store.EventDocument) ([]events.Envelope, error) {

@@ -2,10 +2,12 @@ package history
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 
 	"github.com/twmb/franz-go/pkg/kgo"
 
+	"github.com/streamops/streamops/events"
 	"github.com/streamops/streamops/internal/store"
 )
 
@@ -20,6 +22,8 @@ const HeaderRequeuedFrom = "requeued-from"
 // RequeueStore records requeued dead letters; *store.Store implements it.
 type RequeueStore interface {
 	RecordRequeues(ctx context.Context, ids ...string) (int, error)
+	InsertEventsTo(ctx context.Context, topic string, envs []events.Envelope) (store.InsertResult, error)
+	MarkPublished(ctx context.Context, eventIDs ...string) error
 }
 
 // Requeuer sends dead letters back to the topics they were read from, as
@@ -32,9 +36,20 @@ type Requeuer struct {
 // Requeue produces the dead letters' records with one flush and records the
 // attempt on each (requeue_attempts + 1, status replayed). A record that
 // fails again is dead-lettered anew at its new offset.
+//
+// Store first, as every writer: a record whose value is an event envelope
+// is stored in the events collection (under its own eventId, so a
+// duplicate when it was stored before) before it is produced, and marked
+// published after, so GET /api/events shows every event a consumer
+// received; if producing fails, the retry-sweeper publishes it. A value
+// that is not an envelope is no event and is produced as it is.
 func (q *Requeuer) Requeue(ctx context.Context, dls ...store.DeadLetterEntry) (int, error) {
 	if len(dls) == 0 {
 		return 0, nil
+	}
+	stored, err := q.storeEvents(ctx, dls)
+	if err != nil {
+		return 0, fmt.Errorf("history: requeue dead letters: store their events: %w", err)
 	}
 	recs := make([]*kgo.Record, len(dls))
 	ids := make([]string, len(dls))
@@ -52,5 +67,35 @@ func (q *Requeuer) Requeue(ctx context.Context, dls ...store.DeadLetterEntry) (i
 	if err := q.Publisher.PublishRecords(ctx, recs); err != nil {
 		return 0, fmt.Errorf("history: requeue dead letters: %w", err)
 	}
+	if err := q.Store.MarkPublished(ctx, stored...); err != nil {
+		return 0, fmt.Errorf("history: requeue dead letters: mark their events published: %w", err)
+	}
 	return q.Store.RecordRequeues(ctx, ids...)
+}
+
+// storeEvents stores the envelopes among the dead letters' values, each
+// for the topic its record goes back to, and returns the ids it newly
+// stored.
+func (q *Requeuer) storeEvents(ctx context.Context, dls []store.DeadLetterEntry) ([]string, error) {
+	byTopic := map[string][]events.Envelope{}
+	var topics []string
+	for _, dl := range dls {
+		var env events.Envelope
+		if json.Unmarshal(dl.Value, &env) != nil || env.EventID == "" || env.EventType == "" {
+			continue
+		}
+		if _, ok := byTopic[dl.Topic]; !ok {
+			topics = append(topics, dl.Topic)
+		}
+		byTopic[dl.Topic] = append(byTopic[dl.Topic], env)
+	}
+	var stored []string
+	for _, topic := range topics {
+		res, err := q.Store.InsertEventsTo(ctx, topic, byTopic[topic])
+		if err != nil {
+			return nil, err
+		}
+		stored = append(stored, res.Inserted...)
+	}
+	return stored, nil
 }

@@ -26,7 +26,7 @@ type apiStack struct {
 
 func newAPIStack(t testing.TB) *apiStack {
 	env := stacktest.New(t, stacktest.Options{})
-	svc, err := submit.New(env.Store, env.Emitter, nil, env.Logger)
+	svc, err := submit.New(env.Store, env.Emitter, submit.Limits{}, nil, env.Logger)
 	require.NoError(t, err)
 	return &apiStack{Env: env, handler: apiHandler(env, svc)}
 }
@@ -186,7 +186,7 @@ func TestBrokerDownStillAcceptsAndLosesNothing(t *testing.T) {
 	require.NoError(t, err)
 	ing, err := ingestService(env, reg)
 	require.NoError(t, err)
-	sub, err := submit.New(env.Store, env.Emitter, nil, env.Logger)
+	sub, err := submit.New(env.Store, env.Emitter, submit.Limits{}, nil, env.Logger)
 	require.NoError(t, err)
 	hooks := &webhookStack{Env: env, providers: reg, handler: httpapi.Webhooks(ing, env.Logger)}
 	api := &apiStack{Env: env, handler: apiHandler(env, sub)}

@@ -8,6 +8,7 @@ import (
 	"net/http"
 
 	"github.com/streamops/streamops/events"
+	"github.com/streamops/streamops/internal/bus"
 	"github.com/streamops/streamops/internal/ingest"
 	"github.com/streamops/streamops/internal/jsonbody"
 	"github.com/streamops/streamops/internal/store"
@@ -42,6 +43,7 @@ func classify(err error) (status int, code string) {
 	var verr *submit.ValidationError
 	var param *paramError
 	var dup *jsonbody.DuplicateKeyError
+	var tooLarge *bus.TooLargeError
 	switch {
 	case errors.Is(err, ErrUnauthenticated):
 		return http.StatusUnauthorized, "unauthenticated"
@@ -53,6 +55,8 @@ func classify(err error) (status int, code string) {
 		return http.StatusNotFound, "unknown_provider"
 	case errors.Is(err, store.ErrNotFound):
 		return http.StatusNotFound, "not_found"
+	case errors.As(err, &tooLarge):
+		return http.StatusRequestEntityTooLarge, "event_too_large"
 	case errors.Is(err, ingest.ErrBodyTooLarge), errors.As(err, &maxBytes):
 		return http.StatusRequestEntityTooLarge, "body_too_large"
 	case errors.Is(err, webhook.ErrMissingSignature):
@@ -90,9 +94,12 @@ func writeError(w http.ResponseWriter, r *http.Request, log *slog.Logger, err er
 	var param *paramError
 	var invalid *store.InvalidDocumentError
 	var dup *jsonbody.DuplicateKeyError
+	var tooLarge *bus.TooLargeError
 	switch {
 	case errors.As(err, &verr):
 		body.Error.Field = verr.Field
+	case errors.As(err, &tooLarge):
+		body.Error.Field = "body"
 	case errors.As(err, &param):
 		body.Error.Field = param.Param
 	case errors.As(err, &dup):

@@ -329,12 +329,12 @@ func TestOpenAPIResponsesMatchTheDocument(t *testing.T) {
 	require.NoError(t, err)
 	ingDown, err := ingest.New(ingest.Config{Providers: reg, Secrets: unavailableSecrets{}, Store: env.Store, Emitter: env.Emitter, Logger: env.Logger})
 	require.NoError(t, err)
-	sub, err := submit.New(env.Store, env.Emitter, nil, env.Logger)
+	sub, err := submit.New(env.Store, env.Emitter, submit.Limits{}, nil, env.Logger)
 	require.NoError(t, err)
 	hooks := caller{c, httpapi.Webhooks(ing, env.Logger)}
 	hooksDown := caller{c, httpapi.Webhooks(ingDown, env.Logger)}
 	api := caller{c, httpapi.API(httpapi.APIConfig{Submit: sub, Store: env.Store, Router: ing, Logger: env.Logger,
-		Replayer: &history.Replayer{Store: env.Store, Publisher: env.Bus, Logger: env.Logger},
+		Replayer: &history.Replayer{Store: env.Store, Emitter: env.Emitter, Logger: env.Logger},
 		Requeuer: &history.Requeuer{Store: env.Store, Publisher: env.Bus},
 		// A small inline limit, so one export answers inline and a larger one with a link.
 		Exporter: &history.Exporter{Store: env.Store, Objects: objects.Files{Dir: t.TempDir()},

@@ -173,7 +173,7 @@ func TestStoreThatStopsAnsweringIs503WithinTheOperationTimeout(t *testing.T) {
 			return hooks.handler, hooks.signed(t, "stripe", fixture(t, "stripe-invoice-finalized.json"), "whsec_stripe_test", webhook.SignOptions{})
 		}},
 		{"POST /api/workflows", 29 * time.Second, func(hooks *webhookStack) (http.Handler, *http.Request) {
-			svc, err := submit.New(hooks.Store, hooks.Emitter, nil, hooks.Logger)
+			svc, err := submit.New(hooks.Store, hooks.Emitter, submit.Limits{}, nil, hooks.Logger)
 			require.NoError(t, err)
 			r := httptest.NewRequest(http.MethodPost, "/api/workflows", strings.NewReader(`{"name":"x","steps":["validate"],"priority":"low"}`))
 			r.Header.Set("Authorization", "Bearer "+adminToken)

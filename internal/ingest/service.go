@@ -140,9 +140,14 @@ func (s *Service) Receive(ctx context.Context, providerName string, h http.Heade
 	if err != nil {
 		return Receipt{}, err
 	}
-	stored, err := s.cfg.Store.InsertWebhookEvent(ctx, store.WebhookEvent{
+	ev := store.WebhookEvent{
+		EventID:  store.WebhookEventID(p.Name, providerEventID),
 		Provider: p.Name, ProviderEventID: providerEventID, EventType: eventType, Payload: store.JSONDoc(payload),
-	})
+	}
+	if err := s.checkPublishable(p, ev, payload); err != nil {
+		return Receipt{}, err
+	}
+	stored, err := s.cfg.Store.InsertWebhookEvent(ctx, ev)
 	log := s.cfg.Logger.With("provider", p.Name, "providerEventId", providerEventID, "webhookEventId", stored.EventID)
 	if errors.Is(err, store.ErrDuplicate) {
 		log.InfoContext(ctx, "duplicate webhook delivery acknowledged")
@@ -212,34 +217,76 @@ func (s *Service) Route(ctx context.Context, ev store.WebhookEvent) error {
 // received) yields the same ids, while the sweeper's retry of a failed row
 // (retry_count went up when it was processed) starts a fresh run.
 func (s *Service) start(ctx context.Context, route webhook.Route, ev store.WebhookEvent, payload []byte, meta *events.Metadata) (events.Envelope, error) {
+	o, wf, task, err := s.routed(route, ev, payload, meta)
+	if err != nil {
+		return events.Envelope{}, err
+	}
+	var env events.Envelope
+	if wf != nil {
+		env, _, err = submit.CreateWorkflow(ctx, s.cfg.Store, o, *wf)
+	} else {
+		env, _, err = submit.CreateTask(ctx, s.cfg.Store, o, *task)
+	}
+	if err != nil && !errors.Is(err, store.ErrDuplicate) {
+		return env, fmt.Errorf("ingest: %w", err)
+	}
+	return env, nil
+}
+
+// routed is what a route starts for ev: the Origin (ids derived from the
+// webhook event id and its processing attempt) and the workflow or task
+// payload, storing nothing.
+func (s *Service) routed(route webhook.Route, ev store.WebhookEvent, payload []byte, meta *events.Metadata) (submit.Origin, *events.WorkflowCreatedPayload, *events.TaskCreatedPayload, error) {
 	run := "run-" + strconv.Itoa(ev.RetryCount)
 	origin := func(prefix, kind string, created events.Type) submit.Origin {
 		return submit.Origin{ID: events.DeriveID(prefix, ev.EventID, kind, run),
 			EventID: events.DeriveID(events.EventIDPrefix, ev.EventID, string(created), run),
 			At:      events.At(s.cfg.Now()), Metadata: meta, WebhookEventID: ev.EventID}
 	}
-	var env events.Envelope
-	var err error
 	switch {
 	case route.Workflow != nil:
 		t := route.Workflow
-		env, _, err = submit.CreateWorkflow(ctx, s.cfg.Store, origin(events.WorkflowIDPrefix, "workflow", events.WorkflowCreated),
-			events.WorkflowCreatedPayload{Name: t.Name, Steps: t.Steps, Priority: t.Priority, Input: json.RawMessage(payload)})
+		return origin(events.WorkflowIDPrefix, "workflow", events.WorkflowCreated), &events.WorkflowCreatedPayload{
+			Name: t.Name, Steps: t.Steps, Priority: t.Priority, Input: json.RawMessage(payload)}, nil, nil
 	case route.Task != nil:
 		t := route.Task
-		data, derr := t.BuildData(payload)
-		if derr != nil {
-			return events.Envelope{}, fmt.Errorf("ingest: build task data: %w", derr)
+		data, err := t.BuildData(payload)
+		if err != nil {
+			return submit.Origin{}, nil, nil, fmt.Errorf("ingest: build task data: %w", err)
 		}
-		env, _, err = submit.CreateTask(ctx, s.cfg.Store, origin(events.TaskIDPrefix, "task", events.TaskCreated),
-			events.TaskCreatedPayload{Type: t.Type, Data: data, MaxRetries: t.MaxRetries})
-	default:
-		return events.Envelope{}, fmt.Errorf("ingest: route %q names neither a workflow nor a task", route.Match)
+		return origin(events.TaskIDPrefix, "task", events.TaskCreated), nil, &events.TaskCreatedPayload{
+			Type: t.Type, Data: data, MaxRetries: t.MaxRetries}, nil
 	}
-	if err != nil && !errors.Is(err, store.ErrDuplicate) {
-		return env, fmt.Errorf("ingest: %w", err)
+	return submit.Origin{}, nil, nil, fmt.Errorf("ingest: route %q names neither a workflow nor a task", route.Match)
+}
+
+// checkPublishable refuses, before anything is stored, a delivery whose
+// routed *.created event could never be published: its Kafka record would
+// be larger than the brokers accept. Other routing problems are left to
+// Route, which records them on the stored row as before.
+func (s *Service) checkPublishable(p *webhook.Provider, ev store.WebhookEvent, payload []byte) error {
+	route, matched := p.Route(ev.EventType)
+	if !matched || route.Skip {
+		return nil
 	}
-	return env, nil
+	meta := &events.Metadata{Source: "webhook", CorrelationID: ev.EventID, APIVersion: events.SchemaVersion, PartnerID: ev.Provider}
+	o, wf, task, err := s.routed(route, ev, payload, meta)
+	if err != nil {
+		return nil
+	}
+	var env events.Envelope
+	if wf != nil {
+		env, err = submit.WorkflowEvent(o, *wf)
+	} else {
+		env, err = submit.TaskEvent(o, *task)
+	}
+	if err != nil {
+		return nil
+	}
+	if err := s.cfg.Emitter.CheckSize(env); err != nil {
+		return fmt.Errorf("%w: %w", ErrBodyTooLarge, err)
+	}
+	return nil
 }
 
 // recordPartnerEvent writes the seed-000 IN document of a partner delivery.

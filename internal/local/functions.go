@@ -46,7 +46,7 @@ type wiring struct {
 // locally: the log stays readable.
 func (w *wiring) app(name string) (*app.App, error) {
 	log := w.log.With("function", name)
-	em, err := emit.New(emit.Config{Store: w.store, Publisher: w.bus, Logger: log})
+	em, err := emit.New(emit.Config{Store: w.store, Publisher: w.bus, Logger: log, MaxMessageBytes: w.bus.MaxMessageBytes()})
 	if err != nil {
 		return nil, err
 	}

@@ -49,7 +49,9 @@ type DeadLetterEntry struct {
 	// Reason is the bus dead-letter reason (undecodable, schema-invalid,
 	// processing-failed, retries-exhausted), or the local event source
 	// mapping's when it gave the record up (mapping-retries-exhausted,
-	// mapping-record-expired); Error the failure's text.
+	// mapping-record-expired), or the retry-sweeper's when it gave up
+	// publishing a stored event (unpublishable, publish-expired,
+	// undecodable); Error the failure's text.
 	Reason string `bson:"reason" json:"reason"`
 	Error  string `bson:"error" json:"error"`
 	// EventType, EventID and AggregateID are known when the value decoded
@@ -79,8 +81,32 @@ func DeadLetterID(topic string, partition int32, offset int64) string {
 	return events.DeriveID("", "dead_letter", topic, strconv.Itoa(int(partition)), strconv.FormatInt(offset, 10))
 }
 
-// InsertDeadLetters stores dead letters with one unordered bulk insert; ids,
-// status (open) and received_at are filled. A record dead-lettered before
+// UnpublishedEventDeadLetterID is the deterministic id of the dead letter
+// of a stored event that was never published (it has no offset).
+func UnpublishedEventDeadLetterID(eventID string) string {
+	return events.DeriveID("", "dead_letter", "unpublished", eventID)
+}
+
+// DeadLetterUnpublished ends the publishing of a stored event that can
+// never be published, or was not for too long: it stores dl (partition and
+// offset -1, as the record never reached Kafka; id
+// UnpublishedEventDeadLetterID) for GET /api/dead-letters and then takes
+// the event off the retry-sweeper's list (publish_pending unset,
+// dead_lettered_at set). Repeating it is harmless.
+func (s *Store) DeadLetterUnpublished(ctx context.Context, eventID string, dl DeadLetterEntry) error {
+	dl.DeadLetterID = UnpublishedEventDeadLetterID(eventID)
+	dl.EventID, dl.Partition, dl.Offset = eventID, -1, -1
+	if _, err := s.InsertDeadLetters(ctx, dl); err != nil {
+		return err
+	}
+	_, err := s.events.UpdateOne(ctx,
+		bson.D{{Key: "publish_pending", Value: true}, {Key: "_id", Value: eventID}},
+		bson.M{"$set": bson.M{"dead_lettered_at": s.now()}, "$unset": bson.M{"publish_pending": ""}})
+	return normalise(err)
+}
+
+// InsertDeadLetters stores dead letters with one unordered bulk insert; ids
+// (unless DeadLetterID is set), status (open) and received_at are filled. A record dead-lettered before
 // (a retried batch) is reported in Duplicates and left as it was.
 func (s *Store) InsertDeadLetters(ctx context.Context, dls ...DeadLetterEntry) (InsertResult, error) {
 	now := s.now()
@@ -90,7 +116,9 @@ func (s *Store) InsertDeadLetters(ctx context.Context, dls ...DeadLetterEntry) (
 		if dl.Topic == "" {
 			return InsertResult{}, errors.New("store: dead letter needs a topic")
 		}
-		dl.DeadLetterID = DeadLetterID(dl.Topic, dl.Partition, dl.Offset)
+		if dl.DeadLetterID == "" {
+			dl.DeadLetterID = DeadLetterID(dl.Topic, dl.Partition, dl.Offset)
+		}
 		dl.ID = dl.DeadLetterID
 		if dl.Status == "" {
 			dl.Status = DeadLetterOpen

@@ -109,6 +109,18 @@ func (e *InvalidDocumentError) Error() string {
 	return fmt.Sprintf("store: invalid document: field %q: %s", e.Field, e.Reason)
 }
 
+// Transient is false: the same document fails the same way (fault.Classifier).
+func (e *InvalidDocumentError) Transient() bool { return false }
+
+// unavailableError is ErrUnavailable with its cause; it is transient for
+// fault.IsRetryable, so every caller retries it the same way.
+type unavailableError struct{ err error }
+
+func (e *unavailableError) Error() string        { return "store: unavailable: " + e.err.Error() }
+func (e *unavailableError) Is(target error) bool { return target == ErrUnavailable }
+func (e *unavailableError) Unwrap() error        { return e.err }
+func (e *unavailableError) Transient() bool      { return true }
+
 // Is makes errors.Is(err, ErrInvalidDocument) hold.
 func (e *InvalidDocumentError) Is(target error) bool { return target == ErrInvalidDocument }
 
@@ -144,7 +156,7 @@ func classify(err error) error {
 	case err == nil, errors.Is(err, ErrUnavailable), errors.Is(err, ErrInvalidDocument):
 		return err
 	case isTransient(err):
-		return fmt.Errorf("%w: %w", ErrUnavailable, err)
+		return &unavailableError{err: err}
 	case isRejected(err):
 		return &InvalidDocumentError{Reason: err.Error(), err: err}
 	}

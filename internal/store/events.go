@@ -49,6 +49,13 @@ type EventDocument struct {
 	// retry-sweeper publishes what stays pending (store-then-publish).
 	PublishPending bool       `bson:"publish_pending,omitempty"`
 	PublishedAt    *time.Time `bson:"published_at,omitempty"`
+	// PublishTopic is the topic the event is for when it is not its event
+	// type's (a replay to a target topic), so the retry-sweeper publishes
+	// it where it was meant to go. Absent otherwise.
+	PublishTopic string `bson:"publish_topic,omitempty"`
+	// DeadLetteredAt is when the retry-sweeper gave up publishing the event
+	// and dead-lettered it (Store.DeadLetterUnpublished).
+	DeadLetteredAt *time.Time `bson:"dead_lettered_at,omitempty"`
 	// ArchivedAt is when the archiver copied the event to events_archive.
 	ArchivedAt *time.Time `bson:"archived_at,omitempty"`
 	// Payload holds the event-specific fields, inlined at the top level.
@@ -72,7 +79,8 @@ type EventMetadata struct {
 var reservedEventFields = map[string]bool{
 	"_id": true, "event_id": true, "event_type": true, "event_version": true, "timestamp": true,
 	"aggregate_id": true, "metadata": true, "stored_at": true, "ttl_expires_at": true,
-	"execution_id": true, "partner_id": true, "seq": true, "publish_pending": true, "published_at": true, "archived_at": true,
+	"execution_id": true, "partner_id": true, "seq": true, "publish_pending": true, "published_at": true, "archived_at": true, "dead_lettered_at": true,
+	"publish_topic": true,
 }
 
 // NewEventDocument converts an envelope into its stored form. storedAt is
@@ -177,6 +185,13 @@ type InsertResult struct {
 // duplicate does not stop the others. The error is nil when every event is
 // now stored, new or not.
 func (s *Store) InsertEvents(ctx context.Context, envs []events.Envelope) (InsertResult, error) {
+	return s.InsertEventsTo(ctx, "", envs)
+}
+
+// InsertEventsTo is InsertEvents for events published to topic rather than
+// their event type's topic (empty: theirs): each is stored pending
+// publication with topic as its PublishTopic.
+func (s *Store) InsertEventsTo(ctx context.Context, topic string, envs []events.Envelope) (InsertResult, error) {
 	if len(envs) == 0 {
 		return InsertResult{}, nil
 	}
@@ -188,6 +203,9 @@ func (s *Store) InsertEvents(ctx context.Context, envs []events.Envelope) (Inser
 			return InsertResult{}, err
 		}
 		doc.Seq = seq + int64(i)
+		if topic != "" && topic != env.EventType.Topic() {
+			doc.PublishTopic, doc.PublishPending = topic, true
+		}
 		ids[i], docs[i] = env.EventID, doc
 	}
 	res, err := insertUnordered(ctx, s.events, ids, docs)

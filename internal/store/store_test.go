@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/streamops/streamops/internal/fault"
 	"github.com/streamops/streamops/internal/store"
 	"github.com/streamops/streamops/internal/store/enginetest"
 	"github.com/streamops/streamops/internal/store/storetest"
@@ -196,4 +197,16 @@ func TestCheckDocumentRefusesWhatNoEngineCanStore(t *testing.T) {
 			assert.Equal(t, tc.field, invalid.Field)
 		})
 	}
+}
+
+func TestStoreErrorsCarryTheirRetryVerdict(t *testing.T) {
+	s := enginetest.Open(t, store.Config{})
+	expired, cancel := context.WithTimeout(context.Background(), -time.Second)
+	defer cancel()
+	_, err := s.GetWebhookEvent(expired, "x")
+	require.ErrorIs(t, err, store.ErrUnavailable)
+	assert.True(t, fault.IsRetryable(err), "unavailable: retry")
+	_, err = s.InsertWebhookEvent(context.Background(), store.WebhookEvent{Provider: "p", ProviderEventID: "1", Payload: store.JSONDoc(`{"a\u0000":1}`)})
+	require.ErrorIs(t, err, store.ErrInvalidDocument)
+	assert.False(t, fault.IsRetryable(err), "a document no engine stores: never retry")
 }

@@ -56,12 +56,26 @@ func (s *Store) InsertWorkflowRecords(ctx context.Context, recs ...WorkflowRecor
 		r.StoredAt = bsonTime(r.StoredAt)
 		ids[i], docs[i] = r.ID, r
 	}
-	res, err := insertUnordered(ctx, s.countedCollection(CollWorkflowRecords), ids, docs)
-	if err != nil {
-		return res, fmt.Errorf("store: insert workflow records: %w", err)
+	// In chunks: on the embedded engine one bulk write is one commit, and
+	// every other write waits for it; thousands of records in one commit
+	// held webhooks for seconds.
+	var res InsertResult
+	for start := 0; start < len(docs); start += workflowRecordsPerWrite {
+		end := min(start+workflowRecordsPerWrite, len(docs))
+		part, err := insertUnordered(ctx, s.countedCollection(CollWorkflowRecords), ids[start:end], docs[start:end])
+		if err != nil {
+			return res, fmt.Errorf("store: insert workflow records: %w", err)
+		}
+		res.Inserted = append(res.Inserted, part.Inserted...)
+		res.Duplicates = append(res.Duplicates, part.Duplicates...)
 	}
 	return res, nil
 }
+
+// workflowRecordsPerWrite bounds one bulk write of workflow records, so a
+// workflow that stores thousands of records never holds the embedded
+// engine's single commit for long.
+const workflowRecordsPerWrite = 64
 
 // WorkflowRecords returns the records a workflow stored, in step and record
 // order.

@@ -8,6 +8,7 @@ import (
 
 	"github.com/256dpi/lungo"
 	"go.mongodb.org/mongo-driver/bson"
+	"go.mongodb.org/mongo-driver/mongo/options"
 
 	"github.com/streamops/streamops/events"
 )
@@ -36,6 +37,12 @@ type Workflow struct {
 	// (the workflow-processor fails the workflow at its limit); 0 once the
 	// step completes.
 	StepAttempts int `bson:"stepAttempts,omitempty" json:"stepAttempts,omitempty"`
+	// AttemptStepIndex and StepAttemptsStarted count how often the
+	// workflow-processor started step AttemptStepIndex, recorded before
+	// the step runs (RecordStepAttempt), so an attempt the function's
+	// timeout killed before it could checkpoint is counted too.
+	AttemptStepIndex    int `bson:"attemptStepIndex,omitempty" json:"attemptStepIndex,omitempty"`
+	StepAttemptsStarted int `bson:"stepAttemptsStarted,omitempty" json:"stepAttemptsStarted,omitempty"`
 	// StepResults holds one entry per finished step, in order: the
 	// checkpoint a retried batch resumes from.
 	StepResults []StepProgress        `bson:"stepResults,omitempty" json:"stepResults,omitempty"`
@@ -105,4 +112,41 @@ func getByID[T any](ctx context.Context, coll lungo.ICollection, id string) (T, 
 	var out T
 	err := coll.FindOne(ctx, bson.M{"_id": id}).Decode(&out)
 	return out, normalise(err)
+}
+
+// RecordStepAttempt records, before it runs, that step stepIndex of a
+// pending or processing workflow is being started, and returns how many
+// times it has been started, this time included. Only the furthest step
+// started is counted: a run that resumes from an earlier checkpoint
+// replays steps before it (0 is returned for those, and when the workflow
+// ended or has no projection), so a step the function's timeout keeps
+// killing is counted once per run however many steps precede it in the
+// run. Single-document updates: a workflow's steps run one at a time, on
+// its partition.
+func (s *Store) RecordStepAttempt(ctx context.Context, workflowID string, stepIndex int) (int, error) {
+	active := bson.M{"$in": []string{WorkflowPending, WorkflowProcessing}}
+	var got struct {
+		Started int `bson:"stepAttemptsStarted"`
+	}
+	err := s.workflows.FindOneAndUpdate(ctx,
+		bson.D{{Key: "_id", Value: workflowID}, {Key: "status", Value: active}, {Key: "attemptStepIndex", Value: stepIndex}},
+		bson.M{"$inc": bson.M{"stepAttemptsStarted": 1}},
+		options.FindOneAndUpdate().SetReturnDocument(options.After)).Decode(&got)
+	if err == nil {
+		return got.Started, nil
+	}
+	if err = normalise(err); !errors.Is(err, ErrNotFound) {
+		return 0, fmt.Errorf("store: record step attempt: %w", err)
+	}
+	res, err := s.workflows.UpdateOne(ctx,
+		bson.D{{Key: "_id", Value: workflowID}, {Key: "status", Value: active}, {Key: "$or", Value: bson.A{
+			bson.M{"attemptStepIndex": bson.M{"$lt": stepIndex}}, bson.M{"attemptStepIndex": bson.M{"$exists": false}}}}},
+		bson.M{"$set": bson.M{"attemptStepIndex": stepIndex, "stepAttemptsStarted": 1}})
+	if err != nil {
+		return 0, fmt.Errorf("store: record step attempt: %w", normalise(err))
+	}
+	if res.MatchedCount == 0 {
+		return 0, nil
+	}
+	return 1, nil
 }

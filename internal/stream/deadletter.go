@@ -40,6 +40,13 @@ const (
 	ReasonProcessingFailed Reason = "processing-failed"
 	// ReasonRetriesExhausted: a transient error that outlived maxRetries.
 	ReasonRetriesExhausted Reason = "retries-exhausted"
+	// ReasonUnpublishable: a stored event Kafka refused for good (a
+	// non-retryable produce error such as MESSAGE_TOO_LARGE); the
+	// retry-sweeper dead-letters it instead of retrying it every run.
+	ReasonUnpublishable Reason = "unpublishable"
+	// ReasonPublishExpired: a stored event still unpublished after the
+	// retry-sweeper's give-up age.
+	ReasonPublishExpired Reason = "publish-expired"
 )
 
 // DeadLetterRecord builds the dead-letter record for a poison record: topic

@@ -33,6 +33,10 @@ type Origin struct {
 	// IdempotencyKey and RequestHash identify an API submission, so a
 	// retried one finds the first.
 	IdempotencyKey, RequestHash string
+	// Fits, when set, refuses the *.created event before anything is
+	// stored: one the brokers could never carry (emit.Emitter.CheckSize),
+	// with the error the caller's clients understand.
+	Fits func(events.Envelope) error
 }
 
 // CreateWorkflow is the one way a workflow comes to be: it builds the
@@ -42,7 +46,7 @@ type Origin struct {
 // store.ErrDuplicate and the workflow returned is the stored one.
 func CreateWorkflow(ctx context.Context, st Creator, o Origin, p events.WorkflowCreatedPayload) (events.Envelope, store.Workflow, error) {
 	p.WorkflowID, p.CreatedAt = o.ID, o.At
-	env, err := o.event(p)
+	env, err := WorkflowEvent(o, p)
 	if err != nil {
 		return env, store.Workflow{}, err
 	}
@@ -64,7 +68,7 @@ func CreateWorkflow(ctx context.Context, st Creator, o Origin, p events.Workflow
 // error wraps store.ErrDuplicate and the task returned is the stored one.
 func CreateTask(ctx context.Context, st Creator, o Origin, p events.TaskCreatedPayload) (events.Envelope, store.Task, error) {
 	p.TaskID, p.CreatedAt, p.RetryCount = o.ID, o.At, 0
-	env, err := o.event(p)
+	env, err := TaskEvent(o, p)
 	if err != nil {
 		return env, store.Task{}, err
 	}
@@ -79,6 +83,20 @@ func CreateTask(ctx context.Context, st Creator, o Origin, p events.TaskCreatedP
 	return env, t, nil
 }
 
+// WorkflowEvent is the workflow.created CreateWorkflow would store for o
+// and p, storing nothing (to check it before anything else is stored).
+func WorkflowEvent(o Origin, p events.WorkflowCreatedPayload) (events.Envelope, error) {
+	p.WorkflowID, p.CreatedAt = o.ID, o.At
+	return o.event(p)
+}
+
+// TaskEvent is the task.created CreateTask would store for o and p,
+// storing nothing.
+func TaskEvent(o Origin, p events.TaskCreatedPayload) (events.Envelope, error) {
+	p.TaskID, p.CreatedAt, p.RetryCount = o.ID, o.At, 0
+	return o.event(p)
+}
+
 // event builds the validated *.created event of p with o's event id.
 func (o Origin) event(p events.Payload) (events.Envelope, error) {
 	env, err := events.NewEvent(p, o.Metadata)
@@ -86,6 +104,11 @@ func (o Origin) event(p events.Payload) (events.Envelope, error) {
 		return env, fmt.Errorf("build %s: %w", p.EventType(), err)
 	}
 	env.EventID = o.EventID
+	if o.Fits != nil {
+		if err := o.Fits(env); err != nil {
+			return env, err
+		}
+	}
 	return env, nil
 }
 

@@ -21,14 +21,19 @@ import (
 // different request (422).
 var ErrIdempotencyConflict = errors.New("submit: idempotency key reused with a different request")
 
-// ValidationError is a submission that breaks the catalog's rules: Field
-// names the JSON field, Reason says what to fix (400).
+// ValidationError is a submission that breaks the catalog's rules or a
+// limit: Field names the JSON field, Reason says what to fix (400). Err,
+// when set, is the cause (a *bus.TooLargeError: 413).
 type ValidationError struct {
 	Field  string
 	Reason string
+	Err    error
 }
 
 func (e *ValidationError) Error() string { return fmt.Sprintf("%s: %s", e.Field, e.Reason) }
+
+// Unwrap returns the cause, if any.
+func (e *ValidationError) Unwrap() error { return e.Err }
 
 // DefaultMaxRetries is a task's maxRetries when the request has none (seed
 // 003's example value).
@@ -71,14 +76,21 @@ type TaskReceipt struct {
 type Service struct {
 	store   Creator
 	emitter *emit.Emitter
+	limits  Limits
 	now     func() time.Time
 	log     *slog.Logger
 }
 
-// New returns a Service. now and log may be nil (time.Now, slog.Default()).
-func New(st Creator, em *emit.Emitter, now func() time.Time, log *slog.Logger) (*Service, error) {
+// New returns a Service. The zero value of each of limits' fields is its
+// default; limits must fit the emitter's Kafka record size (Limits.Validate).
+// now and log may be nil (time.Now, slog.Default()).
+func New(st Creator, em *emit.Emitter, limits Limits, now func() time.Time, log *slog.Logger) (*Service, error) {
 	if st == nil || em == nil {
 		return nil, errors.New("submit: store and emitter are required")
+	}
+	limits.setDefaults()
+	if err := limits.Validate(em.MaxMessageBytes()); err != nil {
+		return nil, err
 	}
 	if now == nil {
 		now = time.Now
@@ -86,7 +98,7 @@ func New(st Creator, em *emit.Emitter, now func() time.Time, log *slog.Logger) (
 	if log == nil {
 		log = slog.Default()
 	}
-	return &Service{store: st, emitter: em, now: now, log: log}, nil
+	return &Service{store: st, emitter: em, limits: limits, now: now, log: log}, nil
 }
 
 var metadata = &events.Metadata{Source: "api-gateway", UserID: events.Null, APIVersion: events.SchemaVersion}
@@ -94,6 +106,9 @@ var metadata = &events.Metadata{Source: "api-gateway", UserID: events.Null, APIV
 // SubmitWorkflow validates and stores a workflow, then stores and publishes
 // its workflow.created. idempotencyKey may be empty.
 func (s *Service) SubmitWorkflow(ctx context.Context, req WorkflowRequest, idempotencyKey string) (WorkflowReceipt, error) {
+	if err := s.limits.checkWorkflow(req); err != nil {
+		return WorkflowReceipt{}, err
+	}
 	if err := validateWorkflow(req); err != nil {
 		return WorkflowReceipt{}, err
 	}
@@ -102,7 +117,7 @@ func (s *Service) SubmitWorkflow(ctx context.Context, req WorkflowRequest, idemp
 		id = events.DeriveID(events.WorkflowIDPrefix, "idempotency", idempotencyKey)
 	}
 	hash := requestHash(req)
-	env, wf, err := CreateWorkflow(ctx, s.store, s.origin(id, events.WorkflowCreated, idempotencyKey, hash),
+	env, wf, err := CreateWorkflow(ctx, s.store, s.origin(id, events.WorkflowCreated, idempotencyKey, hash, "input"),
 		events.WorkflowCreatedPayload{Name: req.Name, Steps: req.Steps, Priority: events.Priority(req.Priority), Input: req.Input})
 	switch {
 	case errors.Is(err, store.ErrDuplicate):
@@ -125,6 +140,9 @@ func (s *Service) SubmitWorkflow(ctx context.Context, req WorkflowRequest, idemp
 // SubmitTask validates and stores a task, then stores and publishes its
 // task.created. idempotencyKey may be empty.
 func (s *Service) SubmitTask(ctx context.Context, req TaskRequest, idempotencyKey string) (TaskReceipt, error) {
+	if err := s.limits.checkTask(req); err != nil {
+		return TaskReceipt{}, err
+	}
 	if err := validateTask(req); err != nil {
 		return TaskReceipt{}, err
 	}
@@ -137,7 +155,7 @@ func (s *Service) SubmitTask(ctx context.Context, req TaskRequest, idempotencyKe
 		id = events.DeriveID(events.TaskIDPrefix, "idempotency", idempotencyKey)
 	}
 	hash := requestHash(req)
-	env, task, err := CreateTask(ctx, s.store, s.origin(id, events.TaskCreated, idempotencyKey, hash),
+	env, task, err := CreateTask(ctx, s.store, s.origin(id, events.TaskCreated, idempotencyKey, hash, "data"),
 		events.TaskCreatedPayload{Type: events.TaskType(req.Type), Data: req.Data, MaxRetries: maxRetries})
 	switch {
 	case errors.Is(err, store.ErrDuplicate):
@@ -156,10 +174,18 @@ func (s *Service) SubmitTask(ctx context.Context, req TaskRequest, idempotencyKe
 }
 
 // origin is an API submission's Origin: the *.created event id derived
-// from the id, created now.
-func (s *Service) origin(id string, created events.Type, idempotencyKey, hash string) Origin {
+// from the id, created now; an event the brokers could not carry is
+// refused before anything is stored, naming field, the request field that
+// carries the bulk (Limits.Validate makes this a backstop).
+func (s *Service) origin(id string, created events.Type, idempotencyKey, hash, field string) Origin {
 	return Origin{ID: id, EventID: events.DeriveID(events.EventIDPrefix, id, string(created)), At: events.At(s.now()),
-		Metadata: metadata, IdempotencyKey: idempotencyKey, RequestHash: hash}
+		Metadata: metadata, IdempotencyKey: idempotencyKey, RequestHash: hash,
+		Fits: func(env events.Envelope) error {
+			if err := s.emitter.CheckSize(env); err != nil {
+				return &ValidationError{Field: field, Reason: err.Error(), Err: err}
+			}
+			return nil
+		}}
 }
 
 // failed is the error of a submission that could not be created: a
@@ -168,6 +194,9 @@ func (s *Service) origin(id string, created events.Type, idempotencyKey, hash st
 func (s *Service) failed(err error) error {
 	if _, ok := errors.AsType[*events.ValidationError](err); ok {
 		return catalogError(err)
+	}
+	if _, ok := errors.AsType[*ValidationError](err); ok {
+		return err
 	}
 	return fmt.Errorf("submit: %w", err)
 }

@@ -17,6 +17,11 @@ import (
 // is merely running is never taken for stalled.
 const DefaultStallAfter = 10 * time.Minute
 
+// DefaultGiveUpAfter is how long a stored event may stay unpublished before
+// the sweeper dead-letters it: a day, the deployed event source mappings'
+// maximum record age, so what could still be consumed is still retried.
+const DefaultGiveUpAfter = 24 * time.Hour
+
 // redriveStalled drives again, from its stored state, whatever stayed
 // non-terminal with no progress for StallAfter: it publishes the newest
 // stored event that drives the workflow or task (workflow.created,

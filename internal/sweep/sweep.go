@@ -2,15 +2,22 @@ package sweep
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
 	"log/slog"
 	"time"
 
+	"github.com/twmb/franz-go/pkg/kgo"
+
 	"github.com/streamops/streamops/events"
+	"github.com/streamops/streamops/internal/bus"
 	"github.com/streamops/streamops/internal/deadline"
 	"github.com/streamops/streamops/internal/emit"
+	"github.com/streamops/streamops/internal/fault"
 	"github.com/streamops/streamops/internal/metrics"
 	"github.com/streamops/streamops/internal/store"
+	"github.com/streamops/streamops/internal/stream"
 )
 
 // Router routes a stored webhook event again (ingest.Service).
@@ -41,6 +48,7 @@ type SweepStore interface {
 	MarkTaskRedriven(ctx context.Context, taskID string) error
 	FailedPartnerEventsForRetry(ctx context.Context, limit int) ([]store.PartnerEvent, error)
 	RequeueOutbox(ctx context.Context, now time.Time, outboxIDs ...string) (int, error)
+	DeadLetterUnpublished(ctx context.Context, eventID string, dl store.DeadLetterEntry) error
 }
 
 // Config wires a Sweeper.
@@ -58,6 +66,13 @@ type Config struct {
 	// the sweeper publishes it: longer than the inline publish path takes.
 	// Default 30 s.
 	PublishAfter time.Duration
+	// GiveUpAfter is how long a stored event may stay unpublished before
+	// the sweeper stops retrying it and dead-letters it
+	// (stream.ReasonPublishExpired; env STREAMOPS_SWEEP_GIVE_UP_AFTER in the
+	// retry-sweeper). An event Kafka refuses for good (MESSAGE_TOO_LARGE,
+	// any non-retryable produce error) is dead-lettered at once
+	// (stream.ReasonUnpublishable). Default DefaultGiveUpAfter (24 h).
+	GiveUpAfter time.Duration
 	// ReceivedAfter is how long a webhook event may stay received (stored,
 	// not routed) before the sweeper routes it. Default 2 minutes.
 	ReceivedAfter time.Duration
@@ -86,6 +101,9 @@ type Config struct {
 func (c *Config) setDefaults() {
 	if c.PublishAfter <= 0 {
 		c.PublishAfter = 30 * time.Second
+	}
+	if c.GiveUpAfter <= 0 {
+		c.GiveUpAfter = DefaultGiveUpAfter
 	}
 	if c.ReceivedAfter <= 0 {
 		c.ReceivedAfter = 2 * time.Minute
@@ -119,6 +137,8 @@ func (c Config) Validate() error {
 		return errors.New("sweep: Config.Publisher is required")
 	case c.Router == nil:
 		return errors.New("sweep: Config.Router is required")
+	case c.GiveUpAfter != 0 && c.PublishAfter != 0 && c.GiveUpAfter <= c.PublishAfter:
+		return errors.New("sweep: Config.GiveUpAfter must be longer than PublishAfter")
 	}
 	return nil
 }
@@ -137,8 +157,11 @@ func New(cfg Config) (*Sweeper, error) {
 
 // Stats counts what a run did.
 type Stats struct {
-	Published       int `json:"published"`
-	PublishFailed   int `json:"publishFailed"`
+	Published     int `json:"published"`
+	PublishFailed int `json:"publishFailed"`
+	// DeadLettered counts stored events the sweeper gave up publishing
+	// (refused for good, or unpublished past GiveUpAfter).
+	DeadLettered    int `json:"deadLettered"`
 	TasksRetried    int `json:"tasksRetried"`
 	WebhooksRouted  int `json:"webhooksRouted"`
 	WebhooksFailed  int `json:"webhooksFailed"`
@@ -167,6 +190,7 @@ func (s *Sweeper) Run(ctx context.Context) (Stats, error) {
 	s.cfg.Logger.InfoContext(ctx, "retry-sweeper run finished", "stats", st)
 	s.cfg.Metrics.Record(
 		metrics.Metric{Name: "SweeperPublished", Unit: metrics.Count, Value: float64(st.Published)},
+		metrics.Metric{Name: "SweeperDeadLettered", Unit: metrics.Count, Value: float64(st.DeadLettered)},
 		metrics.Metric{Name: "SweeperTasksRetried", Unit: metrics.Count, Value: float64(st.TasksRetried)},
 		metrics.Metric{Name: "SweeperWebhooksRouted", Unit: metrics.Count, Value: float64(st.WebhooksRouted)},
 		metrics.Metric{Name: "SweeperPartnerRequeued", Unit: metrics.Count, Value: float64(st.PartnerRequeued)},
@@ -179,8 +203,11 @@ func (s *Sweeper) Run(ctx context.Context) (Stats, error) {
 }
 
 // publishPending publishes events stored over PublishAfter ago and still
-// unpublished, oldest first, a batch per flush. A batch that cannot be
-// published ends the pass: the broker is likely down, the next run retries.
+// unpublished, oldest first, a batch per flush. An event that can never be
+// published (undecodable, or refused by Kafka for good) or that stayed
+// unpublished past GiveUpAfter is dead-lettered (giveUp) instead of being
+// retried every run. Any other failure ends the pass: the broker is likely
+// down, the next run retries.
 func (s *Sweeper) publishPending(ctx context.Context, st *Stats) error {
 	for deadline.Left(ctx, s.cfg.SafetyMargin) {
 		docs, err := s.cfg.Store.UnpublishedEvents(ctx, s.cfg.Now().Add(-s.cfg.PublishAfter), s.cfg.BatchSize)
@@ -188,35 +215,149 @@ func (s *Sweeper) publishPending(ctx context.Context, st *Stats) error {
 			return err
 		}
 		envs := make([]events.Envelope, 0, len(docs))
+		storedAt := make(map[string]time.Time, len(docs))
+		topicOf := make(map[string]string, len(docs))
+		byTopic := map[string][]events.Envelope{}
+		var topics []string
 		for _, d := range docs {
 			env, err := d.Envelope()
 			if err != nil {
-				return err
+				if err := s.giveUp(ctx, st, d.EventID, d.EventType, d.PublishTopic, events.Envelope{}, stream.ReasonUndecodable, err); err != nil {
+					return err
+				}
+				continue
 			}
 			envs = append(envs, env)
+			storedAt[env.EventID], topicOf[env.EventID] = d.StoredAt, d.PublishTopic
+			if _, ok := byTopic[d.PublishTopic]; !ok {
+				topics = append(topics, d.PublishTopic)
+			}
+			byTopic[d.PublishTopic] = append(byTopic[d.PublishTopic], env)
 		}
-		err = s.cfg.Publisher.Publish(ctx, envs...)
-		failed := emit.Unpublished(err, envs)
-		if len(failed) == len(envs) && err != nil {
-			st.PublishFailed += len(envs)
-			return err
+		if len(envs) == 0 {
+			continue
 		}
+		failed, causes := map[string]bool{}, map[string]error{}
+		var errs []error
+		for _, topic := range topics {
+			group := byTopic[topic]
+			err := s.publishTo(ctx, topic, group)
+			for id := range emit.Unpublished(err, group) {
+				failed[id], causes[id] = true, err
+			}
+			for id, cause := range publishCauses(err) {
+				causes[id] = cause
+			}
+			if err != nil {
+				errs = append(errs, err)
+			}
+		}
+		err = errors.Join(errs...)
 		var published []string
+		retryLater := 0
+		expired := s.cfg.Now().Add(-s.cfg.GiveUpAfter)
 		for _, env := range envs {
 			if !failed[env.EventID] {
 				published = append(published, env.EventID)
+				continue
+			}
+			cause := causes[env.EventID]
+			var reason stream.Reason
+			switch {
+			case refusedForGood(ctx, cause):
+				reason = stream.ReasonUnpublishable
+			case !storedAt[env.EventID].After(expired):
+				reason = stream.ReasonPublishExpired
+			default:
+				retryLater++
+				continue
+			}
+			if err := s.giveUp(ctx, st, env.EventID, string(env.EventType), topicOf[env.EventID], env, reason, cause); err != nil {
+				return err
 			}
 		}
 		if err := s.cfg.Store.MarkPublished(ctx, published...); err != nil {
 			return err
 		}
 		st.Published += len(published)
-		st.PublishFailed += len(failed)
-		s.cfg.Logger.InfoContext(ctx, "published events the inline path left", "count", len(published), "failed", len(failed))
-		if len(failed) > 0 {
+		st.PublishFailed += retryLater
+		if len(published) > 0 {
+			s.cfg.Logger.InfoContext(ctx, "published events the inline path left", "count", len(published), "failed", len(failed))
+		}
+		if retryLater > 0 {
 			return err
 		}
 	}
+	return nil
+}
+
+// publishTo publishes envs to topic, or to each one's own topic when topic
+// is empty.
+func (s *Sweeper) publishTo(ctx context.Context, topic string, envs []events.Envelope) error {
+	if topic == "" {
+		return s.cfg.Publisher.Publish(ctx, envs...)
+	}
+	tp, ok := s.cfg.Publisher.(emit.TopicPublisher)
+	if !ok {
+		return fmt.Errorf("sweep: the publisher cannot publish to topic %s", topic)
+	}
+	return tp.PublishTo(ctx, topic, envs...)
+}
+
+// publishCauses maps each event a *bus.PublishError names to its own
+// failure, so one event refused for good is told apart from a broker that
+// is down.
+func publishCauses(err error) map[string]error {
+	causes := map[string]error{}
+	if pe, ok := errors.AsType[*bus.PublishError](err); ok {
+		for _, f := range pe.Failed {
+			causes[f.EventID] = f.Err
+		}
+	}
+	return causes
+}
+
+// refusedForGood reports whether Kafka will refuse the event whatever the
+// sweeper does: a non-retryable failure that is not this invocation ending
+// (a cancelled context, a closed client say nothing about the event).
+func refusedForGood(ctx context.Context, cause error) bool {
+	switch {
+	case ctx.Err() != nil, errors.Is(cause, context.Canceled), errors.Is(cause, kgo.ErrClientClosed):
+		return false
+	}
+	return !fault.IsRetryable(cause)
+}
+
+// giveUp dead-letters a stored event the sweeper will not publish: a
+// dead_letters entry (processor retry-sweeper, the record it would have
+// produced, the reason and error) visible in GET /api/dead-letters, and
+// the event off the sweeper's list.
+func (s *Sweeper) giveUp(ctx context.Context, st *Stats, eventID, eventType, topic string, env events.Envelope, reason stream.Reason, cause error) error {
+	if topic == "" {
+		topic = events.Type(eventType).Topic()
+	}
+	dl := store.DeadLetterEntry{Processor: "retry-sweeper", Topic: topic, Reason: string(reason),
+		Error: fmt.Sprint(cause), EventType: eventType, RecordTimestamp: env.Timestamp.Time}
+	if dl.Topic == "" {
+		dl.Topic = "unrouted"
+	}
+	if env.EventID != "" {
+		dl.AggregateID = env.AggregateID()
+		if rec, err := bus.NewRecord(env, topic); err == nil {
+			dl.Key, dl.Value = string(rec.Key), rec.Value
+			for _, h := range rec.Headers {
+				dl.Headers = append(dl.Headers, store.DeadLetterHeader{Key: h.Key, Value: string(h.Value)})
+			}
+		} else if v, err := json.Marshal(env); err == nil {
+			dl.Value = v
+		}
+	}
+	if err := s.cfg.Store.DeadLetterUnpublished(ctx, eventID, dl); err != nil {
+		return fmt.Errorf("sweep: dead-letter unpublished event %s: %w", eventID, err)
+	}
+	st.DeadLettered++
+	s.cfg.Logger.WarnContext(ctx, "gave up publishing a stored event; it is a dead letter now",
+		"eventId", eventID, "eventType", eventType, "reason", reason, "error", cause)
 	return nil
 }
 

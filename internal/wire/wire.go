@@ -71,14 +71,18 @@ func API(a *app.App, o APIOptions) (http.Handler, error) {
 	if err != nil {
 		return nil, err
 	}
-	sub, err := submit.New(a.Store, a.Emitter, nil, a.Logger)
+	limits, err := submit.LimitsFromEnv()
+	if err != nil {
+		return nil, err
+	}
+	sub, err := submit.New(a.Store, a.Emitter, limits, nil, a.Logger)
 	if err != nil {
 		return nil, err
 	}
 	return httpapi.API(httpapi.APIConfig{
 		Submit:   sub,
 		Store:    a.Store,
-		Replayer: &history.Replayer{Store: a.Store, Publisher: a.Bus, Logger: a.Logger},
+		Replayer: &history.Replayer{Store: a.Store, Emitter: a.Emitter, Logger: a.Logger},
 		Exporter: &history.Exporter{Store: a.Store, Objects: o.Objects, Logger: a.Logger},
 		Router:   rt,
 		Requeuer: &history.Requeuer{Store: a.Store, Publisher: a.Bus},
@@ -137,8 +141,12 @@ func RetrySweeper(a *app.App, providers *webhook.Registry) (ScheduledHandler, er
 	if err != nil {
 		return nil, err
 	}
+	giveUpAfter, err := durationEnv("STREAMOPS_SWEEP_GIVE_UP_AFTER")
+	if err != nil {
+		return nil, err
+	}
 	sweeper, err := sweep.New(sweep.Config{Store: a.Store, Publisher: a.Bus, Router: rt, Tasks: retrier,
-		StallAfter: stallAfter, Logger: a.Logger, Metrics: a.Metrics})
+		StallAfter: stallAfter, GiveUpAfter: giveUpAfter, Logger: a.Logger, Metrics: a.Metrics})
 	if err != nil {
 		return nil, err
 	}

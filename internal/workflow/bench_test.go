@@ -112,6 +112,7 @@ func (discard) SettleWebhookEvents(context.Context, ...store.WebhookOutcome) (in
 func (discard) SaveWorkflowCheckpoints(context.Context, ...store.WorkflowCheckpoint) (int, error) {
 	return 0, nil
 }
+func (discard) RecordStepAttempt(context.Context, string, int) (int, error) { return 1, nil }
 func (discard) Emit(context.Context, ...events.Envelope) (emit.Result, error) {
 	return emit.Result{}, nil
 }

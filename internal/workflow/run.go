@@ -88,10 +88,24 @@ func (s workflows) run(ctx context.Context, st *state, log *slog.Logger) error {
 			commit()
 			return ErrDeadline
 		}
+		// The attempt is recorded before the step runs: a step that outlives
+		// the function's timeout is killed before anything is checkpointed,
+		// and only this count says it was tried.
+		started, err := s.cfg.Store.RecordStepAttempt(ctx, id, i)
+		if err != nil {
+			cp.CurrentStepIndex, cp.ResumeRecords = i, resumeRecords(records)
+			commit()
+			return fmt.Errorf("workflow %s step %s: record the attempt: %w", id, name, fault.Transient(err))
+		}
 		start := s.cfg.Now()
 		var stepEffects Effects
-		res, err := StepOutput{}, inputErr
-		if err == nil {
+		res := StepOutput{}
+		switch {
+		case inputErr != nil:
+			err = inputErr
+		case started > s.cfg.MaxStepAttempts:
+			err = fault.Permanent(CodeRetriesExhausted, "step %s was started %d times without finishing (each attempt outlived the function's timeout or failed transiently)", name, started-1)
+		default:
 			res, err = s.runStep(ctx, name, StepInput{
 				Workflow: st.info, StepName: name, StepIndex: i, At: start, Records: records,
 				Params: input.Params, Metadata: s.cfg.Metadata(cp.CorrelationID, cp.PartnerID), Effects: &stepEffects,
@@ -99,7 +113,7 @@ func (s workflows) run(ctx context.Context, st *state, log *slog.Logger) error {
 		}
 		end = s.cfg.Now()
 		if err != nil && fault.IsRetryable(err) {
-			cp.StepAttempts++
+			cp.StepAttempts = max(cp.StepAttempts+1, started)
 			if cp.StepAttempts < s.cfg.MaxStepAttempts {
 				cp.CurrentStepIndex, cp.ResumeRecords = i, resumeRecords(records)
 				commit()

@@ -21,6 +21,9 @@ type StateStore interface {
 	EnqueueOutbox(ctx context.Context, entries ...store.OutboxEntry) (store.InsertResult, error)
 	SettleWebhookEvents(ctx context.Context, outcomes ...store.WebhookOutcome) (int, error)
 	SaveWorkflowCheckpoints(ctx context.Context, cps ...store.WorkflowCheckpoint) (int, error)
+	// RecordStepAttempt records that a step is starting and returns how
+	// often it was started (store.Store.RecordStepAttempt).
+	RecordStepAttempt(ctx context.Context, workflowID string, stepIndex int) (int, error)
 }
 
 // Config wires a Service.

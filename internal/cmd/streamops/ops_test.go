@@ -38,11 +38,11 @@ type api struct {
 func newAPI(t *testing.T) *api {
 	t.Helper()
 	env := stacktest.New(t, stacktest.Options{})
-	sub, err := submit.New(env.Store, env.Emitter, nil, env.Logger)
+	sub, err := submit.New(env.Store, env.Emitter, submit.Limits{}, nil, env.Logger)
 	require.NoError(t, err)
 	h := httpapi.API(httpapi.APIConfig{
 		Submit: sub, Store: env.Store, Logger: env.Logger,
-		Replayer: &history.Replayer{Store: env.Store, Publisher: env.Bus, Logger: env.Logger},
+		Replayer: &history.Replayer{Store: env.Store, Emitter: env.Emitter, Logger: env.Logger},
 		Exporter: &history.Exporter{Store: env.Store, Objects: objects.Files{Dir: t.TempDir()}, Logger: env.Logger},
 		Requeuer: &history.Requeuer{Store: env.Store, Publisher: env.Bus},
 		Auth:     httpapi.TokenAuth{AdminToken: token},

@@ -1,0 +1,89 @@
+package workflow_test
+
+import (
+	"context"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/streamops/streamops/events"
+	"github.com/streamops/streamops/internal/fault"
+	"github.com/streamops/streamops/internal/store"
+	"github.com/streamops/streamops/internal/stream"
+	"github.com/streamops/streamops/internal/stream/streamtest"
+	"github.com/streamops/streamops/internal/workflow"
+)
+
+// A step that outlives the function's timeout is killed before anything
+// is checkpointed; its attempts are recorded before it runs, so after
+// MaxStepAttempts such invocations the workflow ends in workflow.failed
+// (STEP_RETRIES_EXHAUSTED) like any other exhausted step, and a step
+// earlier in the same run is not blamed for it.
+func TestAStepThatKeepsOutlivingTheTimeoutFailsItsWorkflow(t *testing.T) {
+	const maxAttempts = 3
+	var mu sync.Mutex
+	calls := map[string]int{}
+	steps := workflow.BuiltinSteps()
+	for _, name := range []string{"validate", "transform"} {
+		builtin, _ := steps.Lookup(name)
+		steps.Register(name, func(ctx context.Context, in workflow.StepInput) (workflow.StepOutput, error) {
+			mu.Lock()
+			calls[name]++
+			mu.Unlock()
+			if name == "transform" {
+				<-ctx.Done() // runs until the invocation's deadline kills it
+				return workflow.StepOutput{}, fault.Transient(ctx.Err())
+			}
+			return builtin(ctx, in)
+		})
+	}
+	h := newHarness(t, steps)
+	svc, err := workflow.New(workflow.Config{Store: h.env.Store, Steps: steps, MaxStepAttempts: maxAttempts,
+		Runtime: stream.Runtime{Emitter: h.env.Emitter, DeadlineMargin: time.Millisecond, Clock: ticking(), Logger: h.env.Logger}})
+	require.NoError(t, err)
+	h.useService(t, svc)
+	g := streamtest.NewGen(41)
+	wf := events.WorkflowCreatedPayload{WorkflowID: events.WorkflowIDPrefix + g.UUID(), Name: "Slow",
+		Steps: []string{"validate", "transform", "store"}, Priority: events.PriorityLow, CreatedAt: g.Now(),
+		Input: mustJSON(map[string]any{"records": []map[string]any{{"a": 1}}})}
+	ev := streamtest.Batch([]*kgo.Record{g.Record(t, g.Envelope(t, wf, apiMetadata))}...)
+	h.submitted(t, ev)
+
+	// An invocation whose deadline passes while transform runs: nothing
+	// it did is checkpointed (the store refuses writes once the deadline
+	// has passed), as when Lambda kills the function.
+	killed := func() error {
+		ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+		defer cancel()
+		return h.proc.HandleKafkaEvent(ctx, ev)
+	}
+	for attempt := 1; attempt <= maxAttempts; attempt++ {
+		require.Error(t, killed(), "invocation %d times out", attempt)
+		cp := h.workflow(t, wf.WorkflowID)
+		assert.Contains(t, []string{store.WorkflowPending, store.WorkflowProcessing}, cp.Status)
+		assert.Zero(t, cp.StepAttempts, "no checkpoint counted the attempt")
+		assert.Equal(t, 1, cp.AttemptStepIndex)
+		assert.Equal(t, attempt, cp.StepAttemptsStarted, "the attempt recorded before the step ran")
+	}
+	require.NoError(t, h.deliver(t, ev), "the next delivery ends the workflow instead of running the step again")
+
+	mu.Lock()
+	assert.Equal(t, maxAttempts, calls["transform"], "transform is not started beyond the limit")
+	assert.Equal(t, maxAttempts+1, calls["validate"], "validate ran in every invocation and is not blamed")
+	mu.Unlock()
+	failed := h.workflow(t, wf.WorkflowID)
+	require.Equal(t, store.WorkflowFailed, failed.Status)
+	require.NotNil(t, failed.Error)
+	assert.Equal(t, workflow.CodeRetriesExhausted, failed.Error.Code)
+	got := h.lifecycle(t, wf.WorkflowID)
+	require.NotEmpty(t, got)
+	last := got[len(got)-1]
+	require.Equal(t, events.WorkflowFailed, last.EventType)
+	fp := streamtest.Payload[events.WorkflowFailedPayload](t, last)
+	assert.Equal(t, "transform", fp.FailedStep)
+	assert.Equal(t, 1, fp.FailedStepIndex)
+}
