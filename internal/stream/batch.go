@@ -8,6 +8,7 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kgo"
 
+	"github.com/streamops/streamops/events"
 	"github.com/streamops/streamops/internal/store"
 )
 
@@ -69,6 +70,11 @@ func (b *Batch) FlushDeadLetters(ctx context.Context) error {
 	for i, d := range pending {
 		entries[i] = p.entry(d)
 		recs[i] = d.msg.DeadLetter(d.reason, d.err)
+		if !p.owns(d.msg.Topic) {
+			// A foreign topic's dead-letter topic may not exist; the record
+			// goes to this processor's own (its origin is in the headers).
+			recs[i].Topic = events.DLQTopic(p.topics[0])
+		}
 		p.cfg.Logger.WarnContext(ctx, "record dead-lettered", "record", d.msg.String(), "reason", d.reason,
 			"eventType", d.msg.Envelope.EventType, "eventId", d.msg.Envelope.EventID, "error", d.err)
 	}

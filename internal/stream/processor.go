@@ -92,6 +92,7 @@ func (c Config) Validate() error {
 type Processor struct {
 	cfg    Config
 	accept []events.Type
+	topics []string // the topics of the accepted types
 }
 
 // New returns a Processor.
@@ -100,7 +101,25 @@ func New(cfg Config) (*Processor, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	return &Processor{cfg: cfg, accept: cfg.Handler.Accepts()}, nil
+	proc := &Processor{cfg: cfg, accept: cfg.Handler.Accepts()}
+	for _, t := range proc.accept {
+		if !slices.Contains(proc.topics, t.Topic()) {
+			proc.topics = append(proc.topics, t.Topic())
+		}
+	}
+	return proc, nil
+}
+
+// storable validates an envelope against the catalog and checks that the
+// store can keep it on every engine (no key with a NUL byte, every number
+// exactly): a record that fails either fails again on every redelivery, so
+// it is poison, dead-lettered before any write of the batch could fail on
+// it and hold its partition.
+func storable(raw []byte) error {
+	if err := events.Validate(raw); err != nil {
+		return err
+	}
+	return store.CheckDocument(raw)
 }
 
 // HandleKafkaEvent is the Lambda handler of an MSK trigger. It returns an
@@ -110,7 +129,7 @@ func (p *Processor) HandleKafkaEvent(ctx context.Context, ev lambdaevents.KafkaE
 	start := time.Now()
 	b := &Batch{proc: p}
 	var records, skipped int
-	for _, part := range DecodeKafkaEvent(ev, WithValidator(events.Validate)) {
+	for _, part := range DecodeKafkaEvent(ev, WithValidator(storable)) {
 		accepted := PartitionBatch{Topic: part.Topic, Partition: part.Partition}
 		for _, m := range part.Messages {
 			records++
@@ -172,6 +191,10 @@ func (p *Processor) sort(m Message) (verdict, Reason, error) {
 		}
 		return deadLetter, reason, m.Err
 	}
+	if !p.owns(m.Topic) {
+		return deadLetter, ReasonProcessingFailed,
+			fmt.Errorf("%s: a record of topic %s, which it does not consume (%s)", p.cfg.Name, m.Topic, strings.Join(p.topics, ", "))
+	}
 	t := m.Envelope.EventType
 	if slices.Contains(p.accept, t) {
 		return accept, "", nil
@@ -181,6 +204,12 @@ func (p *Processor) sort(m Message) (verdict, Reason, error) {
 	}
 	return deadLetter, ReasonProcessingFailed,
 		fmt.Errorf("%s: a %s event does not belong on topic %s", p.cfg.Name, t, m.Topic)
+}
+
+// owns reports whether topic (or its dead-letter topic, when a dead letter
+// is requeued) is one the processor consumes.
+func (p *Processor) owns(topic string) bool {
+	return slices.Contains(p.topics, strings.TrimSuffix(topic, events.DLQSuffix))
 }
 
 // ProcessorIDFromEnv is the processorId processors stamp on the events they
