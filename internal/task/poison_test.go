@@ -23,6 +23,7 @@ func TestEveryPoisonKindIsDeadLetteredAndTheTaskBehindItCompletes(t *testing.T) 
 		{"payload a JSON array", `{"eventType":"task.created","eventId":"evt-00000000-0000-4000-8000-000000000001","timestamp":"2026-01-04T01:09:27.123Z","schemaVersion":"1.0.0","payload":[]}`, ""},
 		{"unknown event type on tasks", `{"eventType":"task.teleported","eventId":"evt-00000000-0000-4000-8000-000000000002","timestamp":"2026-01-04T01:09:27.123Z","schemaVersion":"1.0.0","payload":{}}`, ""},
 		{"a key the store cannot encode", "", ""},
+		{"a number no type holds exactly", "number", ""},
 		{"a topic the processor does not own", "", "payments"},
 	}
 	for _, tc := range tests {
@@ -37,6 +38,10 @@ func TestEveryPoisonKindIsDeadLetteredAndTheTaskBehindItCompletes(t *testing.T) 
 			case tc.topic != "":
 				poison = g.Record(t, g.Envelope(t, p, apiMetadata))
 				poison.Topic = tc.topic
+			case tc.value == "number":
+				bad := p
+				bad.Data = []byte(`{"amount":1e7000}`)
+				poison = g.Record(t, g.Envelope(t, bad, apiMetadata))
 			case tc.value == "":
 				bad := p
 				bad.Data = []byte(`{"recipient":"ops@example.com","k\u0000":1}`)

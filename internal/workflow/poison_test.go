@@ -23,6 +23,7 @@ func TestEveryPoisonKindIsDeadLetteredAndTheRecordBehindItCompletes(t *testing.T
 		{"payload a JSON array", `{"eventType":"workflow.created","eventId":"evt-00000000-0000-4000-8000-000000000001","timestamp":"2026-01-04T01:09:27.123Z","schemaVersion":"1.0.0","payload":[]}`, ""},
 		{"unknown event type", `{"eventType":"workflow.teleported","eventId":"evt-00000000-0000-4000-8000-000000000002","timestamp":"2026-01-04T01:09:27.123Z","schemaVersion":"1.0.0","payload":{}}`, ""},
 		{"a key the store cannot encode", "", ""},
+		{"a number no type holds exactly", "number", ""},
 		{"a topic the processor does not own", "", "payments"},
 	}
 	for _, tc := range tests {
@@ -38,6 +39,10 @@ func TestEveryPoisonKindIsDeadLetteredAndTheRecordBehindItCompletes(t *testing.T
 			case tc.topic != "":
 				poison = g.Record(t, g.Envelope(t, wf, apiMetadata))
 				poison.Topic = tc.topic
+			case tc.value == "number":
+				bad := wf
+				bad.Input = []byte(`{"amount":1e7000}`)
+				poison = g.Record(t, g.Envelope(t, bad, apiMetadata))
 			case tc.value == "":
 				bad := wf
 				bad.Input = []byte(`{"records":[{"k\u0000":1}]}`)
