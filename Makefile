@@ -62,6 +62,7 @@ FUZZ_TARGETS := \
 	./internal/stream:FuzzDecodeKafkaEvent \
 	./internal/apigw:FuzzAPIGatewayRequest \
 	./internal/httpapi:FuzzAPIRoutesNeverAnswer5xx \
+	./internal/httpapi:FuzzReplayFilterQuery \
 	./internal/jsonbody:FuzzCheck
 
 fuzz: ## each fuzz target for FUZZTIME (5s): no panic, every rejection a 4xx or a dead letter
