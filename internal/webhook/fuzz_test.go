@@ -12,9 +12,12 @@ import (
 )
 
 // FuzzVerifySignatureHeaders signs a body the way each configured scheme
-// does (stripe, github, standard, hmac), then replaces one signature
-// header with fuzzed text: Verify never panics, and every rejection is one
-// of the sender's faults (a 401), never ours.
+// does (stripe, github, standard, hmac), then sets one header to fuzzed
+// text: one the sender signed, or one of either Standard Webhooks header
+// family (webhook-*, svix-*), so families get mixed. The high bit of which
+// sends the standard headers under their svix-* names first, as Svix does.
+// Verify never panics, and every rejection is one of the sender's faults (a
+// 401), never ours.
 func FuzzVerifySignatureHeaders(f *testing.F) {
 	reg, err := webhook.LoadProviders("")
 	if err != nil {
@@ -25,6 +28,7 @@ func FuzzVerifySignatureHeaders(f *testing.F) {
 	now := time.Unix(1_795_000_000, 0)
 	for _, seed := range []string{"", "t=1795000000,v1=00", "sha256=zz", "v1,AAAA v1,", "msg_1", "1795000000", "t=,v1=", "v1=" + string(make([]byte, 64))} {
 		f.Add(uint8(0), uint8(0), seed, []byte(`{"id":"evt_1","type":"invoice.paid"}`))
+		f.Add(uint8(2), uint8(0x80), seed, []byte(`{"type":"contact.created"}`))
 	}
 	f.Fuzz(func(t *testing.T, provider, which uint8, value string, body []byte) {
 		p, ok := reg.Provider(names[int(provider)%len(names)])
@@ -35,15 +39,29 @@ func FuzzVerifySignatureHeaders(f *testing.F) {
 		if err != nil {
 			return // Sign refuses what it cannot sign (a body Identify cannot read)
 		}
-		keys := slices.Sorted(maps.Keys(h))
-		if len(keys) == 0 {
-			return
-		}
 		h = h.Clone()
-		h.Set(keys[int(which)%len(keys)], value)
+		if which&0x80 != 0 {
+			for _, name := range standardNames {
+				if v := h.Get("webhook-" + name); v != "" {
+					h.Del("webhook-" + name)
+					h.Set("svix-"+name, v)
+				}
+			}
+		}
+		set := maps.Clone(h)
+		for _, name := range standardNames {
+			set.Set("webhook-"+name, "")
+			set.Set("svix-"+name, "")
+		}
+		keys := slices.Sorted(maps.Keys(set))
+		h.Set(keys[int(which&0x7f)%len(keys)], value)
 		err = p.Verify(http.Header(h), body, []string{secret}, now)
 		if err != nil && !errors.Is(err, webhook.ErrMissingSignature) && !errors.Is(err, webhook.ErrInvalidSignature) && !errors.Is(err, webhook.ErrStaleTimestamp) {
-			t.Fatalf("%s: header %s=%q: %v is not a 401 kind", p.Name, keys[int(which)%len(keys)], value, err)
+			t.Fatalf("%s: header %s=%q: %v is not a 401 kind", p.Name, keys[int(which&0x7f)%len(keys)], value, err)
 		}
 	})
 }
+
+// standardNames are the three Standard Webhooks headers, after their
+// webhook- or svix- prefix.
+var standardNames = []string{"id", "timestamp", "signature"}
