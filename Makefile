@@ -58,6 +58,7 @@ test-mongo: ## every store-touching test again on the MongoDB at MONGODB_URI (At
 FUZZTIME ?= 5s
 FUZZ_TARGETS := \
 	./internal/webhook:FuzzVerifySignatureHeaders \
+	./internal/webhook:FuzzDocument \
 	./events:FuzzDecodeEnvelope \
 	./internal/stream:FuzzDecodeKafkaEvent \
 	./internal/apigw:FuzzAPIGatewayRequest \

@@ -95,9 +95,12 @@ func writeError(w http.ResponseWriter, r *http.Request, log *slog.Logger, err er
 	var invalid *store.InvalidDocumentError
 	var dup *jsonbody.DuplicateKeyError
 	var tooLarge *bus.TooLargeError
+	var form *webhook.FormError
 	switch {
 	case errors.As(err, &verr):
 		body.Error.Field = verr.Field
+	case errors.As(err, &form):
+		body.Error.Field = form.Field
 	case errors.As(err, &tooLarge):
 		body.Error.Field = "body"
 	case errors.As(err, &param):

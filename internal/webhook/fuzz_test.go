@@ -1,6 +1,7 @@
 package webhook_test
 
 import (
+	"encoding/json"
 	"errors"
 	"maps"
 	"net/http"
@@ -8,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/streamops/streamops/internal/jsonbody"
 	"github.com/streamops/streamops/internal/webhook"
 )
 
@@ -65,3 +67,41 @@ func FuzzVerifySignatureHeaders(f *testing.F) {
 // standardNames are the three Standard Webhooks headers, after their
 // webhook- or svix- prefix.
 var standardNames = []string{"id", "timestamp", "signature"}
+
+// FuzzDocument reads fuzzed bodies under fuzzed content types as each
+// provider's document (a GitHub form's payload field among them): Document
+// never panics, a document it returns is one JSON value, and every refusal
+// is the sender's fault (a 400: ErrInvalidPayload or jsonbody.ErrInvalid).
+func FuzzDocument(f *testing.F) {
+	reg, err := webhook.LoadProviders("")
+	if err != nil {
+		f.Fatal(err)
+	}
+	names := reg.Names()
+	const form = "application/x-www-form-urlencoded"
+	for _, seed := range []struct{ contentType, body string }{
+		{form, "payload=%7B%22ref%22%3A%22main%22%7D"}, {form + "; charset=utf-8", "payload=%7B%7D&payload=%7B%7D"},
+		{form, "payload=%zz"}, {form, "a=1;payload=1"}, {form, "payload="}, {"application/json", `{"a":1,"a":2}`},
+		{"multipart/form-data; boundary=x", "payload={}"}, {"application/x-www-form-urlencoded;;", "payload={}"},
+	} {
+		f.Add(uint8(1), seed.contentType, []byte(seed.body))
+	}
+	f.Fuzz(func(t *testing.T, provider uint8, contentType string, body []byte) {
+		p, ok := reg.Provider(names[int(provider)%len(names)])
+		if !ok {
+			t.Fatal("provider vanished")
+		}
+		h := http.Header{}
+		h.Set("Content-Type", contentType)
+		doc, err := p.Document(h, body)
+		if err != nil {
+			if !errors.Is(err, webhook.ErrInvalidPayload) && !errors.Is(err, jsonbody.ErrInvalid) {
+				t.Fatalf("%s: Content-Type %q body %q: %v is not a 400 kind", p.Name, contentType, body, err)
+			}
+			return
+		}
+		if !json.Valid(doc) {
+			t.Fatalf("%s: Content-Type %q body %q: document %q is not JSON", p.Name, contentType, body, doc)
+		}
+	})
+}
