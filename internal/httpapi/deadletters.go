@@ -89,14 +89,16 @@ func (a *api) requeueDeadLetters(w http.ResponseWriter, r *http.Request, _ Princ
 		writeError(w, r, a.log, &paramError{Param: "limit", Reason: fmt.Sprintf("must be from 1 to %d", MaxLimit)})
 		return
 	}
-	switch err := checkEnum("status", []string{req.Status}, deadLetterStatusFilter); {
-	case req.Status == "":
+	switch req.Status {
+	case "":
 		req.Status = store.DeadLetterOpen
-	case err != nil:
-		writeError(w, r, a.log, err)
-		return
-	case req.Status == AllValues:
+	case AllValues:
 		req.Status = ""
+	default:
+		if err := checkEnum("status", []string{req.Status}, deadLetterStatusFilter); err != nil {
+			writeError(w, r, a.log, err)
+			return
+		}
 	}
 	dls, _, err := a.cfg.Store.ListDeadLetters(r.Context(), store.DeadLetterQuery{Topic: req.Topic, EventType: req.EventType,
 		Status: req.Status, From: req.From, To: req.To, Limit: req.Limit})
