@@ -10,7 +10,7 @@ BENCHTIME ?= 10x
 LAMBDA_ENV   := GOOS=linux GOARCH=arm64 CGO_ENABLED=0
 LAMBDA_FLAGS := -tags lambda.norpc -trimpath -ldflags='-s -w'
 
-.PHONY: help build test unit race lint bench run clean synth deploy bootstrap infra-test infra-clean test-mongo fuzz
+.PHONY: help build test unit race lint bench run clean synth deploy bootstrap infra-test infra-clean test-mongo fuzz openapi-lint
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-8s %s\n", $$1, $$2}'
@@ -24,7 +24,7 @@ $(BUILD_DIR)/%.zip: FORCE
 
 FORCE:
 
-test: lint unit race fuzz build infra-test ## everything CI runs: lint, all tests, the race run, a short fuzz of each target, the Lambda build, the template tests
+test: lint openapi-lint unit race fuzz build infra-test ## everything CI runs: lint, the OpenAPI lint, all tests, the race run, a short fuzz of each target, the Lambda build, the template tests
 
 # The embedded engine copies a collection on every write, which makes the
 # large-volume tests allocation-bound: a lazier GC saves a fifth of their time.
@@ -58,6 +58,7 @@ test-mongo: ## every store-touching test again on the MongoDB at MONGODB_URI (At
 FUZZTIME ?= 5s
 FUZZ_TARGETS := \
 	./internal/webhook:FuzzVerifySignatureHeaders \
+	./internal/webhook:FuzzDocument \
 	./events:FuzzDecodeEnvelope \
 	./internal/stream:FuzzDecodeKafkaEvent \
 	./internal/apigw:FuzzAPIGatewayRequest \
@@ -90,6 +91,28 @@ run: ## the local stack: every function in one process, data in .streamops/ (Ctr
 
 clean: ## remove build output
 	rm -rf $(BUILD_DIR)
+
+# --- OpenAPI lint: Redocly's recommended rules over the API's document ------
+# The Redocly CLI is pinned in openapi/package.json and
+# openapi/package-lock.json (@redocly/cli 2.77.0) and installed there by
+# npm ci, never globally. The document linted is the one the API serves,
+# written by `streamops openapi`; openapi/redocly.yaml extends
+# `recommended` and openapi/check.mjs fails on any error or warning.
+REDOCLY := openapi/node_modules/.bin/redocly
+# No telemetry and no update check: after npm ci the lint is offline.
+REDOCLY_ENV := REDOCLY_TELEMETRY=off REDOCLY_SUPPRESS_UPDATE_NOTICE=true
+
+$(REDOCLY): openapi/package.json openapi/package-lock.json
+	npm ci --prefix openapi --no-audit --no-fund --loglevel=error
+	@touch $@
+
+openapi-lint: $(REDOCLY) ## Redocly's recommended ruleset over the served OpenAPI document: no error, no warning
+	@node -e 'const [a, b] = process.versions.node.split(".").map(Number); if (a < 20 || (a === 20 && b < 19)) { console.error("openapi-lint: @redocly/cli needs Node.js 20.19 or later, this is " + process.version); process.exit(1) }'
+	@mkdir -p $(BUILD_DIR)
+	$(GO) run ./internal/cmd/streamops openapi > $(BUILD_DIR)/openapi.json
+	@cd openapi && $(REDOCLY_ENV) ./node_modules/.bin/redocly lint --config redocly.yaml --format=json \
+		../$(BUILD_DIR)/openapi.json >../$(BUILD_DIR)/openapi-lint.json 2>../$(BUILD_DIR)/openapi-lint.log; \
+	node check.mjs <../$(BUILD_DIR)/openapi-lint.json || { cat ../$(BUILD_DIR)/openapi-lint.log; exit 1; }
 
 # --- Infrastructure: the CDK app in infra/ (a Go module of its own) ----------
 # The CDK CLI is pinned in infra/package.json and infra/package-lock.json

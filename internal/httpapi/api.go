@@ -84,7 +84,8 @@ type principalKey struct{}
 type handlerFunc func(w http.ResponseWriter, r *http.Request, p Principal)
 
 // authorized wraps routes: 401 without a known token, 403 for a partner
-// token on an admin-only route. The token itself is never logged.
+// token on an admin-only route, 400 for an enumerated query parameter out
+// of its enum (checkQueryEnums). The token itself is never logged.
 func (a *api) authorized(adminOnly bool) func(handlerFunc) http.Handler {
 	return func(h handlerFunc) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -95,6 +96,10 @@ func (a *api) authorized(adminOnly bool) func(handlerFunc) http.Handler {
 			case adminOnly && !p.Admin:
 				writeError(w, r, a.log, fmt.Errorf("%w: partner tokens may read only /api/events and /api/partners/%s/…", ErrForbidden, p.PartnerID))
 			default:
+				if err := checkQueryEnums(r); err != nil {
+					writeError(w, r, a.log, err)
+					return
+				}
 				h(w, r, p)
 			}
 		})

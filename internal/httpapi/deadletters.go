@@ -26,6 +26,11 @@ type bulkRequeue struct {
 	Limit     int        `json:"limit,omitempty"`
 }
 
+// deadLetterStatusFilter are the values a dead-letter status filter may
+// take (GET /api/dead-letters?status=, the requeue body's status): the
+// document's DeadLetterStatusFilter.
+var deadLetterStatusFilter = schemaEnum("DeadLetterStatusFilter")
+
 // deadLetterRoutes registers the dead-letter routes.
 func (a *api) deadLetterRoutes(mux *http.ServeMux, admin func(handlerFunc) http.Handler) {
 	mux.Handle("GET /api/dead-letters", admin(a.listDeadLetters))
@@ -35,7 +40,7 @@ func (a *api) deadLetterRoutes(mux *http.ServeMux, admin func(handlerFunc) http.
 
 func (a *api) listDeadLetters(w http.ResponseWriter, r *http.Request, _ Principal) {
 	q := r.URL.Query()
-	dq := store.DeadLetterQuery{Topic: q.Get("topic"), EventType: q.Get("event_type"), Status: q.Get("status")}
+	dq := store.DeadLetterQuery{Topic: q.Get("topic"), EventType: q.Get("event_type"), Status: filterValue(q, "status")}
 	var e1, e2, e3, e4 error
 	dq.From, e1 = timeParam(q, "from")
 	dq.To, e2 = timeParam(q, "to")
@@ -81,11 +86,19 @@ func (a *api) requeueDeadLetters(w http.ResponseWriter, r *http.Request, _ Princ
 		return
 	}
 	if req.Limit < 0 || req.Limit > MaxLimit {
-		writeError(w, r, a.log, &paramError{"limit", fmt.Sprintf("must be from 1 to %d", MaxLimit)})
+		writeError(w, r, a.log, &paramError{Param: "limit", Reason: fmt.Sprintf("must be from 1 to %d", MaxLimit)})
 		return
 	}
-	if req.Status == "" {
+	switch req.Status {
+	case "":
 		req.Status = store.DeadLetterOpen
+	case AllValues:
+		req.Status = ""
+	default:
+		if err := checkEnum("status", []string{req.Status}, deadLetterStatusFilter); err != nil {
+			writeError(w, r, a.log, err)
+			return
+		}
 	}
 	dls, _, err := a.cfg.Store.ListDeadLetters(r.Context(), store.DeadLetterQuery{Topic: req.Topic, EventType: req.EventType,
 		Status: req.Status, From: req.From, To: req.To, Limit: req.Limit})

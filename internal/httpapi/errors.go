@@ -27,6 +27,9 @@ type ErrorDetail struct {
 	Message string `json:"message"`
 	// Field names the request field at fault, when there is one.
 	Field string `json:"field,omitempty"`
+	// Allowed lists the values the field may take, when they are
+	// enumerated (a query parameter such as status).
+	Allowed []string `json:"allowed,omitempty"`
 }
 
 // RetryAfterSeconds is the Retry-After of a 503 when the store is
@@ -49,6 +52,8 @@ func classify(err error) (status int, code string) {
 		return http.StatusUnauthorized, "unauthenticated"
 	case errors.Is(err, ErrForbidden):
 		return http.StatusForbidden, "forbidden"
+	case errors.Is(err, errNotAcceptable):
+		return http.StatusNotAcceptable, "not_acceptable"
 	case errors.As(err, &param), errors.Is(err, store.ErrBadCursor):
 		return http.StatusBadRequest, "invalid_parameter"
 	case errors.Is(err, ingest.ErrUnknownProvider):
@@ -95,13 +100,16 @@ func writeError(w http.ResponseWriter, r *http.Request, log *slog.Logger, err er
 	var invalid *store.InvalidDocumentError
 	var dup *jsonbody.DuplicateKeyError
 	var tooLarge *bus.TooLargeError
+	var form *webhook.FormError
 	switch {
 	case errors.As(err, &verr):
 		body.Error.Field = verr.Field
+	case errors.As(err, &form):
+		body.Error.Field = form.Field
 	case errors.As(err, &tooLarge):
 		body.Error.Field = "body"
 	case errors.As(err, &param):
-		body.Error.Field = param.Param
+		body.Error.Field, body.Error.Allowed = param.Param, param.Allowed
 	case errors.As(err, &dup):
 		body.Error.Field = dup.Path
 	case errors.As(err, &invalid):

@@ -520,6 +520,7 @@ func TestOpenAPIResponsesMatchTheDocument(t *testing.T) {
 		api.get(t, adminToken, "/api/webhook-events?provider=stripe&status=processing&cursor="+page.NextCursor, http.StatusOK)
 		api.get(t, adminToken, "/api/webhook-events?from=yesterday", http.StatusBadRequest)
 		api.get(t, adminToken, "/api/webhook-events?status=bogus", http.StatusBadRequest)
+		api.get(t, adminToken, "/api/webhook-events?status=all", http.StatusOK)
 	})
 
 	t.Run("POST /api/webhook-events/{id}/retry", func(t *testing.T) {
@@ -547,6 +548,9 @@ func TestOpenAPIResponsesMatchTheDocument(t *testing.T) {
 	t.Run("GET /api/openapi.json", func(t *testing.T) {
 		w := api.get(t, "", "/api/openapi.json", http.StatusOK)
 		assert.Equal(t, httpapi.OpenAPIDocument, w.Body.Bytes(), "the embedded document is served as is")
+		api.send(t, request(http.MethodGet, "/api/openapi.json", "", "", "Accept", "text/html, application/json;q=0.9"), http.StatusOK)
+		api.send(t, request(http.MethodGet, "/api/openapi.json", "", "", "Accept", "application/yaml"), http.StatusNotAcceptable)
+		api.send(t, request(http.MethodGet, "/api/openapi.json", "", "", "Accept", "application/json;q=0"), http.StatusNotAcceptable)
 	})
 
 	t.Run("dead letters", func(t *testing.T) {
@@ -583,6 +587,8 @@ func TestOpenAPIResponsesMatchTheDocument(t *testing.T) {
 			require.NotEmpty(t, page.NextCursor)
 			unwired(t, request(http.MethodGet, "/api/dead-letters?cursor="+url.QueryEscape(page.NextCursor), "", adminToken), http.StatusOK)
 			unwired(t, request(http.MethodGet, "/api/dead-letters?limit=0", "", adminToken), http.StatusBadRequest)
+			unwired(t, request(http.MethodGet, "/api/dead-letters?status=all", "", adminToken), http.StatusOK)
+			unwired(t, request(http.MethodGet, "/api/dead-letters?status=bogus", "", adminToken), http.StatusBadRequest)
 		})
 		t.Run("POST /api/dead-letters/{id}/requeue", func(t *testing.T) {
 			unwired(t, request(http.MethodPost, "/api/dead-letters/"+id+"/requeue", "", adminToken), http.StatusAccepted)
@@ -591,6 +597,7 @@ func TestOpenAPIResponsesMatchTheDocument(t *testing.T) {
 		t.Run("POST /api/dead-letters/requeue", func(t *testing.T) {
 			unwired(t, request(http.MethodPost, "/api/dead-letters/requeue", `{"topic":"workflows","limit":10}`, adminToken), http.StatusAccepted)
 			unwired(t, request(http.MethodPost, "/api/dead-letters/requeue", `{"topic":`, adminToken), http.StatusBadRequest)
+			unwired(t, request(http.MethodPost, "/api/dead-letters/requeue", `{"status":"bogus"}`, adminToken), http.StatusBadRequest)
 		})
 	})
 

@@ -13,7 +13,6 @@ import (
 
 	"github.com/streamops/streamops/events"
 	"github.com/streamops/streamops/internal/emit"
-	"github.com/streamops/streamops/internal/jsonbody"
 	"github.com/streamops/streamops/internal/metrics"
 	"github.com/streamops/streamops/internal/store"
 	"github.com/streamops/streamops/internal/submit"
@@ -127,16 +126,19 @@ func (s *Service) Receive(ctx context.Context, providerName string, h http.Heade
 	if err := p.Verify(h, body, secrets, s.cfg.Now()); err != nil {
 		return Receipt{}, err
 	}
-	// Identify (gjson), Redact and the store (encoding/json) each read the
-	// body; without repeated keys they all read the same document.
-	if err := jsonbody.Check(body); err != nil {
-		return Receipt{}, err
-	}
-	providerEventID, eventType, err := p.Identify(h, body)
+	// The signature covers the raw body; everything after reads the one
+	// document it carries (the body, or a GitHub form's payload field),
+	// checked once: Identify (gjson), Redact and the store (encoding/json)
+	// read the same document, since it repeats no key.
+	doc, err := p.Document(h, body)
 	if err != nil {
 		return Receipt{}, err
 	}
-	payload, err := p.Redact(body)
+	providerEventID, eventType, err := p.Identify(h, doc)
+	if err != nil {
+		return Receipt{}, err
+	}
+	payload, err := p.Redact(doc)
 	if err != nil {
 		return Receipt{}, err
 	}

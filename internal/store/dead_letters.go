@@ -24,6 +24,9 @@ const (
 	DeadLetterDiscarded = "discarded"
 )
 
+// DeadLetterStatuses lists every dead letter status.
+var DeadLetterStatuses = []string{DeadLetterOpen, DeadLetterReplayed, DeadLetterDiscarded}
+
 // maxDeadLetterError caps the stored error text, as the dlq-error header is
 // capped: enough for a message and a short stack.
 const maxDeadLetterError = 4096

@@ -13,8 +13,10 @@
 // (the environment, AWS Secrets Manager behind a one-method interface).
 //
 // A delivery goes through, in order: Registry.Provider, Provider.TooLarge,
-// a SecretSource, Provider.Verify, Provider.Identify, Provider.Redact (only
-// the redacted bytes are stored), Provider.PartnerMetadata for partners,
+// a SecretSource, Provider.Verify (over the raw body), Provider.Document
+// (the one JSON event the body carries: the body, or a GitHub form post's
+// payload field), then on that document Provider.Identify, Provider.Redact
+// (only the redacted bytes are stored), Provider.PartnerMetadata for partners,
 // then Provider.Route and, for a task, TaskTemplate.BuildData on the
 // redacted payload.
 //
@@ -24,7 +26,8 @@
 //   - ErrMissingSignature, ErrInvalidSignature, ErrStaleTimestamp → 401;
 //   - ErrNoSecret (no usable secret for the provider) → 500: the server is
 //     misconfigured, not the sender; page someone;
-//   - ErrInvalidPayload (not JSON, an identifying field missing) → 400;
+//   - ErrInvalidPayload (not JSON, an identifying field missing, a form
+//     body without one payload field: *FormError) → 400;
 //   - an unknown provider (Registry.Provider reports false) → 404;
 //   - an error from a SecretSource → 503, so the provider retries.
 //

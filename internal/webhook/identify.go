@@ -68,8 +68,7 @@ func (p *Provider) read(h http.Header, body []byte, name string, src Field, maxL
 	}
 	var v string
 	if src.Header != "" {
-		v = strings.TrimSpace(h.Get(src.Header))
-		if v == "" {
+		if v = p.header(h, src.Header); v == "" {
 			return "", fail("is missing")
 		}
 	} else {
@@ -82,6 +81,16 @@ func (p *Provider) read(h http.Header, body []byte, name string, src Field, maxL
 		return "", fail("is %d characters, longer than %d", n, maxLen)
 	}
 	return v, nil
+}
+
+// header reads a header the provider's sender sets, trimmed. A Standard
+// Webhooks sender may use the svix-* names for the webhook-* headers, so
+// there a webhook-* name is read in the family the delivery uses.
+func (p *Provider) header(h http.Header, name string) string {
+	if p.Signature.Scheme == SchemeStandard {
+		name = standardFamilyOf(h).alias(name)
+	}
+	return strings.TrimSpace(h.Get(name))
 }
 
 // scalarAt returns the string or number at a gjson path of a JSON body; a

@@ -25,7 +25,8 @@ const (
 	// SchemeGitHub is GitHub's `X-Hub-Signature-256: sha256=…` header.
 	SchemeGitHub Scheme = "github"
 	// SchemeStandard is the Standard Webhooks spec (webhook-id,
-	// webhook-timestamp, webhook-signature; whsec_ secrets).
+	// webhook-timestamp, webhook-signature, or the same under the svix-*
+	// names Svix sends; whsec_ secrets).
 	SchemeStandard Scheme = "standard"
 	// SchemeHMAC is a plain HMAC-SHA256 of the body in a configured header.
 	SchemeHMAC Scheme = "hmac"
@@ -78,7 +79,8 @@ type Provider struct {
 
 	// EventID is where provider_event_id is read. Default per scheme:
 	// stripe body "id", github header X-GitHub-Delivery, standard header
-	// webhook-id. Required for hmac.
+	// webhook-id (svix-id for a delivery with svix-* headers). Required for
+	// hmac.
 	EventID Field `json:"eventId"`
 
 	// EventType is where event_type is read. Default per scheme: stripe body

@@ -41,7 +41,7 @@ func (s *deadLetterSelection) query() url.Values {
 	if s.topic != "" {
 		q.Set("topic", s.topic)
 	}
-	if s.status != "" && s.status != "all" {
+	if s.status != "" { // "all" too: the API reads it as no filter
 		q.Set("status", s.status)
 	}
 	if s.eventType != "" {
@@ -174,7 +174,7 @@ func requeueDeadLetters(ctx context.Context, args []string, stdin io.Reader, std
 	if sel.eventType != "" {
 		body["event_type"] = sel.eventType
 	}
-	if sel.status != "" && sel.status != "all" {
+	if sel.status != "" { // "all": every status, as listed above; left out, the API requeues only open ones
 		body["status"] = sel.status
 	}
 	var res struct {

@@ -10,6 +10,7 @@
 //	streamops dead-letters [list]     GET /api/dead-letters
 //	streamops dead-letters requeue ID POST /api/dead-letters/{id}/requeue (or -all)
 //	streamops stats [-window 1h]      GET /api/stats
+//	streamops openapi                 the OpenAPI document GET /api/openapi.json serves
 //
 // The client subcommands take -url and -token (env STREAMOPS_URL,
 // STREAMOPS_ADMIN_TOKEN) and speak only the API's HTTP and JSON, so they

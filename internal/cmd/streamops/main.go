@@ -9,6 +9,8 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+
+	"github.com/streamops/streamops/internal/httpapi"
 )
 
 func main() {
@@ -28,6 +30,7 @@ const usage = `usage: streamops <command> [flags]
   dead-letters [list]         list dead letters
   dead-letters requeue ID…    requeue dead letters (or -all with filters, after asking)
   stats                       counts by status and type (GET /api/stats)
+  openapi                     print the OpenAPI document this build's API serves (make openapi-lint lints it)
 
 Client commands take -url (STREAMOPS_URL, default http://127.0.0.1:8080) and
 -token (STREAMOPS_ADMIN_TOKEN). 'streamops <command> -h' lists its flags.
@@ -54,6 +57,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		err = deadLetters(ctx, rest, stdin, stdout, stderr)
 	case "stats":
 		err = stats(ctx, rest, stdout, stderr)
+	case "openapi":
+		_, err = stdout.Write(httpapi.OpenAPIDocument)
 	case "-h", "-help", "--help", "help":
 		fmt.Fprint(stdout, usage)
 		return 0

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"net/http"
 	"regexp"
@@ -11,6 +12,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/streamops/streamops/internal/httpapi"
 	"github.com/streamops/streamops/internal/local"
 	"github.com/streamops/streamops/internal/webhook"
 )
@@ -74,4 +76,11 @@ func TestRunStartsTheStackAndStopsOnSignal(t *testing.T) {
 	require.NotNil(t, sig, curl.String())
 	assert.NoError(t, p.Verify(http.Header{"Stripe-Signature": {sig[1]}}, []byte(body[1]), []string{secret}, time.Now()))
 	assert.Contains(t, curl.String(), "'http://example.test/webhooks/stripe'")
+}
+
+func TestOpenAPIPrintsTheDocumentTheAPIServes(t *testing.T) {
+	var out, errOut bytes.Buffer
+	code := run(context.Background(), []string{"openapi"}, strings.NewReader(""), &out, &errOut)
+	require.Equal(t, 0, code, errOut.String())
+	assert.Equal(t, httpapi.OpenAPIDocument, out.Bytes())
 }

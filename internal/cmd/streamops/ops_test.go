@@ -216,6 +216,19 @@ func TestOpsListsAndRequeuesDeadLetters(t *testing.T) {
 	assert.Contains(t, out, "workflows-0@3")
 	assert.Contains(t, out, "requeued 1 dead letters.")
 
+	// -status all lists and requeues the replayed ones too (the API reads
+	// "all" as no filter, and refuses a status it does not know).
+	code, out, errOut = a.ops(t, "", "dead-letters", "list", "-topic", "tasks", "-status", "all")
+	require.Equal(t, 0, code, errOut)
+	assert.Contains(t, out, "tasks-1@7")
+	code, out, errOut = a.ops(t, "y\n", "dead-letters", "requeue", "-all", "-topic", "tasks", "-status", "all")
+	require.Equal(t, 0, code, errOut)
+	assert.Contains(t, out, "requeued 1 dead letters.")
+	assert.Len(t, a.Records(t, events.TopicTasks), 2, "the replayed dead letter went back again")
+	code, _, errOut = a.ops(t, "", "dead-letters", "list", "-status", "closed")
+	assert.Equal(t, 1, code)
+	assert.Contains(t, errOut, "open, replayed, discarded, all")
+
 	code, _, errOut = a.ops(t, "", "dead-letters", "requeue", "no-such-id")
 	assert.Equal(t, 1, code)
 	assert.Contains(t, errOut, "404")

@@ -32,6 +32,10 @@ import (
 const (
 	adminToken   = "e2e-admin-token"
 	stripeSecret = "whsec_e2e_c3RyZWFtb3BzLWUyZQ=="
+	// githubSecret and standardSecret sign the GitHub and Standard
+	// Webhooks (Svix) deliveries of the tests.
+	githubSecret   = "e2e-github-secret"
+	standardSecret = "whsec_c3RyZWFtb3BzLWUyZS1zdGFuZGFyZA=="
 	// interval is the schedules' period: short, so retries and sweeps
 	// happen within a test.
 	interval = 100 * time.Millisecond
@@ -120,7 +124,8 @@ func start(t *testing.T, dir string, x *flaky, extra ...local.Option) *stack {
 	}
 	l := &logs{}
 	db := engineFor(t, dir)
-	env := map[string]string{webhook.SecretEnvVar("stripe"): stripeSecret}
+	env := map[string]string{webhook.SecretEnvVar("stripe"): stripeSecret,
+		webhook.SecretEnvVar("github"): githubSecret, webhook.SecretEnvVar("standard"): standardSecret}
 	opts := append([]local.Option{
 		local.WithExecutors(task.Executors{events.TaskReportGeneration: x}),
 		local.WithTaskBackoff(backoff.Schedule{50 * time.Millisecond}),
