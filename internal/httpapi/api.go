@@ -14,6 +14,7 @@ import (
 	"github.com/streamops/streamops/internal/jsonbody"
 	"github.com/streamops/streamops/internal/store"
 	"github.com/streamops/streamops/internal/submit"
+	"github.com/streamops/streamops/internal/workflow/workflowstatus"
 )
 
 // maxAPIBody caps a request body.
@@ -200,9 +201,9 @@ func workflowView(wf store.Workflow) workflowState {
 		switch {
 		case i < len(wf.StepResults):
 			sv.Status, sv.Result = "completed", &wf.StepResults[i]
-		case i == wf.CurrentStepIndex && wf.Status == store.WorkflowProcessing:
+		case i == wf.CurrentStepIndex && wf.Status == workflowstatus.Processing:
 			sv.Status = "running"
-		case i == wf.CurrentStepIndex && wf.Status == store.WorkflowFailed:
+		case i == wf.CurrentStepIndex && wf.Status == workflowstatus.Failed:
 			sv.Status = "failed"
 		}
 		out.Progress[i] = sv

@@ -37,7 +37,9 @@ import (
 	"github.com/streamops/streamops/internal/stacktest"
 	"github.com/streamops/streamops/internal/store"
 	"github.com/streamops/streamops/internal/submit"
+	"github.com/streamops/streamops/internal/task/taskstatus"
 	"github.com/streamops/streamops/internal/webhook"
+	"github.com/streamops/streamops/internal/workflow/workflowstatus"
 )
 
 // loadOpenAPI parses the served document.
@@ -420,7 +422,7 @@ func TestOpenAPIResponsesMatchTheDocument(t *testing.T) {
 		// Further along: a finished step with its result, the next one running.
 		started := time.Now().UTC()
 		_, err := env.Store.SaveWorkflowCheckpoints(ctx, store.WorkflowCheckpoint{Workflow: store.Workflow{
-			WorkflowID: workflowID, Status: store.WorkflowProcessing, CurrentStepIndex: 1, StartedAt: &started,
+			WorkflowID: workflowID, Status: workflowstatus.Processing, CurrentStepIndex: 1, StartedAt: &started,
 			StepResults: []store.StepProgress{{StepName: "validate", StepIndex: 0, CompletedAt: started, Duration: 12, Result: store.JSONDoc(`{"valid":1}`)}},
 		}})
 		require.NoError(t, err)
@@ -441,7 +443,7 @@ func TestOpenAPIResponsesMatchTheDocument(t *testing.T) {
 	t.Run("GET /api/tasks/{id}", func(t *testing.T) {
 		api.get(t, adminToken, "/api/tasks/"+taskID, http.StatusOK)
 		next := time.Now().Add(time.Minute).UTC()
-		_, err := env.Store.SaveTaskOutcomes(ctx, store.TaskOutcome{Attempt: 0, Task: store.Task{TaskID: taskID, Status: store.TaskFailed,
+		_, err := env.Store.SaveTaskOutcomes(ctx, store.TaskOutcome{Attempt: 0, Task: store.Task{TaskID: taskID, Status: taskstatus.Failed,
 			RetryCount: 1, NextRetryAt: &next, LastError: &events.TaskError{Code: "EXPORT_ERROR", Message: "disk full", Retryable: true}}})
 		require.NoError(t, err)
 		w := api.get(t, adminToken, "/api/tasks/"+taskID, http.StatusOK)

@@ -23,6 +23,7 @@ import (
 	"github.com/streamops/streamops/internal/stacktest"
 	"github.com/streamops/streamops/internal/store"
 	"github.com/streamops/streamops/internal/webhook"
+	"github.com/streamops/streamops/internal/workflow/workflowstatus"
 )
 
 var secrets = map[string]string{
@@ -128,7 +129,7 @@ func TestWebhookRoutedToAWorkflowIsStoredThenPublished(t *testing.T) {
 
 	stored, err := s.Store.GetWorkflow(context.Background(), wf.WorkflowID)
 	require.NoError(t, err)
-	assert.Equal(t, store.WorkflowPending, stored.Status)
+	assert.Equal(t, workflowstatus.Pending, stored.Status)
 	doc, err := s.Store.GetEvent(context.Background(), created.EventID)
 	require.NoError(t, err)
 	assert.False(t, doc.PublishPending, "the published event is marked published")

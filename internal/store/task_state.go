@@ -9,6 +9,8 @@ import (
 	"go.mongodb.org/mongo-driver/bson"
 	"go.mongodb.org/mongo-driver/mongo"
 	"go.mongodb.org/mongo-driver/mongo/options"
+
+	"github.com/streamops/streamops/internal/task/taskstatus"
 )
 
 // GetTasks loads tasks by taskId with one query; tasks that do not exist
@@ -32,7 +34,7 @@ func (s *Store) InsertTasks(ctx context.Context, tasks ...Task) (InsertResult, e
 		if t.TaskID == "" {
 			return InsertResult{}, errors.New("store: task needs taskId")
 		}
-		t.ID, t.Status = t.TaskID, TaskPending
+		t.ID, t.Status = t.TaskID, taskstatus.Pending
 		if t.CreatedAt.IsZero() {
 			t.CreatedAt = now
 		}
@@ -75,7 +77,7 @@ func (s *Store) SaveTaskOutcomes(ctx context.Context, outcomes ...TaskOutcome) (
 			SetFilter(bson.D{
 				{Key: "_id", Value: o.TaskID},
 				{Key: "retryCount", Value: o.Attempt},
-				{Key: "status", Value: bson.M{"$in": []string{TaskPending, TaskProcessing, TaskFailed}}},
+				{Key: "status", Value: bson.M{"$in": taskstatus.Unfinished()}},
 			}).
 			SetUpdate(outcomeUpdate(o, now)).
 			SetUpsert(true)
@@ -132,7 +134,7 @@ func outcomeUpdate(o TaskOutcome, now time.Time) bson.M {
 // or before now, soonest first: the retries the retry-sweeper re-emits.
 func (s *Store) DueTaskRetries(ctx context.Context, now time.Time, limit int) ([]Task, error) {
 	cur, err := s.tasks.Find(ctx,
-		bson.M{"status": TaskFailed, "nextRetryAt": bson.M{"$lte": bsonTime(now)}},
+		bson.M{"status": taskstatus.Failed, "nextRetryAt": bson.M{"$lte": bsonTime(now)}},
 		options.Find().SetSort(bson.D{{Key: "nextRetryAt", Value: 1}, {Key: "_id", Value: 1}}).SetLimit(int64(limit)))
 	if err != nil {
 		return nil, normalise(err)
@@ -163,8 +165,8 @@ func (s *Store) MarkTaskRetriesEmitted(ctx context.Context, attempts ...TaskAtte
 	models := make([]mongo.WriteModel, len(attempts))
 	for i, a := range attempts {
 		models[i] = mongo.NewUpdateOneModel().
-			SetFilter(bson.M{"_id": a.TaskID, "status": TaskFailed, "retryCount": a.RetryCount}).
-			SetUpdate(bson.M{"$set": bson.M{"status": TaskPending, "updatedAt": now}, "$unset": bson.M{"nextRetryAt": ""}})
+			SetFilter(bson.M{"_id": a.TaskID, "status": taskstatus.Failed, "retryCount": a.RetryCount}).
+			SetUpdate(bson.M{"$set": bson.M{"status": taskstatus.Pending, "updatedAt": now}, "$unset": bson.M{"nextRetryAt": ""}})
 	}
 	res, err := s.tasks.BulkWrite(ctx, models, options.BulkWrite().SetOrdered(false))
 	if err != nil {

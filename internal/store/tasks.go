@@ -6,15 +6,7 @@ import (
 	"time"
 
 	"github.com/streamops/streamops/events"
-)
-
-// Task statuses.
-const (
-	TaskPending    = "pending"
-	TaskProcessing = "processing"
-	TaskCompleted  = "completed"
-	TaskFailed     = "failed"
-	TaskDeadLetter = "dead_letter"
+	"github.com/streamops/streamops/internal/task/taskstatus"
 )
 
 // Task is the current state of a task (the tasks collection, a projection
@@ -52,7 +44,7 @@ func (s *Store) CreateTask(ctx context.Context, t Task) (Task, error) {
 		return Task{}, errors.New("store: task needs taskId")
 	}
 	now := s.now()
-	t.ID, t.Status = t.TaskID, TaskPending
+	t.ID, t.Status = t.TaskID, taskstatus.Pending
 	if t.CreatedAt.IsZero() {
 		t.CreatedAt = now
 	}

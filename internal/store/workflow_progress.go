@@ -8,6 +8,8 @@ import (
 
 	"go.mongodb.org/mongo-driver/bson"
 	"go.mongodb.org/mongo-driver/mongo"
+
+	"github.com/streamops/streamops/internal/workflow/workflowstatus"
 )
 
 // WorkflowCheckpoint is a workflow's projection together with what a
@@ -53,7 +55,7 @@ func (s *Store) SaveWorkflowCheckpoints(ctx context.Context, cps ...WorkflowChec
 		models[i] = mongo.NewUpdateOneModel().
 			SetFilter(bson.D{
 				{Key: "_id", Value: cp.WorkflowID},
-				{Key: "status", Value: bson.M{"$in": []string{WorkflowPending, WorkflowProcessing}}},
+				{Key: "status", Value: bson.M{"$in": workflowstatus.Active()}},
 				{Key: "currentStepIndex", Value: bson.M{"$lte": cp.CurrentStepIndex}},
 			}).
 			SetUpdate(checkpointUpdate(cp, now)).
@@ -84,7 +86,7 @@ func checkpointUpdate(cp WorkflowCheckpoint, now time.Time) bson.M {
 	optional := func(field string, v any, present bool) { setOrUnset(set, unset, field, v, present) }
 	optional("error", cp.Error, cp.Error != nil)
 	optional("completedAt", cp.CompletedAt, cp.CompletedAt != nil)
-	optional("resumeRecords", cp.ResumeRecords, len(cp.ResumeRecords) > 0 && cp.Status == WorkflowProcessing)
+	optional("resumeRecords", cp.ResumeRecords, len(cp.ResumeRecords) > 0 && cp.Status == workflowstatus.Processing)
 	optional("stepAttempts", cp.StepAttempts, cp.StepAttempts > 0)
 	if cp.StartedAt != nil {
 		set["startedAt"] = bsonTime(*cp.StartedAt)

@@ -9,6 +9,8 @@ import (
 	"github.com/streamops/streamops/events"
 	"github.com/streamops/streamops/internal/deadline"
 	"github.com/streamops/streamops/internal/store"
+	"github.com/streamops/streamops/internal/task/taskstatus"
+	"github.com/streamops/streamops/internal/workflow/workflowstatus"
 )
 
 // DefaultStallAfter is how long a workflow, task or processing webhook
@@ -106,9 +108,9 @@ func (s *Sweeper) redriveWebhookEvent(ctx context.Context, st *Stats, row store.
 		return err
 	}
 	switch {
-	case wf != nil && wf.Status == store.WorkflowCompleted:
+	case wf != nil && wf.Status == workflowstatus.Completed:
 		return s.settle(ctx, row, store.WebhookCompleted, "")
-	case wf != nil && wf.Status == store.WorkflowFailed:
+	case wf != nil && wf.Status == workflowstatus.Failed:
 		msg := "workflow failed"
 		if wf.Error != nil {
 			msg = wf.Error.Message
@@ -116,15 +118,15 @@ func (s *Sweeper) redriveWebhookEvent(ctx context.Context, st *Stats, row store.
 		return s.settle(ctx, row, store.WebhookFailed, msg)
 	case wf != nil:
 		return s.redrive(ctx, st, wf.WorkflowID, events.WorkflowCreated, driven)
-	case task != nil && task.Status == store.TaskCompleted:
+	case task != nil && task.Status == taskstatus.Completed:
 		return s.settle(ctx, row, store.WebhookCompleted, "")
-	case task != nil && (task.Status == store.TaskDeadLetter || task.Status == store.TaskFailed && task.NextRetryAt == nil):
+	case task != nil && (task.Status == taskstatus.DeadLetter || task.Status == taskstatus.Failed && task.NextRetryAt == nil):
 		msg := "task " + task.Status
 		if task.LastError != nil {
 			msg = task.LastError.Message
 		}
 		return s.settle(ctx, row, store.WebhookFailed, msg)
-	case task != nil && task.Status == store.TaskFailed:
+	case task != nil && task.Status == taskstatus.Failed:
 		return nil // its retry is due later; the retry pass re-emits it
 	case task != nil:
 		return s.redrive(ctx, st, task.TaskID, events.TaskCreated, driven)

@@ -15,7 +15,9 @@ import (
 	"github.com/streamops/streamops/internal/store"
 	"github.com/streamops/streamops/internal/store/storetest"
 	"github.com/streamops/streamops/internal/sweep"
+	"github.com/streamops/streamops/internal/task/taskstatus"
 	"github.com/streamops/streamops/internal/webhook"
+	"github.com/streamops/streamops/internal/workflow/workflowstatus"
 )
 
 type harness struct {
@@ -150,7 +152,7 @@ func checkpoint(t *testing.T, h *harness, workflowID, status string, step int) {
 	require.NoError(t, err)
 	cp := store.WorkflowCheckpoint{Workflow: wf}
 	cp.Status, cp.CurrentStepIndex = status, step
-	if status == store.WorkflowCompleted {
+	if status == workflowstatus.Completed {
 		done := h.clock.Now()
 		cp.CompletedAt = &done
 	}
@@ -210,7 +212,7 @@ func TestSweeperRedrivesWhatStalledAndNothingElse(t *testing.T) {
 		{name: "stalled processing workflow", advance: stall, want: sweep.Stats{WorkflowsRedriven: 1},
 			setup: func(t *testing.T, h *harness) []string {
 				wf, ev := createdWorkflow(t, h)
-				checkpoint(t, h, wf, store.WorkflowProcessing, 1)
+				checkpoint(t, h, wf, workflowstatus.Processing, 1)
 				return []string{ev}
 			}},
 		{name: "stalled pending task", advance: stall, want: sweep.Stats{TasksRedriven: 1},
@@ -223,7 +225,7 @@ func TestSweeperRedrivesWhatStalledAndNothingElse(t *testing.T) {
 				id, ev := createdTask(t, h)
 				task, err := h.Store.GetTask(context.Background(), id)
 				require.NoError(t, err)
-				task.Status = store.TaskProcessing
+				task.Status = taskstatus.Processing
 				n, err := h.Store.SaveTaskOutcomes(context.Background(), store.TaskOutcome{Task: task})
 				require.NoError(t, err)
 				require.Equal(t, 1, n)
@@ -251,7 +253,7 @@ func TestSweeperRedrivesWhatStalledAndNothingElse(t *testing.T) {
 				webhookRow = row.EventID
 				wf, _, err := h.Store.WorkStartedBy(context.Background(), row.EventID)
 				require.NoError(t, err)
-				checkpoint(t, h, wf.WorkflowID, store.WorkflowCompleted, 3)
+				checkpoint(t, h, wf.WorkflowID, workflowstatus.Completed, 3)
 				return nil
 			}},
 		{name: "fresh pending workflow", advance: sweep.DefaultStallAfter - time.Minute,
@@ -273,13 +275,13 @@ func TestSweeperRedrivesWhatStalledAndNothingElse(t *testing.T) {
 		{name: "completed workflow", advance: stall,
 			setup: func(t *testing.T, h *harness) []string {
 				wf, _ := createdWorkflow(t, h)
-				checkpoint(t, h, wf, store.WorkflowCompleted, 3)
+				checkpoint(t, h, wf, workflowstatus.Completed, 3)
 				return nil
 			}},
 		{name: "failed workflow", advance: stall,
 			setup: func(t *testing.T, h *harness) []string {
 				wf, _ := createdWorkflow(t, h)
-				checkpoint(t, h, wf, store.WorkflowFailed, 1)
+				checkpoint(t, h, wf, workflowstatus.Failed, 1)
 				return nil
 			}},
 		{name: "completed task", advance: stall,
@@ -287,7 +289,7 @@ func TestSweeperRedrivesWhatStalledAndNothingElse(t *testing.T) {
 				id, _ := createdTask(t, h)
 				task, err := h.Store.GetTask(context.Background(), id)
 				require.NoError(t, err)
-				task.Status = store.TaskCompleted
+				task.Status = taskstatus.Completed
 				done := h.clock.Now()
 				task.CompletedAt = &done
 				_, err = h.Store.SaveTaskOutcomes(context.Background(), store.TaskOutcome{Task: task})
@@ -301,7 +303,7 @@ func TestSweeperRedrivesWhatStalledAndNothingElse(t *testing.T) {
 				require.NoError(t, h.Store.SetWebhookStatus(context.Background(), row.EventID, store.WebhookCompleted, ""))
 				wf, _, err := h.Store.WorkStartedBy(context.Background(), row.EventID)
 				require.NoError(t, err)
-				checkpoint(t, h, wf.WorkflowID, store.WorkflowCompleted, 3)
+				checkpoint(t, h, wf.WorkflowID, workflowstatus.Completed, 3)
 				return nil
 			}},
 	}

@@ -18,6 +18,8 @@ import (
 	"github.com/streamops/streamops/events"
 	"github.com/streamops/streamops/internal/store"
 	"github.com/streamops/streamops/internal/store/enginetest"
+	"github.com/streamops/streamops/internal/task/taskstatus"
+	"github.com/streamops/streamops/internal/workflow/workflowstatus"
 )
 
 // Opener opens a fresh, empty store with cfg (which carries the test's
@@ -766,7 +768,7 @@ func testSubmissions(t *testing.T, open Opener) {
 		Steps: []string{"validate", "transform"}, Priority: "high", Input: store.JSONDoc(`{"records":[{"a":1}]}`), EventID: "evt-1"}
 	got, err := s.CreateWorkflow(ctx(t), wf)
 	require.NoError(t, err)
-	assert.Equal(t, store.WorkflowPending, got.Status)
+	assert.Equal(t, workflowstatus.Pending, got.Status)
 	clock.Advance(time.Second)
 	again, err := s.CreateWorkflow(ctx(t), store.Workflow{WorkflowID: wf.WorkflowID, Name: "other"})
 	require.ErrorIs(t, err, store.ErrDuplicate)
@@ -781,7 +783,7 @@ func testSubmissions(t *testing.T, open Opener) {
 	require.ErrorIs(t, err, store.ErrDuplicate)
 	loaded, err := s.GetTask(ctx(t), task.TaskID)
 	require.NoError(t, err)
-	assert.Equal(t, store.TaskPending, loaded.Status)
+	assert.Equal(t, taskstatus.Pending, loaded.Status)
 	assert.Equal(t, 3, loaded.MaxRetries)
 
 	_, err = s.GetWorkflow(ctx(t), "wf-missing")
@@ -838,13 +840,13 @@ func testWorkflowCheckpoints(t *testing.T, open Opener) {
 
 	started := clock.Now()
 	progress := store.WorkflowCheckpoint{Workflow: stored, ResumeRecords: []store.JSONDoc{store.JSONDoc(`{"a":1}`)}}
-	progress.Status, progress.CurrentStepIndex, progress.StartedAt = store.WorkflowProcessing, 1, &started
+	progress.Status, progress.CurrentStepIndex, progress.StartedAt = workflowstatus.Processing, 1, &started
 	progress.StepResults = []store.StepProgress{{StepName: "validate", StepIndex: 0, CompletedAt: started, Duration: 5,
 		Result: store.JSONDoc(`{"recordsProcessed":1,"validRecords":1,"invalidRecords":0}`)}}
 	missing := store.WorkflowCheckpoint{Workflow: store.Workflow{WorkflowID: "wf-" + uuid.NewString(), Name: "Recovered",
 		Steps: []string{"validate"}, Priority: "low", EventID: "evt-missing", CorrelationID: "hook-1", WebhookEventID: "hook-1",
 		Input: store.JSONDoc(`{"records":[]}`), CreatedAt: started.Add(-time.Minute)}}
-	missing.Status, missing.CurrentStepIndex = store.WorkflowCompleted, 1
+	missing.Status, missing.CurrentStepIndex = workflowstatus.Completed, 1
 	n, err := s.SaveWorkflowCheckpoints(ctx(t), progress, missing)
 	require.NoError(t, err)
 	assert.Equal(t, 2, n)
@@ -852,13 +854,13 @@ func testWorkflowCheckpoints(t *testing.T, open Opener) {
 	got, err := s.GetWorkflowCheckpoints(ctx(t), []string{stored.WorkflowID, missing.WorkflowID, "wf-none"})
 	require.NoError(t, err)
 	require.Len(t, got, 2)
-	assert.Equal(t, store.WorkflowProcessing, got[stored.WorkflowID].Status)
+	assert.Equal(t, workflowstatus.Processing, got[stored.WorkflowID].Status)
 	assert.Equal(t, 1, got[stored.WorkflowID].CurrentStepIndex)
 	require.Len(t, got[stored.WorkflowID].ResumeRecords, 1)
 	assert.JSONEq(t, `{"a":1}`, string(got[stored.WorkflowID].ResumeRecords[0]))
 	assert.Equal(t, "Pipeline", got[stored.WorkflowID].Name)
 	recovered := got[missing.WorkflowID]
-	assert.Equal(t, store.WorkflowCompleted, recovered.Status, "a missing projection is created from its checkpoint")
+	assert.Equal(t, workflowstatus.Completed, recovered.Status, "a missing projection is created from its checkpoint")
 	assert.Equal(t, "hook-1", recovered.WebhookEventID)
 	assert.Equal(t, "evt-missing", recovered.EventID)
 	assert.JSONEq(t, `{"records":[]}`, string(recovered.Input))
@@ -866,7 +868,7 @@ func testWorkflowCheckpoints(t *testing.T, open Opener) {
 	// The workflow ends; then a stale retry of the earlier checkpoint and a
 	// late one for the ended workflow change nothing.
 	done := got[stored.WorkflowID]
-	done.Status, done.CurrentStepIndex, done.ResumeRecords = store.WorkflowCompleted, 2, nil
+	done.Status, done.CurrentStepIndex, done.ResumeRecords = workflowstatus.Completed, 2, nil
 	done.CompletedAt = &started
 	_, err = s.SaveWorkflowCheckpoints(ctx(t), done)
 	require.NoError(t, err)
@@ -875,7 +877,7 @@ func testWorkflowCheckpoints(t *testing.T, open Opener) {
 	assert.Equal(t, 0, n, "a checkpoint never moves an ended workflow back")
 	wf, err := s.GetWorkflowCheckpoints(ctx(t), []string{stored.WorkflowID})
 	require.NoError(t, err)
-	assert.Equal(t, store.WorkflowCompleted, wf[stored.WorkflowID].Status)
+	assert.Equal(t, workflowstatus.Completed, wf[stored.WorkflowID].Status)
 	assert.Equal(t, 2, wf[stored.WorkflowID].CurrentStepIndex)
 	assert.Empty(t, wf[stored.WorkflowID].ResumeRecords, "an ended workflow keeps no resume records")
 }
@@ -893,7 +895,7 @@ func testTaskOutcomes(t *testing.T, open Opener) {
 
 	next := clock.Now().Add(30 * time.Second)
 	failed := store.TaskOutcome{Task: task, Attempt: 0}
-	failed.Status, failed.RetryCount, failed.NextRetryAt = store.TaskFailed, 1, &next
+	failed.Status, failed.RetryCount, failed.NextRetryAt = taskstatus.Failed, 1, &next
 	failed.LastError = &events.TaskError{Code: "SMTP_ERROR", Message: "timeout", Retryable: true}
 	n, err := s.SaveTaskOutcomes(ctx(t), failed)
 	require.NoError(t, err)
@@ -925,12 +927,12 @@ func testTaskOutcomes(t *testing.T, open Opener) {
 
 	completed := store.TaskOutcome{Task: task, Attempt: 1}
 	done := clock.Now()
-	completed.Status, completed.RetryCount, completed.CompletedAt, completed.Result = store.TaskCompleted, 1, &done, store.JSONDoc(`{"emailSent":true}`)
+	completed.Status, completed.RetryCount, completed.CompletedAt, completed.Result = taskstatus.Completed, 1, &done, store.JSONDoc(`{"emailSent":true}`)
 	stale := store.TaskOutcome{Task: task, Attempt: 0}
-	stale.Status, stale.RetryCount = store.TaskDeadLetter, 0
+	stale.Status, stale.RetryCount = taskstatus.DeadLetter, 0
 	created := store.TaskOutcome{Task: store.Task{TaskID: "task-" + uuid.NewString(), Type: "data_export", Data: store.JSONDoc(`{}`),
 		MaxRetries: 1, EventID: "evt-2", CreatedAt: done}, Attempt: 0}
-	created.Status, created.RetryCount = store.TaskCompleted, 0
+	created.Status, created.RetryCount = taskstatus.Completed, 0
 	n, err = s.SaveTaskOutcomes(ctx(t), completed, stale, created)
 	require.NoError(t, err)
 	assert.Equal(t, 2, n, "the stale attempt is ignored")
@@ -938,12 +940,12 @@ func testTaskOutcomes(t *testing.T, open Opener) {
 	tasks, err := s.GetTasks(ctx(t), []string{task.TaskID, created.TaskID})
 	require.NoError(t, err)
 	got := tasks[task.TaskID]
-	assert.Equal(t, store.TaskCompleted, got.Status)
+	assert.Equal(t, taskstatus.Completed, got.Status)
 	assert.Nil(t, got.NextRetryAt)
 	assert.Nil(t, got.LastError, "a completed task has no last error")
 	assert.JSONEq(t, `{"emailSent":true}`, string(got.Result))
 	assert.Equal(t, "data_export", tasks[created.TaskID].Type, "a missing task is created from its outcome")
-	assert.Equal(t, store.TaskCompleted, tasks[created.TaskID].Status)
+	assert.Equal(t, taskstatus.Completed, tasks[created.TaskID].Status)
 }
 
 func testWebhookOutcomes(t *testing.T, open Opener) {
