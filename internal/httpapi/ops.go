@@ -12,6 +12,7 @@ import (
 
 	"github.com/streamops/streamops/events"
 	"github.com/streamops/streamops/internal/history"
+	"github.com/streamops/streamops/internal/ingest/webhookstatus"
 	"github.com/streamops/streamops/internal/store"
 )
 
@@ -257,8 +258,8 @@ func (a *api) listWebhookEvents(w http.ResponseWriter, r *http.Request, _ Princi
 	q := r.URL.Query()
 	f := store.WebhookEventFilter{Provider: q.Get("provider"), Status: q.Get("status")}
 	var err, e2, e3 error
-	if f.Status != "" && !slices.Contains(store.WebhookStatuses, f.Status) {
-		err = &paramError{"status", fmt.Sprintf("must be one of %s, got %q", strings.Join(store.WebhookStatuses, ", "), f.Status)}
+	if f.Status != "" && !slices.Contains(webhookstatus.All(), f.Status) {
+		err = &paramError{"status", fmt.Sprintf("must be one of %s, got %q", strings.Join(webhookstatus.All(), ", "), f.Status)}
 	}
 	f.From, e2 = timeParam(q, "from")
 	err = errors.Join(err, e2)

@@ -20,6 +20,7 @@ import (
 	"github.com/streamops/streamops/events"
 	"github.com/streamops/streamops/internal/httpapi"
 	"github.com/streamops/streamops/internal/ingest"
+	"github.com/streamops/streamops/internal/ingest/webhookstatus"
 	"github.com/streamops/streamops/internal/stacktest"
 	"github.com/streamops/streamops/internal/store"
 	"github.com/streamops/streamops/internal/webhook"
@@ -113,7 +114,7 @@ func TestWebhookRoutedToAWorkflowIsStoredThenPublished(t *testing.T) {
 	assert.Equal(t, store.WebhookEventID("stripe", stripeEvent.ID), whID)
 	wev, err := s.Store.GetWebhookEvent(context.Background(), whID)
 	require.NoError(t, err)
-	assert.Equal(t, store.WebhookProcessing, wev.Status)
+	assert.Equal(t, webhookstatus.Processing, wev.Status)
 	assert.Equal(t, stripeEvent.Type, wev.EventType)
 
 	published := s.Envelopes(t, events.TopicWorkflows)
@@ -156,7 +157,7 @@ func TestWebhookUnroutedEventIsSkippedAndPartnerDeliveryRecorded(t *testing.T) {
 	require.Equal(t, http.StatusAccepted, std.status, std.body)
 	wev, err := s.Store.GetWebhookEvent(context.Background(), std.body["webhookEventId"].(string))
 	require.NoError(t, err)
-	assert.Equal(t, store.WebhookSkipped, wev.Status, "no route: stored and skipped")
+	assert.Equal(t, webhookstatus.Skipped, wev.Status, "no route: stored and skipped")
 
 	acme := s.do(t, s.signed(t, "acme", fixture(t, "acme-order.json"), "acme-secret", webhook.SignOptions{}))
 	require.Equal(t, http.StatusAccepted, acme.status, acme.body)
@@ -222,7 +223,7 @@ func TestWebhookRoutedToATaskTakesItsDataFromTheRedactedPayload(t *testing.T) {
 	assert.Equal(t, webhookEventID, stored.WebhookEventID)
 	wev, err := s.Store.GetWebhookEvent(context.Background(), webhookEventID)
 	require.NoError(t, err)
-	assert.Equal(t, store.WebhookProcessing, wev.Status)
+	assert.Equal(t, webhookstatus.Processing, wev.Status)
 }
 
 func TestWebhookRejectionsStoreNothing(t *testing.T) {

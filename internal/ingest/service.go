@@ -13,6 +13,7 @@ import (
 
 	"github.com/streamops/streamops/events"
 	"github.com/streamops/streamops/internal/emit"
+	"github.com/streamops/streamops/internal/ingest/webhookstatus"
 	"github.com/streamops/streamops/internal/jsonbody"
 	"github.com/streamops/streamops/internal/metrics"
 	"github.com/streamops/streamops/internal/store"
@@ -192,7 +193,7 @@ func (s *Service) Route(ctx context.Context, ev store.WebhookEvent) error {
 	toEmit := []events.Envelope{received}
 
 	route, matched := p.Route(ev.EventType)
-	status := store.WebhookSkipped
+	status := webhookstatus.Skipped
 	if matched && !route.Skip {
 		started, err := s.start(ctx, route, ev, payload, meta)
 		if err != nil {
@@ -200,7 +201,7 @@ func (s *Service) Route(ctx context.Context, ev store.WebhookEvent) error {
 			return err
 		}
 		toEmit = append(toEmit, started)
-		status = store.WebhookProcessing
+		status = webhookstatus.Processing
 	}
 	if _, err := s.cfg.Emitter.Emit(ctx, toEmit...); err != nil {
 		return err
@@ -321,9 +322,9 @@ func (s *Service) recordPartnerEvent(ctx context.Context, p *webhook.Provider, e
 // The failed routing counts as a processing attempt (retry_count), so the
 // sweeper's retries of it are bounded.
 func (s *Service) fail(ctx context.Context, ev store.WebhookEvent, cause error) {
-	err := s.cfg.Store.SetWebhookStatus(ctx, ev.EventID, store.WebhookProcessing, "")
+	err := s.cfg.Store.SetWebhookStatus(ctx, ev.EventID, webhookstatus.Processing, "")
 	if err == nil {
-		err = s.cfg.Store.SetWebhookStatus(ctx, ev.EventID, store.WebhookFailed, cause.Error())
+		err = s.cfg.Store.SetWebhookStatus(ctx, ev.EventID, webhookstatus.Failed, cause.Error())
 	}
 	if err != nil {
 		s.cfg.Logger.ErrorContext(ctx, "could not mark webhook failed", "webhookEventId", ev.EventID, "error", err)

@@ -11,6 +11,7 @@ import (
 	"go.mongodb.org/mongo-driver/mongo/options"
 
 	"github.com/streamops/streamops/events"
+	"github.com/streamops/streamops/internal/ingest/webhookstatus"
 	"github.com/streamops/streamops/internal/task/taskstatus"
 	"github.com/streamops/streamops/internal/workflow/workflowstatus"
 )
@@ -58,7 +59,7 @@ func (s *Store) StalledTasks(ctx context.Context, before time.Time, limit int) (
 // WebhookEventsToRoute.
 func (s *Store) StalledWebhookEvents(ctx context.Context, before time.Time, limit int) ([]WebhookEvent, error) {
 	return findStalled[WebhookEvent](ctx, s.webhookEvents, bson.M{"$and": bson.A{
-		bson.M{"status": WebhookProcessing},
+		bson.M{"status": webhookstatus.Processing},
 		bson.M{"processing_started_at": bson.M{"$lte": bsonTime(before)}},
 		notRedrivenSince("redriven_at", before),
 	}}, "processing_started_at", limit)

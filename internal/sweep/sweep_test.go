@@ -11,6 +11,7 @@ import (
 
 	"github.com/streamops/streamops/events"
 	"github.com/streamops/streamops/internal/ingest"
+	"github.com/streamops/streamops/internal/ingest/webhookstatus"
 	"github.com/streamops/streamops/internal/stacktest"
 	"github.com/streamops/streamops/internal/store"
 	"github.com/streamops/streamops/internal/store/storetest"
@@ -80,7 +81,7 @@ func TestSweeperRoutesWebhookEventsACrashLeftReceived(t *testing.T) {
 	assert.Equal(t, 1, st.WebhooksRouted)
 	got, err := h.Store.GetWebhookEvent(ctx, ev.EventID)
 	require.NoError(t, err)
-	assert.Equal(t, store.WebhookProcessing, got.Status)
+	assert.Equal(t, webhookstatus.Processing, got.Status)
 	wfs := h.Envelopes(t, events.TopicWorkflows)
 	require.Len(t, wfs, 1)
 	assert.Equal(t, ev.EventID, wfs[0].Metadata.CorrelationID)
@@ -196,7 +197,7 @@ func routedWebhook(t *testing.T, h *harness, route bool) (row store.WebhookEvent
 	require.NotNil(t, wf)
 	row, err = h.Store.GetWebhookEvent(ctx, row.EventID)
 	require.NoError(t, err)
-	require.Equal(t, store.WebhookProcessing, row.Status)
+	require.Equal(t, webhookstatus.Processing, row.Status)
 	return row, wf.EventID
 }
 
@@ -232,7 +233,7 @@ func TestSweeperRedrivesWhatStalledAndNothingElse(t *testing.T) {
 				return []string{ev}
 			}},
 		{name: "stalled received webhook row", advance: stall, want: sweep.Stats{WebhooksRouted: 1},
-			webhookStatus: store.WebhookProcessing,
+			webhookStatus: webhookstatus.Processing,
 			setup: func(t *testing.T, h *harness) []string {
 				row, _ := routedWebhook(t, h, false)
 				webhookRow = row.EventID
@@ -240,14 +241,14 @@ func TestSweeperRedrivesWhatStalledAndNothingElse(t *testing.T) {
 			}},
 		{name: "stalled processing webhook row and its workflow, driven once",
 			advance: stall, want: sweep.Stats{WorkflowsRedriven: 1, WebhooksRedriven: 1},
-			webhookStatus: store.WebhookProcessing,
+			webhookStatus: webhookstatus.Processing,
 			setup: func(t *testing.T, h *harness) []string {
 				row, ev := routedWebhook(t, h, true)
 				webhookRow = row.EventID
 				return []string{ev}
 			}},
 		{name: "processing webhook row whose workflow completed is settled",
-			advance: stall, want: sweep.Stats{WebhooksRedriven: 1}, webhookStatus: store.WebhookCompleted,
+			advance: stall, want: sweep.Stats{WebhooksRedriven: 1}, webhookStatus: webhookstatus.Completed,
 			setup: func(t *testing.T, h *harness) []string {
 				row, _ := routedWebhook(t, h, true)
 				webhookRow = row.EventID
@@ -261,7 +262,7 @@ func TestSweeperRedrivesWhatStalledAndNothingElse(t *testing.T) {
 				createdWorkflow(t, h)
 				return nil
 			}},
-		{name: "fresh processing webhook row and workflow", advance: time.Minute, webhookStatus: store.WebhookProcessing,
+		{name: "fresh processing webhook row and workflow", advance: time.Minute, webhookStatus: webhookstatus.Processing,
 			setup: func(t *testing.T, h *harness) []string {
 				row, _ := routedWebhook(t, h, true)
 				webhookRow = row.EventID
@@ -296,11 +297,11 @@ func TestSweeperRedrivesWhatStalledAndNothingElse(t *testing.T) {
 				require.NoError(t, err)
 				return nil
 			}},
-		{name: "completed webhook row", advance: stall, webhookStatus: store.WebhookCompleted,
+		{name: "completed webhook row", advance: stall, webhookStatus: webhookstatus.Completed,
 			setup: func(t *testing.T, h *harness) []string {
 				row, _ := routedWebhook(t, h, true)
 				webhookRow = row.EventID
-				require.NoError(t, h.Store.SetWebhookStatus(context.Background(), row.EventID, store.WebhookCompleted, ""))
+				require.NoError(t, h.Store.SetWebhookStatus(context.Background(), row.EventID, webhookstatus.Completed, ""))
 				wf, _, err := h.Store.WorkStartedBy(context.Background(), row.EventID)
 				require.NoError(t, err)
 				checkpoint(t, h, wf.WorkflowID, workflowstatus.Completed, 3)

@@ -11,6 +11,7 @@ import (
 	"github.com/streamops/streamops/events"
 	"github.com/streamops/streamops/internal/backoff"
 	"github.com/streamops/streamops/internal/fault"
+	"github.com/streamops/streamops/internal/ingest/webhookstatus"
 	"github.com/streamops/streamops/internal/metrics"
 	"github.com/streamops/streamops/internal/store"
 	"github.com/streamops/streamops/internal/stream"
@@ -174,7 +175,7 @@ func (s tasks) attempt(ctx context.Context, b *stream.Batch, st *state, it item)
 		outcomeErr = add(events.TaskCompletedPayload{TaskID: t.TaskID, CompletedAt: events.At(end),
 			Duration: end.Sub(start).Milliseconds(), Result: result}, endEventID(t.TaskID, events.TaskCompleted), end)
 		if t.WebhookEventID != "" {
-			st.Webhook = &store.WebhookOutcome{EventID: t.WebhookEventID, Status: store.WebhookCompleted}
+			st.Webhook = &store.WebhookOutcome{EventID: t.WebhookEventID, Status: webhookstatus.Completed}
 		}
 		log.InfoContext(ctx, "task completed", "durationMs", end.Sub(start).Milliseconds())
 
@@ -203,7 +204,7 @@ func (s tasks) attempt(ctx context.Context, b *stream.Batch, st *state, it item)
 			deadLetter = stream.ReasonRetriesExhausted
 		}
 		if t.WebhookEventID != "" {
-			st.Webhook = &store.WebhookOutcome{EventID: t.WebhookEventID, Status: store.WebhookFailed,
+			st.Webhook = &store.WebhookOutcome{EventID: t.WebhookEventID, Status: webhookstatus.Failed,
 				Error: fmt.Sprintf("task %s dead-lettered: %s", t.TaskID, message)}
 		}
 		log.ErrorContext(ctx, "task dead-lettered", "code", code, "error", message, "retryable", retryable)

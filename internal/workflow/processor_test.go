@@ -14,6 +14,7 @@ import (
 
 	"github.com/streamops/streamops/events"
 	"github.com/streamops/streamops/internal/fault"
+	"github.com/streamops/streamops/internal/ingest/webhookstatus"
 	"github.com/streamops/streamops/internal/store"
 	"github.com/streamops/streamops/internal/stream"
 	"github.com/streamops/streamops/internal/stream/streamtest"
@@ -406,7 +407,7 @@ func TestWebhookRoutedWorkflowSettlesItsWebhookEvent(t *testing.T) {
 		hook, err := h.env.Store.InsertWebhookEvent(ctx, store.WebhookEvent{Provider: "acme", ProviderEventID: tc.name, EventType: "OR_PLC",
 			Payload: store.JSONDoc(`{"order":{"id":"o-9"}}`)})
 		require.NoError(t, err)
-		require.NoError(t, h.env.Store.SetWebhookStatus(ctx, hook.EventID, store.WebhookProcessing, ""))
+		require.NoError(t, h.env.Store.SetWebhookStatus(ctx, hook.EventID, webhookstatus.Processing, ""))
 		wf := events.WorkflowCreatedPayload{WorkflowID: events.WorkflowIDPrefix + g.UUID(), Name: tc.name,
 			Steps: splitSteps(tc.steps), Priority: events.PriorityHigh, CreatedAt: g.Now(), Input: []byte(`{"order":{"id":"o-9"}}`)}
 		batch = append(batch, g.Envelope(t, wf, &events.Metadata{Source: "webhook", CorrelationID: hook.EventID, APIVersion: "1.0.0"}))
@@ -419,12 +420,12 @@ func TestWebhookRoutedWorkflowSettlesItsWebhookEvent(t *testing.T) {
 
 	ok, err := h.env.Store.GetWebhookEvent(ctx, hooks["Partner Order Sync"])
 	require.NoError(t, err)
-	assert.Equal(t, store.WebhookCompleted, ok.Status)
+	assert.Equal(t, webhookstatus.Completed, ok.Status)
 	_, err = h.env.Store.GetOutboxEntry(ctx, deliveryOutboxID(wfs[0].WorkflowID, 1, "acme"))
 	assert.NoError(t, err, "deliver defaults its target to the provider that sent the webhook")
 	broken, err := h.env.Store.GetWebhookEvent(ctx, hooks["Broken"])
 	require.NoError(t, err)
-	assert.Equal(t, store.WebhookFailed, broken.Status)
+	assert.Equal(t, webhookstatus.Failed, broken.Status)
 	assert.Contains(t, broken.ErrorMessage, "explode")
 	failed := h.lifecycle(t, wfs[1].WorkflowID)
 	assert.Equal(t, workflow.CodeUnknownStep, streamtest.Payload[events.WorkflowFailedPayload](t, failed[len(failed)-1]).Error.Code)

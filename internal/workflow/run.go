@@ -12,6 +12,7 @@ import (
 
 	"github.com/streamops/streamops/events"
 	"github.com/streamops/streamops/internal/fault"
+	"github.com/streamops/streamops/internal/ingest/webhookstatus"
 	"github.com/streamops/streamops/internal/store"
 	"github.com/streamops/streamops/internal/workflow/workflowstatus"
 )
@@ -131,7 +132,7 @@ func (s workflows) run(ctx context.Context, st *state, log *slog.Logger) error {
 				return err
 			}
 			if cp.WebhookEventID != "" {
-				st.Webhook = &store.WebhookOutcome{EventID: cp.WebhookEventID, Status: store.WebhookFailed,
+				st.Webhook = &store.WebhookOutcome{EventID: cp.WebhookEventID, Status: webhookstatus.Failed,
 					Error: fmt.Sprintf("workflow %s failed in step %s: %s", id, name, message)}
 			}
 			commit()
@@ -165,7 +166,7 @@ func (s workflows) run(ctx context.Context, st *state, log *slog.Logger) error {
 		return err
 	}
 	if cp.WebhookEventID != "" {
-		st.Webhook = &store.WebhookOutcome{EventID: cp.WebhookEventID, Status: store.WebhookCompleted}
+		st.Webhook = &store.WebhookOutcome{EventID: cp.WebhookEventID, Status: webhookstatus.Completed}
 	}
 	commit()
 	log.InfoContext(ctx, "workflow completed", "durationMs", duration, "steps", len(steps), "records", len(records))

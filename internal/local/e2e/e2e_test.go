@@ -16,6 +16,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/streamops/streamops/events"
+	"github.com/streamops/streamops/internal/ingest/webhookstatus"
 	"github.com/streamops/streamops/internal/store"
 	"github.com/streamops/streamops/internal/task/taskstatus"
 	"github.com/streamops/streamops/internal/workflow/workflowstatus"
@@ -75,7 +76,7 @@ func TestLocalStackEndToEnd(t *testing.T) {
 			assert.Equal(t, "completed", wf.Progress[i].Status)
 		}
 		s.eventually(10*time.Second, func() bool {
-			return webhookStatus(s, hook.WebhookEventID) == store.WebhookCompleted
+			return webhookStatus(s, hook.WebhookEventID) == webhookstatus.Completed
 		}, "webhook event %s is %q, not completed", hook.WebhookEventID, webhookStatus(s, hook.WebhookEventID))
 	})
 

@@ -16,6 +16,7 @@ import (
 
 	"github.com/streamops/streamops/events"
 	"github.com/streamops/streamops/internal/backoff"
+	"github.com/streamops/streamops/internal/ingest/webhookstatus"
 	"github.com/streamops/streamops/internal/local"
 	"github.com/streamops/streamops/internal/store"
 	"github.com/streamops/streamops/internal/task/taskstatus"
@@ -121,7 +122,7 @@ func TestRestartMidRunLosesNothing(t *testing.T) {
 				return typesOf(evs)[events.WorkflowCompleted] > 0
 			}, "the workflow of webhook %s did not complete: %v", a.id, typesOf(evs))
 			assertSeed003Sequence(t, evs)
-			second.eventually(10*time.Second, func() bool { return webhookStatus(second, a.id) == store.WebhookCompleted },
+			second.eventually(10*time.Second, func() bool { return webhookStatus(second, a.id) == webhookstatus.Completed },
 				"webhook event %s is %q", a.id, webhookStatus(second, a.id))
 		case "workflow":
 			var wf store.Workflow

@@ -16,6 +16,7 @@ import (
 	"go.mongodb.org/mongo-driver/bson"
 
 	"github.com/streamops/streamops/events"
+	"github.com/streamops/streamops/internal/ingest/webhookstatus"
 	"github.com/streamops/streamops/internal/store"
 	"github.com/streamops/streamops/internal/store/enginetest"
 	"github.com/streamops/streamops/internal/task/taskstatus"
@@ -250,7 +251,7 @@ func testWebhookLifecycle(t *testing.T, open Opener) {
 		Payload: store.JSONDoc(`{"ref":"refs/heads/main","commits":[{"id":"abc","added":2}],"size":1.5,"big":9007199254740993}`)}
 	stored, err := s.InsertWebhookEvent(ctx(t), in)
 	require.NoError(t, err)
-	assert.Equal(t, store.WebhookReceived, stored.Status)
+	assert.Equal(t, webhookstatus.Received, stored.Status)
 	assert.Equal(t, store.WebhookEventID("github", "d-1"), stored.EventID)
 
 	dup, err := s.InsertWebhookEvent(ctx(t), store.WebhookEvent{Provider: "github", ProviderEventID: "d-1", EventType: "push",
@@ -260,32 +261,32 @@ func testWebhookLifecycle(t *testing.T, open Opener) {
 	assert.JSONEq(t, string(in.Payload), string(dup.Payload), "the duplicate changed nothing")
 
 	clock.Advance(time.Second)
-	require.NoError(t, s.SetWebhookStatus(ctx(t), stored.EventID, store.WebhookProcessing, ""))
-	require.NoError(t, s.SetWebhookStatus(ctx(t), stored.EventID, store.WebhookFailed, "step transform failed"))
+	require.NoError(t, s.SetWebhookStatus(ctx(t), stored.EventID, webhookstatus.Processing, ""))
+	require.NoError(t, s.SetWebhookStatus(ctx(t), stored.EventID, webhookstatus.Failed, "step transform failed"))
 	got, err := s.GetWebhookEvent(ctx(t), stored.EventID)
 	require.NoError(t, err)
-	assert.Equal(t, store.WebhookFailed, got.Status)
+	assert.Equal(t, webhookstatus.Failed, got.Status)
 	assert.Equal(t, 1, got.RetryCount)
 	assert.Equal(t, "step transform failed", got.ErrorMessage)
 	require.NotNil(t, got.ProcessingStartedAt)
 	assert.Equal(t, clock.Now(), *got.ProcessingStartedAt)
 
-	require.NoError(t, s.SetWebhookStatus(ctx(t), stored.EventID, store.WebhookProcessing, ""))
-	require.NoError(t, s.SetWebhookStatus(ctx(t), stored.EventID, store.WebhookCompleted, ""))
+	require.NoError(t, s.SetWebhookStatus(ctx(t), stored.EventID, webhookstatus.Processing, ""))
+	require.NoError(t, s.SetWebhookStatus(ctx(t), stored.EventID, webhookstatus.Completed, ""))
 	got, err = s.GetWebhookEvent(ctx(t), stored.EventID)
 	require.NoError(t, err)
-	assert.Equal(t, store.WebhookCompleted, got.Status)
+	assert.Equal(t, webhookstatus.Completed, got.Status)
 	assert.Equal(t, 2, got.RetryCount)
 	assert.Empty(t, got.ErrorMessage)
 	assert.NotNil(t, got.CompletedAt)
 
-	require.NoError(t, s.SetWebhookStatus(ctx(t), stored.EventID, store.WebhookProcessing, ""), "a late transition is a no-op")
+	require.NoError(t, s.SetWebhookStatus(ctx(t), stored.EventID, webhookstatus.Processing, ""), "a late transition is a no-op")
 	got, err = s.GetWebhookEvent(ctx(t), stored.EventID)
 	require.NoError(t, err)
-	assert.Equal(t, store.WebhookCompleted, got.Status, "a completed row never moves back to processing")
+	assert.Equal(t, webhookstatus.Completed, got.Status, "a completed row never moves back to processing")
 	assert.Equal(t, 2, got.RetryCount)
 
-	assert.ErrorIs(t, s.SetWebhookStatus(ctx(t), "nope", store.WebhookCompleted, ""), store.ErrNotFound)
+	assert.ErrorIs(t, s.SetWebhookStatus(ctx(t), "nope", webhookstatus.Completed, ""), store.ErrNotFound)
 	_, err = s.GetWebhookEvent(ctx(t), "nope")
 	assert.ErrorIs(t, err, store.ErrNotFound)
 }
@@ -956,27 +957,27 @@ func testWebhookOutcomes(t *testing.T, open Opener) {
 		require.NoError(t, err)
 		ids = append(ids, ev.EventID)
 	}
-	require.NoError(t, s.SetWebhookStatus(ctx(t), ids[1], store.WebhookProcessing, ""))
-	require.NoError(t, s.SetWebhookStatus(ctx(t), ids[2], store.WebhookSkipped, ""))
+	require.NoError(t, s.SetWebhookStatus(ctx(t), ids[1], webhookstatus.Processing, ""))
+	require.NoError(t, s.SetWebhookStatus(ctx(t), ids[2], webhookstatus.Skipped, ""))
 
 	n, err := s.SettleWebhookEvents(ctx(t),
-		store.WebhookOutcome{EventID: ids[0], Status: store.WebhookFailed, Error: "workflow failed in transform"},
-		store.WebhookOutcome{EventID: ids[1], Status: store.WebhookCompleted},
-		store.WebhookOutcome{EventID: ids[2], Status: store.WebhookCompleted})
+		store.WebhookOutcome{EventID: ids[0], Status: webhookstatus.Failed, Error: "workflow failed in transform"},
+		store.WebhookOutcome{EventID: ids[1], Status: webhookstatus.Completed},
+		store.WebhookOutcome{EventID: ids[2], Status: webhookstatus.Completed})
 	require.NoError(t, err)
 	assert.Equal(t, 2, n, "a skipped row keeps its status")
-	n, err = s.SettleWebhookEvents(ctx(t), store.WebhookOutcome{EventID: ids[1], Status: store.WebhookFailed, Error: "late"})
+	n, err = s.SettleWebhookEvents(ctx(t), store.WebhookOutcome{EventID: ids[1], Status: webhookstatus.Failed, Error: "late"})
 	require.NoError(t, err)
 	assert.Equal(t, 0, n, "an ended row keeps its first outcome")
 
 	got, err := s.GetWebhookEvents(ctx(t), ids)
 	require.NoError(t, err)
-	assert.Equal(t, store.WebhookFailed, got[ids[0]].Status)
+	assert.Equal(t, webhookstatus.Failed, got[ids[0]].Status)
 	assert.Equal(t, "workflow failed in transform", got[ids[0]].ErrorMessage)
-	assert.Equal(t, store.WebhookCompleted, got[ids[1]].Status)
+	assert.Equal(t, webhookstatus.Completed, got[ids[1]].Status)
 	assert.NotNil(t, got[ids[1]].CompletedAt)
-	assert.Equal(t, store.WebhookSkipped, got[ids[2]].Status)
-	_, err = s.SettleWebhookEvents(ctx(t), store.WebhookOutcome{EventID: ids[0], Status: store.WebhookProcessing})
+	assert.Equal(t, webhookstatus.Skipped, got[ids[2]].Status)
+	_, err = s.SettleWebhookEvents(ctx(t), store.WebhookOutcome{EventID: ids[0], Status: webhookstatus.Processing})
 	assert.Error(t, err, "only completed and failed settle a webhook event")
 }
 
