@@ -13,6 +13,7 @@ import (
 	"github.com/streamops/streamops/internal/deadline"
 	"github.com/streamops/streamops/internal/fault"
 	"github.com/streamops/streamops/internal/metrics"
+	"github.com/streamops/streamops/internal/outbox/outboxstatus"
 	"github.com/streamops/streamops/internal/store"
 )
 
@@ -320,16 +321,16 @@ func (r *Relay) settle(outcomes []outcome, st *Stats) ([]store.Settlement, []sto
 		}
 		switch {
 		case !o.deferTill.IsZero():
-			s.Outcome, s.NextAttemptAt = store.Deferred, o.deferTill
+			s.Outcome, s.NextAttemptAt = outboxstatus.Deferred, o.deferTill
 			st.Deferred++
 		case o.err == nil:
-			s.Outcome = store.Delivered
+			s.Outcome = outboxstatus.Delivered
 			st.Delivered++
 		case fault.IsRetryable(o.err) && e.Attempts < max:
-			s.Outcome, s.NextAttemptAt, s.Error = store.Retry, now.Add(policy.Delay(e.Attempts)), o.err.Error()
+			s.Outcome, s.NextAttemptAt, s.Error = outboxstatus.Retry, now.Add(policy.Delay(e.Attempts)), o.err.Error()
 			st.Retried++
 		default:
-			s.Outcome, s.Error = store.DeadLetter, o.err.Error()
+			s.Outcome, s.Error = outboxstatus.DeadLettered, o.err.Error()
 			st.DeadLettered++
 			r.cfg.Logger.Warn("outbox entry dead-lettered", "outboxId", e.OutboxID, "target", e.TargetProvider,
 				"attempts", e.Attempts, "error", o.err)
@@ -338,9 +339,9 @@ func (r *Relay) settle(outcomes []outcome, st *Stats) ([]store.Settlement, []sto
 		if partner && o.attempted && e.Attempts >= 1 && e.Attempts <= store.MaxPartnerAttempts {
 			status := store.PartnerProcessing
 			switch s.Outcome {
-			case store.Delivered:
+			case outboxstatus.Delivered:
 				status = store.PartnerSuccess
-			case store.DeadLetter:
+			case outboxstatus.DeadLettered:
 				status = store.PartnerFailed
 			}
 			attempts = append(attempts, store.PartnerAttempt{ID: partnerEventID(e), N: e.Attempts, At: now, Status: status})

@@ -16,6 +16,7 @@ import (
 
 	"github.com/streamops/streamops/events"
 	"github.com/streamops/streamops/internal/outbox"
+	"github.com/streamops/streamops/internal/outbox/outboxstatus"
 	"github.com/streamops/streamops/internal/stacktest"
 	"github.com/streamops/streamops/internal/store"
 	"github.com/streamops/streamops/internal/store/storetest"
@@ -149,7 +150,7 @@ func TestPartnerRetriesWithTheSeedGapsUntilDelivered(t *testing.T) {
 	}
 	entry, err := h.Store.GetOutboxEntry(ctx, id)
 	require.NoError(t, err)
-	assert.Equal(t, store.OutboxCompleted, entry.Status)
+	assert.Equal(t, outboxstatus.Completed, entry.Status)
 	assert.Equal(t, 4, entry.Attempts)
 	assert.Equal(t, []time.Duration{5 * time.Second, 15 * time.Second, 35 * time.Second},
 		[]time.Duration{at[1].Sub(start), at[2].Sub(start), at[3].Sub(start)}, "gaps of 5, 10 and 20 s")
@@ -174,7 +175,7 @@ func TestPartnerGoneDeadLettersAtOnce(t *testing.T) {
 	assert.Equal(t, 1, st.DeadLettered)
 	entry, err := h.Store.GetOutboxEntry(context.Background(), id)
 	require.NoError(t, err)
-	assert.Equal(t, store.OutboxDeadLetter, entry.Status)
+	assert.Equal(t, outboxstatus.DeadLetter, entry.Status)
 	assert.Equal(t, 1, entry.Attempts)
 	assert.Contains(t, entry.LastError, "410")
 	ev := partnerEventOf(t, h.Store, id)
@@ -203,7 +204,7 @@ func TestRelayKilledAfterClaimingIsReclaimedAndDeliveredOnceMore(t *testing.T) {
 		assert.Equal(t, 1, delivered[id], "delivered once, with webhook-id = outbox id %s", id)
 		e, err := h.Store.GetOutboxEntry(context.Background(), id)
 		require.NoError(t, err)
-		assert.Equal(t, store.OutboxCompleted, e.Status)
+		assert.Equal(t, outboxstatus.Completed, e.Status)
 		assert.Equal(t, 2, e.Attempts, "the dead relay's attempt stays counted")
 	}
 }
@@ -248,7 +249,7 @@ func TestBreakerOpensAfterFiveFailuresAndClosesAfterCooldown(t *testing.T) {
 	deferred, err := h.Store.GetOutboxEntry(ctx, ids[7])
 	require.NoError(t, err)
 	assert.Equal(t, 0, deferred.Attempts)
-	assert.Equal(t, store.OutboxPending, deferred.Status)
+	assert.Equal(t, outboxstatus.Pending, deferred.Status)
 
 	h.clock.Advance(30 * time.Second)
 	st, err = r.Run(ctx)

@@ -15,6 +15,7 @@ import (
 	"github.com/streamops/streamops/events"
 	"github.com/streamops/streamops/internal/fault"
 	"github.com/streamops/streamops/internal/ingest/webhookstatus"
+	"github.com/streamops/streamops/internal/outbox/outboxstatus"
 	"github.com/streamops/streamops/internal/store"
 	"github.com/streamops/streamops/internal/stream"
 	"github.com/streamops/streamops/internal/stream/streamtest"
@@ -123,7 +124,7 @@ func TestPipelineRunsEveryBuiltinStepOnTheInputRecords(t *testing.T) {
 	entry, err := h.env.Store.GetOutboxEntry(context.Background(), deliveryOutboxID(wf.WorkflowID, 4, "acme"))
 	require.NoError(t, err, "deliver enqueued one entry for acme, keyed by its step")
 	assert.Equal(t, "order.synced", entry.EventType)
-	assert.Equal(t, store.OutboxPending, entry.Status)
+	assert.Equal(t, outboxstatus.Pending, entry.Status)
 	assert.Contains(t, string(entry.Payload), `"orderId":"o-4"`)
 }
 

@@ -17,6 +17,7 @@ import (
 
 	"github.com/streamops/streamops/events"
 	"github.com/streamops/streamops/internal/ingest/webhookstatus"
+	"github.com/streamops/streamops/internal/outbox/outboxstatus"
 	"github.com/streamops/streamops/internal/store"
 	"github.com/streamops/streamops/internal/store/enginetest"
 	"github.com/streamops/streamops/internal/task/taskstatus"
@@ -366,7 +367,7 @@ func testConcurrentClaims(t *testing.T, open Opener) {
 				for _, e := range got {
 					assert.False(t, e.NextAttemptAt.Before(last), "each claimer sees entries in next_attempt_at order")
 					last = e.NextAttemptAt
-					assert.Equal(t, store.OutboxProcessing, e.Status)
+					assert.Equal(t, outboxstatus.Processing, e.Status)
 					assert.Equal(t, 1, e.Attempts)
 					require.NotNil(t, e.LeaseExpiresAt)
 					assert.Equal(t, clock.Now().Add(time.Minute), *e.LeaseExpiresAt)
@@ -442,7 +443,7 @@ func testLeaseReclaim(t *testing.T, open Opener) {
 	require.NoError(t, s.MarkCompleted(ctx(t), second[0]))
 	got, err := s.GetOutboxEntry(ctx(t), second[0].OutboxID)
 	require.NoError(t, err)
-	assert.Equal(t, store.OutboxCompleted, got.Status)
+	assert.Equal(t, outboxstatus.Completed, got.Status)
 }
 
 func testSettle(t *testing.T, open Opener) {
@@ -464,10 +465,10 @@ func testSettle(t *testing.T, open Opener) {
 	}
 	retryAt := clock.Now().Add(10 * time.Second)
 	n, err := s.SettleOutbox(ctx(t),
-		store.Settlement{Entry: byID[entries[0].OutboxID], Outcome: store.Delivered},
-		store.Settlement{Entry: byID[entries[1].OutboxID], Outcome: store.Retry, NextAttemptAt: retryAt, Error: "HTTP 503"},
-		store.Settlement{Entry: byID[entries[2].OutboxID], Outcome: store.DeadLetter, Error: "HTTP 410"},
-		store.Settlement{Entry: byID[entries[3].OutboxID], Outcome: store.Retry, NextAttemptAt: retryAt, Error: "HTTP 500"},
+		store.Settlement{Entry: byID[entries[0].OutboxID], Outcome: outboxstatus.Delivered},
+		store.Settlement{Entry: byID[entries[1].OutboxID], Outcome: outboxstatus.Retry, NextAttemptAt: retryAt, Error: "HTTP 503"},
+		store.Settlement{Entry: byID[entries[2].OutboxID], Outcome: outboxstatus.DeadLettered, Error: "HTTP 410"},
+		store.Settlement{Entry: byID[entries[3].OutboxID], Outcome: outboxstatus.Retry, NextAttemptAt: retryAt, Error: "HTTP 500"},
 	)
 	require.NoError(t, err)
 	assert.Equal(t, 4, n, "one bulk write settles the batch")
@@ -475,10 +476,10 @@ func testSettle(t *testing.T, open Opener) {
 	want := []struct {
 		status, lastError string
 	}{
-		{store.OutboxCompleted, ""},
-		{store.OutboxFailed, "HTTP 503"},
-		{store.OutboxDeadLetter, "HTTP 410"},
-		{store.OutboxDeadLetter, "HTTP 500"}, // max_attempts 1: a retry is a dead letter
+		{outboxstatus.Completed, ""},
+		{outboxstatus.Failed, "HTTP 503"},
+		{outboxstatus.DeadLetter, "HTTP 410"},
+		{outboxstatus.DeadLetter, "HTTP 500"}, // max_attempts 1: a retry is a dead letter
 	}
 	for i, w := range want {
 		got, err := s.GetOutboxEntry(ctx(t), entries[i].OutboxID)
@@ -506,7 +507,7 @@ func testSettle(t *testing.T, open Opener) {
 	require.Len(t, again, 1)
 	require.NoError(t, s.DeadLetter(ctx(t), again[0], "gave up"))
 	got, _ = s.GetOutboxEntry(ctx(t), entries[1].OutboxID)
-	assert.Equal(t, store.OutboxDeadLetter, got.Status)
+	assert.Equal(t, outboxstatus.DeadLetter, got.Status)
 	assert.Equal(t, 3, got.Attempts)
 }
 
