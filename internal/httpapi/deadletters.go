@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/streamops/streamops/internal/store"
+	"github.com/streamops/streamops/internal/stream/deadletterstatus"
 )
 
 // deadLetterPage is GET /api/dead-letters.
@@ -85,7 +86,7 @@ func (a *api) requeueDeadLetters(w http.ResponseWriter, r *http.Request, _ Princ
 		return
 	}
 	if req.Status == "" {
-		req.Status = store.DeadLetterOpen
+		req.Status = deadletterstatus.Open
 	}
 	dls, _, err := a.cfg.Store.ListDeadLetters(r.Context(), store.DeadLetterQuery{Topic: req.Topic, EventType: req.EventType,
 		Status: req.Status, From: req.From, To: req.To, Limit: req.Limit})

@@ -21,6 +21,7 @@ import (
 	"github.com/streamops/streamops/internal/httpapi"
 	"github.com/streamops/streamops/internal/ingest"
 	"github.com/streamops/streamops/internal/ingest/webhookstatus"
+	"github.com/streamops/streamops/internal/outbox/partnerstatus"
 	"github.com/streamops/streamops/internal/stacktest"
 	"github.com/streamops/streamops/internal/store"
 	"github.com/streamops/streamops/internal/webhook"
@@ -165,7 +166,7 @@ func TestWebhookUnroutedEventIsSkippedAndPartnerDeliveryRecorded(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, history, 1)
 	pe := history[0]
-	assert.Equal(t, store.DirectionIn, pe.EventDirection)
+	assert.Equal(t, partnerstatus.DirectionIn, pe.EventDirection)
 	assert.Equal(t, "order-12345", pe.EntityMetadata.EntityID)
 	assert.Equal(t, "Order", pe.EntityMetadata.EntityType)
 	assert.Equal(t, "OR_MGMT", pe.EventType)

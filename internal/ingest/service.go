@@ -16,6 +16,7 @@ import (
 	"github.com/streamops/streamops/internal/ingest/webhookstatus"
 	"github.com/streamops/streamops/internal/jsonbody"
 	"github.com/streamops/streamops/internal/metrics"
+	"github.com/streamops/streamops/internal/outbox/partnerstatus"
 	"github.com/streamops/streamops/internal/store"
 	"github.com/streamops/streamops/internal/submit"
 	"github.com/streamops/streamops/internal/webhook"
@@ -303,8 +304,8 @@ func (s *Service) recordPartnerEvent(ctx context.Context, p *webhook.Provider, e
 	_, err = s.cfg.Store.InsertPartnerEvent(ctx, store.PartnerEvent{
 		ID:             events.DeriveID("", ev.EventID, "partner_event"),
 		EventType:      ev.EventType,
-		EventStatus:    store.PartnerSuccess, // received and stored: the IN leg is done
-		EventDirection: store.DirectionIn,
+		EventStatus:    partnerstatus.Success, // received and stored: the IN leg is done
+		EventDirection: partnerstatus.DirectionIn,
 		CreatedBy:      "webhook:" + p.Name,
 		EntityMetadata: store.PartnerEntityMetadata{
 			PartnerID: md.PartnerID, PartnerName: md.PartnerName, EntityID: md.EntityID, EntityType: md.EntityType,

@@ -8,6 +8,16 @@ import (
 	"github.com/streamops/streamops/internal/store"
 )
 
+// The states of a partner endpoint's circuit breaker (partner_endpoints):
+// closed (deliveries go out) → open after BreakerConfig.Failures failures
+// in a row (deliveries are deferred) → half_open once the cooldown is over
+// (one delivery probes) → closed on success, open again on failure.
+const (
+	BreakerClosed   = "closed"
+	BreakerOpen     = "open"
+	BreakerHalfOpen = "half_open"
+)
+
 // BreakerConfig tunes the per-partner circuit breaker.
 type BreakerConfig struct {
 	// Failures is how many consecutive failed deliveries open the breaker.
@@ -47,7 +57,7 @@ func newBreakers(cfg BreakerConfig, loaded map[string]store.PartnerEndpoint) *br
 func (b *breakers) get(id string) *store.PartnerEndpoint {
 	ep, ok := b.eps[id]
 	if !ok {
-		ep = &store.PartnerEndpoint{PartnerID: id, State: store.BreakerClosed}
+		ep = &store.PartnerEndpoint{PartnerID: id, State: BreakerClosed}
 		b.eps[id] = ep
 	}
 	return ep
@@ -59,11 +69,11 @@ func (b *breakers) allow(id string, now time.Time) (bool, time.Time) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	ep := b.get(id)
-	if ep.State == store.BreakerOpen {
+	if ep.State == BreakerOpen {
 		if ep.OpenUntil != nil && now.Before(*ep.OpenUntil) {
 			return false, *ep.OpenUntil
 		}
-		ep.State = store.BreakerHalfOpen
+		ep.State = BreakerHalfOpen
 		b.changed[id] = true
 	}
 	return true, time.Time{}
@@ -81,14 +91,14 @@ func (b *breakers) record(id string, err error, now time.Time) {
 		if err == nil {
 			ep.LastSuccessAt = &now
 		}
-		ep.State, ep.ConsecutiveFailures, ep.OpenedAt, ep.OpenUntil = store.BreakerClosed, 0, nil, nil
+		ep.State, ep.ConsecutiveFailures, ep.OpenedAt, ep.OpenUntil = BreakerClosed, 0, nil, nil
 		return
 	}
 	ep.ConsecutiveFailures++
 	ep.LastError, ep.LastFailureAt = err.Error(), &now
-	if ep.State == store.BreakerHalfOpen || ep.ConsecutiveFailures >= b.cfg.Failures {
+	if ep.State == BreakerHalfOpen || ep.ConsecutiveFailures >= b.cfg.Failures {
 		until := now.Add(b.cfg.Cooldown)
-		ep.State, ep.OpenedAt, ep.OpenUntil = store.BreakerOpen, &now, &until
+		ep.State, ep.OpenedAt, ep.OpenUntil = BreakerOpen, &now, &until
 	}
 }
 

@@ -14,6 +14,7 @@ import (
 	"github.com/streamops/streamops/internal/fault"
 	"github.com/streamops/streamops/internal/metrics"
 	"github.com/streamops/streamops/internal/outbox/outboxstatus"
+	"github.com/streamops/streamops/internal/outbox/partnerstatus"
 	"github.com/streamops/streamops/internal/store"
 )
 
@@ -337,12 +338,12 @@ func (r *Relay) settle(outcomes []outcome, st *Stats) ([]store.Settlement, []sto
 		}
 		settlements = append(settlements, s)
 		if partner && o.attempted && e.Attempts >= 1 && e.Attempts <= store.MaxPartnerAttempts {
-			status := store.PartnerProcessing
+			status := partnerstatus.Processing
 			switch s.Outcome {
 			case outboxstatus.Delivered:
-				status = store.PartnerSuccess
+				status = partnerstatus.Success
 			case outboxstatus.DeadLettered:
-				status = store.PartnerFailed
+				status = partnerstatus.Failed
 			}
 			attempts = append(attempts, store.PartnerAttempt{ID: partnerEventID(e), N: e.Attempts, At: now, Status: status})
 		}
@@ -371,8 +372,8 @@ func (r *Relay) recordPartnerEvents(ctx context.Context, claimed []store.OutboxE
 				eventType = "delivery"
 			}
 			evs = append(evs, store.PartnerEvent{
-				ID: partnerEventID(e), EventType: eventType, EventStatus: store.PartnerPending,
-				EventDirection: store.DirectionOut, CreatedBy: "outbox-relay", OutboxID: e.OutboxID,
+				ID: partnerEventID(e), EventType: eventType, EventStatus: partnerstatus.Pending,
+				EventDirection: partnerstatus.DirectionOut, CreatedBy: "outbox-relay", OutboxID: e.OutboxID,
 				EntityMetadata: store.PartnerEntityMetadata{PartnerID: p.ID, PartnerName: p.Name,
 					EntityID: entityID, EntityType: e.AggregateType},
 				EntityData: e.Payload,

@@ -17,6 +17,7 @@ import (
 	"github.com/streamops/streamops/events"
 	"github.com/streamops/streamops/internal/outbox"
 	"github.com/streamops/streamops/internal/outbox/outboxstatus"
+	"github.com/streamops/streamops/internal/outbox/partnerstatus"
 	"github.com/streamops/streamops/internal/stacktest"
 	"github.com/streamops/streamops/internal/store"
 	"github.com/streamops/streamops/internal/store/storetest"
@@ -156,8 +157,8 @@ func TestPartnerRetriesWithTheSeedGapsUntilDelivered(t *testing.T) {
 		[]time.Duration{at[1].Sub(start), at[2].Sub(start), at[3].Sub(start)}, "gaps of 5, 10 and 20 s")
 
 	ev := partnerEventOf(t, h.Store, id)
-	assert.Equal(t, store.DirectionOut, ev.EventDirection)
-	assert.Equal(t, store.PartnerSuccess, ev.EventStatus)
+	assert.Equal(t, partnerstatus.DirectionOut, ev.EventDirection)
+	assert.Equal(t, partnerstatus.Success, ev.EventStatus)
 	assert.Equal(t, "acme", ev.EntityMetadata.PartnerID)
 	want := map[string]string{}
 	for i, t := range at {
@@ -179,7 +180,7 @@ func TestPartnerGoneDeadLettersAtOnce(t *testing.T) {
 	assert.Equal(t, 1, entry.Attempts)
 	assert.Contains(t, entry.LastError, "410")
 	ev := partnerEventOf(t, h.Store, id)
-	assert.Equal(t, store.PartnerFailed, ev.EventStatus)
+	assert.Equal(t, partnerstatus.Failed, ev.EventStatus)
 	assert.Len(t, ev.EntityMetadata.ResilienceAttemptCount, 1)
 }
 
@@ -242,7 +243,7 @@ func TestBreakerOpensAfterFiveFailuresAndClosesAfterCooldown(t *testing.T) {
 	eps, err := h.Store.PartnerEndpoints(ctx, "acme")
 	require.NoError(t, err)
 	ep := eps["acme"]
-	assert.Equal(t, store.BreakerOpen, ep.State)
+	assert.Equal(t, outbox.BreakerOpen, ep.State)
 	assert.Equal(t, 5, ep.ConsecutiveFailures)
 	require.NotNil(t, ep.OpenUntil)
 	assert.Equal(t, h.clock.Now().Add(time.Minute), *ep.OpenUntil)
@@ -262,7 +263,7 @@ func TestBreakerOpensAfterFiveFailuresAndClosesAfterCooldown(t *testing.T) {
 	assert.Equal(t, 8, st.Delivered, "after the cooldown the partner (now healthy) gets everything")
 	eps, err = h.Store.PartnerEndpoints(ctx, "acme")
 	require.NoError(t, err)
-	assert.Equal(t, store.BreakerClosed, eps["acme"].State)
+	assert.Equal(t, outbox.BreakerClosed, eps["acme"].State)
 	assert.Zero(t, eps["acme"].ConsecutiveFailures)
 }
 

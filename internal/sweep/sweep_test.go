@@ -12,6 +12,7 @@ import (
 	"github.com/streamops/streamops/events"
 	"github.com/streamops/streamops/internal/ingest"
 	"github.com/streamops/streamops/internal/ingest/webhookstatus"
+	"github.com/streamops/streamops/internal/outbox/partnerstatus"
 	"github.com/streamops/streamops/internal/stacktest"
 	"github.com/streamops/streamops/internal/store"
 	"github.com/streamops/streamops/internal/store/storetest"
@@ -101,8 +102,8 @@ func TestSweeperRequeuesFailedPartnerDeliveries(t *testing.T) {
 	claimed, err := h.Store.ClaimDue(ctx, h.clock.Now(), time.Minute, 1)
 	require.NoError(t, err)
 	require.NoError(t, h.Store.DeadLetter(ctx, claimed[0], "HTTP 410"))
-	_, err = h.Store.InsertPartnerEvent(ctx, store.PartnerEvent{ID: "pe-1", EventType: "OR_MGMT", EventStatus: store.PartnerFailed,
-		EventDirection: store.DirectionOut, OutboxID: id, EntityMetadata: store.PartnerEntityMetadata{PartnerID: "acme",
+	_, err = h.Store.InsertPartnerEvent(ctx, store.PartnerEvent{ID: "pe-1", EventType: "OR_MGMT", EventStatus: partnerstatus.Failed,
+		EventDirection: partnerstatus.DirectionOut, OutboxID: id, EntityMetadata: store.PartnerEntityMetadata{PartnerID: "acme",
 			EntityID: "order-1", ResilienceAttemptCount: map[string]string{"1": "1"}}})
 	require.NoError(t, err)
 

@@ -18,6 +18,7 @@ import (
 	"github.com/streamops/streamops/internal/outbox/outboxstatus"
 	"github.com/streamops/streamops/internal/store"
 	"github.com/streamops/streamops/internal/stream"
+	"github.com/streamops/streamops/internal/stream/deadletterstatus"
 	"github.com/streamops/streamops/internal/stream/streamtest"
 	"github.com/streamops/streamops/internal/task/taskstatus"
 	"github.com/streamops/streamops/internal/workflow"
@@ -218,7 +219,7 @@ func TestPoisonRecordBetweenTwoGoodOnesIsDeadLetteredAndBothAreProcessed(t *test
 	}
 	assert.ElementsMatch(t, []stream.Reason{stream.ReasonUndecodable, stream.ReasonSchemaInvalid}, reasons)
 
-	stored, _, err := h.env.Store.ListDeadLetters(context.Background(), store.DeadLetterQuery{Status: store.DeadLetterOpen})
+	stored, _, err := h.env.Store.ListDeadLetters(context.Background(), store.DeadLetterQuery{Status: deadletterstatus.Open})
 	require.NoError(t, err)
 	require.Len(t, stored, 2)
 	for _, dl := range stored {

@@ -18,8 +18,10 @@ import (
 	"github.com/streamops/streamops/events"
 	"github.com/streamops/streamops/internal/ingest/webhookstatus"
 	"github.com/streamops/streamops/internal/outbox/outboxstatus"
+	"github.com/streamops/streamops/internal/outbox/partnerstatus"
 	"github.com/streamops/streamops/internal/store"
 	"github.com/streamops/streamops/internal/store/enginetest"
+	"github.com/streamops/streamops/internal/stream/deadletterstatus"
 	"github.com/streamops/streamops/internal/task/taskstatus"
 	"github.com/streamops/streamops/internal/workflow/workflowstatus"
 )
@@ -517,7 +519,7 @@ func partnerEvent(partner, entity, status string, attempts int, created time.Tim
 		counts[fmt.Sprint(i)] = fmt.Sprint(created.UnixMilli() + int64(i)*1000)
 	}
 	return store.PartnerEvent{
-		EventType: "OR_MGMT", EventStatus: status, EventDirection: store.DirectionIn,
+		EventType: "OR_MGMT", EventStatus: status, EventDirection: partnerstatus.DirectionIn,
 		Created: fmt.Sprint(created.UnixMilli()), CreatedBy: "624acf127ad1c76470951dff",
 		EntityMetadata: store.PartnerEntityMetadata{PartnerID: partner, PartnerName: "ExamplePartner",
 			EntityID: entity, EntityType: "Order", ResilienceAttemptCount: counts},
@@ -534,11 +536,11 @@ func testPartnerRetryQuery(t *testing.T, open Opener) {
 		attempts       int
 		retry          bool
 	}{
-		{"order-1", store.PartnerFailed, 3, true},
-		{"order-2", store.PartnerFailed, 5, false},
-		{"order-3", store.PartnerFailed, 0, true},
-		{"order-4", store.PartnerSuccess, 2, false},
-		{"order-5", store.PartnerPending, 0, false},
+		{"order-1", partnerstatus.Failed, 3, true},
+		{"order-2", partnerstatus.Failed, 5, false},
+		{"order-3", partnerstatus.Failed, 0, true},
+		{"order-4", partnerstatus.Success, 2, false},
+		{"order-5", partnerstatus.Pending, 0, false},
 	}
 	var want []string
 	for _, c := range cases {
@@ -548,7 +550,7 @@ func testPartnerRetryQuery(t *testing.T, open Opener) {
 			want = append(want, ev.ID)
 		}
 	}
-	_, err := s.InsertPartnerEvent(ctx(t), partnerEvent("6231cfc8800d284c981b3146", "order-1", store.PartnerFailed, 0, at))
+	_, err := s.InsertPartnerEvent(ctx(t), partnerEvent("6231cfc8800d284c981b3146", "order-1", partnerstatus.Failed, 0, at))
 	assert.ErrorIs(t, err, store.ErrDuplicate, "entity_id + event_type is the idempotency key")
 
 	got, err := s.FailedPartnerEventsForRetry(ctx(t), 0)
@@ -562,9 +564,9 @@ func testPartnerRetryQuery(t *testing.T, open Opener) {
 	// Attempts recorded one by one reach the cap and leave the retry set.
 	id := want[1]
 	for n := 1; n <= store.MaxPartnerAttempts; n++ {
-		require.NoError(t, s.RecordPartnerAttempt(ctx(t), id, n, at.Add(time.Duration(n)*time.Second), store.PartnerFailed))
+		require.NoError(t, s.RecordPartnerAttempt(ctx(t), id, n, at.Add(time.Duration(n)*time.Second), partnerstatus.Failed))
 	}
-	assert.Error(t, s.RecordPartnerAttempt(ctx(t), id, store.MaxPartnerAttempts+1, at, store.PartnerFailed), "attempts are capped at 5")
+	assert.Error(t, s.RecordPartnerAttempt(ctx(t), id, store.MaxPartnerAttempts+1, at, partnerstatus.Failed), "attempts are capped at 5")
 	ev, err := s.GetPartnerEvent(ctx(t), id)
 	require.NoError(t, err)
 	assert.Len(t, ev.EntityMetadata.ResilienceAttemptCount, 5)
@@ -581,12 +583,12 @@ func testPartnerHistory(t *testing.T, open Opener) {
 	s := open(t, store.Config{Now: clock.Now})
 	const mine = 105
 	for i := range mine {
-		_, err := s.InsertPartnerEvent(ctx(t), partnerEvent("partner-a", fmt.Sprintf("order-%d", i), store.PartnerSuccess, 1,
+		_, err := s.InsertPartnerEvent(ctx(t), partnerEvent("partner-a", fmt.Sprintf("order-%d", i), partnerstatus.Success, 1,
 			clock.Now().Add(time.Duration(i)*time.Second)))
 		require.NoError(t, err)
 	}
 	for i := range 5 {
-		_, err := s.InsertPartnerEvent(ctx(t), partnerEvent("partner-b", fmt.Sprintf("order-%d", i), store.PartnerSuccess, 1,
+		_, err := s.InsertPartnerEvent(ctx(t), partnerEvent("partner-b", fmt.Sprintf("order-%d", i), partnerstatus.Success, 1,
 			clock.Now().Add(time.Hour)))
 		require.NoError(t, err)
 	}
@@ -819,13 +821,13 @@ func testDeadLetters(t *testing.T, open Opener) {
 	got, err := s.GetDeadLetter(ctx(t), res.Duplicates[0])
 	require.NoError(t, err)
 	assert.Equal(t, []byte("wf-test|{not json"), got.Value, "the raw value is kept byte for byte")
-	assert.Equal(t, store.DeadLetterOpen, got.Status)
+	assert.Equal(t, deadletterstatus.Open, got.Status)
 	assert.Equal(t, clock.Now().Add(-time.Second), got.ReceivedAt, "the first insert wins")
 	assert.Equal(t, []store.DeadLetterHeader{{Key: "content.type", Value: "text/plain"}}, got.Headers)
 
-	require.NoError(t, s.ResolveDeadLetter(ctx(t), res.Duplicates[0], store.DeadLetterDiscarded))
-	assert.ErrorIs(t, s.ResolveDeadLetter(ctx(t), res.Duplicates[0], store.DeadLetterReplayed), store.ErrNotFound, "only an open dead letter is resolved")
-	listed, _, err := s.ListDeadLetters(ctx(t), store.DeadLetterQuery{Status: store.DeadLetterOpen})
+	require.NoError(t, s.ResolveDeadLetter(ctx(t), res.Duplicates[0], deadletterstatus.Discarded))
+	assert.ErrorIs(t, s.ResolveDeadLetter(ctx(t), res.Duplicates[0], deadletterstatus.Replayed), store.ErrNotFound, "only an open dead letter is resolved")
+	listed, _, err := s.ListDeadLetters(ctx(t), store.DeadLetterQuery{Status: deadletterstatus.Open})
 	require.NoError(t, err)
 	require.Len(t, listed, 1)
 	assert.Equal(t, "schema-invalid", listed[0].Reason)
