@@ -12,8 +12,8 @@ import (
 
 // deadLetterPage is GET /api/dead-letters.
 type deadLetterPage struct {
-	DeadLetters []store.DeadLetterEntry `json:"deadLetters"`
-	NextCursor  string                  `json:"nextCursor,omitempty"`
+	DeadLetters []deadLetterResponse `json:"deadLetters"`
+	NextCursor  string               `json:"nextCursor,omitempty"`
 }
 
 // bulkRequeue is the body of POST /api/dead-letters/requeue: which dead
@@ -54,10 +54,7 @@ func (a *api) listDeadLetters(w http.ResponseWriter, r *http.Request, _ Principa
 		writeError(w, r, a.log, err)
 		return
 	}
-	if dls == nil {
-		dls = []store.DeadLetterEntry{}
-	}
-	writeJSON(w, http.StatusOK, deadLetterPage{DeadLetters: dls, NextCursor: next})
+	writeJSON(w, http.StatusOK, deadLetterPage{DeadLetters: mapAll(dls, toDeadLetter), NextCursor: next})
 }
 
 func (a *api) requeueDeadLetter(w http.ResponseWriter, r *http.Request, _ Principal) {
@@ -72,7 +69,7 @@ func (a *api) requeueDeadLetter(w http.ResponseWriter, r *http.Request, _ Princi
 		writeError(w, r, a.log, fmt.Errorf("dead letter %q: %w", r.PathValue("id"), err))
 		return
 	}
-	writeJSON(w, http.StatusAccepted, dl)
+	writeJSON(w, http.StatusAccepted, toDeadLetter(dl))
 }
 
 func (a *api) requeueDeadLetters(w http.ResponseWriter, r *http.Request, _ Principal) {

@@ -252,7 +252,7 @@ func (a *api) createReplay(w http.ResponseWriter, r *http.Request, _ Principal) 
 		writeError(w, r, a.log, err)
 		return
 	}
-	writeJSON(w, http.StatusCreated, rs)
+	writeJSON(w, http.StatusCreated, toReplay(rs))
 }
 
 func (a *api) listWebhookEvents(w http.ResponseWriter, r *http.Request, _ Principal) {
@@ -280,13 +280,10 @@ func (a *api) listWebhookEvents(w http.ResponseWriter, r *http.Request, _ Princi
 		writeError(w, r, a.log, err)
 		return
 	}
-	if evs == nil {
-		evs = []store.WebhookEvent{}
-	}
 	writeJSON(w, http.StatusOK, struct {
-		WebhookEvents []store.WebhookEvent `json:"webhookEvents"`
-		NextCursor    string               `json:"nextCursor,omitempty"`
-	}{evs, next})
+		WebhookEvents []webhookEventResponse `json:"webhookEvents"`
+		NextCursor    string                 `json:"nextCursor,omitempty"`
+	}{mapAll(evs, toWebhookEvent), next})
 }
 
 func (a *api) retryWebhookEvent(w http.ResponseWriter, r *http.Request, _ Principal) {
@@ -301,7 +298,7 @@ func (a *api) retryWebhookEvent(w http.ResponseWriter, r *http.Request, _ Princi
 		writeError(w, r, a.log, fmt.Errorf("webhook event %q: %w", r.PathValue("id"), err))
 		return
 	}
-	writeJSON(w, http.StatusAccepted, ev)
+	writeJSON(w, http.StatusAccepted, toWebhookEvent(ev))
 }
 
 // ownPartner refuses a partner token asking for another partner.
@@ -323,10 +320,7 @@ func (a *api) partnerEvents(w http.ResponseWriter, r *http.Request, p Principal)
 		writeError(w, r, a.log, err)
 		return
 	}
-	if evs == nil {
-		evs = []store.PartnerEvent{}
-	}
-	writeJSON(w, http.StatusOK, map[string]any{"partnerId": id, "events": evs})
+	writeJSON(w, http.StatusOK, map[string]any{"partnerId": id, "events": mapAll(evs, toPartnerEvent)})
 }
 
 func (a *api) partnerEndpoint(w http.ResponseWriter, r *http.Request, p Principal) {
@@ -344,7 +338,7 @@ func (a *api) partnerEndpoint(w http.ResponseWriter, r *http.Request, p Principa
 	if !ok {
 		ep = store.PartnerEndpoint{PartnerID: id, State: outbox.BreakerClosed}
 	}
-	writeJSON(w, http.StatusOK, ep)
+	writeJSON(w, http.StatusOK, toPartnerEndpoint(ep))
 }
 
 // statsSources are the counts GET /api/stats reports: collection, the field
