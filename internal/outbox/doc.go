@@ -11,6 +11,6 @@
 // (direction OUT) recording every attempt.
 //
 // What must not live here: the outbox's queries and leases (package store),
-// partner signing schemes (package webhook), retry classification (package
+// partner signing schemes (package provider), retry classification (package
 // fault).
 package outbox

@@ -18,10 +18,10 @@ import (
 	"github.com/streamops/streamops/internal/outbox"
 	"github.com/streamops/streamops/internal/outbox/outboxstatus"
 	"github.com/streamops/streamops/internal/outbox/partnerstatus"
+	"github.com/streamops/streamops/internal/provider"
 	"github.com/streamops/streamops/internal/stacktest"
 	"github.com/streamops/streamops/internal/store"
 	"github.com/streamops/streamops/internal/store/storetest"
-	"github.com/streamops/streamops/internal/webhook"
 )
 
 const partnerSecret = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
@@ -39,7 +39,7 @@ type partner struct {
 
 func newPartner(t testing.TB, script ...int) *partner {
 	p := &partner{t: t, script: script, byID: map[string]int{}}
-	verifier := &webhook.Provider{Name: "acme-out", Signature: webhook.Signature{Scheme: webhook.SchemeStandard}}
+	verifier := &provider.Provider{Name: "acme-out", Signature: provider.Signature{Scheme: provider.SchemeStandard}}
 	p.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		body, _ := io.ReadAll(r.Body)
 		if err := verifier.Verify(r.Header, body, []string{partnerSecret}, time.Now()); err != nil {
@@ -89,7 +89,7 @@ func (h *harness) relay(t testing.TB, mutate ...func(*outbox.Config)) *outbox.Re
 	cfg := outbox.Config{
 		Store: h.Store, Kafka: outbox.KafkaDeliverer{Publisher: h.Bus},
 		Partners: map[string]outbox.Partner{"acme": {ID: "acme", Name: "Acme Corp", URL: h.partner.srv.URL}},
-		PartnerDeliverer: outbox.PartnerDeliverer{Secrets: webhook.EnvSecrets{Prefix: "PARTNER_SECRET_",
+		PartnerDeliverer: outbox.PartnerDeliverer{Secrets: provider.EnvSecrets{Prefix: "PARTNER_SECRET_",
 			Lookup: func(string) string { return partnerSecret }}, Timeout: 2 * time.Second},
 		Now: h.clock.Now, Logger: h.Logger,
 	}

@@ -13,12 +13,12 @@ import (
 	"github.com/streamops/streamops/internal/ingest"
 	"github.com/streamops/streamops/internal/ingest/webhookstatus"
 	"github.com/streamops/streamops/internal/outbox/partnerstatus"
+	"github.com/streamops/streamops/internal/provider"
 	"github.com/streamops/streamops/internal/stacktest"
 	"github.com/streamops/streamops/internal/store"
 	"github.com/streamops/streamops/internal/store/storetest"
 	"github.com/streamops/streamops/internal/sweep"
 	"github.com/streamops/streamops/internal/task/taskstatus"
-	"github.com/streamops/streamops/internal/webhook"
 	"github.com/streamops/streamops/internal/workflow/workflowstatus"
 )
 
@@ -32,9 +32,9 @@ type harness struct {
 func newHarness(t *testing.T) *harness {
 	clock := storetest.NewClock()
 	env := stacktest.New(t, stacktest.Options{Store: store.Config{Now: clock.Now}})
-	reg, err := webhook.LoadProviders("")
+	reg, err := provider.LoadProviders("")
 	require.NoError(t, err)
-	router, err := ingest.New(ingest.Config{Providers: reg, Secrets: webhook.EnvSecrets{}, Store: env.Store,
+	router, err := ingest.New(ingest.Config{Providers: reg, Secrets: provider.EnvSecrets{}, Store: env.Store,
 		Emitter: env.Emitter, Now: clock.Now, Logger: env.Logger})
 	require.NoError(t, err)
 	sw, err := sweep.New(sweep.Config{Store: env.Store, Publisher: env.Bus, Router: router, Now: clock.Now, Logger: env.Logger})

@@ -1,4 +1,4 @@
-package webhook_test
+package provider_test
 
 import (
 	"testing"
@@ -7,29 +7,29 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/streamops/streamops/events"
-	"github.com/streamops/streamops/internal/webhook"
+	"github.com/streamops/streamops/internal/provider"
 )
 
 func TestDefaultRoutes(t *testing.T) {
 	tests := []struct {
 		provider  string
 		eventType string
-		want      *webhook.Route // nil: no route, the event is stored as skipped
+		want      *provider.Route // nil: no route, the event is stored as skipped
 	}{
-		{"stripe", "invoice.finalized", &webhook.Route{Match: "invoice.*", Workflow: &webhook.WorkflowTemplate{
+		{"stripe", "invoice.finalized", &provider.Route{Match: "invoice.*", Workflow: &provider.WorkflowTemplate{
 			Name: "Invoice Sync", Steps: []string{"validate", "transform", "store"}, Priority: events.PriorityHigh}}},
-		{"stripe", "invoice.payment_succeeded", &webhook.Route{Match: "invoice.*", Workflow: &webhook.WorkflowTemplate{
+		{"stripe", "invoice.payment_succeeded", &provider.Route{Match: "invoice.*", Workflow: &provider.WorkflowTemplate{
 			Name: "Invoice Sync", Steps: []string{"validate", "transform", "store"}, Priority: events.PriorityHigh}}},
 		{"stripe", "invoice", nil},
 		{"stripe", "invoiceitem.created", nil},
-		{"stripe", "customer.created", &webhook.Route{Match: "customer.created", Workflow: &webhook.WorkflowTemplate{
+		{"stripe", "customer.created", &provider.Route{Match: "customer.created", Workflow: &provider.WorkflowTemplate{
 			Name: "Customer Sync", Steps: []string{"validate", "transform", "store"}, Priority: events.PriorityMedium}}},
 		{"stripe", "customer.updated", nil},
-		{"github", "push", &webhook.Route{Match: "push", Workflow: &webhook.WorkflowTemplate{
+		{"github", "push", &provider.Route{Match: "push", Workflow: &provider.WorkflowTemplate{
 			Name: "CI Trigger", Steps: []string{"validate", "store"}, Priority: events.PriorityMedium}}},
 		{"github", "ping", nil},
 		{"standard", "contact.created", nil},
-		{"acme", "OR_MGMT", &webhook.Route{Match: "OR_*", Workflow: &webhook.WorkflowTemplate{
+		{"acme", "OR_MGMT", &provider.Route{Match: "OR_*", Workflow: &provider.WorkflowTemplate{
 			Name: "Partner Order Sync", Steps: []string{"validate", "transform", "store", "deliver"}, Priority: events.PriorityHigh}}},
 		{"acme", "SUB_MGMT", nil},
 	}
@@ -47,12 +47,12 @@ func TestDefaultRoutes(t *testing.T) {
 }
 
 func TestRouteOrderIsTheRuleFirstMatchWins(t *testing.T) {
-	sync := &webhook.WorkflowTemplate{Name: "Invoice Sync", Steps: []string{"store"}, Priority: events.PriorityLow}
-	notify := &webhook.WorkflowTemplate{Name: "Invoice Paid", Steps: []string{"notify"}, Priority: events.PriorityHigh}
-	reg, err := webhook.NewRegistry(webhook.Config{Providers: []webhook.Provider{{
+	sync := &provider.WorkflowTemplate{Name: "Invoice Sync", Steps: []string{"store"}, Priority: events.PriorityLow}
+	notify := &provider.WorkflowTemplate{Name: "Invoice Paid", Steps: []string{"notify"}, Priority: events.PriorityHigh}
+	reg, err := provider.NewRegistry(provider.Config{Providers: []provider.Provider{{
 		Name:      "stripe",
-		Signature: webhook.Signature{Scheme: webhook.SchemeStripe},
-		Routes: []webhook.Route{
+		Signature: provider.Signature{Scheme: provider.SchemeStripe},
+		Routes: []provider.Route{
 			{Match: "invoice.upcoming", Skip: true}, // carved out of the pattern below
 			{Match: "invoice.*", Workflow: sync},
 			{Match: "invoice.paid", Workflow: notify}, // never reached: the pattern above wins
@@ -84,7 +84,7 @@ func TestTaskDataIsReadFromTheRedactedPayload(t *testing.T) {
 	p := defaultProvider(t, "stripe")
 	redacted, err := p.Redact(readFixture(t, "stripe-customer-created.json"))
 	require.NoError(t, err)
-	tt := webhook.TaskTemplate{Type: events.TaskDataExport, Data: map[string]string{"customerId": "data.object.id", "email": "data.object.email"}}
+	tt := provider.TaskTemplate{Type: events.TaskDataExport, Data: map[string]string{"customerId": "data.object.id", "email": "data.object.email"}}
 
 	data, err := tt.BuildData(redacted)
 
@@ -109,11 +109,11 @@ func TestTaskDataKeepsJSONTypesAndNamesAMissingPath(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			task := webhook.TaskTemplate{Type: events.TaskDataExport, Data: tt.data}
+			task := provider.TaskTemplate{Type: events.TaskDataExport, Data: tt.data}
 			got, err := task.BuildData(payload)
 			if tt.wantErr != "" {
 				require.EqualError(t, err, tt.wantErr)
-				assert.ErrorIs(t, err, webhook.ErrInvalidPayload)
+				assert.ErrorIs(t, err, provider.ErrInvalidPayload)
 				return
 			}
 			require.NoError(t, err)

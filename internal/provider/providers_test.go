@@ -1,4 +1,4 @@
-package webhook_test
+package provider_test
 
 import (
 	"os"
@@ -9,25 +9,25 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/streamops/streamops/events"
-	"github.com/streamops/streamops/internal/webhook"
+	"github.com/streamops/streamops/internal/provider"
 )
 
 func TestDefaultProvidersAreStripeGitHubStandardAndPartnerAcme(t *testing.T) {
-	reg, err := webhook.LoadProviders("")
+	reg, err := provider.LoadProviders("")
 	require.NoError(t, err)
 	assert.Equal(t, []string{"stripe", "github", "standard", "acme"}, reg.Names())
 
 	tests := []struct {
 		name      string
-		scheme    webhook.Scheme
-		eventID   webhook.Field
-		eventType webhook.Field
+		scheme    provider.Scheme
+		eventID   provider.Field
+		eventType provider.Field
 		partner   bool
 	}{
-		{"stripe", webhook.SchemeStripe, webhook.Field{Path: "id"}, webhook.Field{Path: "type"}, false},
-		{"github", webhook.SchemeGitHub, webhook.Field{Header: "X-GitHub-Delivery"}, webhook.Field{Header: "X-GitHub-Event"}, false},
-		{"standard", webhook.SchemeStandard, webhook.Field{Header: "webhook-id"}, webhook.Field{Path: "type"}, false},
-		{"acme", webhook.SchemeHMAC, webhook.Field{Path: "eventId"}, webhook.Field{Path: "eventType"}, true},
+		{"stripe", provider.SchemeStripe, provider.Field{Path: "id"}, provider.Field{Path: "type"}, false},
+		{"github", provider.SchemeGitHub, provider.Field{Header: "X-GitHub-Delivery"}, provider.Field{Header: "X-GitHub-Event"}, false},
+		{"standard", provider.SchemeStandard, provider.Field{Header: "webhook-id"}, provider.Field{Path: "type"}, false},
+		{"acme", provider.SchemeHMAC, provider.Field{Path: "eventId"}, provider.Field{Path: "eventType"}, true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -36,14 +36,14 @@ func TestDefaultProvidersAreStripeGitHubStandardAndPartnerAcme(t *testing.T) {
 			assert.Equal(t, tt.scheme, p.Signature.Scheme)
 			assert.Equal(t, tt.eventID, p.EventID)
 			assert.Equal(t, tt.eventType, p.EventType)
-			assert.Equal(t, int64(webhook.DefaultMaxBodyBytes), p.MaxBodyBytes)
+			assert.Equal(t, int64(provider.DefaultMaxBodyBytes), p.MaxBodyBytes)
 			assert.Equal(t, tt.partner, p.Partner != nil)
 		})
 	}
 
 	acme, _ := reg.Provider("acme")
-	assert.Equal(t, webhook.Signature{Scheme: webhook.SchemeHMAC, Header: "X-Acme-Signature", Encoding: webhook.EncodingHex, Prefix: "sha256="}, acme.Signature)
-	assert.Equal(t, &webhook.Partner{PartnerID: "acme", PartnerName: "Acme Corp", EntityIDPath: "order.id", EntityType: "Order"}, acme.Partner)
+	assert.Equal(t, provider.Signature{Scheme: provider.SchemeHMAC, Header: "X-Acme-Signature", Encoding: provider.EncodingHex, Prefix: "sha256="}, acme.Signature)
+	assert.Equal(t, &provider.Partner{PartnerID: "acme", PartnerName: "Acme Corp", EntityIDPath: "order.id", EntityType: "Order"}, acme.Partner)
 
 	_, ok := reg.Provider("Stripe")
 	assert.False(t, ok, "lookup is exact; names are lowercase")
@@ -66,16 +66,16 @@ func TestLoadProvidersFromFile(t *testing.T) {
 		"routes": [{"match": "subscription.*", "task": {"type": "report_generation", "maxRetries": 5}}]
 	}]}`), 0o600))
 
-	reg, err := webhook.LoadProviders(path)
+	reg, err := provider.LoadProviders(path)
 	require.NoError(t, err)
 
 	p, ok := reg.Provider("polar")
 	require.True(t, ok)
 	assert.Equal(t, int64(65536), p.MaxBodyBytes)
-	assert.Equal(t, webhook.Field{Header: "webhook-id"}, p.EventID, "scheme default")
+	assert.Equal(t, provider.Field{Header: "webhook-id"}, p.EventID, "scheme default")
 	r, ok := p.Route("subscription.updated")
 	require.True(t, ok)
-	assert.Equal(t, &webhook.TaskTemplate{Type: events.TaskReportGeneration, MaxRetries: 5}, r.Task)
+	assert.Equal(t, &provider.TaskTemplate{Type: events.TaskReportGeneration, MaxRetries: 5}, r.Task)
 }
 
 func TestLoadProvidersReportsUnreadableOrUnknownInput(t *testing.T) {
@@ -97,7 +97,7 @@ func TestLoadProvidersReportsUnreadableOrUnknownInput(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := webhook.LoadProviders(tt.path)
+			_, err := provider.LoadProviders(tt.path)
 			require.Error(t, err)
 			assert.Contains(t, err.Error(), tt.want)
 		})
@@ -156,20 +156,20 @@ func TestProviderConfigErrorsNameTheBadField(t *testing.T) {
 			path := filepath.Join(t.TempDir(), "providers.json")
 			require.NoError(t, os.WriteFile(path, []byte(`{"providers":[`+tt.providers+`]}`), 0o600))
 
-			_, err := webhook.LoadProviders(path)
+			_, err := provider.LoadProviders(path)
 
 			require.Error(t, err)
 			assert.Contains(t, err.Error(), tt.want)
-			var cerr *webhook.ConfigError
+			var cerr *provider.ConfigError
 			assert.ErrorAs(t, err, &cerr)
 		})
 	}
 }
 
 func TestProviderConfigReportsEveryProblemAtOnce(t *testing.T) {
-	_, err := webhook.NewRegistry(webhook.Config{Providers: []webhook.Provider{
-		{Name: "a", Signature: webhook.Signature{Scheme: "nope"}},
-		{Name: "b", Signature: webhook.Signature{Scheme: webhook.SchemeGitHub}, Routes: []webhook.Route{{Match: "push"}}},
+	_, err := provider.NewRegistry(provider.Config{Providers: []provider.Provider{
+		{Name: "a", Signature: provider.Signature{Scheme: "nope"}},
+		{Name: "b", Signature: provider.Signature{Scheme: provider.SchemeGitHub}, Routes: []provider.Route{{Match: "push"}}},
 	}})
 
 	require.Error(t, err)
@@ -178,19 +178,19 @@ func TestProviderConfigReportsEveryProblemAtOnce(t *testing.T) {
 }
 
 func TestRegistryOwnsItsProviders(t *testing.T) {
-	task := &webhook.TaskTemplate{Type: events.TaskDataExport}
-	cfg := webhook.Config{Providers: []webhook.Provider{{
+	task := &provider.TaskTemplate{Type: events.TaskDataExport}
+	cfg := provider.Config{Providers: []provider.Provider{{
 		Name:      "stripe",
-		Signature: webhook.Signature{Scheme: webhook.SchemeStripe},
-		Routes:    []webhook.Route{{Match: "charge.*", Task: task}},
+		Signature: provider.Signature{Scheme: provider.SchemeStripe},
+		Routes:    []provider.Route{{Match: "charge.*", Task: task}},
 	}}}
 
-	reg, err := webhook.NewRegistry(cfg)
+	reg, err := provider.NewRegistry(cfg)
 	require.NoError(t, err)
 	cfg.Providers[0].Routes[0].Match = "*"
 
 	assert.Equal(t, 0, task.MaxRetries, "the caller's template is not defaulted in place")
 	p, _ := reg.Provider("stripe")
 	assert.Equal(t, "charge.*", p.Routes[0].Match)
-	assert.Equal(t, webhook.DefaultTaskMaxRetries, p.Routes[0].Task.MaxRetries)
+	assert.Equal(t, provider.DefaultTaskMaxRetries, p.Routes[0].Task.MaxRetries)
 }

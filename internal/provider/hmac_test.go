@@ -1,4 +1,4 @@
-package webhook_test
+package provider_test
 
 import (
 	"encoding/base64"
@@ -9,14 +9,14 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/streamops/streamops/internal/webhook"
+	"github.com/streamops/streamops/internal/provider"
 )
 
 func TestHMACSignatureVerification(t *testing.T) {
 	const current, previous, other = "acme-current-secret", "acme-previous-secret", "acme-attacker"
 	p := defaultProvider(t, "acme")
 
-	runVerifyTable(t, p, "acme-order.json", webhook.SignOptions{}, []verifyCase{
+	runVerifyTable(t, p, "acme-order.json", provider.SignOptions{}, []verifyCase{
 		{name: "valid", signWith: current, secrets: []string{current}},
 		{name: "rotated: signed with the previous secret, both active", signWith: previous, secrets: []string{current, previous}},
 		{name: "upper-case hex", signWith: current, secrets: []string{current}, tamper: func(h http.Header, body []byte) []byte {
@@ -24,28 +24,28 @@ func TestHMACSignatureVerification(t *testing.T) {
 			return body
 		}},
 		{name: "wrong secret", signWith: other, secrets: []string{current, previous},
-			wantErr: webhook.ErrInvalidSignature, reason: "matches no configured secret"},
+			wantErr: provider.ErrInvalidSignature, reason: "matches no configured secret"},
 		{name: "tampered body", signWith: current, secrets: []string{current}, tamper: tamperBody,
-			wantErr: webhook.ErrInvalidSignature, reason: "matches no configured secret"},
+			wantErr: provider.ErrInvalidSignature, reason: "matches no configured secret"},
 		{name: "missing header", signWith: current, secrets: []string{current}, tamper: dropHeader("X-Acme-Signature"),
-			wantErr: webhook.ErrMissingSignature, reason: `header "X-Acme-Signature" is absent or empty`},
+			wantErr: provider.ErrMissingSignature, reason: `header "X-Acme-Signature" is absent or empty`},
 		{name: "missing prefix", signWith: current, secrets: []string{current}, tamper: func(h http.Header, body []byte) []byte {
 			h.Set("X-Acme-Signature", strings.TrimPrefix(h.Get("X-Acme-Signature"), "sha256="))
 			return body
-		}, wantErr: webhook.ErrInvalidSignature, reason: `does not start with "sha256="`},
+		}, wantErr: provider.ErrInvalidSignature, reason: `does not start with "sha256="`},
 		{name: "not hex", signWith: current, secrets: []string{current}, tamper: setHeader("X-Acme-Signature", "sha256=not-hex"),
-			wantErr: webhook.ErrInvalidSignature, reason: "is not hex"},
+			wantErr: provider.ErrInvalidSignature, reason: "is not hex"},
 		{name: "no secret configured", signWith: current, secrets: []string{},
-			wantErr: webhook.ErrNoSecret, reason: "provider acme"},
+			wantErr: provider.ErrNoSecret, reason: "provider acme"},
 	})
 }
 
 func TestHMACSignatureInBase64WithoutPrefix(t *testing.T) {
-	reg, err := webhook.NewRegistry(webhook.Config{Providers: []webhook.Provider{{
+	reg, err := provider.NewRegistry(provider.Config{Providers: []provider.Provider{{
 		Name:      "globex",
-		Signature: webhook.Signature{Scheme: webhook.SchemeHMAC, Header: "X-Globex-Hmac", Encoding: webhook.EncodingBase64},
-		EventID:   webhook.Field{Header: "X-Globex-Delivery"},
-		EventType: webhook.Field{Path: "kind"},
+		Signature: provider.Signature{Scheme: provider.SchemeHMAC, Header: "X-Globex-Hmac", Encoding: provider.EncodingBase64},
+		EventID:   provider.Field{Header: "X-Globex-Delivery"},
+		EventType: provider.Field{Path: "kind"},
 	}}})
 	require.NoError(t, err)
 	p, _ := reg.Provider("globex")
@@ -58,12 +58,12 @@ func TestHMACSignatureInBase64WithoutPrefix(t *testing.T) {
 	}{
 		{"padded base64", func(s string) string { return s }, nil},
 		{"unpadded base64", func(s string) string { return strings.TrimRight(s, "=") }, nil},
-		{"hex where base64 is configured", func(string) string { return strings.Repeat("ab", 32) }, webhook.ErrInvalidSignature},
-		{"not base64", func(string) string { return "%%%" }, webhook.ErrInvalidSignature},
+		{"hex where base64 is configured", func(string) string { return strings.Repeat("ab", 32) }, provider.ErrInvalidSignature},
+		{"not base64", func(string) string { return "%%%" }, provider.ErrInvalidSignature},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			h, err := p.Sign(body, "globex-secret", webhook.SignOptions{ID: "d-1"})
+			h, err := p.Sign(body, "globex-secret", provider.SignOptions{ID: "d-1"})
 			require.NoError(t, err)
 			_, err = base64.StdEncoding.DecodeString(h.Get("X-Globex-Hmac"))
 			require.NoError(t, err, "Sign writes padded base64")

@@ -1,4 +1,4 @@
-package webhook_test
+package provider_test
 
 import (
 	"net/http"
@@ -10,7 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/streamops/streamops/internal/webhook"
+	"github.com/streamops/streamops/internal/provider"
 )
 
 // fixtureDir holds real-looking provider payloads, named <provider>-<event>.json.
@@ -27,9 +27,9 @@ func readFixture(t testing.TB, name string) []byte {
 }
 
 // defaultProvider is a provider of the embedded providers.json.
-func defaultProvider(t testing.TB, name string) *webhook.Provider {
+func defaultProvider(t testing.TB, name string) *provider.Provider {
 	t.Helper()
-	reg, err := webhook.LoadProviders("")
+	reg, err := provider.LoadProviders("")
 	require.NoError(t, err)
 	p, ok := reg.Provider(name)
 	require.True(t, ok, "provider %s", name)
@@ -50,7 +50,7 @@ type verifyCase struct {
 }
 
 // runVerifyTable signs fixture as p's sender would and checks each case.
-func runVerifyTable(t *testing.T, p *webhook.Provider, fixture string, opts webhook.SignOptions, cases []verifyCase) {
+func runVerifyTable(t *testing.T, p *provider.Provider, fixture string, opts provider.SignOptions, cases []verifyCase) {
 	t.Helper()
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -72,7 +72,7 @@ func runVerifyTable(t *testing.T, p *webhook.Provider, fixture string, opts webh
 				return
 			}
 			require.ErrorIs(t, err, tc.wantErr)
-			var serr *webhook.SignatureError
+			var serr *provider.SignatureError
 			require.ErrorAs(t, err, &serr)
 			assert.Equal(t, p.Name, serr.Provider)
 			assert.Contains(t, err.Error(), tc.reason)

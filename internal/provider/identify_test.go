@@ -1,4 +1,4 @@
-package webhook_test
+package provider_test
 
 import (
 	"net/http"
@@ -8,24 +8,24 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/streamops/streamops/internal/webhook"
+	"github.com/streamops/streamops/internal/provider"
 )
 
 func TestIdentifyReadsEachProvidersIDAndType(t *testing.T) {
 	tests := []struct {
 		provider string
 		fixture  string
-		opts     webhook.SignOptions
+		opts     provider.SignOptions
 		wantID   string
 		wantType string
 	}{
-		{"stripe", "stripe-invoice-finalized.json", webhook.SignOptions{}, "evt_1QdXyZ2eZvKYlo2C8hTn4bLm", "invoice.finalized"},
-		{"stripe", "stripe-customer-created.json", webhook.SignOptions{}, "evt_1QeR4sLkdIwHu7ixOq2bT9Zc", "customer.created"},
-		{"github", "github-push.json", webhook.SignOptions{ID: "72d3162e-cc78-11e3-81ab-4c9367dc0958", EventType: "push"},
+		{"stripe", "stripe-invoice-finalized.json", provider.SignOptions{}, "evt_1QdXyZ2eZvKYlo2C8hTn4bLm", "invoice.finalized"},
+		{"stripe", "stripe-customer-created.json", provider.SignOptions{}, "evt_1QeR4sLkdIwHu7ixOq2bT9Zc", "customer.created"},
+		{"github", "github-push.json", provider.SignOptions{ID: "72d3162e-cc78-11e3-81ab-4c9367dc0958", EventType: "push"},
 			"72d3162e-cc78-11e3-81ab-4c9367dc0958", "push"},
-		{"standard", "standard-event.json", webhook.SignOptions{ID: "msg_2KWPBgLlAfxdpx2AI54pPJ85f4W"},
+		{"standard", "standard-event.json", provider.SignOptions{ID: "msg_2KWPBgLlAfxdpx2AI54pPJ85f4W"},
 			"msg_2KWPBgLlAfxdpx2AI54pPJ85f4W", "contact.created"},
-		{"acme", "acme-order.json", webhook.SignOptions{}, "acme-evt-20250115-000042", "OR_MGMT"},
+		{"acme", "acme-order.json", provider.SignOptions{}, "acme-evt-20250115-000042", "OR_MGMT"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.fixture, func(t *testing.T) {
@@ -69,19 +69,19 @@ func TestIdentifyNamesWhatIsMissing(t *testing.T) {
 
 			require.Error(t, err)
 			assert.Contains(t, err.Error(), tt.want)
-			assert.ErrorIs(t, err, webhook.ErrInvalidPayload)
-			var ferr *webhook.FieldError
+			assert.ErrorIs(t, err, provider.ErrInvalidPayload)
+			var ferr *provider.FieldError
 			assert.ErrorAs(t, err, &ferr)
 		})
 	}
 }
 
 func TestIdentifyKeepsANumericIDsSpelling(t *testing.T) {
-	reg, err := webhook.NewRegistry(webhook.Config{Providers: []webhook.Provider{{
+	reg, err := provider.NewRegistry(provider.Config{Providers: []provider.Provider{{
 		Name:      "legacy",
-		Signature: webhook.Signature{Scheme: webhook.SchemeHMAC, Header: "X-Sig"},
-		EventID:   webhook.Field{Path: "event.seq"},
-		EventType: webhook.Field{Path: "event.kind"},
+		Signature: provider.Signature{Scheme: provider.SchemeHMAC, Header: "X-Sig"},
+		EventID:   provider.Field{Path: "event.seq"},
+		EventType: provider.Field{Path: "event.kind"},
 	}}})
 	require.NoError(t, err)
 	p, _ := reg.Provider("legacy")

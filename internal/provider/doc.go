@@ -1,5 +1,6 @@
-// Package webhook is the pure core of webhook ingest: which providers we
-// accept (an embedded providers.json, or a file named by the caller), how
+// Package provider is the pure core of webhook ingest, one entry per
+// sender of webhooks (a provider such as Stripe or GitHub, or one of our
+// partners): which providers we accept (an embedded providers.json, or a file named by the caller), how
 // each one signs its deliveries (Stripe, GitHub, Standard Webhooks, plain
 // HMAC) and how we verify them with rotated secrets, where a delivery's
 // provider_event_id and event_type live, how its payload is scrubbed of PII
@@ -34,4 +35,4 @@
 // What must not live here: storage, publishing or HTTP framing (packages
 // ingest and httpapi); this package does no I/O beyond reading its tables
 // and secrets.
-package webhook
+package provider

@@ -1,4 +1,4 @@
-package webhook_test
+package provider_test
 
 import (
 	"net/http"
@@ -7,26 +7,26 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/streamops/streamops/internal/webhook"
+	"github.com/streamops/streamops/internal/provider"
 )
 
 func TestSignSendsWhatARealSenderSends(t *testing.T) {
 	tests := []struct {
 		provider string
 		secret   string
-		opts     webhook.SignOptions
+		opts     provider.SignOptions
 		want     http.Header // Content-Type and the non-signature headers; signatures are checked by Verify
 		sigs     []string
 	}{
-		{"stripe", "whsec_s", webhook.SignOptions{ID: "ignored", EventType: "ignored"},
+		{"stripe", "whsec_s", provider.SignOptions{ID: "ignored", EventType: "ignored"},
 			http.Header{"Content-Type": {"application/json"}}, []string{"Stripe-Signature"}},
-		{"github", "gh", webhook.SignOptions{ID: "72d3162e-cc78-11e3-81ab-4c9367dc0958", EventType: "push"},
+		{"github", "gh", provider.SignOptions{ID: "72d3162e-cc78-11e3-81ab-4c9367dc0958", EventType: "push"},
 			http.Header{"Content-Type": {"application/json"}, "X-Github-Delivery": {"72d3162e-cc78-11e3-81ab-4c9367dc0958"}, "X-Github-Event": {"push"}},
 			[]string{"X-Hub-Signature-256"}},
-		{"standard", whsec("k"), webhook.SignOptions{ID: "msg_1"},
+		{"standard", whsec("k"), provider.SignOptions{ID: "msg_1"},
 			http.Header{"Content-Type": {"application/json"}, "Webhook-Id": {"msg_1"}, "Webhook-Timestamp": {"1736899800"}},
 			[]string{"Webhook-Signature"}},
-		{"acme", "acme", webhook.SignOptions{},
+		{"acme", "acme", provider.SignOptions{},
 			http.Header{"Content-Type": {"application/json"}}, []string{"X-Acme-Signature"}},
 	}
 	for _, tt := range tests {
@@ -50,14 +50,14 @@ func TestSignSendsWhatARealSenderSends(t *testing.T) {
 func TestSignedFixturesVerifyIdentifyAndRoute(t *testing.T) {
 	tests := []struct {
 		provider, fixture string
-		opts              webhook.SignOptions
+		opts              provider.SignOptions
 		route             string
 	}{
-		{"stripe", "stripe-invoice-finalized.json", webhook.SignOptions{}, "invoice.*"},
-		{"stripe", "stripe-customer-created.json", webhook.SignOptions{}, "customer.created"},
-		{"github", "github-push.json", webhook.SignOptions{ID: "72d3162e-cc78-11e3-81ab-4c9367dc0958", EventType: "push"}, "push"},
-		{"standard", "standard-event.json", webhook.SignOptions{ID: "msg_2KWPBgLlAfxdpx2AI54pPJ85f4W"}, ""},
-		{"acme", "acme-order.json", webhook.SignOptions{}, "OR_*"},
+		{"stripe", "stripe-invoice-finalized.json", provider.SignOptions{}, "invoice.*"},
+		{"stripe", "stripe-customer-created.json", provider.SignOptions{}, "customer.created"},
+		{"github", "github-push.json", provider.SignOptions{ID: "72d3162e-cc78-11e3-81ab-4c9367dc0958", EventType: "push"}, "push"},
+		{"standard", "standard-event.json", provider.SignOptions{ID: "msg_2KWPBgLlAfxdpx2AI54pPJ85f4W"}, ""},
+		{"acme", "acme-order.json", provider.SignOptions{}, "OR_*"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.fixture, func(t *testing.T) {
@@ -81,12 +81,12 @@ func TestSignedFixturesVerifyIdentifyAndRoute(t *testing.T) {
 func TestSignRefusesWhatCannotBeSigned(t *testing.T) {
 	tests := []struct {
 		provider, secret string
-		opts             webhook.SignOptions
+		opts             provider.SignOptions
 		want             string
 	}{
-		{"stripe", " ", webhook.SignOptions{}, "webhook: sign: empty secret"},
-		{"standard", whsec("k"), webhook.SignOptions{}, "SignOptions.ID is required"},
-		{"standard", "whsec_%%%", webhook.SignOptions{ID: "msg_1"}, "Standard Webhooks secret is not whsec_<base64>"},
+		{"stripe", " ", provider.SignOptions{}, "webhook: sign: empty secret"},
+		{"standard", whsec("k"), provider.SignOptions{}, "SignOptions.ID is required"},
+		{"standard", "whsec_%%%", provider.SignOptions{ID: "msg_1"}, "Standard Webhooks secret is not whsec_<base64>"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.want, func(t *testing.T) {

@@ -1,4 +1,4 @@
-package webhook_test
+package provider_test
 
 import (
 	"testing"
@@ -6,7 +6,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/streamops/streamops/internal/webhook"
+	"github.com/streamops/streamops/internal/provider"
 )
 
 func TestPartnerDeliveryYieldsSeed000EntityMetadata(t *testing.T) {
@@ -14,7 +14,7 @@ func TestPartnerDeliveryYieldsSeed000EntityMetadata(t *testing.T) {
 
 	require.NoError(t, err)
 	assert.True(t, ok)
-	assert.Equal(t, webhook.PartnerMetadata{PartnerID: "acme", PartnerName: "Acme Corp", EntityID: "order-12345", EntityType: "Order"}, md)
+	assert.Equal(t, provider.PartnerMetadata{PartnerID: "acme", PartnerName: "Acme Corp", EntityID: "order-12345", EntityType: "Order"}, md)
 }
 
 func TestNonPartnerHasNoPartnerMetadata(t *testing.T) {
@@ -25,12 +25,12 @@ func TestNonPartnerHasNoPartnerMetadata(t *testing.T) {
 }
 
 func TestPartnerEntityFromPaths(t *testing.T) {
-	reg, err := webhook.NewRegistry(webhook.Config{Providers: []webhook.Provider{{
+	reg, err := provider.NewRegistry(provider.Config{Providers: []provider.Provider{{
 		Name:      "initech",
-		Signature: webhook.Signature{Scheme: webhook.SchemeHMAC, Header: "X-Initech-Signature"},
-		EventID:   webhook.Field{Path: "id"},
-		EventType: webhook.Field{Path: "event"},
-		Partner:   &webhook.Partner{PartnerID: "6231cfc8800d284c981b3146", PartnerName: "Initech", EntityIDPath: "entity.ref", EntityTypePath: "entity.kind"},
+		Signature: provider.Signature{Scheme: provider.SchemeHMAC, Header: "X-Initech-Signature"},
+		EventID:   provider.Field{Path: "id"},
+		EventType: provider.Field{Path: "event"},
+		Partner:   &provider.Partner{PartnerID: "6231cfc8800d284c981b3146", PartnerName: "Initech", EntityIDPath: "entity.ref", EntityTypePath: "entity.kind"},
 	}}})
 	require.NoError(t, err)
 	p, _ := reg.Provider("initech")
@@ -38,16 +38,16 @@ func TestPartnerEntityFromPaths(t *testing.T) {
 	tests := []struct {
 		name    string
 		body    string
-		want    webhook.PartnerMetadata
+		want    provider.PartnerMetadata
 		wantErr string
 	}{
 		{"string id and type", `{"entity":{"ref":"sub-9","kind":"Sub"}}`,
-			webhook.PartnerMetadata{PartnerID: "6231cfc8800d284c981b3146", PartnerName: "Initech", EntityID: "sub-9", EntityType: "Sub"}, ""},
+			provider.PartnerMetadata{PartnerID: "6231cfc8800d284c981b3146", PartnerName: "Initech", EntityID: "sub-9", EntityType: "Sub"}, ""},
 		{"numeric id", `{"entity":{"ref":59734,"kind":"Order"}}`,
-			webhook.PartnerMetadata{PartnerID: "6231cfc8800d284c981b3146", PartnerName: "Initech", EntityID: "59734", EntityType: "Order"}, ""},
-		{"missing id", `{"entity":{"kind":"Prom"}}`, webhook.PartnerMetadata{},
+			provider.PartnerMetadata{PartnerID: "6231cfc8800d284c981b3146", PartnerName: "Initech", EntityID: "59734", EntityType: "Order"}, ""},
+		{"missing id", `{"entity":{"kind":"Prom"}}`, provider.PartnerMetadata{},
 			`webhook: initech: entity_id: body field "entity.ref" is missing`},
-		{"missing type", `{"entity":{"ref":"p-1"}}`, webhook.PartnerMetadata{},
+		{"missing type", `{"entity":{"ref":"p-1"}}`, provider.PartnerMetadata{},
 			`webhook: initech: entity_type: body field "entity.kind" is missing`},
 	}
 	for _, tt := range tests {
@@ -56,7 +56,7 @@ func TestPartnerEntityFromPaths(t *testing.T) {
 			assert.True(t, ok)
 			if tt.wantErr != "" {
 				require.EqualError(t, err, tt.wantErr)
-				assert.ErrorIs(t, err, webhook.ErrInvalidPayload)
+				assert.ErrorIs(t, err, provider.ErrInvalidPayload)
 				return
 			}
 			require.NoError(t, err)

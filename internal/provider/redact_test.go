@@ -1,4 +1,4 @@
-package webhook_test
+package provider_test
 
 import (
 	"testing"
@@ -7,7 +7,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"github.com/tidwall/gjson"
 
-	"github.com/streamops/streamops/internal/webhook"
+	"github.com/streamops/streamops/internal/provider"
 )
 
 func TestStripeCustomerCreatedIsStoredWithoutPII(t *testing.T) {
@@ -35,11 +35,11 @@ func TestStripeCustomerCreatedIsStoredWithoutPII(t *testing.T) {
 		"data.object.balance":       "0",
 		"data.object.metadata.plan": "pro-annual",
 		"data.object.invoice_settings.default_payment_method": "pm_1QeR4qLkdIwHu7ixV3cW8yTn",
-		"data.object.address":  webhook.Redacted,
-		"data.object.shipping": webhook.Redacted,
-		"data.object.email":    webhook.Redacted,
-		"data.object.name":     webhook.Redacted,
-		"data.object.phone":    webhook.Redacted,
+		"data.object.address":  provider.Redacted,
+		"data.object.shipping": provider.Redacted,
+		"data.object.email":    provider.Redacted,
+		"data.object.name":     provider.Redacted,
+		"data.object.phone":    provider.Redacted,
 	} {
 		assert.Equal(t, want, gjson.GetBytes(out, path).String(), path)
 	}
@@ -100,7 +100,7 @@ func TestRedact(t *testing.T) {
 			`{"firstName":"[REDACTED]","First-Name":"[REDACTED]","first name":"[REDACTED]","FIRST_NAME":"[REDACTED]","firstname_x":"E"}`},
 		{"null stays null", `{"email":null,"phone":""}`, nil, []string{"email", "phone"},
 			`{"email":null,"phone":"[REDACTED]"}`},
-		{"structural keys stay", `{"id":"cus_1","type":"customer.created","object":"customer"}`, nil, webhook.DefaultDenylist,
+		{"structural keys stay", `{"id":"cus_1","type":"customer.created","object":"customer"}`, nil, provider.DefaultDenylist,
 			`{"id":"cus_1","type":"customer.created","object":"customer"}`},
 		{"path", `{"data":{"object":{"customer_note":"call Bob","id":"x"}}}`, []string{"data.object.customer_note"}, nil,
 			`{"data":{"object":{"customer_note":"[REDACTED]","id":"x"}}}`},
@@ -118,7 +118,7 @@ func TestRedact(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			out, err := webhook.Redact([]byte(tt.body), tt.paths, tt.denylist)
+			out, err := provider.Redact([]byte(tt.body), tt.paths, tt.denylist)
 
 			require.NoError(t, err)
 			assert.JSONEq(t, tt.want, string(out))
@@ -127,14 +127,14 @@ func TestRedact(t *testing.T) {
 }
 
 func TestRedactKeepsNumbersExactly(t *testing.T) {
-	out, err := webhook.Redact([]byte(`{"price":129.90,"big":12345678901234567890,"exp":1e3,"neg":-0.0}`), nil, nil)
+	out, err := provider.Redact([]byte(`{"price":129.90,"big":12345678901234567890,"exp":1e3,"neg":-0.0}`), nil, nil)
 
 	require.NoError(t, err)
 	assert.Equal(t, `{"big":12345678901234567890,"exp":1e3,"neg":-0.0,"price":129.90}`, string(out))
 }
 
 func TestRedactKeepsHTMLCharactersAsSent(t *testing.T) {
-	out, err := webhook.Redact([]byte(`{"url":"https://x.io/?a=1&b=<2>"}`), nil, nil)
+	out, err := provider.Redact([]byte(`{"url":"https://x.io/?a=1&b=<2>"}`), nil, nil)
 
 	require.NoError(t, err)
 	assert.Equal(t, `{"url":"https://x.io/?a=1&b=<2>"}`, string(out))
@@ -152,17 +152,17 @@ func TestRedactRejectsWhatIsNotJSON(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			out, err := webhook.Redact([]byte(tt.body), nil, webhook.DefaultDenylist)
+			out, err := provider.Redact([]byte(tt.body), nil, provider.DefaultDenylist)
 
 			assert.Nil(t, out)
-			assert.ErrorIs(t, err, webhook.ErrInvalidPayload)
+			assert.ErrorIs(t, err, provider.ErrInvalidPayload)
 			assert.NotContains(t, err.Error(), "a@b.c")
 		})
 	}
 }
 
 func TestRedactRejectsABadPath(t *testing.T) {
-	_, err := webhook.Redact([]byte(`{}`), []string{"data."}, nil)
+	_, err := provider.Redact([]byte(`{}`), []string{"data."}, nil)
 
 	assert.EqualError(t, err, `webhook: redact path "data.": segment 2 of path "data." is empty`)
 }

@@ -1,4 +1,4 @@
-package webhook
+package provider
 
 // Partner makes a provider a partner (seed 000): besides its webhook_event,
 // each delivery is recorded as an inbound partner_event whose

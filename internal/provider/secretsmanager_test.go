@@ -1,4 +1,4 @@
-package webhook_test
+package provider_test
 
 import (
 	"context"
@@ -13,7 +13,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/streamops/streamops/internal/webhook"
+	"github.com/streamops/streamops/internal/provider"
 )
 
 // fakeSecretsManager serves SecretString values by secret id and counts
@@ -61,7 +61,7 @@ func (c *clock) now() time.Time          { return time.Unix(0, c.t.Load()) }
 func (c *clock) advance(d time.Duration) { c.t.Add(int64(d)) }
 func newClock(t time.Time) *clock        { c := &clock{}; c.t.Store(t.UnixNano()); return c }
 
-var _ webhook.GetSecretValueAPI = (*fakeSecretsManager)(nil)
+var _ provider.GetSecretValueAPI = (*fakeSecretsManager)(nil)
 
 func TestSecretsManagerSecretFormats(t *testing.T) {
 	tests := []struct {
@@ -78,7 +78,7 @@ func TestSecretsManagerSecretFormats(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			fake := &fakeSecretsManager{values: map[string]string{"streamops/webhook/stripe": tt.value}}
-			src, err := webhook.NewSecretsManagerSecrets(fake, webhook.SecretsManagerOptions{})
+			src, err := provider.NewSecretsManagerSecrets(fake, provider.SecretsManagerOptions{})
 			require.NoError(t, err)
 
 			got, err := src.Secrets(context.Background(), "stripe")
@@ -98,7 +98,7 @@ func TestSecretsManagerRejectsMalformedJSON(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			fake := &fakeSecretsManager{values: map[string]string{"streamops/webhook/acme": tt.value}}
-			src, err := webhook.NewSecretsManagerSecrets(fake, webhook.SecretsManagerOptions{})
+			src, err := provider.NewSecretsManagerSecrets(fake, provider.SecretsManagerOptions{})
 			require.NoError(t, err)
 
 			_, err = src.Secrets(context.Background(), "acme")
@@ -112,7 +112,7 @@ func TestSecretsManagerRejectsMalformedJSON(t *testing.T) {
 
 func TestSecretsManagerReadsABinarySecretAsText(t *testing.T) {
 	fake := &fakeSecretsManager{binary: map[string][]byte{"streamops/webhook/github": []byte("gh-1,gh-2")}}
-	src, err := webhook.NewSecretsManagerSecrets(fake, webhook.SecretsManagerOptions{})
+	src, err := provider.NewSecretsManagerSecrets(fake, provider.SecretsManagerOptions{})
 	require.NoError(t, err)
 
 	got, err := src.Secrets(context.Background(), "github")
@@ -127,7 +127,7 @@ func TestSecretsManagerCachesPerProviderUntilTheTTL(t *testing.T) {
 		"prod/hooks/github": "gh-1",
 	}}
 	clk := newClock(now)
-	src, err := webhook.NewSecretsManagerSecrets(fake, webhook.SecretsManagerOptions{Prefix: "prod/hooks/", TTL: time.Minute, Now: clk.now})
+	src, err := provider.NewSecretsManagerSecrets(fake, provider.SecretsManagerOptions{Prefix: "prod/hooks/", TTL: time.Minute, Now: clk.now})
 	require.NoError(t, err)
 	ctx := context.Background()
 
@@ -157,7 +157,7 @@ func TestSecretsManagerCachesPerProviderUntilTheTTL(t *testing.T) {
 
 func TestSecretsManagerDoesNotCacheAFailure(t *testing.T) {
 	fake := &fakeSecretsManager{values: map[string]string{"streamops/webhook/stripe": "whsec_1"}, fail: errors.New("ThrottlingException")}
-	src, err := webhook.NewSecretsManagerSecrets(fake, webhook.SecretsManagerOptions{})
+	src, err := provider.NewSecretsManagerSecrets(fake, provider.SecretsManagerOptions{})
 	require.NoError(t, err)
 	ctx := context.Background()
 
@@ -177,7 +177,7 @@ func TestSecretsManagerDoesNotCacheAFailure(t *testing.T) {
 
 func TestSecretsManagerConcurrentMissesMakeOneCall(t *testing.T) {
 	fake := &fakeSecretsManager{values: map[string]string{"streamops/webhook/stripe": "whsec_1"}, delay: 20 * time.Millisecond}
-	src, err := webhook.NewSecretsManagerSecrets(fake, webhook.SecretsManagerOptions{})
+	src, err := provider.NewSecretsManagerSecrets(fake, provider.SecretsManagerOptions{})
 	require.NoError(t, err)
 
 	var wg sync.WaitGroup
@@ -195,7 +195,7 @@ func TestSecretsManagerConcurrentMissesMakeOneCall(t *testing.T) {
 
 func TestSecretsManagerReturnsACopyOfTheCache(t *testing.T) {
 	fake := &fakeSecretsManager{values: map[string]string{"streamops/webhook/stripe": "whsec_1"}}
-	src, err := webhook.NewSecretsManagerSecrets(fake, webhook.SecretsManagerOptions{})
+	src, err := provider.NewSecretsManagerSecrets(fake, provider.SecretsManagerOptions{})
 	require.NoError(t, err)
 
 	got, err := src.Secrets(context.Background(), "stripe")
@@ -208,13 +208,13 @@ func TestSecretsManagerReturnsACopyOfTheCache(t *testing.T) {
 }
 
 func TestSecretsManagerOptionsAreValidated(t *testing.T) {
-	_, err := webhook.NewSecretsManagerSecrets(nil, webhook.SecretsManagerOptions{})
+	_, err := provider.NewSecretsManagerSecrets(nil, provider.SecretsManagerOptions{})
 	assert.EqualError(t, err, "webhook: secrets manager options: api: is required")
 
-	_, err = webhook.NewSecretsManagerSecrets(&fakeSecretsManager{}, webhook.SecretsManagerOptions{TTL: -time.Second})
+	_, err = provider.NewSecretsManagerSecrets(&fakeSecretsManager{}, provider.SecretsManagerOptions{TTL: -time.Second})
 	assert.EqualError(t, err, "webhook: secrets manager options: TTL: -1s must not be negative")
 }
 
 func TestSecretsManagerClientSatisfiesTheInterface(t *testing.T) {
-	var _ webhook.GetSecretValueAPI = secretsmanager.New(secretsmanager.Options{Region: "eu-west-1"})
+	var _ provider.GetSecretValueAPI = secretsmanager.New(secretsmanager.Options{Region: "eu-west-1"})
 }

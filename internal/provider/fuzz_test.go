@@ -1,4 +1,4 @@
-package webhook_test
+package provider_test
 
 import (
 	"errors"
@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/streamops/streamops/internal/webhook"
+	"github.com/streamops/streamops/internal/provider"
 )
 
 // FuzzVerifySignatureHeaders signs a body the way each configured scheme
@@ -16,7 +16,7 @@ import (
 // header with fuzzed text: Verify never panics, and every rejection is one
 // of the sender's faults (a 401), never ours.
 func FuzzVerifySignatureHeaders(f *testing.F) {
-	reg, err := webhook.LoadProviders("")
+	reg, err := provider.LoadProviders("")
 	if err != nil {
 		f.Fatal(err)
 	}
@@ -26,12 +26,12 @@ func FuzzVerifySignatureHeaders(f *testing.F) {
 	for _, seed := range []string{"", "t=1795000000,v1=00", "sha256=zz", "v1,AAAA v1,", "msg_1", "1795000000", "t=,v1=", "v1=" + string(make([]byte, 64))} {
 		f.Add(uint8(0), uint8(0), seed, []byte(`{"id":"evt_1","type":"invoice.paid"}`))
 	}
-	f.Fuzz(func(t *testing.T, provider, which uint8, value string, body []byte) {
-		p, ok := reg.Provider(names[int(provider)%len(names)])
+	f.Fuzz(func(t *testing.T, pick, which uint8, value string, body []byte) {
+		p, ok := reg.Provider(names[int(pick)%len(names)])
 		if !ok {
 			t.Fatal("provider vanished")
 		}
-		h, err := p.Sign(body, secret, webhook.SignOptions{ID: "msg_fuzz", EventType: "push", Now: now})
+		h, err := p.Sign(body, secret, provider.SignOptions{ID: "msg_fuzz", EventType: "push", Now: now})
 		if err != nil {
 			return // Sign refuses what it cannot sign (a body Identify cannot read)
 		}
@@ -42,7 +42,7 @@ func FuzzVerifySignatureHeaders(f *testing.F) {
 		h = h.Clone()
 		h.Set(keys[int(which)%len(keys)], value)
 		err = p.Verify(http.Header(h), body, []string{secret}, now)
-		if err != nil && !errors.Is(err, webhook.ErrMissingSignature) && !errors.Is(err, webhook.ErrInvalidSignature) && !errors.Is(err, webhook.ErrStaleTimestamp) {
+		if err != nil && !errors.Is(err, provider.ErrMissingSignature) && !errors.Is(err, provider.ErrInvalidSignature) && !errors.Is(err, provider.ErrStaleTimestamp) {
 			t.Fatalf("%s: header %s=%q: %v is not a 401 kind", p.Name, keys[int(which)%len(keys)], value, err)
 		}
 	})

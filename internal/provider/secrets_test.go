@@ -1,4 +1,4 @@
-package webhook_test
+package provider_test
 
 import (
 	"context"
@@ -7,7 +7,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/streamops/streamops/internal/webhook"
+	"github.com/streamops/streamops/internal/provider"
 )
 
 func TestEnvSecrets(t *testing.T) {
@@ -17,7 +17,7 @@ func TestEnvSecrets(t *testing.T) {
 		"WEBHOOK_SECRET_ACME_EU": "acme-eu",
 		"WEBHOOK_SECRET_BLANK":   " , ",
 	}
-	src := webhook.EnvSecrets{Lookup: func(k string) string { return env[k] }}
+	src := provider.EnvSecrets{Lookup: func(k string) string { return env[k] }}
 
 	tests := []struct {
 		provider string
@@ -42,27 +42,27 @@ func TestEnvSecrets(t *testing.T) {
 func TestEnvSecretsReadsTheProcessEnvironmentByDefault(t *testing.T) {
 	t.Setenv("WEBHOOK_SECRET_STANDARD", "whsec_a,whsec_b")
 
-	got, err := webhook.EnvSecrets{}.Secrets(context.Background(), "standard")
+	got, err := provider.EnvSecrets{}.Secrets(context.Background(), "standard")
 
 	require.NoError(t, err)
 	assert.Equal(t, []string{"whsec_a", "whsec_b"}, got)
 }
 
 func TestSecretEnvVar(t *testing.T) {
-	assert.Equal(t, "WEBHOOK_SECRET_STRIPE", webhook.SecretEnvVar("stripe"))
-	assert.Equal(t, "WEBHOOK_SECRET_ACME_EU_2", webhook.SecretEnvVar("acme-eu_2"))
+	assert.Equal(t, "WEBHOOK_SECRET_STRIPE", provider.SecretEnvVar("stripe"))
+	assert.Equal(t, "WEBHOOK_SECRET_ACME_EU_2", provider.SecretEnvVar("acme-eu_2"))
 }
 
 func TestNoConfiguredSecretIsAServerError(t *testing.T) {
 	p := defaultProvider(t, "stripe")
 	body := readFixture(t, "stripe-invoice-finalized.json")
-	h, err := p.Sign(body, "whsec_x", webhook.SignOptions{Now: now})
+	h, err := p.Sign(body, "whsec_x", provider.SignOptions{Now: now})
 	require.NoError(t, err)
-	secrets, err := webhook.EnvSecrets{Lookup: func(string) string { return "" }}.Secrets(context.Background(), "stripe")
+	secrets, err := provider.EnvSecrets{Lookup: func(string) string { return "" }}.Secrets(context.Background(), "stripe")
 	require.NoError(t, err)
 
 	err = p.Verify(h, body, secrets, now)
 
-	assert.ErrorIs(t, err, webhook.ErrNoSecret)
-	assert.NotErrorIs(t, err, webhook.ErrInvalidSignature)
+	assert.ErrorIs(t, err, provider.ErrNoSecret)
+	assert.NotErrorIs(t, err, provider.ErrInvalidSignature)
 }
