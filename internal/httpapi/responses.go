@@ -66,15 +66,8 @@ type stepView struct {
 	Result *stepResult `json:"result,omitempty"`
 }
 
-func toStepResults(steps []store.StepProgress) []stepResult {
-	if steps == nil {
-		return nil
-	}
-	out := make([]stepResult, len(steps))
-	for i, s := range steps {
-		out[i] = stepResult{StepName: s.StepName, StepIndex: s.StepIndex, CompletedAt: s.CompletedAt, Duration: s.Duration, Result: rawJSON(s.Result)}
-	}
-	return out
+func toStepResult(s store.StepProgress) stepResult {
+	return stepResult{StepName: s.StepName, StepIndex: s.StepIndex, CompletedAt: s.CompletedAt, Duration: s.Duration, Result: rawJSON(s.Result)}
 }
 
 func toWorkflow(wf store.Workflow) workflowResponse {
@@ -82,7 +75,7 @@ func toWorkflow(wf store.Workflow) workflowResponse {
 		WorkflowID: wf.WorkflowID, Name: wf.Name, Steps: wf.Steps, Priority: wf.Priority, Input: rawJSON(wf.Input),
 		Status: wf.Status, CurrentStepIndex: wf.CurrentStepIndex, StepAttempts: wf.StepAttempts,
 		AttemptStepIndex: wf.AttemptStepIndex, StepAttemptsStarted: wf.StepAttemptsStarted,
-		StepResults: toStepResults(wf.StepResults), Error: wf.Error, EventID: wf.EventID,
+		StepResults: mapNil(wf.StepResults, toStepResult), Error: wf.Error, EventID: wf.EventID,
 		CorrelationID: wf.CorrelationID, WebhookEventID: wf.WebhookEventID, PartnerID: wf.PartnerID,
 		CreatedAt: wf.CreatedAt, UpdatedAt: wf.UpdatedAt, StartedAt: wf.StartedAt, CompletedAt: wf.CompletedAt,
 	}
@@ -149,13 +142,9 @@ type replayError struct {
 }
 
 func toReplay(rs store.ReplaySession) replayResponse {
-	var errs []replayError
-	if rs.Errors != nil {
-		errs = make([]replayError, len(rs.Errors))
-		for i, e := range rs.Errors {
-			errs[i] = replayError{Timestamp: e.Timestamp, Error: e.Error, ErrorType: e.ErrorType, EventID: e.EventID}
-		}
-	}
+	errs := mapNil(rs.Errors, func(e store.ReplayError) replayError {
+		return replayError{Timestamp: e.Timestamp, Error: e.Error, ErrorType: e.ErrorType, EventID: e.EventID}
+	})
 	return replayResponse{
 		SessionID: rs.ID, Status: rs.Status, TotalEvents: rs.TotalEvents, ReplayedEvents: rs.ReplayedEvents,
 		Config:       replayConfig{Filter: rs.Config.Filter, TargetTopic: rs.Config.TargetTopic, BatchSize: rs.Config.BatchSize},
@@ -219,13 +208,7 @@ type recordHeader struct {
 }
 
 func toDeadLetter(dl store.DeadLetterEntry) deadLetterResponse {
-	var headers []recordHeader
-	if dl.Headers != nil {
-		headers = make([]recordHeader, len(dl.Headers))
-		for i, h := range dl.Headers {
-			headers[i] = recordHeader{Key: h.Key, Value: h.Value}
-		}
-	}
+	headers := mapNil(dl.Headers, func(h store.DeadLetterHeader) recordHeader { return recordHeader{Key: h.Key, Value: h.Value} })
 	return deadLetterResponse{
 		DeadLetterID: dl.DeadLetterID, Processor: dl.Processor, Topic: dl.Topic, Partition: dl.Partition,
 		Offset: dl.Offset, Key: dl.Key, Value: dl.Value, Headers: headers, RecordTimestamp: dl.RecordTimestamp,
@@ -299,6 +282,18 @@ func toPartnerEndpoint(ep store.PartnerEndpoint) partnerEndpointResponse {
 // mapAll maps every document of a list, an empty list (never null) when
 // there is none.
 func mapAll[D, R any](docs []D, to func(D) R) []R {
+	if docs == nil {
+		return []R{}
+	}
+	return mapNil(docs, to)
+}
+
+// mapNil maps every element of a list, nil (null, or omitted) when the list
+// is nil.
+func mapNil[D, R any](docs []D, to func(D) R) []R {
+	if docs == nil {
+		return nil
+	}
 	out := make([]R, len(docs))
 	for i, d := range docs {
 		out[i] = to(d)
