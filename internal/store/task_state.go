@@ -35,10 +35,7 @@ func (s *Store) InsertTasks(ctx context.Context, tasks ...Task) (InsertResult, e
 			return InsertResult{}, errors.New("store: task needs taskId")
 		}
 		t.ID, t.Status = t.TaskID, taskstatus.Pending
-		if t.CreatedAt.IsZero() {
-			t.CreatedAt = now
-		}
-		t.CreatedAt, t.UpdatedAt = bsonTime(t.CreatedAt), now
+		stampCreated(&t.CreatedAt, &t.UpdatedAt, now)
 		ids[i], docs[i] = t.ID, t
 	}
 	res, err := insertUnordered(ctx, s.tasks, ids, docs)
@@ -64,30 +61,18 @@ type TaskOutcome struct {
 // dead_letter), so a redelivered attempt never overwrites a later one. A
 // task that does not exist yet is created from the outcome.
 func (s *Store) SaveTaskOutcomes(ctx context.Context, outcomes ...TaskOutcome) (int, error) {
-	if len(outcomes) == 0 {
-		return 0, nil
-	}
 	now := s.now()
-	models := make([]mongo.WriteModel, len(outcomes))
-	for i, o := range outcomes {
-		if o.TaskID == "" {
-			return 0, errors.New("store: task outcome needs taskId")
-		}
-		models[i] = mongo.NewUpdateOneModel().
-			SetFilter(bson.D{
-				{Key: "_id", Value: o.TaskID},
-				{Key: "retryCount", Value: o.Attempt},
-				{Key: "status", Value: bson.M{"$in": taskstatus.Unfinished()}},
-			}).
-			SetUpdate(outcomeUpdate(o, now)).
-			SetUpsert(true)
-	}
 	// A duplicate key is an upsert that found the task past this attempt.
-	n, err := upsertForward(ctx, s.tasks, models)
-	if err != nil {
-		return 0, fmt.Errorf("store: save task outcomes: %w", err)
-	}
-	return n, nil
+	return upsertForward(ctx, s.tasks, "task outcomes", outcomes, func(o TaskOutcome) (bson.D, bson.M, error) {
+		if o.TaskID == "" {
+			return nil, nil, errors.New("store: task outcome needs taskId")
+		}
+		return bson.D{
+			{Key: "_id", Value: o.TaskID},
+			{Key: "retryCount", Value: o.Attempt},
+			{Key: "status", Value: bson.M{"$in": taskstatus.Unfinished()}},
+		}, outcomeUpdate(o, now), nil
+	})
 }
 
 func outcomeUpdate(o TaskOutcome, now time.Time) bson.M {
@@ -114,15 +99,7 @@ func outcomeUpdate(o TaskOutcome, now time.Time) bson.M {
 		"eventId":    o.EventID,
 		"createdAt":  bsonTime(o.CreatedAt),
 	}
-	if o.CorrelationID != "" {
-		onInsert["correlationId"] = o.CorrelationID
-	}
-	if o.WebhookEventID != "" {
-		onInsert["webhookEventId"] = o.WebhookEventID
-	}
-	if o.PartnerID != "" {
-		onInsert["partnerId"] = o.PartnerID
-	}
+	setOrigin(onInsert, o.CorrelationID, o.WebhookEventID, o.PartnerID)
 	update := bson.M{"$set": set, "$setOnInsert": onInsert}
 	if len(unset) > 0 {
 		update["$unset"] = unset

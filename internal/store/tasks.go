@@ -45,10 +45,7 @@ func (s *Store) CreateTask(ctx context.Context, t Task) (Task, error) {
 	}
 	now := s.now()
 	t.ID, t.Status = t.TaskID, taskstatus.Pending
-	if t.CreatedAt.IsZero() {
-		t.CreatedAt = now
-	}
-	t.CreatedAt, t.UpdatedAt = bsonTime(t.CreatedAt), now
+	stampCreated(&t.CreatedAt, &t.UpdatedAt, now)
 	got, err := insertOrGet(ctx, s.tasks, t.ID, t)
 	return got, inField("data", err)
 }

@@ -73,10 +73,7 @@ func (s *Store) CreateWorkflow(ctx context.Context, wf Workflow) (Workflow, erro
 	}
 	now := s.now()
 	wf.ID, wf.Status = wf.WorkflowID, workflowstatus.Pending
-	if wf.CreatedAt.IsZero() {
-		wf.CreatedAt = now
-	}
-	wf.CreatedAt, wf.UpdatedAt = bsonTime(wf.CreatedAt), now
+	stampCreated(&wf.CreatedAt, &wf.UpdatedAt, now)
 	got, err := insertOrGet(ctx, s.workflows, wf.ID, wf)
 	return got, inField("input", err)
 }
