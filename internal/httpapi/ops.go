@@ -13,7 +13,7 @@ import (
 	"github.com/streamops/streamops/events"
 	"github.com/streamops/streamops/internal/history"
 	"github.com/streamops/streamops/internal/ingest/webhookstatus"
-	"github.com/streamops/streamops/internal/outbox"
+	"github.com/streamops/streamops/internal/outbox/partnerstatus"
 	"github.com/streamops/streamops/internal/store"
 )
 
@@ -336,7 +336,7 @@ func (a *api) partnerEndpoint(w http.ResponseWriter, r *http.Request, p Principa
 	}
 	ep, ok := eps[id]
 	if !ok {
-		ep = store.PartnerEndpoint{PartnerID: id, State: outbox.BreakerClosed}
+		ep = store.PartnerEndpoint{PartnerID: id, State: partnerstatus.BreakerClosed}
 	}
 	writeJSON(w, http.StatusOK, toPartnerEndpoint(ep))
 }

@@ -13,8 +13,7 @@
 // The lifecycles the relay decides are leaf packages the store imports too:
 // outbox/outboxstatus (an entry's statuses, the outcomes of an attempt and
 // the status each leaves it in) and outbox/partnerstatus (partner_events'
-// statuses and directions). The breaker's states are in this package: only
-// the relay and the API read them.
+// statuses and directions, and the states of a partner's circuit breaker).
 //
 // What must not live here: the outbox's queries and leases (package store),
 // partner signing schemes (package provider), retry classification (package

@@ -243,7 +243,7 @@ func TestBreakerOpensAfterFiveFailuresAndClosesAfterCooldown(t *testing.T) {
 	eps, err := h.Store.PartnerEndpoints(ctx, "acme")
 	require.NoError(t, err)
 	ep := eps["acme"]
-	assert.Equal(t, outbox.BreakerOpen, ep.State)
+	assert.Equal(t, partnerstatus.BreakerOpen, ep.State)
 	assert.Equal(t, 5, ep.ConsecutiveFailures)
 	require.NotNil(t, ep.OpenUntil)
 	assert.Equal(t, h.clock.Now().Add(time.Minute), *ep.OpenUntil)
@@ -263,7 +263,7 @@ func TestBreakerOpensAfterFiveFailuresAndClosesAfterCooldown(t *testing.T) {
 	assert.Equal(t, 8, st.Delivered, "after the cooldown the partner (now healthy) gets everything")
 	eps, err = h.Store.PartnerEndpoints(ctx, "acme")
 	require.NoError(t, err)
-	assert.Equal(t, outbox.BreakerClosed, eps["acme"].State)
+	assert.Equal(t, partnerstatus.BreakerClosed, eps["acme"].State)
 	assert.Zero(t, eps["acme"].ConsecutiveFailures)
 }
 

@@ -1,13 +1,19 @@
-// Package partnerstatus is the partner_events lifecycle (seed 000): the
-// statuses of a delivery to or from a partner and its directions, defined
-// once for the code that decides them (the outbox relay for outbound
-// deliveries, webhook ingest for inbound ones, the retry-sweeper that
-// gives up on them), the store that persists them and the readers that
-// report them.
+// Package partnerstatus is the partner delivery lifecycles: the statuses
+// of a delivery to or from a partner (partner_events, seed 000) and its
+// directions, and the states of a partner endpoint's circuit breaker
+// (partner_endpoints). They are defined once for the code that decides
+// them (the outbox relay for outbound deliveries and the breaker, webhook
+// ingest for inbound deliveries, the retry-sweeper that gives up on them),
+// the store that persists them and the readers that report them.
 //
 // An outbound delivery is PENDING when recorded, PROCESSING while its
 // attempts go on, then SUCCESS or FAILED; an inbound one is recorded
 // SUCCESS when its webhook was verified and stored.
+//
+// A breaker is closed (deliveries go out), open after a run of failures
+// (deliveries are deferred), half_open once its cooldown is over (one
+// delivery probes), then closed on success or open again on failure. A
+// partner never seen has a closed breaker.
 //
 // It is a leaf (it imports nothing of StreamOps) so that package store can
 // import it without a cycle: packages outbox and ingest import store.
@@ -26,6 +32,13 @@ const (
 const (
 	DirectionIn  = "IN"
 	DirectionOut = "OUT"
+)
+
+// The states of a partner endpoint's circuit breaker.
+const (
+	BreakerClosed   = "closed"
+	BreakerOpen     = "open"
+	BreakerHalfOpen = "half_open"
 )
 
 // IsDirection reports whether d is a direction.
