@@ -57,8 +57,8 @@ test-mongo: ## every store-touching test again on the MongoDB at MONGODB_URI (At
 # testdata/fuzz/ by go test: commit it with the fix.
 FUZZTIME ?= 5s
 FUZZ_TARGETS := \
-	./internal/webhook:FuzzVerifySignatureHeaders \
-	./internal/webhook:FuzzDocument \
+	./internal/provider:FuzzVerifySignatureHeaders \
+	./internal/provider:FuzzDocument \
 	./events:FuzzDecodeEnvelope \
 	./internal/stream:FuzzDecodeKafkaEvent \
 	./internal/apigw:FuzzAPIGatewayRequest \

@@ -74,7 +74,7 @@ const (
 // Secrets Manager name prefixes. Whatever lives under a prefix is readable
 // only by the functions granted that prefix (see secrets.go).
 const (
-	// secretPrefixWebhook is internal/webhook's DefaultSecretPrefix: the
+	// secretPrefixWebhook is internal/provider's DefaultSecretPrefix: the
 	// webhook function reads <prefix><provider> for a provider's signing
 	// secrets.
 	secretPrefixWebhook = "streamops/webhook/"

@@ -11,7 +11,7 @@ import (
 // (functionSpec.secretPrefixes):
 //
 //   - streamops/webhook/<provider>: the provider's signing secrets, read by
-//     webhook at run time (internal/webhook caches them 5 minutes, so a
+//     webhook at run time (internal/provider caches them 5 minutes, so a
 //     rotation needs no deploy).
 //   - streamops/partner/<partner>: credentials for delivering to a
 //     partner, read by outbox-relay.

@@ -11,7 +11,7 @@ import (
 
 	"github.com/streamops/streamops/internal/apigw"
 	"github.com/streamops/streamops/internal/app"
-	"github.com/streamops/streamops/internal/webhook"
+	"github.com/streamops/streamops/internal/provider"
 	"github.com/streamops/streamops/internal/wire"
 )
 
@@ -19,7 +19,7 @@ func main() {
 	ctx := context.Background()
 	a := app.Must(app.Open(ctx, app.FromEnv("api")))
 	handler := app.Must(wire.API(a, wire.APIOptions{
-		Providers: app.Must(webhook.LoadProviders(os.Getenv("STREAMOPS_PROVIDERS_FILE"))),
+		Providers: app.Must(provider.LoadProviders(os.Getenv("STREAMOPS_PROVIDERS_FILE"))),
 		Objects:   app.Must(app.ExportStore(ctx)),
 		Auth:      wire.Auth(os.Getenv("STREAMOPS_ADMIN_TOKEN"), os.Getenv("STREAMOPS_PARTNER_TOKENS")),
 	}))

@@ -11,12 +11,12 @@ import (
 	"github.com/aws/aws-lambda-go/lambda"
 
 	"github.com/streamops/streamops/internal/app"
-	"github.com/streamops/streamops/internal/webhook"
+	"github.com/streamops/streamops/internal/provider"
 	"github.com/streamops/streamops/internal/wire"
 )
 
 func main() {
 	a := app.Must(app.Open(context.Background(), app.FromEnv("retry-sweeper")))
-	providers := app.Must(webhook.LoadProviders(os.Getenv("STREAMOPS_PROVIDERS_FILE")))
+	providers := app.Must(provider.LoadProviders(os.Getenv("STREAMOPS_PROVIDERS_FILE")))
 	lambda.Start(app.Must(wire.RetrySweeper(a, providers)))
 }

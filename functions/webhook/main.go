@@ -10,14 +10,14 @@ import (
 
 	"github.com/streamops/streamops/internal/apigw"
 	"github.com/streamops/streamops/internal/app"
-	"github.com/streamops/streamops/internal/webhook"
+	"github.com/streamops/streamops/internal/provider"
 	"github.com/streamops/streamops/internal/wire"
 )
 
 func main() {
 	ctx := context.Background()
 	a := app.Must(app.Open(ctx, app.FromEnv("webhook")))
-	providers := app.Must(webhook.LoadProviders(os.Getenv("STREAMOPS_PROVIDERS_FILE")))
+	providers := app.Must(provider.LoadProviders(os.Getenv("STREAMOPS_PROVIDERS_FILE")))
 	handler := app.Must(wire.Webhook(a, providers, app.Must(app.Secrets(ctx, app.WebhookSecrets))))
 	lambda.Start(apigw.Handler(handler))
 }

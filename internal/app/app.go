@@ -15,8 +15,8 @@ import (
 	"github.com/streamops/streamops/internal/bus"
 	"github.com/streamops/streamops/internal/emit"
 	"github.com/streamops/streamops/internal/metrics"
+	"github.com/streamops/streamops/internal/provider"
 	"github.com/streamops/streamops/internal/store"
-	"github.com/streamops/streamops/internal/webhook"
 )
 
 // App is the process-wide set of clients.
@@ -47,7 +47,7 @@ type Config struct {
 	MongoURISecretVersion string
 	// Secrets is the Secrets Manager client Open reads MongoURISecret
 	// with. Default one built from the function's AWS configuration.
-	Secrets webhook.GetSecretValueAPI
+	Secrets provider.GetSecretValueAPI
 	// Bus configures the producer (KAFKA_BROKERS).
 	Bus bus.Config
 	// LogLevel is STREAMOPS_LOG_LEVEL: debug, info (default), warn, error.

@@ -9,7 +9,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/secretsmanager"
 
-	"github.com/streamops/streamops/internal/webhook"
+	"github.com/streamops/streamops/internal/provider"
 )
 
 // MongoURIFromSecret reads the MongoDB connection string from the Secrets
@@ -18,7 +18,7 @@ import (
 // the function's memory only, never in its configuration, where anyone
 // allowed lambda:GetFunctionConfiguration could read it; a rotated URI is
 // picked up by the next cold start. Errors name the secret, never its value.
-func MongoURIFromSecret(ctx context.Context, api webhook.GetSecretValueAPI, id, versionID string) (string, error) {
+func MongoURIFromSecret(ctx context.Context, api provider.GetSecretValueAPI, id, versionID string) (string, error) {
 	in := &secretsmanager.GetSecretValueInput{SecretId: aws.String(id)}
 	if versionID != "" {
 		in.VersionId = aws.String(versionID)

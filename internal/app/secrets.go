@@ -7,7 +7,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/config"
 	"github.com/aws/aws-sdk-go-v2/service/secretsmanager"
 
-	"github.com/streamops/streamops/internal/webhook"
+	"github.com/streamops/streamops/internal/provider"
 )
 
 // Secret sources of the two kinds of signing secrets.
@@ -25,13 +25,13 @@ const (
 // Lambda (AWS_LAMBDA_FUNCTION_NAME is set there; the secret id prefix can be
 // overridden with WEBHOOK_SECRETS_PREFIX / PARTNER_SECRETS_PREFIX), else
 // environment variables.
-func Secrets(ctx context.Context, kind string) (webhook.SecretSource, error) {
+func Secrets(ctx context.Context, kind string) (provider.SecretSource, error) {
 	envPrefix, smPrefix, override := "WEBHOOK_SECRET_", "streamops/webhook/", "WEBHOOK_SECRETS_PREFIX"
 	if kind == PartnerSecrets {
 		envPrefix, smPrefix, override = "PARTNER_SECRET_", "streamops/partner/", "PARTNER_SECRETS_PREFIX"
 	}
 	if os.Getenv("AWS_LAMBDA_FUNCTION_NAME") == "" {
-		return webhook.EnvSecrets{Prefix: envPrefix}, nil
+		return provider.EnvSecrets{Prefix: envPrefix}, nil
 	}
 	if p := os.Getenv(override); p != "" {
 		smPrefix = p
@@ -40,5 +40,5 @@ func Secrets(ctx context.Context, kind string) (webhook.SecretSource, error) {
 	if err != nil {
 		return nil, err
 	}
-	return webhook.NewSecretsManagerSecrets(secretsmanager.NewFromConfig(awsCfg), webhook.SecretsManagerOptions{Prefix: smPrefix})
+	return provider.NewSecretsManagerSecrets(secretsmanager.NewFromConfig(awsCfg), provider.SecretsManagerOptions{Prefix: smPrefix})
 }

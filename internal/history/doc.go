@@ -5,6 +5,9 @@
 // locally) when the result outgrows a Lambda response. Both select events
 // with store.ReplayFilter, the one filter browse uses too.
 //
+// The replay session lifecycle is the leaf package history/replaystatus,
+// which the store imports too.
+//
 // What must not live here: the event queries and filters (package store),
 // HTTP framing (package httpapi), the object store (package objects).
 package history

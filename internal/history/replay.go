@@ -11,6 +11,7 @@ import (
 
 	"github.com/streamops/streamops/events"
 	"github.com/streamops/streamops/internal/emit"
+	"github.com/streamops/streamops/internal/history/replaystatus"
 	"github.com/streamops/streamops/internal/store"
 )
 
@@ -133,16 +134,13 @@ func (r *Replayer) Replay(ctx context.Context, cfg store.ReplayConfig) (store.Re
 		}
 		log.InfoContext(ctx, "replay progress", "sessionId", rs.ID, "replayed", rs.ReplayedEvents, "failed", rs.FailedEvents, "total", total)
 	}
-	rs.Status = store.ReplayCompleted
-	if rs.FailedEvents > 0 {
-		rs.Status = store.ReplayFailed
-	}
+	rs.Status = replaystatus.Finished(rs.FailedEvents)
 	log.InfoContext(ctx, "replay finished", "sessionId", rs.ID, "status", rs.Status, "replayed", rs.ReplayedEvents, "failed", rs.FailedEvents)
 	return rs, r.Store.SaveReplayProgress(ctx, rs)
 }
 
 func (r *Replayer) fail(ctx context.Context, rs store.ReplaySession, cause error) (store.ReplaySession, error) {
-	rs.Status = store.ReplayFailed
+	rs.Status = replaystatus.Failed
 	rs.Errors = append(rs.Errors, store.ReplayError{Timestamp: time.Now().UTC(), Error: cause.Error(), ErrorType: fmt.Sprintf("%T", errors.Unwrap(cause))})
 	if err := r.Store.SaveReplayProgress(ctx, rs); err != nil {
 		return rs, errors.Join(cause, err)

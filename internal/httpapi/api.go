@@ -14,6 +14,7 @@ import (
 	"github.com/streamops/streamops/internal/jsonbody"
 	"github.com/streamops/streamops/internal/store"
 	"github.com/streamops/streamops/internal/submit"
+	"github.com/streamops/streamops/internal/workflow/workflowstatus"
 )
 
 // maxAPIBody caps a request body.
@@ -52,12 +53,12 @@ func API(cfg APIConfig) http.Handler {
 	mux.Handle("POST /api/workflows", admin(a.submitWorkflow))
 	mux.Handle("GET /api/workflows/{id}", admin(getByID(a, "workflow", cfg.Store.GetWorkflow, workflowView)))
 	mux.Handle("POST /api/tasks", admin(a.submitTask))
-	mux.Handle("GET /api/tasks/{id}", admin(getByID(a, "task", cfg.Store.GetTask, same[store.Task])))
+	mux.Handle("GET /api/tasks/{id}", admin(getByID(a, "task", cfg.Store.GetTask, toTask)))
 	mux.Handle("GET /api/events", any(a.browseEvents))
 	mux.Handle("GET /api/events/search", any(a.searchEvents))
 	mux.Handle("GET /api/events/export", any(a.exportEvents))
 	mux.Handle("POST /api/replays", admin(a.createReplay))
-	mux.Handle("GET /api/replays/{id}", admin(getByID(a, "replay", cfg.Store.GetReplaySession, same[store.ReplaySession])))
+	mux.Handle("GET /api/replays/{id}", admin(getByID(a, "replay", cfg.Store.GetReplaySession, toReplay)))
 	mux.Handle("GET /api/webhook-events", admin(a.listWebhookEvents))
 	mux.Handle("POST /api/webhook-events/{id}/retry", admin(a.retryWebhookEvent))
 	mux.Handle("GET /api/partners/{partnerId}/events", any(a.partnerEvents))
@@ -142,8 +143,6 @@ func getByID[T, V any](a *api, kind string, load func(context.Context, string) (
 	}
 }
 
-func same[T any](v T) T { return v }
-
 func (a *api) submitTask(w http.ResponseWriter, r *http.Request, _ Principal) {
 	var req submit.TaskRequest
 	if err := decodeBody(w, r, &req); err != nil {
@@ -183,31 +182,18 @@ func decodeBody(w http.ResponseWriter, r *http.Request, v any) error {
 	return nil
 }
 
-// stepView is one step of a workflow with its progress.
-type stepView struct {
-	Name   string              `json:"name"`
-	Index  int                 `json:"index"`
-	Status string              `json:"status"` // completed | running | failed | pending
-	Result *store.StepProgress `json:"result,omitempty"`
-}
-
-// workflowState is GET /api/workflows/{id}: the stored state plus per-step
-// progress.
-type workflowState struct {
-	store.Workflow
-	Progress []stepView `json:"progress"`
-}
-
-func workflowView(wf store.Workflow) workflowState {
-	out := workflowState{Workflow: wf, Progress: make([]stepView, len(wf.Steps))}
+// workflowView is the workflow with the progress of each step.
+func workflowView(wf store.Workflow) workflowResponse {
+	out := toWorkflow(wf)
+	out.Progress = make([]stepView, len(wf.Steps))
 	for i, name := range wf.Steps {
 		sv := stepView{Name: name, Index: i, Status: "pending"}
 		switch {
-		case i < len(wf.StepResults):
-			sv.Status, sv.Result = "completed", &wf.StepResults[i]
-		case i == wf.CurrentStepIndex && wf.Status == store.WorkflowProcessing:
+		case i < len(out.StepResults):
+			sv.Status, sv.Result = "completed", &out.StepResults[i]
+		case i == wf.CurrentStepIndex && wf.Status == workflowstatus.Processing:
 			sv.Status = "running"
-		case i == wf.CurrentStepIndex && wf.Status == store.WorkflowFailed:
+		case i == wf.CurrentStepIndex && wf.Status == workflowstatus.Failed:
 			sv.Status = "failed"
 		}
 		out.Progress[i] = sv

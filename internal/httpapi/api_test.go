@@ -13,10 +13,10 @@ import (
 
 	"github.com/streamops/streamops/events"
 	"github.com/streamops/streamops/internal/httpapi"
+	"github.com/streamops/streamops/internal/ingest/webhookstatus"
+	"github.com/streamops/streamops/internal/provider"
 	"github.com/streamops/streamops/internal/stacktest"
-	"github.com/streamops/streamops/internal/store"
 	"github.com/streamops/streamops/internal/submit"
-	"github.com/streamops/streamops/internal/webhook"
 )
 
 type apiStack struct {
@@ -182,7 +182,7 @@ func TestUnknownRoutesAreHiddenFromCallersWithoutAToken(t *testing.T) {
 // and stays marked unpublished for the retry-sweeper.
 func TestBrokerDownStillAcceptsAndLosesNothing(t *testing.T) {
 	env := stacktest.New(t, stacktest.Options{})
-	reg, err := webhook.LoadProviders("")
+	reg, err := provider.LoadProviders("")
 	require.NoError(t, err)
 	ing, err := ingestService(env, reg)
 	require.NoError(t, err)
@@ -192,7 +192,7 @@ func TestBrokerDownStillAcceptsAndLosesNothing(t *testing.T) {
 	api := &apiStack{Env: env, handler: apiHandler(env, sub)}
 	env.StopBroker()
 
-	hook := hooks.do(t, hooks.signed(t, "stripe", fixture(t, "stripe-invoice-finalized.json"), "whsec_stripe_test", webhook.SignOptions{}))
+	hook := hooks.do(t, hooks.signed(t, "stripe", fixture(t, "stripe-invoice-finalized.json"), "whsec_stripe_test", provider.SignOptions{}))
 	assert.Equal(t, http.StatusAccepted, hook.status, hook.body)
 	wf := api.call(t, "POST", "/api/workflows", `{"name":"x","steps":["validate"],"priority":"low"}`)
 	assert.Equal(t, http.StatusCreated, wf.status, wf.body)
@@ -210,5 +210,5 @@ func TestBrokerDownStillAcceptsAndLosesNothing(t *testing.T) {
 	assert.Contains(t, aggregates, task.body["taskId"])
 	whev, err := env.Store.GetWebhookEvent(context.Background(), hook.body["webhookEventId"].(string))
 	require.NoError(t, err)
-	assert.Equal(t, store.WebhookProcessing, whev.Status)
+	assert.Equal(t, webhookstatus.Processing, whev.Status)
 }

@@ -13,9 +13,9 @@ import (
 	"go.mongodb.org/mongo-driver/bson"
 
 	"github.com/streamops/streamops/events"
+	"github.com/streamops/streamops/internal/provider"
 	"github.com/streamops/streamops/internal/store"
 	"github.com/streamops/streamops/internal/store/enginetest"
-	"github.com/streamops/streamops/internal/webhook"
 )
 
 // deliveriesPerOp is how many webhook deliveries one benchmark iteration
@@ -98,7 +98,7 @@ func BenchmarkWebhookThroughput(b *testing.B) {
 		for b.Loop() {
 			for i := range deliveriesPerOp {
 				raw := body(i, op)
-				h, err := p.Sign(raw, "gh-secret", webhook.SignOptions{ID: fmt.Sprint("d-", op, "-", i), EventType: "push"})
+				h, err := p.Sign(raw, "gh-secret", provider.SignOptions{ID: fmt.Sprint("d-", op, "-", i), EventType: "push"})
 				if err != nil {
 					b.Fatal(err)
 				}

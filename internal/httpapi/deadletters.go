@@ -7,12 +7,13 @@ import (
 	"time"
 
 	"github.com/streamops/streamops/internal/store"
+	"github.com/streamops/streamops/internal/stream/deadletterstatus"
 )
 
 // deadLetterPage is GET /api/dead-letters.
 type deadLetterPage struct {
-	DeadLetters []store.DeadLetterEntry `json:"deadLetters"`
-	NextCursor  string                  `json:"nextCursor,omitempty"`
+	DeadLetters []deadLetterResponse `json:"deadLetters"`
+	NextCursor  string               `json:"nextCursor,omitempty"`
 }
 
 // bulkRequeue is the body of POST /api/dead-letters/requeue: which dead
@@ -58,10 +59,7 @@ func (a *api) listDeadLetters(w http.ResponseWriter, r *http.Request, _ Principa
 		writeError(w, r, a.log, err)
 		return
 	}
-	if dls == nil {
-		dls = []store.DeadLetterEntry{}
-	}
-	writeJSON(w, http.StatusOK, deadLetterPage{DeadLetters: dls, NextCursor: next})
+	writeJSON(w, http.StatusOK, deadLetterPage{DeadLetters: mapAll(dls, toDeadLetter), NextCursor: next})
 }
 
 func (a *api) requeueDeadLetter(w http.ResponseWriter, r *http.Request, _ Principal) {
@@ -76,7 +74,7 @@ func (a *api) requeueDeadLetter(w http.ResponseWriter, r *http.Request, _ Princi
 		writeError(w, r, a.log, fmt.Errorf("dead letter %q: %w", r.PathValue("id"), err))
 		return
 	}
-	writeJSON(w, http.StatusAccepted, dl)
+	writeJSON(w, http.StatusAccepted, toDeadLetter(dl))
 }
 
 func (a *api) requeueDeadLetters(w http.ResponseWriter, r *http.Request, _ Principal) {
@@ -91,7 +89,7 @@ func (a *api) requeueDeadLetters(w http.ResponseWriter, r *http.Request, _ Princ
 	}
 	switch req.Status {
 	case "":
-		req.Status = store.DeadLetterOpen
+		req.Status = deadletterstatus.Open
 	case AllValues:
 		req.Status = ""
 	default:

@@ -15,6 +15,7 @@ import (
 	"github.com/streamops/streamops/internal/httpapi"
 	"github.com/streamops/streamops/internal/stacktest"
 	"github.com/streamops/streamops/internal/store"
+	"github.com/streamops/streamops/internal/stream/deadletterstatus"
 )
 
 func TestBulkRequeueOfAHundredDeadLettersDeliversAndRecordsEach(t *testing.T) {
@@ -55,7 +56,7 @@ func TestBulkRequeueOfAHundredDeadLettersDeliversAndRecordsEach(t *testing.T) {
 	require.Len(t, listed, 100)
 	for _, dl := range listed {
 		assert.Equal(t, 1, dl.RequeueAttempts, "the requeue is recorded as an attempt")
-		assert.Equal(t, store.DeadLetterReplayed, dl.Status)
+		assert.Equal(t, deadletterstatus.Replayed, dl.Status)
 		assert.NotNil(t, dl.LastRequeuedAt)
 	}
 	again := api.call(t, "POST", "/api/dead-letters/requeue", `{"topic":"tasks"}`)

@@ -7,6 +7,11 @@
 // (params.go). It does not import aws-lambda-go: internal/apigw puts these
 // handlers behind API Gateway.
 //
+// Response bodies are this package's own types (responses.go), mapped from
+// the store's documents field by field, so the MongoDB schema is not the
+// API's: a document may change shape without the API moving, and the
+// OpenAPI tests hold the API to openapi.json.
+//
 // What must not live here: domain decisions (packages ingest, submit,
 // history), storage (package store), Lambda types (package apigw).
 package httpapi

@@ -11,9 +11,9 @@ import (
 	"github.com/streamops/streamops/internal/bus"
 	"github.com/streamops/streamops/internal/ingest"
 	"github.com/streamops/streamops/internal/jsonbody"
+	"github.com/streamops/streamops/internal/provider"
 	"github.com/streamops/streamops/internal/store"
 	"github.com/streamops/streamops/internal/submit"
-	"github.com/streamops/streamops/internal/webhook"
 )
 
 // ErrorBody is the JSON shape of every error response.
@@ -64,19 +64,19 @@ func classify(err error) (status int, code string) {
 		return http.StatusRequestEntityTooLarge, "event_too_large"
 	case errors.Is(err, ingest.ErrBodyTooLarge), errors.As(err, &maxBytes):
 		return http.StatusRequestEntityTooLarge, "body_too_large"
-	case errors.Is(err, webhook.ErrMissingSignature):
+	case errors.Is(err, provider.ErrMissingSignature):
 		return http.StatusUnauthorized, "missing_signature"
-	case errors.Is(err, webhook.ErrInvalidSignature):
+	case errors.Is(err, provider.ErrInvalidSignature):
 		return http.StatusUnauthorized, "invalid_signature"
-	case errors.Is(err, webhook.ErrStaleTimestamp):
+	case errors.Is(err, provider.ErrStaleTimestamp):
 		return http.StatusUnauthorized, "stale_timestamp"
-	case errors.Is(err, webhook.ErrNoSecret):
+	case errors.Is(err, provider.ErrNoSecret):
 		return http.StatusInternalServerError, "provider_misconfigured"
 	case errors.Is(err, ingest.ErrSecretsUnavailable):
 		return http.StatusServiceUnavailable, "secrets_unavailable"
 	case errors.As(err, &dup):
 		return http.StatusBadRequest, "duplicate_key"
-	case errors.Is(err, webhook.ErrInvalidPayload), errors.Is(err, errBadJSON), errors.Is(err, jsonbody.ErrInvalid):
+	case errors.Is(err, provider.ErrInvalidPayload), errors.Is(err, errBadJSON), errors.Is(err, jsonbody.ErrInvalid):
 		return http.StatusBadRequest, "invalid_payload"
 	case errors.As(err, &verr), errors.Is(err, events.ErrInvalid):
 		return http.StatusBadRequest, "validation_failed"
@@ -100,7 +100,7 @@ func writeError(w http.ResponseWriter, r *http.Request, log *slog.Logger, err er
 	var invalid *store.InvalidDocumentError
 	var dup *jsonbody.DuplicateKeyError
 	var tooLarge *bus.TooLargeError
-	var form *webhook.FormError
+	var form *provider.FormError
 	switch {
 	case errors.As(err, &verr):
 		body.Error.Field = verr.Field

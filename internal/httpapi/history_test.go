@@ -21,6 +21,7 @@ import (
 
 	"github.com/streamops/streamops/events"
 	"github.com/streamops/streamops/internal/history"
+	"github.com/streamops/streamops/internal/history/replaystatus"
 	"github.com/streamops/streamops/internal/httpapi"
 	"github.com/streamops/streamops/internal/objects"
 	"github.com/streamops/streamops/internal/stacktest"
@@ -281,7 +282,7 @@ func TestEventHistoryOverTenThousandEvents(t *testing.T) {
 		require.Equal(t, http.StatusCreated, status, string(body))
 		var rs store.ReplaySession
 		require.NoError(t, json.Unmarshal(body, &rs))
-		assert.Equal(t, store.ReplayCompleted, rs.Status)
+		assert.Equal(t, replaystatus.Completed, rs.Status)
 		assert.Equal(t, dry.Count, rs.ReplayedEvents, "the dry run counted what the replay published")
 		assert.Equal(t, dry.Count, rs.TotalEvents)
 

@@ -12,9 +12,9 @@ import (
 
 	"github.com/streamops/streamops/events"
 	"github.com/streamops/streamops/internal/bus"
+	"github.com/streamops/streamops/internal/provider"
 	"github.com/streamops/streamops/internal/store"
 	"github.com/streamops/streamops/internal/submit"
-	"github.com/streamops/streamops/internal/webhook"
 )
 
 // workflowBody is a POST /api/workflows body with the given name, steps
@@ -106,7 +106,7 @@ func TestSubmissionLimitsAreConfigurable(t *testing.T) {
 // default 1048588) was answered 202 and could never be published.
 func TestWebhookWhoseEventCannotBePublishedIsRefusedBeforeStoring(t *testing.T) {
 	s := newWebhookStack(t)
-	nearLimit := webhook.DefaultMaxBodyBytes - 200
+	nearLimit := provider.DefaultMaxBodyBytes - 200
 	body := func(id, typ string, size int) []byte {
 		head := fmt.Sprintf(`{"id":%q,"object":"event","type":%q,"pad":"`, id, typ)
 		return []byte(head + strings.Repeat("x", size-len(head)-2) + `"}`)
@@ -123,7 +123,7 @@ func TestWebhookWhoseEventCannotBePublishedIsRefusedBeforeStoring(t *testing.T) 
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			resp := s.do(t, s.signed(t, "stripe", body(tc.id, tc.typ, tc.size), "whsec_stripe_test", webhook.SignOptions{}))
+			resp := s.do(t, s.signed(t, "stripe", body(tc.id, tc.typ, tc.size), "whsec_stripe_test", provider.SignOptions{}))
 			require.Equal(t, tc.status, resp.status, "%.300v", resp.body)
 			_, err := s.Store.GetWebhookEvent(context.Background(), store.WebhookEventID("stripe", tc.id))
 			if tc.code == "" {

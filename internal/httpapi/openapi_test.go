@@ -34,10 +34,12 @@ import (
 	"github.com/streamops/streamops/internal/httpapi"
 	"github.com/streamops/streamops/internal/ingest"
 	"github.com/streamops/streamops/internal/objects"
+	"github.com/streamops/streamops/internal/provider"
 	"github.com/streamops/streamops/internal/stacktest"
 	"github.com/streamops/streamops/internal/store"
 	"github.com/streamops/streamops/internal/submit"
-	"github.com/streamops/streamops/internal/webhook"
+	"github.com/streamops/streamops/internal/task/taskstatus"
+	"github.com/streamops/streamops/internal/workflow/workflowstatus"
 )
 
 // loadOpenAPI parses the served document.
@@ -317,12 +319,12 @@ func TestOpenAPIResponsesMatchTheDocument(t *testing.T) {
 	c := newContract(t)
 	env := stacktest.New(t, stacktest.Options{})
 	ctx := context.Background()
-	reg, err := webhook.LoadProviders("")
+	reg, err := provider.LoadProviders("")
 	require.NoError(t, err)
 	// Every provider has a secret but standard: its deliveries are 500
 	// provider_misconfigured.
 	ing, err := ingest.New(ingest.Config{Providers: reg, Store: env.Store, Emitter: env.Emitter, Logger: env.Logger,
-		Secrets: webhook.EnvSecrets{Lookup: func(k string) string {
+		Secrets: provider.EnvSecrets{Lookup: func(k string) string {
 			return map[string]string{"WEBHOOK_SECRET_STRIPE": "whsec_stripe_old,whsec_stripe_test",
 				"WEBHOOK_SECRET_GITHUB": "gh-secret", "WEBHOOK_SECRET_ACME": "acme-secret"}[k]
 		}}})
@@ -369,7 +371,7 @@ func TestOpenAPIResponsesMatchTheDocument(t *testing.T) {
 	})
 
 	// signed is a delivery signed as the provider would sign it.
-	signed := func(t *testing.T, provider string, body []byte, secret string, opts webhook.SignOptions) *http.Request {
+	signed := func(t *testing.T, provider string, body []byte, secret string, opts provider.SignOptions) *http.Request {
 		p, ok := reg.Provider(provider)
 		require.True(t, ok)
 		h, err := p.Sign(body, secret, opts)
@@ -384,22 +386,22 @@ func TestOpenAPIResponsesMatchTheDocument(t *testing.T) {
 	invoice := fixture(t, "stripe-invoice-finalized.json")
 	var stripeEventID, acmeEventID string
 	t.Run("POST /webhooks/{provider}", func(t *testing.T) {
-		w := hooks.send(t, signed(t, "stripe", invoice, "whsec_stripe_test", webhook.SignOptions{}), http.StatusAccepted)
+		w := hooks.send(t, signed(t, "stripe", invoice, "whsec_stripe_test", provider.SignOptions{}), http.StatusAccepted)
 		stripeEventID = decodeAs[ingest.Receipt](t, w).WebhookEventID
-		hooks.send(t, signed(t, "stripe", invoice, "whsec_stripe_old", webhook.SignOptions{}), http.StatusOK)
-		w = hooks.send(t, signed(t, "acme", fixture(t, "acme-order.json"), "acme-secret", webhook.SignOptions{}), http.StatusAccepted)
+		hooks.send(t, signed(t, "stripe", invoice, "whsec_stripe_old", provider.SignOptions{}), http.StatusOK)
+		w = hooks.send(t, signed(t, "acme", fixture(t, "acme-order.json"), "acme-secret", provider.SignOptions{}), http.StatusAccepted)
 		acmeEventID = decodeAs[ingest.Receipt](t, w).WebhookEventID
 
-		hooks.send(t, signed(t, "github", []byte(`{"ref":`), "gh-secret", webhook.SignOptions{ID: "d-1", EventType: "push"}), http.StatusBadRequest)
+		hooks.send(t, signed(t, "github", []byte(`{"ref":`), "gh-secret", provider.SignOptions{ID: "d-1", EventType: "push"}), http.StatusBadRequest)
 		hooks.send(t, httptest.NewRequest(http.MethodPost, "/webhooks/stripe", bytes.NewReader(invoice)), http.StatusUnauthorized)
-		stale := webhook.SignOptions{Now: time.Now().Add(-time.Hour)}
+		stale := provider.SignOptions{Now: time.Now().Add(-time.Hour)}
 		hooks.send(t, signed(t, "stripe", invoice, "whsec_stripe_test", stale), http.StatusUnauthorized)
 		hooks.send(t, httptest.NewRequest(http.MethodPost, "/webhooks/nobody", bytes.NewReader(invoice)), http.StatusNotFound)
 		big := []byte(`{"id":"evt_big","type":"invoice.paid","pad":"` + strings.Repeat("x", 1<<20) + `"}`)
-		hooks.send(t, signed(t, "stripe", big, "whsec_stripe_test", webhook.SignOptions{}), http.StatusRequestEntityTooLarge)
+		hooks.send(t, signed(t, "stripe", big, "whsec_stripe_test", provider.SignOptions{}), http.StatusRequestEntityTooLarge)
 		std := fixture(t, "standard-event.json")
-		hooks.send(t, signed(t, "standard", std, secrets["WEBHOOK_SECRET_STANDARD"], webhook.SignOptions{ID: "msg_1"}), http.StatusInternalServerError)
-		hooksDown.send(t, signed(t, "stripe", invoice, "whsec_stripe_test", webhook.SignOptions{}), http.StatusServiceUnavailable)
+		hooks.send(t, signed(t, "standard", std, secrets["WEBHOOK_SECRET_STANDARD"], provider.SignOptions{ID: "msg_1"}), http.StatusInternalServerError)
+		hooksDown.send(t, signed(t, "stripe", invoice, "whsec_stripe_test", provider.SignOptions{}), http.StatusServiceUnavailable)
 	})
 
 	var workflowID, taskID string
@@ -420,7 +422,7 @@ func TestOpenAPIResponsesMatchTheDocument(t *testing.T) {
 		// Further along: a finished step with its result, the next one running.
 		started := time.Now().UTC()
 		_, err := env.Store.SaveWorkflowCheckpoints(ctx, store.WorkflowCheckpoint{Workflow: store.Workflow{
-			WorkflowID: workflowID, Status: store.WorkflowProcessing, CurrentStepIndex: 1, StartedAt: &started,
+			WorkflowID: workflowID, Status: workflowstatus.Processing, CurrentStepIndex: 1, StartedAt: &started,
 			StepResults: []store.StepProgress{{StepName: "validate", StepIndex: 0, CompletedAt: started, Duration: 12, Result: store.JSONDoc(`{"valid":1}`)}},
 		}})
 		require.NoError(t, err)
@@ -441,7 +443,7 @@ func TestOpenAPIResponsesMatchTheDocument(t *testing.T) {
 	t.Run("GET /api/tasks/{id}", func(t *testing.T) {
 		api.get(t, adminToken, "/api/tasks/"+taskID, http.StatusOK)
 		next := time.Now().Add(time.Minute).UTC()
-		_, err := env.Store.SaveTaskOutcomes(ctx, store.TaskOutcome{Attempt: 0, Task: store.Task{TaskID: taskID, Status: store.TaskFailed,
+		_, err := env.Store.SaveTaskOutcomes(ctx, store.TaskOutcome{Attempt: 0, Task: store.Task{TaskID: taskID, Status: taskstatus.Failed,
 			RetryCount: 1, NextRetryAt: &next, LastError: &events.TaskError{Code: "EXPORT_ERROR", Message: "disk full", Retryable: true}}})
 		require.NoError(t, err)
 		w := api.get(t, adminToken, "/api/tasks/"+taskID, http.StatusOK)

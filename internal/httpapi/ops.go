@@ -11,6 +11,7 @@ import (
 
 	"github.com/streamops/streamops/events"
 	"github.com/streamops/streamops/internal/history"
+	"github.com/streamops/streamops/internal/outbox/partnerstatus"
 	"github.com/streamops/streamops/internal/store"
 )
 
@@ -248,7 +249,7 @@ func (a *api) createReplay(w http.ResponseWriter, r *http.Request, _ Principal) 
 		writeError(w, r, a.log, err)
 		return
 	}
-	writeJSON(w, http.StatusCreated, rs)
+	writeJSON(w, http.StatusCreated, toReplay(rs))
 }
 
 func (a *api) listWebhookEvents(w http.ResponseWriter, r *http.Request, _ Principal) {
@@ -273,13 +274,10 @@ func (a *api) listWebhookEvents(w http.ResponseWriter, r *http.Request, _ Princi
 		writeError(w, r, a.log, err)
 		return
 	}
-	if evs == nil {
-		evs = []store.WebhookEvent{}
-	}
 	writeJSON(w, http.StatusOK, struct {
-		WebhookEvents []store.WebhookEvent `json:"webhookEvents"`
-		NextCursor    string               `json:"nextCursor,omitempty"`
-	}{evs, next})
+		WebhookEvents []webhookEventResponse `json:"webhookEvents"`
+		NextCursor    string                 `json:"nextCursor,omitempty"`
+	}{mapAll(evs, toWebhookEvent), next})
 }
 
 func (a *api) retryWebhookEvent(w http.ResponseWriter, r *http.Request, _ Principal) {
@@ -294,7 +292,7 @@ func (a *api) retryWebhookEvent(w http.ResponseWriter, r *http.Request, _ Princi
 		writeError(w, r, a.log, fmt.Errorf("webhook event %q: %w", r.PathValue("id"), err))
 		return
 	}
-	writeJSON(w, http.StatusAccepted, ev)
+	writeJSON(w, http.StatusAccepted, toWebhookEvent(ev))
 }
 
 // ownPartner refuses a partner token asking for another partner.
@@ -316,10 +314,7 @@ func (a *api) partnerEvents(w http.ResponseWriter, r *http.Request, p Principal)
 		writeError(w, r, a.log, err)
 		return
 	}
-	if evs == nil {
-		evs = []store.PartnerEvent{}
-	}
-	writeJSON(w, http.StatusOK, map[string]any{"partnerId": id, "events": evs})
+	writeJSON(w, http.StatusOK, map[string]any{"partnerId": id, "events": mapAll(evs, toPartnerEvent)})
 }
 
 func (a *api) partnerEndpoint(w http.ResponseWriter, r *http.Request, p Principal) {
@@ -335,9 +330,9 @@ func (a *api) partnerEndpoint(w http.ResponseWriter, r *http.Request, p Principa
 	}
 	ep, ok := eps[id]
 	if !ok {
-		ep = store.PartnerEndpoint{PartnerID: id, State: store.BreakerClosed}
+		ep = store.PartnerEndpoint{PartnerID: id, State: partnerstatus.BreakerClosed}
 	}
-	writeJSON(w, http.StatusOK, ep)
+	writeJSON(w, http.StatusOK, toPartnerEndpoint(ep))
 }
 
 // statsSources are the counts GET /api/stats reports: collection, the field

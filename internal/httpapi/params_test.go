@@ -18,9 +18,11 @@ import (
 	"github.com/streamops/streamops/events"
 	"github.com/streamops/streamops/internal/history"
 	"github.com/streamops/streamops/internal/httpapi"
+	"github.com/streamops/streamops/internal/ingest/webhookstatus"
 	"github.com/streamops/streamops/internal/objects"
 	"github.com/streamops/streamops/internal/stacktest"
 	"github.com/streamops/streamops/internal/store"
+	"github.com/streamops/streamops/internal/stream/deadletterstatus"
 )
 
 // documentedEnum is one enumerated query parameter of one operation, as
@@ -69,7 +71,7 @@ func enumStack(t *testing.T) (*apiStack, *stacktest.Env) {
 	env := stacktest.New(t, stacktest.Options{})
 	ctx := context.Background()
 	var dls []store.DeadLetterEntry
-	for i, status := range store.DeadLetterStatuses {
+	for i, status := range deadletterstatus.All() {
 		dls = append(dls, store.DeadLetterEntry{Processor: "task-processor", Topic: events.TopicTasks, Offset: int64(i),
 			Value: []byte("x"), Reason: "undecodable", Error: "not JSON", Status: status})
 	}
@@ -79,7 +81,7 @@ func enumStack(t *testing.T) (*apiStack, *stacktest.Env) {
 		_, err := env.Store.InsertWebhookEvent(ctx, store.WebhookEvent{Provider: "stripe", ProviderEventID: id, EventType: "invoice.paid", Payload: store.JSONDoc(`{}`)})
 		require.NoError(t, err)
 	}
-	require.NoError(t, env.Store.SetWebhookStatus(ctx, store.WebhookEventID("stripe", "evt_b"), store.WebhookSkipped, ""))
+	require.NoError(t, env.Store.SetWebhookStatus(ctx, store.WebhookEventID("stripe", "evt_b"), webhookstatus.Skipped, ""))
 	return &apiStack{Env: env, handler: httpapi.API(httpapi.APIConfig{Store: env.Store, Logger: env.Logger,
 		Requeuer: &history.Requeuer{Store: env.Store, Publisher: env.Bus},
 		Exporter: &history.Exporter{Store: env.Store, Objects: objects.Files{Dir: t.TempDir()}, SpillDir: t.TempDir(), Logger: env.Logger},
@@ -164,13 +166,13 @@ func TestDocumentedEnumsAreTheCodesOwnValues(t *testing.T) {
 		types = append(types, string(typ))
 	}
 	assert.ElementsMatch(t, types, enumOf("EventType"))
-	assert.Equal(t, store.DeadLetterStatuses, enumOf("DeadLetterStatus"))
-	assert.Equal(t, append(slices.Clone(store.DeadLetterStatuses), httpapi.AllValues), enumOf("DeadLetterStatusFilter"))
+	assert.Equal(t, deadletterstatus.All(), enumOf("DeadLetterStatus"))
+	assert.Equal(t, append(slices.Clone(deadletterstatus.All()), httpapi.AllValues), enumOf("DeadLetterStatusFilter"))
 	byParam := map[string][]string{}
 	for _, e := range documentedEnums(t) {
 		byParam[e.route+" "+e.param] = e.values
 	}
-	assert.Equal(t, append(slices.Clone(store.WebhookStatuses), httpapi.AllValues), byParam["GET /api/webhook-events status"])
+	assert.Equal(t, append(slices.Clone(webhookstatus.All()), httpapi.AllValues), byParam["GET /api/webhook-events status"])
 	assert.Equal(t, []string{history.NDJSON, history.CSV}, byParam["GET /api/events/export format"])
 }
 
@@ -189,7 +191,7 @@ func TestStatusAllMeansNoFilter(t *testing.T) {
 		sort.Strings(out)
 		return out
 	}
-	every := slices.Sorted(slices.Values(store.DeadLetterStatuses))
+	every := slices.Sorted(slices.Values(deadletterstatus.All()))
 	assert.Equal(t, every, statuses(t, "?status=all"))
 	assert.Equal(t, every, statuses(t, ""))
 	assert.Equal(t, []string{"discarded"}, statuses(t, "?status=discarded"))
@@ -207,8 +209,8 @@ func TestStatusAllMeansNoFilter(t *testing.T) {
 	assert.Equal(t, "status", bad.body["error"].(map[string]any)["field"])
 	resp := s.call(t, http.MethodPost, "/api/dead-letters/requeue", `{"status":"all"}`)
 	require.Equal(t, http.StatusAccepted, resp.status, resp.body)
-	assert.Equal(t, float64(len(store.DeadLetterStatuses)), resp.body["requeued"], "all: whatever the status")
-	assert.Len(t, env.Records(t, events.TopicTasks), len(store.DeadLetterStatuses))
+	assert.Equal(t, float64(len(deadletterstatus.All())), resp.body["requeued"], "all: whatever the status")
+	assert.Len(t, env.Records(t, events.TopicTasks), len(deadletterstatus.All()))
 }
 
 // The enum check runs before the handler, for a partner token too.

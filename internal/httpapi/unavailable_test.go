@@ -17,11 +17,11 @@ import (
 
 	"github.com/streamops/streamops/internal/emit"
 	"github.com/streamops/streamops/internal/httpapi"
+	"github.com/streamops/streamops/internal/provider"
 	"github.com/streamops/streamops/internal/stacktest"
 	"github.com/streamops/streamops/internal/store"
 	"github.com/streamops/streamops/internal/store/enginetest"
 	"github.com/streamops/streamops/internal/submit"
-	"github.com/streamops/streamops/internal/webhook"
 )
 
 // gate blocks whoever waits on it while closed.
@@ -162,7 +162,7 @@ func unansweringStore(t *testing.T, opTimeout time.Duration) (*store.Store, *gat
 // (bounded generously at 3x), not at the function's deadline.
 func TestStoreThatStopsAnsweringIs503WithinTheOperationTimeout(t *testing.T) {
 	const opTimeout = time.Second
-	reg, err := webhook.LoadProviders("")
+	reg, err := provider.LoadProviders("")
 	require.NoError(t, err)
 	tests := []struct {
 		name     string
@@ -170,7 +170,7 @@ func TestStoreThatStopsAnsweringIs503WithinTheOperationTimeout(t *testing.T) {
 		request  func(hooks *webhookStack) (http.Handler, *http.Request)
 	}{
 		{"webhook", 10 * time.Second, func(hooks *webhookStack) (http.Handler, *http.Request) {
-			return hooks.handler, hooks.signed(t, "stripe", fixture(t, "stripe-invoice-finalized.json"), "whsec_stripe_test", webhook.SignOptions{})
+			return hooks.handler, hooks.signed(t, "stripe", fixture(t, "stripe-invoice-finalized.json"), "whsec_stripe_test", provider.SignOptions{})
 		}},
 		{"POST /api/workflows", 29 * time.Second, func(hooks *webhookStack) (http.Handler, *http.Request) {
 			svc, err := submit.New(hooks.Store, hooks.Emitter, submit.Limits{}, nil, hooks.Logger)

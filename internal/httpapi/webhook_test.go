@@ -20,9 +20,12 @@ import (
 	"github.com/streamops/streamops/events"
 	"github.com/streamops/streamops/internal/httpapi"
 	"github.com/streamops/streamops/internal/ingest"
+	"github.com/streamops/streamops/internal/ingest/webhookstatus"
+	"github.com/streamops/streamops/internal/outbox/partnerstatus"
+	"github.com/streamops/streamops/internal/provider"
 	"github.com/streamops/streamops/internal/stacktest"
 	"github.com/streamops/streamops/internal/store"
-	"github.com/streamops/streamops/internal/webhook"
+	"github.com/streamops/streamops/internal/workflow/workflowstatus"
 )
 
 var secrets = map[string]string{
@@ -34,27 +37,27 @@ var secrets = map[string]string{
 
 type webhookStack struct {
 	*stacktest.Env
-	providers *webhook.Registry
+	providers *provider.Registry
 	handler   http.Handler
 }
 
 func newWebhookStack(t testing.TB) *webhookStack {
-	reg, err := webhook.LoadProviders("")
+	reg, err := provider.LoadProviders("")
 	require.NoError(t, err)
 	return newWebhookStackWith(t, reg)
 }
 
 // newWebhookStackWith serves the providers of reg.
-func newWebhookStackWith(t testing.TB, reg *webhook.Registry) *webhookStack {
+func newWebhookStackWith(t testing.TB, reg *provider.Registry) *webhookStack {
 	env := stacktest.New(t, stacktest.Options{})
 	svc, err := ingestService(env, reg)
 	require.NoError(t, err)
 	return &webhookStack{Env: env, providers: reg, handler: httpapi.Webhooks(svc, env.Logger)}
 }
 
-func ingestService(env *stacktest.Env, reg *webhook.Registry) (*ingest.Service, error) {
+func ingestService(env *stacktest.Env, reg *provider.Registry) (*ingest.Service, error) {
 	return ingest.New(ingest.Config{
-		Providers: reg, Secrets: webhook.EnvSecrets{Lookup: func(k string) string { return secrets[k] }},
+		Providers: reg, Secrets: provider.EnvSecrets{Lookup: func(k string) string { return secrets[k] }},
 		Store: env.Store, Emitter: env.Emitter, Logger: env.Logger,
 	})
 }
@@ -66,7 +69,7 @@ func fixture(t testing.TB, name string) []byte {
 }
 
 // signed builds a delivery signed as the provider would sign it.
-func (s *webhookStack) signed(t testing.TB, provider string, body []byte, secret string, opts webhook.SignOptions) *http.Request {
+func (s *webhookStack) signed(t testing.TB, provider string, body []byte, secret string, opts provider.SignOptions) *http.Request {
 	p, ok := s.providers.Provider(provider)
 	require.True(t, ok)
 	h, err := p.Sign(body, secret, opts)
@@ -102,7 +105,7 @@ func errorCode(r response) string {
 func TestWebhookRoutedToAWorkflowIsStoredThenPublished(t *testing.T) {
 	s := newWebhookStack(t)
 	body := fixture(t, "stripe-invoice-finalized.json")
-	resp := s.do(t, s.signed(t, "stripe", body, "whsec_stripe_test", webhook.SignOptions{}))
+	resp := s.do(t, s.signed(t, "stripe", body, "whsec_stripe_test", provider.SignOptions{}))
 	require.Equal(t, http.StatusAccepted, resp.status, resp.body)
 	assert.Equal(t, "accepted", resp.body["status"])
 	whID := resp.body["webhookEventId"].(string)
@@ -112,7 +115,7 @@ func TestWebhookRoutedToAWorkflowIsStoredThenPublished(t *testing.T) {
 	assert.Equal(t, store.WebhookEventID("stripe", stripeEvent.ID), whID)
 	wev, err := s.Store.GetWebhookEvent(context.Background(), whID)
 	require.NoError(t, err)
-	assert.Equal(t, store.WebhookProcessing, wev.Status)
+	assert.Equal(t, webhookstatus.Processing, wev.Status)
 	assert.Equal(t, stripeEvent.Type, wev.EventType)
 
 	published := s.Envelopes(t, events.TopicWorkflows)
@@ -128,7 +131,7 @@ func TestWebhookRoutedToAWorkflowIsStoredThenPublished(t *testing.T) {
 
 	stored, err := s.Store.GetWorkflow(context.Background(), wf.WorkflowID)
 	require.NoError(t, err)
-	assert.Equal(t, store.WorkflowPending, stored.Status)
+	assert.Equal(t, workflowstatus.Pending, stored.Status)
 	doc, err := s.Store.GetEvent(context.Background(), created.EventID)
 	require.NoError(t, err)
 	assert.False(t, doc.PublishPending, "the published event is marked published")
@@ -140,9 +143,9 @@ func TestWebhookRoutedToAWorkflowIsStoredThenPublished(t *testing.T) {
 func TestWebhookDuplicateDeliveryIsAcknowledgedOnce(t *testing.T) {
 	s := newWebhookStack(t)
 	body := fixture(t, "stripe-invoice-finalized.json")
-	first := s.do(t, s.signed(t, "stripe", body, "whsec_stripe_test", webhook.SignOptions{}))
+	first := s.do(t, s.signed(t, "stripe", body, "whsec_stripe_test", provider.SignOptions{}))
 	require.Equal(t, http.StatusAccepted, first.status)
-	again := s.do(t, s.signed(t, "stripe", body, "whsec_stripe_old", webhook.SignOptions{}))
+	again := s.do(t, s.signed(t, "stripe", body, "whsec_stripe_old", provider.SignOptions{}))
 	assert.Equal(t, http.StatusOK, again.status)
 	assert.Equal(t, map[string]any{"status": "duplicate", "webhookEventId": first.body["webhookEventId"]}, again.body)
 	assert.Len(t, s.Records(t, events.TopicWorkflows), 1, "the duplicate published nothing")
@@ -151,19 +154,19 @@ func TestWebhookDuplicateDeliveryIsAcknowledgedOnce(t *testing.T) {
 func TestWebhookUnroutedEventIsSkippedAndPartnerDeliveryRecorded(t *testing.T) {
 	s := newWebhookStack(t)
 	std := s.do(t, s.signed(t, "standard", fixture(t, "standard-event.json"), secrets["WEBHOOK_SECRET_STANDARD"],
-		webhook.SignOptions{ID: "msg_2KWPBgLlAfxdpx2AI54pPJ85f4W"}))
+		provider.SignOptions{ID: "msg_2KWPBgLlAfxdpx2AI54pPJ85f4W"}))
 	require.Equal(t, http.StatusAccepted, std.status, std.body)
 	wev, err := s.Store.GetWebhookEvent(context.Background(), std.body["webhookEventId"].(string))
 	require.NoError(t, err)
-	assert.Equal(t, store.WebhookSkipped, wev.Status, "no route: stored and skipped")
+	assert.Equal(t, webhookstatus.Skipped, wev.Status, "no route: stored and skipped")
 
-	acme := s.do(t, s.signed(t, "acme", fixture(t, "acme-order.json"), "acme-secret", webhook.SignOptions{}))
+	acme := s.do(t, s.signed(t, "acme", fixture(t, "acme-order.json"), "acme-secret", provider.SignOptions{}))
 	require.Equal(t, http.StatusAccepted, acme.status, acme.body)
 	history, err := s.Store.PartnerHistory(context.Background(), "acme")
 	require.NoError(t, err)
 	require.Len(t, history, 1)
 	pe := history[0]
-	assert.Equal(t, store.DirectionIn, pe.EventDirection)
+	assert.Equal(t, partnerstatus.DirectionIn, pe.EventDirection)
 	assert.Equal(t, "order-12345", pe.EntityMetadata.EntityID)
 	assert.Equal(t, "Order", pe.EntityMetadata.EntityType)
 	assert.Equal(t, "OR_MGMT", pe.EventType)
@@ -174,7 +177,7 @@ func TestWebhookUnroutedEventIsSkippedAndPartnerDeliveryRecorded(t *testing.T) {
 func TestWebhookPayloadIsStoredWithoutPII(t *testing.T) {
 	s := newWebhookStack(t)
 	body := fixture(t, "stripe-customer-created.json")
-	resp := s.do(t, s.signed(t, "stripe", body, "whsec_stripe_test", webhook.SignOptions{}))
+	resp := s.do(t, s.signed(t, "stripe", body, "whsec_stripe_test", provider.SignOptions{}))
 	require.Equal(t, http.StatusAccepted, resp.status, resp.body)
 	wev, err := s.Store.GetWebhookEvent(context.Background(), resp.body["webhookEventId"].(string))
 	require.NoError(t, err)
@@ -183,7 +186,7 @@ func TestWebhookPayloadIsStoredWithoutPII(t *testing.T) {
 			assert.NotContains(t, string(wev.Payload), pii)
 		}
 	}
-	assert.Contains(t, string(wev.Payload), webhook.Redacted)
+	assert.Contains(t, string(wev.Payload), provider.Redacted)
 	workflows := s.Envelopes(t, events.TopicWorkflows)
 	require.Len(t, workflows, 1, "customer.created routes to the Customer Sync workflow")
 	var created events.WorkflowCreatedPayload
@@ -200,11 +203,11 @@ func TestWebhookRoutedToATaskTakesItsDataFromTheRedactedPayload(t *testing.T) {
 	require.NoError(t, os.WriteFile(path, []byte(`{"providers":[{"name":"stripe","signature":{"scheme":"stripe"},
 		"routes":[{"match":"customer.*","task":{"type":"data_export","maxRetries":5,
 			"data":{"customerId":"data.object.id","email":"data.object.email"}}}]}]}`), 0o600))
-	reg, err := webhook.LoadProviders(path)
+	reg, err := provider.LoadProviders(path)
 	require.NoError(t, err)
 	s := newWebhookStackWith(t, reg)
 
-	resp := s.do(t, s.signed(t, "stripe", fixture(t, "stripe-customer-created.json"), "whsec_stripe_test", webhook.SignOptions{}))
+	resp := s.do(t, s.signed(t, "stripe", fixture(t, "stripe-customer-created.json"), "whsec_stripe_test", provider.SignOptions{}))
 
 	require.Equal(t, http.StatusAccepted, resp.status, resp.body)
 	webhookEventID := resp.body["webhookEventId"].(string)
@@ -221,7 +224,7 @@ func TestWebhookRoutedToATaskTakesItsDataFromTheRedactedPayload(t *testing.T) {
 	assert.Equal(t, webhookEventID, stored.WebhookEventID)
 	wev, err := s.Store.GetWebhookEvent(context.Background(), webhookEventID)
 	require.NoError(t, err)
-	assert.Equal(t, store.WebhookProcessing, wev.Status)
+	assert.Equal(t, webhookstatus.Processing, wev.Status)
 }
 
 func TestWebhookRejectionsStoreNothing(t *testing.T) {
@@ -241,13 +244,13 @@ func TestWebhookRejectionsStoreNothing(t *testing.T) {
 			return httptest.NewRequest(http.MethodPost, "/webhooks/stripe", bytes.NewReader(body))
 		}, 401, "missing_signature"},
 		{"wrong secret", func() *http.Request {
-			return s.signed(t, "stripe", body, "whsec_wrong", webhook.SignOptions{})
+			return s.signed(t, "stripe", body, "whsec_wrong", provider.SignOptions{})
 		}, 401, "invalid_signature"},
 		{"stale timestamp", func() *http.Request {
-			return s.signed(t, "stripe", body, "whsec_stripe_test", webhook.SignOptions{Now: time.Now().Add(-10 * time.Minute)})
+			return s.signed(t, "stripe", body, "whsec_stripe_test", provider.SignOptions{Now: time.Now().Add(-10 * time.Minute)})
 		}, 401, "stale_timestamp"},
 		{"tampered body", func() *http.Request {
-			r := s.signed(t, "stripe", body, "whsec_stripe_test", webhook.SignOptions{})
+			r := s.signed(t, "stripe", body, "whsec_stripe_test", provider.SignOptions{})
 			r.Body = http.NoBody
 			tampered := bytes.Replace(body, []byte("invoice"), []byte("invoicE"), 1)
 			r2 := httptest.NewRequest(http.MethodPost, r.URL.Path, bytes.NewReader(tampered))
@@ -255,16 +258,16 @@ func TestWebhookRejectionsStoreNothing(t *testing.T) {
 			return r2
 		}, 401, "invalid_signature"},
 		{"malformed JSON", func() *http.Request {
-			return s.signed(t, "github", []byte(`{"ref":`), "gh-secret", webhook.SignOptions{ID: "d-1", EventType: "push"})
+			return s.signed(t, "github", []byte(`{"ref":`), "gh-secret", provider.SignOptions{ID: "d-1", EventType: "push"})
 		}, 400, "invalid_payload"},
 		{"repeated id: routed on one, stored with the other", func() *http.Request {
-			return s.signed(t, "stripe", []byte(`{"id":"evt_dup_a","object":"event","type":"invoice.finalized","id":"evt_dup_b","data":{"object":{}}}`), "whsec_stripe_test", webhook.SignOptions{})
+			return s.signed(t, "stripe", []byte(`{"id":"evt_dup_a","object":"event","type":"invoice.finalized","id":"evt_dup_b","data":{"object":{}}}`), "whsec_stripe_test", provider.SignOptions{})
 		}, 400, "duplicate_key"},
 		{"key with a NUL byte", func() *http.Request {
-			return s.signed(t, "github", []byte(`{"ref":"refs/heads/main","commits":[{"a\u0000b":1}]}`), "gh-secret", webhook.SignOptions{ID: "d-nul", EventType: "push"})
+			return s.signed(t, "github", []byte(`{"ref":"refs/heads/main","commits":[{"a\u0000b":1}]}`), "gh-secret", provider.SignOptions{ID: "d-nul", EventType: "push"})
 		}, 400, "unstorable_document"},
 		{"body over the limit", func() *http.Request {
-			return s.signed(t, "stripe", tooBig, "whsec_stripe_test", webhook.SignOptions{})
+			return s.signed(t, "stripe", tooBig, "whsec_stripe_test", provider.SignOptions{})
 		}, 413, "body_too_large"},
 		{"wrong method", func() *http.Request {
 			return httptest.NewRequest(http.MethodGet, "/webhooks/stripe", nil)
@@ -304,7 +307,7 @@ func TestWebhookDuplicateStorm(t *testing.T) {
 			n = (i * 7919) % unique // 30% redeliveries of earlier events
 		}
 		body := []byte(fmt.Sprintf(`{"ref":"refs/heads/main","after":"%040d"}`, n))
-		h, err := p.Sign(body, "gh-secret", webhook.SignOptions{ID: fmt.Sprintf("delivery-%d", n), EventType: "push"})
+		h, err := p.Sign(body, "gh-secret", provider.SignOptions{ID: fmt.Sprintf("delivery-%d", n), EventType: "push"})
 		require.NoError(t, err)
 		r := httptest.NewRequest(http.MethodPost, "/webhooks/github", bytes.NewReader(body))
 		r.Header = h
@@ -366,7 +369,7 @@ func TestStoreThatDoesNotAnswerIs503WithRetryAfter(t *testing.T) {
 		handler http.Handler
 		req     *http.Request
 	}{
-		{"webhook", hooks.handler, hooks.signed(t, "stripe", fixture(t, "stripe-invoice-finalized.json"), "whsec_stripe_test", webhook.SignOptions{})},
+		{"webhook", hooks.handler, hooks.signed(t, "stripe", fixture(t, "stripe-invoice-finalized.json"), "whsec_stripe_test", provider.SignOptions{})},
 		{"POST /api/workflows", api.handler, authed("POST", "/api/workflows", `{"name":"x","steps":["validate"],"priority":"low"}`)},
 		{"POST /api/tasks", api.handler, authed("POST", "/api/tasks", `{"type":"data_export","data":{}}`)},
 		{"GET /api/events", api.handler, authed("GET", "/api/events", "")},

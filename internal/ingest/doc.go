@@ -10,7 +10,11 @@
 // a row a crash left behind) produces duplicates, never twins. It knows
 // nothing of HTTP framing or Lambda: internal/httpapi serves it.
 //
+// The webhook event lifecycle (received → processing → completed | failed |
+// skipped) is defined in the leaf package ingest/webhookstatus, which the
+// store imports too.
+//
 // What must not live here: signature schemes and provider tables (package
-// webhook), how a workflow or task is created (package submit), HTTP framing
+// provider), how a workflow or task is created (package submit), HTTP framing
 // (package httpapi).
 package ingest

@@ -13,13 +13,15 @@ import (
 
 	"github.com/streamops/streamops/events"
 	"github.com/streamops/streamops/internal/emit"
+	"github.com/streamops/streamops/internal/ingest/webhookstatus"
 	"github.com/streamops/streamops/internal/metrics"
+	"github.com/streamops/streamops/internal/outbox/partnerstatus"
+	"github.com/streamops/streamops/internal/provider"
 	"github.com/streamops/streamops/internal/store"
 	"github.com/streamops/streamops/internal/submit"
-	"github.com/streamops/streamops/internal/webhook"
 )
 
-// Errors of Receive besides those of package webhook (signature and payload
+// Errors of Receive besides those of package provider (signature and payload
 // errors), for the HTTP layer to map.
 var (
 	// ErrUnknownProvider: no provider of that name is configured (404).
@@ -57,9 +59,9 @@ type WebhookStore interface {
 // Config wires a Service.
 type Config struct {
 	// Providers is the provider registry. Required.
-	Providers *webhook.Registry
+	Providers *provider.Registry
 	// Secrets gives each provider's active signing secrets. Required.
-	Secrets webhook.SecretSource
+	Secrets provider.SecretSource
 	// Store persists webhook events, partner events and projections. Required.
 	Store WebhookStore
 	// Emitter stores then publishes the events routing produces. Required.
@@ -194,7 +196,7 @@ func (s *Service) Route(ctx context.Context, ev store.WebhookEvent) error {
 	toEmit := []events.Envelope{received}
 
 	route, matched := p.Route(ev.EventType)
-	status := store.WebhookSkipped
+	status := webhookstatus.Skipped
 	if matched && !route.Skip {
 		started, err := s.start(ctx, route, ev, payload, meta)
 		if err != nil {
@@ -202,7 +204,7 @@ func (s *Service) Route(ctx context.Context, ev store.WebhookEvent) error {
 			return err
 		}
 		toEmit = append(toEmit, started)
-		status = store.WebhookProcessing
+		status = webhookstatus.Processing
 	}
 	if _, err := s.cfg.Emitter.Emit(ctx, toEmit...); err != nil {
 		return err
@@ -218,7 +220,7 @@ func (s *Service) Route(ctx context.Context, ev store.WebhookEvent) error {
 // processing attempt: routing the same attempt again (a crash left the row
 // received) yields the same ids, while the sweeper's retry of a failed row
 // (retry_count went up when it was processed) starts a fresh run.
-func (s *Service) start(ctx context.Context, route webhook.Route, ev store.WebhookEvent, payload []byte, meta *events.Metadata) (events.Envelope, error) {
+func (s *Service) start(ctx context.Context, route provider.Route, ev store.WebhookEvent, payload []byte, meta *events.Metadata) (events.Envelope, error) {
 	o, wf, task, err := s.routed(route, ev, payload, meta)
 	if err != nil {
 		return events.Envelope{}, err
@@ -238,7 +240,7 @@ func (s *Service) start(ctx context.Context, route webhook.Route, ev store.Webho
 // routed is what a route starts for ev: the Origin (ids derived from the
 // webhook event id and its processing attempt) and the workflow or task
 // payload, storing nothing.
-func (s *Service) routed(route webhook.Route, ev store.WebhookEvent, payload []byte, meta *events.Metadata) (submit.Origin, *events.WorkflowCreatedPayload, *events.TaskCreatedPayload, error) {
+func (s *Service) routed(route provider.Route, ev store.WebhookEvent, payload []byte, meta *events.Metadata) (submit.Origin, *events.WorkflowCreatedPayload, *events.TaskCreatedPayload, error) {
 	run := "run-" + strconv.Itoa(ev.RetryCount)
 	origin := func(prefix, kind string, created events.Type) submit.Origin {
 		return submit.Origin{ID: events.DeriveID(prefix, ev.EventID, kind, run),
@@ -266,7 +268,7 @@ func (s *Service) routed(route webhook.Route, ev store.WebhookEvent, payload []b
 // routed *.created event could never be published: its Kafka record would
 // be larger than the brokers accept. Other routing problems are left to
 // Route, which records them on the stored row as before.
-func (s *Service) checkPublishable(p *webhook.Provider, ev store.WebhookEvent, payload []byte) error {
+func (s *Service) checkPublishable(p *provider.Provider, ev store.WebhookEvent, payload []byte) error {
 	route, matched := p.Route(ev.EventType)
 	if !matched || route.Skip {
 		return nil
@@ -292,7 +294,7 @@ func (s *Service) checkPublishable(p *webhook.Provider, ev store.WebhookEvent, p
 }
 
 // recordPartnerEvent writes the seed-000 IN document of a partner delivery.
-func (s *Service) recordPartnerEvent(ctx context.Context, p *webhook.Provider, ev store.WebhookEvent, payload []byte) error {
+func (s *Service) recordPartnerEvent(ctx context.Context, p *provider.Provider, ev store.WebhookEvent, payload []byte) error {
 	md, ok, err := p.PartnerMetadata(payload)
 	if err != nil {
 		s.fail(ctx, ev, err)
@@ -304,8 +306,8 @@ func (s *Service) recordPartnerEvent(ctx context.Context, p *webhook.Provider, e
 	_, err = s.cfg.Store.InsertPartnerEvent(ctx, store.PartnerEvent{
 		ID:             events.DeriveID("", ev.EventID, "partner_event"),
 		EventType:      ev.EventType,
-		EventStatus:    store.PartnerSuccess, // received and stored: the IN leg is done
-		EventDirection: store.DirectionIn,
+		EventStatus:    partnerstatus.Success, // received and stored: the IN leg is done
+		EventDirection: partnerstatus.DirectionIn,
 		CreatedBy:      "webhook:" + p.Name,
 		EntityMetadata: store.PartnerEntityMetadata{
 			PartnerID: md.PartnerID, PartnerName: md.PartnerName, EntityID: md.EntityID, EntityType: md.EntityType,
@@ -323,9 +325,9 @@ func (s *Service) recordPartnerEvent(ctx context.Context, p *webhook.Provider, e
 // The failed routing counts as a processing attempt (retry_count), so the
 // sweeper's retries of it are bounded.
 func (s *Service) fail(ctx context.Context, ev store.WebhookEvent, cause error) {
-	err := s.cfg.Store.SetWebhookStatus(ctx, ev.EventID, store.WebhookProcessing, "")
+	err := s.cfg.Store.SetWebhookStatus(ctx, ev.EventID, webhookstatus.Processing, "")
 	if err == nil {
-		err = s.cfg.Store.SetWebhookStatus(ctx, ev.EventID, store.WebhookFailed, cause.Error())
+		err = s.cfg.Store.SetWebhookStatus(ctx, ev.EventID, webhookstatus.Failed, cause.Error())
 	}
 	if err != nil {
 		s.cfg.Logger.ErrorContext(ctx, "could not mark webhook failed", "webhookEventId", ev.EventID, "error", err)

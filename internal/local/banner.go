@@ -10,7 +10,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/streamops/streamops/internal/webhook"
+	"github.com/streamops/streamops/internal/provider"
 )
 
 // SampleInvoiceFinalized is a Stripe invoice.finalized event with a fresh
@@ -28,10 +28,10 @@ func SampleInvoiceFinalized(now time.Time) []byte {
 
 // SignedCurl returns a curl command that POSTs body to baseURL's
 // /webhooks/<provider> with the headers the provider would sign it with
-// (webhook.Provider.Sign), ready to paste into a POSIX shell. Providers
+// (provider.Provider.Sign), ready to paste into a POSIX shell. Providers
 // that sign a timestamp (Stripe, Standard Webhooks) reject it once their
 // tolerance (300 s) has passed.
-func SignedCurl(baseURL string, p *webhook.Provider, secret string, body []byte, opts webhook.SignOptions) (string, error) {
+func SignedCurl(baseURL string, p *provider.Provider, secret string, body []byte, opts provider.SignOptions) (string, error) {
 	h, err := p.Sign(body, secret, opts)
 	if err != nil {
 		return "", err
@@ -65,7 +65,7 @@ func (s *Stack) StripeCurl() (cmd string, ok bool, err error) {
 		return "", false, nil
 	}
 	now := time.Now()
-	cmd, err = SignedCurl(s.URL(), p, s.WebhookSecret("stripe"), SampleInvoiceFinalized(now), webhook.SignOptions{Now: now})
+	cmd, err = SignedCurl(s.URL(), p, s.WebhookSecret("stripe"), SampleInvoiceFinalized(now), provider.SignOptions{Now: now})
 	return cmd, err == nil, err
 }
 

@@ -11,9 +11,9 @@ import (
 	"github.com/streamops/streamops/internal/emit"
 	"github.com/streamops/streamops/internal/objects"
 	"github.com/streamops/streamops/internal/outbox"
+	"github.com/streamops/streamops/internal/provider"
 	"github.com/streamops/streamops/internal/store"
 	"github.com/streamops/streamops/internal/task"
-	"github.com/streamops/streamops/internal/webhook"
 	"github.com/streamops/streamops/internal/wire"
 )
 
@@ -36,7 +36,7 @@ type wiring struct {
 	store     *store.Store
 	bus       *bus.Client
 	log       *slog.Logger
-	providers *webhook.Registry
+	providers *provider.Registry
 	secrets   map[string]string // webhook secrets by provider
 	admin     string
 }
@@ -80,7 +80,7 @@ func (w *wiring) webhookFunction() (HTTPFunction, error) {
 	if err != nil {
 		return nil, err
 	}
-	h, err := wire.Webhook(a, w.providers, secretSource{byProvider: w.secrets, env: webhook.EnvSecrets{Lookup: w.cfg.Getenv}})
+	h, err := wire.Webhook(a, w.providers, secretSource{byProvider: w.secrets, env: provider.EnvSecrets{Lookup: w.cfg.Getenv}})
 	if err != nil {
 		return nil, err
 	}
@@ -147,7 +147,7 @@ func (w *wiring) outboxRelay() (ScheduledFunction, error) {
 	if err != nil {
 		return nil, err
 	}
-	return wire.OutboxRelay(a, partners, webhook.EnvSecrets{Prefix: "PARTNER_SECRET_", Lookup: w.cfg.Getenv})
+	return wire.OutboxRelay(a, partners, provider.EnvSecrets{Prefix: "PARTNER_SECRET_", Lookup: w.cfg.Getenv})
 }
 
 func (w *wiring) retrySweeper() (ScheduledFunction, error) {

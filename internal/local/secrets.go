@@ -11,7 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/streamops/streamops/internal/webhook"
+	"github.com/streamops/streamops/internal/provider"
 )
 
 // secretsDir is where generated secrets live under the data directory, one
@@ -55,10 +55,10 @@ func localSecret(dataDir, name, prefix string, getenv func(string) string) (stri
 // webhookSecrets gives every configured provider a signing secret: its
 // WEBHOOK_SECRET_<PROVIDER> when set, else one generated into the data
 // directory. It returns them by provider name.
-func webhookSecrets(dataDir string, providers *webhook.Registry, getenv func(string) string) (map[string]string, error) {
+func webhookSecrets(dataDir string, providers *provider.Registry, getenv func(string) string) (map[string]string, error) {
 	out := map[string]string{}
 	for _, name := range providers.Names() {
-		v, err := localSecret(dataDir, webhook.SecretEnvVar(name), "whsec_", getenv)
+		v, err := localSecret(dataDir, provider.SecretEnvVar(name), "whsec_", getenv)
 		if err != nil {
 			return nil, err
 		}
@@ -68,27 +68,27 @@ func webhookSecrets(dataDir string, providers *webhook.Registry, getenv func(str
 }
 
 // secretSource serves the provider secrets the stack resolved, reading the
-// environment for any other name, as webhook.EnvSecrets does.
+// environment for any other name, as provider.EnvSecrets does.
 type secretSource struct {
 	byProvider map[string]string
-	env        webhook.EnvSecrets
+	env        provider.EnvSecrets
 }
 
-// Secrets implements webhook.SecretSource.
-func (s secretSource) Secrets(ctx context.Context, provider string) ([]string, error) {
-	if v, ok := s.byProvider[provider]; ok {
+// Secrets implements provider.SecretSource.
+func (s secretSource) Secrets(ctx context.Context, name string) ([]string, error) {
+	if v, ok := s.byProvider[name]; ok {
 		// Rotation lists stay lists: "whsec_new,whsec_old".
-		return webhook.EnvSecrets{Lookup: func(string) string { return v }}.Secrets(ctx, provider)
+		return provider.EnvSecrets{Lookup: func(string) string { return v }}.Secrets(ctx, name)
 	}
-	return s.env.Secrets(ctx, provider)
+	return s.env.Secrets(ctx, name)
 }
 
 // WebhookSecret is the signing secret the local stack with data directory
-// dataDir uses for provider: WEBHOOK_SECRET_<PROVIDER> when set, else the
+// dataDir uses for provider name: WEBHOOK_SECRET_<PROVIDER> when set, else the
 // one generated under dataDir (generated now if the stack never ran). Of
 // a rotation list it returns the first, the one senders sign with.
-func WebhookSecret(dataDir, provider string, getenv func(string) string) (string, error) {
-	v, err := localSecret(dataDir, webhook.SecretEnvVar(provider), "whsec_", getenv)
+func WebhookSecret(dataDir, name string, getenv func(string) string) (string, error) {
+	v, err := localSecret(dataDir, provider.SecretEnvVar(name), "whsec_", getenv)
 	first, _, _ := strings.Cut(v, ",")
 	return strings.TrimSpace(first), err
 }

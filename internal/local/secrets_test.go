@@ -11,7 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/streamops/streamops/internal/webhook"
+	"github.com/streamops/streamops/internal/provider"
 )
 
 func noEnv(string) string { return "" }
@@ -37,7 +37,7 @@ func TestGeneratedSecretsSurviveRestarts(t *testing.T) {
 // generated secrets suit every scheme (Standard Webhooks needs
 // whsec_<base64>) by signing and verifying a body with each provider.
 func TestEveryProviderCanBeSignedWithItsGeneratedSecret(t *testing.T) {
-	providers, err := webhook.LoadProviders("")
+	providers, err := provider.LoadProviders("")
 	require.NoError(t, err)
 	secrets, err := webhookSecrets(t.TempDir(), providers, func(k string) string {
 		if k == "WEBHOOK_SECRET_GITHUB" {
@@ -56,7 +56,7 @@ func TestEveryProviderCanBeSignedWithItsGeneratedSecret(t *testing.T) {
 			list, err := src.Secrets(t.Context(), name)
 			require.NoError(t, err)
 			require.NotEmpty(t, list)
-			h, err := p.Sign(body, list[0], webhook.SignOptions{Now: now, ID: "msg_1", EventType: "push"})
+			h, err := p.Sign(body, list[0], provider.SignOptions{Now: now, ID: "msg_1", EventType: "push"})
 			require.NoError(t, err)
 			assert.NoError(t, p.Verify(h, body, list, now))
 		})
@@ -78,12 +78,12 @@ var curlHeader = regexp.MustCompile(`-H '([^:]+): ([^']*)'`)
 // TestSignedCurlVerifies reads the printed curl back and verifies its
 // signature as the webhook function will.
 func TestSignedCurlVerifies(t *testing.T) {
-	providers, err := webhook.LoadProviders("")
+	providers, err := provider.LoadProviders("")
 	require.NoError(t, err)
 	p, _ := providers.Provider("stripe")
 	now := time.Now()
 	body := SampleInvoiceFinalized(now)
-	cmd, err := SignedCurl("http://127.0.0.1:8080", p, "whsec_test", body, webhook.SignOptions{Now: now})
+	cmd, err := SignedCurl("http://127.0.0.1:8080", p, "whsec_test", body, provider.SignOptions{Now: now})
 	require.NoError(t, err)
 	assert.True(t, strings.HasPrefix(cmd, "curl -sS -i -X POST 'http://127.0.0.1:8080/webhooks/stripe'"), cmd)
 	assert.Contains(t, cmd, "--data-raw '"+string(body)+"'")

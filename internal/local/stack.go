@@ -18,8 +18,8 @@ import (
 	"github.com/streamops/streamops/events"
 	"github.com/streamops/streamops/internal/app"
 	"github.com/streamops/streamops/internal/bus"
+	"github.com/streamops/streamops/internal/provider"
 	"github.com/streamops/streamops/internal/store"
-	"github.com/streamops/streamops/internal/webhook"
 )
 
 // Stack is the whole system running in this process. Start it with Start
@@ -37,7 +37,7 @@ type Stack struct {
 	backing interface{ Close() error } // the embedded store's persistence; nil with MongoDB
 	bus     *bus.Client
 
-	providers *webhook.Registry
+	providers *provider.Registry
 	secrets   map[string]string
 	admin     string
 
@@ -84,7 +84,7 @@ func Start(ctx context.Context, cfg Config, opts ...Option) (_ *Stack, err error
 	if err := os.MkdirAll(cfg.DataDir, 0o755); err != nil {
 		return nil, fmt.Errorf("local: create data dir: %w", err)
 	}
-	if s.providers, err = webhook.LoadProviders(cfg.ProvidersFile); err != nil {
+	if s.providers, err = provider.LoadProviders(cfg.ProvidersFile); err != nil {
 		return nil, err
 	}
 	if s.secrets, err = webhookSecrets(cfg.DataDir, s.providers, cfg.Getenv); err != nil {
@@ -320,7 +320,7 @@ func (s *Stack) WebhookSecret(provider string) string {
 }
 
 // Providers are the configured webhook providers.
-func (s *Stack) Providers() *webhook.Registry { return s.providers }
+func (s *Stack) Providers() *provider.Registry { return s.providers }
 
 // Store is the stack's store, for tests that check what the API cannot
 // show yet.

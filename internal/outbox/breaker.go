@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/streamops/streamops/internal/fault"
+	"github.com/streamops/streamops/internal/outbox/partnerstatus"
 	"github.com/streamops/streamops/internal/store"
 )
 
@@ -47,7 +48,7 @@ func newBreakers(cfg BreakerConfig, loaded map[string]store.PartnerEndpoint) *br
 func (b *breakers) get(id string) *store.PartnerEndpoint {
 	ep, ok := b.eps[id]
 	if !ok {
-		ep = &store.PartnerEndpoint{PartnerID: id, State: store.BreakerClosed}
+		ep = &store.PartnerEndpoint{PartnerID: id, State: partnerstatus.BreakerClosed}
 		b.eps[id] = ep
 	}
 	return ep
@@ -59,11 +60,11 @@ func (b *breakers) allow(id string, now time.Time) (bool, time.Time) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	ep := b.get(id)
-	if ep.State == store.BreakerOpen {
+	if ep.State == partnerstatus.BreakerOpen {
 		if ep.OpenUntil != nil && now.Before(*ep.OpenUntil) {
 			return false, *ep.OpenUntil
 		}
-		ep.State = store.BreakerHalfOpen
+		ep.State = partnerstatus.BreakerHalfOpen
 		b.changed[id] = true
 	}
 	return true, time.Time{}
@@ -81,14 +82,14 @@ func (b *breakers) record(id string, err error, now time.Time) {
 		if err == nil {
 			ep.LastSuccessAt = &now
 		}
-		ep.State, ep.ConsecutiveFailures, ep.OpenedAt, ep.OpenUntil = store.BreakerClosed, 0, nil, nil
+		ep.State, ep.ConsecutiveFailures, ep.OpenedAt, ep.OpenUntil = partnerstatus.BreakerClosed, 0, nil, nil
 		return
 	}
 	ep.ConsecutiveFailures++
 	ep.LastError, ep.LastFailureAt = err.Error(), &now
-	if ep.State == store.BreakerHalfOpen || ep.ConsecutiveFailures >= b.cfg.Failures {
+	if ep.State == partnerstatus.BreakerHalfOpen || ep.ConsecutiveFailures >= b.cfg.Failures {
 		until := now.Add(b.cfg.Cooldown)
-		ep.State, ep.OpenedAt, ep.OpenUntil = store.BreakerOpen, &now, &until
+		ep.State, ep.OpenedAt, ep.OpenUntil = partnerstatus.BreakerOpen, &now, &until
 	}
 }
 

@@ -11,8 +11,8 @@ import (
 
 	"github.com/streamops/streamops/events"
 	"github.com/streamops/streamops/internal/emit"
+	"github.com/streamops/streamops/internal/provider"
 	"github.com/streamops/streamops/internal/store"
-	"github.com/streamops/streamops/internal/webhook"
 )
 
 // TargetKafka is the target_provider of entries whose payload is an event
@@ -73,7 +73,7 @@ type PartnerDeliverer struct {
 	// Client sends the requests; its own timeout is not relied on.
 	Client *http.Client
 	// Secrets gives each partner's signing secrets; the first is used.
-	Secrets webhook.SecretSource
+	Secrets provider.SecretSource
 	// Timeout bounds one delivery. Default 10 s.
 	Timeout time.Duration
 	// Now is the signing clock. Default time.Now.
@@ -97,7 +97,7 @@ func (d PartnerDeliverer) Deliver(ctx context.Context, p Partner, e store.Outbox
 	if !json.Valid(body) {
 		return &DeliveryError{Retryable: false, Err: fmt.Errorf("payload is not JSON")}
 	}
-	h, err := webhook.SignStandard(body, secrets[0], e.OutboxID, now())
+	h, err := provider.SignStandard(body, secrets[0], e.OutboxID, now())
 	if err != nil {
 		return &DeliveryError{Retryable: true, Err: err}
 	}

@@ -10,7 +10,12 @@
 // and each partner delivery has a seed-000 partner_events document
 // (direction OUT) recording every attempt.
 //
+// The lifecycles the relay decides are leaf packages the store imports too:
+// outbox/outboxstatus (an entry's statuses, the outcomes of an attempt and
+// the status each leaves it in) and outbox/partnerstatus (partner_events'
+// statuses and directions, and the states of a partner's circuit breaker).
+//
 // What must not live here: the outbox's queries and leases (package store),
-// partner signing schemes (package webhook), retry classification (package
+// partner signing schemes (package provider), retry classification (package
 // fault).
 package outbox

@@ -13,6 +13,8 @@ import (
 	"github.com/streamops/streamops/internal/deadline"
 	"github.com/streamops/streamops/internal/fault"
 	"github.com/streamops/streamops/internal/metrics"
+	"github.com/streamops/streamops/internal/outbox/outboxstatus"
+	"github.com/streamops/streamops/internal/outbox/partnerstatus"
 	"github.com/streamops/streamops/internal/store"
 )
 
@@ -320,28 +322,28 @@ func (r *Relay) settle(outcomes []outcome, st *Stats) ([]store.Settlement, []sto
 		}
 		switch {
 		case !o.deferTill.IsZero():
-			s.Outcome, s.NextAttemptAt = store.Deferred, o.deferTill
+			s.Outcome, s.NextAttemptAt = outboxstatus.Deferred, o.deferTill
 			st.Deferred++
 		case o.err == nil:
-			s.Outcome = store.Delivered
+			s.Outcome = outboxstatus.Delivered
 			st.Delivered++
 		case fault.IsRetryable(o.err) && e.Attempts < max:
-			s.Outcome, s.NextAttemptAt, s.Error = store.Retry, now.Add(policy.Delay(e.Attempts)), o.err.Error()
+			s.Outcome, s.NextAttemptAt, s.Error = outboxstatus.Retry, now.Add(policy.Delay(e.Attempts)), o.err.Error()
 			st.Retried++
 		default:
-			s.Outcome, s.Error = store.DeadLetter, o.err.Error()
+			s.Outcome, s.Error = outboxstatus.DeadLettered, o.err.Error()
 			st.DeadLettered++
 			r.cfg.Logger.Warn("outbox entry dead-lettered", "outboxId", e.OutboxID, "target", e.TargetProvider,
 				"attempts", e.Attempts, "error", o.err)
 		}
 		settlements = append(settlements, s)
 		if partner && o.attempted && e.Attempts >= 1 && e.Attempts <= store.MaxPartnerAttempts {
-			status := store.PartnerProcessing
+			status := partnerstatus.Processing
 			switch s.Outcome {
-			case store.Delivered:
-				status = store.PartnerSuccess
-			case store.DeadLetter:
-				status = store.PartnerFailed
+			case outboxstatus.Delivered:
+				status = partnerstatus.Success
+			case outboxstatus.DeadLettered:
+				status = partnerstatus.Failed
 			}
 			attempts = append(attempts, store.PartnerAttempt{ID: partnerEventID(e), N: e.Attempts, At: now, Status: status})
 		}
@@ -370,8 +372,8 @@ func (r *Relay) recordPartnerEvents(ctx context.Context, claimed []store.OutboxE
 				eventType = "delivery"
 			}
 			evs = append(evs, store.PartnerEvent{
-				ID: partnerEventID(e), EventType: eventType, EventStatus: store.PartnerPending,
-				EventDirection: store.DirectionOut, CreatedBy: "outbox-relay", OutboxID: e.OutboxID,
+				ID: partnerEventID(e), EventType: eventType, EventStatus: partnerstatus.Pending,
+				EventDirection: partnerstatus.DirectionOut, CreatedBy: "outbox-relay", OutboxID: e.OutboxID,
 				EntityMetadata: store.PartnerEntityMetadata{PartnerID: p.ID, PartnerName: p.Name,
 					EntityID: entityID, EntityType: e.AggregateType},
 				EntityData: e.Payload,

@@ -16,10 +16,12 @@ import (
 
 	"github.com/streamops/streamops/events"
 	"github.com/streamops/streamops/internal/outbox"
+	"github.com/streamops/streamops/internal/outbox/outboxstatus"
+	"github.com/streamops/streamops/internal/outbox/partnerstatus"
+	"github.com/streamops/streamops/internal/provider"
 	"github.com/streamops/streamops/internal/stacktest"
 	"github.com/streamops/streamops/internal/store"
 	"github.com/streamops/streamops/internal/store/storetest"
-	"github.com/streamops/streamops/internal/webhook"
 )
 
 const partnerSecret = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
@@ -37,7 +39,7 @@ type partner struct {
 
 func newPartner(t testing.TB, script ...int) *partner {
 	p := &partner{t: t, script: script, byID: map[string]int{}}
-	verifier := &webhook.Provider{Name: "acme-out", Signature: webhook.Signature{Scheme: webhook.SchemeStandard}}
+	verifier := &provider.Provider{Name: "acme-out", Signature: provider.Signature{Scheme: provider.SchemeStandard}}
 	p.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		body, _ := io.ReadAll(r.Body)
 		if err := verifier.Verify(r.Header, body, []string{partnerSecret}, time.Now()); err != nil {
@@ -87,7 +89,7 @@ func (h *harness) relay(t testing.TB, mutate ...func(*outbox.Config)) *outbox.Re
 	cfg := outbox.Config{
 		Store: h.Store, Kafka: outbox.KafkaDeliverer{Publisher: h.Bus},
 		Partners: map[string]outbox.Partner{"acme": {ID: "acme", Name: "Acme Corp", URL: h.partner.srv.URL}},
-		PartnerDeliverer: outbox.PartnerDeliverer{Secrets: webhook.EnvSecrets{Prefix: "PARTNER_SECRET_",
+		PartnerDeliverer: outbox.PartnerDeliverer{Secrets: provider.EnvSecrets{Prefix: "PARTNER_SECRET_",
 			Lookup: func(string) string { return partnerSecret }}, Timeout: 2 * time.Second},
 		Now: h.clock.Now, Logger: h.Logger,
 	}
@@ -149,14 +151,14 @@ func TestPartnerRetriesWithTheSeedGapsUntilDelivered(t *testing.T) {
 	}
 	entry, err := h.Store.GetOutboxEntry(ctx, id)
 	require.NoError(t, err)
-	assert.Equal(t, store.OutboxCompleted, entry.Status)
+	assert.Equal(t, outboxstatus.Completed, entry.Status)
 	assert.Equal(t, 4, entry.Attempts)
 	assert.Equal(t, []time.Duration{5 * time.Second, 15 * time.Second, 35 * time.Second},
 		[]time.Duration{at[1].Sub(start), at[2].Sub(start), at[3].Sub(start)}, "gaps of 5, 10 and 20 s")
 
 	ev := partnerEventOf(t, h.Store, id)
-	assert.Equal(t, store.DirectionOut, ev.EventDirection)
-	assert.Equal(t, store.PartnerSuccess, ev.EventStatus)
+	assert.Equal(t, partnerstatus.DirectionOut, ev.EventDirection)
+	assert.Equal(t, partnerstatus.Success, ev.EventStatus)
 	assert.Equal(t, "acme", ev.EntityMetadata.PartnerID)
 	want := map[string]string{}
 	for i, t := range at {
@@ -174,11 +176,11 @@ func TestPartnerGoneDeadLettersAtOnce(t *testing.T) {
 	assert.Equal(t, 1, st.DeadLettered)
 	entry, err := h.Store.GetOutboxEntry(context.Background(), id)
 	require.NoError(t, err)
-	assert.Equal(t, store.OutboxDeadLetter, entry.Status)
+	assert.Equal(t, outboxstatus.DeadLetter, entry.Status)
 	assert.Equal(t, 1, entry.Attempts)
 	assert.Contains(t, entry.LastError, "410")
 	ev := partnerEventOf(t, h.Store, id)
-	assert.Equal(t, store.PartnerFailed, ev.EventStatus)
+	assert.Equal(t, partnerstatus.Failed, ev.EventStatus)
 	assert.Len(t, ev.EntityMetadata.ResilienceAttemptCount, 1)
 }
 
@@ -203,7 +205,7 @@ func TestRelayKilledAfterClaimingIsReclaimedAndDeliveredOnceMore(t *testing.T) {
 		assert.Equal(t, 1, delivered[id], "delivered once, with webhook-id = outbox id %s", id)
 		e, err := h.Store.GetOutboxEntry(context.Background(), id)
 		require.NoError(t, err)
-		assert.Equal(t, store.OutboxCompleted, e.Status)
+		assert.Equal(t, outboxstatus.Completed, e.Status)
 		assert.Equal(t, 2, e.Attempts, "the dead relay's attempt stays counted")
 	}
 }
@@ -241,14 +243,14 @@ func TestBreakerOpensAfterFiveFailuresAndClosesAfterCooldown(t *testing.T) {
 	eps, err := h.Store.PartnerEndpoints(ctx, "acme")
 	require.NoError(t, err)
 	ep := eps["acme"]
-	assert.Equal(t, store.BreakerOpen, ep.State)
+	assert.Equal(t, partnerstatus.BreakerOpen, ep.State)
 	assert.Equal(t, 5, ep.ConsecutiveFailures)
 	require.NotNil(t, ep.OpenUntil)
 	assert.Equal(t, h.clock.Now().Add(time.Minute), *ep.OpenUntil)
 	deferred, err := h.Store.GetOutboxEntry(ctx, ids[7])
 	require.NoError(t, err)
 	assert.Equal(t, 0, deferred.Attempts)
-	assert.Equal(t, store.OutboxPending, deferred.Status)
+	assert.Equal(t, outboxstatus.Pending, deferred.Status)
 
 	h.clock.Advance(30 * time.Second)
 	st, err = r.Run(ctx)
@@ -261,7 +263,7 @@ func TestBreakerOpensAfterFiveFailuresAndClosesAfterCooldown(t *testing.T) {
 	assert.Equal(t, 8, st.Delivered, "after the cooldown the partner (now healthy) gets everything")
 	eps, err = h.Store.PartnerEndpoints(ctx, "acme")
 	require.NoError(t, err)
-	assert.Equal(t, store.BreakerClosed, eps["acme"].State)
+	assert.Equal(t, partnerstatus.BreakerClosed, eps["acme"].State)
 	assert.Zero(t, eps["acme"].ConsecutiveFailures)
 }
 

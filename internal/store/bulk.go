@@ -2,6 +2,8 @@ package store
 
 import (
 	"context"
+	"fmt"
+	"time"
 
 	"github.com/256dpi/lungo"
 	"go.mongodb.org/mongo-driver/bson"
@@ -68,15 +70,53 @@ func findByIDs[T any](ctx context.Context, coll lungo.ICollection, ids []string,
 // must not be past); when the guard fails the upsert collides with the
 // stored document on _id, which is skipped rather than an error, so a
 // document never moves back. It returns how many documents changed.
-func upsertForward(ctx context.Context, coll lungo.ICollection, models []mongo.WriteModel) (int, error) {
+//
+// Each item is written as the guarded upsert forward builds for it (its
+// filter, the guard, and its update), all with one unordered bulk write;
+// what names the items in the error.
+func upsertForward[T any](ctx context.Context, coll lungo.ICollection, what string, items []T, forward func(T) (bson.D, bson.M, error)) (int, error) {
+	if len(items) == 0 {
+		return 0, nil
+	}
+	models := make([]mongo.WriteModel, len(items))
+	for i, it := range items {
+		filter, update, err := forward(it)
+		if err != nil {
+			return 0, err
+		}
+		models[i] = mongo.NewUpdateOneModel().SetFilter(filter).SetUpdate(update).SetUpsert(true)
+	}
 	res, err := coll.BulkWrite(ctx, models, options.BulkWrite().SetOrdered(false))
 	if _, other := duplicateIndexes(err); other != nil {
-		return 0, other
+		return 0, fmt.Errorf("store: save %s: %w", what, other)
 	}
 	if res == nil {
 		return 0, nil
 	}
 	return int(res.ModifiedCount + res.UpsertedCount), nil
+}
+
+// setOrigin puts in a new projection's $setOnInsert the ids of what started
+// it, those that are known.
+func setOrigin(onInsert bson.M, correlationID, webhookEventID, partnerID string) {
+	if correlationID != "" {
+		onInsert["correlationId"] = correlationID
+	}
+	if webhookEventID != "" {
+		onInsert["webhookEventId"] = webhookEventID
+	}
+	if partnerID != "" {
+		onInsert["partnerId"] = partnerID
+	}
+}
+
+// stampCreated sets a new projection's createdAt (now when unset) and
+// updatedAt, at the precision the store keeps.
+func stampCreated(createdAt, updatedAt *time.Time, now time.Time) {
+	if createdAt.IsZero() {
+		*createdAt = now
+	}
+	*createdAt, *updatedAt = bsonTime(*createdAt), now
 }
 
 // setOrUnset puts field in set when present, else in unset, so an update

@@ -11,21 +11,12 @@ import (
 	"go.mongodb.org/mongo-driver/mongo/options"
 
 	"github.com/streamops/streamops/events"
+	"github.com/streamops/streamops/internal/stream/deadletterstatus"
 )
 
 // CollDeadLetters holds the Kafka records the processors could not use
 // (poison records, tasks that failed for good), for the admin API.
 const CollDeadLetters = "dead_letters"
-
-// Dead letter statuses: open until an operator replays or discards it.
-const (
-	DeadLetterOpen      = "open"
-	DeadLetterReplayed  = "replayed"
-	DeadLetterDiscarded = "discarded"
-)
-
-// DeadLetterStatuses lists every dead letter status.
-var DeadLetterStatuses = []string{DeadLetterOpen, DeadLetterReplayed, DeadLetterDiscarded}
 
 // maxDeadLetterError caps the stored error text, as the dlq-error header is
 // capped: enough for a message and a short stack.
@@ -124,7 +115,7 @@ func (s *Store) InsertDeadLetters(ctx context.Context, dls ...DeadLetterEntry) (
 		}
 		dl.ID = dl.DeadLetterID
 		if dl.Status == "" {
-			dl.Status = DeadLetterOpen
+			dl.Status = deadletterstatus.Open
 		}
 		if dl.ReceivedAt.IsZero() {
 			dl.ReceivedAt = now
@@ -220,7 +211,7 @@ func (s *Store) RecordRequeues(ctx context.Context, ids ...string) (int, error) 
 	now := s.now()
 	res, err := s.countedCollection(CollDeadLetters).UpdateMany(ctx, bson.M{"_id": bson.M{"$in": ids}}, bson.M{
 		"$inc": bson.M{"requeue_attempts": 1},
-		"$set": bson.M{"status": DeadLetterReplayed, "resolved_at": now, "last_requeued_at": now},
+		"$set": bson.M{"status": deadletterstatus.Replayed, "resolved_at": now, "last_requeued_at": now},
 	})
 	if err != nil {
 		return 0, normalise(err)
@@ -231,11 +222,11 @@ func (s *Store) RecordRequeues(ctx context.Context, ids ...string) (int, error) 
 // ResolveDeadLetter closes an open dead letter as replayed or discarded. It
 // returns ErrNotFound when there is no open dead letter with that id.
 func (s *Store) ResolveDeadLetter(ctx context.Context, id, status string) error {
-	if status != DeadLetterReplayed && status != DeadLetterDiscarded {
-		return fmt.Errorf("store: a dead letter is resolved as %s or %s, not %q", DeadLetterReplayed, DeadLetterDiscarded, status)
+	if !deadletterstatus.IsResolution(status) {
+		return fmt.Errorf("store: a dead letter is resolved as %s or %s, not %q", deadletterstatus.Replayed, deadletterstatus.Discarded, status)
 	}
 	res, err := s.countedCollection(CollDeadLetters).UpdateOne(ctx,
-		bson.M{"_id": id, "status": DeadLetterOpen},
+		bson.M{"_id": id, "status": deadletterstatus.Open},
 		bson.M{"$set": bson.M{"status": status, "resolved_at": s.now()}})
 	if err != nil {
 		return normalise(err)

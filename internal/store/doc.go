@@ -17,5 +17,19 @@
 // it that gives the same answers; nothing else looks at the engine.
 //
 // Domain policy (when to retry, how long to back off) does not live here:
-// callers decide, the store records.
+// callers decide, the store records. Nor do the lifecycles: the statuses of
+// workflows, tasks, webhook events, outbox entries, partner events, replays
+// and dead letters, and the transitions between them, are defined in a
+// leaf package beside the code that decides each (workflow/workflowstatus,
+// task/taskstatus, ingest/webhookstatus, outbox/outboxstatus,
+// outbox/partnerstatus, history/replaystatus, stream/deadletterstatus).
+// The domain packages import the store, so the store cannot import them;
+// the leaves import nothing of StreamOps, so both can import the leaves,
+// and the store uses their lists (active, due, unsettled) in its queries.
+// boundary_test.go keeps it so.
+//
+// The store stays one package split by aggregate into files (workflows.go,
+// tasks.go, webhooks.go, outbox.go, …): the aggregates share the engine
+// features, the bulk-write helpers and the error mapping, and each domain
+// package declares the few methods it needs as an interface of its own.
 package store

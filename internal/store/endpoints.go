@@ -13,13 +13,6 @@ import (
 // endpoint, so every relay shares it and the admin API can show it.
 const CollPartnerEndpoints = "partner_endpoints"
 
-// Breaker states.
-const (
-	BreakerClosed   = "closed"
-	BreakerOpen     = "open"
-	BreakerHalfOpen = "half_open"
-)
-
 // PartnerEndpoint is the delivery health of one partner endpoint.
 type PartnerEndpoint struct {
 	PartnerID           string     `bson:"_id" json:"partnerId"`

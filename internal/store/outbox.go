@@ -10,16 +10,8 @@ import (
 	"go.mongodb.org/mongo-driver/bson"
 	"go.mongodb.org/mongo-driver/mongo"
 	"go.mongodb.org/mongo-driver/mongo/options"
-)
 
-// Outbox statuses (seed 004): pending → processing → completed | failed →
-// (retry) | dead_letter.
-const (
-	OutboxPending    = "pending"
-	OutboxProcessing = "processing"
-	OutboxCompleted  = "completed"
-	OutboxFailed     = "failed"
-	OutboxDeadLetter = "dead_letter"
+	"github.com/streamops/streamops/internal/outbox/outboxstatus"
 )
 
 // DefaultMaxAttempts is max_attempts when an entry is enqueued without one.
@@ -51,9 +43,6 @@ type OutboxEntry struct {
 	ClaimToken string `bson:"claim_token,omitempty" json:"-"`
 }
 
-// Exhausted reports whether the entry has used all its attempts.
-func (e OutboxEntry) Exhausted() bool { return e.Attempts >= e.MaxAttempts }
-
 // EnqueueOutbox stores new outbox entries with one unordered bulk insert.
 // OutboxID must be set (derive it with OutboxID so a repeated enqueue is a
 // duplicate); status, attempts, max_attempts, next_attempt_at and
@@ -69,7 +58,7 @@ func (s *Store) EnqueueOutbox(ctx context.Context, entries ...OutboxEntry) (Inse
 		if e.OutboxID == "" || e.TargetProvider == "" {
 			return InsertResult{}, errors.New("store: outbox entry needs outbox_id and target_provider")
 		}
-		e.ID, e.Status, e.Attempts = e.OutboxID, OutboxPending, 0
+		e.ID, e.Status, e.Attempts = e.OutboxID, outboxstatus.Pending, 0
 		e.LeaseExpiresAt, e.ClaimToken, e.CompletedAt = nil, "", nil
 		if e.MaxAttempts <= 0 {
 			e.MaxAttempts = DefaultMaxAttempts
@@ -115,7 +104,7 @@ func (s *Store) ClaimDue(ctx context.Context, now time.Time, lease time.Duration
 		return nil, fmt.Errorf("store: ClaimDue lease must be positive, got %s", lease)
 	}
 	now = bsonTime(now)
-	due := bson.M{"status": bson.M{"$in": []string{OutboxPending, OutboxFailed}}, "next_attempt_at": bson.M{"$lte": now}}
+	due := bson.M{"status": bson.M{"$in": outboxstatus.Due()}, "next_attempt_at": bson.M{"$lte": now}}
 	oldest := bson.D{{Key: "next_attempt_at", Value: 1}, {Key: "_id", Value: 1}}
 	for range claimRounds {
 		cur, err := s.outbox.Find(ctx, due, options.Find().SetSort(oldest).SetLimit(int64(limit)).
@@ -139,7 +128,7 @@ func (s *Store) ClaimDue(ctx context.Context, now time.Time, lease time.Duration
 		token := uuid.NewString()
 		filter := bson.M{"_id": bson.M{"$in": ids}, "status": due["status"], "next_attempt_at": due["next_attempt_at"]}
 		res, err := s.outbox.UpdateMany(ctx, filter, bson.M{
-			"$set": bson.M{"status": OutboxProcessing, "lease_expires_at": now.Add(lease), "claim_token": token},
+			"$set": bson.M{"status": outboxstatus.Processing, "lease_expires_at": now.Add(lease), "claim_token": token},
 			"$inc": bson.M{"attempts": 1},
 		})
 		if err != nil {
@@ -161,31 +150,14 @@ func (s *Store) ClaimDue(ctx context.Context, now time.Time, lease time.Duration
 	return nil, nil
 }
 
-// Outcome is how a delivery attempt of an outbox entry ended.
-type Outcome int
-
-// Outcomes of a delivery attempt.
-const (
-	// Delivered: status completed, completed_at set.
-	Delivered Outcome = iota + 1
-	// Retry: status failed, to be claimed again at NextAttemptAt.
-	Retry
-	// DeadLetter: status dead_letter, never claimed again.
-	DeadLetter
-	// Deferred: not attempted (e.g. the endpoint's circuit breaker is open):
-	// the claim's attempt is given back and the entry waits until
-	// NextAttemptAt in the status it had.
-	Deferred
-)
-
 // Settlement is the outcome of one claimed entry.
 type Settlement struct {
 	// Entry is the entry as ClaimDue returned it (its id and claim token are
 	// what is matched).
 	Entry OutboxEntry
 	// Outcome of the attempt. A Retry of an entry whose attempts are
-	// exhausted is recorded as DeadLetter.
-	Outcome Outcome
+	// exhausted is recorded as DeadLettered.
+	Outcome outboxstatus.Outcome
 	// NextAttemptAt is when to retry (Retry only).
 	NextAttemptAt time.Time
 	// Error is recorded as last_error (Retry and DeadLetter).
@@ -206,30 +178,24 @@ func (s *Store) SettleOutbox(ctx context.Context, settlements ...Settlement) (in
 		if st.Entry.ClaimToken == "" {
 			return 0, fmt.Errorf("store: settle outbox %s: entry was not claimed", st.Entry.OutboxID)
 		}
-		outcome := st.Outcome
-		if outcome == Retry && st.Entry.Exhausted() {
-			outcome = DeadLetter
-		}
-		set := bson.M{}
+		outcome := st.Outcome.Recorded(st.Entry.Attempts, st.Entry.MaxAttempts)
+		set := bson.M{"status": outcome.Status(st.Entry.Attempts)}
 		update := bson.M{"$set": set, "$unset": bson.M{"claim_token": "", "lease_expires_at": ""}}
 		switch outcome {
-		case Delivered:
-			set["status"], set["completed_at"] = OutboxCompleted, now
-		case Retry:
-			set["status"], set["next_attempt_at"], set["last_error"] = OutboxFailed, bsonTime(st.NextAttemptAt), st.Error
-		case DeadLetter:
-			set["status"], set["last_error"] = OutboxDeadLetter, st.Error
-		case Deferred:
-			set["status"], set["next_attempt_at"] = OutboxPending, bsonTime(st.NextAttemptAt)
-			if st.Entry.Attempts > 1 {
-				set["status"] = OutboxFailed
-			}
+		case outboxstatus.Delivered:
+			set["completed_at"] = now
+		case outboxstatus.Retry:
+			set["next_attempt_at"], set["last_error"] = bsonTime(st.NextAttemptAt), st.Error
+		case outboxstatus.DeadLettered:
+			set["last_error"] = st.Error
+		case outboxstatus.Deferred:
+			set["next_attempt_at"] = bsonTime(st.NextAttemptAt)
 			update["$inc"] = bson.M{"attempts": -1}
 		default:
 			return 0, fmt.Errorf("store: settle outbox %s: unknown outcome %d", st.Entry.OutboxID, st.Outcome)
 		}
 		models = append(models, mongo.NewUpdateOneModel().
-			SetFilter(bson.M{"_id": st.Entry.ID, "claim_token": st.Entry.ClaimToken, "status": OutboxProcessing}).
+			SetFilter(bson.M{"_id": st.Entry.ID, "claim_token": st.Entry.ClaimToken, "status": outboxstatus.Processing}).
 			SetUpdate(update))
 	}
 	res, err := s.outbox.BulkWrite(ctx, models, options.BulkWrite().SetOrdered(false))
@@ -241,18 +207,18 @@ func (s *Store) SettleOutbox(ctx context.Context, settlements ...Settlement) (in
 
 // MarkCompleted records a successful delivery of a claimed entry.
 func (s *Store) MarkCompleted(ctx context.Context, e OutboxEntry) error {
-	return s.settleOne(ctx, Settlement{Entry: e, Outcome: Delivered})
+	return s.settleOne(ctx, Settlement{Entry: e, Outcome: outboxstatus.Delivered})
 }
 
 // MarkFailed records a failed attempt to be retried at next; an entry with
 // no attempts left is dead-lettered instead.
 func (s *Store) MarkFailed(ctx context.Context, e OutboxEntry, next time.Time, errMsg string) error {
-	return s.settleOne(ctx, Settlement{Entry: e, Outcome: Retry, NextAttemptAt: next, Error: errMsg})
+	return s.settleOne(ctx, Settlement{Entry: e, Outcome: outboxstatus.Retry, NextAttemptAt: next, Error: errMsg})
 }
 
 // DeadLetter records that a claimed entry will never be delivered.
 func (s *Store) DeadLetter(ctx context.Context, e OutboxEntry, errMsg string) error {
-	return s.settleOne(ctx, Settlement{Entry: e, Outcome: DeadLetter, Error: errMsg})
+	return s.settleOne(ctx, Settlement{Entry: e, Outcome: outboxstatus.DeadLettered, Error: errMsg})
 }
 
 // ErrLeaseLost is returned when settling an entry whose claim was reclaimed
@@ -274,9 +240,9 @@ func (s *Store) settleOne(ctx context.Context, st Settlement) error {
 func (s *Store) ReclaimExpiredLeases(ctx context.Context, now time.Time) (int, error) {
 	now = bsonTime(now)
 	res, err := s.outbox.UpdateMany(ctx,
-		bson.M{"status": OutboxProcessing, "lease_expires_at": bson.M{"$lte": now}},
+		bson.M{"status": outboxstatus.Processing, "lease_expires_at": bson.M{"$lte": now}},
 		bson.M{
-			"$set":   bson.M{"status": OutboxFailed, "next_attempt_at": now, "last_error": "lease expired before the attempt was settled"},
+			"$set":   bson.M{"status": outboxstatus.Failed, "next_attempt_at": now, "last_error": "lease expired before the attempt was settled"},
 			"$unset": bson.M{"claim_token": "", "lease_expires_at": ""},
 		})
 	if err != nil {
@@ -290,7 +256,7 @@ func (s *Store) ReclaimExpiredLeases(ctx context.Context, now time.Time) (int, e
 // reports its age as a metric to alarm on.
 func (s *Store) OldestPendingOutbox(ctx context.Context) (oldest time.Time, ok bool, err error) {
 	var e OutboxEntry
-	err = s.outbox.FindOne(ctx, bson.M{"status": bson.M{"$in": []string{OutboxPending, OutboxFailed}}},
+	err = s.outbox.FindOne(ctx, bson.M{"status": bson.M{"$in": outboxstatus.Due()}},
 		options.FindOne().SetSort(bson.D{{Key: "created_at", Value: 1}})).Decode(&e)
 	if err = normalise(err); errors.Is(err, ErrNotFound) {
 		return time.Time{}, false, nil
@@ -306,8 +272,8 @@ func (s *Store) RequeueOutbox(ctx context.Context, now time.Time, outboxIDs ...s
 		return 0, nil
 	}
 	res, err := s.outbox.UpdateMany(ctx,
-		bson.M{"_id": bson.M{"$in": outboxIDs}, "status": bson.M{"$in": []string{OutboxFailed, OutboxDeadLetter}}},
-		bson.M{"$set": bson.M{"status": OutboxFailed, "next_attempt_at": bsonTime(now)}})
+		bson.M{"_id": bson.M{"$in": outboxIDs}, "status": bson.M{"$in": outboxstatus.Requeueable()}},
+		bson.M{"$set": bson.M{"status": outboxstatus.Failed, "next_attempt_at": bsonTime(now)}})
 	if err != nil {
 		return 0, fmt.Errorf("store: requeue outbox entries: %w", err)
 	}

@@ -10,17 +10,8 @@ import (
 	"go.mongodb.org/mongo-driver/bson"
 	"go.mongodb.org/mongo-driver/mongo"
 	"go.mongodb.org/mongo-driver/mongo/options"
-)
 
-// Partner event statuses and directions (seed 000).
-const (
-	PartnerPending    = "PENDING"
-	PartnerProcessing = "PROCESSING"
-	PartnerSuccess    = "SUCCESS"
-	PartnerFailed     = "FAILED"
-
-	DirectionIn  = "IN"
-	DirectionOut = "OUT"
+	"github.com/streamops/streamops/internal/outbox/partnerstatus"
 )
 
 // MaxPartnerAttempts caps resilienceAttemptCount (seed 000 best practice 4:
@@ -107,7 +98,7 @@ func (s *Store) partnerDefaults(ev PartnerEvent) (PartnerEvent, error) {
 	if md.PartnerID == "" || md.EntityID == "" || ev.EventType == "" {
 		return PartnerEvent{}, errors.New("store: partner event needs entity_metadata.partnerId, entity_metadata.entity_id and event_type")
 	}
-	if ev.EventDirection != DirectionIn && ev.EventDirection != DirectionOut {
+	if !partnerstatus.IsDirection(ev.EventDirection) {
 		return PartnerEvent{}, fmt.Errorf("store: partner event direction must be IN or OUT, got %q", ev.EventDirection)
 	}
 	now := s.now()
@@ -115,7 +106,7 @@ func (s *Store) partnerDefaults(ev PartnerEvent) (PartnerEvent, error) {
 		ev.ID = PartnerEventID(md.PartnerID, ev.EventDirection, md.EntityID, ev.EventType)
 	}
 	if ev.EventStatus == "" {
-		ev.EventStatus = PartnerPending
+		ev.EventStatus = partnerstatus.Pending
 	}
 	if ev.EventVersion == "" {
 		ev.EventVersion = "v1"
@@ -197,7 +188,7 @@ func (s *Store) FailedPartnerEventsForRetry(ctx context.Context, limit int) ([]P
 		opts.SetLimit(int64(limit))
 	}
 	return s.findPartnerEvents(ctx, bson.M{
-		"event_status": PartnerFailed,
+		"event_status": partnerstatus.Failed,
 		"entity_metadata.resilienceAttemptCount." + strconv.Itoa(MaxPartnerAttempts): bson.M{"$exists": false},
 	}, opts)
 }

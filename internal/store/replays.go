@@ -6,13 +6,8 @@ import (
 	"time"
 
 	"go.mongodb.org/mongo-driver/bson"
-)
 
-// Replay session statuses.
-const (
-	ReplayRunning   = "running"
-	ReplayCompleted = "completed"
-	ReplayFailed    = "failed"
+	"github.com/streamops/streamops/internal/history/replaystatus"
 )
 
 // ReplayConfig is what a replay was asked to do (seed 001 ReplayConfig).
@@ -58,7 +53,7 @@ func (s *Store) CreateReplaySession(ctx context.Context, rs ReplaySession) (Repl
 		return rs, errors.New("store: replay session needs an id")
 	}
 	now := s.now()
-	rs.Status, rs.CreatedAt, rs.UpdatedAt = ReplayRunning, now, now
+	rs.Status, rs.CreatedAt, rs.UpdatedAt = replaystatus.Running, now, now
 	if rs.Errors == nil {
 		rs.Errors = []ReplayError{}
 	}
@@ -76,7 +71,7 @@ func (s *Store) SaveReplayProgress(ctx context.Context, rs ReplaySession) error 
 		"status": rs.Status, "replayed_events": rs.ReplayedEvents, "failed_events": rs.FailedEvents,
 		"errors": rs.Errors, "cursor": rs.Cursor, "updated_at": s.now(),
 	}
-	if rs.Status != ReplayRunning {
+	if replaystatus.IsFinal(rs.Status) {
 		set["completed_at"] = s.now()
 	}
 	res, err := s.replaySessions.UpdateOne(ctx, bson.M{"_id": rs.ID}, bson.M{"$set": set})

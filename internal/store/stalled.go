@@ -11,6 +11,9 @@ import (
 	"go.mongodb.org/mongo-driver/mongo/options"
 
 	"github.com/streamops/streamops/events"
+	"github.com/streamops/streamops/internal/ingest/webhookstatus"
+	"github.com/streamops/streamops/internal/task/taskstatus"
+	"github.com/streamops/streamops/internal/workflow/workflowstatus"
 )
 
 // Stalled work is what a crash, a lost record or a rolled-back write left
@@ -32,7 +35,7 @@ func notRedrivenSince(field string, before time.Time) bson.M {
 // or before before, oldest first.
 func (s *Store) StalledWorkflows(ctx context.Context, before time.Time, limit int) ([]Workflow, error) {
 	return findStalled[Workflow](ctx, s.workflows, bson.M{"$and": bson.A{
-		bson.M{"status": bson.M{"$in": bson.A{WorkflowPending, WorkflowProcessing}}},
+		bson.M{"status": bson.M{"$in": workflowstatus.Active()}},
 		bson.M{"updatedAt": bson.M{"$lte": bsonTime(before)}},
 		notRedrivenSince("redrivenAt", before),
 	}}, "updatedAt", limit)
@@ -44,7 +47,7 @@ func (s *Store) StalledWorkflows(ctx context.Context, before time.Time, limit in
 // sweeper's retry pass re-emits it when it is due.
 func (s *Store) StalledTasks(ctx context.Context, before time.Time, limit int) ([]Task, error) {
 	return findStalled[Task](ctx, s.tasks, bson.M{"$and": bson.A{
-		bson.M{"status": bson.M{"$in": bson.A{TaskPending, TaskProcessing}}},
+		bson.M{"status": bson.M{"$in": taskstatus.Active()}},
 		bson.M{"updatedAt": bson.M{"$lte": bsonTime(before)}},
 		notRedrivenSince("redrivenAt", before),
 	}}, "updatedAt", limit)
@@ -56,7 +59,7 @@ func (s *Store) StalledTasks(ctx context.Context, before time.Time, limit int) (
 // WebhookEventsToRoute.
 func (s *Store) StalledWebhookEvents(ctx context.Context, before time.Time, limit int) ([]WebhookEvent, error) {
 	return findStalled[WebhookEvent](ctx, s.webhookEvents, bson.M{"$and": bson.A{
-		bson.M{"status": WebhookProcessing},
+		bson.M{"status": webhookstatus.Processing},
 		bson.M{"processing_started_at": bson.M{"$lte": bsonTime(before)}},
 		notRedrivenSince("redriven_at", before),
 	}}, "processing_started_at", limit)

@@ -15,6 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/streamops/streamops/internal/fault"
+	"github.com/streamops/streamops/internal/ingest/webhookstatus"
 	"github.com/streamops/streamops/internal/store"
 	"github.com/streamops/streamops/internal/store/enginetest"
 	"github.com/streamops/streamops/internal/store/storetest"
@@ -75,14 +76,14 @@ func TestEmbeddedEngineKeepsNoOplog(t *testing.T) {
 		_, err := s.InsertWebhookEvent(ctx, store.WebhookEvent{Provider: "stripe", ProviderEventID: fmt.Sprint("evt_", i), EventType: "invoice.paid"})
 		require.NoError(t, err)
 	}
-	require.NoError(t, s.SetWebhookStatus(ctx, store.WebhookEventID("stripe", "evt_0"), store.WebhookSkipped, ""))
+	require.NoError(t, s.SetWebhookStatus(ctx, store.WebhookEventID("stripe", "evt_0"), webhookstatus.Skipped, ""))
 
 	require.NotNil(t, backing.last)
 	assert.Len(t, backing.last.Namespaces[lungo.Oplog].Documents.List, 0, "every commit drops the oplog")
 	assert.Len(t, backing.last.Namespaces[lungo.Handle{"streamops", store.CollWebhookEvents}].Documents.List, n, "the data is all there")
 	got, err := s.GetWebhookEvent(ctx, store.WebhookEventID("stripe", "evt_0"))
 	require.NoError(t, err)
-	assert.Equal(t, store.WebhookSkipped, got.Status)
+	assert.Equal(t, webhookstatus.Skipped, got.Status)
 }
 
 // TestLostConnectionIsTransient cuts the connection to MongoDB under an

@@ -9,6 +9,8 @@ import (
 	"go.mongodb.org/mongo-driver/bson"
 	"go.mongodb.org/mongo-driver/mongo"
 	"go.mongodb.org/mongo-driver/mongo/options"
+
+	"github.com/streamops/streamops/internal/task/taskstatus"
 )
 
 // GetTasks loads tasks by taskId with one query; tasks that do not exist
@@ -32,11 +34,8 @@ func (s *Store) InsertTasks(ctx context.Context, tasks ...Task) (InsertResult, e
 		if t.TaskID == "" {
 			return InsertResult{}, errors.New("store: task needs taskId")
 		}
-		t.ID, t.Status = t.TaskID, TaskPending
-		if t.CreatedAt.IsZero() {
-			t.CreatedAt = now
-		}
-		t.CreatedAt, t.UpdatedAt = bsonTime(t.CreatedAt), now
+		t.ID, t.Status = t.TaskID, taskstatus.Pending
+		stampCreated(&t.CreatedAt, &t.UpdatedAt, now)
 		ids[i], docs[i] = t.ID, t
 	}
 	res, err := insertUnordered(ctx, s.tasks, ids, docs)
@@ -62,30 +61,18 @@ type TaskOutcome struct {
 // dead_letter), so a redelivered attempt never overwrites a later one. A
 // task that does not exist yet is created from the outcome.
 func (s *Store) SaveTaskOutcomes(ctx context.Context, outcomes ...TaskOutcome) (int, error) {
-	if len(outcomes) == 0 {
-		return 0, nil
-	}
 	now := s.now()
-	models := make([]mongo.WriteModel, len(outcomes))
-	for i, o := range outcomes {
-		if o.TaskID == "" {
-			return 0, errors.New("store: task outcome needs taskId")
-		}
-		models[i] = mongo.NewUpdateOneModel().
-			SetFilter(bson.D{
-				{Key: "_id", Value: o.TaskID},
-				{Key: "retryCount", Value: o.Attempt},
-				{Key: "status", Value: bson.M{"$in": []string{TaskPending, TaskProcessing, TaskFailed}}},
-			}).
-			SetUpdate(outcomeUpdate(o, now)).
-			SetUpsert(true)
-	}
 	// A duplicate key is an upsert that found the task past this attempt.
-	n, err := upsertForward(ctx, s.tasks, models)
-	if err != nil {
-		return 0, fmt.Errorf("store: save task outcomes: %w", err)
-	}
-	return n, nil
+	return upsertForward(ctx, s.tasks, "task outcomes", outcomes, func(o TaskOutcome) (bson.D, bson.M, error) {
+		if o.TaskID == "" {
+			return nil, nil, errors.New("store: task outcome needs taskId")
+		}
+		return bson.D{
+			{Key: "_id", Value: o.TaskID},
+			{Key: "retryCount", Value: o.Attempt},
+			{Key: "status", Value: bson.M{"$in": taskstatus.Unfinished()}},
+		}, outcomeUpdate(o, now), nil
+	})
 }
 
 func outcomeUpdate(o TaskOutcome, now time.Time) bson.M {
@@ -112,15 +99,7 @@ func outcomeUpdate(o TaskOutcome, now time.Time) bson.M {
 		"eventId":    o.EventID,
 		"createdAt":  bsonTime(o.CreatedAt),
 	}
-	if o.CorrelationID != "" {
-		onInsert["correlationId"] = o.CorrelationID
-	}
-	if o.WebhookEventID != "" {
-		onInsert["webhookEventId"] = o.WebhookEventID
-	}
-	if o.PartnerID != "" {
-		onInsert["partnerId"] = o.PartnerID
-	}
+	setOrigin(onInsert, o.CorrelationID, o.WebhookEventID, o.PartnerID)
 	update := bson.M{"$set": set, "$setOnInsert": onInsert}
 	if len(unset) > 0 {
 		update["$unset"] = unset
@@ -132,7 +111,7 @@ func outcomeUpdate(o TaskOutcome, now time.Time) bson.M {
 // or before now, soonest first: the retries the retry-sweeper re-emits.
 func (s *Store) DueTaskRetries(ctx context.Context, now time.Time, limit int) ([]Task, error) {
 	cur, err := s.tasks.Find(ctx,
-		bson.M{"status": TaskFailed, "nextRetryAt": bson.M{"$lte": bsonTime(now)}},
+		bson.M{"status": taskstatus.Failed, "nextRetryAt": bson.M{"$lte": bsonTime(now)}},
 		options.Find().SetSort(bson.D{{Key: "nextRetryAt", Value: 1}, {Key: "_id", Value: 1}}).SetLimit(int64(limit)))
 	if err != nil {
 		return nil, normalise(err)
@@ -163,8 +142,8 @@ func (s *Store) MarkTaskRetriesEmitted(ctx context.Context, attempts ...TaskAtte
 	models := make([]mongo.WriteModel, len(attempts))
 	for i, a := range attempts {
 		models[i] = mongo.NewUpdateOneModel().
-			SetFilter(bson.M{"_id": a.TaskID, "status": TaskFailed, "retryCount": a.RetryCount}).
-			SetUpdate(bson.M{"$set": bson.M{"status": TaskPending, "updatedAt": now}, "$unset": bson.M{"nextRetryAt": ""}})
+			SetFilter(bson.M{"_id": a.TaskID, "status": taskstatus.Failed, "retryCount": a.RetryCount}).
+			SetUpdate(bson.M{"$set": bson.M{"status": taskstatus.Pending, "updatedAt": now}, "$unset": bson.M{"nextRetryAt": ""}})
 	}
 	res, err := s.tasks.BulkWrite(ctx, models, options.BulkWrite().SetOrdered(false))
 	if err != nil {

@@ -6,15 +6,7 @@ import (
 	"time"
 
 	"github.com/streamops/streamops/events"
-)
-
-// Task statuses.
-const (
-	TaskPending    = "pending"
-	TaskProcessing = "processing"
-	TaskCompleted  = "completed"
-	TaskFailed     = "failed"
-	TaskDeadLetter = "dead_letter"
+	"github.com/streamops/streamops/internal/task/taskstatus"
 )
 
 // Task is the current state of a task (the tasks collection, a projection
@@ -52,11 +44,8 @@ func (s *Store) CreateTask(ctx context.Context, t Task) (Task, error) {
 		return Task{}, errors.New("store: task needs taskId")
 	}
 	now := s.now()
-	t.ID, t.Status = t.TaskID, TaskPending
-	if t.CreatedAt.IsZero() {
-		t.CreatedAt = now
-	}
-	t.CreatedAt, t.UpdatedAt = bsonTime(t.CreatedAt), now
+	t.ID, t.Status = t.TaskID, taskstatus.Pending
+	stampCreated(&t.CreatedAt, &t.UpdatedAt, now)
 	got, err := insertOrGet(ctx, s.tasks, t.ID, t)
 	return got, inField("data", err)
 }

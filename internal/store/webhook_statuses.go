@@ -7,15 +7,17 @@ import (
 	"go.mongodb.org/mongo-driver/bson"
 	"go.mongodb.org/mongo-driver/mongo"
 	"go.mongodb.org/mongo-driver/mongo/options"
+
+	"github.com/streamops/streamops/internal/ingest/webhookstatus"
 )
 
 // WebhookOutcome is how the work a webhook event started ended.
 type WebhookOutcome struct {
 	// EventID is the webhook event's event_id.
 	EventID string
-	// Status is WebhookCompleted or WebhookFailed.
+	// Status is webhookstatus.Completed or webhookstatus.Failed.
 	Status string
-	// Error is recorded as error_message when Status is WebhookFailed.
+	// Error is recorded as error_message when Status is webhookstatus.Failed.
 	Error string
 }
 
@@ -32,16 +34,16 @@ func (s *Store) SettleWebhookEvents(ctx context.Context, outcomes ...WebhookOutc
 	for i, o := range outcomes {
 		update := bson.M{}
 		switch o.Status {
-		case WebhookCompleted:
+		case webhookstatus.Completed:
 			update["$set"] = bson.M{"status": o.Status, "completed_at": now}
 			update["$unset"] = bson.M{"error_message": ""}
-		case WebhookFailed:
+		case webhookstatus.Failed:
 			update["$set"] = bson.M{"status": o.Status, "error_message": o.Error}
 		default:
 			return 0, fmt.Errorf("store: webhook event %s cannot be settled as %q", o.EventID, o.Status)
 		}
 		models[i] = mongo.NewUpdateOneModel().
-			SetFilter(bson.M{"_id": o.EventID, "status": bson.M{"$in": []string{WebhookReceived, WebhookProcessing}}}).
+			SetFilter(bson.M{"_id": o.EventID, "status": bson.M{"$in": webhookstatus.Unsettled()}}).
 			SetUpdate(update)
 	}
 	res, err := s.webhookEvents.BulkWrite(ctx, models, options.BulkWrite().SetOrdered(false))

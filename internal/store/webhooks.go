@@ -8,20 +8,9 @@ import (
 
 	"go.mongodb.org/mongo-driver/bson"
 	"go.mongodb.org/mongo-driver/mongo/options"
-)
 
-// Webhook event statuses (seed 004): received → processing → completed |
-// failed | skipped.
-const (
-	WebhookReceived   = "received"
-	WebhookProcessing = "processing"
-	WebhookCompleted  = "completed"
-	WebhookFailed     = "failed"
-	WebhookSkipped    = "skipped"
+	"github.com/streamops/streamops/internal/ingest/webhookstatus"
 )
-
-// WebhookStatuses lists every webhook event status.
-var WebhookStatuses = []string{WebhookReceived, WebhookProcessing, WebhookCompleted, WebhookFailed, WebhookSkipped}
 
 // WebhookEvent is a webhook_events row of seed 004 as a document. _id is
 // event_id, derived from (provider, provider_event_id) by WebhookEventID.
@@ -57,7 +46,7 @@ func (s *Store) InsertWebhookEvent(ctx context.Context, ev WebhookEvent) (Webhoo
 	}
 	ev.ReceivedAt = bsonTime(ev.ReceivedAt)
 	if ev.Status == "" {
-		ev.Status = WebhookReceived
+		ev.Status = webhookstatus.Received
 	}
 	_, err := s.webhookEvents.InsertOne(ctx, ev)
 	if err = normalise(err); !errors.Is(err, ErrDuplicate) {
@@ -75,24 +64,13 @@ func (s *Store) GetWebhookEvent(ctx context.Context, eventID string) (WebhookEve
 	return getByID[WebhookEvent](ctx, s.webhookEvents, eventID)
 }
 
-// webhookTransitions lists, per target status, the statuses a row may move
-// from: a row never moves back (a processor that already settled it
-// completed is not overwritten by a late "processing").
-var webhookTransitions = map[string][]string{
-	WebhookReceived:   {WebhookReceived},
-	WebhookProcessing: {WebhookReceived, WebhookFailed},
-	WebhookCompleted:  {WebhookReceived, WebhookProcessing},
-	WebhookSkipped:    {WebhookReceived, WebhookProcessing},
-	WebhookFailed:     {WebhookReceived, WebhookProcessing},
-}
-
 // SetWebhookStatus moves a webhook event along its lifecycle, stamping
 // processing_started_at (and counting a processing attempt in retry_count)
 // on processing, completed_at on completed or skipped, and error_message on
 // failed. A transition the row has already moved past is a no-op; an
 // unknown id is ErrNotFound.
 func (s *Store) SetWebhookStatus(ctx context.Context, eventID, status, errMsg string) error {
-	from, ok := webhookTransitions[status]
+	from, ok := webhookstatus.From(status)
 	if !ok {
 		return fmt.Errorf("store: unknown webhook status %q", status)
 	}
@@ -100,13 +78,13 @@ func (s *Store) SetWebhookStatus(ctx context.Context, eventID, status, errMsg st
 	set := bson.M{"status": status}
 	update := bson.M{"$set": set}
 	switch status {
-	case WebhookProcessing:
+	case webhookstatus.Processing:
 		set["processing_started_at"] = now
 		update["$inc"] = bson.M{"retry_count": 1}
-	case WebhookCompleted, WebhookSkipped:
+	case webhookstatus.Completed, webhookstatus.Skipped:
 		set["completed_at"] = now
 		update["$unset"] = bson.M{"error_message": ""}
-	case WebhookFailed:
+	case webhookstatus.Failed:
 		set["error_message"] = errMsg
 	}
 	res, err := s.webhookEvents.UpdateOne(ctx, bson.M{"_id": eventID, "status": bson.M{"$in": from}}, update)
@@ -125,8 +103,8 @@ func (s *Store) SetWebhookStatus(ctx context.Context, eventID, status, errMsg st
 // received ones older than receivedBefore (a crash left them unrouted).
 func (s *Store) WebhookEventsToRoute(ctx context.Context, receivedBefore time.Time, maxRetries, limit int) ([]WebhookEvent, error) {
 	cur, err := s.webhookEvents.Find(ctx, bson.M{"$or": bson.A{
-		bson.M{"status": WebhookFailed, "retry_count": bson.M{"$lt": maxRetries}},
-		bson.M{"status": WebhookReceived, "received_at": bson.M{"$lte": bsonTime(receivedBefore)}},
+		bson.M{"status": webhookstatus.Failed, "retry_count": bson.M{"$lt": maxRetries}},
+		bson.M{"status": webhookstatus.Received, "received_at": bson.M{"$lte": bsonTime(receivedBefore)}},
 	}}, options.Find().SetSort(bson.D{{Key: "received_at", Value: 1}}).SetLimit(int64(limit)))
 	if err != nil {
 		return nil, normalise(err)

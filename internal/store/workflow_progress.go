@@ -7,7 +7,8 @@ import (
 	"time"
 
 	"go.mongodb.org/mongo-driver/bson"
-	"go.mongodb.org/mongo-driver/mongo"
+
+	"github.com/streamops/streamops/internal/workflow/workflowstatus"
 )
 
 // WorkflowCheckpoint is a workflow's projection together with what a
@@ -41,31 +42,19 @@ func (s *Store) GetWorkflowCheckpoints(ctx context.Context, workflowIDs []string
 // crashed between storing the event and the projection) is created from the
 // checkpoint.
 func (s *Store) SaveWorkflowCheckpoints(ctx context.Context, cps ...WorkflowCheckpoint) (int, error) {
-	if len(cps) == 0 {
-		return 0, nil
-	}
 	now := s.now()
-	models := make([]mongo.WriteModel, len(cps))
-	for i, cp := range cps {
-		if cp.WorkflowID == "" {
-			return 0, errors.New("store: workflow checkpoint needs workflowId")
-		}
-		models[i] = mongo.NewUpdateOneModel().
-			SetFilter(bson.D{
-				{Key: "_id", Value: cp.WorkflowID},
-				{Key: "status", Value: bson.M{"$in": []string{WorkflowPending, WorkflowProcessing}}},
-				{Key: "currentStepIndex", Value: bson.M{"$lte": cp.CurrentStepIndex}},
-			}).
-			SetUpdate(checkpointUpdate(cp, now)).
-			SetUpsert(true)
-	}
 	// A duplicate key is an upsert that found the workflow further along:
 	// nothing to write.
-	n, err := upsertForward(ctx, s.workflows, models)
-	if err != nil {
-		return 0, fmt.Errorf("store: save workflow checkpoints: %w", err)
-	}
-	return n, nil
+	return upsertForward(ctx, s.workflows, "workflow checkpoints", cps, func(cp WorkflowCheckpoint) (bson.D, bson.M, error) {
+		if cp.WorkflowID == "" {
+			return nil, nil, errors.New("store: workflow checkpoint needs workflowId")
+		}
+		return bson.D{
+			{Key: "_id", Value: cp.WorkflowID},
+			{Key: "status", Value: bson.M{"$in": workflowstatus.Active()}},
+			{Key: "currentStepIndex", Value: bson.M{"$lte": cp.CurrentStepIndex}},
+		}, checkpointUpdate(cp, now), nil
+	})
 }
 
 // checkpointUpdate is the update of one checkpoint: progress in $set, the
@@ -84,7 +73,7 @@ func checkpointUpdate(cp WorkflowCheckpoint, now time.Time) bson.M {
 	optional := func(field string, v any, present bool) { setOrUnset(set, unset, field, v, present) }
 	optional("error", cp.Error, cp.Error != nil)
 	optional("completedAt", cp.CompletedAt, cp.CompletedAt != nil)
-	optional("resumeRecords", cp.ResumeRecords, len(cp.ResumeRecords) > 0 && cp.Status == WorkflowProcessing)
+	optional("resumeRecords", cp.ResumeRecords, len(cp.ResumeRecords) > 0 && cp.Status == workflowstatus.Processing)
 	optional("stepAttempts", cp.StepAttempts, cp.StepAttempts > 0)
 	if cp.StartedAt != nil {
 		set["startedAt"] = bsonTime(*cp.StartedAt)
@@ -104,15 +93,7 @@ func checkpointUpdate(cp WorkflowCheckpoint, now time.Time) bson.M {
 	if len(cp.Input) > 0 {
 		onInsert["input"] = cp.Input
 	}
-	if cp.CorrelationID != "" {
-		onInsert["correlationId"] = cp.CorrelationID
-	}
-	if cp.WebhookEventID != "" {
-		onInsert["webhookEventId"] = cp.WebhookEventID
-	}
-	if cp.PartnerID != "" {
-		onInsert["partnerId"] = cp.PartnerID
-	}
+	setOrigin(onInsert, cp.CorrelationID, cp.WebhookEventID, cp.PartnerID)
 	update := bson.M{"$set": set, "$setOnInsert": onInsert}
 	if len(unset) > 0 {
 		update["$unset"] = unset

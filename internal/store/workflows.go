@@ -11,14 +11,7 @@ import (
 	"go.mongodb.org/mongo-driver/mongo/options"
 
 	"github.com/streamops/streamops/events"
-)
-
-// Workflow statuses.
-const (
-	WorkflowPending    = "pending"
-	WorkflowProcessing = "processing"
-	WorkflowCompleted  = "completed"
-	WorkflowFailed     = "failed"
+	"github.com/streamops/streamops/internal/workflow/workflowstatus"
 )
 
 // Workflow is the current state of a workflow (the workflows collection, a
@@ -79,11 +72,8 @@ func (s *Store) CreateWorkflow(ctx context.Context, wf Workflow) (Workflow, erro
 		return Workflow{}, errors.New("store: workflow needs workflowId")
 	}
 	now := s.now()
-	wf.ID, wf.Status = wf.WorkflowID, WorkflowPending
-	if wf.CreatedAt.IsZero() {
-		wf.CreatedAt = now
-	}
-	wf.CreatedAt, wf.UpdatedAt = bsonTime(wf.CreatedAt), now
+	wf.ID, wf.Status = wf.WorkflowID, workflowstatus.Pending
+	stampCreated(&wf.CreatedAt, &wf.UpdatedAt, now)
 	got, err := insertOrGet(ctx, s.workflows, wf.ID, wf)
 	return got, inField("input", err)
 }
@@ -124,7 +114,7 @@ func getByID[T any](ctx context.Context, coll lungo.ICollection, id string) (T, 
 // run. Single-document updates: a workflow's steps run one at a time, on
 // its partition.
 func (s *Store) RecordStepAttempt(ctx context.Context, workflowID string, stepIndex int) (int, error) {
-	active := bson.M{"$in": []string{WorkflowPending, WorkflowProcessing}}
+	active := bson.M{"$in": workflowstatus.Active()}
 	var got struct {
 		Started int `bson:"stepAttemptsStarted"`
 	}

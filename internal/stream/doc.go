@@ -40,6 +40,9 @@
 // that is safe to repeat, before the domain's checkpoints. A third
 // processor is one new package implementing Aggregates, not a copy.
 //
+// The dead letter lifecycle (open → replayed | discarded) is the leaf
+// package stream/deadletterstatus, which the store imports too.
+//
 // What must not live here: producing and topic admin (package bus), domain
 // decisions (what a workflow step does, when a task is retried).
 package stream

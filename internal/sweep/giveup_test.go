@@ -14,6 +14,7 @@ import (
 	"github.com/streamops/streamops/internal/bus"
 	"github.com/streamops/streamops/internal/store"
 	"github.com/streamops/streamops/internal/stream"
+	"github.com/streamops/streamops/internal/stream/deadletterstatus"
 	"github.com/streamops/streamops/internal/sweep"
 )
 
@@ -90,7 +91,7 @@ func TestSweeperGivesUpOnEventsThatCannotBePublished(t *testing.T) {
 				assert.Equal(t, events.TopicWorkflows, dl.Topic)
 				assert.Equal(t, env.EventID, dl.EventID)
 				assert.Equal(t, env.AggregateID(), dl.Key, "the record it would have produced, to requeue")
-				assert.Equal(t, store.DeadLetterOpen, dl.Status)
+				assert.Equal(t, deadletterstatus.Open, dl.Status)
 
 				again, err := h.sweeper.Run(ctx)
 				if !tc.brokerDown {

@@ -8,7 +8,10 @@ import (
 
 	"github.com/streamops/streamops/events"
 	"github.com/streamops/streamops/internal/deadline"
+	"github.com/streamops/streamops/internal/ingest/webhookstatus"
 	"github.com/streamops/streamops/internal/store"
+	"github.com/streamops/streamops/internal/task/taskstatus"
+	"github.com/streamops/streamops/internal/workflow/workflowstatus"
 )
 
 // DefaultStallAfter is how long a workflow, task or processing webhook
@@ -106,25 +109,25 @@ func (s *Sweeper) redriveWebhookEvent(ctx context.Context, st *Stats, row store.
 		return err
 	}
 	switch {
-	case wf != nil && wf.Status == store.WorkflowCompleted:
-		return s.settle(ctx, row, store.WebhookCompleted, "")
-	case wf != nil && wf.Status == store.WorkflowFailed:
+	case wf != nil && wf.Status == workflowstatus.Completed:
+		return s.settle(ctx, row, webhookstatus.Completed, "")
+	case wf != nil && wf.Status == workflowstatus.Failed:
 		msg := "workflow failed"
 		if wf.Error != nil {
 			msg = wf.Error.Message
 		}
-		return s.settle(ctx, row, store.WebhookFailed, msg)
+		return s.settle(ctx, row, webhookstatus.Failed, msg)
 	case wf != nil:
 		return s.redrive(ctx, st, wf.WorkflowID, events.WorkflowCreated, driven)
-	case task != nil && task.Status == store.TaskCompleted:
-		return s.settle(ctx, row, store.WebhookCompleted, "")
-	case task != nil && (task.Status == store.TaskDeadLetter || task.Status == store.TaskFailed && task.NextRetryAt == nil):
+	case task != nil && task.Status == taskstatus.Completed:
+		return s.settle(ctx, row, webhookstatus.Completed, "")
+	case task != nil && (task.Status == taskstatus.DeadLetter || task.Status == taskstatus.Failed && task.NextRetryAt == nil):
 		msg := "task " + task.Status
 		if task.LastError != nil {
 			msg = task.LastError.Message
 		}
-		return s.settle(ctx, row, store.WebhookFailed, msg)
-	case task != nil && task.Status == store.TaskFailed:
+		return s.settle(ctx, row, webhookstatus.Failed, msg)
+	case task != nil && task.Status == taskstatus.Failed:
 		return nil // its retry is due later; the retry pass re-emits it
 	case task != nil:
 		return s.redrive(ctx, st, task.TaskID, events.TaskCreated, driven)

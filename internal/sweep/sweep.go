@@ -16,6 +16,7 @@ import (
 	"github.com/streamops/streamops/internal/emit"
 	"github.com/streamops/streamops/internal/fault"
 	"github.com/streamops/streamops/internal/metrics"
+	"github.com/streamops/streamops/internal/outbox/partnerstatus"
 	"github.com/streamops/streamops/internal/store"
 	"github.com/streamops/streamops/internal/stream"
 )
@@ -415,7 +416,7 @@ func (s *Sweeper) requeuePartnerEvents(ctx context.Context, st *Stats) error {
 	}
 	var ids []string
 	for _, ev := range evs {
-		if ev.EventDirection == store.DirectionOut && ev.OutboxID != "" {
+		if ev.EventDirection == partnerstatus.DirectionOut && ev.OutboxID != "" {
 			ids = append(ids, ev.OutboxID)
 		}
 	}

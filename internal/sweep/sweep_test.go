@@ -11,11 +11,15 @@ import (
 
 	"github.com/streamops/streamops/events"
 	"github.com/streamops/streamops/internal/ingest"
+	"github.com/streamops/streamops/internal/ingest/webhookstatus"
+	"github.com/streamops/streamops/internal/outbox/partnerstatus"
+	"github.com/streamops/streamops/internal/provider"
 	"github.com/streamops/streamops/internal/stacktest"
 	"github.com/streamops/streamops/internal/store"
 	"github.com/streamops/streamops/internal/store/storetest"
 	"github.com/streamops/streamops/internal/sweep"
-	"github.com/streamops/streamops/internal/webhook"
+	"github.com/streamops/streamops/internal/task/taskstatus"
+	"github.com/streamops/streamops/internal/workflow/workflowstatus"
 )
 
 type harness struct {
@@ -28,9 +32,9 @@ type harness struct {
 func newHarness(t *testing.T) *harness {
 	clock := storetest.NewClock()
 	env := stacktest.New(t, stacktest.Options{Store: store.Config{Now: clock.Now}})
-	reg, err := webhook.LoadProviders("")
+	reg, err := provider.LoadProviders("")
 	require.NoError(t, err)
-	router, err := ingest.New(ingest.Config{Providers: reg, Secrets: webhook.EnvSecrets{}, Store: env.Store,
+	router, err := ingest.New(ingest.Config{Providers: reg, Secrets: provider.EnvSecrets{}, Store: env.Store,
 		Emitter: env.Emitter, Now: clock.Now, Logger: env.Logger})
 	require.NoError(t, err)
 	sw, err := sweep.New(sweep.Config{Store: env.Store, Publisher: env.Bus, Router: router, Now: clock.Now, Logger: env.Logger})
@@ -78,7 +82,7 @@ func TestSweeperRoutesWebhookEventsACrashLeftReceived(t *testing.T) {
 	assert.Equal(t, 1, st.WebhooksRouted)
 	got, err := h.Store.GetWebhookEvent(ctx, ev.EventID)
 	require.NoError(t, err)
-	assert.Equal(t, store.WebhookProcessing, got.Status)
+	assert.Equal(t, webhookstatus.Processing, got.Status)
 	wfs := h.Envelopes(t, events.TopicWorkflows)
 	require.Len(t, wfs, 1)
 	assert.Equal(t, ev.EventID, wfs[0].Metadata.CorrelationID)
@@ -98,8 +102,8 @@ func TestSweeperRequeuesFailedPartnerDeliveries(t *testing.T) {
 	claimed, err := h.Store.ClaimDue(ctx, h.clock.Now(), time.Minute, 1)
 	require.NoError(t, err)
 	require.NoError(t, h.Store.DeadLetter(ctx, claimed[0], "HTTP 410"))
-	_, err = h.Store.InsertPartnerEvent(ctx, store.PartnerEvent{ID: "pe-1", EventType: "OR_MGMT", EventStatus: store.PartnerFailed,
-		EventDirection: store.DirectionOut, OutboxID: id, EntityMetadata: store.PartnerEntityMetadata{PartnerID: "acme",
+	_, err = h.Store.InsertPartnerEvent(ctx, store.PartnerEvent{ID: "pe-1", EventType: "OR_MGMT", EventStatus: partnerstatus.Failed,
+		EventDirection: partnerstatus.DirectionOut, OutboxID: id, EntityMetadata: store.PartnerEntityMetadata{PartnerID: "acme",
 			EntityID: "order-1", ResilienceAttemptCount: map[string]string{"1": "1"}}})
 	require.NoError(t, err)
 
@@ -150,7 +154,7 @@ func checkpoint(t *testing.T, h *harness, workflowID, status string, step int) {
 	require.NoError(t, err)
 	cp := store.WorkflowCheckpoint{Workflow: wf}
 	cp.Status, cp.CurrentStepIndex = status, step
-	if status == store.WorkflowCompleted {
+	if status == workflowstatus.Completed {
 		done := h.clock.Now()
 		cp.CompletedAt = &done
 	}
@@ -194,7 +198,7 @@ func routedWebhook(t *testing.T, h *harness, route bool) (row store.WebhookEvent
 	require.NotNil(t, wf)
 	row, err = h.Store.GetWebhookEvent(ctx, row.EventID)
 	require.NoError(t, err)
-	require.Equal(t, store.WebhookProcessing, row.Status)
+	require.Equal(t, webhookstatus.Processing, row.Status)
 	return row, wf.EventID
 }
 
@@ -210,7 +214,7 @@ func TestSweeperRedrivesWhatStalledAndNothingElse(t *testing.T) {
 		{name: "stalled processing workflow", advance: stall, want: sweep.Stats{WorkflowsRedriven: 1},
 			setup: func(t *testing.T, h *harness) []string {
 				wf, ev := createdWorkflow(t, h)
-				checkpoint(t, h, wf, store.WorkflowProcessing, 1)
+				checkpoint(t, h, wf, workflowstatus.Processing, 1)
 				return []string{ev}
 			}},
 		{name: "stalled pending task", advance: stall, want: sweep.Stats{TasksRedriven: 1},
@@ -223,14 +227,14 @@ func TestSweeperRedrivesWhatStalledAndNothingElse(t *testing.T) {
 				id, ev := createdTask(t, h)
 				task, err := h.Store.GetTask(context.Background(), id)
 				require.NoError(t, err)
-				task.Status = store.TaskProcessing
+				task.Status = taskstatus.Processing
 				n, err := h.Store.SaveTaskOutcomes(context.Background(), store.TaskOutcome{Task: task})
 				require.NoError(t, err)
 				require.Equal(t, 1, n)
 				return []string{ev}
 			}},
 		{name: "stalled received webhook row", advance: stall, want: sweep.Stats{WebhooksRouted: 1},
-			webhookStatus: store.WebhookProcessing,
+			webhookStatus: webhookstatus.Processing,
 			setup: func(t *testing.T, h *harness) []string {
 				row, _ := routedWebhook(t, h, false)
 				webhookRow = row.EventID
@@ -238,20 +242,20 @@ func TestSweeperRedrivesWhatStalledAndNothingElse(t *testing.T) {
 			}},
 		{name: "stalled processing webhook row and its workflow, driven once",
 			advance: stall, want: sweep.Stats{WorkflowsRedriven: 1, WebhooksRedriven: 1},
-			webhookStatus: store.WebhookProcessing,
+			webhookStatus: webhookstatus.Processing,
 			setup: func(t *testing.T, h *harness) []string {
 				row, ev := routedWebhook(t, h, true)
 				webhookRow = row.EventID
 				return []string{ev}
 			}},
 		{name: "processing webhook row whose workflow completed is settled",
-			advance: stall, want: sweep.Stats{WebhooksRedriven: 1}, webhookStatus: store.WebhookCompleted,
+			advance: stall, want: sweep.Stats{WebhooksRedriven: 1}, webhookStatus: webhookstatus.Completed,
 			setup: func(t *testing.T, h *harness) []string {
 				row, _ := routedWebhook(t, h, true)
 				webhookRow = row.EventID
 				wf, _, err := h.Store.WorkStartedBy(context.Background(), row.EventID)
 				require.NoError(t, err)
-				checkpoint(t, h, wf.WorkflowID, store.WorkflowCompleted, 3)
+				checkpoint(t, h, wf.WorkflowID, workflowstatus.Completed, 3)
 				return nil
 			}},
 		{name: "fresh pending workflow", advance: sweep.DefaultStallAfter - time.Minute,
@@ -259,7 +263,7 @@ func TestSweeperRedrivesWhatStalledAndNothingElse(t *testing.T) {
 				createdWorkflow(t, h)
 				return nil
 			}},
-		{name: "fresh processing webhook row and workflow", advance: time.Minute, webhookStatus: store.WebhookProcessing,
+		{name: "fresh processing webhook row and workflow", advance: time.Minute, webhookStatus: webhookstatus.Processing,
 			setup: func(t *testing.T, h *harness) []string {
 				row, _ := routedWebhook(t, h, true)
 				webhookRow = row.EventID
@@ -273,13 +277,13 @@ func TestSweeperRedrivesWhatStalledAndNothingElse(t *testing.T) {
 		{name: "completed workflow", advance: stall,
 			setup: func(t *testing.T, h *harness) []string {
 				wf, _ := createdWorkflow(t, h)
-				checkpoint(t, h, wf, store.WorkflowCompleted, 3)
+				checkpoint(t, h, wf, workflowstatus.Completed, 3)
 				return nil
 			}},
 		{name: "failed workflow", advance: stall,
 			setup: func(t *testing.T, h *harness) []string {
 				wf, _ := createdWorkflow(t, h)
-				checkpoint(t, h, wf, store.WorkflowFailed, 1)
+				checkpoint(t, h, wf, workflowstatus.Failed, 1)
 				return nil
 			}},
 		{name: "completed task", advance: stall,
@@ -287,21 +291,21 @@ func TestSweeperRedrivesWhatStalledAndNothingElse(t *testing.T) {
 				id, _ := createdTask(t, h)
 				task, err := h.Store.GetTask(context.Background(), id)
 				require.NoError(t, err)
-				task.Status = store.TaskCompleted
+				task.Status = taskstatus.Completed
 				done := h.clock.Now()
 				task.CompletedAt = &done
 				_, err = h.Store.SaveTaskOutcomes(context.Background(), store.TaskOutcome{Task: task})
 				require.NoError(t, err)
 				return nil
 			}},
-		{name: "completed webhook row", advance: stall, webhookStatus: store.WebhookCompleted,
+		{name: "completed webhook row", advance: stall, webhookStatus: webhookstatus.Completed,
 			setup: func(t *testing.T, h *harness) []string {
 				row, _ := routedWebhook(t, h, true)
 				webhookRow = row.EventID
-				require.NoError(t, h.Store.SetWebhookStatus(context.Background(), row.EventID, store.WebhookCompleted, ""))
+				require.NoError(t, h.Store.SetWebhookStatus(context.Background(), row.EventID, webhookstatus.Completed, ""))
 				wf, _, err := h.Store.WorkStartedBy(context.Background(), row.EventID)
 				require.NoError(t, err)
-				checkpoint(t, h, wf.WorkflowID, store.WorkflowCompleted, 3)
+				checkpoint(t, h, wf.WorkflowID, workflowstatus.Completed, 3)
 				return nil
 			}},
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/streamops/streamops/internal/stream"
 	"github.com/streamops/streamops/internal/stream/streamtest"
 	"github.com/streamops/streamops/internal/task"
+	"github.com/streamops/streamops/internal/task/taskstatus"
 )
 
 // benchRecords is the batch size of the cost goal.
@@ -33,7 +34,7 @@ func benchBatch(b *testing.B, seed byte, n int) ([]*kgo.Record, []store.Task) {
 		env := g.Envelope(b, tc, apiMetadata)
 		recs[i] = g.Record(b, env)
 		tasks[i] = store.Task{ID: tc.TaskID, TaskID: tc.TaskID, Type: string(tc.Type), Data: store.JSONDoc(data),
-			MaxRetries: 3, EventID: env.EventID, CreatedAt: tc.CreatedAt.Time, Status: store.TaskPending}
+			MaxRetries: 3, EventID: env.EventID, CreatedAt: tc.CreatedAt.Time, Status: taskstatus.Pending}
 	}
 	return recs, tasks
 }

@@ -36,6 +36,9 @@
 // repeated export or report overwrites itself; an email sent by SES just
 // before a crash may be sent again.
 //
+// The task lifecycle (its statuses, which are final) is the leaf package
+// task/taskstatus, which the store imports too; this package decides it.
+//
 // What must not live here: Kafka decoding, dead-letter records and the batch
 // loop (package stream), storage (package store), Lambda types.
 package task

@@ -20,6 +20,7 @@ import (
 	"github.com/streamops/streamops/internal/fault"
 	"github.com/streamops/streamops/internal/objects"
 	"github.com/streamops/streamops/internal/store"
+	"github.com/streamops/streamops/internal/task/taskstatus"
 )
 
 func attempt(typ events.TaskType, data string) Attempt {
@@ -259,7 +260,7 @@ func TestRetryEventIsTheTaskAtItsNextRetryCount(t *testing.T) {
 	created := time.Date(2026, 1, 4, 1, 10, 0, 0, time.UTC)
 	next := created.Add(time.Minute)
 	tk := store.Task{TaskID: "task-0b6f3c1e-8d2a-4c5b-9e7f-1a2b3c4d5e6f", Type: "email_notification", Data: store.JSONDoc(`{"recipient":"a@example.com"}`),
-		Status: store.TaskFailed, RetryCount: 2, MaxRetries: 3, NextRetryAt: &next, CorrelationID: "hook-1", CreatedAt: created}
+		Status: taskstatus.Failed, RetryCount: 2, MaxRetries: 3, NextRetryAt: &next, CorrelationID: "hook-1", CreatedAt: created}
 
 	env, err := RetryEvent(tk, next)
 	require.NoError(t, err)
@@ -275,7 +276,7 @@ func TestRetryEventIsTheTaskAtItsNextRetryCount(t *testing.T) {
 	assert.Equal(t, RetrySource, env.Metadata.Source)
 	assert.Equal(t, "hook-1", env.Metadata.CorrelationID)
 
-	tk.Status = store.TaskCompleted
+	tk.Status = taskstatus.Completed
 	_, err = RetryEvent(tk, next)
 	assert.Error(t, err, "only a failed task awaits a retry")
 }

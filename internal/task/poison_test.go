@@ -9,7 +9,9 @@ import (
 
 	"github.com/streamops/streamops/events"
 	"github.com/streamops/streamops/internal/store"
+	"github.com/streamops/streamops/internal/stream/deadletterstatus"
 	"github.com/streamops/streamops/internal/stream/streamtest"
+	"github.com/streamops/streamops/internal/task/taskstatus"
 )
 
 // TestEveryPoisonKindIsDeadLetteredAndTheTaskBehindItCompletes is the
@@ -52,8 +54,8 @@ func TestEveryPoisonKindIsDeadLetteredAndTheTaskBehindItCompletes(t *testing.T) 
 			h.submitted(t, streamtest.Batch(good))
 
 			require.NoError(t, h.deliver(t, streamtest.Batch(poison, good)), "a poison record never fails its batch")
-			assert.Equal(t, store.TaskCompleted, h.task(t, p.TaskID).Status, "the task behind it on the same key completes")
-			stored, _, err := h.env.Store.ListDeadLetters(t.Context(), store.DeadLetterQuery{Status: store.DeadLetterOpen})
+			assert.Equal(t, taskstatus.Completed, h.task(t, p.TaskID).Status, "the task behind it on the same key completes")
+			stored, _, err := h.env.Store.ListDeadLetters(t.Context(), store.DeadLetterQuery{Status: deadletterstatus.Open})
 			require.NoError(t, err)
 			require.Len(t, stored, 1, "the poison record is a visible dead letter")
 			assert.NotEmpty(t, stored[0].Reason)

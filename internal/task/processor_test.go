@@ -18,6 +18,7 @@ import (
 	"github.com/streamops/streamops/internal/stream"
 	"github.com/streamops/streamops/internal/stream/streamtest"
 	"github.com/streamops/streamops/internal/task"
+	"github.com/streamops/streamops/internal/task/taskstatus"
 )
 
 // flakyMailer fails its first `failures` sends with err, then delivers.
@@ -55,7 +56,7 @@ func TestTaskFailingTwiceThenSucceedingShowsRetryCountsZeroOneTwoAndOneCompleted
 
 	require.NoError(t, h.deliver(t, ev))
 	failed := h.task(t, tc.TaskID)
-	assert.Equal(t, store.TaskFailed, failed.Status)
+	assert.Equal(t, taskstatus.Failed, failed.Status)
 	assert.Equal(t, 1, failed.RetryCount)
 	require.NotNil(t, failed.NextRetryAt)
 	require.NoError(t, h.deliver(t, h.sweep(t, 1)))
@@ -83,7 +84,7 @@ func TestTaskFailingTwiceThenSucceedingShowsRetryCountsZeroOneTwoAndOneCompleted
 	assert.Len(t, mailer.sent, 1)
 
 	final := h.task(t, tc.TaskID)
-	assert.Equal(t, store.TaskCompleted, final.Status)
+	assert.Equal(t, taskstatus.Completed, final.Status)
 	assert.Equal(t, 2, final.RetryCount)
 	assert.Nil(t, final.NextRetryAt)
 }
@@ -137,7 +138,7 @@ func TestTaskFailingPastMaxRetriesEndsInOneDeadLetter(t *testing.T) {
 		string(streamtest.Payload[events.TaskCreatedPayload](t, events.Envelope{EventType: events.TaskCreated, Payload: p.OriginalEvent.Payload}).Data))
 	assert.Equal(t, 4, mailer.calls)
 
-	assert.Equal(t, store.TaskDeadLetter, h.task(t, tc.TaskID).Status)
+	assert.Equal(t, taskstatus.DeadLetter, h.task(t, tc.TaskID).Status)
 	dlq := h.env.Records(t, events.DLQTopic(events.TopicTasks))
 	require.Len(t, dlq, 1)
 	dl, ok := stream.ParseDeadLetter(dlq[0])

@@ -12,6 +12,7 @@ import (
 	"github.com/streamops/streamops/internal/backoff"
 	"github.com/streamops/streamops/internal/store"
 	"github.com/streamops/streamops/internal/stream"
+	"github.com/streamops/streamops/internal/task/taskstatus"
 )
 
 // DefaultBackoff is the retry schedule of a failed task: 30 s, doubling per
@@ -39,7 +40,7 @@ const RetrySource = "retry-sweeper"
 // Retrier does exactly that for the retry-sweeper; after emitting, it marks
 // the tasks emitted (store.MarkTaskRetriesEmitted) so they stop being due.
 func RetryEvent(t store.Task, at time.Time) (events.Envelope, error) {
-	if t.Status != store.TaskFailed || t.RetryCount < 1 {
+	if t.Status != taskstatus.Failed || t.RetryCount < 1 {
 		return events.Envelope{}, fmt.Errorf("task: %s is %s at retryCount %d, not a failed task awaiting a retry", t.TaskID, t.Status, t.RetryCount)
 	}
 	env, err := events.NewEvent(events.TaskCreatedPayload{

@@ -11,9 +11,11 @@ import (
 	"github.com/streamops/streamops/events"
 	"github.com/streamops/streamops/internal/backoff"
 	"github.com/streamops/streamops/internal/fault"
+	"github.com/streamops/streamops/internal/ingest/webhookstatus"
 	"github.com/streamops/streamops/internal/metrics"
 	"github.com/streamops/streamops/internal/store"
 	"github.com/streamops/streamops/internal/stream"
+	"github.com/streamops/streamops/internal/task/taskstatus"
 )
 
 // StateStore is what the processor reads and writes besides events;
@@ -95,7 +97,7 @@ func (s tasks) Load(ctx context.Context, ids []string) (map[string]*state, error
 func (s tasks) Rebuild(ctx context.Context, it item) *state {
 	p, env := it.Payload, it.Msg.Envelope
 	t := store.Task{
-		ID: p.TaskID, TaskID: p.TaskID, Type: string(p.Type), Data: store.JSONDoc(p.Data), Status: store.TaskPending,
+		ID: p.TaskID, TaskID: p.TaskID, Type: string(p.Type), Data: store.JSONDoc(p.Data), Status: taskstatus.Pending,
 		RetryCount: p.RetryCount, MaxRetries: p.MaxRetries, EventID: env.EventID, CreatedAt: p.CreatedAt.Time,
 	}
 	if md := env.Metadata; md != nil {
@@ -120,7 +122,7 @@ func (s tasks) attempt(ctx context.Context, b *stream.Batch, st *state, it item)
 	t, p := &st.task, it.Payload
 	log := s.cfg.Logger.With("taskId", t.TaskID, "retryCount", p.RetryCount, "eventId", it.Msg.Envelope.EventID, "record", it.Msg.String())
 	switch {
-	case t.Status == store.TaskCompleted || t.Status == store.TaskDeadLetter:
+	case taskstatus.IsFinal(t.Status):
 		log.InfoContext(ctx, "task already ended, skipping", "currentStatus", t.Status)
 		return nil
 	case p.RetryCount < t.RetryCount:
@@ -169,18 +171,18 @@ func (s tasks) attempt(ctx context.Context, b *stream.Batch, st *state, it item)
 		if merr != nil || res == nil {
 			result = []byte("{}")
 		}
-		next.Status, next.CompletedAt, next.Result, next.LastError, next.NextRetryAt = store.TaskCompleted, &end, store.JSONDoc(result), nil, nil
+		next.Status, next.CompletedAt, next.Result, next.LastError, next.NextRetryAt = taskstatus.Completed, &end, store.JSONDoc(result), nil, nil
 		outcomeErr = add(events.TaskCompletedPayload{TaskID: t.TaskID, CompletedAt: events.At(end),
 			Duration: end.Sub(start).Milliseconds(), Result: result}, endEventID(t.TaskID, events.TaskCompleted), end)
 		if t.WebhookEventID != "" {
-			st.Webhook = &store.WebhookOutcome{EventID: t.WebhookEventID, Status: store.WebhookCompleted}
+			st.Webhook = &store.WebhookOutcome{EventID: t.WebhookEventID, Status: webhookstatus.Completed}
 		}
 		log.InfoContext(ctx, "task completed", "durationMs", end.Sub(start).Milliseconds())
 
 	case fault.IsRetryable(err) && p.RetryCount < t.MaxRetries:
 		code, message, _ := describe(err)
 		retryAt := end.Add(s.cfg.Backoff.Delay(p.RetryCount + 1)).Truncate(time.Millisecond)
-		next.Status, next.RetryCount, next.NextRetryAt = store.TaskFailed, p.RetryCount+1, &retryAt
+		next.Status, next.RetryCount, next.NextRetryAt = taskstatus.Failed, p.RetryCount+1, &retryAt
 		next.LastError = &events.TaskError{Code: code, Message: message, Retryable: true}
 		outcomeErr = add(events.TaskFailedPayload{TaskID: t.TaskID, FailedAt: events.At(end), RetryCount: next.RetryCount,
 			MaxRetries: t.MaxRetries, Error: *next.LastError, NextRetryAt: events.At(retryAt)},
@@ -190,7 +192,7 @@ func (s tasks) attempt(ctx context.Context, b *stream.Batch, st *state, it item)
 	default:
 		code, message, stack := describe(err)
 		retryable := fault.IsRetryable(err)
-		next.Status, next.NextRetryAt = store.TaskDeadLetter, nil
+		next.Status, next.NextRetryAt = taskstatus.DeadLetter, nil
 		next.LastError = &events.TaskError{Code: code, Message: message, Retryable: retryable}
 		outcomeErr = add(events.TaskDeadLetterPayload{TaskID: t.TaskID,
 			OriginalEvent: events.OriginalEvent{EventType: events.TaskCreated, Payload: it.Msg.Envelope.Payload},
@@ -202,7 +204,7 @@ func (s tasks) attempt(ctx context.Context, b *stream.Batch, st *state, it item)
 			deadLetter = stream.ReasonRetriesExhausted
 		}
 		if t.WebhookEventID != "" {
-			st.Webhook = &store.WebhookOutcome{EventID: t.WebhookEventID, Status: store.WebhookFailed,
+			st.Webhook = &store.WebhookOutcome{EventID: t.WebhookEventID, Status: webhookstatus.Failed,
 				Error: fmt.Sprintf("task %s dead-lettered: %s", t.TaskID, message)}
 		}
 		log.ErrorContext(ctx, "task dead-lettered", "code", code, "error", message, "retryable", retryable)
@@ -257,9 +259,9 @@ func (s tasks) Flush(ctx context.Context, b *stream.Batch, touched []*state) err
 		return fmt.Errorf("task: %w", err)
 	}
 	s.cfg.Metrics.Record(
-		metrics.Metric{Name: "TasksCompleted", Unit: metrics.Count, Value: count[store.TaskCompleted]},
-		metrics.Metric{Name: "TasksFailed", Unit: metrics.Count, Value: count[store.TaskFailed]},
-		metrics.Metric{Name: "TasksDeadLettered", Unit: metrics.Count, Value: count[store.TaskDeadLetter]},
+		metrics.Metric{Name: "TasksCompleted", Unit: metrics.Count, Value: count[taskstatus.Completed]},
+		metrics.Metric{Name: "TasksFailed", Unit: metrics.Count, Value: count[taskstatus.Failed]},
+		metrics.Metric{Name: "TasksDeadLettered", Unit: metrics.Count, Value: count[taskstatus.DeadLetter]},
 	)
 	return nil
 }

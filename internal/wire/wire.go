@@ -18,11 +18,11 @@ import (
 	"github.com/streamops/streamops/internal/ingest"
 	"github.com/streamops/streamops/internal/objects"
 	"github.com/streamops/streamops/internal/outbox"
+	"github.com/streamops/streamops/internal/provider"
 	"github.com/streamops/streamops/internal/stream"
 	"github.com/streamops/streamops/internal/submit"
 	"github.com/streamops/streamops/internal/sweep"
 	"github.com/streamops/streamops/internal/task"
-	"github.com/streamops/streamops/internal/webhook"
 	"github.com/streamops/streamops/internal/workflow"
 )
 
@@ -35,7 +35,7 @@ type ScheduledHandler = func(context.Context, lambdaevents.EventBridgeEvent) err
 
 // Webhook is the webhook function: POST /webhooks/{provider} for the
 // providers of reg, signatures checked against secrets.
-func Webhook(a *app.App, reg *webhook.Registry, secrets webhook.SecretSource) (http.Handler, error) {
+func Webhook(a *app.App, reg *provider.Registry, secrets provider.SecretSource) (http.Handler, error) {
 	svc, err := ingest.New(ingest.Config{Providers: reg, Secrets: secrets,
 		Store: a.Store, Emitter: a.Emitter, Logger: a.Logger, Metrics: a.Metrics})
 	if err != nil {
@@ -48,7 +48,7 @@ func Webhook(a *app.App, reg *webhook.Registry, secrets webhook.SecretSource) (h
 type APIOptions struct {
 	// Providers route stored webhook events again (POST
 	// /api/webhook-events/{id}/retry).
-	Providers *webhook.Registry
+	Providers *provider.Registry
 	// Objects receives exports too large to answer inline.
 	Objects objects.Store
 	// Auth names the caller of every route but the OpenAPI document.
@@ -114,7 +114,7 @@ func TaskProcessor(a *app.App, executors task.Executors, retries backoff.Policy)
 
 // OutboxRelay is the outbox-relay function, delivering to partners signed
 // with their secrets.
-func OutboxRelay(a *app.App, partners map[string]outbox.Partner, secrets webhook.SecretSource) (ScheduledHandler, error) {
+func OutboxRelay(a *app.App, partners map[string]outbox.Partner, secrets provider.SecretSource) (ScheduledHandler, error) {
 	relay, err := outbox.New(outbox.Config{
 		Store: a.Store, Kafka: outbox.KafkaDeliverer{Publisher: a.Bus},
 		Partners: partners, PartnerDeliverer: outbox.PartnerDeliverer{Secrets: secrets},
@@ -128,7 +128,7 @@ func OutboxRelay(a *app.App, partners map[string]outbox.Partner, secrets webhook
 
 // RetrySweeper is the retry-sweeper function; providers route the webhook
 // events it finds failed or stranded.
-func RetrySweeper(a *app.App, providers *webhook.Registry) (ScheduledHandler, error) {
+func RetrySweeper(a *app.App, providers *provider.Registry) (ScheduledHandler, error) {
 	rt, err := router(a, providers)
 	if err != nil {
 		return nil, err
@@ -165,8 +165,8 @@ func Archiver(a *app.App) (ScheduledHandler, error) {
 // router routes stored webhook events again (the api's retry route, the
 // retry-sweeper). Their signatures were checked when they arrived, so it
 // verifies nothing and needs no secrets.
-func router(a *app.App, providers *webhook.Registry) (*ingest.Service, error) {
-	return ingest.New(ingest.Config{Providers: providers, Secrets: webhook.EnvSecrets{},
+func router(a *app.App, providers *provider.Registry) (*ingest.Service, error) {
+	return ingest.New(ingest.Config{Providers: providers, Secrets: provider.EnvSecrets{},
 		Store: a.Store, Emitter: a.Emitter, Logger: a.Logger, Metrics: a.Metrics})
 }
 

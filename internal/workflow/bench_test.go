@@ -15,6 +15,7 @@ import (
 	"github.com/streamops/streamops/internal/stream"
 	"github.com/streamops/streamops/internal/stream/streamtest"
 	"github.com/streamops/streamops/internal/workflow"
+	"github.com/streamops/streamops/internal/workflow/workflowstatus"
 )
 
 // benchRecords is the batch size of the cost goal: at most 0.05
@@ -43,7 +44,7 @@ func benchBatch(b *testing.B, seed byte, n int) ([]*kgo.Record, []store.Workflow
 		recs[i] = g.Record(b, env)
 		cps[i].Workflow = store.Workflow{ID: wf.WorkflowID, WorkflowID: wf.WorkflowID, Name: wf.Name, Steps: wf.Steps,
 			Priority: string(wf.Priority), Input: store.JSONDoc(wf.Input), EventID: env.EventID, CreatedAt: wf.CreatedAt.Time,
-			Status: store.WorkflowPending}
+			Status: workflowstatus.Pending}
 	}
 	return recs, cps
 }

@@ -36,7 +36,10 @@
 //
 // Input records and step parameters come from the workflow's input; see
 // ParseInput. The batch loop is the stream core's (stream.HandleByKey);
-// this package implements only its Aggregates. What must not live here:
+// this package implements only its Aggregates. The workflow lifecycle (its
+// statuses, which are active, which final) is the leaf package
+// workflow/workflowstatus, which the store imports too; this package
+// decides it. What must not live here:
 // Kafka decoding, dead-lettering and the batch loop (package stream),
 // storage (package store), and the Lambda types.
 package workflow

@@ -7,6 +7,7 @@ import (
 	"github.com/streamops/streamops/internal/metrics"
 	"github.com/streamops/streamops/internal/store"
 	"github.com/streamops/streamops/internal/stream"
+	"github.com/streamops/streamops/internal/workflow/workflowstatus"
 )
 
 // Flush writes what a batch's runs produced, one bulk write per collection,
@@ -30,9 +31,9 @@ func (s workflows) Flush(ctx context.Context, b *stream.Batch, touched []*state)
 		cps = append(cps, st.cp)
 		steps += st.steps
 		switch st.cp.Status {
-		case store.WorkflowCompleted:
+		case workflowstatus.Completed:
 			completed++
-		case store.WorkflowFailed:
+		case workflowstatus.Failed:
 			failed++
 		}
 	}

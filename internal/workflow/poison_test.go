@@ -9,7 +9,9 @@ import (
 
 	"github.com/streamops/streamops/events"
 	"github.com/streamops/streamops/internal/store"
+	"github.com/streamops/streamops/internal/stream/deadletterstatus"
 	"github.com/streamops/streamops/internal/stream/streamtest"
+	"github.com/streamops/streamops/internal/workflow/workflowstatus"
 )
 
 // TestEveryPoisonKindIsDeadLetteredAndTheRecordBehindItCompletes is the
@@ -54,8 +56,8 @@ func TestEveryPoisonKindIsDeadLetteredAndTheRecordBehindItCompletes(t *testing.T
 			h.submitted(t, streamtest.Batch(good))
 
 			require.NoError(t, h.deliver(t, ev), "a poison record never fails its batch")
-			assert.Equal(t, store.WorkflowCompleted, h.workflow(t, wf.WorkflowID).Status, "the record behind it on the same key completes")
-			stored, _, err := h.env.Store.ListDeadLetters(t.Context(), store.DeadLetterQuery{Status: store.DeadLetterOpen})
+			assert.Equal(t, workflowstatus.Completed, h.workflow(t, wf.WorkflowID).Status, "the record behind it on the same key completes")
+			stored, _, err := h.env.Store.ListDeadLetters(t.Context(), store.DeadLetterQuery{Status: deadletterstatus.Open})
 			require.NoError(t, err)
 			require.Len(t, stored, 1, "the poison record is a visible dead letter")
 			assert.NotEmpty(t, stored[0].Reason)

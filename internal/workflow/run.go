@@ -12,7 +12,9 @@ import (
 
 	"github.com/streamops/streamops/events"
 	"github.com/streamops/streamops/internal/fault"
+	"github.com/streamops/streamops/internal/ingest/webhookstatus"
 	"github.com/streamops/streamops/internal/store"
+	"github.com/streamops/streamops/internal/workflow/workflowstatus"
 )
 
 // handle applies one workflow.created to its workflow: skipped when the
@@ -21,9 +23,7 @@ import (
 // checkpointed); any other error means the record cannot be processed.
 func (s workflows) handle(ctx context.Context, st *state, it item) error {
 	log := s.cfg.Logger.With("workflowId", st.cp.WorkflowID, "eventId", it.Msg.Envelope.EventID, "record", it.Msg.String())
-	switch st.cp.Status {
-	case store.WorkflowPending, store.WorkflowProcessing:
-	default:
+	if !workflowstatus.IsActive(st.cp.Status) {
 		log.InfoContext(ctx, "workflow already processed, skipping", "currentStatus", st.cp.Status)
 		return nil
 	}
@@ -64,7 +64,7 @@ func (s workflows) run(ctx context.Context, st *state, log *slog.Logger) error {
 	if cp.StartedAt == nil {
 		cp.StartedAt = &now
 	}
-	cp.Status = store.WorkflowProcessing
+	cp.Status = workflowstatus.Processing
 	if first < len(steps) {
 		if err := emit(events.WorkflowProcessingPayload{WorkflowID: id, StartedAt: events.At(now),
 			CurrentStep: steps[first], CurrentStepIndex: first}, stepEventID(id, events.WorkflowProcessing, first), now); err != nil {
@@ -125,14 +125,14 @@ func (s workflows) run(ctx context.Context, st *state, log *slog.Logger) error {
 		}
 		if err != nil {
 			code, message, stack := stepFailure(name, i, id, err)
-			cp.Status, cp.CurrentStepIndex, cp.CompletedAt, cp.ResumeRecords = store.WorkflowFailed, i, &end, nil
+			cp.Status, cp.CurrentStepIndex, cp.CompletedAt, cp.ResumeRecords = workflowstatus.Failed, i, &end, nil
 			cp.Error = &events.WorkflowError{Code: code, Message: message, Stack: stack}
 			if err := emit(events.WorkflowFailedPayload{WorkflowID: id, FailedAt: events.At(end), FailedStep: name,
 				FailedStepIndex: i, Error: *cp.Error}, endEventID(id, events.WorkflowFailed), end); err != nil {
 				return err
 			}
 			if cp.WebhookEventID != "" {
-				st.Webhook = &store.WebhookOutcome{EventID: cp.WebhookEventID, Status: store.WebhookFailed,
+				st.Webhook = &store.WebhookOutcome{EventID: cp.WebhookEventID, Status: webhookstatus.Failed,
 					Error: fmt.Sprintf("workflow %s failed in step %s: %s", id, name, message)}
 			}
 			commit()
@@ -157,7 +157,7 @@ func (s workflows) run(ctx context.Context, st *state, log *slog.Logger) error {
 	}
 
 	total := len(input.Records)
-	cp.Status, cp.CompletedAt, cp.ResumeRecords, cp.Error = store.WorkflowCompleted, &end, nil, nil
+	cp.Status, cp.CompletedAt, cp.ResumeRecords, cp.Error = workflowstatus.Completed, &end, nil, nil
 	duration := max(end.Sub(*cp.StartedAt).Milliseconds(), 0)
 	if err := emit(events.WorkflowCompletedPayload{WorkflowID: id, CompletedAt: events.At(end), Duration: duration,
 		StepsCompleted: len(cp.StepResults), Summary: events.WorkflowSummary{
@@ -166,7 +166,7 @@ func (s workflows) run(ctx context.Context, st *state, log *slog.Logger) error {
 		return err
 	}
 	if cp.WebhookEventID != "" {
-		st.Webhook = &store.WebhookOutcome{EventID: cp.WebhookEventID, Status: store.WebhookCompleted}
+		st.Webhook = &store.WebhookOutcome{EventID: cp.WebhookEventID, Status: webhookstatus.Completed}
 	}
 	commit()
 	log.InfoContext(ctx, "workflow completed", "durationMs", duration, "steps", len(steps), "records", len(records))

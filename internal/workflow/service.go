@@ -9,6 +9,7 @@ import (
 	"github.com/streamops/streamops/internal/fault"
 	"github.com/streamops/streamops/internal/store"
 	"github.com/streamops/streamops/internal/stream"
+	"github.com/streamops/streamops/internal/workflow/workflowstatus"
 )
 
 // StateStore is what the processor reads and writes besides events;
@@ -108,7 +109,7 @@ func (w workflows) Rebuild(ctx context.Context, it item) *state {
 	w.cfg.Logger.WarnContext(ctx, "workflow has no projection; creating it from its event", "workflowId", p.WorkflowID, "eventId", env.EventID)
 	wf := store.Workflow{
 		ID: p.WorkflowID, WorkflowID: p.WorkflowID, Name: p.Name, Steps: p.Steps, Priority: string(p.Priority),
-		Input: store.JSONDoc(p.Input), Status: store.WorkflowPending, EventID: env.EventID, CreatedAt: p.CreatedAt.Time,
+		Input: store.JSONDoc(p.Input), Status: workflowstatus.Pending, EventID: env.EventID, CreatedAt: p.CreatedAt.Time,
 	}
 	if md := env.Metadata; md != nil {
 		wf.CorrelationID, wf.PartnerID = md.CorrelationID, md.PartnerID
@@ -131,7 +132,7 @@ func newState(cp store.WorkflowCheckpoint) *state {
 func (w workflows) Prepare(ctx context.Context, states map[string]*state) error {
 	var hooks []string
 	for _, st := range states {
-		if cp := st.cp; cp.WebhookEventID != "" && !ended(cp.Status) && slices.Contains(cp.Steps, "deliver") {
+		if cp := st.cp; cp.WebhookEventID != "" && !workflowstatus.IsFinal(cp.Status) && slices.Contains(cp.Steps, "deliver") {
 			hooks = append(hooks, cp.WebhookEventID)
 		}
 	}
@@ -158,8 +159,4 @@ func (w workflows) Step(ctx context.Context, b *stream.Batch, st *state, it item
 	}
 	b.DeadLetter(it.Msg, stream.ReasonProcessingFailed, err)
 	return nil
-}
-
-func ended(status string) bool {
-	return status == store.WorkflowCompleted || status == store.WorkflowFailed
 }

@@ -23,6 +23,29 @@ type client struct {
 	http  *http.Client
 }
 
+// newCommand is a subcommand's flag set, writing its errors and help to
+// stderr, with -url and -token (see clientFlags); usage, when set, heads
+// its help.
+func newCommand(name, usage string, stderr io.Writer) (*flag.FlagSet, func() (*client, error)) {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	if usage != "" {
+		fs.Usage = func() {
+			fmt.Fprintln(stderr, usage)
+			fs.PrintDefaults()
+		}
+	}
+	return fs, clientFlags(fs)
+}
+
+// parseClient parses args into fs and builds the client its flags name.
+func parseClient(fs *flag.FlagSet, args []string, newClient func() (*client, error)) (*client, error) {
+	if err := fs.Parse(args); err != nil {
+		return nil, err
+	}
+	return newClient()
+}
+
 // clientFlags registers -url and -token on fs and returns the client they
 // build once fs is parsed.
 func clientFlags(fs *flag.FlagSet) func() (*client, error) {

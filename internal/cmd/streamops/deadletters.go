@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/streamops/streamops/internal/store"
+	"github.com/streamops/streamops/internal/stream/deadletterstatus"
 )
 
 // deadLetterPage is GET /api/dead-letters.
@@ -30,7 +31,7 @@ type deadLetterSelection struct {
 func addSelectionFlags(fs *flag.FlagSet) *deadLetterSelection {
 	s := &deadLetterSelection{}
 	fs.StringVar(&s.topic, "topic", "", "only this topic's, e.g. tasks")
-	fs.StringVar(&s.status, "status", store.DeadLetterOpen, "open, replayed, discarded, or all")
+	fs.StringVar(&s.status, "status", deadletterstatus.Open, "open, replayed, discarded, or all")
 	fs.StringVar(&s.eventType, "event-type", "", "only those of this event type")
 	fs.IntVar(&s.limit, "limit", 100, "at most this many, 1 to 1000")
 	return s
@@ -66,15 +67,10 @@ func deadLetters(ctx context.Context, args []string, stdin io.Reader, stdout, st
 }
 
 func listDeadLetters(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("dead-letters list", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	newClient := clientFlags(fs)
+	fs, newClient := newCommand("dead-letters list", "", stderr)
 	sel := addSelectionFlags(fs)
 	asJSON := fs.Bool("json", false, "print each dead letter as one JSON line")
-	if err := fs.Parse(args); err != nil {
-		return err
-	}
-	c, err := newClient()
+	c, err := parseClient(fs, args, newClient)
 	if err != nil {
 		return err
 	}
@@ -120,20 +116,11 @@ func printDeadLetters(w io.Writer, dls []store.DeadLetterEntry) {
 // requeueDeadLetters requeues the dead letters named by id, or with -all
 // those the selection flags match, after listing them and asking.
 func requeueDeadLetters(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("dead-letters requeue", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	newClient := clientFlags(fs)
+	fs, newClient := newCommand("dead-letters requeue", "usage: streamops dead-letters requeue ID… | -all [-topic T] [-status open] [-event-type E] [-limit N] [-yes]", stderr)
 	sel := addSelectionFlags(fs)
 	all := fs.Bool("all", false, "requeue every dead letter the selection flags match")
 	yes := fs.Bool("yes", false, "with -all: requeue without asking")
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: streamops dead-letters requeue ID… | -all [-topic T] [-status open] [-event-type E] [-limit N] [-yes]")
-		fs.PrintDefaults()
-	}
-	if err := fs.Parse(args); err != nil {
-		return err
-	}
-	c, err := newClient()
+	c, err := parseClient(fs, args, newClient)
 	if err != nil {
 		return err
 	}

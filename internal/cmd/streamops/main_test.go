@@ -14,7 +14,7 @@ import (
 
 	"github.com/streamops/streamops/internal/httpapi"
 	"github.com/streamops/streamops/internal/local"
-	"github.com/streamops/streamops/internal/webhook"
+	"github.com/streamops/streamops/internal/provider"
 )
 
 // TestRunStartsTheStackAndStopsOnSignal runs `streamops run` as make run
@@ -68,7 +68,7 @@ func TestRunStartsTheStackAndStopsOnSignal(t *testing.T) {
 	require.Equal(t, 0, run(context.Background(), []string{"curl", "-url", "http://example.test"}, strings.NewReader(""), &curl, &curlErr), curlErr.String())
 	secret, err := local.WebhookSecret(dir, "stripe", func(string) string { return "" })
 	require.NoError(t, err)
-	providers, err := webhook.LoadProviders("")
+	providers, err := provider.LoadProviders("")
 	require.NoError(t, err)
 	p, _ := providers.Provider("stripe")
 	sig = regexp.MustCompile(`-H 'Stripe-Signature: ([^']+)'`).FindStringSubmatch(curl.String())

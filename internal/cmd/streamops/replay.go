@@ -3,7 +3,6 @@ package main
 import (
 	"bufio"
 	"context"
-	"flag"
 	"fmt"
 	"io"
 	"strings"
@@ -29,20 +28,11 @@ type replayPreview struct {
 // replay is `streamops replay`: a dry run of the filter (count and sample),
 // a confirmation, then the replay, whose session it prints.
 func replay(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("replay", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	newClient := clientFlags(fs)
+	fs, newClient := newCommand("replay", "usage: streamops replay [flags]\n\nReplays the events a filter selects (POST /api/replays): a dry run first, then asks.", stderr)
 	filters := addFilterFlags(fs)
 	target := fs.String("target-topic", "", "publish the replayed events to this topic instead of their own")
 	yes := fs.Bool("yes", false, "replay without asking (after printing the dry run)")
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: streamops replay [flags]\n\nReplays the events a filter selects (POST /api/replays): a dry run first, then asks.")
-		fs.PrintDefaults()
-	}
-	if err := fs.Parse(args); err != nil {
-		return err
-	}
-	c, err := newClient()
+	c, err := parseClient(fs, args, newClient)
 	if err != nil {
 		return err
 	}

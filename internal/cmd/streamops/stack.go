@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/streamops/streamops/internal/local"
-	"github.com/streamops/streamops/internal/webhook"
+	"github.com/streamops/streamops/internal/provider"
 )
 
 // runStack is `streamops run`: start the local stack, print the banner,
@@ -60,27 +60,27 @@ func printCurl(args []string, stdout, stderr io.Writer) error {
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	provider := "stripe"
+	name := "stripe"
 	if fs.NArg() > 0 {
-		provider = fs.Arg(0)
+		name = fs.Arg(0)
 	}
-	if provider != "stripe" {
-		return fmt.Errorf("only stripe has a sample event; sign others with webhook.Provider.Sign")
+	if name != "stripe" {
+		return fmt.Errorf("only stripe has a sample event; sign others with provider.Provider.Sign")
 	}
-	providers, err := webhook.LoadProviders(os.Getenv("STREAMOPS_PROVIDERS_FILE"))
+	providers, err := provider.LoadProviders(os.Getenv("STREAMOPS_PROVIDERS_FILE"))
 	if err != nil {
 		return err
 	}
-	p, ok := providers.Provider(provider)
+	p, ok := providers.Provider(name)
 	if !ok {
-		return fmt.Errorf("no provider %q is configured", provider)
+		return fmt.Errorf("no provider %q is configured", name)
 	}
-	secret, err := local.WebhookSecret(envOr("STREAMOPS_DATA_DIR", local.DefaultDataDir), provider, os.Getenv)
+	secret, err := local.WebhookSecret(envOr("STREAMOPS_DATA_DIR", local.DefaultDataDir), name, os.Getenv)
 	if err != nil {
 		return err
 	}
 	now := time.Now()
-	cmd, err := local.SignedCurl(*url, p, secret, local.SampleInvoiceFinalized(now), webhook.SignOptions{Now: now})
+	cmd, err := local.SignedCurl(*url, p, secret, local.SampleInvoiceFinalized(now), provider.SignOptions{Now: now})
 	if err != nil {
 		return err
 	}

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"flag"
 	"fmt"
 	"io"
 	"maps"
@@ -21,15 +20,10 @@ type statsAnswer struct {
 
 // stats is `streamops stats`: counts by status and type per collection.
 func stats(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("stats", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	newClient := clientFlags(fs)
+	fs, newClient := newCommand("stats", "", stderr)
 	window := fs.String("window", "", "only documents of this recent period, e.g. 1h (default: all)")
 	asJSON := fs.Bool("json", false, "print the API's answer as it is")
-	if err := fs.Parse(args); err != nil {
-		return err
-	}
-	c, err := newClient()
+	c, err := parseClient(fs, args, newClient)
 	if err != nil {
 		return err
 	}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"strconv"
@@ -28,23 +27,14 @@ type eventPage struct {
 // timestamp, so one stamped more than a page before the newest printed
 // event (a very late write) is not shown.
 func tail(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("tail", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	newClient := clientFlags(fs)
+	fs, newClient := newCommand("tail", "usage: streamops tail [flags]\n\nFollows the event history (GET /api/events), oldest first.", stderr)
 	filters := addFilterFlags(fs)
 	fromStart := fs.Bool("from-start", false, "print the whole history first (default: only events from now on, or -since)")
 	limit := fs.Int("limit", 100, "page size, 1 to 1000")
 	interval := fs.Duration("interval", time.Second, "how often to ask for new events")
 	once := fs.Bool("once", false, "print what matches now and exit instead of following")
 	asJSON := fs.Bool("json", false, "print each event as one JSON line")
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: streamops tail [flags]\n\nFollows the event history (GET /api/events), oldest first.")
-		fs.PrintDefaults()
-	}
-	if err := fs.Parse(args); err != nil {
-		return err
-	}
-	c, err := newClient()
+	c, err := parseClient(fs, args, newClient)
 	if err != nil {
 		return err
 	}

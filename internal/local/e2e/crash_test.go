@@ -21,8 +21,9 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/streamops/streamops/events"
+	"github.com/streamops/streamops/internal/ingest/webhookstatus"
+	"github.com/streamops/streamops/internal/provider"
 	"github.com/streamops/streamops/internal/store"
-	"github.com/streamops/streamops/internal/webhook"
 )
 
 // crashStack is the real `streamops run` binary as a child process.
@@ -161,7 +162,7 @@ func TestKill9DuringAWebhookStreamLosesNothingAcknowledged(t *testing.T) {
 	httpAddr, kafkaAddr := freeAddr(t), freeAddr(t)
 	env := []string{
 		"STREAMOPS_DATA_DIR=" + dir, "STREAMOPS_HTTP_ADDR=" + httpAddr, "STREAMOPS_KAFKA_ADDR=" + kafkaAddr,
-		"STREAMOPS_ADMIN_TOKEN=" + adminToken, webhook.SecretEnvVar("stripe") + "=" + stripeSecret,
+		"STREAMOPS_ADMIN_TOKEN=" + adminToken, provider.SecretEnvVar("stripe") + "=" + stripeSecret,
 		"STREAMOPS_SCHEDULE_INTERVAL=1s", "STREAMOPS_LOG_LEVEL=info",
 	}
 	if db.URI != "" {
@@ -173,7 +174,7 @@ func TestKill9DuringAWebhookStreamLosesNothingAcknowledged(t *testing.T) {
 	logPath := filepath.Join(tmp, "streamops.log")
 	first := runStreamops(t, bin, logPath, env, httpAddr)
 
-	providers, err := webhook.LoadProviders("")
+	providers, err := provider.LoadProviders("")
 	require.NoError(t, err)
 	stripe, ok := providers.Provider("stripe")
 	require.True(t, ok)
@@ -198,7 +199,7 @@ func TestKill9DuringAWebhookStreamLosesNothingAcknowledged(t *testing.T) {
 				}
 				id := fmt.Sprintf("evt_crash_%d_%04d", w, i)
 				body := []byte(strings.Replace(template, "evt_1QdXyZ2eZvKYlo2C8hTn4bLm", id, 1))
-				h, err := stripe.Sign(body, stripeSecret, webhook.SignOptions{Now: time.Now()})
+				h, err := stripe.Sign(body, stripeSecret, provider.SignOptions{Now: time.Now()})
 				if !assert.NoError(t, err) {
 					return
 				}
@@ -296,7 +297,7 @@ func TestKill9DuringAWebhookStreamLosesNothingAcknowledged(t *testing.T) {
 				workflows[ev.AggregateID] = true
 			}
 		}
-		if row.Status != store.WebhookCompleted || types[string(events.WorkflowCompleted)] == 0 {
+		if row.Status != webhookstatus.Completed || types[string(events.WorkflowCompleted)] == 0 {
 			stranded = append(stranded, fmt.Sprintf("%s (webhook %s, events %v)", acked[id], row.Status, types))
 		}
 		want := map[string]int{string(events.WebhookReceived): 1, string(events.WorkflowCreated): 1,

@@ -16,7 +16,10 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/streamops/streamops/events"
+	"github.com/streamops/streamops/internal/ingest/webhookstatus"
 	"github.com/streamops/streamops/internal/store"
+	"github.com/streamops/streamops/internal/task/taskstatus"
+	"github.com/streamops/streamops/internal/workflow/workflowstatus"
 )
 
 // receipt is the answer of POST /webhooks/{provider}.
@@ -65,7 +68,7 @@ func TestLocalStackEndToEnd(t *testing.T) {
 		// state may lag them by a moment.
 		s.eventually(10*time.Second, func() bool {
 			require.Equal(t, http.StatusOK, s.call("GET", "/api/workflows/"+created.WorkflowID, nil, nil, &wf))
-			return wf.Status == store.WorkflowCompleted
+			return wf.Status == workflowstatus.Completed
 		}, "workflow %s is %q", created.WorkflowID, wf.Status)
 		require.Len(t, wf.Progress, 3)
 		for i, step := range []string{"validate", "transform", "store"} {
@@ -73,7 +76,7 @@ func TestLocalStackEndToEnd(t *testing.T) {
 			assert.Equal(t, "completed", wf.Progress[i].Status)
 		}
 		s.eventually(10*time.Second, func() bool {
-			return webhookStatus(s, hook.WebhookEventID) == store.WebhookCompleted
+			return webhookStatus(s, hook.WebhookEventID) == webhookstatus.Completed
 		}, "webhook event %s is %q, not completed", hook.WebhookEventID, webhookStatus(s, hook.WebhookEventID))
 	})
 
@@ -99,7 +102,7 @@ func TestLocalStackEndToEnd(t *testing.T) {
 		var task store.Task
 		s.eventually(20*time.Second, func() bool {
 			s.call("GET", "/api/tasks/"+sub.TaskID, nil, nil, &task)
-			return task.Status == store.TaskCompleted
+			return task.Status == taskstatus.Completed
 		}, "task %s is %s (retryCount %d)", sub.TaskID, task.Status, task.RetryCount)
 		assert.Equal(t, 2, task.RetryCount)
 		assert.Equal(t, 3, s.flaky.count(sub.TaskID), "two failed attempts and the one that succeeded")
@@ -149,7 +152,7 @@ func TestLocalStackEndToEnd(t *testing.T) {
 		var task store.Task
 		s.eventually(20*time.Second, func() bool {
 			s.call("GET", "/api/tasks/"+taskID, nil, nil, &task)
-			return task.Status == store.TaskCompleted
+			return task.Status == taskstatus.Completed
 		}, "the task behind the poison record is %s", task.Status)
 
 		dlq := s.consume(events.TopicTasks+".dlq", 10*time.Second, func(r *kgo.Record) bool {

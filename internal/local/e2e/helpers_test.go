@@ -23,10 +23,10 @@ import (
 	"github.com/streamops/streamops/internal/backoff"
 	"github.com/streamops/streamops/internal/fault"
 	"github.com/streamops/streamops/internal/local"
+	"github.com/streamops/streamops/internal/provider"
 	"github.com/streamops/streamops/internal/store"
 	"github.com/streamops/streamops/internal/store/enginetest"
 	"github.com/streamops/streamops/internal/task"
-	"github.com/streamops/streamops/internal/webhook"
 )
 
 const (
@@ -124,8 +124,8 @@ func start(t *testing.T, dir string, x *flaky, extra ...local.Option) *stack {
 	}
 	l := &logs{}
 	db := engineFor(t, dir)
-	env := map[string]string{webhook.SecretEnvVar("stripe"): stripeSecret,
-		webhook.SecretEnvVar("github"): githubSecret, webhook.SecretEnvVar("standard"): standardSecret}
+	env := map[string]string{provider.SecretEnvVar("stripe"): stripeSecret,
+		provider.SecretEnvVar("github"): githubSecret, provider.SecretEnvVar("standard"): standardSecret}
 	opts := append([]local.Option{
 		local.WithExecutors(task.Executors{events.TaskReportGeneration: x}),
 		local.WithTaskBackoff(backoff.Schedule{50 * time.Millisecond}),
@@ -188,7 +188,7 @@ func (s *stack) signedStripe(body []byte) http.Header {
 	s.t.Helper()
 	p, ok := s.Providers().Provider("stripe")
 	require.True(s.t, ok)
-	h, err := p.Sign(body, stripeSecret, webhook.SignOptions{Now: time.Now()})
+	h, err := p.Sign(body, stripeSecret, provider.SignOptions{Now: time.Now()})
 	require.NoError(s.t, err)
 	return h
 }

@@ -26,9 +26,9 @@ import (
 
 	sevents "github.com/streamops/streamops/events"
 	"github.com/streamops/streamops/internal/bus"
+	"github.com/streamops/streamops/internal/provider"
 	"github.com/streamops/streamops/internal/store"
 	"github.com/streamops/streamops/internal/store/enginetest"
-	"github.com/streamops/streamops/internal/webhook"
 )
 
 // runtimeAPI is a minimal Lambda Runtime API (2018-06-01): it hands out
@@ -312,10 +312,10 @@ func resigned(t *testing.T, path, secret string) []byte {
 	t.Helper()
 	var req events.APIGatewayV2HTTPRequest
 	require.NoError(t, json.Unmarshal(fixture(t, path), &req))
-	providers, err := webhook.LoadProviders("")
+	providers, err := provider.LoadProviders("")
 	require.NoError(t, err)
 	p, _ := providers.Provider("stripe")
-	h, err := p.Sign([]byte(req.Body), secret, webhook.SignOptions{Now: time.Now()})
+	h, err := p.Sign([]byte(req.Body), secret, provider.SignOptions{Now: time.Now()})
 	require.NoError(t, err)
 	req.Headers["stripe-signature"] = h.Get("Stripe-Signature")
 	out, err := json.Marshal(req)

@@ -15,8 +15,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/streamops/streamops/events"
-	"github.com/streamops/streamops/internal/store"
 	"github.com/streamops/streamops/internal/submit"
+	"github.com/streamops/streamops/internal/workflow/workflowstatus"
 )
 
 // largestWorkflow is the largest POST /api/workflows the default limits
@@ -86,7 +86,7 @@ func TestLargestAllowedWorkflowDoesNotPushWebhookAnswersPastOneSecond(t *testing
 		for time.Since(accepted) < 3*time.Minute {
 			var wf struct{ Status string }
 			if st, b, err := s.do("GET", "/api/workflows/"+created.WorkflowID, nil, nil); err == nil && st == http.StatusOK &&
-				json.Unmarshal(b, &wf) == nil && (wf.Status == store.WorkflowCompleted || wf.Status == store.WorkflowFailed) {
+				json.Unmarshal(b, &wf) == nil && (wf.Status == workflowstatus.Completed || wf.Status == workflowstatus.Failed) {
 				completedAt = time.Now()
 				return
 			}
@@ -123,7 +123,7 @@ func TestLargestAllowedWorkflowDoesNotPushWebhookAnswersPastOneSecond(t *testing
 	<-watched
 	var wf struct{ Status string }
 	require.Equal(t, http.StatusOK, s.call("GET", "/api/workflows/"+created.WorkflowID, nil, nil, &wf))
-	require.Equal(t, store.WorkflowCompleted, wf.Status, "the largest allowed workflow completes")
+	require.Equal(t, workflowstatus.Completed, wf.Status, "the largest allowed workflow completes")
 	require.Len(t, s.events(url.Values{"aggregate_id": {created.WorkflowID}, "event_types": {string(events.WorkflowCompleted)}}), 1)
 
 	during := 0

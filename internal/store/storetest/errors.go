@@ -16,6 +16,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/streamops/streamops/internal/store"
+	"github.com/streamops/streamops/internal/workflow/workflowstatus"
 )
 
 // testRejectedDocuments: a document no engine can store is a permanent
@@ -116,7 +117,7 @@ func testUpsertRace(t *testing.T, open Opener) {
 	clock := NewClock()
 	s := open(t, store.Config{Now: clock.Now})
 	cp := store.WorkflowCheckpoint{Workflow: store.Workflow{ID: "wf-race", WorkflowID: "wf-race", Name: "race",
-		Steps: []string{"validate", "store"}, Priority: "low", Status: store.WorkflowProcessing, EventID: "evt-race", CreatedAt: clock.Now()}}
+		Steps: []string{"validate", "store"}, Priority: "low", Status: workflowstatus.Processing, EventID: "evt-race", CreatedAt: clock.Now()}}
 	var wg sync.WaitGroup
 	for range 8 {
 		wg.Go(func() {
@@ -128,7 +129,7 @@ func testUpsertRace(t *testing.T, open Opener) {
 	got, err := s.GetWorkflowCheckpoints(ctx(t), []string{"wf-race"})
 	require.NoError(t, err)
 	require.Len(t, got, 1)
-	assert.Equal(t, store.WorkflowProcessing, got["wf-race"].Status)
+	assert.Equal(t, workflowstatus.Processing, got["wf-race"].Status)
 }
 
 // testNumbersAsSent: every number comes back with the value it was sent

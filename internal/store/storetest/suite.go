@@ -16,8 +16,14 @@ import (
 	"go.mongodb.org/mongo-driver/bson"
 
 	"github.com/streamops/streamops/events"
+	"github.com/streamops/streamops/internal/ingest/webhookstatus"
+	"github.com/streamops/streamops/internal/outbox/outboxstatus"
+	"github.com/streamops/streamops/internal/outbox/partnerstatus"
 	"github.com/streamops/streamops/internal/store"
 	"github.com/streamops/streamops/internal/store/enginetest"
+	"github.com/streamops/streamops/internal/stream/deadletterstatus"
+	"github.com/streamops/streamops/internal/task/taskstatus"
+	"github.com/streamops/streamops/internal/workflow/workflowstatus"
 )
 
 // Opener opens a fresh, empty store with cfg (which carries the test's
@@ -248,7 +254,7 @@ func testWebhookLifecycle(t *testing.T, open Opener) {
 		Payload: store.JSONDoc(`{"ref":"refs/heads/main","commits":[{"id":"abc","added":2}],"size":1.5,"big":9007199254740993}`)}
 	stored, err := s.InsertWebhookEvent(ctx(t), in)
 	require.NoError(t, err)
-	assert.Equal(t, store.WebhookReceived, stored.Status)
+	assert.Equal(t, webhookstatus.Received, stored.Status)
 	assert.Equal(t, store.WebhookEventID("github", "d-1"), stored.EventID)
 
 	dup, err := s.InsertWebhookEvent(ctx(t), store.WebhookEvent{Provider: "github", ProviderEventID: "d-1", EventType: "push",
@@ -258,32 +264,32 @@ func testWebhookLifecycle(t *testing.T, open Opener) {
 	assert.JSONEq(t, string(in.Payload), string(dup.Payload), "the duplicate changed nothing")
 
 	clock.Advance(time.Second)
-	require.NoError(t, s.SetWebhookStatus(ctx(t), stored.EventID, store.WebhookProcessing, ""))
-	require.NoError(t, s.SetWebhookStatus(ctx(t), stored.EventID, store.WebhookFailed, "step transform failed"))
+	require.NoError(t, s.SetWebhookStatus(ctx(t), stored.EventID, webhookstatus.Processing, ""))
+	require.NoError(t, s.SetWebhookStatus(ctx(t), stored.EventID, webhookstatus.Failed, "step transform failed"))
 	got, err := s.GetWebhookEvent(ctx(t), stored.EventID)
 	require.NoError(t, err)
-	assert.Equal(t, store.WebhookFailed, got.Status)
+	assert.Equal(t, webhookstatus.Failed, got.Status)
 	assert.Equal(t, 1, got.RetryCount)
 	assert.Equal(t, "step transform failed", got.ErrorMessage)
 	require.NotNil(t, got.ProcessingStartedAt)
 	assert.Equal(t, clock.Now(), *got.ProcessingStartedAt)
 
-	require.NoError(t, s.SetWebhookStatus(ctx(t), stored.EventID, store.WebhookProcessing, ""))
-	require.NoError(t, s.SetWebhookStatus(ctx(t), stored.EventID, store.WebhookCompleted, ""))
+	require.NoError(t, s.SetWebhookStatus(ctx(t), stored.EventID, webhookstatus.Processing, ""))
+	require.NoError(t, s.SetWebhookStatus(ctx(t), stored.EventID, webhookstatus.Completed, ""))
 	got, err = s.GetWebhookEvent(ctx(t), stored.EventID)
 	require.NoError(t, err)
-	assert.Equal(t, store.WebhookCompleted, got.Status)
+	assert.Equal(t, webhookstatus.Completed, got.Status)
 	assert.Equal(t, 2, got.RetryCount)
 	assert.Empty(t, got.ErrorMessage)
 	assert.NotNil(t, got.CompletedAt)
 
-	require.NoError(t, s.SetWebhookStatus(ctx(t), stored.EventID, store.WebhookProcessing, ""), "a late transition is a no-op")
+	require.NoError(t, s.SetWebhookStatus(ctx(t), stored.EventID, webhookstatus.Processing, ""), "a late transition is a no-op")
 	got, err = s.GetWebhookEvent(ctx(t), stored.EventID)
 	require.NoError(t, err)
-	assert.Equal(t, store.WebhookCompleted, got.Status, "a completed row never moves back to processing")
+	assert.Equal(t, webhookstatus.Completed, got.Status, "a completed row never moves back to processing")
 	assert.Equal(t, 2, got.RetryCount)
 
-	assert.ErrorIs(t, s.SetWebhookStatus(ctx(t), "nope", store.WebhookCompleted, ""), store.ErrNotFound)
+	assert.ErrorIs(t, s.SetWebhookStatus(ctx(t), "nope", webhookstatus.Completed, ""), store.ErrNotFound)
 	_, err = s.GetWebhookEvent(ctx(t), "nope")
 	assert.ErrorIs(t, err, store.ErrNotFound)
 }
@@ -363,7 +369,7 @@ func testConcurrentClaims(t *testing.T, open Opener) {
 				for _, e := range got {
 					assert.False(t, e.NextAttemptAt.Before(last), "each claimer sees entries in next_attempt_at order")
 					last = e.NextAttemptAt
-					assert.Equal(t, store.OutboxProcessing, e.Status)
+					assert.Equal(t, outboxstatus.Processing, e.Status)
 					assert.Equal(t, 1, e.Attempts)
 					require.NotNil(t, e.LeaseExpiresAt)
 					assert.Equal(t, clock.Now().Add(time.Minute), *e.LeaseExpiresAt)
@@ -439,7 +445,7 @@ func testLeaseReclaim(t *testing.T, open Opener) {
 	require.NoError(t, s.MarkCompleted(ctx(t), second[0]))
 	got, err := s.GetOutboxEntry(ctx(t), second[0].OutboxID)
 	require.NoError(t, err)
-	assert.Equal(t, store.OutboxCompleted, got.Status)
+	assert.Equal(t, outboxstatus.Completed, got.Status)
 }
 
 func testSettle(t *testing.T, open Opener) {
@@ -461,10 +467,10 @@ func testSettle(t *testing.T, open Opener) {
 	}
 	retryAt := clock.Now().Add(10 * time.Second)
 	n, err := s.SettleOutbox(ctx(t),
-		store.Settlement{Entry: byID[entries[0].OutboxID], Outcome: store.Delivered},
-		store.Settlement{Entry: byID[entries[1].OutboxID], Outcome: store.Retry, NextAttemptAt: retryAt, Error: "HTTP 503"},
-		store.Settlement{Entry: byID[entries[2].OutboxID], Outcome: store.DeadLetter, Error: "HTTP 410"},
-		store.Settlement{Entry: byID[entries[3].OutboxID], Outcome: store.Retry, NextAttemptAt: retryAt, Error: "HTTP 500"},
+		store.Settlement{Entry: byID[entries[0].OutboxID], Outcome: outboxstatus.Delivered},
+		store.Settlement{Entry: byID[entries[1].OutboxID], Outcome: outboxstatus.Retry, NextAttemptAt: retryAt, Error: "HTTP 503"},
+		store.Settlement{Entry: byID[entries[2].OutboxID], Outcome: outboxstatus.DeadLettered, Error: "HTTP 410"},
+		store.Settlement{Entry: byID[entries[3].OutboxID], Outcome: outboxstatus.Retry, NextAttemptAt: retryAt, Error: "HTTP 500"},
 	)
 	require.NoError(t, err)
 	assert.Equal(t, 4, n, "one bulk write settles the batch")
@@ -472,10 +478,10 @@ func testSettle(t *testing.T, open Opener) {
 	want := []struct {
 		status, lastError string
 	}{
-		{store.OutboxCompleted, ""},
-		{store.OutboxFailed, "HTTP 503"},
-		{store.OutboxDeadLetter, "HTTP 410"},
-		{store.OutboxDeadLetter, "HTTP 500"}, // max_attempts 1: a retry is a dead letter
+		{outboxstatus.Completed, ""},
+		{outboxstatus.Failed, "HTTP 503"},
+		{outboxstatus.DeadLetter, "HTTP 410"},
+		{outboxstatus.DeadLetter, "HTTP 500"}, // max_attempts 1: a retry is a dead letter
 	}
 	for i, w := range want {
 		got, err := s.GetOutboxEntry(ctx(t), entries[i].OutboxID)
@@ -503,7 +509,7 @@ func testSettle(t *testing.T, open Opener) {
 	require.Len(t, again, 1)
 	require.NoError(t, s.DeadLetter(ctx(t), again[0], "gave up"))
 	got, _ = s.GetOutboxEntry(ctx(t), entries[1].OutboxID)
-	assert.Equal(t, store.OutboxDeadLetter, got.Status)
+	assert.Equal(t, outboxstatus.DeadLetter, got.Status)
 	assert.Equal(t, 3, got.Attempts)
 }
 
@@ -513,7 +519,7 @@ func partnerEvent(partner, entity, status string, attempts int, created time.Tim
 		counts[fmt.Sprint(i)] = fmt.Sprint(created.UnixMilli() + int64(i)*1000)
 	}
 	return store.PartnerEvent{
-		EventType: "OR_MGMT", EventStatus: status, EventDirection: store.DirectionIn,
+		EventType: "OR_MGMT", EventStatus: status, EventDirection: partnerstatus.DirectionIn,
 		Created: fmt.Sprint(created.UnixMilli()), CreatedBy: "624acf127ad1c76470951dff",
 		EntityMetadata: store.PartnerEntityMetadata{PartnerID: partner, PartnerName: "ExamplePartner",
 			EntityID: entity, EntityType: "Order", ResilienceAttemptCount: counts},
@@ -530,11 +536,11 @@ func testPartnerRetryQuery(t *testing.T, open Opener) {
 		attempts       int
 		retry          bool
 	}{
-		{"order-1", store.PartnerFailed, 3, true},
-		{"order-2", store.PartnerFailed, 5, false},
-		{"order-3", store.PartnerFailed, 0, true},
-		{"order-4", store.PartnerSuccess, 2, false},
-		{"order-5", store.PartnerPending, 0, false},
+		{"order-1", partnerstatus.Failed, 3, true},
+		{"order-2", partnerstatus.Failed, 5, false},
+		{"order-3", partnerstatus.Failed, 0, true},
+		{"order-4", partnerstatus.Success, 2, false},
+		{"order-5", partnerstatus.Pending, 0, false},
 	}
 	var want []string
 	for _, c := range cases {
@@ -544,7 +550,7 @@ func testPartnerRetryQuery(t *testing.T, open Opener) {
 			want = append(want, ev.ID)
 		}
 	}
-	_, err := s.InsertPartnerEvent(ctx(t), partnerEvent("6231cfc8800d284c981b3146", "order-1", store.PartnerFailed, 0, at))
+	_, err := s.InsertPartnerEvent(ctx(t), partnerEvent("6231cfc8800d284c981b3146", "order-1", partnerstatus.Failed, 0, at))
 	assert.ErrorIs(t, err, store.ErrDuplicate, "entity_id + event_type is the idempotency key")
 
 	got, err := s.FailedPartnerEventsForRetry(ctx(t), 0)
@@ -558,9 +564,9 @@ func testPartnerRetryQuery(t *testing.T, open Opener) {
 	// Attempts recorded one by one reach the cap and leave the retry set.
 	id := want[1]
 	for n := 1; n <= store.MaxPartnerAttempts; n++ {
-		require.NoError(t, s.RecordPartnerAttempt(ctx(t), id, n, at.Add(time.Duration(n)*time.Second), store.PartnerFailed))
+		require.NoError(t, s.RecordPartnerAttempt(ctx(t), id, n, at.Add(time.Duration(n)*time.Second), partnerstatus.Failed))
 	}
-	assert.Error(t, s.RecordPartnerAttempt(ctx(t), id, store.MaxPartnerAttempts+1, at, store.PartnerFailed), "attempts are capped at 5")
+	assert.Error(t, s.RecordPartnerAttempt(ctx(t), id, store.MaxPartnerAttempts+1, at, partnerstatus.Failed), "attempts are capped at 5")
 	ev, err := s.GetPartnerEvent(ctx(t), id)
 	require.NoError(t, err)
 	assert.Len(t, ev.EntityMetadata.ResilienceAttemptCount, 5)
@@ -577,12 +583,12 @@ func testPartnerHistory(t *testing.T, open Opener) {
 	s := open(t, store.Config{Now: clock.Now})
 	const mine = 105
 	for i := range mine {
-		_, err := s.InsertPartnerEvent(ctx(t), partnerEvent("partner-a", fmt.Sprintf("order-%d", i), store.PartnerSuccess, 1,
+		_, err := s.InsertPartnerEvent(ctx(t), partnerEvent("partner-a", fmt.Sprintf("order-%d", i), partnerstatus.Success, 1,
 			clock.Now().Add(time.Duration(i)*time.Second)))
 		require.NoError(t, err)
 	}
 	for i := range 5 {
-		_, err := s.InsertPartnerEvent(ctx(t), partnerEvent("partner-b", fmt.Sprintf("order-%d", i), store.PartnerSuccess, 1,
+		_, err := s.InsertPartnerEvent(ctx(t), partnerEvent("partner-b", fmt.Sprintf("order-%d", i), partnerstatus.Success, 1,
 			clock.Now().Add(time.Hour)))
 		require.NoError(t, err)
 	}
@@ -766,7 +772,7 @@ func testSubmissions(t *testing.T, open Opener) {
 		Steps: []string{"validate", "transform"}, Priority: "high", Input: store.JSONDoc(`{"records":[{"a":1}]}`), EventID: "evt-1"}
 	got, err := s.CreateWorkflow(ctx(t), wf)
 	require.NoError(t, err)
-	assert.Equal(t, store.WorkflowPending, got.Status)
+	assert.Equal(t, workflowstatus.Pending, got.Status)
 	clock.Advance(time.Second)
 	again, err := s.CreateWorkflow(ctx(t), store.Workflow{WorkflowID: wf.WorkflowID, Name: "other"})
 	require.ErrorIs(t, err, store.ErrDuplicate)
@@ -781,7 +787,7 @@ func testSubmissions(t *testing.T, open Opener) {
 	require.ErrorIs(t, err, store.ErrDuplicate)
 	loaded, err := s.GetTask(ctx(t), task.TaskID)
 	require.NoError(t, err)
-	assert.Equal(t, store.TaskPending, loaded.Status)
+	assert.Equal(t, taskstatus.Pending, loaded.Status)
 	assert.Equal(t, 3, loaded.MaxRetries)
 
 	_, err = s.GetWorkflow(ctx(t), "wf-missing")
@@ -815,13 +821,13 @@ func testDeadLetters(t *testing.T, open Opener) {
 	got, err := s.GetDeadLetter(ctx(t), res.Duplicates[0])
 	require.NoError(t, err)
 	assert.Equal(t, []byte("wf-test|{not json"), got.Value, "the raw value is kept byte for byte")
-	assert.Equal(t, store.DeadLetterOpen, got.Status)
+	assert.Equal(t, deadletterstatus.Open, got.Status)
 	assert.Equal(t, clock.Now().Add(-time.Second), got.ReceivedAt, "the first insert wins")
 	assert.Equal(t, []store.DeadLetterHeader{{Key: "content.type", Value: "text/plain"}}, got.Headers)
 
-	require.NoError(t, s.ResolveDeadLetter(ctx(t), res.Duplicates[0], store.DeadLetterDiscarded))
-	assert.ErrorIs(t, s.ResolveDeadLetter(ctx(t), res.Duplicates[0], store.DeadLetterReplayed), store.ErrNotFound, "only an open dead letter is resolved")
-	listed, _, err := s.ListDeadLetters(ctx(t), store.DeadLetterQuery{Status: store.DeadLetterOpen})
+	require.NoError(t, s.ResolveDeadLetter(ctx(t), res.Duplicates[0], deadletterstatus.Discarded))
+	assert.ErrorIs(t, s.ResolveDeadLetter(ctx(t), res.Duplicates[0], deadletterstatus.Replayed), store.ErrNotFound, "only an open dead letter is resolved")
+	listed, _, err := s.ListDeadLetters(ctx(t), store.DeadLetterQuery{Status: deadletterstatus.Open})
 	require.NoError(t, err)
 	require.Len(t, listed, 1)
 	assert.Equal(t, "schema-invalid", listed[0].Reason)
@@ -838,13 +844,13 @@ func testWorkflowCheckpoints(t *testing.T, open Opener) {
 
 	started := clock.Now()
 	progress := store.WorkflowCheckpoint{Workflow: stored, ResumeRecords: []store.JSONDoc{store.JSONDoc(`{"a":1}`)}}
-	progress.Status, progress.CurrentStepIndex, progress.StartedAt = store.WorkflowProcessing, 1, &started
+	progress.Status, progress.CurrentStepIndex, progress.StartedAt = workflowstatus.Processing, 1, &started
 	progress.StepResults = []store.StepProgress{{StepName: "validate", StepIndex: 0, CompletedAt: started, Duration: 5,
 		Result: store.JSONDoc(`{"recordsProcessed":1,"validRecords":1,"invalidRecords":0}`)}}
 	missing := store.WorkflowCheckpoint{Workflow: store.Workflow{WorkflowID: "wf-" + uuid.NewString(), Name: "Recovered",
 		Steps: []string{"validate"}, Priority: "low", EventID: "evt-missing", CorrelationID: "hook-1", WebhookEventID: "hook-1",
 		Input: store.JSONDoc(`{"records":[]}`), CreatedAt: started.Add(-time.Minute)}}
-	missing.Status, missing.CurrentStepIndex = store.WorkflowCompleted, 1
+	missing.Status, missing.CurrentStepIndex = workflowstatus.Completed, 1
 	n, err := s.SaveWorkflowCheckpoints(ctx(t), progress, missing)
 	require.NoError(t, err)
 	assert.Equal(t, 2, n)
@@ -852,13 +858,13 @@ func testWorkflowCheckpoints(t *testing.T, open Opener) {
 	got, err := s.GetWorkflowCheckpoints(ctx(t), []string{stored.WorkflowID, missing.WorkflowID, "wf-none"})
 	require.NoError(t, err)
 	require.Len(t, got, 2)
-	assert.Equal(t, store.WorkflowProcessing, got[stored.WorkflowID].Status)
+	assert.Equal(t, workflowstatus.Processing, got[stored.WorkflowID].Status)
 	assert.Equal(t, 1, got[stored.WorkflowID].CurrentStepIndex)
 	require.Len(t, got[stored.WorkflowID].ResumeRecords, 1)
 	assert.JSONEq(t, `{"a":1}`, string(got[stored.WorkflowID].ResumeRecords[0]))
 	assert.Equal(t, "Pipeline", got[stored.WorkflowID].Name)
 	recovered := got[missing.WorkflowID]
-	assert.Equal(t, store.WorkflowCompleted, recovered.Status, "a missing projection is created from its checkpoint")
+	assert.Equal(t, workflowstatus.Completed, recovered.Status, "a missing projection is created from its checkpoint")
 	assert.Equal(t, "hook-1", recovered.WebhookEventID)
 	assert.Equal(t, "evt-missing", recovered.EventID)
 	assert.JSONEq(t, `{"records":[]}`, string(recovered.Input))
@@ -866,7 +872,7 @@ func testWorkflowCheckpoints(t *testing.T, open Opener) {
 	// The workflow ends; then a stale retry of the earlier checkpoint and a
 	// late one for the ended workflow change nothing.
 	done := got[stored.WorkflowID]
-	done.Status, done.CurrentStepIndex, done.ResumeRecords = store.WorkflowCompleted, 2, nil
+	done.Status, done.CurrentStepIndex, done.ResumeRecords = workflowstatus.Completed, 2, nil
 	done.CompletedAt = &started
 	_, err = s.SaveWorkflowCheckpoints(ctx(t), done)
 	require.NoError(t, err)
@@ -875,7 +881,7 @@ func testWorkflowCheckpoints(t *testing.T, open Opener) {
 	assert.Equal(t, 0, n, "a checkpoint never moves an ended workflow back")
 	wf, err := s.GetWorkflowCheckpoints(ctx(t), []string{stored.WorkflowID})
 	require.NoError(t, err)
-	assert.Equal(t, store.WorkflowCompleted, wf[stored.WorkflowID].Status)
+	assert.Equal(t, workflowstatus.Completed, wf[stored.WorkflowID].Status)
 	assert.Equal(t, 2, wf[stored.WorkflowID].CurrentStepIndex)
 	assert.Empty(t, wf[stored.WorkflowID].ResumeRecords, "an ended workflow keeps no resume records")
 }
@@ -893,7 +899,7 @@ func testTaskOutcomes(t *testing.T, open Opener) {
 
 	next := clock.Now().Add(30 * time.Second)
 	failed := store.TaskOutcome{Task: task, Attempt: 0}
-	failed.Status, failed.RetryCount, failed.NextRetryAt = store.TaskFailed, 1, &next
+	failed.Status, failed.RetryCount, failed.NextRetryAt = taskstatus.Failed, 1, &next
 	failed.LastError = &events.TaskError{Code: "SMTP_ERROR", Message: "timeout", Retryable: true}
 	n, err := s.SaveTaskOutcomes(ctx(t), failed)
 	require.NoError(t, err)
@@ -925,12 +931,12 @@ func testTaskOutcomes(t *testing.T, open Opener) {
 
 	completed := store.TaskOutcome{Task: task, Attempt: 1}
 	done := clock.Now()
-	completed.Status, completed.RetryCount, completed.CompletedAt, completed.Result = store.TaskCompleted, 1, &done, store.JSONDoc(`{"emailSent":true}`)
+	completed.Status, completed.RetryCount, completed.CompletedAt, completed.Result = taskstatus.Completed, 1, &done, store.JSONDoc(`{"emailSent":true}`)
 	stale := store.TaskOutcome{Task: task, Attempt: 0}
-	stale.Status, stale.RetryCount = store.TaskDeadLetter, 0
+	stale.Status, stale.RetryCount = taskstatus.DeadLetter, 0
 	created := store.TaskOutcome{Task: store.Task{TaskID: "task-" + uuid.NewString(), Type: "data_export", Data: store.JSONDoc(`{}`),
 		MaxRetries: 1, EventID: "evt-2", CreatedAt: done}, Attempt: 0}
-	created.Status, created.RetryCount = store.TaskCompleted, 0
+	created.Status, created.RetryCount = taskstatus.Completed, 0
 	n, err = s.SaveTaskOutcomes(ctx(t), completed, stale, created)
 	require.NoError(t, err)
 	assert.Equal(t, 2, n, "the stale attempt is ignored")
@@ -938,12 +944,12 @@ func testTaskOutcomes(t *testing.T, open Opener) {
 	tasks, err := s.GetTasks(ctx(t), []string{task.TaskID, created.TaskID})
 	require.NoError(t, err)
 	got := tasks[task.TaskID]
-	assert.Equal(t, store.TaskCompleted, got.Status)
+	assert.Equal(t, taskstatus.Completed, got.Status)
 	assert.Nil(t, got.NextRetryAt)
 	assert.Nil(t, got.LastError, "a completed task has no last error")
 	assert.JSONEq(t, `{"emailSent":true}`, string(got.Result))
 	assert.Equal(t, "data_export", tasks[created.TaskID].Type, "a missing task is created from its outcome")
-	assert.Equal(t, store.TaskCompleted, tasks[created.TaskID].Status)
+	assert.Equal(t, taskstatus.Completed, tasks[created.TaskID].Status)
 }
 
 func testWebhookOutcomes(t *testing.T, open Opener) {
@@ -954,27 +960,27 @@ func testWebhookOutcomes(t *testing.T, open Opener) {
 		require.NoError(t, err)
 		ids = append(ids, ev.EventID)
 	}
-	require.NoError(t, s.SetWebhookStatus(ctx(t), ids[1], store.WebhookProcessing, ""))
-	require.NoError(t, s.SetWebhookStatus(ctx(t), ids[2], store.WebhookSkipped, ""))
+	require.NoError(t, s.SetWebhookStatus(ctx(t), ids[1], webhookstatus.Processing, ""))
+	require.NoError(t, s.SetWebhookStatus(ctx(t), ids[2], webhookstatus.Skipped, ""))
 
 	n, err := s.SettleWebhookEvents(ctx(t),
-		store.WebhookOutcome{EventID: ids[0], Status: store.WebhookFailed, Error: "workflow failed in transform"},
-		store.WebhookOutcome{EventID: ids[1], Status: store.WebhookCompleted},
-		store.WebhookOutcome{EventID: ids[2], Status: store.WebhookCompleted})
+		store.WebhookOutcome{EventID: ids[0], Status: webhookstatus.Failed, Error: "workflow failed in transform"},
+		store.WebhookOutcome{EventID: ids[1], Status: webhookstatus.Completed},
+		store.WebhookOutcome{EventID: ids[2], Status: webhookstatus.Completed})
 	require.NoError(t, err)
 	assert.Equal(t, 2, n, "a skipped row keeps its status")
-	n, err = s.SettleWebhookEvents(ctx(t), store.WebhookOutcome{EventID: ids[1], Status: store.WebhookFailed, Error: "late"})
+	n, err = s.SettleWebhookEvents(ctx(t), store.WebhookOutcome{EventID: ids[1], Status: webhookstatus.Failed, Error: "late"})
 	require.NoError(t, err)
 	assert.Equal(t, 0, n, "an ended row keeps its first outcome")
 
 	got, err := s.GetWebhookEvents(ctx(t), ids)
 	require.NoError(t, err)
-	assert.Equal(t, store.WebhookFailed, got[ids[0]].Status)
+	assert.Equal(t, webhookstatus.Failed, got[ids[0]].Status)
 	assert.Equal(t, "workflow failed in transform", got[ids[0]].ErrorMessage)
-	assert.Equal(t, store.WebhookCompleted, got[ids[1]].Status)
+	assert.Equal(t, webhookstatus.Completed, got[ids[1]].Status)
 	assert.NotNil(t, got[ids[1]].CompletedAt)
-	assert.Equal(t, store.WebhookSkipped, got[ids[2]].Status)
-	_, err = s.SettleWebhookEvents(ctx(t), store.WebhookOutcome{EventID: ids[0], Status: store.WebhookProcessing})
+	assert.Equal(t, webhookstatus.Skipped, got[ids[2]].Status)
+	_, err = s.SettleWebhookEvents(ctx(t), store.WebhookOutcome{EventID: ids[0], Status: webhookstatus.Processing})
 	assert.Error(t, err, "only completed and failed settle a webhook event")
 }
 

@@ -1,0 +1,45 @@
+// Package partnerstatus is the partner delivery lifecycles: the statuses
+// of a delivery to or from a partner (partner_events, seed 000) and its
+// directions, and the states of a partner endpoint's circuit breaker
+// (partner_endpoints). They are defined once for the code that decides
+// them (the outbox relay for outbound deliveries and the breaker, webhook
+// ingest for inbound deliveries, the retry-sweeper that gives up on them),
+// the store that persists them and the readers that report them.
+//
+// An outbound delivery is PENDING when recorded, PROCESSING while its
+// attempts go on, then SUCCESS or FAILED; an inbound one is recorded
+// SUCCESS when its webhook was verified and stored.
+//
+// A breaker is closed (deliveries go out), open after a run of failures
+// (deliveries are deferred), half_open once its cooldown is over (one
+// delivery probes), then closed on success or open again on failure. A
+// partner never seen has a closed breaker.
+//
+// It is a leaf (it imports nothing of StreamOps) so that package store can
+// import it without a cycle: packages outbox and ingest import store.
+// What must not live here: anything that reads or writes state.
+package partnerstatus
+
+// The partner event statuses (seed 000 event_status).
+const (
+	Pending    = "PENDING"
+	Processing = "PROCESSING"
+	Success    = "SUCCESS"
+	Failed     = "FAILED"
+)
+
+// The directions of a partner event (seed 000 event_direction).
+const (
+	DirectionIn  = "IN"
+	DirectionOut = "OUT"
+)
+
+// The states of a partner endpoint's circuit breaker.
+const (
+	BreakerClosed   = "closed"
+	BreakerOpen     = "open"
+	BreakerHalfOpen = "half_open"
+)
+
+// IsDirection reports whether d is a direction.
+func IsDirection(d string) bool { return d == DirectionIn || d == DirectionOut }
