@@ -10,7 +10,7 @@ BENCHTIME ?= 10x
 LAMBDA_ENV   := GOOS=linux GOARCH=arm64 CGO_ENABLED=0
 LAMBDA_FLAGS := -tags lambda.norpc -trimpath -ldflags='-s -w'
 
-.PHONY: help build test unit race lint bench run clean synth deploy bootstrap infra-test infra-clean test-mongo fuzz
+.PHONY: help build test unit race lint bench run clean synth deploy bootstrap infra-test infra-clean test-mongo fuzz console console-check test-console
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-8s %s\n", $$1, $$2}'
@@ -89,6 +89,36 @@ run: ## the local stack: every function in one process, data in .streamops/ (Ctr
 
 clean: ## remove build output
 	rm -rf $(BUILD_DIR)
+
+# --- The operations console (README: Operations console) ---------------------
+# Its front end is built from console/ by esbuild with the packages pinned in
+# console/package.json and console/package-lock.json, installed there by
+# npm ci, and committed under internal/console/dist/, so go build needs no
+# npm. console-check rebuilds it into a temporary directory and fails when
+# the committed files differ: the bundle cannot drift from its sources.
+CONSOLE_NPM := console/node_modules/.bin/esbuild
+CONSOLE_DIST := internal/console/dist
+
+$(CONSOLE_NPM): console/package.json console/package-lock.json
+	npm ci --prefix console --no-audit --no-fund --loglevel=error
+	@touch $@
+
+console: $(CONSOLE_NPM) ## rebuild the console's script and stylesheet into internal/console/dist/
+	cd console && OUT=../$(CONSOLE_DIST) npm run --silent build
+
+console-check: $(CONSOLE_NPM) ## fail when internal/console/dist/ is not what console/ builds with the pinned packages
+	@tmp=$$(mktemp -d); trap 'rm -rf $$tmp' EXIT; \
+	(cd console && OUT=$$tmp npm run --silent build) >/dev/null && \
+	for f in app.js app.css; do \
+		cmp -s $$tmp/$$f $(CONSOLE_DIST)/$$f || { echo "console-check: $(CONSOLE_DIST)/$$f is not what console/ builds: run make console and commit it"; exit 1; }; \
+	done; echo "console-check: $(CONSOLE_DIST) matches console/ built with the pinned packages"
+
+# The browser tests: headless Chromium (Debian's chromium, driven by
+# chromedp) against the local stack. CONSOLE_SCREENSHOTS keeps a PNG of
+# every page (default: a temporary directory the test names).
+test-console: console-check ## the console in a real browser against the local stack (needs chromium)
+	STREAMOPS_CONSOLE_SCREENSHOTS=$${STREAMOPS_CONSOLE_SCREENSHOTS:-$(CONSOLE_SCREENSHOTS)} \
+		$(GO) test -count=1 -tags browser -timeout 10m ./internal/console/browser/...
 
 # --- Infrastructure: the CDK app in infra/ (a Go module of its own) ----------
 # The CDK CLI is pinned in infra/package.json and infra/package-lock.json
