@@ -65,9 +65,11 @@ export function FilterForm({ fields, submit = 'Apply', extra }) {
         <label key={f.name}>
           <span>{f.label}</span>
           {f.options ? (
-            <select name={f.name} defaultValue={query[f.name] ?? f.default ?? ''}>
+            <select name={f.name}>
               {f.options.map((o) => (
-                <option value={o}>{o === '' ? 'any' : o}</option>
+                <option value={o} selected={o === (query[f.name] ?? f.default ?? '')}>
+                  {o === '' ? 'any' : o}
+                </option>
               ))}
             </select>
           ) : (

@@ -107,7 +107,7 @@ function RateChart({ rate }) {
       <figcaption>
         {label}: {total} in the window, peak {peak === 1 && total === 0 ? 0 : peak}
       </figcaption>
-      <svg viewBox={`0 0 ${w} ${h + 16}`} role="img" aria-label={label}>
+      <svg viewBox={`0 0 ${w} ${h}`} preserveAspectRatio="none" role="img" aria-label={label}>
         <line x1="0" y1={h} x2={w} y2={h} class="axis" />
         {counts.map((n, i) => {
           const bh = (n / peak) * (h - 4);
@@ -118,13 +118,11 @@ function RateChart({ rate }) {
             </rect>
           );
         })}
-        <text x="0" y={h + 14} class="tick">
-          {fmtTime(rate.since)}
-        </text>
-        <text x={w} y={h + 14} class="tick" text-anchor="end">
-          now
-        </text>
       </svg>
+      <div class="ticks">
+        <span>{fmtTime(rate.since)}</span>
+        <span>now</span>
+      </div>
     </figure>
   );
 }

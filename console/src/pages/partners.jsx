@@ -79,7 +79,7 @@ export function Partner({ id }) {
       {evs.data && evs.data.events.length > 0 ? (
         <ol class="events" data-testid="partner-events">
           {evs.data.events.map((e) => (
-            <li class={e.event_status === 'FAILED' ? 'failed' : ''} key={e._id}>
+            <li class={e.event_status === 'FAILED' ? 'failed' : ''} key={e._id} data-direction={e.event_direction}>
               <details>
                 <summary>
                   <time>{fmtTime(Number(e.created))}</time> <code>{e.event_direction}</code>{' '}

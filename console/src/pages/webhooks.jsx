@@ -44,11 +44,11 @@ function WebhookRow({ w, onRetried }) {
     setErr(null);
     try {
       await post(`/api/webhook-events/${encodeURIComponent(w.event_id)}/retry`);
-      onRetried();
     } catch (e) {
-      setErr(e);
+      setErr(e); // routed again and failed again: the API says why
     } finally {
       setBusy(false);
+      onRetried(); // either way the row changed (status, retry_count)
     }
   };
   return (
