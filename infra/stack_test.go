@@ -195,6 +195,9 @@ func TestRoutes(t *testing.T) {
 	}{
 		{"POST /webhooks/{provider}", fnWebhook, "NONE"},
 		{"ANY /api/{proxy+}", fnAPI, "JWT"},
+		// The console's static files: public, served by the api function.
+		{"GET /console", fnAPI, "NONE"},
+		{"GET /console/{proxy+}", fnAPI, "NONE"},
 	}
 	assertTemplate(t, "route count", func() {
 		tmpl.ResourceCountIs(jsii.String("AWS::ApiGatewayV2::Route"), jsii.Number(len(tests)))
