@@ -24,7 +24,7 @@ $(BUILD_DIR)/%.zip: FORCE
 
 FORCE:
 
-test: lint unit race fuzz build infra-test ## everything CI runs: lint, all tests, the race run, a short fuzz of each target, the Lambda build, the template tests
+test: lint unit race fuzz build infra-test test-console ## everything CI runs: lint, all tests, the race run, a short fuzz of each target, the Lambda build, the template tests, the console in a browser
 
 # The embedded engine copies a collection on every write, which makes the
 # large-volume tests allocation-bound: a lazier GC saves a fifth of their time.
@@ -113,12 +113,13 @@ console-check: $(CONSOLE_NPM) ## fail when internal/console/dist/ is not what co
 		cmp -s $$tmp/$$f $(CONSOLE_DIST)/$$f || { echo "console-check: $(CONSOLE_DIST)/$$f is not what console/ builds: run make console and commit it"; exit 1; }; \
 	done; echo "console-check: $(CONSOLE_DIST) matches console/ built with the pinned packages"
 
-# The browser tests: headless Chromium (Debian's chromium, driven by
-# chromedp) against the local stack. CONSOLE_SCREENSHOTS keeps a PNG of
-# every page (default: a temporary directory the test names).
-test-console: console-check ## the console in a real browser against the local stack (needs chromium)
-	STREAMOPS_CONSOLE_SCREENSHOTS=$${STREAMOPS_CONSOLE_SCREENSHOTS:-$(CONSOLE_SCREENSHOTS)} \
-		$(GO) test -count=1 -tags browser -timeout 10m ./internal/console/browser/...
+# The browser tests (about 10 s): headless Chromium (Debian's chromium,
+# driven by chromedp) against the local stack, behind the build tag
+# "browser" so go test ./... runs without a browser. A PNG of every page goes
+# to STREAMOPS_CONSOLE_SCREENSHOTS (default: a temporary directory the test
+# logs); CI keeps them under build/console-screenshots.
+test-console: console-check ## the console in headless Chromium against the local stack (needs chromium)
+	$(GO) test -count=1 -tags browser -timeout 10m ./internal/console/browser/...
 
 # --- Infrastructure: the CDK app in infra/ (a Go module of its own) ----------
 # The CDK CLI is pinned in infra/package.json and infra/package-lock.json
