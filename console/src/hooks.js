@@ -20,3 +20,22 @@ export function useLoad(load, deps) {
   const reload = useCallback(() => setTick((n) => n + 1), []);
   return { ...state, reload };
 }
+
+// useAction runs a state-changing call on demand and keeps its outcome:
+// [{busy, error}, run]. then runs after it, whether it succeeded or not
+// (the API's answer says what happened; the page reloads what changed).
+export function useAction(call, then) {
+  const [state, setState] = useState({ busy: false, error: null });
+  const run = async (...args) => {
+    setState({ busy: true, error: null });
+    let error = null;
+    try {
+      await call(...args);
+    } catch (e) {
+      error = e;
+    }
+    setState({ busy: false, error });
+    if (then) then(error);
+  };
+  return [state, run];
+}

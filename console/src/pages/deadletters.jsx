@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks';
 import { useLocation } from 'preact-iso/router';
 import { get, post } from '../api.js';
-import { useLoad } from '../hooks.js';
+import { useAction, useLoad } from '../hooks.js';
 import { base, ErrorBox, Loading, fmtTime, FilterForm, Pager, Json, Badge, Empty } from '../ui.jsx';
 
 const statuses = ['open', 'replayed', 'resolved', 'all'];
@@ -66,19 +66,7 @@ export function DeadLetters() {
 }
 
 function DeadLetterRow({ d, onRequeued }) {
-  const [busy, setBusy] = useState(false);
-  const [err, setErr] = useState(null);
-  const requeue = async () => {
-    setBusy(true);
-    setErr(null);
-    try {
-      await post(`/api/dead-letters/${encodeURIComponent(d.dead_letter_id)}/requeue`);
-      onRequeued();
-    } catch (e) {
-      setErr(e);
-      setBusy(false);
-    }
-  };
+  const [requeue, run] = useAction(() => post(`/api/dead-letters/${encodeURIComponent(d.dead_letter_id)}/requeue`), onRequeued);
   return (
     <tr data-id={d.dead_letter_id}>
       <td>{fmtTime(d.received_at)}</td>
@@ -95,7 +83,7 @@ function DeadLetterRow({ d, onRequeued }) {
           <summary>record</summary>
           <Json value={{ key: d.key, headers: d.headers, value: decodeValue(d.value), record_timestamp: d.record_timestamp }} />
         </details>
-        <ErrorBox error={err} />
+        <ErrorBox error={requeue.error} />
       </td>
       <td>
         {d.event_type ? <code>{d.event_type}</code> : null}
@@ -110,8 +98,8 @@ function DeadLetterRow({ d, onRequeued }) {
         {d.requeue_attempts ? <div class="muted small">requeued {d.requeue_attempts}×</div> : null}
       </td>
       <td>
-        <button class="requeue" disabled={busy} onClick={requeue}>
-          {busy ? 'Requeuing…' : 'Requeue'}
+        <button class="requeue" disabled={requeue.busy} onClick={() => run()}>
+          {requeue.busy ? 'Requeuing…' : 'Requeue'}
         </button>
       </td>
     </tr>

@@ -52,11 +52,21 @@ export function EventList({ events }) {
   );
 }
 
+// AggregateLink links an event's workflow or task timeline, or for an
+// event of no aggregate (webhook.received) the events of its execution.
 export function AggregateLink({ event }) {
   const id = aggregateOf(event);
-  return id ? (
-    <a href={`${base}/timeline/${encodeURIComponent(id)}`} class="agg">
-      {id}
+  const execution = event.metadata && event.metadata.correlationId;
+  if (id) {
+    return (
+      <a href={`${base}/timeline/${encodeURIComponent(id)}`} class="agg">
+        {id}
+      </a>
+    );
+  }
+  return execution ? (
+    <a href={`${base}/events?execution_id=${encodeURIComponent(execution)}`} class="agg">
+      execution {execution}
     </a>
   ) : null;
 }

@@ -1,7 +1,6 @@
-import { useState } from 'preact/hooks';
 import { useLocation } from 'preact-iso/router';
 import { get, post } from '../api.js';
-import { useLoad } from '../hooks.js';
+import { useAction, useLoad } from '../hooks.js';
 import { base, ErrorBox, Loading, fmtTime, FilterForm, Pager, Json, Badge, Empty } from '../ui.jsx';
 
 const statuses = ['', 'received', 'processing', 'completed', 'failed', 'skipped'];
@@ -37,20 +36,9 @@ export function Webhooks() {
 }
 
 function WebhookRow({ w, onRetried }) {
-  const [busy, setBusy] = useState(false);
-  const [err, setErr] = useState(null);
-  const retry = async () => {
-    setBusy(true);
-    setErr(null);
-    try {
-      await post(`/api/webhook-events/${encodeURIComponent(w.event_id)}/retry`);
-    } catch (e) {
-      setErr(e); // routed again and failed again: the API says why
-    } finally {
-      setBusy(false);
-      onRetried(); // either way the row changed (status, retry_count)
-    }
-  };
+  // Routed again it may fail again: the API's answer says why, and the row
+  // (status, retry_count) changed either way.
+  const [retry, run] = useAction(() => post(`/api/webhook-events/${encodeURIComponent(w.event_id)}/retry`), onRetried);
   return (
     <li class={w.status === 'failed' ? 'failed' : ''} data-id={w.event_id}>
       <details>
@@ -69,11 +57,11 @@ function WebhookRow({ w, onRetried }) {
         </div>
       </details>
       {w.status === 'failed' ? (
-        <button class="retry" disabled={busy} onClick={retry}>
-          {busy ? 'Retrying…' : 'Retry'}
+        <button class="retry" disabled={retry.busy} onClick={() => run()}>
+          {retry.busy ? 'Retrying…' : 'Retry'}
         </button>
       ) : null}
-      <ErrorBox error={err} />
+      <ErrorBox error={retry.error} />
     </li>
   );
 }
