@@ -45,7 +45,7 @@ function WebhookRow({ w, onRetried }) {
         <summary>
           <time>{fmtTime(w.received_at)}</time> <code>{w.provider}</code> <code class="type">{w.event_type}</code>{' '}
           <Badge value={w.status} /> <span class="muted">{w.provider_event_id}</span>
-          {w.retry_count ? <span class="muted"> retries {w.retry_count}</span> : null}
+          {w.retry_count ? <span class="muted"> attempts {w.retry_count}</span> : null}
         </summary>
         <div class="detail">
           {w.error_message ? <div class="error">{w.error_message}</div> : null}

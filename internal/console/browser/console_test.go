@@ -115,7 +115,7 @@ func TestConsoleInABrowser(t *testing.T) {
 		// Routed again, it fails again for the same reason: the page shows
 		// the API's answer and the row its new attempt count.
 		admin.do(t, click(`[data-testid=webhook-list] button.retry`))
-		admin.waitFor(t, fmt.Sprintf(`document.querySelector('[data-testid=webhook-list]')?.textContent.includes('retries %d')`, before+1), "the retried webhook")
+		admin.waitFor(t, fmt.Sprintf(`document.querySelector('[data-testid=webhook-list]')?.textContent.includes('attempts %d')`, before+1), "the retried webhook")
 		contains(t, admin, "400 invalid_payload")
 		assert.Equal(t, before+1, s.webhookRetries(s.failedWebhook), "the retry went through POST /api/webhook-events/{id}/retry")
 		admin.noConsoleErrors(t, regexp.MustCompile(`status of 400 .*/api/webhook-events/[^/]+/retry`))
