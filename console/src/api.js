@@ -4,6 +4,9 @@
 
 const tokenKey = 'streamops.console.token';
 
+// signedOutEvent is dispatched on window when the API refuses the token.
+export const signedOutEvent = 'streamops:signed-out';
+
 export const token = {
   get: () => sessionStorage.getItem(tokenKey) || '',
   set: (t) => sessionStorage.setItem(tokenKey, t.trim()),
@@ -42,7 +45,15 @@ export async function request(method, path, body) {
       data = { error: { code: 'not_json', message: text.slice(0, 200) } };
     }
   }
-  if (!res.ok) throw new ApiError(res.status, data);
+  if (!res.ok) {
+    const err = new ApiError(res.status, data);
+    if (res.status === 401) {
+      // The token is unknown or expired (a JWT): forget it and ask again.
+      token.clear();
+      window.dispatchEvent(new CustomEvent(signedOutEvent, { detail: err }));
+    }
+    throw err;
+  }
   return data;
 }
 

@@ -2,10 +2,10 @@
 // the api function under /console. Every page is a URL whose query string
 // is its filter; every action goes through the API's own routes.
 import { render } from 'preact';
-import { useContext, useState } from 'preact/hooks';
+import { useContext, useEffect, useState } from 'preact/hooks';
 import { LocationProvider, Router, Route, useLocation } from 'preact-iso/router';
 import './app.css';
-import { get, token } from './api.js';
+import { get, signedOutEvent, token } from './api.js';
 import { useLoad } from './hooks.js';
 import { Principal } from './principal.js';
 import { base, ErrorBox } from './ui.jsx';
@@ -29,19 +29,21 @@ const pages = [
 ];
 
 function App() {
-  const [tok, setTok] = useState(token.get());
-  if (!tok) return <SignIn onToken={setTok} />;
-  return <Session tok={tok} onSignOut={() => (token.clear(), setTok(''))} />;
+  const [state, setState] = useState({ tok: token.get(), refused: null });
+  useEffect(() => {
+    const refused = (e) => setState({ tok: '', refused: e.detail });
+    window.addEventListener(signedOutEvent, refused);
+    return () => window.removeEventListener(signedOutEvent, refused);
+  }, []);
+  if (!state.tok) return <SignIn onToken={(tok) => setState({ tok, refused: null })} error={state.refused} />;
+  return <Session tok={state.tok} onSignOut={() => (token.clear(), setState({ tok: '', refused: null }))} />;
 }
 
 // Session asks the API who the token is (GET /api/me) and shows what that
-// scope may read.
+// scope may read. A token the API refuses (401, on any call) leads back
+// to the sign-in form.
 function Session({ tok, onSignOut }) {
   const me = useLoad(() => get('/api/me'), [tok]);
-  if (me.error && me.error.status === 401) {
-    token.clear();
-    return <SignIn onToken={() => location.reload()} error={me.error} />;
-  }
   if (me.error) return <ErrorBox error={me.error} />;
   if (!me.data) return <p class="muted">Loading…</p>;
   const principal = me.data;

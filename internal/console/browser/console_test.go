@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/chromedp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -90,6 +91,21 @@ func TestConsoleInABrowser(t *testing.T) {
 		assert.Equal(t, []string{"completed", "completed", "completed"}, texts(t, admin, `[data-testid=workflow-state] li.step .badge`), "step progress")
 		contains(t, admin, "Invoice Sync", "took ", "step 1 validate")
 		admin.screenshot(t, "timeline")
+		admin.noConsoleErrors(t)
+
+		// A failed workflow: the step that failed, and why.
+		admin.open(t, base+"/timeline/"+s.failedWorkflow, `document.querySelectorAll('[data-testid=workflow-state] li.step').length === 2 && `+
+			`document.querySelector('[data-testid=timeline] tr.failed')`, "the failed workflow's timeline")
+		assert.Equal(t, []string{"completed", "failed"}, texts(t, admin, `[data-testid=workflow-state] li.step .badge`))
+		assert.Equal(t, []string{"workflow.failed"}, texts(t, admin, `[data-testid=timeline] tr.failed td:nth-child(5) summary`))
+		contains(t, admin, "no delivery target")
+		admin.screenshot(t, "timeline-failed")
+
+		// A task: its attempts and result.
+		admin.open(t, base+"/timeline/"+s.taskID, `document.querySelector('[data-testid=task-state]') && `+
+			`document.querySelectorAll('[data-testid=timeline] tbody tr').length === 3`, "the task's timeline")
+		assert.Equal(t, []string{"task.created", "task.processing", "task.completed"}, texts(t, admin, `[data-testid=timeline] tbody tr td:nth-child(5) summary`))
+		assert.Equal(t, []string{"completed"}, texts(t, admin, `[data-testid=task-state] .badge`))
 		admin.noConsoleErrors(t)
 	})
 
@@ -207,6 +223,16 @@ func TestConsoleInABrowser(t *testing.T) {
 		assert.Zero(t, count(t, acme, `[data-testid=partner-events]`))
 		assert.Zero(t, count(t, acme, `[data-testid=partner-endpoint]`))
 		acme.noConsoleErrors(t, regexp.MustCompile(`status of 403 .*/api/partners/globex/`))
+	})
+	t.Run("ARefusedTokenIsAskedForAgain", func(t *testing.T) {
+		tb := b.newTab(t)
+		tb.do(t, chromedp.Navigate(base+"/events"), chromedp.WaitVisible(chromedp.CSS(`input[name=token]`)),
+			fill(`input[name=token]`, "not-a-token"), submit(`input[name=token]`))
+		tb.waitFor(t, `document.querySelector('input[name=token]') && document.body.innerText.includes('401 unauthenticated')`, "the sign-in form again")
+		assert.Empty(t, eval[string](t, tb, `sessionStorage.getItem('streamops.console.token') || ''`), "the refused token is forgotten")
+		tb.noConsoleErrors(t, regexp.MustCompile(`status of 401 .*/api/me`))
+		tb.signIn(t, s.URL(), adminToken, "admin")
+		tb.noConsoleErrors(t)
 	})
 	t.Logf("the whole console test took %s", time.Since(began).Round(time.Millisecond))
 }

@@ -48,6 +48,7 @@ type stack struct {
 	acmeWorkflows   []string // the workflows they started
 	failedWebhook   string   // an acme delivery whose routing failed
 	taskID          string
+	failedWorkflow  string        // a submitted workflow whose deliver step has no target
 	poison          []*kgo.Record // records dead-lettered by the task processor
 }
 
@@ -172,8 +173,9 @@ func (s *stack) eventTypes(q url.Values) []events.Type {
 // seed creates, through the public routes only, what the pages show: a
 // Stripe webhook run to a completed workflow, five acme orders whose
 // partner deliveries fail until acme's breaker opens, an acme delivery
-// that cannot be routed (a failed webhook event), an email task, and two
-// records on tasks that are no envelope (dead letters).
+// that cannot be routed (a failed webhook event), an email task, a
+// workflow that fails (its deliver step has no target), and two records
+// on tasks that are no envelope (dead letters).
 func (s *stack) seed() {
 	t := s.t
 	status, id := s.webhook("stripe", stripeSecret, local.SampleInvoiceFinalized(time.Now()))
@@ -193,6 +195,12 @@ func (s *stack) seed() {
 	require.Equal(t, http.StatusCreated, s.call(http.MethodPost, "/api/tasks",
 		[]byte(`{"type":"email_notification","data":{"recipient":"ops@example.com","subject":"console","body":"hello"}}`), nil, &task))
 	s.taskID = task.TaskID
+	var wf struct {
+		WorkflowID string `json:"workflowId"`
+	}
+	require.Equal(t, http.StatusCreated, s.call(http.MethodPost, "/api/workflows",
+		[]byte(`{"name":"Broken Delivery","steps":["validate","deliver"],"priority":"low","input":{"records":[{"id":1}]}}`), nil, &wf))
+	s.failedWorkflow = wf.WorkflowID
 
 	cl, err := kgo.NewClient(kgo.SeedBrokers(s.Brokers()...))
 	require.NoError(t, err)
@@ -223,6 +231,12 @@ func (s *stack) seed() {
 		}
 		return s.call(http.MethodGet, "/api/tasks/"+s.taskID, nil, nil, &tk) == http.StatusOK && tk.Status == "completed"
 	}, "the email task did not complete")
+	s.eventually(60*time.Second, func() bool {
+		var st struct {
+			Status string `json:"status"`
+		}
+		return s.call(http.MethodGet, "/api/workflows/"+s.failedWorkflow, nil, nil, &st) == http.StatusOK && st.Status == "failed"
+	}, "the workflow without a delivery target did not fail")
 	s.eventually(60*time.Second, func() bool {
 		var page struct {
 			DeadLetters []store.DeadLetterEntry `json:"deadLetters"`
