@@ -104,3 +104,28 @@ export function Pager({ next }) {
 export function Empty({ what }) {
   return <p class="muted empty">No {what} match.</p>;
 }
+
+// Since links the page with its from-parameter set to a moment ago
+// (written out, so the link still means the same period when shared).
+export function Since({ param }) {
+  const { path, query } = useLocation();
+  const ago = [
+    ['15 min', 15 * 60e3],
+    ['1 h', 3600e3],
+    ['24 h', 24 * 3600e3],
+  ];
+  return (
+    <span class="since">
+      last{' '}
+      {ago.map(([label, ms]) => {
+        const q = { ...query, [param]: new Date(Date.now() - ms).toISOString() };
+        delete q.cursor;
+        return (
+          <a href={`${path}?${new URLSearchParams(q)}`} key={label}>
+            {label}
+          </a>
+        );
+      })}
+    </span>
+  );
+}

@@ -2,7 +2,7 @@ import { useState } from 'preact/hooks';
 import { useLocation } from 'preact-iso/router';
 import { get, post } from '../api.js';
 import { useAction, useLoad } from '../hooks.js';
-import { base, ErrorBox, Loading, fmtTime, FilterForm, Pager, Json, Badge, Empty } from '../ui.jsx';
+import { base, ErrorBox, Loading, fmtTime, FilterForm, Since, Pager, Json, Badge, Empty } from '../ui.jsx';
 
 const statuses = ['open', 'replayed', 'resolved', 'all'];
 // bulkMax is the most POST /api/dead-letters/requeue sends back at once.
@@ -35,6 +35,7 @@ export function DeadLetters() {
           { name: 'from', label: 'From', placeholder: '2026-01-04T01:00:00Z' },
           { name: 'to', label: 'To', placeholder: '2026-01-04T02:00:00Z' },
         ]}
+        extra={<Since param="from" />}
       />
       <BulkRequeue filter={filterOf(query)} onDone={reload} />
       <ErrorBox error={error} />

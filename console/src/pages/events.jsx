@@ -1,7 +1,7 @@
 import { useLocation } from 'preact-iso/router';
 import { get } from '../api.js';
 import { useLoad } from '../hooks.js';
-import { base, ErrorBox, Loading, fmtTime, FilterForm, Pager, Json, Empty } from '../ui.jsx';
+import { base, ErrorBox, Loading, fmtTime, FilterForm, Since, Pager, Json, Empty } from '../ui.jsx';
 
 // filterFields is seed 001's ReplayFilter, named as the API's query
 // parameters, so the page's URL is the API's filter.
@@ -24,7 +24,10 @@ export function Events() {
   return (
     <section>
       <h1>Events</h1>
-      <FilterForm fields={[...filterFields, { name: 'limit', label: 'Per page', placeholder: '50' }]} />
+      <FilterForm
+        fields={[...filterFields, { name: 'limit', label: 'Per page', placeholder: '50' }]}
+        extra={<Since param="start_time" />}
+      />
       <ErrorBox error={error} />
       <Loading when={loading} />
       {data ? <EventList events={data.events} /> : null}

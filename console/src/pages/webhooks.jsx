@@ -1,7 +1,7 @@
 import { useLocation } from 'preact-iso/router';
 import { get, post } from '../api.js';
 import { useAction, useLoad } from '../hooks.js';
-import { base, ErrorBox, Loading, fmtTime, FilterForm, Pager, Json, Badge, Empty } from '../ui.jsx';
+import { base, ErrorBox, Loading, fmtTime, FilterForm, Since, Pager, Json, Badge, Empty } from '../ui.jsx';
 
 const statuses = ['', 'received', 'processing', 'completed', 'failed', 'skipped'];
 
@@ -19,6 +19,7 @@ export function Webhooks() {
           { name: 'from', label: 'From', placeholder: '2026-01-04T01:00:00Z' },
           { name: 'to', label: 'To', placeholder: '2026-01-04T02:00:00Z' },
         ]}
+        extra={<Since param="from" />}
       />
       <ErrorBox error={error} />
       <Loading when={loading} />

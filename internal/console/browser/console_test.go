@@ -114,6 +114,8 @@ func TestConsoleInABrowser(t *testing.T) {
 		admin.do(t, click(`[data-testid=webhook-list] > li summary`))
 		admin.waitFor(t, `[...document.querySelectorAll('pre.json')].some(p => p.textContent.includes('[REDACTED]') || p.textContent.includes('"id"'))`, "a stored payload")
 		admin.screenshot(t, "webhooks")
+		admin.do(t, click(`.since a:nth-of-type(2)`)) // "last 1 h": all seven are that recent
+		admin.waitFor(t, `location.search.startsWith('?from=') && document.querySelectorAll('[data-testid=webhook-list] > li').length === 7`, "the last hour's webhook events")
 
 		// The failed one, by provider and status. The retry-sweeper routes a
 		// failed webhook again until its fifth attempt; after that only a
