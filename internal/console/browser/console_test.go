@@ -218,6 +218,13 @@ func TestConsoleInABrowser(t *testing.T) {
 		assert.Zero(t, count(t, acme, `[data-testid=dead-letter-list]`))
 		acme.noConsoleErrors(t)
 
+		// Another's workflow by its id: the history is scoped, so its
+		// timeline is empty, and no workflow state is asked for.
+		acme.open(t, base+"/timeline/"+s.stripeWorkflow, `document.querySelector('.empty')`, "an empty timeline")
+		assert.Zero(t, count(t, acme, `[data-testid=timeline]`))
+		assert.Zero(t, count(t, acme, `[data-testid=workflow-state]`))
+		acme.noConsoleErrors(t)
+
 		// Another partner's page: the API refuses, and the page shows that
 		// and nothing else. The browser logs the two 403 answers.
 		acme.open(t, base+"/partners/globex", `document.querySelector('[role=alert]')`, "the refusal")
