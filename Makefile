@@ -36,16 +36,17 @@ race: ## the race detector over everything but the large-volume tests (-short)
 
 # The MongoDB tier: every package whose tests open a store (through
 # internal/store/enginetest or internal/stacktest) runs again with the store
-# on the MongoDB at MONGODB_URI, each test in a database of its own. The
+# on the MongoDB at MONGODB_URI, each test in a database of its own; the
+# console's browser tests among them (tag browser: chromium needed). The
 # summary counts the tests that ran on it from the harness's log.
-STORE_TEST_PKGS = $(shell $(GO) list -f '{{.ImportPath}} {{join .TestImports " "}} {{join .XTestImports " "}}' ./... \
+STORE_TEST_PKGS = $(shell $(GO) list -tags browser -f '{{.ImportPath}} {{join .TestImports " "}} {{join .XTestImports " "}}' ./... \
 	| awk '/ [^ ]*internal\/(store\/enginetest|stacktest)( |$$)/ {print $$1}')
 
 test-mongo: ## every store-touching test again on the MongoDB at MONGODB_URI (Atlas, mongod, FerretDB)
 	@test -n "$$MONGODB_URI" || { echo "test-mongo: set MONGODB_URI (e.g. mongodb://127.0.0.1:27017/); README: The MongoDB tier"; exit 2; }
 	@log=$$(mktemp); trap 'rm -f $$log' EXIT; \
 	STREAMOPS_TEST_ENGINE=mongodb STREAMOPS_TEST_ENGINE_LOG=$$log \
-		$(GO) test -count=1 -timeout 30m $(STORE_TEST_PKGS); rc=$$?; \
+		$(GO) test -count=1 -tags browser -timeout 30m $(STORE_TEST_PKGS); rc=$$?; \
 	awk -F'\t' '$$1=="mongodb" {ran++; pkg[$$2]++} $$1 ~ /^skip:/ {skip++; why[$$1]++} \
 		END {printf "test-mongo: %d tests ran on the MongoDB engine, %d skipped by a named feature\n", ran, skip; \
 		for (p in pkg) printf "  %-22s %d\n", p, pkg[p]; for (w in why) printf "  %-22s %d skipped\n", w, why[w]}' $$log | sort; \
