@@ -53,7 +53,7 @@ export function Replays() {
       {preview.data ? (
         <div class="preview" data-testid="replay-preview">
           <p>
-            <strong data-testid="replay-count">{preview.data.count}</strong> event{preview.data.count === 1 ? '' : 's'} match
+            <strong data-testid="replay-count">{preview.data.count}</strong> {preview.data.count === 1 ? 'event matches' : 'events match'}
             {query.target_topic ? ` (to ${query.target_topic})` : ''}.{' '}
             <button class="danger" disabled={start.busy || preview.data.count === 0} onClick={run} data-testid="replay-start">
               {start.busy ? 'Starting…' : `Replay ${preview.data.count}`}
