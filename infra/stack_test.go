@@ -222,6 +222,20 @@ func TestRoutes(t *testing.T) {
 					t.Errorf("integration target = %s, want %s (%s)", uri, want, tt.function)
 				}
 			}
+			// API Gateway may invoke the function for this route.
+			path := strings.SplitN(tt.routeKey, " ", 2)[1]
+			allowed := false
+			for _, p := range resources(raw, "AWS::Lambda::Permission") {
+				pp := props(p)
+				if strings.HasSuffix(render(pp["SourceArn"]), "/*/*"+path) &&
+					strings.Contains(render(pp["FunctionName"]), functionID(t, raw, tt.function)) &&
+					pp["Principal"] == "apigateway.amazonaws.com" {
+					allowed = true
+				}
+			}
+			if !allowed {
+				t.Errorf("no lambda:InvokeFunction permission of %s for API Gateway on %s", tt.function, path)
+			}
 		})
 	}
 	assertTemplate(t, "JWT authorizer from context", func() {
