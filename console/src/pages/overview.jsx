@@ -15,6 +15,7 @@ const panels = [
   ['tasks', 'type', 'Tasks by type'],
   ['integration_outbox', 'status', 'Outbox by status'],
   ['dead_letters', 'status', 'Dead letters by status'],
+  ['partner_events', 'event_status', 'Partner events by status (all time)'],
 ];
 
 export function Overview() {
