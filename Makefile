@@ -10,7 +10,7 @@ BENCHTIME ?= 10x
 LAMBDA_ENV   := GOOS=linux GOARCH=arm64 CGO_ENABLED=0
 LAMBDA_FLAGS := -tags lambda.norpc -trimpath -ldflags='-s -w'
 
-.PHONY: help build test unit race lint bench run clean synth deploy bootstrap infra-test infra-clean test-mongo fuzz openapi-lint
+.PHONY: help build test unit race lint bench run clean synth deploy bootstrap infra-test infra-clean test-mongo fuzz openapi-lint console console-check test-console
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-8s %s\n", $$1, $$2}'
@@ -24,7 +24,7 @@ $(BUILD_DIR)/%.zip: FORCE
 
 FORCE:
 
-test: lint openapi-lint unit race fuzz build infra-test ## everything CI runs: lint, the OpenAPI lint, all tests, the race run, a short fuzz of each target, the Lambda build, the template tests
+test: lint openapi-lint unit race fuzz build infra-test test-console ## everything CI runs: lint, the OpenAPI lint, all tests, the race run, a short fuzz of each target, the Lambda build, the template tests, the console in a browser
 
 # The embedded engine copies a collection on every write, which makes the
 # large-volume tests allocation-bound: a lazier GC saves a fifth of their time.
@@ -36,16 +36,17 @@ race: ## the race detector over everything but the large-volume tests (-short)
 
 # The MongoDB tier: every package whose tests open a store (through
 # internal/store/enginetest or internal/stacktest) runs again with the store
-# on the MongoDB at MONGODB_URI, each test in a database of its own. The
+# on the MongoDB at MONGODB_URI, each test in a database of its own; the
+# console's browser tests among them (tag browser: chromium needed). The
 # summary counts the tests that ran on it from the harness's log.
-STORE_TEST_PKGS = $(shell $(GO) list -f '{{.ImportPath}} {{join .TestImports " "}} {{join .XTestImports " "}}' ./... \
+STORE_TEST_PKGS = $(shell $(GO) list -tags browser -f '{{.ImportPath}} {{join .TestImports " "}} {{join .XTestImports " "}}' ./... \
 	| awk '/ [^ ]*internal\/(store\/enginetest|stacktest)( |$$)/ {print $$1}')
 
 test-mongo: ## every store-touching test again on the MongoDB at MONGODB_URI (Atlas, mongod, FerretDB)
 	@test -n "$$MONGODB_URI" || { echo "test-mongo: set MONGODB_URI (e.g. mongodb://127.0.0.1:27017/); README: The MongoDB tier"; exit 2; }
 	@log=$$(mktemp); trap 'rm -f $$log' EXIT; \
 	STREAMOPS_TEST_ENGINE=mongodb STREAMOPS_TEST_ENGINE_LOG=$$log \
-		$(GO) test -count=1 -timeout 30m $(STORE_TEST_PKGS); rc=$$?; \
+		$(GO) test -count=1 -tags browser -timeout 30m $(STORE_TEST_PKGS); rc=$$?; \
 	awk -F'\t' '$$1=="mongodb" {ran++; pkg[$$2]++} $$1 ~ /^skip:/ {skip++; why[$$1]++} \
 		END {printf "test-mongo: %d tests ran on the MongoDB engine, %d skipped by a named feature\n", ran, skip; \
 		for (p in pkg) printf "  %-22s %d\n", p, pkg[p]; for (w in why) printf "  %-22s %d skipped\n", w, why[w]}' $$log | sort; \
@@ -113,6 +114,37 @@ openapi-lint: $(REDOCLY) ## Redocly's recommended ruleset over the served OpenAP
 	@cd openapi && $(REDOCLY_ENV) ./node_modules/.bin/redocly lint --config redocly.yaml --format=json \
 		../$(BUILD_DIR)/openapi.json >../$(BUILD_DIR)/openapi-lint.json 2>../$(BUILD_DIR)/openapi-lint.log; \
 	node check.mjs <../$(BUILD_DIR)/openapi-lint.json || { cat ../$(BUILD_DIR)/openapi-lint.log; exit 1; }
+
+# --- The operations console (README: Operations console) ---------------------
+# Its front end is built from console/ by esbuild with the packages pinned in
+# console/package.json and console/package-lock.json, installed there by
+# npm ci, and committed under internal/console/dist/, so go build needs no
+# npm. console-check rebuilds it into a temporary directory and fails when
+# the committed files differ: the bundle cannot drift from its sources.
+CONSOLE_NPM := console/node_modules/.bin/esbuild
+CONSOLE_DIST := internal/console/dist
+
+$(CONSOLE_NPM): console/package.json console/package-lock.json
+	npm ci --prefix console --no-audit --no-fund --loglevel=error
+	@touch $@
+
+console: $(CONSOLE_NPM) ## rebuild the console's script and stylesheet into internal/console/dist/
+	cd console && OUT=../$(CONSOLE_DIST) npm run --silent build
+
+console-check: $(CONSOLE_NPM) ## fail when internal/console/dist/ is not what console/ builds with the pinned packages
+	@tmp=$$(mktemp -d); trap 'rm -rf $$tmp' EXIT; \
+	(cd console && OUT=$$tmp npm run --silent build) >/dev/null && \
+	for f in app.js app.css; do \
+		cmp -s $$tmp/$$f $(CONSOLE_DIST)/$$f || { echo "console-check: $(CONSOLE_DIST)/$$f is not what console/ builds: run make console and commit it"; exit 1; }; \
+	done; echo "console-check: $(CONSOLE_DIST) matches console/ built with the pinned packages"
+
+# The browser tests (about 10 s): headless Chromium (Debian's chromium,
+# driven by chromedp) against the local stack, behind the build tag
+# "browser" so go test ./... runs without a browser. A PNG of every page goes
+# to STREAMOPS_CONSOLE_SCREENSHOTS (default: a temporary directory the test
+# logs); CI keeps them under build/console-screenshots.
+test-console: console-check ## the console in headless Chromium against the local stack (needs chromium)
+	$(GO) test -count=1 -tags browser -timeout 10m ./internal/console/browser/...
 
 # --- Infrastructure: the CDK app in infra/ (a Go module of its own) ----------
 # The CDK CLI is pinned in infra/package.json and infra/package-lock.json

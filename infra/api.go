@@ -19,6 +19,13 @@ const (
 	routeWebhooks = "/webhooks/{provider}"
 	// routeAPI is everything under /api, behind the JWT authorizer.
 	routeAPI = "/api/{proxy+}"
+	// routeConsole and routeConsoleFiles are the operations console: the
+	// api function's static page and its script and stylesheet, public
+	// like /api/openapi.json (a browser's navigation carries no bearer
+	// token); everything it shows comes from /api with the JWT the person
+	// pastes into it.
+	routeConsole      = "/console"
+	routeConsoleFiles = "/console/{proxy+}"
 )
 
 // accessLogFormat is one JSON line per request: what a provider's failed
@@ -46,7 +53,8 @@ var accessLogFormat = func() string {
 	return string(b)
 }()
 
-// newHTTPAPI creates the HTTP API with its two routes, the throttled
+// newHTTPAPI creates the HTTP API with its routes (webhooks, /api, the
+// console), the throttled
 // default stage and its access log.
 func newHTTPAPI(stack awscdk.Stack, cfg Config, webhook, api awslambda.IFunction) awsapigatewayv2.HttpApi {
 	httpAPI := awsapigatewayv2.NewHttpApi(stack, jsii.String("HttpApi"), &awsapigatewayv2.HttpApiProps{
@@ -65,13 +73,23 @@ func newHTTPAPI(stack awscdk.Stack, cfg Config, webhook, api awslambda.IFunction
 	for _, a := range cfg.JWTAudience {
 		audience = append(audience, jsii.String(a))
 	}
+	apiIntegration := awsapigatewayv2integrations.NewHttpLambdaIntegration(jsii.String("ApiIntegration"), api, nil)
 	httpAPI.AddRoutes(&awsapigatewayv2.AddRoutesOptions{
 		Path:        jsii.String(routeAPI),
 		Methods:     &[]awsapigatewayv2.HttpMethod{awsapigatewayv2.HttpMethod_ANY},
-		Integration: awsapigatewayv2integrations.NewHttpLambdaIntegration(jsii.String("ApiIntegration"), api, nil),
+		Integration: apiIntegration,
 		Authorizer: awsapigatewayv2authorizers.NewHttpJwtAuthorizer(jsii.String("JwtAuthorizer"), jsii.String(cfg.JWTIssuer),
 			&awsapigatewayv2authorizers.HttpJwtAuthorizerProps{JwtAudience: &audience}),
 	})
+	for _, path := range []string{routeConsole, routeConsoleFiles} {
+		for _, route := range *httpAPI.AddRoutes(&awsapigatewayv2.AddRoutesOptions{
+			Path:        jsii.String(path),
+			Methods:     &[]awsapigatewayv2.HttpMethod{awsapigatewayv2.HttpMethod_GET},
+			Integration: apiIntegration,
+		}) {
+			suppressConsoleRouteAuthorizer(stack, route)
+		}
+	}
 
 	accessLogs := awslogs.NewLogGroup(stack, jsii.String("HttpApiAccessLogs"), &awslogs.LogGroupProps{
 		Retention:     retentionDays[cfg.LogRetentionDays],
@@ -94,7 +112,7 @@ func newHTTPAPI(stack awscdk.Stack, cfg Config, webhook, api awslambda.IFunction
 		Format:         jsii.String(accessLogFormat),
 	})
 	awscdk.NewCfnOutput(stack, jsii.String("ApiEndpoint"), &awscdk.CfnOutputProps{
-		Description: jsii.String("Base URL: POST <url>/webhooks/{provider}, <url>/api/…"),
+		Description: jsii.String("Base URL: POST <url>/webhooks/{provider}, <url>/api/…, the console at <url>/console"),
 		Value:       httpAPI.ApiEndpoint(),
 	})
 	return httpAPI

@@ -72,6 +72,15 @@ const (
 		"runs that fail are the async on-failure destination's (archiver) or are redone by the next tick"
 )
 
+// suppressConsoleRouteAuthorizer: the console's routes serve the same
+// static files to everyone; its data needs the JWT on /api.
+func suppressConsoleRouteAuthorizer(_ awscdk.Stack, route constructs.IConstruct) {
+	suppress(route, "AwsSolutions-APIG4",
+		"GET only, the operations console's page, script and stylesheet, the same for everyone and holding no data "+
+			"(like /api/openapi.json): a browser's navigation cannot carry a bearer token; every read and action of the "+
+			"console is a call to /api, behind the JWT authorizer, with the token the person pastes")
+}
+
 // suppressWebhookRouteAuthorizer: the webhook route is public by design.
 func suppressWebhookRouteAuthorizer(_ awscdk.Stack, route constructs.IConstruct) {
 	suppress(route, "AwsSolutions-APIG4",

@@ -195,6 +195,9 @@ func TestRoutes(t *testing.T) {
 	}{
 		{"POST /webhooks/{provider}", fnWebhook, "NONE"},
 		{"ANY /api/{proxy+}", fnAPI, "JWT"},
+		// The console's static files: public, served by the api function.
+		{"GET /console", fnAPI, "NONE"},
+		{"GET /console/{proxy+}", fnAPI, "NONE"},
 	}
 	assertTemplate(t, "route count", func() {
 		tmpl.ResourceCountIs(jsii.String("AWS::ApiGatewayV2::Route"), jsii.Number(len(tests)))
@@ -218,6 +221,20 @@ func TestRoutes(t *testing.T) {
 				if want := "getatt:" + functionID(t, raw, tt.function) + ".Arn"; uri != want {
 					t.Errorf("integration target = %s, want %s (%s)", uri, want, tt.function)
 				}
+			}
+			// API Gateway may invoke the function for this route.
+			path := strings.SplitN(tt.routeKey, " ", 2)[1]
+			allowed := false
+			for _, p := range resources(raw, "AWS::Lambda::Permission") {
+				pp := props(p)
+				if strings.HasSuffix(render(pp["SourceArn"]), "/*/*"+path) &&
+					strings.Contains(render(pp["FunctionName"]), functionID(t, raw, tt.function)) &&
+					pp["Principal"] == "apigateway.amazonaws.com" {
+					allowed = true
+				}
+			}
+			if !allowed {
+				t.Errorf("no lambda:InvokeFunction permission of %s for API Gateway on %s", tt.function, path)
 			}
 		})
 	}

@@ -63,7 +63,9 @@ func API(cfg APIConfig) http.Handler {
 	mux.Handle("POST /api/webhook-events/{id}/retry", admin(a.retryWebhookEvent))
 	mux.Handle("GET /api/partners/{partnerId}/events", any(a.partnerEvents))
 	mux.Handle("GET /api/partners/{partnerId}/endpoint", any(a.partnerEndpoint))
+	mux.Handle("GET /api/partners", any(a.listPartners))
 	mux.Handle("GET /api/stats", admin(a.stats))
+	mux.Handle("GET /api/me", any(a.me))
 	a.deadLetterRoutes(mux, admin)
 	return withNotFound(mux, func(w http.ResponseWriter, r *http.Request) bool {
 		if _, ok := a.authenticate(r); !ok {

@@ -12,6 +12,7 @@ var fuzzRoutes = []struct{ method, path string }{
 	{"POST", "/api/replays"}, {"GET", "/api/webhook-events"}, {"GET", "/api/dead-letters"},
 	{"POST", "/api/dead-letters/requeue"}, {"GET", "/api/stats"}, {"GET", "/api/partners/acme/events"},
 	{"POST", "/api/workflows"}, {"POST", "/api/tasks"}, {"GET", "/api/workflows/wf-x"},
+	{"GET", "/api/partners"}, {"GET", "/api/me"},
 }
 
 // FuzzAPIRoutesNeverAnswer5xx sends every /api route fuzzed query strings

@@ -545,6 +545,21 @@ func TestOpenAPIResponsesMatchTheDocument(t *testing.T) {
 		w := api.get(t, adminToken, "/api/stats?window=1h", http.StatusOK)
 		assert.Contains(t, w.Body.String(), `"since"`)
 		api.get(t, adminToken, "/api/stats?window=forever", http.StatusBadRequest)
+		api.get(t, "acme-token", "/api/stats", http.StatusForbidden)
+	})
+
+	t.Run("GET /api/partners", func(t *testing.T) {
+		w := api.get(t, adminToken, "/api/partners", http.StatusOK)
+		assert.Contains(t, w.Body.String(), `"partnerId":"acme"`)
+		api.get(t, "beta-token", "/api/partners", http.StatusOK)
+		api.get(t, "", "/api/partners", http.StatusUnauthorized)
+	})
+
+	t.Run("GET /api/me", func(t *testing.T) {
+		api.get(t, adminToken, "/api/me", http.StatusOK)
+		w := api.get(t, "acme-token", "/api/me", http.StatusOK)
+		assert.JSONEq(t, `{"admin":false,"partnerId":"acme"}`, w.Body.String())
+		api.get(t, "not-a-token", "/api/me", http.StatusUnauthorized)
 	})
 
 	t.Run("GET /api/openapi.json", func(t *testing.T) {

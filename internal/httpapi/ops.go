@@ -11,7 +11,6 @@ import (
 
 	"github.com/streamops/streamops/events"
 	"github.com/streamops/streamops/internal/history"
-	"github.com/streamops/streamops/internal/outbox/partnerstatus"
 	"github.com/streamops/streamops/internal/store"
 )
 
@@ -328,35 +327,40 @@ func (a *api) partnerEndpoint(w http.ResponseWriter, r *http.Request, p Principa
 		writeError(w, r, a.log, err)
 		return
 	}
-	ep, ok := eps[id]
-	if !ok {
-		ep = store.PartnerEndpoint{PartnerID: id, State: partnerstatus.BreakerClosed}
-	}
-	writeJSON(w, http.StatusOK, toPartnerEndpoint(ep))
+	writeJSON(w, http.StatusOK, endpointOrClosed(eps, id))
 }
+
+// MaxStatsWindow is the longest window GET /api/stats counts over: a year,
+// four times the events' default TTL (older ones are gone).
+const MaxStatsWindow = 365 * 24 * time.Hour
 
 // statsSources are the counts GET /api/stats reports: collection, the field
 // counted by, and the time field the window applies to.
 var statsSources = []struct{ collection, field, timeField string }{
 	{store.CollEvents, "event_type", "timestamp"},
 	{store.CollWebhookEvents, "status", "received_at"},
+	{store.CollWebhookEvents, "provider", "received_at"},
 	{store.CollOutbox, "status", "created_at"},
+	{store.CollOutbox, "event_type", "created_at"},
 	{store.CollWorkflows, "status", "createdAt"},
 	{store.CollTasks, "status", "createdAt"},
+	{store.CollTasks, "type", "createdAt"},
 	{store.CollPartnerEvents, "event_status", "expire_at"},
 	{store.CollDeadLetters, "status", "received_at"},
 }
 
 func (a *api) stats(w http.ResponseWriter, r *http.Request, _ Principal) {
 	var since time.Time
+	var d time.Duration
+	now := time.Now()
 	window := r.URL.Query().Get("window")
 	if window != "" {
-		d, err := time.ParseDuration(window)
-		if err != nil || d <= 0 {
-			writeError(w, r, a.log, &paramError{Param: "window", Reason: fmt.Sprintf("must be a positive duration such as 15m, 1h or 24h, got %q", window)})
+		var err error
+		if d, err = time.ParseDuration(window); err != nil || d <= 0 || d > MaxStatsWindow {
+			writeError(w, r, a.log, &paramError{Param: "window", Reason: fmt.Sprintf("must be a positive duration up to %s such as 15m, 1h or 24h, got %q", MaxStatsWindow, window)})
 			return
 		}
-		since = time.Now().Add(-d)
+		since = now.Add(-d)
 	}
 	out := map[string]map[string]map[string]int64{}
 	for _, src := range statsSources {
@@ -369,11 +373,24 @@ func (a *api) stats(w http.ResponseWriter, r *http.Request, _ Principal) {
 			writeError(w, r, a.log, err)
 			return
 		}
-		out[src.collection] = map[string]map[string]int64{src.field: counts}
+		if out[src.collection] == nil {
+			out[src.collection] = map[string]map[string]int64{}
+		}
+		out[src.collection][src.field] = counts
 	}
-	resp := map[string]any{"collections": out}
+	ov, err := a.loadOverview(r.Context(), d, now)
+	if err != nil {
+		writeError(w, r, a.log, err)
+		return
+	}
+	resp := struct {
+		Collections map[string]map[string]map[string]int64 `json:"collections"`
+		Window      string                                 `json:"window,omitempty"`
+		Since       string                                 `json:"since,omitempty"`
+		overview
+	}{Collections: out, overview: ov}
 	if window != "" {
-		resp["window"], resp["since"] = window, since.UTC().Format(time.RFC3339)
+		resp.Window, resp.Since = window, since.UTC().Format(time.RFC3339)
 	}
 	writeJSON(w, http.StatusOK, resp)
 }

@@ -86,6 +86,7 @@ func (s *Stack) PrintBanner(w io.Writer, command string) error {
 	fmt.Fprintf(&b, "\nStreamOps local stack up in %s\n\n", s.ready.Round(time.Millisecond))
 	fmt.Fprintf(&b, "  webhooks  POST %s/webhooks/{provider}   providers: %s\n", s.URL(), strings.Join(s.providers.Names(), ", "))
 	fmt.Fprintf(&b, "  api       %s/api/…   OpenAPI: %s/api/openapi.json\n", s.URL(), s.URL())
+	fmt.Fprintf(&b, "  console   %s/console   (paste the admin token below)\n", s.URL())
 	fmt.Fprintf(&b, "  kafka     %s   (%s; kcat -b %s -L)\n", kafka, kafkaNote, kafka)
 	fmt.Fprintf(&b, "  store     %s\n", storeNote)
 	fmt.Fprintf(&b, "  schedules outbox-relay and retry-sweeper every %s, archiver daily at 03:00 UTC\n\n", s.cfg.ScheduleInterval)

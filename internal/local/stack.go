@@ -231,6 +231,10 @@ func (s *Stack) serveHTTP(fns functions) error {
 	s.gateway = NewGateway(s.log,
 		Route{Method: http.MethodPost, Path: "/webhooks/{provider}", Function: fns.webhook, Name: FnWebhook, Timeout: Timeouts[FnWebhook]},
 		Route{Method: "ANY", Path: "/api/{proxy+}", Function: fns.api, Name: FnAPI, Timeout: Timeouts[FnAPI]},
+		// The operations console: static files of the api function, no
+		// authorizer (its data comes from /api with the caller's token).
+		Route{Method: http.MethodGet, Path: "/console", Function: fns.api, Name: FnAPI, Timeout: Timeouts[FnAPI]},
+		Route{Method: http.MethodGet, Path: "/console/{proxy+}", Function: fns.api, Name: FnAPI, Timeout: Timeouts[FnAPI]},
 	)
 	ln, err := net.Listen("tcp", s.cfg.HTTPAddr)
 	if err != nil {

@@ -13,6 +13,7 @@ import (
 	"github.com/streamops/streamops/internal/app"
 	"github.com/streamops/streamops/internal/archive"
 	"github.com/streamops/streamops/internal/backoff"
+	"github.com/streamops/streamops/internal/console"
 	"github.com/streamops/streamops/internal/history"
 	"github.com/streamops/streamops/internal/httpapi"
 	"github.com/streamops/streamops/internal/ingest"
@@ -65,7 +66,8 @@ func Auth(adminToken, partnerTokens string) httpapi.Authenticator {
 	}}
 }
 
-// API is the api function: everything under /api.
+// API is the api function: everything under /api, and the operations
+// console under /console (static files; its data comes from /api).
 func API(a *app.App, o APIOptions) (http.Handler, error) {
 	rt, err := router(a, o.Providers)
 	if err != nil {
@@ -79,7 +81,7 @@ func API(a *app.App, o APIOptions) (http.Handler, error) {
 	if err != nil {
 		return nil, err
 	}
-	return httpapi.API(httpapi.APIConfig{
+	api := httpapi.API(httpapi.APIConfig{
 		Submit:   sub,
 		Store:    a.Store,
 		Replayer: &history.Replayer{Store: a.Store, Emitter: a.Emitter, Logger: a.Logger},
@@ -88,7 +90,13 @@ func API(a *app.App, o APIOptions) (http.Handler, error) {
 		Requeuer: &history.Requeuer{Store: a.Store, Publisher: a.Bus},
 		Auth:     o.Auth,
 		Logger:   a.Logger,
-	}), nil
+	})
+	mux := http.NewServeMux()
+	ui := console.Handler()
+	mux.Handle(console.Base, ui)
+	mux.Handle(console.Base+"/", ui)
+	mux.Handle("/", api)
+	return mux, nil
 }
 
 // WorkflowProcessor is the workflow-processor function.

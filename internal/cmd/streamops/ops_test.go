@@ -108,6 +108,7 @@ func TestOpsStatsShowsCountsPerCollection(t *testing.T) {
 	assert.Regexp(t, `(?m)^workflows\s+status\s+pending\s+2$`, out)
 	assert.Regexp(t, `(?m)^events\s+event_type\s+workflow.created\s+2$`, out)
 	assert.Contains(t, out, "(1h)")
+	assert.Contains(t, out, "open dead letters: 0\n")
 }
 
 func TestOpsTailPrintsHistoryOnceAndFollowsNewEvents(t *testing.T) {

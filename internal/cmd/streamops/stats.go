@@ -9,13 +9,23 @@ import (
 	"net/url"
 	"slices"
 	"text/tabwriter"
+	"time"
 )
 
 // statsAnswer is GET /api/stats.
 type statsAnswer struct {
-	Collections map[string]map[string]map[string]int64 `json:"collections"`
-	Window      string                                 `json:"window,omitempty"`
-	Since       string                                 `json:"since,omitempty"`
+	Collections                   map[string]map[string]map[string]int64 `json:"collections"`
+	Window                        string                                 `json:"window,omitempty"`
+	Since                         string                                 `json:"since,omitempty"`
+	OpenDeadLetters               int64                                  `json:"openDeadLetters"`
+	OldestPendingOutboxAgeSeconds *float64                               `json:"oldestPendingOutboxAgeSeconds,omitempty"`
+	OpenBreakers                  []struct {
+		PartnerID string `json:"partnerId"`
+		State     string `json:"state"`
+		OpenUntil string `json:"openUntil,omitempty"`
+		LastError string `json:"lastError,omitempty"`
+	} `json:"openBreakers"`
+	EventRate json.RawMessage `json:"eventRate,omitempty"`
 }
 
 // stats is `streamops stats`: counts by status and type per collection.
@@ -37,6 +47,13 @@ func stats(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	if *asJSON {
 		return json.NewEncoder(stdout).Encode(st)
+	}
+	fmt.Fprintf(stdout, "open dead letters: %d\n", st.OpenDeadLetters)
+	if st.OldestPendingOutboxAgeSeconds != nil {
+		fmt.Fprintf(stdout, "oldest pending outbox entry: %s\n", time.Duration(*st.OldestPendingOutboxAgeSeconds*float64(time.Second)).Round(time.Second))
+	}
+	for _, b := range st.OpenBreakers {
+		fmt.Fprintf(stdout, "breaker %s: partner %s, until %s: %s\n", b.State, b.PartnerID, b.OpenUntil, b.LastError)
 	}
 	if st.Window != "" {
 		fmt.Fprintf(stdout, "since %s (%s)\n", st.Since, st.Window)

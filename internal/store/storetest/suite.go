@@ -68,6 +68,8 @@ func Run(t *testing.T, open Opener) {
 		{"SearchMatchesTheTextIndexFields", testSearch},
 		{"PartnerScopeIsOneIndexedFieldWhateverItsDeliveries", testPartnerScope},
 		{"CountByCountsEachValueWithinTheWindow", testCountBy},
+		{"EventRateCountsEachBucketOfTheWindow", testEventRate},
+		{"OpenBreakersAndPartnerIDsListWhatTheStoreKnows", testPartnerOverview},
 		{"DocumentsNoEngineCanStoreArePermanentErrorsNamingTheField", testRejectedDocuments},
 		{"ExpiredOrCancelledCommandsAreTransientErrors", testTransientErrors},
 		{"UpsertRacesMakeOneDocument", testUpsertRace},
@@ -752,6 +754,75 @@ func testCountBy(t *testing.T, open Opener) {
 	empty, err := s.CountBy(ctx(t), store.CollTasks, "status", "createdAt", time.Time{})
 	require.NoError(t, err)
 	assert.Empty(t, empty)
+}
+
+func testEventRate(t *testing.T, open Opener) {
+	clock := NewClock()
+	s := open(t, store.Config{Now: clock.Now})
+	since := clock.Now().Truncate(time.Minute)
+	// minute 0: 2 events, minute 1: none, minute 2: 3 (one on its first
+	// millisecond), before and after the window: one each.
+	var batch []events.Envelope
+	for _, at := range []time.Duration{
+		-time.Millisecond, 0, 59*time.Second + 999*time.Millisecond,
+		2 * time.Minute, 2*time.Minute + 30*time.Second, 2*time.Minute + 59*time.Second, 3 * time.Minute,
+	} {
+		batch = append(batch, workflowCreated(since.Add(at)))
+	}
+	_, err := s.InsertEvents(ctx(t), batch)
+	require.NoError(t, err)
+
+	before := s.Commands()
+	got, err := s.EventRate(ctx(t), since, time.Minute, 3)
+	require.NoError(t, err)
+	assert.Equal(t, []int64{2, 0, 3}, got, "each event in the bucket its timestamp falls in, the edges excluded")
+	assert.EqualValues(t, 1, s.Commands()-before, "one command, whatever the number of buckets")
+
+	empty, err := s.EventRate(ctx(t), since.Add(time.Hour), time.Minute, 60)
+	require.NoError(t, err)
+	assert.Equal(t, make([]int64, 60), empty)
+
+	for _, bad := range []struct {
+		bucket time.Duration
+		n      int
+	}{{time.Minute, 0}, {time.Minute, store.MaxRateBuckets + 1}, {0, 10}} {
+		_, err := s.EventRate(ctx(t), since, bad.bucket, bad.n)
+		assert.Error(t, err, "%d buckets of %s", bad.n, bad.bucket)
+	}
+}
+
+func testPartnerOverview(t *testing.T, open Opener) {
+	clock := NewClock()
+	s := open(t, store.Config{Now: clock.Now})
+	ids, err := s.PartnerIDs(ctx(t))
+	require.NoError(t, err)
+	assert.Empty(t, ids)
+	breakers, err := s.OpenBreakers(ctx(t))
+	require.NoError(t, err)
+	assert.Empty(t, breakers)
+
+	for _, p := range []string{"partner-b", "partner-a", "partner-b"} {
+		_, err := s.InsertPartnerEvent(ctx(t), partnerEvent(p, "order-"+uuid.NewString(), partnerstatus.Success, 1, clock.Now()))
+		require.NoError(t, err)
+	}
+	until := clock.Now().Add(time.Minute)
+	require.NoError(t, s.SavePartnerEndpoints(ctx(t),
+		store.PartnerEndpoint{PartnerID: "partner-c", State: partnerstatus.BreakerOpen, ConsecutiveFailures: 5, OpenUntil: &until, LastError: "HTTP 503"},
+		store.PartnerEndpoint{PartnerID: "partner-a", State: partnerstatus.BreakerClosed},
+		store.PartnerEndpoint{PartnerID: "partner-d", State: partnerstatus.BreakerHalfOpen, ConsecutiveFailures: 5},
+	))
+
+	ids, err = s.PartnerIDs(ctx(t))
+	require.NoError(t, err)
+	assert.Equal(t, []string{"partner-a", "partner-b", "partner-c", "partner-d"}, ids, "from partner events and endpoints, once each, sorted")
+
+	breakers, err = s.OpenBreakers(ctx(t))
+	require.NoError(t, err)
+	require.Len(t, breakers, 2)
+	assert.Equal(t, "partner-c", breakers[0].PartnerID)
+	assert.Equal(t, partnerstatus.BreakerOpen, breakers[0].State)
+	assert.Equal(t, "HTTP 503", breakers[0].LastError)
+	assert.Equal(t, "partner-d", breakers[1].PartnerID)
 }
 
 func testTTL(t *testing.T, open Opener) {

@@ -1,0 +1,96 @@
+import { useLocation } from 'preact-iso/router';
+import { get } from '../api.js';
+import { useLoad } from '../hooks.js';
+import { base, ErrorBox, Loading, fmtTime, FilterForm, Since, Pager, Json, Empty } from '../ui.jsx';
+
+// filterFields is seed 001's ReplayFilter, named as the API's query
+// parameters, so the page's URL is the API's filter.
+export const filterFields = [
+  { name: 'event_types', label: 'Types', placeholder: 'workflow.failed,task.failed' },
+  { name: 'exclude_event_types', label: 'Exclude types', placeholder: 'webhook.received' },
+  { name: 'aggregate_id', label: 'Aggregate', placeholder: 'wf-… or task-…' },
+  { name: 'execution_id', label: 'Execution', placeholder: 'webhook event id' },
+  { name: 'event_ids', label: 'Event ids', placeholder: 'evt-…,evt-…' },
+  { name: 'user_id', label: 'User' },
+  { name: 'service_name', label: 'Service', placeholder: 'api-gateway' },
+  { name: 'start_time', label: 'From', placeholder: '2026-01-04T01:00:00Z' },
+  { name: 'end_time', label: 'To', placeholder: '2026-01-04T02:00:00Z' },
+];
+
+export function Events() {
+  const { query } = useLocation();
+  const key = JSON.stringify(query);
+  const { data, error, loading } = useLoad(() => get('/api/events', { limit: 50, ...query }), [key]);
+  return (
+    <section>
+      <h1>Events</h1>
+      <FilterForm
+        fields={[...filterFields, { name: 'limit', label: 'Per page', placeholder: '50' }]}
+        extra={<Since param="start_time" />}
+      />
+      <ErrorBox error={error} />
+      <Loading when={loading} />
+      {data ? <EventList events={data.events} /> : null}
+      {data ? <Pager next={data.nextCursor} /> : null}
+    </section>
+  );
+}
+
+export function EventList({ events }) {
+  if (events.length === 0) return <Empty what="events" />;
+  return (
+    <ol class="events" data-testid="event-list">
+      {events.map((e) => (
+        <li key={e.eventId} class={isError(e) ? 'failed' : ''}>
+          <details>
+            <summary>
+              <time>{fmtTime(e.timestamp)}</time> <code class="type">{e.eventType}</code>{' '}
+              <AggregateLink event={e} /> <span class="muted">{(e.metadata && e.metadata.source) || ''}</span>
+            </summary>
+            <EventDetail event={e} />
+          </details>
+        </li>
+      ))}
+    </ol>
+  );
+}
+
+// AggregateLink links an event's workflow or task timeline, or for an
+// event of no aggregate (webhook.received) the events of its execution.
+export function AggregateLink({ event }) {
+  const id = aggregateOf(event);
+  const execution = event.metadata && event.metadata.correlationId;
+  if (id) {
+    return (
+      <a href={`${base}/timeline/${encodeURIComponent(id)}`} class="agg">
+        {id}
+      </a>
+    );
+  }
+  return execution ? (
+    <a href={`${base}/events?execution_id=${encodeURIComponent(execution)}`} class="agg">
+      execution {execution}
+    </a>
+  ) : null;
+}
+
+export function EventDetail({ event }) {
+  const { payload, ...envelope } = event;
+  return (
+    <div class="detail">
+      <h4>Envelope</h4>
+      <Json value={envelope} />
+      <h4>Payload</h4>
+      <Json value={payload} />
+    </div>
+  );
+}
+
+export function aggregateOf(e) {
+  const p = e.payload || {};
+  return p.workflowId || p.taskId || '';
+}
+
+export function isError(e) {
+  return /failed|dead_letter/.test(e.eventType);
+}

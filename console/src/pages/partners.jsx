@@ -1,0 +1,137 @@
+import { useContext } from 'preact/hooks';
+import { get } from '../api.js';
+import { useLoad } from '../hooks.js';
+import { Principal } from '../principal.js';
+import { base, ErrorBox, Loading, fmtTime, fmtDuration, Badge, Json, Empty } from '../ui.jsx';
+
+// Partners lists the partners in the token's scope with their breaker.
+export function Partners() {
+  const { data, error, loading } = useLoad(() => get('/api/partners'), []);
+  return (
+    <section>
+      <h1>Partners</h1>
+      <ErrorBox error={error} />
+      <Loading when={loading} />
+      {data && data.partners.length === 0 ? <Empty what="partners" /> : null}
+      {data && data.partners.length > 0 ? (
+        <table class="list" data-testid="partner-list">
+          <thead>
+            <tr>
+              <th>partner</th>
+              <th>breaker</th>
+              <th>consecutive failures</th>
+              <th>last error</th>
+              <th>last success</th>
+            </tr>
+          </thead>
+          <tbody>
+            {data.partners.map((p) => (
+              <tr>
+                <td>
+                  <a href={`${base}/partners/${encodeURIComponent(p.partnerId)}`}>{p.partnerId}</a>
+                </td>
+                <td>
+                  <Badge value={p.state} />
+                  {p.openUntil && p.state !== 'closed' ? <div class="muted small">until {fmtTime(p.openUntil)}</div> : null}
+                </td>
+                <td class="num">{p.consecutiveFailures}</td>
+                <td class="error-text">{p.lastError || ''}</td>
+                <td>{fmtTime(p.lastSuccessAt)}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      ) : null}
+    </section>
+  );
+}
+
+// Partner is one partner: its endpoint's breaker and its deliveries (seed
+// 000's partner history, newest first) with each one's attempt log.
+export function Partner({ id }) {
+  const principal = useContext(Principal);
+  const ep = useLoad(() => get(`/api/partners/${encodeURIComponent(id)}/endpoint`), [id]);
+  const evs = useLoad(() => get(`/api/partners/${encodeURIComponent(id)}/events`), [id]);
+  return (
+    <section>
+      <h1>
+        Partner <code>{id}</code>
+      </h1>
+      {!principal.admin && principal.partnerId !== id ? (
+        <p class="muted">This token is scoped to partner {principal.partnerId}.</p>
+      ) : null}
+      <ErrorBox error={ep.error} />
+      {ep.data ? (
+        <div class="state" data-testid="partner-endpoint">
+          <p>
+            Endpoint breaker <Badge value={ep.data.state} />, {ep.data.consecutiveFailures} consecutive failure
+            {ep.data.consecutiveFailures === 1 ? '' : 's'}
+            {ep.data.openUntil && ep.data.state !== 'closed' ? `, deliveries paused until ${fmtTime(ep.data.openUntil)}` : ''}
+            {ep.data.lastSuccessAt ? `, last success ${fmtTime(ep.data.lastSuccessAt)}` : ''}
+          </p>
+          {ep.data.lastError ? <div class="error">last error: {ep.data.lastError}</div> : null}
+        </div>
+      ) : null}
+      <h2>Deliveries</h2>
+      <ErrorBox error={evs.error && (!ep.error || evs.error.status !== ep.error.status) ? evs.error : null} />
+      <Loading when={evs.loading} />
+      {evs.data && evs.data.events.length === 0 ? <Empty what="partner events" /> : null}
+      {evs.data && evs.data.events.length > 0 ? (
+        <ol class="events" data-testid="partner-events">
+          {evs.data.events.map((e) => (
+            <li class={e.event_status === 'FAILED' ? 'failed' : ''} key={e._id} data-direction={e.event_direction}>
+              <details>
+                <summary>
+                  <time>{fmtTime(Number(e.created))}</time> <code>{e.event_direction}</code>{' '}
+                  <code class="type">{e.event_type}</code> <Badge value={e.event_status} />{' '}
+                  <span>
+                    {e.entity_metadata.entity_type} {e.entity_metadata.entity_id}
+                  </span>{' '}
+                  <span class="muted">{attemptCount(e)} attempt(s)</span>
+                </summary>
+                <div class="detail">
+                  <Attempts e={e} />
+                  <h4>entity_data</h4>
+                  <Json value={e.entity_data} />
+                </div>
+              </details>
+            </li>
+          ))}
+        </ol>
+      ) : null}
+    </section>
+  );
+}
+
+function attemptCount(e) {
+  return Object.keys(e.entity_metadata.resilienceAttemptCount || {}).length;
+}
+
+// Attempts is seed 000's resilienceAttemptCount: attempt number → epoch
+// milliseconds, with the wait before each retry.
+function Attempts({ e }) {
+  const log = Object.entries(e.entity_metadata.resilienceAttemptCount || {})
+    .map(([n, ms]) => [Number(n), Number(ms)])
+    .sort((a, b) => a[0] - b[0]);
+  if (log.length === 0) return <p class="muted">No delivery attempts (an inbound event).</p>;
+  return (
+    <table class="list attempts" data-testid="attempt-log">
+      <thead>
+        <tr>
+          <th>attempt</th>
+          <th>at</th>
+          <th>after the previous</th>
+        </tr>
+      </thead>
+      <tbody>
+        {log.map(([n, ms], i) => (
+          <tr>
+            <td>{n}</td>
+            <td>{fmtTime(ms)}</td>
+            <td>{i === 0 ? '—' : fmtDuration(ms - log[i - 1][1])}</td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  );
+}

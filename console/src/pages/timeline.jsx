@@ -1,0 +1,136 @@
+import { useContext } from 'preact/hooks';
+import { get } from '../api.js';
+import { useLoad } from '../hooks.js';
+import { Principal } from '../principal.js';
+import { ErrorBox, Loading, fmtTime, fmtDuration, Badge, Json, Empty } from '../ui.jsx';
+import { EventDetail, isError } from './events.jsx';
+
+// Timeline is one workflow's or task's life: its events in causal order
+// (the API returns an aggregate's events oldest first, in the order they
+// were stored), the time between them, step progress and errors.
+export function Timeline({ id }) {
+  const principal = useContext(Principal);
+  const evs = useLoad(() => allEvents(id), [id]);
+  const kind = id.startsWith('wf-') ? 'workflows' : id.startsWith('task-') ? 'tasks' : '';
+  const state = useLoad(
+    () => (kind && principal.admin ? get(`/api/${kind}/${encodeURIComponent(id)}`) : Promise.resolve(null)),
+    [id, kind],
+  );
+  return (
+    <section>
+      <h1>
+        Timeline <code>{id}</code>
+      </h1>
+      <ErrorBox error={evs.error} />
+      <Loading when={evs.loading} />
+      {state.data && kind === 'workflows' ? <WorkflowState wf={state.data} /> : null}
+      {state.data && kind === 'tasks' ? <TaskState task={state.data} /> : null}
+      {state.error && state.error.status !== 404 ? <ErrorBox error={state.error} /> : null}
+      {evs.data ? <Steps events={evs.data} /> : null}
+    </section>
+  );
+}
+
+// allEvents pages through the aggregate's events (at most 10,000).
+async function allEvents(id) {
+  const out = [];
+  let cursor = '';
+  for (let i = 0; i < 10; i++) {
+    const page = await get('/api/events', { aggregate_id: id, limit: 1000, cursor });
+    out.push(...page.events);
+    if (!page.nextCursor) break;
+    cursor = page.nextCursor;
+  }
+  return out;
+}
+
+function WorkflowState({ wf }) {
+  return (
+    <div class="state" data-testid="workflow-state">
+      <p>
+        <strong>{wf.name}</strong> <Badge value={wf.status} /> priority {wf.priority}, created {fmtTime(wf.createdAt)}
+        {wf.completedAt ? `, finished ${fmtTime(wf.completedAt)}` : ''}
+      </p>
+      <ol class="progress">
+        {wf.progress.map((s) => (
+          <li class={`step s-${s.status}`}>
+            <span class="step-name">{s.name}</span> <Badge value={s.status} />
+            {s.result ? <span class="muted"> {fmtDuration(s.result.duration)}</span> : null}
+          </li>
+        ))}
+      </ol>
+      {wf.error ? (
+        <div class="error">
+          {wf.error.code}: {wf.error.message}
+        </div>
+      ) : null}
+    </div>
+  );
+}
+
+function TaskState({ task }) {
+  return (
+    <div class="state" data-testid="task-state">
+      <p>
+        <strong>{task.type}</strong> <Badge value={task.status} /> attempt {task.retryCount + 1} of {task.maxRetries + 1}
+        {task.nextRetryAt ? `, next retry ${fmtTime(task.nextRetryAt)}` : ''}
+      </p>
+      {task.lastError ? (
+        <div class="error">
+          {task.lastError.code}: {task.lastError.message}
+        </div>
+      ) : null}
+      {task.result ? <Json value={task.result} /> : null}
+    </div>
+  );
+}
+
+function Steps({ events }) {
+  if (events.length === 0) return <Empty what="events" />;
+  const start = Date.parse(events[0].timestamp);
+  return (
+    <table class="timeline" data-testid="timeline">
+      <thead>
+        <tr>
+          <th>#</th>
+          <th>at</th>
+          <th>+since start</th>
+          <th>+since previous</th>
+          <th>event</th>
+          <th>step / duration / error</th>
+        </tr>
+      </thead>
+      <tbody>
+        {events.map((e, i) => {
+          const t = Date.parse(e.timestamp);
+          const prev = i > 0 ? Date.parse(events[i - 1].timestamp) : t;
+          const p = e.payload || {};
+          const err = p.error || p.finalError;
+          return (
+            <tr class={isError(e) ? 'failed' : ''} key={e.eventId}>
+              <td>{i + 1}</td>
+              <td>{fmtTime(e.timestamp)}</td>
+              <td>{fmtDuration(t - start)}</td>
+              <td>{fmtDuration(t - prev)}</td>
+              <td>
+                <details>
+                  <summary>
+                    <code>{e.eventType}</code>
+                  </summary>
+                  <EventDetail event={e} />
+                </details>
+              </td>
+              <td>
+                {p.stepName !== undefined ? `step ${p.stepIndex + 1} ${p.stepName} ` : ''}
+                {p.currentStep !== undefined ? `starting ${p.currentStep} ` : ''}
+                {p.duration !== undefined ? `took ${fmtDuration(p.duration)} ` : ''}
+                {p.retryCount !== undefined && p.maxRetries !== undefined ? `retry ${p.retryCount}/${p.maxRetries} ` : ''}
+                {err ? <span class="error-text">{`${err.code || ''} ${err.message || ''}`}</span> : null}
+              </td>
+            </tr>
+          );
+        })}
+      </tbody>
+    </table>
+  );
+}

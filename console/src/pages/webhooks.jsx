@@ -1,0 +1,68 @@
+import { useLocation } from 'preact-iso/router';
+import { get, post } from '../api.js';
+import { useAction, useLoad } from '../hooks.js';
+import { base, ErrorBox, Loading, fmtTime, FilterForm, Since, Pager, Json, Badge, Empty } from '../ui.jsx';
+
+const statuses = ['', 'received', 'processing', 'completed', 'failed', 'skipped'];
+
+export function Webhooks() {
+  const { query } = useLocation();
+  const key = JSON.stringify(query);
+  const { data, error, loading, reload } = useLoad(() => get('/api/webhook-events', { limit: 50, ...query }), [key]);
+  return (
+    <section>
+      <h1>Webhook events</h1>
+      <FilterForm
+        fields={[
+          { name: 'provider', label: 'Provider', placeholder: 'stripe' },
+          { name: 'status', label: 'Status', options: statuses },
+          { name: 'from', label: 'From', placeholder: '2026-01-04T01:00:00Z' },
+          { name: 'to', label: 'To', placeholder: '2026-01-04T02:00:00Z' },
+        ]}
+        extra={<Since param="from" />}
+      />
+      <ErrorBox error={error} />
+      <Loading when={loading} />
+      {data && data.webhookEvents.length === 0 ? <Empty what="webhook events" /> : null}
+      {data && data.webhookEvents.length > 0 ? (
+        <ol class="events" data-testid="webhook-list">
+          {data.webhookEvents.map((w) => (
+            <WebhookRow w={w} onRetried={reload} key={w.event_id} />
+          ))}
+        </ol>
+      ) : null}
+      {data ? <Pager next={data.nextCursor} /> : null}
+    </section>
+  );
+}
+
+function WebhookRow({ w, onRetried }) {
+  // Routed again it may fail again: the API's answer says why, and the row
+  // (status, retry_count) changed either way.
+  const [retry, run] = useAction(() => post(`/api/webhook-events/${encodeURIComponent(w.event_id)}/retry`), onRetried);
+  return (
+    <li class={w.status === 'failed' ? 'failed' : ''} data-id={w.event_id}>
+      <details>
+        <summary>
+          <time>{fmtTime(w.received_at)}</time> <code>{w.provider}</code> <code class="type">{w.event_type}</code>{' '}
+          <Badge value={w.status} /> <span class="muted">{w.provider_event_id}</span>
+          {w.retry_count ? <span class="muted"> attempts {w.retry_count}</span> : null}
+        </summary>
+        <div class="detail">
+          {w.error_message ? <div class="error">{w.error_message}</div> : null}
+          <p>
+            <a href={`${base}/events?execution_id=${encodeURIComponent(w.event_id)}`}>Events of this delivery</a>
+          </p>
+          <h4>Stored payload (redacted)</h4>
+          <Json value={w.payload} />
+        </div>
+      </details>
+      {w.status === 'failed' ? (
+        <button class="retry" disabled={retry.busy} onClick={() => run()}>
+          {retry.busy ? 'Retrying…' : 'Retry'}
+        </button>
+      ) : null}
+      <ErrorBox error={retry.error} />
+    </li>
+  );
+}

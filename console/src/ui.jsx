@@ -1,0 +1,131 @@
+// Small pieces every page shares: time and duration formats, the JSON
+// view, the error box, filter forms bound to the query string, paging.
+import { useLocation } from 'preact-iso/router';
+
+export const base = '/console';
+
+export function fmtTime(t) {
+  if (!t) return '—';
+  const d = new Date(t);
+  if (isNaN(d)) return String(t);
+  return d.toISOString().replace('T', ' ').replace('Z', ' UTC');
+}
+
+export function fmtDuration(ms) {
+  if (ms === undefined || ms === null || isNaN(ms)) return '—';
+  if (ms < 1000) return `${Math.round(ms)} ms`;
+  const s = ms / 1000;
+  if (s < 60) return `${s.toFixed(s < 10 ? 2 : 1)} s`;
+  const m = Math.floor(s / 60);
+  if (m < 60) return `${m} min ${Math.round(s % 60)} s`;
+  return `${Math.floor(m / 60)} h ${m % 60} min`;
+}
+
+export function Json({ value }) {
+  return <pre class="json">{JSON.stringify(value, null, 2)}</pre>;
+}
+
+// ErrorBox shows an API error as the API gave it: status, code, message,
+// and the field at fault.
+export function ErrorBox({ error }) {
+  if (!error) return null;
+  return (
+    <div class="error" role="alert">
+      <strong>{error.status ? `${error.status} ${error.code}` : 'error'}</strong>
+      {error.field ? <span> (field {error.field})</span> : null}: {error.message}
+    </div>
+  );
+}
+
+export function Loading({ when }) {
+  return when ? <p class="muted">Loading…</p> : null;
+}
+
+export function Badge({ value }) {
+  return <span class={`badge s-${String(value).replace(/[^a-z_]/gi, '').toLowerCase()}`}>{value}</span>;
+}
+
+// FilterForm is a GET form whose fields are the page's query parameters:
+// submitting it navigates to the page with the filled ones (the page's
+// URL is the filter, so it can be shared), without the cursor.
+export function FilterForm({ fields, submit = 'Apply', extra }) {
+  const { path, query, route } = useLocation();
+  const onSubmit = (e) => {
+    e.preventDefault();
+    const q = new URLSearchParams();
+    for (const [k, v] of new FormData(e.currentTarget)) {
+      if (String(v).trim() !== '') q.set(k, String(v).trim());
+    }
+    const s = q.toString();
+    route(s ? `${path}?${s}` : path);
+  };
+  return (
+    <form class="filters" onSubmit={onSubmit} key={JSON.stringify(query)}>
+      {fields.map((f) => (
+        <label key={f.name}>
+          <span>{f.label}</span>
+          {f.options ? (
+            <select name={f.name}>
+              {f.options.map((o) => (
+                <option value={o} selected={o === (query[f.name] ?? f.default ?? '')}>
+                  {o === '' ? 'any' : o}
+                </option>
+              ))}
+            </select>
+          ) : (
+            <input name={f.name} placeholder={f.placeholder || ''} defaultValue={query[f.name] ?? f.default ?? ''} />
+          )}
+        </label>
+      ))}
+      <button type="submit">{submit}</button>
+      <a class="button secondary" href={path}>
+        Reset
+      </a>
+      {extra}
+    </form>
+  );
+}
+
+// Pager links the next page (the API's opaque cursor) and the first.
+export function Pager({ next }) {
+  const { path, query } = useLocation();
+  const q = { ...query };
+  delete q.cursor;
+  const first = new URLSearchParams(q).toString();
+  return (
+    <nav class="pager">
+      {query.cursor ? <a href={first ? `${path}?${first}` : path}>« First page</a> : null}
+      {next ? <a href={`${path}?${new URLSearchParams({ ...q, cursor: next })}`}>Next page »</a> : null}
+    </nav>
+  );
+}
+
+// Empty says a listing found nothing.
+export function Empty({ what }) {
+  return <p class="muted empty">No {what} match.</p>;
+}
+
+// Since links the page with its from-parameter set to a moment ago
+// (written out, so the link still means the same period when shared).
+export function Since({ param }) {
+  const { path, query } = useLocation();
+  const ago = [
+    ['15 min', 15 * 60e3],
+    ['1 h', 3600e3],
+    ['24 h', 24 * 3600e3],
+  ];
+  return (
+    <span class="since">
+      last{' '}
+      {ago.map(([label, ms]) => {
+        const q = { ...query, [param]: new Date(Date.now() - ms).toISOString() };
+        delete q.cursor;
+        return (
+          <a href={`${path}?${new URLSearchParams(q)}`} key={label}>
+            {label}
+          </a>
+        );
+      })}
+    </span>
+  );
+}

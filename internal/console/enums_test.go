@@ -1,0 +1,45 @@
+package console_test
+
+import (
+	"os"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/streamops/streamops/internal/httpapi"
+	"github.com/streamops/streamops/internal/ingest/webhookstatus"
+	"github.com/streamops/streamops/internal/stream/deadletterstatus"
+)
+
+// TestStatusMenusOfferWhatTheAPIAccepts reads the status menus of the
+// console's pages from their sources: each offers exactly the statuses the
+// API's list route accepts (plus "all", or an empty "any"), so no choice on
+// a page can be answered 400 invalid_parameter and no status is missing.
+func TestStatusMenusOfferWhatTheAPIAccepts(t *testing.T) {
+	tests := []struct {
+		page string
+		want []string
+	}{
+		{"deadletters.jsx", append(deadletterstatus.All(), httpapi.AllValues)},
+		{"webhooks.jsx", append([]string{""}, webhookstatus.All()...)},
+	}
+	menu := regexp.MustCompile(`(?m)^const statuses = \[([^\]]*)\];`)
+	for _, tc := range tests {
+		t.Run(tc.page, func(t *testing.T) {
+			src, err := os.ReadFile("../../console/src/pages/" + tc.page)
+			require.NoError(t, err)
+			m := menu.FindSubmatch(src)
+			require.NotNil(t, m, "the page declares its status menu as const statuses = [...]")
+			var got []string
+			for item := range strings.SplitSeq(string(m[1]), ",") {
+				got = append(got, strings.Trim(strings.TrimSpace(item), `'"`))
+			}
+			assert.ElementsMatch(t, tc.want, got)
+			assert.True(t, slices.Contains(got, "") || slices.Contains(got, httpapi.AllValues), "a choice that filters nothing")
+		})
+	}
+}

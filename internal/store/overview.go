@@ -1,0 +1,112 @@
+package store
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"time"
+
+	"go.mongodb.org/mongo-driver/bson"
+	"go.mongodb.org/mongo-driver/mongo"
+	"go.mongodb.org/mongo-driver/mongo/options"
+
+	"github.com/streamops/streamops/internal/outbox/partnerstatus"
+)
+
+// MaxRateBuckets bounds EventRate: a trend needs no more points than a
+// chart can show, and the answer stays small whatever the window.
+const MaxRateBuckets = 240
+
+// EventRate counts the events whose timestamp falls in each of n
+// consecutive buckets of width bucket starting at since (bucket i covers
+// [since+i·bucket, since+(i+1)·bucket)). On MongoDB it is one aggregation
+// ($match, then $bucket on the boundaries); the embedded engine has no
+// pipeline and reads the window's timestamps instead.
+func (s *Store) EventRate(ctx context.Context, since time.Time, bucket time.Duration, n int) ([]int64, error) {
+	if bucket < time.Millisecond || n < 1 || n > MaxRateBuckets {
+		return nil, fmt.Errorf("store: event rate: %d buckets of %s (1 to %d buckets of at least 1ms)", n, bucket, MaxRateBuckets)
+	}
+	since = since.UTC().Truncate(time.Millisecond)
+	until := since.Add(time.Duration(n) * bucket)
+	match := bson.M{"timestamp": bson.M{"$gte": bsonTime(since), "$lt": bsonTime(until)}}
+	out := make([]int64, n)
+	if s.has.aggregation {
+		bounds := make(bson.A, n+1)
+		for i := range bounds {
+			bounds[i] = bsonTime(since.Add(time.Duration(i) * bucket))
+		}
+		cur, err := s.events.Aggregate(ctx, mongo.Pipeline{
+			{{Key: "$match", Value: match}},
+			{{Key: "$bucket", Value: bson.D{{Key: "groupBy", Value: "$timestamp"}, {Key: "boundaries", Value: bounds}}}},
+		})
+		if err != nil {
+			return nil, normalise(err)
+		}
+		var groups []struct {
+			Lower time.Time `bson:"_id"`
+			N     int64     `bson:"count"`
+		}
+		if err := cur.All(ctx, &groups); err != nil {
+			return nil, normalise(err)
+		}
+		for _, g := range groups {
+			if i := int(g.Lower.Sub(since) / bucket); i >= 0 && i < n {
+				out[i] += g.N
+			}
+		}
+		return out, nil
+	}
+	cur, err := s.events.Find(ctx, match, options.Find().SetProjection(bson.M{"timestamp": 1, "_id": 0}))
+	if err != nil {
+		return nil, normalise(err)
+	}
+	var docs []struct {
+		Timestamp time.Time `bson:"timestamp"`
+	}
+	if err := cur.All(ctx, &docs); err != nil {
+		return nil, normalise(err)
+	}
+	for _, d := range docs {
+		if i := int(d.Timestamp.Sub(since) / bucket); i >= 0 && i < n {
+			out[i]++
+		}
+	}
+	return out, nil
+}
+
+// OpenBreakers lists the partner endpoints whose circuit breaker is not
+// closed (open, or half open and probing), by partner id.
+func (s *Store) OpenBreakers(ctx context.Context) ([]PartnerEndpoint, error) {
+	cur, err := s.partnerEndpoints.Find(ctx, bson.M{"state": bson.M{"$in": bson.A{partnerstatus.BreakerOpen, partnerstatus.BreakerHalfOpen}}},
+		options.Find().SetSort(bson.D{{Key: "_id", Value: 1}}))
+	if err != nil {
+		return nil, normalise(err)
+	}
+	out := []PartnerEndpoint{}
+	if err := cur.All(ctx, &out); err != nil {
+		return nil, normalise(err)
+	}
+	return out, nil
+}
+
+// PartnerIDs lists every partner the store knows, sorted: those with a
+// partner event (seed 000's entity_metadata.partnerId, IN or OUT) and
+// those with a stored endpoint state.
+func (s *Store) PartnerIDs(ctx context.Context) ([]string, error) {
+	fromEvents, err := s.partnerEvents.Distinct(ctx, "entity_metadata.partnerId", bson.M{})
+	if err != nil {
+		return nil, normalise(err)
+	}
+	fromEndpoints, err := s.partnerEndpoints.Distinct(ctx, "_id", bson.M{})
+	if err != nil {
+		return nil, normalise(err)
+	}
+	out := []string{}
+	for _, v := range append(fromEvents, fromEndpoints...) {
+		if id, ok := v.(string); ok && id != "" && !slices.Contains(out, id) {
+			out = append(out, id)
+		}
+	}
+	slices.Sort(out)
+	return out, nil
+}
