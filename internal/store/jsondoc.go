@@ -43,6 +43,12 @@ func (d JSONDoc) MarshalBSONValue() (bsontype.Type, []byte, error) {
 	if len(d) == 0 || string(d) == "null" {
 		return bson.TypeNull, nil, nil
 	}
+	if len(d) > MaxDocumentSize {
+		// Refused before any encoding, as CheckDocument and an event's
+		// payload are: converting tens of MiB could outlast the operation
+		// timeout and turn a permanent refusal into "unavailable".
+		return 0, nil, &InvalidDocumentError{Reason: fmt.Sprintf("it is %d bytes, over the %d a MongoDB document may hold", len(d), MaxDocumentSize)}
+	}
 	m, err := jsonToBSON(json.RawMessage(d))
 	if err != nil {
 		return 0, nil, err
