@@ -113,7 +113,8 @@ type Config struct {
 	ProvidersFile string
 	// PartnersFile, when set, is a local file shipped on the layer and read
 	// through STREAMOPS_PARTNERS_FILE by outbox-relay (the partner
-	// endpoints). Default unset: no partner endpoints, so partner
+	// endpoints it delivers to) and api (which shows them, GET
+	// /api/partners). Default unset: no partner endpoints, so partner
 	// deliveries are not attempted.
 	PartnersFile string
 	// MongoCAFile, when set, is a local PEM bundle (DocumentDB: Amazon's

@@ -41,7 +41,8 @@ func layerFiles(cfg Config) []layerFile {
 			[]string{fnWebhook, fnAPI, fnRetrySweeper}})
 	}
 	if cfg.PartnersFile != "" {
-		files = append(files, layerFile{cfg.PartnersFile, "partners.json", envPartnersFile, []string{fnOutboxRelay}})
+		// outbox-relay delivers to the partners, api shows them (GET /api/partners).
+		files = append(files, layerFile{cfg.PartnersFile, "partners.json", envPartnersFile, []string{fnOutboxRelay, fnAPI}})
 	}
 	if cfg.MongoCAFile != "" {
 		files = append(files, layerFile{cfg.MongoCAFile, "mongodb-ca.pem", envMongoTLSCAFile, functionNames})

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/aws/aws-cdk-go/awscdk/v2/assertions"
@@ -125,7 +126,7 @@ func TestConfigLayerShipsTheFilesUnderOptAndOnlyTheirReadersGetIt(t *testing.T) 
 	}
 	want := map[string]map[string]string{
 		fnWebhook:           {envProvidersFile: "/opt/streamops/providers.json"},
-		fnAPI:               {envProvidersFile: "/opt/streamops/providers.json"},
+		fnAPI:               {envProvidersFile: "/opt/streamops/providers.json", envPartnersFile: "/opt/streamops/partners.json"},
 		fnRetrySweeper:      {envProvidersFile: "/opt/streamops/providers.json"},
 		fnOutboxRelay:       {envPartnersFile: "/opt/streamops/partners.json"},
 		fnWorkflowProcessor: {},
@@ -162,24 +163,35 @@ func TestConfigLayerShipsTheFilesUnderOptAndOnlyTheirReadersGetIt(t *testing.T) 
 	}
 }
 
-func TestOnlyTheProvidersFileGivesOnlyItsReadersTheLayer(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "providers.json")
-	if err := os.WriteFile(path, []byte(`[]`), 0o600); err != nil {
-		t.Fatal(err)
+func TestOneFileGivesOnlyItsReadersTheLayer(t *testing.T) {
+	tests := []struct {
+		context string
+		readers []string
+	}{
+		{ctxProvidersFile, []string{fnWebhook, fnAPI, fnRetrySweeper}},
+		{ctxPartnersFile, []string{fnOutboxRelay, fnAPI}}, // api shows the partners (GET /api/partners)
 	}
-	s, err := synth(map[string]any{ctxProvidersFile: path})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, name := range functionNames {
-		p := props(resources(s.json, "AWS::Lambda::Function")[functionID(t, s.json, name)])
-		reads := name == fnWebhook || name == fnAPI || name == fnRetrySweeper
-		if got := p["Layers"] != nil; got != reads {
-			t.Errorf("%s: has the layer = %v, want %v", name, got, reads)
-		}
-		vars := p["Environment"].(map[string]any)["Variables"].(map[string]any)
-		if _, ok := vars[envMongoTLSCAFile]; ok {
-			t.Errorf("%s: %s set without mongoCaFile", name, envMongoTLSCAFile)
-		}
+	for _, tc := range tests {
+		t.Run(tc.context, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "config.json")
+			if err := os.WriteFile(path, []byte(`[]`), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			s, err := synth(map[string]any{tc.context: path})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, name := range functionNames {
+				p := props(resources(s.json, "AWS::Lambda::Function")[functionID(t, s.json, name)])
+				reads := slices.Contains(tc.readers, name)
+				if got := p["Layers"] != nil; got != reads {
+					t.Errorf("%s: has the layer = %v, want %v", name, got, reads)
+				}
+				vars := p["Environment"].(map[string]any)["Variables"].(map[string]any)
+				if _, ok := vars[envMongoTLSCAFile]; ok {
+					t.Errorf("%s: %s set without mongoCaFile", name, envMongoTLSCAFile)
+				}
+			}
+		})
 	}
 }

@@ -2,23 +2,27 @@ import { useEffect, useState, useCallback } from 'preact/hooks';
 
 // useLoad runs load whenever one of deps changes and keeps its outcome:
 // {data, error, loading, reload}. An answer that arrives after deps
-// changed again is dropped.
+// changed again is dropped. Until the answer for the current deps is in,
+// loading is true (data is still the previous answer, so the page does
+// not flicker, but nothing may present it as the answer to the new deps).
 export function useLoad(load, deps) {
-  const [state, setState] = useState({ data: null, error: null, loading: true });
+  const [state, setState] = useState({ data: null, error: null, loading: true, key: null });
   const [tick, setTick] = useState(0);
+  const key = JSON.stringify([...deps, tick]);
   useEffect(() => {
     let live = true;
     setState((s) => ({ ...s, loading: true, error: null }));
     load().then(
-      (data) => live && setState({ data, error: null, loading: false }),
-      (error) => live && setState({ data: null, error, loading: false }),
+      (data) => live && setState({ data, error: null, loading: false, key }),
+      (error) => live && setState({ data: null, error, loading: false, key }),
     );
     return () => {
       live = false;
     };
-  }, [...deps, tick]);
+  }, [key]);
   const reload = useCallback(() => setTick((n) => n + 1), []);
-  return { ...state, reload };
+  const { data, error, loading } = state;
+  return { data, error, loading: loading || state.key !== key, reload };
 }
 
 // useAction runs a state-changing call on demand and keeps its outcome:

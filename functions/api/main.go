@@ -1,6 +1,7 @@
 // Command api is the StreamOps API Lambda behind API Gateway's /api/…:
 // submissions, the event history (browse, search, export, replay) and the
-// operations routes.
+// operations routes, with the partners (STREAMOPS_PARTNERS_FILE) shown by
+// GET /api/partners; and the operations console under /console.
 package main
 
 import (
@@ -11,6 +12,7 @@ import (
 
 	"github.com/streamops/streamops/internal/apigw"
 	"github.com/streamops/streamops/internal/app"
+	"github.com/streamops/streamops/internal/outbox"
 	"github.com/streamops/streamops/internal/provider"
 	"github.com/streamops/streamops/internal/wire"
 )
@@ -20,6 +22,7 @@ func main() {
 	a := app.Must(app.Open(ctx, app.FromEnv("api")))
 	handler := app.Must(wire.API(a, wire.APIOptions{
 		Providers: app.Must(provider.LoadProviders(os.Getenv("STREAMOPS_PROVIDERS_FILE"))),
+		Partners:  app.Must(outbox.LoadPartners(os.Getenv("STREAMOPS_PARTNERS_FILE"))),
 		Objects:   app.Must(app.ExportStore(ctx)),
 		Auth:      wire.Auth(os.Getenv("STREAMOPS_ADMIN_TOKEN"), os.Getenv("STREAMOPS_PARTNER_TOKENS")),
 	}))

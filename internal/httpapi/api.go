@@ -35,6 +35,10 @@ type APIConfig struct {
 	Router WebhookRouter
 	// Requeuer sends dead letters back to their topics.
 	Requeuer *history.Requeuer
+	// Partners are the configured partners by id, shown with their
+	// endpoint state (GET /api/partners). Default none: partners are then
+	// known only from the store.
+	Partners map[string]PartnerConfig
 	// Auth identifies callers; every route but /api/openapi.json needs one.
 	Auth   Authenticator
 	Logger *slog.Logger

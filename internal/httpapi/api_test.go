@@ -33,8 +33,17 @@ func newAPIStack(t testing.TB) *apiStack {
 
 const adminToken = "admin-test-token"
 
+// testPartners is the partners' configuration the API is given: acme's
+// delivery URL carries credentials the API must not show, delta is
+// configured but unknown to the store.
+var testPartners = map[string]httpapi.PartnerConfig{
+	"acme": {ID: "acme", Name: "Acme Corp", URL: "https://svc:s3cret@hooks.acme.example/streamops?key=s3cret",
+		Webhooks: []httpapi.PartnerWebhook{{Provider: "acme", SignatureScheme: "hmac"}}},
+	"delta": {ID: "delta", Name: "Delta", URL: "https://delta.example/in"},
+}
+
 func apiHandler(env *stacktest.Env, svc *submit.Service) http.Handler {
-	return httpapi.API(httpapi.APIConfig{Submit: svc, Store: env.Store, Logger: env.Logger,
+	return httpapi.API(httpapi.APIConfig{Submit: svc, Store: env.Store, Logger: env.Logger, Partners: testPartners,
 		Auth: httpapi.TokenAuth{AdminToken: adminToken, PartnerTokens: map[string]string{"acme-token": "acme", "beta-token": "beta"}}})
 }
 

@@ -338,6 +338,7 @@ func TestOpenAPIResponsesMatchTheDocument(t *testing.T) {
 	api := caller{c, httpapi.API(httpapi.APIConfig{Submit: sub, Store: env.Store, Router: ing, Logger: env.Logger,
 		Replayer: &history.Replayer{Store: env.Store, Emitter: env.Emitter, Logger: env.Logger},
 		Requeuer: &history.Requeuer{Store: env.Store, Publisher: env.Bus},
+		Partners: testPartners,
 		// A small inline limit, so one export answers inline and a larger one with a link.
 		Exporter: &history.Exporter{Store: env.Store, Objects: objects.Files{Dir: t.TempDir()},
 			InlineLimit: 2 << 10, SpillDir: t.TempDir(), Logger: env.Logger},
@@ -537,7 +538,9 @@ func TestOpenAPIResponsesMatchTheDocument(t *testing.T) {
 	})
 
 	t.Run("GET /api/partners/{partnerId}/endpoint", func(t *testing.T) {
-		api.get(t, "acme-token", "/api/partners/acme/endpoint", http.StatusOK)
+		w := api.get(t, "acme-token", "/api/partners/acme/endpoint", http.StatusOK)
+		assert.Contains(t, w.Body.String(), `"deliveryUrl":"https://REDACTED@hooks.acme.example/streamops?key=REDACTED"`)
+		api.get(t, adminToken, "/api/partners/beta/endpoint", http.StatusOK)
 	})
 
 	t.Run("GET /api/stats", func(t *testing.T) {
@@ -551,6 +554,7 @@ func TestOpenAPIResponsesMatchTheDocument(t *testing.T) {
 	t.Run("GET /api/partners", func(t *testing.T) {
 		w := api.get(t, adminToken, "/api/partners", http.StatusOK)
 		assert.Contains(t, w.Body.String(), `"partnerId":"acme"`)
+		assert.Contains(t, w.Body.String(), `"path":"/webhooks/acme"`)
 		api.get(t, "beta-token", "/api/partners", http.StatusOK)
 		api.get(t, "", "/api/partners", http.StatusUnauthorized)
 	})

@@ -294,42 +294,6 @@ func (a *api) retryWebhookEvent(w http.ResponseWriter, r *http.Request, _ Princi
 	writeJSON(w, http.StatusAccepted, toWebhookEvent(ev))
 }
 
-// ownPartner refuses a partner token asking for another partner.
-func ownPartner(p Principal, partnerID string) error {
-	if p.Admin || p.PartnerID == partnerID {
-		return nil
-	}
-	return fmt.Errorf("%w: a token of partner %q cannot read partner %q", ErrForbidden, p.PartnerID, partnerID)
-}
-
-func (a *api) partnerEvents(w http.ResponseWriter, r *http.Request, p Principal) {
-	id := r.PathValue("partnerId")
-	if err := ownPartner(p, id); err != nil {
-		writeError(w, r, a.log, err)
-		return
-	}
-	evs, err := a.cfg.Store.PartnerHistory(r.Context(), id)
-	if err != nil {
-		writeError(w, r, a.log, err)
-		return
-	}
-	writeJSON(w, http.StatusOK, map[string]any{"partnerId": id, "events": mapAll(evs, toPartnerEvent)})
-}
-
-func (a *api) partnerEndpoint(w http.ResponseWriter, r *http.Request, p Principal) {
-	id := r.PathValue("partnerId")
-	if err := ownPartner(p, id); err != nil {
-		writeError(w, r, a.log, err)
-		return
-	}
-	eps, err := a.cfg.Store.PartnerEndpoints(r.Context(), id)
-	if err != nil {
-		writeError(w, r, a.log, err)
-		return
-	}
-	writeJSON(w, http.StatusOK, endpointOrClosed(eps, id))
-}
-
 // MaxStatsWindow is the longest window GET /api/stats counts over: a year,
 // four times the events' default TTL (older ones are gone).
 const MaxStatsWindow = 365 * 24 * time.Hour

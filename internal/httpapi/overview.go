@@ -5,7 +5,6 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/streamops/streamops/internal/outbox/partnerstatus"
 	"github.com/streamops/streamops/internal/store"
 	"github.com/streamops/streamops/internal/stream/deadletterstatus"
 )
@@ -79,38 +78,6 @@ func (a *api) loadOverview(ctx context.Context, window time.Duration, now time.T
 		o.EventRate = &eventRate{Since: since, BucketSeconds: int(bucket / time.Second), Counts: counts}
 	}
 	return o, nil
-}
-
-// listPartners is GET /api/partners: every partner the store knows with
-// its endpoint's breaker state; a partner token sees only its own.
-func (a *api) listPartners(w http.ResponseWriter, r *http.Request, p Principal) {
-	ids := []string{p.PartnerID}
-	if p.Admin {
-		var err error
-		if ids, err = a.cfg.Store.PartnerIDs(r.Context()); err != nil {
-			writeError(w, r, a.log, err)
-			return
-		}
-	}
-	eps, err := a.cfg.Store.PartnerEndpoints(r.Context(), ids...)
-	if err != nil {
-		writeError(w, r, a.log, err)
-		return
-	}
-	out := make([]store.PartnerEndpoint, len(ids))
-	for i, id := range ids {
-		out[i] = endpointOrClosed(eps, id)
-	}
-	writeJSON(w, http.StatusOK, map[string]any{"partners": out})
-}
-
-// endpointOrClosed is a partner's stored endpoint state; a partner never
-// delivered to has a closed breaker.
-func endpointOrClosed(eps map[string]store.PartnerEndpoint, id string) store.PartnerEndpoint {
-	if ep, ok := eps[id]; ok {
-		return ep
-	}
-	return store.PartnerEndpoint{PartnerID: id, State: partnerstatus.BreakerClosed}
 }
 
 // principalView is GET /api/me.

@@ -121,28 +121,72 @@ func TestPartnersAreListedWithinTheTokensScope(t *testing.T) {
 	require.NoError(t, s.Store.SavePartnerEndpoints(ctx, store.PartnerEndpoint{PartnerID: "gamma", State: partnerstatus.BreakerOpen, ConsecutiveFailures: 5}))
 
 	partners := func(token string) []string {
-		r := request(http.MethodGet, "/api/partners", "", token)
-		w := serve(s.handler, r)
+		w := serve(s.handler, request(http.MethodGet, "/api/partners", "", token))
 		require.Equal(t, http.StatusOK, w.Code, w.Body.String())
 		var page struct {
-			Partners []store.PartnerEndpoint `json:"partners"`
+			Partners []partnerAnswer `json:"partners"`
 		}
 		require.NoError(t, json.Unmarshal(w.Body.Bytes(), &page))
 		var ids []string
 		for _, p := range page.Partners {
-			ids = append(ids, p.PartnerID+":"+p.State)
+			ids = append(ids, p.PartnerID+":"+p.State+":"+p.Config.DeliveryURL)
 		}
 		return ids
 	}
-	assert.Equal(t, []string{"acme:closed", "beta:closed", "gamma:open"}, partners(adminToken))
-	assert.Equal(t, []string{"acme:closed"}, partners("acme-token"), "a partner sees only itself")
-	assert.Equal(t, []string{"beta:closed"}, partners("beta-token"))
+	acme := "acme:closed:https://REDACTED@hooks.acme.example/streamops?key=REDACTED"
+	assert.Equal(t, []string{acme, "beta:closed:", "delta:closed:https://delta.example/in", "gamma:open:"}, partners(adminToken),
+		"the store's partners and the configured ones, the delivery URL without credentials")
+	assert.Equal(t, []string{acme}, partners("acme-token"), "a partner sees only itself")
+	assert.Equal(t, []string{"beta:closed:"}, partners("beta-token"), "and no other's configuration")
 
 	for token, want := range map[string]string{adminToken: `{"admin":true}`, "beta-token": `{"admin":false,"partnerId":"beta"}`} {
 		w := serve(s.handler, request(http.MethodGet, "/api/me", "", token))
 		require.Equal(t, http.StatusOK, w.Code)
 		assert.JSONEq(t, want, w.Body.String())
 	}
+}
+
+// partnerAnswer is a partner of GET /api/partners and GET
+// /api/partners/{partnerId}/endpoint.
+type partnerAnswer struct {
+	store.PartnerEndpoint
+	Config struct {
+		Name        string `json:"name"`
+		DeliveryURL string `json:"deliveryUrl"`
+		Webhooks    []struct {
+			Provider        string `json:"provider"`
+			Path            string `json:"path"`
+			SignatureScheme string `json:"signatureScheme"`
+		} `json:"webhooks"`
+	} `json:"config"`
+}
+
+func TestAPartnersEndpointShowsItsConfigurationToItsOwnTokenOnly(t *testing.T) {
+	s := newAPIStack(t)
+	endpoint := func(token, id string) (int, partnerAnswer, string) {
+		w := serve(s.handler, request(http.MethodGet, "/api/partners/"+id+"/endpoint", "", token))
+		var p partnerAnswer
+		require.NoError(t, json.Unmarshal(w.Body.Bytes(), &p), w.Body.String())
+		return w.Code, p, w.Body.String()
+	}
+	for _, token := range []string{adminToken, "acme-token"} {
+		code, p, body := endpoint(token, "acme")
+		require.Equal(t, http.StatusOK, code, body)
+		assert.Equal(t, "closed", p.State)
+		assert.Equal(t, "Acme Corp", p.Config.Name)
+		assert.Equal(t, "https://REDACTED@hooks.acme.example/streamops?key=REDACTED", p.Config.DeliveryURL)
+		require.Len(t, p.Config.Webhooks, 1)
+		assert.Equal(t, "/webhooks/acme", p.Config.Webhooks[0].Path)
+		assert.Equal(t, "hmac", p.Config.Webhooks[0].SignatureScheme)
+		assert.NotContains(t, body, "s3cret")
+	}
+	code, _, body := endpoint("beta-token", "acme")
+	assert.Equal(t, http.StatusForbidden, code)
+	assert.NotContains(t, body, "acme.example", "another partner's endpoint is not shown")
+
+	code, _, body = endpoint(adminToken, "beta")
+	require.Equal(t, http.StatusOK, code)
+	assert.NotContains(t, body, `"config"`, "beta is not configured: no configuration to show")
 }
 
 func serve(h http.Handler, r *http.Request) *httptest.ResponseRecorder {

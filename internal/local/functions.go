@@ -37,7 +37,8 @@ type wiring struct {
 	bus       *bus.Client
 	log       *slog.Logger
 	providers *provider.Registry
-	secrets   map[string]string // webhook secrets by provider
+	partners  map[string]outbox.Partner // STREAMOPS_PARTNERS_FILE, loaded by build
+	secrets   map[string]string         // webhook secrets by provider
 	admin     string
 }
 
@@ -53,10 +54,14 @@ func (w *wiring) app(name string) (*app.App, error) {
 	return &app.App{Name: name, Logger: log, Store: w.store, Bus: w.bus, Emitter: em}, nil
 }
 
-// build wires the seven functions.
+// build wires the seven functions, with the partners of
+// STREAMOPS_PARTNERS_FILE (outbox-relay delivers to them, api shows them).
 func (w *wiring) build(ctx context.Context) (functions, error) {
 	var fns functions
 	var err error
+	if w.partners, err = outbox.LoadPartners(w.cfg.PartnersFile); err != nil {
+		return functions{}, err
+	}
 	steps := []func() error{
 		func() error { fns.webhook, err = w.webhookFunction(); return err },
 		func() error { fns.api, err = w.apiFunction(ctx); return err },
@@ -88,8 +93,8 @@ func (w *wiring) webhookFunction() (HTTPFunction, error) {
 }
 
 // apiFunction: large exports go to the S3 bucket STREAMOPS_EXPORT_BUCKET
-// names, else to DataDir/exports; the stack's admin token and the partner
-// tokens of the configuration.
+// names, else to DataDir/exports; the stack's admin token, the partner
+// tokens and the partners of the configuration.
 func (w *wiring) apiFunction(ctx context.Context) (HTTPFunction, error) {
 	a, err := w.app(FnAPI)
 	if err != nil {
@@ -101,7 +106,7 @@ func (w *wiring) apiFunction(ctx context.Context) (HTTPFunction, error) {
 			return nil, err
 		}
 	}
-	h, err := wire.API(a, wire.APIOptions{Providers: w.providers, Objects: objs,
+	h, err := wire.API(a, wire.APIOptions{Providers: w.providers, Partners: w.partners, Objects: objs,
 		Auth: wire.Auth(w.admin, w.cfg.PartnerTokens)})
 	if err != nil {
 		return nil, err
@@ -143,11 +148,7 @@ func (w *wiring) outboxRelay() (ScheduledFunction, error) {
 	if err != nil {
 		return nil, err
 	}
-	partners, err := outbox.LoadPartners(w.cfg.PartnersFile)
-	if err != nil {
-		return nil, err
-	}
-	return wire.OutboxRelay(a, partners, provider.EnvSecrets{Prefix: "PARTNER_SECRET_", Lookup: w.cfg.Getenv})
+	return wire.OutboxRelay(a, w.partners, provider.EnvSecrets{Prefix: "PARTNER_SECRET_", Lookup: w.cfg.Getenv})
 }
 
 func (w *wiring) retrySweeper() (ScheduledFunction, error) {

@@ -50,6 +50,10 @@ type APIOptions struct {
 	// Providers route stored webhook events again (POST
 	// /api/webhook-events/{id}/retry).
 	Providers *provider.Registry
+	// Partners are the partner endpoints of the partners file (as the
+	// outbox relay loads them), shown by GET /api/partners with the
+	// partners of Providers.
+	Partners map[string]outbox.Partner
 	// Objects receives exports too large to answer inline.
 	Objects objects.Store
 	// Auth names the caller of every route but the OpenAPI document.
@@ -88,6 +92,7 @@ func API(a *app.App, o APIOptions) (http.Handler, error) {
 		Exporter: &history.Exporter{Store: a.Store, Objects: o.Objects, Logger: a.Logger},
 		Router:   rt,
 		Requeuer: &history.Requeuer{Store: a.Store, Publisher: a.Bus},
+		Partners: partnerConfigs(o.Partners, o.Providers),
 		Auth:     o.Auth,
 		Logger:   a.Logger,
 	})
@@ -97,6 +102,34 @@ func API(a *app.App, o APIOptions) (http.Handler, error) {
 	mux.Handle(console.Base+"/", ui)
 	mux.Handle("/", api)
 	return mux, nil
+}
+
+// partnerConfigs is what the configuration says about each partner: its
+// delivery endpoint from the partners file, the providers whose
+// deliveries are its inbound events from the providers file. The name is
+// the partners file's, else the provider's partnerName.
+func partnerConfigs(partners map[string]outbox.Partner, providers *provider.Registry) map[string]httpapi.PartnerConfig {
+	out := map[string]httpapi.PartnerConfig{}
+	for id, p := range partners {
+		out[id] = httpapi.PartnerConfig{ID: id, Name: p.Name, URL: p.URL}
+	}
+	if providers == nil {
+		return out
+	}
+	for _, name := range providers.Names() {
+		pv, _ := providers.Provider(name)
+		if pv.Partner == nil {
+			continue
+		}
+		c := out[pv.Partner.PartnerID]
+		c.ID = pv.Partner.PartnerID
+		if c.Name == "" {
+			c.Name = pv.Partner.PartnerName
+		}
+		c.Webhooks = append(c.Webhooks, httpapi.PartnerWebhook{Provider: name, SignatureScheme: string(pv.Signature.Scheme)})
+		out[c.ID] = c
+	}
+	return out
 }
 
 // WorkflowProcessor is the workflow-processor function.

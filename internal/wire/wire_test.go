@@ -5,6 +5,11 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/streamops/streamops/internal/httpapi"
+	"github.com/streamops/streamops/internal/outbox"
+	"github.com/streamops/streamops/internal/provider"
 )
 
 func TestDurationEnvReadsTheSweepersStallPeriod(t *testing.T) {
@@ -31,4 +36,29 @@ func TestDurationEnvReadsTheSweepersStallPeriod(t *testing.T) {
 			assert.Equal(t, tc.want, got)
 		})
 	}
+}
+
+func TestPartnerConfigsJoinThePartnersAndProvidersFiles(t *testing.T) {
+	reg, err := provider.NewRegistry(provider.Config{Providers: []provider.Provider{
+		{Name: "stripe", Signature: provider.Signature{Scheme: provider.SchemeStripe}},
+		{Name: "acme", Signature: provider.Signature{Scheme: provider.SchemeHMAC, Header: "X-Acme-Signature"},
+			EventID: provider.Field{Path: "eventId"}, EventType: provider.Field{Path: "eventType"},
+			Partner: &provider.Partner{PartnerID: "acme", PartnerName: "Acme (providers file)", EntityIDPath: "order.id", EntityType: "Order"}},
+		{Name: "globex-in", Signature: provider.Signature{Scheme: provider.SchemeStandard},
+			Partner: &provider.Partner{PartnerID: "globex", PartnerName: "Globex", EntityIDPath: "id", EntityType: "Order"}},
+	}})
+	require.NoError(t, err)
+	partners := map[string]outbox.Partner{
+		"acme":    {ID: "acme", Name: "Acme Corp", URL: "https://acme.example/hooks"},
+		"initech": {ID: "initech", Name: "Initech", URL: "https://initech.example/in"},
+	}
+	got := partnerConfigs(partners, reg)
+	assert.Equal(t, map[string]httpapi.PartnerConfig{
+		"acme": {ID: "acme", Name: "Acme Corp", URL: "https://acme.example/hooks",
+			Webhooks: []httpapi.PartnerWebhook{{Provider: "acme", SignatureScheme: "hmac"}}},
+		"globex": {ID: "globex", Name: "Globex",
+			Webhooks: []httpapi.PartnerWebhook{{Provider: "globex-in", SignatureScheme: "standard"}}},
+		"initech": {ID: "initech", Name: "Initech", URL: "https://initech.example/in"},
+	}, got, "the partners file's name wins; stripe is no partner")
+	assert.Empty(t, partnerConfigs(nil, nil))
 }

@@ -17,22 +17,59 @@ export const filterFields = [
   { name: 'end_time', label: 'To', placeholder: '2026-01-04T02:00:00Z' },
 ];
 
+// Events browses the history with the filter, or, with q in the query
+// string, searches it (GET /api/events/search: seed 001's text index on
+// MongoDB), newest first and without paging.
 export function Events() {
   const { query } = useLocation();
   const key = JSON.stringify(query);
-  const { data, error, loading } = useLoad(() => get('/api/events', { limit: 50, ...query }), [key]);
+  const searching = (query.q || '').trim() !== '';
+  const { data, error, loading } = useLoad(
+    () => (searching ? get('/api/events/search', { q: query.q, limit: query.limit || 50 }) : get('/api/events', { limit: 50, ...query })),
+    [key],
+  );
   return (
     <section>
       <h1>Events</h1>
+      <SearchBox />
       <FilterForm
         fields={[...filterFields, { name: 'limit', label: 'Per page', placeholder: '50' }]}
         extra={<Since param="start_time" />}
       />
       <ErrorBox error={error} />
       <Loading when={loading} />
+      {data && searching && !loading ? (
+        <p class="muted" data-testid="search-summary">
+          {data.events.length} event{data.events.length === 1 ? '' : 's'} matching “{query.q}”, newest first (the filter browses
+          instead).
+        </p>
+      ) : null}
       {data ? <EventList events={data.events} /> : null}
-      {data ? <Pager next={data.nextCursor} /> : null}
+      {data && !searching ? <Pager next={data.nextCursor} /> : null}
     </section>
+  );
+}
+
+// SearchBox searches the events' type, service, user and execution id for
+// its words: the page with q in its query string, so it can be shared.
+function SearchBox() {
+  const { path, query, route } = useLocation();
+  const onSubmit = (e) => {
+    e.preventDefault();
+    const q = String(new FormData(e.currentTarget).get('q') || '').trim();
+    route(q ? `${path}?${new URLSearchParams({ q })}` : path);
+  };
+  return (
+    <form class="search" role="search" onSubmit={onSubmit} key={query.q || ''}>
+      <input
+        type="search"
+        name="q"
+        aria-label="Search events"
+        placeholder="Search event type, service, user, execution id"
+        defaultValue={query.q || ''}
+      />
+      <button type="submit">Search</button>
+    </form>
   );
 }
 

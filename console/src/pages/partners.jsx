@@ -4,7 +4,8 @@ import { useLoad } from '../hooks.js';
 import { Principal } from '../principal.js';
 import { base, ErrorBox, Loading, fmtTime, fmtDuration, Badge, Json, Empty } from '../ui.jsx';
 
-// Partners lists the partners in the token's scope with their breaker.
+// Partners lists the partners in the token's scope with their delivery
+// endpoint (the deployment's partners file) and its breaker.
 export function Partners() {
   const { data, error, loading } = useLoad(() => get('/api/partners'), []);
   return (
@@ -18,6 +19,8 @@ export function Partners() {
           <thead>
             <tr>
               <th>partner</th>
+              <th>name</th>
+              <th>delivery endpoint</th>
               <th>breaker</th>
               <th>consecutive failures</th>
               <th>last error</th>
@@ -29,6 +32,10 @@ export function Partners() {
               <tr>
                 <td>
                   <a href={`${base}/partners/${encodeURIComponent(p.partnerId)}`}>{p.partnerId}</a>
+                </td>
+                <td>{(p.config && p.config.name) || ''}</td>
+                <td class="endpoint">
+                  {p.config && p.config.deliveryUrl ? <code>{p.config.deliveryUrl}</code> : <span class="muted">none configured</span>}
                 </td>
                 <td>
                   <Badge value={p.state} />
@@ -46,8 +53,9 @@ export function Partners() {
   );
 }
 
-// Partner is one partner: its endpoint's breaker and its deliveries (seed
-// 000's partner history, newest first) with each one's attempt log.
+// Partner is one partner: its configuration (delivery endpoint, webhook
+// routes), its endpoint's breaker and its deliveries (seed 000's partner
+// history, newest first) with each one's attempt log.
 export function Partner({ id }) {
   const principal = useContext(Principal);
   const ep = useLoad(() => get(`/api/partners/${encodeURIComponent(id)}/endpoint`), [id]);
@@ -61,6 +69,7 @@ export function Partner({ id }) {
         <p class="muted">This token is scoped to partner {principal.partnerId}.</p>
       ) : null}
       <ErrorBox error={ep.error} />
+      {ep.data ? <Config partnerId={id} config={ep.data.config} /> : null}
       {ep.data ? (
         <div class="state" data-testid="partner-endpoint">
           <p>
@@ -100,6 +109,45 @@ export function Partner({ id }) {
         </ol>
       ) : null}
     </section>
+  );
+}
+
+// Config is what the deployment configures for the partner: the endpoint
+// the outbox relay delivers to (without credentials: the API redacts
+// them) and the webhook routes its deliveries to us arrive on.
+function Config({ partnerId, config }) {
+  if (!config) {
+    return (
+      <p class="muted" data-testid="partner-config">
+        Partner {partnerId} is not configured in this deployment: no delivery endpoint (the partners file does not name it) and no
+        webhook route.
+      </p>
+    );
+  }
+  return (
+    <dl class="config" data-testid="partner-config">
+      <dt>name</dt>
+      <dd>{config.name || '—'}</dd>
+      <dt>delivery endpoint</dt>
+      <dd data-testid="delivery-url">
+        {config.deliveryUrl ? (
+          <>
+            <code>POST {config.deliveryUrl}</code> <span class="muted small">signed with Standard Webhooks headers</span>
+          </>
+        ) : (
+          <span class="muted">none: the partners file does not name it, so nothing is delivered to it</span>
+        )}
+      </dd>
+      <dt>webhooks in</dt>
+      <dd>
+        {(config.webhooks || []).length === 0 ? <span class="muted">none</span> : null}
+        {(config.webhooks || []).map((w) => (
+          <div key={w.provider}>
+            <code>POST {w.path}</code> <span class="muted small">({w.signatureScheme} signature)</span>
+          </div>
+        ))}
+      </dd>
+    </dl>
   );
 }
 

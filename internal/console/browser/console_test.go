@@ -21,8 +21,10 @@ import (
 // TestConsoleInABrowser drives every page of the console in headless
 // Chromium against the local stack: each loads without a console error,
 // shows the data seeded through the public routes, and its filters narrow
-// it; a dead letter requeued from the page leaves the list and its record
-// is on its topic again; a partner token sees only its own partner. A
+// it, and its search box finds what it should; a dead letter requeued
+// from the page leaves the list and its record is on its topic again; the
+// partners show their delivery endpoints; a partner token sees only its
+// own partner, and not another's endpoint. A
 // screenshot of each page goes to STREAMOPS_CONSOLE_SCREENSHOTS.
 func TestConsoleInABrowser(t *testing.T) {
 	began := time.Now()
@@ -79,6 +81,21 @@ func TestConsoleInABrowser(t *testing.T) {
 		for _, e := range second {
 			assert.NotContains(t, first, e, "a page repeats nothing of the one before")
 		}
+		admin.noConsoleErrors(t)
+
+		// The search box (GET /api/events/search): the Stripe delivery's
+		// execution id finds that execution's events and nothing else.
+		var want []string
+		for _, typ := range s.eventTypes(url.Values{"execution_id": {s.stripeExecution}}) {
+			want = append(want, string(typ))
+		}
+		admin.open(t, base+"/events", `document.querySelectorAll('[data-testid=event-list] > li').length > 0`, "the event list")
+		admin.do(t, chromedp.SendKeys(chromedp.CSS(`form.search input[name=q]`), s.stripeExecution), submit(`form.search input[name=q]`))
+		admin.waitFor(t, fmt.Sprintf(`location.search === %q && document.querySelector('[data-testid=search-summary]')`, "?q="+s.stripeExecution), "the search results")
+		assert.ElementsMatch(t, want, texts(t, admin, `[data-testid=event-list] code.type`), "the execution's events")
+		assert.Contains(t, want, "webhook.received")
+		contains(t, admin, s.stripeWorkflow, fmt.Sprintf("%d events matching", len(want)))
+		admin.screenshot(t, "events-search")
 		admin.noConsoleErrors(t)
 	})
 
@@ -183,13 +200,21 @@ func TestConsoleInABrowser(t *testing.T) {
 	})
 
 	t.Run("Partners", func(t *testing.T) {
-		admin.open(t, base+"/partners", `document.querySelectorAll('[data-testid=partner-list] tbody tr').length === 1`, "acme")
-		assert.Equal(t, []string{"open"}, texts(t, admin, `[data-testid=partner-list] .badge`), "acme's breaker is open")
+		admin.open(t, base+"/partners", `document.querySelectorAll('[data-testid=partner-list] tbody tr').length === 2`, "acme and globex")
+		assert.Equal(t, []string{"acme", "globex"}, texts(t, admin, `[data-testid=partner-list] td:first-child`))
+		assert.Equal(t, []string{"Acme Corp", "Globex"}, texts(t, admin, `[data-testid=partner-list] td:nth-child(2)`))
+		assert.Equal(t, []string{s.acmeURL, globexShown}, texts(t, admin, `[data-testid=partner-list] td.endpoint`),
+			"each partner's delivery endpoint from the partners file, without credentials")
+		assert.Equal(t, []string{"open", "closed"}, texts(t, admin, `[data-testid=partner-list] .badge`), "acme's breaker is open")
+		text := admin.text(t)
+		assert.NotContains(t, text, "globex-password")
+		assert.NotContains(t, text, "globex-key")
 		admin.screenshot(t, "partners")
 		admin.do(t, click(`[data-testid=partner-list] a`))
 		admin.waitFor(t, `document.querySelector('[data-testid=partner-endpoint]') && document.querySelectorAll('[data-testid=partner-events] > li').length === 10`,
 			"acme's five deliveries in and five out")
-		contains(t, admin, "503", "OUT", "IN", "order-1000")
+		assert.Contains(t, texts(t, admin, `[data-testid=delivery-url]`)[0], "POST "+s.acmeURL, "the endpoint acme's deliveries go to")
+		contains(t, admin, "503", "OUT", "IN", "order-1000", "POST /webhooks/acme", "(hmac signature)")
 		admin.do(t, click(`[data-testid=partner-events] > li[data-direction=OUT] summary`))
 		admin.waitFor(t, `document.querySelectorAll('[data-testid=attempt-log] tbody tr').length >= 1`, "an attempt log")
 		admin.screenshot(t, "partner")
@@ -210,8 +235,16 @@ func TestConsoleInABrowser(t *testing.T) {
 		acme.screenshot(t, "partner-token-events")
 		acme.noConsoleErrors(t)
 
+		// Its own events only in the search, too.
+		acme.open(t, base+"/events?q="+s.stripeExecution, `document.querySelector('[data-testid=search-summary]')`, "the search")
+		assert.Zero(t, count(t, acme, `[data-testid=event-list] > li`), "not the Stripe delivery's events")
+		acme.open(t, base+"/events?q="+s.acmeExecutions[0], `document.querySelectorAll('[data-testid=event-list] > li').length > 0`, "its own delivery's events")
+		acme.noConsoleErrors(t)
+
 		acme.open(t, base+"/partners", `document.querySelectorAll('[data-testid=partner-list] tbody tr').length === 1`, "its own partner only")
 		assert.Equal(t, []string{"acme"}, texts(t, acme, `[data-testid=partner-list] td:first-child`))
+		assert.Equal(t, []string{s.acmeURL}, texts(t, acme, `[data-testid=partner-list] td.endpoint`), "its own endpoint")
+		assert.NotContains(t, acme.text(t), "globex", "not another partner's")
 		// The dead letters page is not a page for it: it lands on its own
 		// partner page instead, without asking the API for anything it may not read.
 		acme.open(t, base+"/dead-letters", `document.querySelector('[data-testid=partner-endpoint]')`, "its partner page")
@@ -231,6 +264,8 @@ func TestConsoleInABrowser(t *testing.T) {
 		contains(t, acme, "403 forbidden")
 		assert.Zero(t, count(t, acme, `[data-testid=partner-events]`))
 		assert.Zero(t, count(t, acme, `[data-testid=partner-endpoint]`))
+		assert.Zero(t, count(t, acme, `[data-testid=partner-config]`), "nor its configuration")
+		assert.NotContains(t, acme.text(t), "hooks.globex.example", "nor its endpoint")
 		acme.noConsoleErrors(t, regexp.MustCompile(`status of 403 .*/api/partners/globex/`))
 	})
 	t.Run("ARefusedTokenIsAskedForAgain", func(t *testing.T) {

@@ -36,14 +36,19 @@ const (
 	acmeToken    = "console-acme-token"
 	stripeSecret = "whsec_Y29uc29sZS1zdHJpcGUtc2VjcmV0"
 	acmeSecret   = "console-acme-secret"
+	// globexURL is a configured partner's delivery URL with credentials
+	// in it: the console shows it as globexShown, to admins only.
+	globexURL   = "https://svc:globex-password@hooks.globex.example/streamops?key=globex-key"
+	globexShown = "https://REDACTED@hooks.globex.example/streamops?key=REDACTED"
 )
 
 // stack is the local stack the console is served by, and what the tests
 // seeded into it through the public routes.
 type stack struct {
 	*local.Stack
-	t    *testing.T
-	logs *logs
+	t       *testing.T
+	logs    *logs
+	acmeURL string // acme's delivery endpoint (the partners file)
 
 	stripeExecution string   // the webhook event id of the Stripe delivery
 	stripeWorkflow  string   // the workflow it started
@@ -75,8 +80,9 @@ func (l *logs) tail(n int) string {
 }
 
 // startStack starts the local stack on free ports with acme's partner
-// endpoint answering 503 (so its deliveries fail and its breaker opens),
-// an acme partner token, and the schedules every 200 ms.
+// endpoint answering 503 (so its deliveries fail and its breaker opens), a
+// second partner globex nothing is delivered to, an acme partner token,
+// and the schedules every 200 ms.
 func startStack(t *testing.T) *stack {
 	t.Helper()
 	dir := t.TempDir()
@@ -85,7 +91,7 @@ func startStack(t *testing.T) *stack {
 	}))
 	t.Cleanup(partner.Close)
 	partners := filepath.Join(dir, "partners.json")
-	require.NoError(t, os.WriteFile(partners, fmt.Appendf(nil, `[{"id":"acme","name":"Acme Corp","url":%q}]`, partner.URL), 0o600))
+	require.NoError(t, os.WriteFile(partners, fmt.Appendf(nil, `[{"id":"acme","name":"Acme Corp","url":%q},{"id":"globex","name":"Globex","url":%q}]`, partner.URL, globexURL), 0o600))
 	env := map[string]string{
 		provider.SecretEnvVar("stripe"): stripeSecret,
 		provider.SecretEnvVar("acme"):   acmeSecret,
@@ -100,7 +106,7 @@ func startStack(t *testing.T) *stack {
 		LogOutput: l, Getenv: func(k string) string { return env[k] },
 	})
 	require.NoError(t, err)
-	st := &stack{Stack: s, t: t, logs: l}
+	st := &stack{Stack: s, t: t, logs: l, acmeURL: partner.URL}
 	t.Cleanup(func() {
 		_ = s.Shutdown(context.Background())
 		if t.Failed() {

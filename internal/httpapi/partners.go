@@ -1,0 +1,182 @@
+package httpapi
+
+import (
+	"fmt"
+	"net/http"
+	"net/url"
+	"slices"
+
+	"github.com/streamops/streamops/internal/outbox/partnerstatus"
+	"github.com/streamops/streamops/internal/store"
+)
+
+// PartnerConfig is what the deployment's configuration says about one
+// partner: the outbox relay's partners file (its delivery endpoint) and
+// the providers file (the webhook routes its deliveries to us arrive on).
+// It holds no secret: signing secrets live in Secrets Manager or the
+// environment, never in these files.
+type PartnerConfig struct {
+	// ID is the partner id (entity_metadata.partnerId, the outbox's
+	// target_provider).
+	ID string
+	// Name is the human-readable name.
+	Name string
+	// URL is the endpoint the outbox relay POSTs to; empty when the
+	// partners file does not name the partner (nothing is delivered to it).
+	// The API shows it without credentials (see redactURL).
+	URL string
+	// Webhooks are the providers whose deliveries are this partner's
+	// inbound events.
+	Webhooks []PartnerWebhook
+}
+
+// PartnerWebhook is one webhook provider of a partner.
+type PartnerWebhook struct {
+	// Provider is the provider's name, the last segment of its route
+	// /webhooks/{provider}.
+	Provider string
+	// SignatureScheme is how its deliveries are signed (stripe, github,
+	// standard, hmac).
+	SignatureScheme string
+}
+
+// partnerView is one partner of GET /api/partners and GET
+// /api/partners/{partnerId}/endpoint: the stored breaker state and, when
+// the deployment configures the partner, its configuration.
+type partnerView struct {
+	partnerEndpointResponse
+	Config *partnerConfigView `json:"config,omitempty"`
+}
+
+// partnerConfigView is a PartnerConfig as the API shows it.
+type partnerConfigView struct {
+	Name        string               `json:"name,omitempty"`
+	DeliveryURL string               `json:"deliveryUrl,omitempty"`
+	Webhooks    []partnerWebhookView `json:"webhooks,omitempty"`
+}
+
+// partnerWebhookView is a PartnerWebhook with its route.
+type partnerWebhookView struct {
+	Provider        string `json:"provider"`
+	Path            string `json:"path"`
+	SignatureScheme string `json:"signatureScheme"`
+}
+
+// redacted stands in for a credential of a delivery URL.
+const redacted = "REDACTED"
+
+// redactURL is a delivery URL without what may be a credential: the user
+// information (https://user:password@…) and every query value
+// (?api_key=…) become REDACTED, the fragment is dropped. Scheme, host and
+// path stay, so an operator can tell which endpoint it is. A URL that does
+// not parse is not shown at all.
+func redactURL(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil || u.Host == "" {
+		return ""
+	}
+	if u.User != nil {
+		u.User = url.User(redacted)
+	}
+	if u.RawQuery != "" {
+		q := u.Query()
+		for k := range q {
+			for i := range q[k] {
+				q[k][i] = redacted
+			}
+		}
+		u.RawQuery = q.Encode()
+	}
+	u.Fragment, u.RawFragment = "", ""
+	return u.String()
+}
+
+func toPartnerConfig(c PartnerConfig) *partnerConfigView {
+	v := &partnerConfigView{Name: c.Name, DeliveryURL: redactURL(c.URL)}
+	for _, w := range c.Webhooks {
+		v.Webhooks = append(v.Webhooks, partnerWebhookView{Provider: w.Provider,
+			Path: "/webhooks/" + w.Provider, SignatureScheme: w.SignatureScheme})
+	}
+	return v
+}
+
+// partner is one partner's view: its stored endpoint state (a partner
+// never delivered to has a closed breaker) and its configuration.
+func (a *api) partner(eps map[string]store.PartnerEndpoint, id string) partnerView {
+	ep, ok := eps[id]
+	if !ok {
+		ep = store.PartnerEndpoint{PartnerID: id, State: partnerstatus.BreakerClosed}
+	}
+	v := partnerView{partnerEndpointResponse: toPartnerEndpoint(ep)}
+	if c, ok := a.cfg.Partners[id]; ok {
+		v.Config = toPartnerConfig(c)
+	}
+	return v
+}
+
+// listPartners is GET /api/partners: every partner the store or the
+// configuration knows, with its endpoint's breaker state and its
+// configuration; a partner token sees only its own.
+func (a *api) listPartners(w http.ResponseWriter, r *http.Request, p Principal) {
+	ids := []string{p.PartnerID}
+	if p.Admin {
+		var err error
+		if ids, err = a.cfg.Store.PartnerIDs(r.Context()); err != nil {
+			writeError(w, r, a.log, err)
+			return
+		}
+		for id := range a.cfg.Partners {
+			if !slices.Contains(ids, id) {
+				ids = append(ids, id)
+			}
+		}
+		slices.Sort(ids)
+	}
+	eps, err := a.cfg.Store.PartnerEndpoints(r.Context(), ids...)
+	if err != nil {
+		writeError(w, r, a.log, err)
+		return
+	}
+	out := make([]partnerView, len(ids))
+	for i, id := range ids {
+		out[i] = a.partner(eps, id)
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"partners": out})
+}
+
+// partnerEndpoint is GET /api/partners/{partnerId}/endpoint.
+func (a *api) partnerEndpoint(w http.ResponseWriter, r *http.Request, p Principal) {
+	id := r.PathValue("partnerId")
+	if err := ownPartner(p, id); err != nil {
+		writeError(w, r, a.log, err)
+		return
+	}
+	eps, err := a.cfg.Store.PartnerEndpoints(r.Context(), id)
+	if err != nil {
+		writeError(w, r, a.log, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, a.partner(eps, id))
+}
+
+// ownPartner refuses a partner token asking for another partner.
+func ownPartner(p Principal, partnerID string) error {
+	if p.Admin || p.PartnerID == partnerID {
+		return nil
+	}
+	return fmt.Errorf("%w: a token of partner %q cannot read partner %q", ErrForbidden, p.PartnerID, partnerID)
+}
+
+func (a *api) partnerEvents(w http.ResponseWriter, r *http.Request, p Principal) {
+	id := r.PathValue("partnerId")
+	if err := ownPartner(p, id); err != nil {
+		writeError(w, r, a.log, err)
+		return
+	}
+	evs, err := a.cfg.Store.PartnerHistory(r.Context(), id)
+	if err != nil {
+		writeError(w, r, a.log, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"partnerId": id, "events": mapAll(evs, toPartnerEvent)})
+}
