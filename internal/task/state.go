@@ -47,6 +47,10 @@ func (s *State) Ended() bool { return taskstatus.IsFinal(s.Status) }
 // retry-sweeper to emit its next attempt (RetryEvent).
 func (s *State) AwaitsRetry() bool { return s.Status == taskstatus.Failed && s.RetryCount >= 1 }
 
+// RetryScheduled reports whether the task failed with its next attempt
+// due at NextRetryAt.
+func (s *State) RetryScheduled() bool { return s.Status == taskstatus.Failed && s.NextRetryAt != nil }
+
 // MayRetry reports whether an attempt that failed with err is retried: the
 // error is retryable and retries are left.
 func (s *State) MayRetry(err error) bool {
