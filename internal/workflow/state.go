@@ -120,6 +120,30 @@ func (s *State) Complete(at time.Time) int64 {
 	return max(at.Sub(*s.StartedAt).Milliseconds(), 0)
 }
 
+// Where a step of a workflow stands (State.StepStatus), as GET
+// /api/workflows/{id} shows each step.
+const (
+	StepPending   = "pending"
+	StepRunning   = "running"
+	StepCompleted = "completed"
+	StepFailed    = "failed"
+)
+
+// StepStatus is where step i stands: completed once it finished; running
+// or failed when it is the step the workflow is processing or failed in;
+// pending otherwise.
+func (s *State) StepStatus(i int) string {
+	switch {
+	case i < len(s.Done):
+		return StepCompleted
+	case i == s.Next && s.Status == workflowstatus.Processing:
+		return StepRunning
+	case i == s.Next && s.Failed():
+		return StepFailed
+	}
+	return StepPending
+}
+
 // Settled is what the webhook event that started the workflow becomes
 // once it ended: webhookstatus.Completed, or webhookstatus.Failed with the
 // workflow's error. ok is false while the workflow has not ended.
