@@ -14,7 +14,7 @@ import (
 	"github.com/streamops/streamops/internal/jsonbody"
 	"github.com/streamops/streamops/internal/store"
 	"github.com/streamops/streamops/internal/submit"
-	"github.com/streamops/streamops/internal/workflow/workflowstatus"
+	"github.com/streamops/streamops/internal/workflow"
 )
 
 // maxAPIBody caps a request body.
@@ -188,19 +188,15 @@ func decodeBody(w http.ResponseWriter, r *http.Request, v any) error {
 	return nil
 }
 
-// workflowView is the workflow with the progress of each step.
-func workflowView(wf store.Workflow) workflowResponse {
-	out := toWorkflow(wf)
+// workflowView is the workflow with the progress of each step, as the
+// workflow domain decides it (workflow.State.StepStatus).
+func workflowView(doc store.Workflow) workflowResponse {
+	out, wf := toWorkflow(doc), workflow.FromDocument(doc)
 	out.Progress = make([]stepView, len(wf.Steps))
 	for i, name := range wf.Steps {
-		sv := stepView{Name: name, Index: i, Status: "pending"}
-		switch {
-		case i < len(out.StepResults):
-			sv.Status, sv.Result = "completed", &out.StepResults[i]
-		case i == wf.CurrentStepIndex && wf.Status == workflowstatus.Processing:
-			sv.Status = "running"
-		case i == wf.CurrentStepIndex && wf.Status == workflowstatus.Failed:
-			sv.Status = "failed"
+		sv := stepView{Name: name, Index: i, Status: wf.StepStatus(i)}
+		if sv.Status == workflow.StepCompleted {
+			sv.Result = &out.StepResults[i]
 		}
 		out.Progress[i] = sv
 	}

@@ -12,7 +12,7 @@ import (
 
 // deadLetterPage is GET /api/dead-letters.
 type deadLetterPage struct {
-	DeadLetters []deadLetterResponse `json:"deadLetters"`
+	DeadLetters []DeadLetterResponse `json:"deadLetters"`
 	NextCursor  string               `json:"nextCursor,omitempty"`
 }
 

@@ -110,9 +110,10 @@ func toTask(t store.Task) taskResponse {
 	}
 }
 
-// replayResponse is seed 001's ReplaySessionState: POST /api/replays and
-// GET /api/replays/{id}.
-type replayResponse struct {
+// ReplayResponse is seed 001's ReplaySessionState: POST /api/replays and
+// GET /api/replays/{id}. Exported for the streamops CLI, which reads the
+// API's answers in the API's shape.
+type ReplayResponse struct {
 	SessionID      string        `json:"session_id"`
 	Config         replayConfig  `json:"config"`
 	Status         string        `json:"status"`
@@ -141,11 +142,11 @@ type replayError struct {
 	EventID   string    `json:"event_id,omitempty"`
 }
 
-func toReplay(rs store.ReplaySession) replayResponse {
+func toReplay(rs store.ReplaySession) ReplayResponse {
 	errs := mapNil(rs.Errors, func(e store.ReplayError) replayError {
 		return replayError{Timestamp: e.Timestamp, Error: e.Error, ErrorType: e.ErrorType, EventID: e.EventID}
 	})
-	return replayResponse{
+	return ReplayResponse{
 		SessionID: rs.ID, Status: rs.Status, TotalEvents: rs.TotalEvents, ReplayedEvents: rs.ReplayedEvents,
 		Config:       replayConfig{Filter: rs.Config.Filter, TargetTopic: rs.Config.TargetTopic, BatchSize: rs.Config.BatchSize},
 		FailedEvents: rs.FailedEvents, Errors: errs, CreatedAt: rs.CreatedAt, UpdatedAt: rs.UpdatedAt, CompletedAt: rs.CompletedAt,
@@ -177,9 +178,10 @@ func toWebhookEvent(ev store.WebhookEvent) webhookEventResponse {
 	}
 }
 
-// deadLetterResponse is a dead letter: GET /api/dead-letters and POST
-// /api/dead-letters/{id}/requeue.
-type deadLetterResponse struct {
+// DeadLetterResponse is a dead letter: GET /api/dead-letters and POST
+// /api/dead-letters/{id}/requeue. Exported for the streamops CLI, which
+// reads the API's answers in the API's shape.
+type DeadLetterResponse struct {
 	DeadLetterID    string         `json:"dead_letter_id"`
 	Processor       string         `json:"processor"`
 	Topic           string         `json:"topic"`
@@ -207,9 +209,9 @@ type recordHeader struct {
 	Value string `json:"value"`
 }
 
-func toDeadLetter(dl store.DeadLetterEntry) deadLetterResponse {
+func toDeadLetter(dl store.DeadLetterEntry) DeadLetterResponse {
 	headers := mapNil(dl.Headers, func(h store.DeadLetterHeader) recordHeader { return recordHeader{Key: h.Key, Value: h.Value} })
-	return deadLetterResponse{
+	return DeadLetterResponse{
 		DeadLetterID: dl.DeadLetterID, Processor: dl.Processor, Topic: dl.Topic, Partition: dl.Partition,
 		Offset: dl.Offset, Key: dl.Key, Value: dl.Value, Headers: headers, RecordTimestamp: dl.RecordTimestamp,
 		Reason: dl.Reason, Error: dl.Error, EventType: dl.EventType, EventID: dl.EventID, AggregateID: dl.AggregateID,

@@ -28,6 +28,14 @@
 // and the store uses their lists (active, due, unsettled) in its queries.
 // boundary_test.go keeps it so.
 //
+// The documents are not the domain's types either: the workflow and task
+// processors decide on workflow.State and task.State, mapped from and to
+// this package's documents in one file each (persist.go), and no package
+// outside the store reads a workflow's or task's status, steps or retries
+// off a document to decide (decisions_test.go; it also lists which
+// packages still decide on the other documents, a list that may only
+// shrink).
+//
 // The store stays one package split by aggregate into files (workflows.go,
 // tasks.go, webhooks.go, outbox.go, …): the aggregates share the engine
 // features, the bulk-write helpers and the error mapping, and each domain

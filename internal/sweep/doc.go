@@ -10,6 +10,8 @@
 // keys absorb.
 //
 // What must not live here: how a retry, a route or a publish is done
-// (packages task, ingest, emit); the sweeper only finds what is due and
-// hands it over.
+// (packages task, ingest, emit), and whether a workflow or task ended and
+// what that makes its webhook event (workflow.State.Settled,
+// task.State.Settled); the sweeper only finds what is due and hands it
+// over.
 package sweep

@@ -8,10 +8,9 @@ import (
 
 	"github.com/streamops/streamops/events"
 	"github.com/streamops/streamops/internal/deadline"
-	"github.com/streamops/streamops/internal/ingest/webhookstatus"
 	"github.com/streamops/streamops/internal/store"
-	"github.com/streamops/streamops/internal/task/taskstatus"
-	"github.com/streamops/streamops/internal/workflow/workflowstatus"
+	"github.com/streamops/streamops/internal/task"
+	"github.com/streamops/streamops/internal/workflow"
 )
 
 // DefaultStallAfter is how long a workflow, task or processing webhook
@@ -104,33 +103,28 @@ func (s *Sweeper) redriveWebhookEvents(ctx context.Context, st *Stats, before ti
 }
 
 func (s *Sweeper) redriveWebhookEvent(ctx context.Context, st *Stats, row store.WebhookEvent, driven map[string]bool) error {
-	wf, task, err := s.cfg.Store.WorkStartedBy(ctx, row.EventID)
+	wfDoc, taskDoc, err := s.cfg.Store.WorkStartedBy(ctx, row.EventID)
 	if err != nil {
 		return err
 	}
+	// Whether the work ended, and what that makes the webhook event, is
+	// its domain's decision (workflow.State, task.State).
 	switch {
-	case wf != nil && wf.Status == workflowstatus.Completed:
-		return s.settle(ctx, row, webhookstatus.Completed, "")
-	case wf != nil && wf.Status == workflowstatus.Failed:
-		msg := "workflow failed"
-		if wf.Error != nil {
-			msg = wf.Error.Message
+	case wfDoc != nil:
+		wf := workflow.FromDocument(*wfDoc)
+		if status, msg, ok := wf.Settled(); ok {
+			return s.settle(ctx, row, status, msg)
 		}
-		return s.settle(ctx, row, webhookstatus.Failed, msg)
-	case wf != nil:
-		return s.redrive(ctx, st, wf.WorkflowID, events.WorkflowCreated, driven)
-	case task != nil && task.Status == taskstatus.Completed:
-		return s.settle(ctx, row, webhookstatus.Completed, "")
-	case task != nil && (task.Status == taskstatus.DeadLetter || task.Status == taskstatus.Failed && task.NextRetryAt == nil):
-		msg := "task " + task.Status
-		if task.LastError != nil {
-			msg = task.LastError.Message
+		return s.redrive(ctx, st, wf.ID, events.WorkflowCreated, driven)
+	case taskDoc != nil:
+		t := task.FromDocument(*taskDoc)
+		if status, msg, ok := t.Settled(); ok {
+			return s.settle(ctx, row, status, msg)
 		}
-		return s.settle(ctx, row, webhookstatus.Failed, msg)
-	case task != nil && task.Status == taskstatus.Failed:
-		return nil // its retry is due later; the retry pass re-emits it
-	case task != nil:
-		return s.redrive(ctx, st, task.TaskID, events.TaskCreated, driven)
+		if t.RetryScheduled() {
+			return nil // its retry is due later; the retry pass re-emits it
+		}
+		return s.redrive(ctx, st, t.ID, events.TaskCreated, driven)
 	}
 	doc, err := s.cfg.Store.LatestDrivingEvent(ctx, row.EventID, true, events.WorkflowCreated, events.TaskCreated)
 	if errors.Is(err, store.ErrNotFound) {

@@ -337,11 +337,12 @@ func (s *Sweeper) giveUp(ctx context.Context, st *Stats, eventID, eventType, top
 	if topic == "" {
 		topic = events.Type(eventType).Topic()
 	}
-	dl := store.DeadLetterEntry{Processor: "retry-sweeper", Topic: topic, Reason: string(reason),
-		Error: fmt.Sprint(cause), EventType: eventType, RecordTimestamp: env.Timestamp.Time}
-	if dl.Topic == "" {
-		dl.Topic = "unrouted"
+	dlTopic := topic
+	if dlTopic == "" {
+		dlTopic = "unrouted"
 	}
+	dl := store.DeadLetterEntry{Processor: "retry-sweeper", Topic: dlTopic, Reason: string(reason),
+		Error: fmt.Sprint(cause), EventType: eventType, RecordTimestamp: env.Timestamp.Time}
 	if env.EventID != "" {
 		dl.AggregateID = env.AggregateID()
 		if rec, err := bus.NewRecord(env, topic); err == nil {

@@ -36,8 +36,15 @@
 // repeated export or report overwrites itself; an email sent by SES just
 // before a crash may be sent again.
 //
-// The task lifecycle (its statuses, which are final) is the leaf package
-// task/taskstatus, which the store imports too; this package decides it.
+// # State and the store
+//
+// A task is decided on as a State (state.go): whether an attempt runs,
+// whether a failure is retried or dead-letters the task, whether it awaits
+// a retry, and what its end means for the webhook event that started it
+// (State.Settled, which the retry-sweeper asks too) are State's methods.
+// The store document (store.Task) is met in one place, persist.go:
+// FromDocument at load, State.outcome at flush. The statuses themselves are
+// the leaf package task/taskstatus, which the store imports too.
 //
 // What must not live here: Kafka decoding, dead-letter records and the batch
 // loop (package stream), storage (package store), Lambda types.

@@ -262,9 +262,9 @@ func TestRetryEventIsTheTaskAtItsNextRetryCount(t *testing.T) {
 	tk := store.Task{TaskID: "task-0b6f3c1e-8d2a-4c5b-9e7f-1a2b3c4d5e6f", Type: "email_notification", Data: store.JSONDoc(`{"recipient":"a@example.com"}`),
 		Status: taskstatus.Failed, RetryCount: 2, MaxRetries: 3, NextRetryAt: &next, CorrelationID: "hook-1", CreatedAt: created}
 
-	env, err := RetryEvent(tk, next)
+	env, err := RetryEvent(FromDocument(tk), next)
 	require.NoError(t, err)
-	again, err := RetryEvent(tk, next.Add(time.Minute))
+	again, err := RetryEvent(FromDocument(tk), next.Add(time.Minute))
 	require.NoError(t, err)
 	assert.Equal(t, env.EventID, again.EventID, "a sweep that runs twice emits a duplicate")
 	assert.Equal(t, events.DeriveID(events.EventIDPrefix, tk.TaskID, "task.created", "2"), env.EventID)
@@ -277,7 +277,7 @@ func TestRetryEventIsTheTaskAtItsNextRetryCount(t *testing.T) {
 	assert.Equal(t, "hook-1", env.Metadata.CorrelationID)
 
 	tk.Status = taskstatus.Completed
-	_, err = RetryEvent(tk, next)
+	_, err = RetryEvent(FromDocument(tk), next)
 	assert.Error(t, err, "only a failed task awaits a retry")
 }
 

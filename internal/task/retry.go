@@ -12,7 +12,6 @@ import (
 	"github.com/streamops/streamops/internal/backoff"
 	"github.com/streamops/streamops/internal/store"
 	"github.com/streamops/streamops/internal/stream"
-	"github.com/streamops/streamops/internal/task/taskstatus"
 )
 
 // DefaultBackoff is the retry schedule of a failed task: 30 s, doubling per
@@ -39,18 +38,18 @@ const RetrySource = "retry-sweeper"
 //
 // Retrier does exactly that for the retry-sweeper; after emitting, it marks
 // the tasks emitted (store.MarkTaskRetriesEmitted) so they stop being due.
-func RetryEvent(t store.Task, at time.Time) (events.Envelope, error) {
-	if t.Status != taskstatus.Failed || t.RetryCount < 1 {
-		return events.Envelope{}, fmt.Errorf("task: %s is %s at retryCount %d, not a failed task awaiting a retry", t.TaskID, t.Status, t.RetryCount)
+func RetryEvent(t State, at time.Time) (events.Envelope, error) {
+	if !t.AwaitsRetry() {
+		return events.Envelope{}, fmt.Errorf("task: %s is %s at retryCount %d, not a failed task awaiting a retry", t.ID, t.Status, t.RetryCount)
 	}
 	env, err := events.NewEvent(events.TaskCreatedPayload{
-		TaskID: t.TaskID, Type: events.TaskType(t.Type), Data: []byte(t.Data),
+		TaskID: t.ID, Type: events.TaskType(t.Type), Data: t.Data,
 		RetryCount: t.RetryCount, MaxRetries: t.MaxRetries, CreatedAt: events.At(t.CreatedAt),
 	}, &events.Metadata{Source: RetrySource, CorrelationID: t.CorrelationID, PartnerID: t.PartnerID})
 	if err != nil {
-		return env, fmt.Errorf("task: build retry of %s: %w", t.TaskID, err)
+		return env, fmt.Errorf("task: build retry of %s: %w", t.ID, err)
 	}
-	env.EventID, env.Timestamp = attemptEventID(t.TaskID, events.TaskCreated, t.RetryCount), events.At(at)
+	env.EventID, env.Timestamp = attemptEventID(t.ID, events.TaskCreated, t.RetryCount), events.At(at)
 	return env, nil
 }
 
@@ -107,14 +106,15 @@ func (r *Retrier) RetryDue(ctx context.Context, now time.Time, limit int) (int, 
 	}
 	envs := make([]events.Envelope, 0, len(due))
 	attempts := make([]store.TaskAttempt, 0, len(due))
-	for _, t := range due {
+	for _, doc := range due {
+		t := FromDocument(doc)
 		env, err := RetryEvent(t, now)
 		if err != nil {
-			r.log.ErrorContext(ctx, "task retry cannot be emitted", "taskId", t.TaskID, "error", err)
+			r.log.ErrorContext(ctx, "task retry cannot be emitted", "taskId", t.ID, "error", err)
 			continue
 		}
 		envs = append(envs, env)
-		attempts = append(attempts, store.TaskAttempt{TaskID: t.TaskID, RetryCount: t.RetryCount})
+		attempts = append(attempts, store.TaskAttempt{TaskID: t.ID, RetryCount: t.RetryCount})
 	}
 	if len(envs) == 0 {
 		return 0, nil

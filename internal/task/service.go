@@ -77,7 +77,7 @@ type tasks struct{ cfg Config }
 
 // state is one task during a batch.
 type state struct {
-	task   store.Task
+	task   State
 	stored int // retryCount as loaded: the outcome's guard
 	stream.Outcome
 }
@@ -88,7 +88,7 @@ func (tasks) Key(p events.TaskCreatedPayload) string { return p.TaskID }
 // Load reads the projections of the batch's tasks with one query.
 func (s tasks) Load(ctx context.Context, ids []string) (map[string]*state, error) {
 	return stream.LoadEach(ctx, ids, s.cfg.Store.GetTasks, func(t store.Task) *state {
-		return &state{task: t, stored: t.RetryCount}
+		return &state{task: FromDocument(t), stored: t.RetryCount}
 	})
 }
 
@@ -96,8 +96,8 @@ func (s tasks) Load(ctx context.Context, ids []string) (map[string]*state, error
 // task.created but not the projection.
 func (s tasks) Rebuild(ctx context.Context, it item) *state {
 	p, env := it.Payload, it.Msg.Envelope
-	t := store.Task{
-		ID: p.TaskID, TaskID: p.TaskID, Type: string(p.Type), Data: store.JSONDoc(p.Data), Status: taskstatus.Pending,
+	t := State{
+		ID: p.TaskID, Type: string(p.Type), Data: p.Data, Status: taskstatus.Pending,
 		RetryCount: p.RetryCount, MaxRetries: p.MaxRetries, EventID: env.EventID, CreatedAt: p.CreatedAt.Time,
 	}
 	if md := env.Metadata; md != nil {
@@ -106,7 +106,7 @@ func (s tasks) Rebuild(ctx context.Context, it item) *state {
 			t.WebhookEventID = md.CorrelationID
 		}
 	}
-	s.cfg.Logger.WarnContext(ctx, "task has no projection; creating it from its event", "taskId", t.TaskID, "eventId", env.EventID)
+	s.cfg.Logger.WarnContext(ctx, "task has no projection; creating it from its event", "taskId", t.ID, "eventId", env.EventID)
 	return &state{task: t, stored: t.RetryCount}
 }
 
@@ -120,9 +120,9 @@ func (s tasks) Step(ctx context.Context, b *stream.Batch, st *state, it item) er
 // invocation is ending.
 func (s tasks) attempt(ctx context.Context, b *stream.Batch, st *state, it item) error {
 	t, p := &st.task, it.Payload
-	log := s.cfg.Logger.With("taskId", t.TaskID, "retryCount", p.RetryCount, "eventId", it.Msg.Envelope.EventID, "record", it.Msg.String())
+	log := s.cfg.Logger.With("taskId", t.ID, "retryCount", p.RetryCount, "eventId", it.Msg.Envelope.EventID, "record", it.Msg.String())
 	switch {
-	case taskstatus.IsFinal(t.Status):
+	case t.Ended():
 		log.InfoContext(ctx, "task already ended, skipping", "currentStatus", t.Status)
 		return nil
 	case p.RetryCount < t.RetryCount:
@@ -148,13 +148,13 @@ func (s tasks) attempt(ctx context.Context, b *stream.Batch, st *state, it item)
 	}
 
 	start := s.cfg.Now()
-	if err := add(events.TaskProcessingPayload{TaskID: t.TaskID, StartedAt: events.At(start), RetryCount: p.RetryCount},
-		attemptEventID(t.TaskID, events.TaskProcessing, p.RetryCount), start); err != nil {
+	if err := add(events.TaskProcessingPayload{TaskID: t.ID, StartedAt: events.At(start), RetryCount: p.RetryCount},
+		attemptEventID(t.ID, events.TaskProcessing, p.RetryCount), start); err != nil {
 		b.DeadLetter(it.Msg, stream.ReasonProcessingFailed, err)
 		return nil
 	}
 	res, err := s.execute(ctx, Attempt{
-		TaskID: t.TaskID, Type: p.Type, Data: p.Data, RetryCount: p.RetryCount, MaxRetries: t.MaxRetries,
+		TaskID: t.ID, Type: p.Type, Data: p.Data, RetryCount: p.RetryCount, MaxRetries: t.MaxRetries,
 		CreatedAt: t.CreatedAt, StartedAt: start, CorrelationID: t.CorrelationID,
 	})
 	end := s.cfg.Now()
@@ -171,41 +171,39 @@ func (s tasks) attempt(ctx context.Context, b *stream.Batch, st *state, it item)
 		if merr != nil || res == nil {
 			result = []byte("{}")
 		}
-		next.Status, next.CompletedAt, next.Result, next.LastError, next.NextRetryAt = taskstatus.Completed, &end, store.JSONDoc(result), nil, nil
-		outcomeErr = add(events.TaskCompletedPayload{TaskID: t.TaskID, CompletedAt: events.At(end),
-			Duration: end.Sub(start).Milliseconds(), Result: result}, endEventID(t.TaskID, events.TaskCompleted), end)
+		next.Complete(end, result)
+		outcomeErr = add(events.TaskCompletedPayload{TaskID: t.ID, CompletedAt: events.At(end),
+			Duration: end.Sub(start).Milliseconds(), Result: result}, endEventID(t.ID, events.TaskCompleted), end)
 		if t.WebhookEventID != "" {
 			st.Webhook = &store.WebhookOutcome{EventID: t.WebhookEventID, Status: webhookstatus.Completed}
 		}
 		log.InfoContext(ctx, "task completed", "durationMs", end.Sub(start).Milliseconds())
 
-	case fault.IsRetryable(err) && p.RetryCount < t.MaxRetries:
+	case t.MayRetry(err):
 		code, message, _ := describe(err)
 		retryAt := end.Add(s.cfg.Backoff.Delay(p.RetryCount + 1)).Truncate(time.Millisecond)
-		next.Status, next.RetryCount, next.NextRetryAt = taskstatus.Failed, p.RetryCount+1, &retryAt
-		next.LastError = &events.TaskError{Code: code, Message: message, Retryable: true}
-		outcomeErr = add(events.TaskFailedPayload{TaskID: t.TaskID, FailedAt: events.At(end), RetryCount: next.RetryCount,
+		next.ScheduleRetry(retryAt, events.TaskError{Code: code, Message: message, Retryable: true})
+		outcomeErr = add(events.TaskFailedPayload{TaskID: t.ID, FailedAt: events.At(end), RetryCount: next.RetryCount,
 			MaxRetries: t.MaxRetries, Error: *next.LastError, NextRetryAt: events.At(retryAt)},
-			attemptEventID(t.TaskID, events.TaskFailed, p.RetryCount), end)
+			attemptEventID(t.ID, events.TaskFailed, p.RetryCount), end)
 		log.WarnContext(ctx, "task failed; retry scheduled", "code", code, "error", message, "nextRetryAt", retryAt)
 
 	default:
 		code, message, stack := describe(err)
 		retryable := fault.IsRetryable(err)
-		next.Status, next.NextRetryAt = taskstatus.DeadLetter, nil
-		next.LastError = &events.TaskError{Code: code, Message: message, Retryable: retryable}
-		outcomeErr = add(events.TaskDeadLetterPayload{TaskID: t.TaskID,
+		next.DeadLetter(events.TaskError{Code: code, Message: message, Retryable: retryable})
+		outcomeErr = add(events.TaskDeadLetterPayload{TaskID: t.ID,
 			OriginalEvent: events.OriginalEvent{EventType: events.TaskCreated, Payload: it.Msg.Envelope.Payload},
 			RetryCount:    p.RetryCount, MaxRetries: t.MaxRetries,
 			FinalError:     events.FinalError{Code: code, Message: message, Stack: stack},
-			DeadLetteredAt: events.At(end)}, endEventID(t.TaskID, events.TaskDeadLetter), end)
+			DeadLetteredAt: events.At(end)}, endEventID(t.ID, events.TaskDeadLetter), end)
 		deadLetter = stream.ReasonProcessingFailed
 		if retryable {
 			deadLetter = stream.ReasonRetriesExhausted
 		}
 		if t.WebhookEventID != "" {
 			st.Webhook = &store.WebhookOutcome{EventID: t.WebhookEventID, Status: webhookstatus.Failed,
-				Error: fmt.Sprintf("task %s dead-lettered: %s", t.TaskID, message)}
+				Error: fmt.Sprintf("task %s dead-lettered: %s", t.ID, message)}
 		}
 		log.ErrorContext(ctx, "task dead-lettered", "code", code, "error", message, "retryable", retryable)
 	}
@@ -249,7 +247,7 @@ func (s tasks) Flush(ctx context.Context, b *stream.Batch, touched []*state) err
 	count := map[string]float64{}
 	for _, st := range touched {
 		outs = append(outs, &st.Outcome)
-		outcomes = append(outcomes, store.TaskOutcome{Task: st.task, Attempt: st.stored})
+		outcomes = append(outcomes, st.task.outcome(st.stored))
 		count[st.task.Status]++
 	}
 	if err := s.cfg.Commit(ctx, b, s.cfg.Store, outs); err != nil {

@@ -14,8 +14,8 @@
 // (one Emit: one unordered bulk insert, one publish flush), webhook_events
 // outcomes, and last the workflow checkpoints.
 //
-// The checkpoint of a step is its StepProgress entry and the advanced
-// currentStepIndex. Writing it after each step would cost a round trip per
+// The checkpoint of a step is its StepDone entry and the advanced
+// State.Next (the stored stepResults and currentStepIndex). Writing it after each step would cost a round trip per
 // step per workflow (thousands per batch), so checkpoints are written in
 // bulk when the batch's steps have run, after the effects and events they
 // vouch for are durable. That is safe because every effect of a step is
@@ -36,10 +36,18 @@
 //
 // Input records and step parameters come from the workflow's input; see
 // ParseInput. The batch loop is the stream core's (stream.HandleByKey);
-// this package implements only its Aggregates. The workflow lifecycle (its
-// statuses, which are active, which final) is the leaf package
-// workflow/workflowstatus, which the store imports too; this package
-// decides it. What must not live here:
+// this package implements only its Aggregates.
+//
+// # State and the store
+//
+// A workflow is decided on as a State (state.go): where its run starts,
+// whether a failed step is retried, how it ended, and what that means for
+// the webhook event that started it (State.Settled, which the
+// retry-sweeper asks too) are State's methods. The store document
+// (store.WorkflowCheckpoint) is met in one place, persist.go: FromDocument
+// at load, State.document at flush. The statuses themselves are the leaf
+// package workflow/workflowstatus, which the store imports too. What must
+// not live here:
 // Kafka decoding, dead-lettering and the batch loop (package stream),
 // storage (package store), and the Lambda types.
 package workflow

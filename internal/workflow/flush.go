@@ -7,7 +7,6 @@ import (
 	"github.com/streamops/streamops/internal/metrics"
 	"github.com/streamops/streamops/internal/store"
 	"github.com/streamops/streamops/internal/stream"
-	"github.com/streamops/streamops/internal/workflow/workflowstatus"
 )
 
 // Flush writes what a batch's runs produced, one bulk write per collection,
@@ -28,12 +27,12 @@ func (s workflows) Flush(ctx context.Context, b *stream.Batch, touched []*state)
 	for _, st := range touched {
 		effects.add(&st.effects)
 		outs = append(outs, &st.Outcome)
-		cps = append(cps, st.cp)
+		cps = append(cps, st.wf.document())
 		steps += st.steps
-		switch st.cp.Status {
-		case workflowstatus.Completed:
+		switch {
+		case st.wf.Completed():
 			completed++
-		case workflowstatus.Failed:
+		case st.wf.Failed():
 			failed++
 		}
 	}

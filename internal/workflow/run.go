@@ -14,7 +14,6 @@ import (
 	"github.com/streamops/streamops/internal/fault"
 	"github.com/streamops/streamops/internal/ingest/webhookstatus"
 	"github.com/streamops/streamops/internal/store"
-	"github.com/streamops/streamops/internal/workflow/workflowstatus"
 )
 
 // handle applies one workflow.created to its workflow: skipped when the
@@ -22,13 +21,13 @@ import (
 // retryable error when the run stopped early (progress is in st, to be
 // checkpointed); any other error means the record cannot be processed.
 func (s workflows) handle(ctx context.Context, st *state, it item) error {
-	log := s.cfg.Logger.With("workflowId", st.cp.WorkflowID, "eventId", it.Msg.Envelope.EventID, "record", it.Msg.String())
-	if !workflowstatus.IsActive(st.cp.Status) {
-		log.InfoContext(ctx, "workflow already processed, skipping", "currentStatus", st.cp.Status)
+	log := s.cfg.Logger.With("workflowId", st.wf.ID, "eventId", it.Msg.Envelope.EventID, "record", it.Msg.String())
+	if !st.wf.Active() {
+		log.InfoContext(ctx, "workflow already processed, skipping", "currentStatus", st.wf.Status)
 		return nil
 	}
-	if len(st.cp.Steps) == 0 {
-		return fmt.Errorf("workflow %s has no steps", st.cp.WorkflowID)
+	if len(st.wf.Steps) == 0 {
+		return fmt.Errorf("workflow %s has no steps", st.wf.ID)
 	}
 	if s.cfg.NearDeadline(ctx) {
 		return ErrDeadline
@@ -37,34 +36,31 @@ func (s workflows) handle(ctx context.Context, st *state, it item) error {
 }
 
 // run executes the workflow's steps from its checkpoint, in memory, and
-// commits the outcome to st: the new checkpoint, the lifecycle events and
-// the steps' effects. Nothing is committed when an event cannot be built.
+// commits the outcome to st: the new State, the lifecycle events and the
+// steps' effects. Nothing is committed when an event cannot be built. The
+// decisions (where to start, whether to retry, how it ended) are State's.
 func (s workflows) run(ctx context.Context, st *state, log *slog.Logger) error {
-	cp := st.cp
-	cp.StepResults = slices.Clone(cp.StepResults)
+	wf := st.wf
+	wf.Done = slices.Clone(wf.Done)
 	var evs []events.Envelope
 	var effects Effects
 	var done int // steps completed in this run
 	commit := func() {
-		st.cp = cp
+		st.wf = wf
 		st.Change()
 		st.Events = append(st.Events, evs...)
 		st.effects.add(&effects)
 		st.steps += done
 	}
 	emit := func(p events.Payload, id string, at time.Time) error {
-		env, err := s.cfg.Event(p, id, at, s.cfg.Metadata(cp.CorrelationID, cp.PartnerID))
+		env, err := s.cfg.Event(p, id, at, s.cfg.Metadata(wf.CorrelationID, wf.PartnerID))
 		evs = append(evs, env)
 		return err
 	}
 
-	id, steps := cp.WorkflowID, cp.Steps
-	first := min(max(cp.CurrentStepIndex, 0), len(steps))
+	id, steps := wf.ID, wf.Steps
 	now := s.cfg.Now()
-	if cp.StartedAt == nil {
-		cp.StartedAt = &now
-	}
-	cp.Status = workflowstatus.Processing
+	first := wf.Start(now)
 	if first < len(steps) {
 		if err := emit(events.WorkflowProcessingPayload{WorkflowID: id, StartedAt: events.At(now),
 			CurrentStep: steps[first], CurrentStepIndex: first}, stepEventID(id, events.WorkflowProcessing, first), now); err != nil {
@@ -72,19 +68,16 @@ func (s workflows) run(ctx context.Context, st *state, log *slog.Logger) error {
 		}
 	}
 
-	input, inputErr := ParseInput(cp.Input)
+	input, inputErr := ParseInput(wf.Input)
 	records := input.Records
 	if first > 0 {
-		records = make([]json.RawMessage, len(cp.ResumeRecords))
-		for i, r := range cp.ResumeRecords {
-			records[i] = json.RawMessage(r)
-		}
+		records = slices.Clone(wf.Resume)
 	}
 	end := now
 	for i := first; i < len(steps); i++ {
 		name := steps[i]
 		if i > first && s.cfg.NearDeadline(ctx) {
-			cp.CurrentStepIndex, cp.ResumeRecords = i, resumeRecords(records)
+			wf.Pause(i, records)
 			commit()
 			return ErrDeadline
 		}
@@ -93,7 +86,7 @@ func (s workflows) run(ctx context.Context, st *state, log *slog.Logger) error {
 		// and only this count says it was tried.
 		started, err := s.cfg.Store.RecordStepAttempt(ctx, id, i)
 		if err != nil {
-			cp.CurrentStepIndex, cp.ResumeRecords = i, resumeRecords(records)
+			wf.Pause(i, records)
 			commit()
 			return fmt.Errorf("workflow %s step %s: record the attempt: %w", id, name, fault.Transient(err))
 		}
@@ -103,36 +96,34 @@ func (s workflows) run(ctx context.Context, st *state, log *slog.Logger) error {
 		switch {
 		case inputErr != nil:
 			err = inputErr
-		case started > s.cfg.MaxStepAttempts:
+		case wf.StartedTooOften(started, s.cfg.MaxStepAttempts):
 			err = fault.Permanent(CodeRetriesExhausted, "step %s was started %d times without finishing (each attempt outlived the function's timeout or failed transiently)", name, started-1)
 		default:
 			res, err = s.runStep(ctx, name, StepInput{
 				Workflow: st.info, StepName: name, StepIndex: i, At: start, Records: records,
-				Params: input.Params, Metadata: s.cfg.Metadata(cp.CorrelationID, cp.PartnerID), Effects: &stepEffects,
+				Params: input.Params, Metadata: s.cfg.Metadata(wf.CorrelationID, wf.PartnerID), Effects: &stepEffects,
 			})
 		}
 		end = s.cfg.Now()
 		if err != nil && fault.IsRetryable(err) {
-			cp.StepAttempts = max(cp.StepAttempts+1, started)
-			if cp.StepAttempts < s.cfg.MaxStepAttempts {
-				cp.CurrentStepIndex, cp.ResumeRecords = i, resumeRecords(records)
+			if wf.RetryStep(started, s.cfg.MaxStepAttempts) {
+				wf.Pause(i, records)
 				commit()
 				log.WarnContext(ctx, "step failed transiently; progress checkpointed for the retried batch",
-					"step", name, "stepIndex", i, "attempt", cp.StepAttempts, "maxAttempts", s.cfg.MaxStepAttempts, "error", err)
+					"step", name, "stepIndex", i, "attempt", wf.Attempts, "maxAttempts", s.cfg.MaxStepAttempts, "error", err)
 				return fmt.Errorf("workflow %s step %s: %w", id, name, err)
 			}
-			err = fault.Permanent(CodeRetriesExhausted, "step %s failed transiently %d times in a row; last error: %v", name, cp.StepAttempts, err)
+			err = fault.Permanent(CodeRetriesExhausted, "step %s failed transiently %d times in a row; last error: %v", name, wf.Attempts, err)
 		}
 		if err != nil {
 			code, message, stack := stepFailure(name, i, id, err)
-			cp.Status, cp.CurrentStepIndex, cp.CompletedAt, cp.ResumeRecords = workflowstatus.Failed, i, &end, nil
-			cp.Error = &events.WorkflowError{Code: code, Message: message, Stack: stack}
+			wf.Fail(i, end, events.WorkflowError{Code: code, Message: message, Stack: stack})
 			if err := emit(events.WorkflowFailedPayload{WorkflowID: id, FailedAt: events.At(end), FailedStep: name,
-				FailedStepIndex: i, Error: *cp.Error}, endEventID(id, events.WorkflowFailed), end); err != nil {
+				FailedStepIndex: i, Error: *wf.Error}, endEventID(id, events.WorkflowFailed), end); err != nil {
 				return err
 			}
-			if cp.WebhookEventID != "" {
-				st.Webhook = &store.WebhookOutcome{EventID: cp.WebhookEventID, Status: webhookstatus.Failed,
+			if wf.WebhookEventID != "" {
+				st.Webhook = &store.WebhookOutcome{EventID: wf.WebhookEventID, Status: webhookstatus.Failed,
 					Error: fmt.Sprintf("workflow %s failed in step %s: %s", id, name, message)}
 			}
 			commit()
@@ -148,25 +139,22 @@ func (s workflows) run(ctx context.Context, st *state, log *slog.Logger) error {
 			CompletedAt: events.At(end), Duration: duration, Result: res.Result}, stepEventID(id, events.WorkflowStepCompleted, i), end); err != nil {
 			return err
 		}
-		cp.StepResults = append(cp.StepResults[:min(i, len(cp.StepResults))], store.StepProgress{
-			StepName: name, StepIndex: i, CompletedAt: end, Duration: duration, Result: store.JSONDoc(result)})
-		cp.CurrentStepIndex, cp.StepAttempts = i+1, 0
+		wf.CompleteStep(StepDone{Name: name, Index: i, CompletedAt: end, Duration: duration, Result: result})
 		effects.add(&stepEffects)
 		records = res.Records
 		done++
 	}
 
 	total := len(input.Records)
-	cp.Status, cp.CompletedAt, cp.ResumeRecords, cp.Error = workflowstatus.Completed, &end, nil, nil
-	duration := max(end.Sub(*cp.StartedAt).Milliseconds(), 0)
+	duration := wf.Complete(end)
 	if err := emit(events.WorkflowCompletedPayload{WorkflowID: id, CompletedAt: events.At(end), Duration: duration,
-		StepsCompleted: len(cp.StepResults), Summary: events.WorkflowSummary{
+		StepsCompleted: len(wf.Done), Summary: events.WorkflowSummary{
 			TotalRecords: total, SuccessfulRecords: len(records), FailedRecords: max(total-len(records), 0),
 		}}, endEventID(id, events.WorkflowCompleted), end); err != nil {
 		return err
 	}
-	if cp.WebhookEventID != "" {
-		st.Webhook = &store.WebhookOutcome{EventID: cp.WebhookEventID, Status: webhookstatus.Completed}
+	if wf.WebhookEventID != "" {
+		st.Webhook = &store.WebhookOutcome{EventID: wf.WebhookEventID, Status: webhookstatus.Completed}
 	}
 	commit()
 	log.InfoContext(ctx, "workflow completed", "durationMs", duration, "steps", len(steps), "records", len(records))
@@ -231,14 +219,6 @@ func checkOutput(name string, out StepOutput, eff *Effects) error {
 		}
 	}
 	return nil
-}
-
-func resumeRecords(records []json.RawMessage) []store.JSONDoc {
-	out := make([]store.JSONDoc, len(records))
-	for i, r := range records {
-		out[i] = store.JSONDoc(r)
-	}
-	return out
 }
 
 // classify gives a step's error the workflow domain's defaults: the

@@ -85,7 +85,7 @@ type workflows struct{ cfg Config }
 
 // state is one workflow during a batch.
 type state struct {
-	cp      store.WorkflowCheckpoint
+	wf      State
 	info    Info
 	effects Effects
 	stream.Outcome
@@ -97,7 +97,9 @@ func (workflows) Key(p events.WorkflowCreatedPayload) string { return p.Workflow
 
 // Load reads the projections of the batch's workflows with one query.
 func (w workflows) Load(ctx context.Context, ids []string) (map[string]*state, error) {
-	return stream.LoadEach(ctx, ids, w.cfg.Store.GetWorkflowCheckpoints, newState)
+	return stream.LoadEach(ctx, ids, w.cfg.Store.GetWorkflowCheckpoints, func(cp store.WorkflowCheckpoint) *state {
+		return newState(fromCheckpoint(cp))
+	})
 }
 
 // Rebuild is the projection of a workflow whose producer stored its
@@ -107,9 +109,9 @@ func (w workflows) Load(ctx context.Context, ids []string) (map[string]*state, e
 func (w workflows) Rebuild(ctx context.Context, it item) *state {
 	p, env := it.Payload, it.Msg.Envelope
 	w.cfg.Logger.WarnContext(ctx, "workflow has no projection; creating it from its event", "workflowId", p.WorkflowID, "eventId", env.EventID)
-	wf := store.Workflow{
-		ID: p.WorkflowID, WorkflowID: p.WorkflowID, Name: p.Name, Steps: p.Steps, Priority: string(p.Priority),
-		Input: store.JSONDoc(p.Input), Status: workflowstatus.Pending, EventID: env.EventID, CreatedAt: p.CreatedAt.Time,
+	wf := State{
+		ID: p.WorkflowID, Name: p.Name, Steps: p.Steps, Priority: string(p.Priority), Input: p.Input,
+		Status: workflowstatus.Pending, EventID: env.EventID, CreatedAt: p.CreatedAt.Time,
 	}
 	if md := env.Metadata; md != nil {
 		wf.CorrelationID, wf.PartnerID = md.CorrelationID, md.PartnerID
@@ -117,13 +119,13 @@ func (w workflows) Rebuild(ctx context.Context, it item) *state {
 			wf.WebhookEventID = md.CorrelationID
 		}
 	}
-	return newState(store.WorkflowCheckpoint{Workflow: wf})
+	return newState(wf)
 }
 
-func newState(cp store.WorkflowCheckpoint) *state {
-	return &state{cp: cp, info: Info{
-		ID: cp.WorkflowID, Name: cp.Name, Priority: cp.Priority, CorrelationID: cp.CorrelationID, WebhookEventID: cp.WebhookEventID,
-		PartnerID: cp.PartnerID,
+func newState(wf State) *state {
+	return &state{wf: wf, info: Info{
+		ID: wf.ID, Name: wf.Name, Priority: wf.Priority, CorrelationID: wf.CorrelationID, WebhookEventID: wf.WebhookEventID,
+		PartnerID: wf.PartnerID,
 	}}
 }
 
@@ -132,8 +134,8 @@ func newState(cp store.WorkflowCheckpoint) *state {
 func (w workflows) Prepare(ctx context.Context, states map[string]*state) error {
 	var hooks []string
 	for _, st := range states {
-		if cp := st.cp; cp.WebhookEventID != "" && !workflowstatus.IsFinal(cp.Status) && slices.Contains(cp.Steps, "deliver") {
-			hooks = append(hooks, cp.WebhookEventID)
+		if st.wf.Delivers() {
+			hooks = append(hooks, st.wf.WebhookEventID)
 		}
 	}
 	if len(hooks) == 0 {

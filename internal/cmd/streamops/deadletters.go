@@ -12,14 +12,14 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/streamops/streamops/internal/store"
+	"github.com/streamops/streamops/internal/httpapi"
 	"github.com/streamops/streamops/internal/stream/deadletterstatus"
 )
 
 // deadLetterPage is GET /api/dead-letters.
 type deadLetterPage struct {
-	DeadLetters []store.DeadLetterEntry `json:"deadLetters"`
-	NextCursor  string                  `json:"nextCursor"`
+	DeadLetters []httpapi.DeadLetterResponse `json:"deadLetters"`
+	NextCursor  string                       `json:"nextCursor"`
 }
 
 // deadLetterSelection are the flags that select dead letters.
@@ -99,7 +99,7 @@ func listDeadLetters(ctx context.Context, args []string, stdout, stderr io.Write
 	return nil
 }
 
-func printDeadLetters(w io.Writer, dls []store.DeadLetterEntry) {
+func printDeadLetters(w io.Writer, dls []httpapi.DeadLetterResponse) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "ID\tRECEIVED\tPROCESSOR\tRECORD\tREASON\tSTATUS\tREQUEUES\tERROR")
 	for _, d := range dls {
@@ -133,7 +133,7 @@ func requeueDeadLetters(ctx context.Context, args []string, stdin io.Reader, std
 	}
 	if !*all {
 		for _, id := range ids {
-			var d store.DeadLetterEntry
+			var d httpapi.DeadLetterResponse
 			if err := c.do(ctx, "POST", "/api/dead-letters/"+url.PathEscape(id)+"/requeue", nil, nil, &d); err != nil {
 				return fmt.Errorf("requeue %s: %w", id, err)
 			}

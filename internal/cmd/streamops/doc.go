@@ -14,6 +14,8 @@
 //
 // The client subcommands take -url and -token (env STREAMOPS_URL,
 // STREAMOPS_ADMIN_TOKEN) and speak only the API's HTTP and JSON, so they
-// work the same against a deployed API. What must not live here: the
-// stack itself (internal/local) and anything the API decides.
+// work the same against a deployed API; answers are read into the API's
+// own response types (httpapi.DeadLetterResponse, httpapi.ReplayResponse),
+// never the store's documents. What must not live here: the stack itself
+// (internal/local) and anything the API decides.
 package main

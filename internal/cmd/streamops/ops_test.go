@@ -200,6 +200,22 @@ func TestOpsListsAndRequeuesDeadLetters(t *testing.T) {
 	assert.Contains(t, out, "tasks-1@7")
 	assert.NotContains(t, out, "workflows-0@3")
 
+	// -json prints each dead letter in the API's shape, not the store's.
+	code, out, errOut = a.ops(t, "", "dead-letters", "list", "-json")
+	require.Equal(t, 0, code, errOut)
+	req, _ := http.NewRequest("GET", a.srv.URL+"/api/dead-letters?limit=100&status=open", nil)
+	req.Header.Set("Authorization", "Bearer "+token)
+	resp, err := http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	var page struct{ DeadLetters []json.RawMessage }
+	require.NoError(t, jsonDecode(resp.Body, &page))
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	require.Len(t, lines, len(page.DeadLetters))
+	for i, line := range lines {
+		assert.JSONEq(t, string(page.DeadLetters[i]), line)
+	}
+
 	code, out, errOut = a.ops(t, "", "dead-letters", "requeue", taskDL)
 	require.Equal(t, 0, code, errOut)
 	assert.Contains(t, out, "requeued "+taskDL)

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/streamops/streamops/events"
+	"github.com/streamops/streamops/internal/httpapi"
 	"github.com/streamops/streamops/internal/store"
 )
 
@@ -69,12 +70,12 @@ func replay(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 	if !*yes && !confirm(stdin, stdout, fmt.Sprintf("replay these %d events to %s, each as a new event? [y/N] ", preview.Count, dest)) {
 		return errAborted
 	}
-	var session store.ReplaySession
+	var session httpapi.ReplayResponse
 	if err := c.do(ctx, "POST", "/api/replays", nil, replayRequest{Filter: f, TargetTopic: *target}, &session); err != nil {
 		return err
 	}
 	fmt.Fprintf(stdout, "replay %s %s: %d of %d events replayed, %d failed\n",
-		session.ID, session.Status, session.ReplayedEvents, session.TotalEvents, session.FailedEvents)
+		session.SessionID, session.Status, session.ReplayedEvents, session.TotalEvents, session.FailedEvents)
 	for _, e := range session.Errors {
 		fmt.Fprintf(stdout, "  %s: %s\n", e.EventID, e.Error)
 	}

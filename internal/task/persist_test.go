@@ -1,0 +1,64 @@
+package task
+
+import (
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+
+	"github.com/streamops/streamops/events"
+	"github.com/streamops/streamops/internal/ingest/webhookstatus"
+	"github.com/streamops/streamops/internal/store"
+	"github.com/streamops/streamops/internal/task/taskstatus"
+)
+
+// TestStateRoundTripsEveryOutcomeField: a field persist.go forgot would be
+// lost at the next flush, so every field an outcome writes comes back from
+// State unchanged.
+func TestStateRoundTripsEveryOutcomeField(t *testing.T) {
+	at := time.Date(2026, 1, 4, 1, 10, 0, 0, time.UTC)
+	next, done := at.Add(time.Minute), at.Add(time.Hour)
+	doc := store.Task{
+		ID: "task-1", TaskID: "task-1", Type: "email_notification", Data: store.JSONDoc(`{"recipient":"a@example.com"}`),
+		Status: taskstatus.Failed, RetryCount: 2, MaxRetries: 3, NextRetryAt: &next,
+		LastError: &events.TaskError{Code: "X", Message: "m", Retryable: true}, Result: store.JSONDoc(`{"ok":true}`),
+		EventID: "evt-1", CorrelationID: "corr-1", WebhookEventID: "hook-1", PartnerID: "acme", CreatedAt: at, CompletedAt: &done,
+	}
+	st := FromDocument(doc)
+	assert.Equal(t, store.TaskOutcome{Task: doc, Attempt: 1}, st.outcome(1))
+
+	// What an outcome does not write is not carried: the store keeps it.
+	doc.IdempotencyKey, doc.RequestHash, doc.UpdatedAt = "key", "hash", at
+	assert.Equal(t, st, FromDocument(doc))
+}
+
+func TestSettledIsWhatTheTasksEndMakesItsWebhookEvent(t *testing.T) {
+	due := time.Date(2026, 1, 4, 1, 10, 0, 0, time.UTC)
+	tests := []struct {
+		name          string
+		task          State
+		status, msg   string
+		settled       bool
+		scheduled     bool
+		awaitingRetry bool
+	}{
+		{"pending", State{Status: taskstatus.Pending}, "", "", false, false, false},
+		{"processing", State{Status: taskstatus.Processing}, "", "", false, false, false},
+		{"completed", State{Status: taskstatus.Completed}, webhookstatus.Completed, "", true, false, false},
+		{"dead-lettered", State{Status: taskstatus.DeadLetter, LastError: &events.TaskError{Message: "bad recipient"}},
+			webhookstatus.Failed, "bad recipient", true, false, false},
+		{"dead-lettered without an error", State{Status: taskstatus.DeadLetter}, webhookstatus.Failed, "task dead_letter", true, false, false},
+		{"failed, no retry scheduled", State{Status: taskstatus.Failed, RetryCount: 1}, webhookstatus.Failed, "task failed", true, false, true},
+		{"failed, retry scheduled", State{Status: taskstatus.Failed, RetryCount: 1, NextRetryAt: &due}, "", "", false, true, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			status, msg, ok := tt.task.Settled()
+			assert.Equal(t, tt.settled, ok)
+			assert.Equal(t, tt.status, status)
+			assert.Equal(t, tt.msg, msg)
+			assert.Equal(t, tt.scheduled, tt.task.RetryScheduled())
+			assert.Equal(t, tt.awaitingRetry, tt.task.AwaitsRetry())
+		})
+	}
+}

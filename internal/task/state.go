@@ -1,0 +1,93 @@
+package task
+
+import (
+	"encoding/json"
+	"time"
+
+	"github.com/streamops/streamops/events"
+	"github.com/streamops/streamops/internal/fault"
+	"github.com/streamops/streamops/internal/ingest/webhookstatus"
+	"github.com/streamops/streamops/internal/task/taskstatus"
+)
+
+// State is a task as this package decides it: its submission, the attempt
+// it is at (RetryCount) and how its last attempt ended. The methods are the
+// lifecycle's transitions; the store only persists a State (see
+// persist.go), so its document can change without moving a decision.
+type State struct {
+	// ID is the taskId.
+	ID   string
+	Type string
+	Data json.RawMessage
+	// Status is a taskstatus value.
+	Status string
+	// RetryCount is the attempt the task is at: the retryCount of the
+	// task.created it runs next.
+	RetryCount int
+	MaxRetries int
+	// NextRetryAt is when a failed task's retry is due; nil when none is
+	// scheduled.
+	NextRetryAt *time.Time
+	LastError   *events.TaskError
+	Result      json.RawMessage
+	// EventID is the task.created that started it.
+	EventID        string
+	CorrelationID  string
+	WebhookEventID string
+	PartnerID      string
+	CreatedAt      time.Time
+	CompletedAt    *time.Time
+}
+
+// Ended reports whether the task completed or was dead-lettered: no
+// attempt runs any more.
+func (s *State) Ended() bool { return taskstatus.IsFinal(s.Status) }
+
+// AwaitsRetry reports whether the task failed and waits for the
+// retry-sweeper to emit its next attempt (RetryEvent).
+func (s *State) AwaitsRetry() bool { return s.Status == taskstatus.Failed && s.RetryCount >= 1 }
+
+// RetryScheduled reports whether the task failed with its next attempt
+// due at NextRetryAt.
+func (s *State) RetryScheduled() bool { return s.Status == taskstatus.Failed && s.NextRetryAt != nil }
+
+// MayRetry reports whether an attempt that failed with err is retried: the
+// error is retryable and retries are left.
+func (s *State) MayRetry(err error) bool {
+	return fault.IsRetryable(err) && s.RetryCount < s.MaxRetries
+}
+
+// Complete ends the task as completed at at with result.
+func (s *State) Complete(at time.Time, result json.RawMessage) {
+	s.Status, s.CompletedAt, s.Result, s.LastError, s.NextRetryAt = taskstatus.Completed, &at, result, nil, nil
+}
+
+// ScheduleRetry records a retryable failure of the current attempt: the
+// task is failed, at its next attempt, due again at retryAt.
+func (s *State) ScheduleRetry(retryAt time.Time, e events.TaskError) {
+	s.Status, s.RetryCount, s.NextRetryAt, s.LastError = taskstatus.Failed, s.RetryCount+1, &retryAt, &e
+}
+
+// DeadLetter ends the task as dead-lettered with its last error.
+func (s *State) DeadLetter(e events.TaskError) {
+	s.Status, s.NextRetryAt, s.LastError = taskstatus.DeadLetter, nil, &e
+}
+
+// Settled is what the webhook event that started the task becomes once
+// no attempt of it will run again: webhookstatus.Completed, or
+// webhookstatus.Failed with the task's last error when it was
+// dead-lettered or failed with no retry scheduled. ok is false while an
+// attempt may still run (see AwaitsRetry for one that is scheduled).
+func (s *State) Settled() (status, message string, ok bool) {
+	switch {
+	case s.Status == taskstatus.Completed:
+		return webhookstatus.Completed, "", true
+	case s.Status == taskstatus.DeadLetter, s.Status == taskstatus.Failed && s.NextRetryAt == nil:
+		message = "task " + s.Status
+		if s.LastError != nil {
+			message = s.LastError.Message
+		}
+		return webhookstatus.Failed, message, true
+	}
+	return "", "", false
+}

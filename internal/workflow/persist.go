@@ -1,0 +1,64 @@
+package workflow
+
+import (
+	"encoding/json"
+
+	"github.com/streamops/streamops/internal/store"
+)
+
+// The one place a workflow's State meets its store document: loaded with
+// FromDocument, saved with (*State).document. Nothing else in this package
+// reads or writes a store.Workflow's fields.
+
+// FromDocument is the State a stored workflow is in.
+func FromDocument(wf store.Workflow) State {
+	return fromCheckpoint(store.WorkflowCheckpoint{Workflow: wf})
+}
+
+func fromCheckpoint(cp store.WorkflowCheckpoint) State {
+	s := State{
+		ID: cp.WorkflowID, Name: cp.Name, Steps: cp.Steps, Priority: cp.Priority, Input: json.RawMessage(cp.Input),
+		Status: cp.Status, Next: cp.CurrentStepIndex, Attempts: cp.StepAttempts, Error: cp.Error,
+		EventID: cp.EventID, CorrelationID: cp.CorrelationID, WebhookEventID: cp.WebhookEventID, PartnerID: cp.PartnerID,
+		CreatedAt: cp.CreatedAt, StartedAt: cp.StartedAt, CompletedAt: cp.CompletedAt,
+	}
+	if cp.StepResults != nil {
+		s.Done = make([]StepDone, len(cp.StepResults))
+		for i, r := range cp.StepResults {
+			s.Done[i] = StepDone{Name: r.StepName, Index: r.StepIndex, CompletedAt: r.CompletedAt, Duration: r.Duration,
+				Result: json.RawMessage(r.Result)}
+		}
+	}
+	if cp.ResumeRecords != nil {
+		s.Resume = make([]json.RawMessage, len(cp.ResumeRecords))
+		for i, r := range cp.ResumeRecords {
+			s.Resume[i] = json.RawMessage(r)
+		}
+	}
+	return s
+}
+
+// document is the checkpoint store.Store.SaveWorkflowCheckpoints writes
+// for s.
+func (s *State) document() store.WorkflowCheckpoint {
+	cp := store.WorkflowCheckpoint{Workflow: store.Workflow{
+		ID: s.ID, WorkflowID: s.ID, Name: s.Name, Steps: s.Steps, Priority: s.Priority, Input: store.JSONDoc(s.Input),
+		Status: s.Status, CurrentStepIndex: s.Next, StepAttempts: s.Attempts, Error: s.Error,
+		EventID: s.EventID, CorrelationID: s.CorrelationID, WebhookEventID: s.WebhookEventID, PartnerID: s.PartnerID,
+		CreatedAt: s.CreatedAt, StartedAt: s.StartedAt, CompletedAt: s.CompletedAt,
+	}}
+	if s.Done != nil {
+		cp.StepResults = make([]store.StepProgress, len(s.Done))
+		for i, d := range s.Done {
+			cp.StepResults[i] = store.StepProgress{StepName: d.Name, StepIndex: d.Index, CompletedAt: d.CompletedAt,
+				Duration: d.Duration, Result: store.JSONDoc(d.Result)}
+		}
+	}
+	if s.Resume != nil {
+		cp.ResumeRecords = make([]store.JSONDoc, len(s.Resume))
+		for i, r := range s.Resume {
+			cp.ResumeRecords[i] = store.JSONDoc(r)
+		}
+	}
+	return cp
+}
