@@ -6,7 +6,6 @@ import (
 
 	"github.com/streamops/streamops/internal/fault"
 	"github.com/streamops/streamops/internal/outbox/partnerstatus"
-	"github.com/streamops/streamops/internal/store"
 )
 
 // BreakerConfig tunes the per-partner circuit breaker.
@@ -28,30 +27,82 @@ func (c *BreakerConfig) setDefaults() {
 	}
 }
 
+// Breaker is a partner endpoint's circuit breaker as the relay decides
+// it. The methods are its transitions; the store persists it as a
+// partner_endpoints document (see persist.go).
+type Breaker struct {
+	// State is a partnerstatus breaker state.
+	State               string
+	ConsecutiveFailures int
+	OpenedAt            *time.Time
+	// OpenUntil is when an open breaker lets a delivery probe again.
+	OpenUntil     *time.Time
+	LastError     string
+	LastSuccessAt *time.Time
+	LastFailureAt *time.Time
+
+	updatedAt time.Time
+}
+
+// allow reports whether a delivery may go at now; when not, it returns
+// when the breaker lets deliveries try again. An open breaker whose
+// cooldown is over turns half-open (changed) and lets one go.
+func (b *Breaker) allow(now time.Time) (ok bool, until time.Time, changed bool) {
+	if b.State != partnerstatus.BreakerOpen {
+		return true, time.Time{}, false
+	}
+	if b.OpenUntil != nil && now.Before(*b.OpenUntil) {
+		return false, *b.OpenUntil, false
+	}
+	b.State = partnerstatus.BreakerHalfOpen
+	return true, time.Time{}, true
+}
+
+// record counts a delivery's outcome at now. Only failures that say the
+// endpoint is unhealthy (retryable ones: 5xx, 408, 429, timeouts) count; a
+// 4xx refusal came from a working endpoint. A half-open breaker that fails
+// again, or failures reaching cfg.Failures, open it for cfg.Cooldown.
+func (b *Breaker) record(err error, now time.Time, cfg BreakerConfig) {
+	if err == nil || !fault.IsRetryable(err) {
+		if err == nil {
+			b.LastSuccessAt = &now
+		}
+		b.State, b.ConsecutiveFailures, b.OpenedAt, b.OpenUntil = partnerstatus.BreakerClosed, 0, nil, nil
+		return
+	}
+	b.ConsecutiveFailures++
+	b.LastError, b.LastFailureAt = err.Error(), &now
+	if b.State == partnerstatus.BreakerHalfOpen || b.ConsecutiveFailures >= cfg.Failures {
+		until := now.Add(cfg.Cooldown)
+		b.State, b.OpenedAt, b.OpenUntil = partnerstatus.BreakerOpen, &now, &until
+	}
+}
+
 // breakers is the breaker state of the partners of one batch: loaded from
 // the store before delivering, saved once after.
 type breakers struct {
 	cfg     BreakerConfig
 	mu      sync.Mutex
-	eps     map[string]*store.PartnerEndpoint
+	brk     map[string]*Breaker
 	changed map[string]bool
 }
 
-func newBreakers(cfg BreakerConfig, loaded map[string]store.PartnerEndpoint) *breakers {
-	b := &breakers{cfg: cfg, eps: map[string]*store.PartnerEndpoint{}, changed: map[string]bool{}}
-	for id, ep := range loaded {
-		b.eps[id] = &ep
+func newBreakers(cfg BreakerConfig, loaded map[string]Breaker) *breakers {
+	b := &breakers{cfg: cfg, brk: map[string]*Breaker{}, changed: map[string]bool{}}
+	for id, br := range loaded {
+		b.brk[id] = &br
 	}
 	return b
 }
 
-func (b *breakers) get(id string) *store.PartnerEndpoint {
-	ep, ok := b.eps[id]
+// get is partner id's breaker; a partner never seen has a closed one.
+func (b *breakers) get(id string) *Breaker {
+	br, ok := b.brk[id]
 	if !ok {
-		ep = &store.PartnerEndpoint{PartnerID: id, State: partnerstatus.BreakerClosed}
-		b.eps[id] = ep
+		br = &Breaker{State: partnerstatus.BreakerClosed}
+		b.brk[id] = br
 	}
-	return ep
+	return br
 }
 
 // allow reports whether a delivery to partner id may go now; when not, it
@@ -59,47 +110,28 @@ func (b *breakers) get(id string) *store.PartnerEndpoint {
 func (b *breakers) allow(id string, now time.Time) (bool, time.Time) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	ep := b.get(id)
-	if ep.State == partnerstatus.BreakerOpen {
-		if ep.OpenUntil != nil && now.Before(*ep.OpenUntil) {
-			return false, *ep.OpenUntil
-		}
-		ep.State = partnerstatus.BreakerHalfOpen
+	ok, until, changed := b.get(id).allow(now)
+	if changed {
 		b.changed[id] = true
 	}
-	return true, time.Time{}
+	return ok, until
 }
 
-// record counts a delivery's outcome. Only failures that say the endpoint
-// is unhealthy (retryable ones: 5xx, 408, 429, timeouts) count; a 4xx
-// refusal came from a working endpoint.
+// record counts a delivery's outcome on partner id's breaker.
 func (b *breakers) record(id string, err error, now time.Time) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	ep := b.get(id)
+	b.get(id).record(err, now, b.cfg)
 	b.changed[id] = true
-	if err == nil || !fault.IsRetryable(err) {
-		if err == nil {
-			ep.LastSuccessAt = &now
-		}
-		ep.State, ep.ConsecutiveFailures, ep.OpenedAt, ep.OpenUntil = partnerstatus.BreakerClosed, 0, nil, nil
-		return
-	}
-	ep.ConsecutiveFailures++
-	ep.LastError, ep.LastFailureAt = err.Error(), &now
-	if ep.State == partnerstatus.BreakerHalfOpen || ep.ConsecutiveFailures >= b.cfg.Failures {
-		until := now.Add(b.cfg.Cooldown)
-		ep.State, ep.OpenedAt, ep.OpenUntil = partnerstatus.BreakerOpen, &now, &until
-	}
 }
 
-// dirty returns the endpoints whose state changed in this batch.
-func (b *breakers) dirty() []store.PartnerEndpoint {
+// dirty returns the breakers that changed in this batch, by partner id.
+func (b *breakers) dirty() map[string]Breaker {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	out := make([]store.PartnerEndpoint, 0, len(b.changed))
+	out := make(map[string]Breaker, len(b.changed))
 	for id := range b.changed {
-		out = append(out, *b.eps[id])
+		out[id] = *b.brk[id]
 	}
 	return out
 }

@@ -12,7 +12,6 @@ import (
 	"github.com/streamops/streamops/events"
 	"github.com/streamops/streamops/internal/emit"
 	"github.com/streamops/streamops/internal/provider"
-	"github.com/streamops/streamops/internal/store"
 )
 
 // TargetKafka is the target_provider of entries whose payload is an event
@@ -26,7 +25,7 @@ type KafkaDeliverer struct {
 }
 
 // DeliverAll publishes the envelopes and returns one error (or nil) per entry.
-func (k KafkaDeliverer) DeliverAll(ctx context.Context, entries []store.OutboxEntry) []error {
+func (k KafkaDeliverer) DeliverAll(ctx context.Context, entries []Entry) []error {
 	errs := make([]error, len(entries))
 	var envs []events.Envelope
 	idx := map[string][]int{}
@@ -81,7 +80,7 @@ type PartnerDeliverer struct {
 }
 
 // Deliver sends one entry to p.
-func (d PartnerDeliverer) Deliver(ctx context.Context, p Partner, e store.OutboxEntry) error {
+func (d PartnerDeliverer) Deliver(ctx context.Context, p Partner, e Entry) error {
 	secrets, err := d.Secrets.Secrets(ctx, p.ID)
 	if err != nil {
 		return &DeliveryError{Retryable: true, Err: fmt.Errorf("partner %s secrets: %w", p.ID, err)}
@@ -97,7 +96,7 @@ func (d PartnerDeliverer) Deliver(ctx context.Context, p Partner, e store.Outbox
 	if !json.Valid(body) {
 		return &DeliveryError{Retryable: false, Err: fmt.Errorf("payload is not JSON")}
 	}
-	h, err := provider.SignStandard(body, secrets[0], e.OutboxID, now())
+	h, err := provider.SignStandard(body, secrets[0], e.ID, now())
 	if err != nil {
 		return &DeliveryError{Retryable: true, Err: err}
 	}

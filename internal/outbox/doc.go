@@ -14,6 +14,10 @@
 // outbox/outboxstatus (an entry's statuses, the outcomes of an attempt and
 // the status each leaves it in) and outbox/partnerstatus (partner_events'
 // statuses and directions, and the states of a partner's circuit breaker).
+// The relay decides on its own types, Entry (a claimed entry's attempts
+// and outcome) and Breaker (a partner's circuit breaker); persist.go maps
+// them from and to the store's documents, and nothing else here reads a
+// document's fields.
 //
 // What must not live here: the outbox's queries and leases (package store),
 // partner signing schemes (package provider), retry classification (package

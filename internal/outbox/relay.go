@@ -11,10 +11,8 @@ import (
 	"github.com/streamops/streamops/events"
 	"github.com/streamops/streamops/internal/backoff"
 	"github.com/streamops/streamops/internal/deadline"
-	"github.com/streamops/streamops/internal/fault"
 	"github.com/streamops/streamops/internal/metrics"
 	"github.com/streamops/streamops/internal/outbox/outboxstatus"
-	"github.com/streamops/streamops/internal/outbox/partnerstatus"
 	"github.com/streamops/streamops/internal/store"
 )
 
@@ -197,7 +195,7 @@ func (r *Relay) report(ctx context.Context, st Stats) {
 
 // outcome is how one claimed entry's attempt ended.
 type outcome struct {
-	entry     store.OutboxEntry
+	entry     Entry
 	err       error     // nil: delivered
 	deferTill time.Time // set: not attempted, breaker open
 	attempted bool
@@ -206,7 +204,7 @@ type outcome struct {
 // RunBatch claims one batch, delivers it and settles it.
 func (r *Relay) RunBatch(ctx context.Context) (Stats, error) {
 	now := r.cfg.Now()
-	claimed, err := r.cfg.Store.ClaimDue(ctx, now, r.cfg.Lease, r.cfg.BatchSize)
+	claimed, err := r.claimDue(ctx, now)
 	if err != nil || len(claimed) == 0 {
 		return Stats{}, err
 	}
@@ -217,13 +215,13 @@ func (r *Relay) RunBatch(ctx context.Context) (Stats, error) {
 	outcomes := make([]outcome, len(claimed))
 	for i, e := range claimed {
 		outcomes[i].entry = e
-		switch _, partner := r.cfg.Partners[e.TargetProvider]; {
-		case e.TargetProvider == TargetKafka:
+		switch _, partner := r.cfg.Partners[e.Target]; {
+		case e.Target == TargetKafka:
 			kafka = append(kafka, i)
 		case partner:
-			byPartner[e.TargetProvider] = append(byPartner[e.TargetProvider], i)
+			byPartner[e.Target] = append(byPartner[e.Target], i)
 		default:
-			outcomes[i].err = &DeliveryError{Err: fmt.Errorf("%w %q", errNoTarget, e.TargetProvider)}
+			outcomes[i].err = &DeliveryError{Err: fmt.Errorf("%w %q", errNoTarget, e.Target)}
 		}
 	}
 
@@ -233,7 +231,7 @@ func (r *Relay) RunBatch(ctx context.Context) (Stats, error) {
 		for id := range byPartner {
 			ids = append(ids, id)
 		}
-		loaded, err := r.cfg.Store.PartnerEndpoints(ctx, ids...)
+		loaded, err := r.loadBreakers(ctx, ids)
 		if err != nil {
 			return st, err
 		}
@@ -246,7 +244,7 @@ func (r *Relay) RunBatch(ctx context.Context) (Stats, error) {
 	var wg sync.WaitGroup
 	if len(kafka) > 0 {
 		wg.Go(func() {
-			batch := make([]store.OutboxEntry, len(kafka))
+			batch := make([]Entry, len(kafka))
 			for j, i := range kafka {
 				batch[j] = claimed[i]
 			}
@@ -270,7 +268,7 @@ func (r *Relay) RunBatch(ctx context.Context) (Stats, error) {
 		}
 	}
 	if brk != nil {
-		if err := r.cfg.Store.SavePartnerEndpoints(ctx, brk.dirty()...); err != nil {
+		if err := r.saveBreakers(ctx, brk.dirty()); err != nil {
 			return st, err
 		}
 	}
@@ -284,7 +282,7 @@ func (r *Relay) deliverToPartner(ctx context.Context, p Partner, idx []int, outc
 	var wg sync.WaitGroup
 	for _, i := range idx {
 		o := &outcomes[i]
-		if o.entry.Attempts > partnerMaxAttempts(o.entry) {
+		if o.entry.exhausted() {
 			o.err = &DeliveryError{Err: errors.New("attempts exhausted")}
 			continue
 		}
@@ -304,9 +302,6 @@ func (r *Relay) deliverToPartner(ctx context.Context, p Partner, idx []int, outc
 	wg.Wait()
 }
 
-// partnerMaxAttempts caps partner deliveries at seed 000's five attempts.
-func partnerMaxAttempts(e store.OutboxEntry) int { return min(e.MaxAttempts, store.MaxPartnerAttempts) }
-
 // settle turns outcomes into outbox settlements and partner attempt records.
 func (r *Relay) settle(outcomes []outcome, st *Stats) ([]store.Settlement, []store.PartnerAttempt) {
 	now := r.cfg.Now()
@@ -314,70 +309,47 @@ func (r *Relay) settle(outcomes []outcome, st *Stats) ([]store.Settlement, []sto
 	var attempts []store.PartnerAttempt
 	for _, o := range outcomes {
 		e := o.entry
-		_, partner := r.cfg.Partners[e.TargetProvider]
-		s := store.Settlement{Entry: e}
-		policy, max := r.cfg.Backoff, e.MaxAttempts
+		_, partner := r.cfg.Partners[e.Target]
+		policy := r.cfg.Backoff
 		if partner {
-			policy, max = r.cfg.PartnerBackoff, partnerMaxAttempts(e)
+			policy = r.cfg.PartnerBackoff
 		}
-		switch {
-		case !o.deferTill.IsZero():
-			s.Outcome, s.NextAttemptAt = outboxstatus.Deferred, o.deferTill
+		out, next := e.outcome(o.err, o.deferTill, partner, policy, now)
+		var errMsg string
+		switch out {
+		case outboxstatus.Deferred:
 			st.Deferred++
-		case o.err == nil:
-			s.Outcome = outboxstatus.Delivered
+		case outboxstatus.Delivered:
 			st.Delivered++
-		case fault.IsRetryable(o.err) && e.Attempts < max:
-			s.Outcome, s.NextAttemptAt, s.Error = outboxstatus.Retry, now.Add(policy.Delay(e.Attempts)), o.err.Error()
+		case outboxstatus.Retry:
+			errMsg = o.err.Error()
 			st.Retried++
 		default:
-			s.Outcome, s.Error = outboxstatus.DeadLettered, o.err.Error()
+			errMsg = o.err.Error()
 			st.DeadLettered++
-			r.cfg.Logger.Warn("outbox entry dead-lettered", "outboxId", e.OutboxID, "target", e.TargetProvider,
+			r.cfg.Logger.Warn("outbox entry dead-lettered", "outboxId", e.ID, "target", e.Target,
 				"attempts", e.Attempts, "error", o.err)
 		}
-		settlements = append(settlements, s)
-		if partner && o.attempted && e.Attempts >= 1 && e.Attempts <= store.MaxPartnerAttempts {
-			status := partnerstatus.Processing
-			switch s.Outcome {
-			case outboxstatus.Delivered:
-				status = partnerstatus.Success
-			case outboxstatus.DeadLettered:
-				status = partnerstatus.Failed
-			}
-			attempts = append(attempts, store.PartnerAttempt{ID: partnerEventID(e), N: e.Attempts, At: now, Status: status})
+		settlements = append(settlements, e.settlement(out, next, errMsg))
+		if partner && o.attempted && e.attemptRecorded() {
+			attempts = append(attempts, partnerAttempt(e, now, attemptStatus(out)))
 		}
 	}
 	return settlements, attempts
 }
 
 // partnerEventID is the partner_events id of an outbox entry's delivery.
-func partnerEventID(e store.OutboxEntry) string {
-	return events.DeriveID("", e.OutboxID, "partner_event")
+func partnerEventID(e Entry) string {
+	return events.DeriveID("", e.ID, "partner_event")
 }
 
 // recordPartnerEvents makes sure every partner delivery of the batch has its
 // seed-000 OUT document (one bulk insert; existing ones are duplicates).
-func (r *Relay) recordPartnerEvents(ctx context.Context, claimed []store.OutboxEntry, byPartner map[string][]int) error {
+func (r *Relay) recordPartnerEvents(ctx context.Context, claimed []Entry, byPartner map[string][]int) error {
 	var evs []store.PartnerEvent
 	for id, idx := range byPartner {
-		p := r.cfg.Partners[id]
 		for _, i := range idx {
-			e := claimed[i]
-			entityID, eventType := e.AggregateID, e.EventType
-			if entityID == "" {
-				entityID = e.OutboxID
-			}
-			if eventType == "" {
-				eventType = "delivery"
-			}
-			evs = append(evs, store.PartnerEvent{
-				ID: partnerEventID(e), EventType: eventType, EventStatus: partnerstatus.Pending,
-				EventDirection: partnerstatus.DirectionOut, CreatedBy: "outbox-relay", OutboxID: e.OutboxID,
-				EntityMetadata: store.PartnerEntityMetadata{PartnerID: p.ID, PartnerName: p.Name,
-					EntityID: entityID, EntityType: e.AggregateType},
-				EntityData: e.Payload,
-			})
+			evs = append(evs, partnerEvent(r.cfg.Partners[id], claimed[i]))
 		}
 	}
 	_, err := r.cfg.Store.InsertPartnerEvents(ctx, evs...)

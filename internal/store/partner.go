@@ -14,10 +14,9 @@ import (
 	"github.com/streamops/streamops/internal/outbox/partnerstatus"
 )
 
-// MaxPartnerAttempts caps resilienceAttemptCount (seed 000 best practice 4:
-// "Cap resilienceAttemptCount to prevent infinite loops"); attempt 5 is the
-// last, and the retry query excludes events that reached it.
-const MaxPartnerAttempts = 5
+// MaxPartnerAttempts caps resilienceAttemptCount (partnerstatus.MaxAttempts);
+// the retry query excludes events that reached it.
+const MaxPartnerAttempts = partnerstatus.MaxAttempts
 
 // PartnerHistoryLimit is the page size of seed 000's partner history query.
 const PartnerHistoryLimit = 100

@@ -41,5 +41,10 @@ const (
 	BreakerHalfOpen = "half_open"
 )
 
+// MaxAttempts caps a delivery's resilienceAttemptCount (seed 000 best
+// practice 4: "Cap resilienceAttemptCount to prevent infinite loops"):
+// attempt 5 is the last.
+const MaxAttempts = 5
+
 // IsDirection reports whether d is a direction.
 func IsDirection(d string) bool { return d == DirectionIn || d == DirectionOut }

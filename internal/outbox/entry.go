@@ -1,0 +1,85 @@
+package outbox
+
+import (
+	"encoding/json"
+	"time"
+
+	"github.com/streamops/streamops/internal/backoff"
+	"github.com/streamops/streamops/internal/fault"
+	"github.com/streamops/streamops/internal/outbox/outboxstatus"
+	"github.com/streamops/streamops/internal/outbox/partnerstatus"
+)
+
+// Entry is a claimed outbox entry as the relay decides it: where it goes,
+// what it carries and the attempt this claim makes. The methods are the
+// entry's lifecycle decisions; the store only persists it (see
+// persist.go), so its document can change without moving a decision.
+type Entry struct {
+	// ID is the outbox_id, and the webhook-id of a partner delivery.
+	ID string
+	// Target is the target_provider: TargetKafka or a partner id.
+	Target        string
+	AggregateType string
+	AggregateID   string
+	EventType     string
+	Payload       json.RawMessage
+	// Attempts counts the attempts made, this claim's included.
+	Attempts    int
+	MaxAttempts int
+
+	claim claim
+}
+
+// claim is what the store needs back to settle the entry: the document it
+// claimed and the claim that holds it.
+type claim struct{ docID, token string }
+
+// maxAttempts is how many attempts the entry may make: partner deliveries
+// are capped at seed 000's five (resilienceAttemptCount).
+func (e Entry) maxAttempts(partner bool) int {
+	if partner {
+		return min(e.MaxAttempts, partnerstatus.MaxAttempts)
+	}
+	return e.MaxAttempts
+}
+
+// exhausted reports whether a partner delivery was claimed beyond its
+// attempts: it is dead-lettered without being sent.
+func (e Entry) exhausted() bool { return e.Attempts > e.maxAttempts(true) }
+
+// outcome decides how this claim of the entry ends: deferred until
+// deferTill when a breaker kept it from going out, delivered when err is
+// nil, retried after policy's delay while the error is retryable and
+// attempts are left, dead-lettered otherwise. next is when it is due again
+// (Deferred and Retry only).
+func (e Entry) outcome(err error, deferTill time.Time, partner bool, policy backoff.Policy, now time.Time) (o outboxstatus.Outcome, next time.Time) {
+	switch {
+	case !deferTill.IsZero():
+		return outboxstatus.Deferred, deferTill
+	case err == nil:
+		return outboxstatus.Delivered, time.Time{}
+	case fault.IsRetryable(err) && e.Attempts < e.maxAttempts(partner):
+		return outboxstatus.Retry, now.Add(policy.Delay(e.Attempts))
+	default:
+		return outboxstatus.DeadLettered, time.Time{}
+	}
+}
+
+// attemptRecorded reports whether this attempt goes into the partner
+// event's resilienceAttemptCount, which holds attempts 1 to 5.
+func (e Entry) attemptRecorded() bool {
+	return e.Attempts >= 1 && e.Attempts <= partnerstatus.MaxAttempts
+}
+
+// attemptStatus is the partner event status an attempt that ended in o
+// leaves: SUCCESS, FAILED once dead-lettered, PROCESSING while attempts go
+// on.
+func attemptStatus(o outboxstatus.Outcome) string {
+	switch o {
+	case outboxstatus.Delivered:
+		return partnerstatus.Success
+	case outboxstatus.DeadLettered:
+		return partnerstatus.Failed
+	}
+	return partnerstatus.Processing
+}

@@ -1,0 +1,113 @@
+package outbox
+
+import (
+	"context"
+	"encoding/json"
+	"time"
+
+	"github.com/streamops/streamops/internal/outbox/outboxstatus"
+	"github.com/streamops/streamops/internal/outbox/partnerstatus"
+	"github.com/streamops/streamops/internal/store"
+)
+
+// The one place the relay's Entry and Breaker meet their store documents:
+// claimed entries are loaded with claimDue and settled with
+// (Entry).settlement; breakers are loaded with loadBreakers and saved
+// with saveBreakers; a partner delivery's partner_events
+// document and attempts are made here too. Nothing else in this package
+// reads or writes a store.OutboxEntry's or store.PartnerEndpoint's fields.
+
+// entryFromDocument is the Entry a claimed outbox document is.
+func entryFromDocument(d store.OutboxEntry) Entry {
+	return Entry{
+		ID: d.OutboxID, Target: d.TargetProvider, AggregateType: d.AggregateType, AggregateID: d.AggregateID,
+		EventType: d.EventType, Payload: json.RawMessage(d.Payload), Attempts: d.Attempts, MaxAttempts: d.MaxAttempts,
+		claim: claim{docID: d.ID, token: d.ClaimToken},
+	}
+}
+
+// claimDue claims a batch of due entries.
+func (r *Relay) claimDue(ctx context.Context, now time.Time) ([]Entry, error) {
+	docs, err := r.cfg.Store.ClaimDue(ctx, now, r.cfg.Lease, r.cfg.BatchSize)
+	if err != nil {
+		return nil, err
+	}
+	claimed := make([]Entry, len(docs))
+	for i, d := range docs {
+		claimed[i] = entryFromDocument(d)
+	}
+	return claimed, nil
+}
+
+// settlement is what store.Store.SettleOutbox records for this claim of e:
+// outcome o, due again at next, failed with errMsg.
+func (e Entry) settlement(o outboxstatus.Outcome, next time.Time, errMsg string) store.Settlement {
+	return store.Settlement{
+		Entry: store.OutboxEntry{ID: e.claim.docID, OutboxID: e.ID, ClaimToken: e.claim.token,
+			Attempts: e.Attempts, MaxAttempts: e.MaxAttempts},
+		Outcome: o, NextAttemptAt: next, Error: errMsg,
+	}
+}
+
+// breakerFromDocument is the Breaker a partner endpoint document holds.
+func breakerFromDocument(d store.PartnerEndpoint) Breaker {
+	return Breaker{
+		State: d.State, ConsecutiveFailures: d.ConsecutiveFailures, OpenedAt: d.OpenedAt, OpenUntil: d.OpenUntil,
+		LastError: d.LastError, LastSuccessAt: d.LastSuccessAt, LastFailureAt: d.LastFailureAt, updatedAt: d.UpdatedAt,
+	}
+}
+
+// document is partner id's endpoint document holding b.
+func (b Breaker) document(id string) store.PartnerEndpoint {
+	return store.PartnerEndpoint{
+		PartnerID: id, State: b.State, ConsecutiveFailures: b.ConsecutiveFailures, OpenedAt: b.OpenedAt,
+		OpenUntil: b.OpenUntil, LastError: b.LastError, LastSuccessAt: b.LastSuccessAt,
+		LastFailureAt: b.LastFailureAt, UpdatedAt: b.updatedAt,
+	}
+}
+
+// loadBreakers loads the breakers of partners ids.
+func (r *Relay) loadBreakers(ctx context.Context, ids []string) (map[string]Breaker, error) {
+	docs, err := r.cfg.Store.PartnerEndpoints(ctx, ids...)
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[string]Breaker, len(docs))
+	for id, d := range docs {
+		out[id] = breakerFromDocument(d)
+	}
+	return out, nil
+}
+
+// saveBreakers saves the breakers that changed, by partner id.
+func (r *Relay) saveBreakers(ctx context.Context, changed map[string]Breaker) error {
+	docs := make([]store.PartnerEndpoint, 0, len(changed))
+	for id, b := range changed {
+		docs = append(docs, b.document(id))
+	}
+	return r.cfg.Store.SavePartnerEndpoints(ctx, docs...)
+}
+
+// partnerEvent is the seed-000 OUT document of e's delivery to p.
+func partnerEvent(p Partner, e Entry) store.PartnerEvent {
+	entityID, eventType := e.AggregateID, e.EventType
+	if entityID == "" {
+		entityID = e.ID
+	}
+	if eventType == "" {
+		eventType = "delivery"
+	}
+	return store.PartnerEvent{
+		ID: partnerEventID(e), EventType: eventType, EventStatus: partnerstatus.Pending,
+		EventDirection: partnerstatus.DirectionOut, CreatedBy: "outbox-relay", OutboxID: e.ID,
+		EntityMetadata: store.PartnerEntityMetadata{PartnerID: p.ID, PartnerName: p.Name,
+			EntityID: entityID, EntityType: e.AggregateType},
+		EntityData: store.JSONDoc(e.Payload),
+	}
+}
+
+// partnerAttempt is the record of e's attempt at at, which left its
+// partner event in status.
+func partnerAttempt(e Entry, at time.Time, status string) store.PartnerAttempt {
+	return store.PartnerAttempt{ID: partnerEventID(e), N: e.Attempts, At: at, Status: status}
+}
