@@ -6,7 +6,10 @@
 // with store.ReplayFilter, the one filter browse uses too.
 //
 // The replay session lifecycle is the leaf package history/replaystatus,
-// which the store imports too.
+// which the store imports too. A replay is decided as a session
+// (session.go) and a requeued dead letter as a deadLetter; persist.go maps
+// both from and to the store's documents, and nothing else here reads a
+// document's fields.
 //
 // What must not live here: the event queries and filters (package store),
 // HTTP framing (package httpapi), the object store (package objects).

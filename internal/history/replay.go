@@ -5,13 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"time"
 
 	"github.com/google/uuid"
 
 	"github.com/streamops/streamops/events"
 	"github.com/streamops/streamops/internal/emit"
-	"github.com/streamops/streamops/internal/history/replaystatus"
 	"github.com/streamops/streamops/internal/store"
 )
 
@@ -61,46 +59,38 @@ func (r *Replayer) Preview(ctx context.Context, f store.ReplayFilter) (int64, []
 // returned when done. Events with no topic of their own (webhook.received)
 // need a TargetTopic and are recorded as failed without one.
 func (r *Replayer) Replay(ctx context.Context, cfg store.ReplayConfig) (store.ReplaySession, error) {
-	if cfg.BatchSize <= 0 {
-		cfg.BatchSize = r.BatchSize
-	}
-	if cfg.BatchSize <= 0 {
-		cfg.BatchSize = 500
-	}
+	s := sessionFor(cfg)
+	s.defaultBatchSize(r.BatchSize)
 	log := r.Logger
 	if log == nil {
 		log = slog.Default()
 	}
-	total, err := r.Store.CountEvents(ctx, cfg.Filter)
+	total, err := r.Store.CountEvents(ctx, s.filter)
 	if err != nil {
 		return store.ReplaySession{}, err
 	}
-	rs, err := r.Store.CreateReplaySession(ctx, store.ReplaySession{ID: "replay-" + uuid.NewString(), Config: cfg, TotalEvents: total})
-	if err != nil {
-		return rs, err
+	s.id, s.total = "replay-"+uuid.NewString(), total
+	if err := r.create(ctx, &s); err != nil {
+		return s.document(), err
 	}
 	var after *store.Cursor
 	for {
-		docs, next, err := r.Store.FindEvents(ctx, cfg.Filter, after, cfg.BatchSize)
+		docs, next, err := r.Store.FindEvents(ctx, s.filter, after, s.batchSize)
 		if err != nil {
-			return r.fail(ctx, rs, err)
+			return r.fail(ctx, &s, err)
 		}
 		byTopic, order := map[string][]events.Envelope{}, []string{}
 		for _, d := range docs {
 			env, err := d.Envelope()
 			if err == nil {
-				env, err = replayOf(rs.ID, env)
+				env, err = replayOf(s.id, env)
 			}
-			topic := cfg.TargetTopic
-			if topic == "" {
-				topic = env.EventType.Topic()
-			}
+			topic := s.topic(env)
 			if err == nil && topic == "" {
 				err = fmt.Errorf("%s has no topic of its own: give targetTopic to replay it", d.EventType)
 			}
 			if err != nil {
-				rs.FailedEvents++
-				rs.Errors = append(rs.Errors, store.ReplayError{Timestamp: time.Now().UTC(), Error: err.Error(), EventID: d.EventID})
+				s.eventFailed(d.EventID, err)
 				continue
 			}
 			if _, seen := byTopic[topic]; !seen {
@@ -110,42 +100,34 @@ func (r *Replayer) Replay(ctx context.Context, cfg store.ReplayConfig) (store.Re
 		}
 		for _, topic := range order {
 			envs := byTopic[topic]
-			res, err := r.Emitter.EmitTo(ctx, cfg.TargetTopic, envs...)
+			res, err := r.Emitter.EmitTo(ctx, s.targetTopic, envs...)
 			if err != nil {
-				return r.fail(ctx, rs, err)
+				return r.fail(ctx, &s, err)
 			}
-			// Stored but not published: the retry-sweeper publishes them
-			// to topic later; the session records that they are late.
-			rs.FailedEvents += int64(len(res.Unpublished))
-			rs.ReplayedEvents += int64(len(envs) - len(res.Unpublished))
-			now := time.Now().UTC()
-			for _, id := range res.Unpublished {
-				rs.Errors = append(rs.Errors, store.ReplayError{Timestamp: now, Error: "stored, not yet published to " + topic + "; the retry-sweeper publishes it", EventID: id})
-			}
+			s.emitted(topic, len(envs), res.Unpublished)
 		}
 		if next == "" {
 			break
 		}
-		rs.Cursor = next
+		s.cursor = next
 		c, _ := store.DecodeCursor(next)
 		after = &c
-		if err := r.Store.SaveReplayProgress(ctx, rs); err != nil {
-			return rs, err
+		if err := r.save(ctx, &s); err != nil {
+			return s.document(), err
 		}
-		log.InfoContext(ctx, "replay progress", "sessionId", rs.ID, "replayed", rs.ReplayedEvents, "failed", rs.FailedEvents, "total", total)
+		log.InfoContext(ctx, "replay progress", "sessionId", s.id, "replayed", s.replayed, "failed", s.failed, "total", total)
 	}
-	rs.Status = replaystatus.Finished(rs.FailedEvents)
-	log.InfoContext(ctx, "replay finished", "sessionId", rs.ID, "status", rs.Status, "replayed", rs.ReplayedEvents, "failed", rs.FailedEvents)
-	return rs, r.Store.SaveReplayProgress(ctx, rs)
+	s.finish()
+	log.InfoContext(ctx, "replay finished", "sessionId", s.id, "status", s.status, "replayed", s.replayed, "failed", s.failed)
+	return s.document(), r.save(ctx, &s)
 }
 
-func (r *Replayer) fail(ctx context.Context, rs store.ReplaySession, cause error) (store.ReplaySession, error) {
-	rs.Status = replaystatus.Failed
-	rs.Errors = append(rs.Errors, store.ReplayError{Timestamp: time.Now().UTC(), Error: cause.Error(), ErrorType: fmt.Sprintf("%T", errors.Unwrap(cause))})
-	if err := r.Store.SaveReplayProgress(ctx, rs); err != nil {
-		return rs, errors.Join(cause, err)
+func (r *Replayer) fail(ctx context.Context, s *session, cause error) (store.ReplaySession, error) {
+	s.abort(cause)
+	if err := r.save(ctx, s); err != nil {
+		return s.document(), errors.Join(cause, err)
 	}
-	return rs, cause
+	return s.document(), cause
 }
 
 // replayOf is the replay of env in session: a new event id, the original

@@ -47,22 +47,18 @@ func (q *Requeuer) Requeue(ctx context.Context, dls ...store.DeadLetterEntry) (i
 	if len(dls) == 0 {
 		return 0, nil
 	}
-	stored, err := q.storeEvents(ctx, dls)
+	letters := make([]deadLetter, len(dls))
+	for i, d := range dls {
+		letters[i] = deadLetterFromDocument(d)
+	}
+	stored, err := q.storeEvents(ctx, letters)
 	if err != nil {
 		return 0, fmt.Errorf("history: requeue dead letters: store their events: %w", err)
 	}
-	recs := make([]*kgo.Record, len(dls))
-	ids := make([]string, len(dls))
-	for i, dl := range dls {
-		rec := &kgo.Record{Topic: dl.Topic, Value: dl.Value}
-		if dl.Key != "" {
-			rec.Key = []byte(dl.Key)
-		}
-		for _, h := range dl.Headers {
-			rec.Headers = append(rec.Headers, kgo.RecordHeader{Key: h.Key, Value: []byte(h.Value)})
-		}
-		rec.Headers = append(rec.Headers, kgo.RecordHeader{Key: HeaderRequeuedFrom, Value: []byte(dl.DeadLetterID)})
-		recs[i], ids[i] = rec, dl.ID
+	recs := make([]*kgo.Record, len(letters))
+	ids := make([]string, len(letters))
+	for i, dl := range letters {
+		recs[i], ids[i] = dl.record(), dl.id
 	}
 	if err := q.Publisher.PublishRecords(ctx, recs); err != nil {
 		return 0, fmt.Errorf("history: requeue dead letters: %w", err)
@@ -73,21 +69,56 @@ func (q *Requeuer) Requeue(ctx context.Context, dls ...store.DeadLetterEntry) (i
 	return q.Store.RecordRequeues(ctx, ids...)
 }
 
+// deadLetter is a dead-lettered record as a requeue decides it: where it
+// goes back to and what it was.
+type deadLetter struct {
+	id, deadLetterID string
+	topic            string
+	key              string
+	value            []byte
+	headers          []header
+}
+
+type header struct{ key, value string }
+
+// record is the record that sends dl back to its topic as it arrived, with
+// HeaderRequeuedFrom naming it; an empty key stays no key.
+func (dl deadLetter) record() *kgo.Record {
+	rec := &kgo.Record{Topic: dl.topic, Value: dl.value}
+	if dl.key != "" {
+		rec.Key = []byte(dl.key)
+	}
+	for _, h := range dl.headers {
+		rec.Headers = append(rec.Headers, kgo.RecordHeader{Key: h.key, Value: []byte(h.value)})
+	}
+	rec.Headers = append(rec.Headers, kgo.RecordHeader{Key: HeaderRequeuedFrom, Value: []byte(dl.deadLetterID)})
+	return rec
+}
+
+// envelope is the event envelope dl's value holds; ok is false when the
+// value is no event.
+func (dl deadLetter) envelope() (env events.Envelope, ok bool) {
+	if json.Unmarshal(dl.value, &env) != nil || env.EventID == "" || env.EventType == "" {
+		return env, false
+	}
+	return env, true
+}
+
 // storeEvents stores the envelopes among the dead letters' values, each
 // for the topic its record goes back to, and returns the ids it newly
 // stored.
-func (q *Requeuer) storeEvents(ctx context.Context, dls []store.DeadLetterEntry) ([]string, error) {
+func (q *Requeuer) storeEvents(ctx context.Context, dls []deadLetter) ([]string, error) {
 	byTopic := map[string][]events.Envelope{}
 	var topics []string
 	for _, dl := range dls {
-		var env events.Envelope
-		if json.Unmarshal(dl.Value, &env) != nil || env.EventID == "" || env.EventType == "" {
+		env, ok := dl.envelope()
+		if !ok {
 			continue
 		}
-		if _, ok := byTopic[dl.Topic]; !ok {
-			topics = append(topics, dl.Topic)
+		if _, ok := byTopic[dl.topic]; !ok {
+			topics = append(topics, dl.topic)
 		}
-		byTopic[dl.Topic] = append(byTopic[dl.Topic], env)
+		byTopic[dl.topic] = append(byTopic[dl.topic], env)
 	}
 	var stored []string
 	for _, topic := range topics {

@@ -251,8 +251,6 @@ var lifecycleFields = map[string][]string{
 // documentDebt are the packages that still decide on store documents
 // without a domain State, and on which. What is left of issue 14's rule.
 var documentDebt = map[string][]string{
-	// replay batch sizes; a dead letter's key and value when requeued
-	"internal/history": {"store.ReplayConfig", "store.DeadLetterEntry"},
 	// which stored events still wait for their publish, which partner
 	// events are OUT deliveries
 	"internal/sweep": {"store.EventDocument", "store.PartnerEvent"},
