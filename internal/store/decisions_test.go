@@ -251,9 +251,6 @@ var lifecycleFields = map[string][]string{
 // documentDebt are the packages that still decide on store documents
 // without a domain State, and on which. What is left of issue 14's rule.
 var documentDebt = map[string][]string{
-	// which stored events still wait for their publish, which partner
-	// events are OUT deliveries
-	"internal/sweep": {"store.EventDocument", "store.PartnerEvent"},
 	// a step's effects are store writes, checked before they are written
 	"internal/workflow": {"store.WorkflowRecord", "store.OutboxEntry"},
 }

@@ -182,14 +182,36 @@ func (s *Store) RecordPartnerAttempts(ctx context.Context, attempts ...PartnerAt
 // FailedPartnerEventsForRetry is seed 000's "Failed Events for Retry" query:
 // event_status FAILED and no fifth attempt recorded. limit <= 0 means all.
 func (s *Store) FailedPartnerEventsForRetry(ctx context.Context, limit int) ([]PartnerEvent, error) {
+	return s.failedForRetry(ctx, bson.M{}, limit)
+}
+
+// FailedDeliveriesForRetry is seed 000's "Failed Events for Retry" query
+// narrowed to what the outbox can send again: the OUT deliveries recorded
+// with their outbox entry. It returns up to limit of their outbox ids,
+// oldest event first; limit <= 0 means all.
+func (s *Store) FailedDeliveriesForRetry(ctx context.Context, limit int) ([]string, error) {
+	evs, err := s.failedForRetry(ctx, bson.M{"event_direction": partnerstatus.DirectionOut,
+		"outbox_id": bson.M{"$exists": true, "$ne": ""}}, limit)
+	if err != nil {
+		return nil, err
+	}
+	ids := make([]string, len(evs))
+	for i, ev := range evs {
+		ids[i] = ev.OutboxID
+	}
+	return ids, nil
+}
+
+// failedForRetry runs the "Failed Events for Retry" query, narrowed by
+// filter, oldest first.
+func (s *Store) failedForRetry(ctx context.Context, filter bson.M, limit int) ([]PartnerEvent, error) {
 	opts := options.Find().SetSort(bson.D{{Key: "created", Value: 1}})
 	if limit > 0 {
 		opts.SetLimit(int64(limit))
 	}
-	return s.findPartnerEvents(ctx, bson.M{
-		"event_status": partnerstatus.Failed,
-		"entity_metadata.resilienceAttemptCount." + strconv.Itoa(MaxPartnerAttempts): bson.M{"$exists": false},
-	}, opts)
+	filter["event_status"] = partnerstatus.Failed
+	filter["entity_metadata.resilienceAttemptCount."+strconv.Itoa(MaxPartnerAttempts)] = bson.M{"$exists": false}
+	return s.findPartnerEvents(ctx, filter, opts)
 }
 
 // PartnerHistory is seed 000's "Partner Event History" query: the partner's

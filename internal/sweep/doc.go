@@ -12,6 +12,9 @@
 // What must not live here: how a retry, a route or a publish is done
 // (packages task, ingest, emit), and whether a workflow or task ended and
 // what that makes its webhook event (workflow.State.Settled,
-// task.State.Settled); the sweeper only finds what is due and hands it
-// over.
+// task.State.Settled), nor which stored documents qualify: the store's
+// queries return only what is due (FailedDeliveriesForRetry gives the
+// outbox ids of failed OUT deliveries) and its writes act only where they
+// apply (MarkPublished marks only events still pending). The sweeper only
+// finds what is due and hands it over.
 package sweep

@@ -182,10 +182,10 @@ func (s *Sweeper) publishStored(ctx context.Context, doc store.EventDocument, ag
 		return fmt.Errorf("sweep: re-drive %s: %w", aggregateID, err)
 	}
 	driven[aggregateID] = true
-	if doc.PublishPending {
-		if err := s.cfg.Store.MarkPublished(ctx, env.EventID); err != nil {
-			return err
-		}
+	// An event still waiting for its first publish has had it now; the
+	// store marks only such events (a published one is left as it is).
+	if err := s.cfg.Store.MarkPublished(ctx, env.EventID); err != nil {
+		return err
 	}
 	s.cfg.Logger.InfoContext(ctx, "re-drove stalled work", "aggregateId", aggregateID, "eventId", env.EventID,
 		"eventType", env.EventType)

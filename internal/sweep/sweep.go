@@ -16,7 +16,6 @@ import (
 	"github.com/streamops/streamops/internal/emit"
 	"github.com/streamops/streamops/internal/fault"
 	"github.com/streamops/streamops/internal/metrics"
-	"github.com/streamops/streamops/internal/outbox/partnerstatus"
 	"github.com/streamops/streamops/internal/store"
 	"github.com/streamops/streamops/internal/stream"
 )
@@ -47,7 +46,7 @@ type SweepStore interface {
 	LatestDrivingEvent(ctx context.Context, aggregateID string, byExecution bool, types ...events.Type) (store.EventDocument, error)
 	MarkWorkflowRedriven(ctx context.Context, workflowID string) error
 	MarkTaskRedriven(ctx context.Context, taskID string) error
-	FailedPartnerEventsForRetry(ctx context.Context, limit int) ([]store.PartnerEvent, error)
+	FailedDeliveriesForRetry(ctx context.Context, limit int) ([]string, error)
 	RequeueOutbox(ctx context.Context, now time.Time, outboxIDs ...string) (int, error)
 	DeadLetterUnpublished(ctx context.Context, eventID string, dl store.DeadLetterEntry) error
 }
@@ -411,15 +410,9 @@ func (s *Sweeper) routeWebhooks(ctx context.Context, st *Stats) error {
 // makes the outbox entries of those OUT deliveries due again. The attempt
 // cap (resilienceAttemptCount.5) ends the cycle.
 func (s *Sweeper) requeuePartnerEvents(ctx context.Context, st *Stats) error {
-	evs, err := s.cfg.Store.FailedPartnerEventsForRetry(ctx, 10*s.cfg.BatchSize)
+	ids, err := s.cfg.Store.FailedDeliveriesForRetry(ctx, 10*s.cfg.BatchSize)
 	if err != nil {
 		return err
-	}
-	var ids []string
-	for _, ev := range evs {
-		if ev.EventDirection == partnerstatus.DirectionOut && ev.OutboxID != "" {
-			ids = append(ids, ev.OutboxID)
-		}
 	}
 	n, err := s.cfg.Store.RequeueOutbox(ctx, s.cfg.Now(), ids...)
 	st.PartnerRequeued += n

@@ -578,6 +578,21 @@ func testPartnerRetryQuery(t *testing.T, open Opener) {
 	require.Len(t, got, 1)
 	assert.Equal(t, want[0], got[0].ID)
 	assert.JSONEq(t, `{"orderId":59734,"orderStatusLatest":"OR_PLC"}`, string(got[0].EntityData))
+
+	// What the retry-sweeper can send again: the failed OUT deliveries
+	// that have their outbox entry and attempts left, by outbox id.
+	for _, c := range []struct {
+		entity, outboxID string
+		attempts         int
+	}{{"order-6", "ob-6", 1}, {"order-7", "", 0}, {"order-8", "ob-8", 5}} {
+		ev := partnerEvent("6231cfc8800d284c981b3146", c.entity, partnerstatus.Failed, c.attempts, at)
+		ev.EventDirection, ev.OutboxID = partnerstatus.DirectionOut, c.outboxID
+		_, err := s.InsertPartnerEvent(ctx(t), ev)
+		require.NoError(t, err)
+	}
+	outboxIDs, err := s.FailedDeliveriesForRetry(ctx(t), 0)
+	require.NoError(t, err)
+	assert.Equal(t, []string{"ob-6"}, outboxIDs, "failed IN events, OUT ones without an entry and capped ones are left out")
 }
 
 func testPartnerHistory(t *testing.T, open Opener) {
