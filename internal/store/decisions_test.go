@@ -200,45 +200,36 @@ func decisionExprs(f *ast.File) []ast.Expr {
 
 // TestNoDomainDecisionOnAStoreDocument guards the other half of the rule
 // that the store persists the lifecycles and their domains decide them:
-// outside the store, a workflow or task is decided on as workflow.State or
-// task.State, never by reading the lifecycle fields of store.Workflow or
-// store.Task (lifecycleFields) in a decision. A domain package maps its
-// document once, in persist.go. Their other fields (ids, the idempotency
-// hash, the input) say which workflow or task it is, not where it stands.
+// outside the store, no package reads a store document's field in a
+// decision. Each lifecycle is decided on its domain's own type (a workflow
+// as workflow.State, a task as task.State, an outbox entry and a partner's
+// circuit breaker as outbox.Entry and outbox.Breaker, a replay and a
+// requeued dead letter as history's session and deadLetter), which its
+// package maps from and to the document once, in persist.go; what only the
+// store can answer (which events still wait for their publish, which
+// failed partner events are the outbox's to send again) its queries and
+// writes answer.
 //
-// The other documents (webhook events, outbox entries, partner events and
-// endpoints, dead letters, replays, events) have no domain State yet; the
-// packages that still decide on any of their fields are listed in
-// documentDebt, which may only shrink: a package deciding on a document it
-// is not listed for fails. Ids (fields named …ID) never count: they say
-// which document it is, not where it stands.
+// A workflow's or task's fields that are not lifecycleFields (the
+// idempotency hash, the input) and ids (fields named …ID) anywhere say
+// which document it is, not where it stands, and do not count.
 func TestNoDomainDecisionOnAStoreDocument(t *testing.T) {
 	root, err := filepath.Abs("../..")
 	require.NoError(t, err)
-	found := storeDecisions(t, root)
-	for pkg, ds := range found {
+	for _, ds := range storeDecisions(t, root) {
 		for _, d := range ds {
-			fields, owned := lifecycleFields[d.doc]
-			switch {
-			case owned && (fields == nil || slices.Contains(fields, d.field)):
-				t.Errorf("%s read in a decision: decide on the domain's State (workflow.State, task.State), mapped from the document in its persist.go", d)
-			case !owned && !slices.Contains(documentDebt[pkg], d.doc):
-				t.Errorf("%s read in a decision: %s decides on a store document it is not listed for in documentDebt; give the lifecycle a domain type instead", d, pkg)
+			if fields, owned := lifecycleFields[d.doc]; owned && fields != nil && !slices.Contains(fields, d.field) {
+				continue
 			}
-		}
-	}
-	for pkg, docs := range documentDebt {
-		for _, doc := range docs {
-			if !slices.ContainsFunc(found[pkg], func(d decision) bool { return d.doc == doc }) {
-				t.Errorf("%s no longer decides on %s: remove it from documentDebt", pkg, doc)
-			}
+			t.Errorf("%s read in a decision: decide on the domain's own type (workflow.State, task.State, outbox.Entry, …), mapped from the document in its package's persist.go", d)
 		}
 	}
 }
 
 // lifecycleFields are, for the store documents whose lifecycle has a
 // domain State, the fields that hold where it stands (nil: all of them).
-// No package outside the store reads one in a decision.
+// A decision may read the others of these documents; of any other
+// document, no field.
 var lifecycleFields = map[string][]string{
 	"store.Workflow": {"Steps", "Status", "CurrentStepIndex", "StepAttempts", "AttemptStepIndex", "StepAttemptsStarted",
 		"StepResults", "Error", "StartedAt", "CompletedAt"},
@@ -246,11 +237,4 @@ var lifecycleFields = map[string][]string{
 	"store.StepProgress":       nil,
 	"store.Task":               {"Status", "RetryCount", "MaxRetries", "NextRetryAt", "LastError", "Result", "CompletedAt"},
 	"store.TaskOutcome":        {"Attempt"},
-}
-
-// documentDebt are the packages that still decide on store documents
-// without a domain State, and on which. What is left of issue 14's rule.
-var documentDebt = map[string][]string{
-	// a step's effects are store writes, checked before they are written
-	"internal/workflow": {"store.WorkflowRecord", "store.OutboxEntry"},
 }

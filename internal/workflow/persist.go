@@ -3,12 +3,16 @@ package workflow
 import (
 	"encoding/json"
 
+	"github.com/streamops/streamops/internal/fault"
 	"github.com/streamops/streamops/internal/store"
 )
 
 // The one place a workflow's State meets its store document: loaded with
 // FromDocument, saved with (*State).document. Nothing else in this package
-// reads or writes a store.Workflow's fields.
+// reads or writes a store.Workflow's fields. A step's Effects are store
+// documents too (custom steps build them: the public Effects API takes
+// them), so they are checked here, where they meet the store
+// (checkWrites).
 
 // FromDocument is the State a stored workflow is in.
 func FromDocument(wf store.Workflow) State {
@@ -61,4 +65,27 @@ func (s *State) document() store.WorkflowCheckpoint {
 		}
 	}
 	return cp
+}
+
+// checkWrites rejects the writes step name asked for that the batch's bulk
+// writes would refuse (a record without workflowId or object, a task
+// without taskId, an outbox entry without id, target or object payload),
+// so a bad step fails its workflow instead of every delivery of the batch.
+func (e *Effects) checkWrites(name string) error {
+	for _, rec := range e.records {
+		if rec.WorkflowID == "" || !isObject(json.RawMessage(rec.Record)) {
+			return fault.Permanent(CodeInvalidResult, "step %s asked to store a record without workflowId or object", name)
+		}
+	}
+	for _, t := range e.tasks {
+		if t.TaskID == "" {
+			return fault.Permanent(CodeInvalidResult, "step %s asked to start a task without taskId", name)
+		}
+	}
+	for _, o := range e.outbox {
+		if o.OutboxID == "" || o.TargetProvider == "" || !isObject(json.RawMessage(o.Payload)) {
+			return fault.Permanent(CodeInvalidResult, "step %s asked for an outbox entry without id, target or object payload", name)
+		}
+	}
+	return nil
 }

@@ -183,7 +183,9 @@ func (s workflows) runStep(ctx context.Context, name string, in StepInput) (out 
 
 // checkOutput rejects what a (custom) step may return that the batch's
 // events or bulk writes would refuse, so a bad step fails its workflow
-// instead of failing every delivery of the batch.
+// instead of failing every delivery of the batch. The writes in its Effects are
+// store documents, checked where they meet the store (persist.go's
+// checkWrites).
 func checkOutput(name string, out StepOutput, eff *Effects) error {
 	r := out.Result
 	if r.RecordsProcessed < 0 || r.ValidRecords < 0 || r.InvalidRecords < 0 {
@@ -194,20 +196,8 @@ func checkOutput(name string, out StepOutput, eff *Effects) error {
 			return fault.Permanent(CodeInvalidResult, "step %s returned record %d that is not a JSON object", name, i)
 		}
 	}
-	for _, rec := range eff.records {
-		if rec.WorkflowID == "" || !isObject(json.RawMessage(rec.Record)) {
-			return fault.Permanent(CodeInvalidResult, "step %s asked to store a record without workflowId or object", name)
-		}
-	}
-	for _, t := range eff.tasks {
-		if t.TaskID == "" {
-			return fault.Permanent(CodeInvalidResult, "step %s asked to start a task without taskId", name)
-		}
-	}
-	for _, e := range eff.outbox {
-		if e.OutboxID == "" || e.TargetProvider == "" || !isObject(json.RawMessage(e.Payload)) {
-			return fault.Permanent(CodeInvalidResult, "step %s asked for an outbox entry without id, target or object payload", name)
-		}
+	if err := eff.checkWrites(name); err != nil {
+		return err
 	}
 	for _, e := range eff.events {
 		raw, err := json.Marshal(e)
