@@ -1,0 +1,73 @@
+package e2e
+
+import (
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+)
+
+// BenchmarkStartToReady measures each function binary's cold start on
+// this machine: from exec to its first GET /runtime/invocation/next on a
+// Runtime API emulator, the moment Lambda could hand it an invocation.
+// Nothing is reached over the network: the store is the embedded engine
+// in a fresh directory, the brokers are not dialled before the first
+// publish, and secrets come from the environment (no
+// AWS_LAMBDA_FUNCTION_NAME, so nothing asks Secrets Manager). The
+// binaries are this machine's build with the Lambda build's tags.
+func BenchmarkStartToReady(b *testing.B) {
+	bin := buildFunctions(b)
+	for _, function := range []string{"webhook", "api", "workflow-processor", "task-processor", "outbox-relay", "retry-sweeper", "archiver"} {
+		b.Run("function="+function, func(b *testing.B) {
+			ready := make(chan time.Time, 1)
+			mux := http.NewServeMux()
+			mux.HandleFunc("GET /2018-06-01/runtime/invocation/next", func(w http.ResponseWriter, r *http.Request) {
+				select {
+				case ready <- time.Now():
+				default:
+				}
+				<-r.Context().Done() // no invocation: the function waits until it is stopped
+			})
+			ln, err := net.Listen("tcp", "127.0.0.1:0")
+			require.NoError(b, err)
+			srv := &http.Server{Handler: mux}
+			go func() { _ = srv.Serve(ln) }()
+			b.Cleanup(func() { _ = srv.Close() })
+			var total time.Duration
+			for i := 0; i < b.N; i++ {
+				b.StopTimer()
+				cmd := exec.Command(filepath.Join(bin, function))
+				cmd.Env = []string{
+					"AWS_LAMBDA_RUNTIME_API=" + ln.Addr().String(),
+					"AWS_LAMBDA_FUNCTION_VERSION=$LATEST", "AWS_LAMBDA_FUNCTION_MEMORY_SIZE=512", "AWS_REGION=us-east-1",
+					"AWS_EC2_METADATA_DISABLED=true", "HOME=" + b.TempDir(), "PATH=" + os.Getenv("PATH"),
+					"STREAMOPS_DATA_DIR=" + b.TempDir(), "KAFKA_BROKERS=127.0.0.1:9", "STREAMOPS_LOG_LEVEL=warn",
+					"WEBHOOK_SECRET_STRIPE=" + stripeSecret, "STREAMOPS_ADMIN_TOKEN=bench-admin-token",
+				}
+				b.StartTimer()
+				start := time.Now()
+				require.NoError(b, cmd.Start())
+				exited := make(chan error, 1)
+				go func() { exited <- cmd.Wait() }()
+				select {
+				case at := <-ready:
+					total += at.Sub(start)
+				case err := <-exited:
+					b.Fatalf("%s exited before asking for an invocation: %v", function, err)
+				case <-time.After(30 * time.Second):
+					b.Fatalf("%s did not ask for an invocation in 30 s", function)
+				}
+				b.StopTimer()
+				_ = cmd.Process.Kill()
+				<-exited
+				b.StartTimer()
+			}
+			b.ReportMetric(float64(total.Microseconds())/1000/float64(b.N), "ms-to-ready")
+		})
+	}
+}
