@@ -2,14 +2,13 @@ package app
 
 import (
 	"context"
-	"fmt"
 	"os"
 	"path/filepath"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/config"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 
+	"github.com/streamops/streamops/internal/awsenv"
 	"github.com/streamops/streamops/internal/objects"
 )
 
@@ -21,11 +20,7 @@ const ExportLinkTTL = 15 * time.Minute
 // directory exports/ under STREAMOPS_DATA_DIR (default .streamops).
 func ExportStore(ctx context.Context) (objects.Store, error) {
 	if bucket := os.Getenv("STREAMOPS_EXPORT_BUCKET"); bucket != "" {
-		awsCfg, err := config.LoadDefaultConfig(ctx)
-		if err != nil {
-			return nil, fmt.Errorf("app: exports to S3: %w", err)
-		}
-		client := s3.NewFromConfig(awsCfg)
+		client := s3.NewFromConfig(awsenv.Config())
 		return objects.S3{Client: client, Bucket: bucket, Presign: s3.NewPresignClient(client), LinkTTL: ExportLinkTTL}, nil
 	}
 	dir := os.Getenv("STREAMOPS_DATA_DIR")

@@ -4,9 +4,7 @@ import (
 	"context"
 	"os"
 
-	"github.com/aws/aws-sdk-go-v2/config"
-	"github.com/aws/aws-sdk-go-v2/service/secretsmanager"
-
+	"github.com/streamops/streamops/internal/awsenv"
 	"github.com/streamops/streamops/internal/webhook"
 )
 
@@ -36,9 +34,5 @@ func Secrets(ctx context.Context, kind string) (webhook.SecretSource, error) {
 	if p := os.Getenv(override); p != "" {
 		smPrefix = p
 	}
-	awsCfg, err := config.LoadDefaultConfig(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return webhook.NewSecretsManagerSecrets(secretsmanager.NewFromConfig(awsCfg), webhook.SecretsManagerOptions{Prefix: smPrefix})
+	return webhook.NewSecretsManagerSecrets(awsenv.NewSecretsManager(), webhook.SecretsManagerOptions{Prefix: smPrefix})
 }

@@ -7,11 +7,11 @@ import (
 	"os"
 	"path/filepath"
 
-	awsconfig "github.com/aws/aws-sdk-go-v2/config"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 	"github.com/aws/aws-sdk-go-v2/service/sesv2"
 
 	"github.com/streamops/streamops/events"
+	"github.com/streamops/streamops/internal/awsenv"
 	"github.com/streamops/streamops/internal/objects"
 )
 
@@ -92,10 +92,7 @@ func NewExecutors(ctx context.Context, cfg BackendConfig, st ReadStore) (Executo
 	var mailer Mailer = FileMailer{Dir: filepath.Join(cfg.DataDir, "mail")}
 	var objs objects.Store = objects.Files{Dir: filepath.Join(cfg.DataDir, "objects"), DefaultBucket: "local"}
 	if cfg.EmailSender != "" || cfg.ExportBucket != "" {
-		aws, err := awsconfig.LoadDefaultConfig(ctx)
-		if err != nil {
-			return nil, fmt.Errorf("task: load AWS config: %w", err)
-		}
+		aws := awsenv.Config()
 		if cfg.EmailSender != "" {
 			mailer = SESMailer{Client: sesv2.NewFromConfig(aws), From: cfg.EmailSender, ConfigurationSet: cfg.SESConfigurationSet}
 		}
