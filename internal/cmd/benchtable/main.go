@@ -16,11 +16,13 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -90,26 +92,57 @@ var procSuffix = regexp.MustCompile(`-\d+$`)
 // parse reads `go test -bench` output: name, iterations, value-unit pairs.
 func parse(r io.Reader) map[string]result {
 	out := map[string]result{}
+	var lp lineParser
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 1<<20), 1<<20)
 	for sc.Scan() {
-		f := strings.Fields(sc.Text())
-		if len(f) < 4 || !strings.HasPrefix(f[0], "Benchmark") {
-			continue
+		if name, res, ok := lp.feed(sc.Text()); ok {
+			out[name] = res
 		}
-		if _, err := strconv.Atoi(f[1]); err != nil {
-			continue
-		}
-		res := result{}
-		for i := 2; i+1 < len(f); i += 2 {
-			v, err := strconv.ParseFloat(f[i], 64)
-			if err == nil {
-				res[f[i+1]] = v
-			}
-		}
-		out[procSuffix.ReplaceAllString(f[0], "")] = res
 	}
 	return out
+}
+
+// lineParser reads benchmark result lines. go test prints a benchmark's
+// name before running it and its figures after, so a log line of the code
+// under test can land between them: a name without figures waits for the
+// next line that is only figures.
+type lineParser struct{ pending string }
+
+func (lp *lineParser) feed(line string) (string, result, bool) {
+	f := strings.Fields(line)
+	if len(f) > 0 && strings.HasPrefix(f[0], "Benchmark") {
+		name := procSuffix.ReplaceAllString(f[0], "")
+		if res, ok := figures(f[1:]); ok {
+			lp.pending = ""
+			return name, res, true
+		}
+		lp.pending = name
+		return "", nil, false
+	}
+	if res, ok := figures(f); ok && lp.pending != "" {
+		name := lp.pending
+		lp.pending = ""
+		return name, res, true
+	}
+	return "", nil, false
+}
+
+// figures reads "iterations value unit value unit ...".
+func figures(f []string) (result, bool) {
+	if len(f) < 3 || f[2] != "ns/op" {
+		return nil, false
+	}
+	if _, err := strconv.Atoi(f[0]); err != nil {
+		return nil, false
+	}
+	res := result{}
+	for i := 1; i+1 < len(f); i += 2 {
+		if v, err := strconv.ParseFloat(f[i], 64); err == nil {
+			res[f[i+1]] = v
+		}
+	}
+	return res, true
 }
 
 // goBench runs the table's benchmarks of pkgs on engine and parses them.
@@ -120,7 +153,7 @@ func goBench(engine, benchtime string, pkgs []string) (map[string]result, error)
 	cmd := exec.Command(goTool(), args...)
 	cmd.Env = append(os.Environ(), "STREAMOPS_TEST_ENGINE="+engine, "GOGC=400")
 	var buf bytes.Buffer
-	cmd.Stdout = io.MultiWriter(&buf, benchLines{os.Stderr})
+	cmd.Stdout = io.MultiWriter(&buf, &benchLines{w: os.Stderr})
 	cmd.Stderr = os.Stderr
 	if err := cmd.Run(); err != nil {
 		return nil, fmt.Errorf("%s benchmarks: %w", engine, err)
@@ -128,18 +161,37 @@ func goBench(engine, benchtime string, pkgs []string) (map[string]result, error)
 	return parse(&buf), nil
 }
 
-// benchLines passes on only the lines a reader of the run wants: the
-// benchmark results and failures, not the logs of the code under test.
-type benchLines struct{ w io.Writer }
+// benchLines passes on only what a reader of the run wants: each
+// benchmark's result (name and figures, on one line even when logs of
+// the code under test came between them) and the failures, not the logs.
+type benchLines struct {
+	w       io.Writer
+	partial []byte
+	lp      lineParser
+}
 
-func (b benchLines) Write(p []byte) (int, error) {
-	for line := range bytes.Lines(p) {
-		if bytes.HasPrefix(line, []byte("Benchmark")) || bytes.HasPrefix(line, []byte("---")) ||
-			bytes.HasPrefix(line, []byte("FAIL")) || bytes.HasPrefix(line, []byte("ok")) || bytes.Contains(line, []byte("_test.go:")) {
-			_, _ = b.w.Write(line)
+func (b *benchLines) Write(p []byte) (int, error) {
+	b.partial = append(b.partial, p...)
+	for {
+		i := bytes.IndexByte(b.partial, '\n')
+		if i < 0 {
+			return len(p), nil
+		}
+		line := string(b.partial[:i])
+		b.partial = b.partial[i+1:]
+		if name, res, ok := b.lp.feed(line); ok {
+			fmt.Fprintf(b.w, "%s", name)
+			for _, unit := range slices.Sorted(maps.Keys(res)) {
+				fmt.Fprintf(b.w, "\t%g %s", res[unit], unit)
+			}
+			fmt.Fprintln(b.w)
+			continue
+		}
+		if strings.HasPrefix(line, "---") || strings.HasPrefix(line, "FAIL") || strings.HasPrefix(line, "ok") ||
+			strings.Contains(line, ".go:") && !strings.HasPrefix(line, "{") {
+			fmt.Fprintln(b.w, line)
 		}
 	}
-	return len(p), nil
 }
 
 func goTool() string { return filepath.Join(runtime.GOROOT(), "bin", "go") }

@@ -11,8 +11,8 @@ import (
 
 const sample = `goos: linux
 BenchmarkWebhookThroughput/floor-2         	       2	 112632598 ns/op	      4439 deliveries/s
-BenchmarkWebhookThroughput/handler-2       	       2	2873465512 ns/op	         4.000 commands/delivery	       174.0 deliveries/s
-{"time":"2026-11-24T08:10:56Z","level":"INFO","msg":"cold start"}
+BenchmarkWebhookThroughput/handler-2       	{"time":"2026-11-24T08:10:56Z","level":"INFO","msg":"cold start"}
+       2	2873465512 ns/op	         4.000 commands/delivery	       174.0 deliveries/s
 BenchmarkProduce/bus-2        	      10	  19312877 ns/op	      1925 ns/record	    519573 records/s	 5967710 B/op	    1353 allocs/op
 PASS
 `
@@ -40,4 +40,15 @@ func TestTableStatesEachRatioAgainstItsGoal(t *testing.T) {
 	} {
 		require.Contains(t, out.String(), want)
 	}
+}
+
+func TestBenchLinesPassesResultsAndFailuresNotLogs(t *testing.T) {
+	var out bytes.Buffer
+	w := &benchLines{w: &out}
+	for _, chunk := range []string{"BenchmarkProduce/bus-2 \t", "{\"level\":\"INFO\"}\n", "10\t19312877 ns/op\n", "ok  \tpkg\t1s\n"} {
+		_, err := w.Write([]byte(chunk))
+		require.NoError(t, err)
+	}
+	assert.Equal(t, "BenchmarkProduce/bus\t1.9312877e+07 ns/op\nok  \tpkg\t1s\n", out.String(),
+		"a result whose name and figures a log line split is put back together; the log is left out")
 }
