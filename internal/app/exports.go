@@ -10,6 +10,7 @@ import (
 
 	"github.com/streamops/streamops/internal/awsenv"
 	"github.com/streamops/streamops/internal/objects"
+	"github.com/streamops/streamops/internal/objects/s3bucket"
 )
 
 // ExportLinkTTL is how long the link to an exported file stays valid.
@@ -21,7 +22,7 @@ const ExportLinkTTL = 15 * time.Minute
 func ExportStore(ctx context.Context) (objects.Store, error) {
 	if bucket := os.Getenv("STREAMOPS_EXPORT_BUCKET"); bucket != "" {
 		client := s3.NewFromConfig(awsenv.Config())
-		return objects.S3{Client: client, Bucket: bucket, Presign: s3.NewPresignClient(client), LinkTTL: ExportLinkTTL}, nil
+		return s3bucket.Bucket{Client: client, Bucket: bucket, Presign: s3.NewPresignClient(client), LinkTTL: ExportLinkTTL}, nil
 	}
 	dir := os.Getenv("STREAMOPS_DATA_DIR")
 	if dir == "" {

@@ -13,6 +13,7 @@ import (
 	"github.com/streamops/streamops/internal/outbox"
 	"github.com/streamops/streamops/internal/store"
 	"github.com/streamops/streamops/internal/task"
+	"github.com/streamops/streamops/internal/task/taskaws"
 	"github.com/streamops/streamops/internal/webhook"
 	"github.com/streamops/streamops/internal/wire"
 )
@@ -126,7 +127,11 @@ func (w *wiring) taskProcessor(ctx context.Context) (KafkaFunction, error) {
 	}
 	backends := task.BackendConfigFromEnv()
 	backends.DataDir = w.cfg.DataDir
-	executors, err := task.NewExecutors(ctx, backends, w.store)
+	b, err := taskaws.Backends(backends)
+	if err != nil {
+		return nil, err
+	}
+	executors, err := task.NewExecutors(b, w.store)
 	if err != nil {
 		return nil, err
 	}

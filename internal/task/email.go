@@ -19,7 +19,7 @@ type Email struct {
 	Text string
 }
 
-// Mailer sends email. SESMailer sends through Amazon SES v2, FileMailer
+// Mailer sends email. taskaws.SESMailer sends through Amazon SES v2, FileMailer
 // writes .eml files for the local stack.
 type Mailer interface {
 	// Send sends the message and returns its message id. A *fault.Error says
