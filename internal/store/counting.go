@@ -43,11 +43,12 @@ func (c countingCollection) begin(ctx context.Context) error {
 // BulkTimeoutPerDocument is what a bulk write's operation timeout grows by
 // per document it carries: a processor's batch writes thousands of
 // documents in one command, and FerretDB stores an event (with its seed
-// indexes) in about 3.4 ms, so the 5,000 events of a 1,000-workflow batch
-// took 17 s there, past the flat 5 s timeout, and the batch could never
-// commit. A store that does not answer still fails the command, later
-// (5,000 documents: 5 s + 25 s, inside the processors' 2 and 5 minutes).
-const BulkTimeoutPerDocument = 5 * time.Millisecond
+// indexes) in about 3.4 ms on an idle 2-core machine and over 10 ms on a
+// loaded one, so the 5,000 events of a 1,000-workflow batch took 17 s or
+// more there, past the flat 5 s timeout, and the batch could never commit.
+// A store that does not answer still fails the command, later (5,000
+// documents: 5 s + 50 s, inside the processors' 2 and 5 minutes).
+const BulkTimeoutPerDocument = 10 * time.Millisecond
 
 // call runs one command under the collection's operation timeout and
 // classifies its error.

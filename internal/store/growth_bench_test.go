@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/uuid"
 	"github.com/stretchr/testify/require"
@@ -44,7 +45,9 @@ func BenchmarkEventGrowth(b *testing.B) {
 			Metadata: &events.Metadata{Source: "webhook", CorrelationID: execution}}
 	}
 	for _, size := range sizes {
-		s := enginetest.Open(b, store.Config{})
+		// No operation timeout: the fill writes 1,000 events a command
+		// into a collection growing to the size measured.
+		s := enginetest.Open(b, store.Config{OperationTimeout: time.Hour})
 		for i := 0; i < size; i += 1000 {
 			batch := make([]events.Envelope, min(1000, size-i))
 			for j := range batch {
