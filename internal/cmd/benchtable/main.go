@@ -31,8 +31,8 @@ import (
 // The benchmarks of the table: the sides each ratio needs, not their
 // slow one-at-a-time baselines (run those with go test directly).
 const (
-	benchTop = `^Benchmark(WebhookThroughput|Produce|WorkflowProcessor|TaskProcessor|StoreCommands|StartToReady)$`
-	benchSub = `^(floor|minimum|handler|raw|bus|batch|claim-batch|function)`
+	benchTop = `^Benchmark(WebhookThroughput|Produce|WorkflowProcessor|TaskProcessor|StoreCommands|StartToReady|EventInsertIndexCost)$`
+	benchSub = `^(floor|minimum|handler|raw|bus|batch|claim-batch|function|indexes)`
 )
 
 var (
