@@ -8,8 +8,9 @@ BUILD_DIR ?= build
 # MONGO_BENCHTIME is for the MongoDB at MONGODB_URI, whose event inserts
 # are an order slower (README: Performance), so `make bench` stays near
 # ten minutes on a 2-core machine.
-BENCHTIME       ?= 3x
-MONGO_BENCHTIME ?= 1x
+BENCHTIME         ?= 3x
+MONGO_BENCHTIME   ?= 1x
+PRODUCE_BENCHTIME ?= 30x
 # The Lambda build of seed/DESIGN: arm64, provided.al2023, no RPC shim.
 LAMBDA_ENV   := GOOS=linux GOARCH=arm64 CGO_ENABLED=0
 LAMBDA_FLAGS := -tags lambda.norpc -trimpath -ldflags='-s -w'
@@ -80,7 +81,7 @@ lint: ## gofmt check + go vet
 	$(GO) vet ./...
 
 bench: ## the performance table: benchmarks and their baselines on the embedded engine (and MONGODB_URI's), bootstrap sizes, start-to-ready
-	$(GO) run ./internal/cmd/benchtable -benchtime $(BENCHTIME) -mongo-benchtime $(MONGO_BENCHTIME)
+	$(GO) run ./internal/cmd/benchtable -benchtime $(BENCHTIME) -mongo-benchtime $(MONGO_BENCHTIME) -produce-benchtime $(PRODUCE_BENCHTIME)
 
 bench-all: ## every benchmark of every package, one run, BENCHTIME iterations
 	$(GO) test -run '^$$' -bench . -benchmem -benchtime $(BENCHTIME) ./...
