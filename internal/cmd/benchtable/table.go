@@ -12,6 +12,8 @@ type row struct {
 	measure, engine, measured, figure, goal string
 	met                                     bool
 	missing                                 bool
+	// info rows explain others; they have no goal.
+	info bool
 }
 
 type table struct{ rows []row }
@@ -63,8 +65,10 @@ func (t *table) build(results map[string]map[string]result, engines []string, si
 				"Benchmark"+kind+"Processor/batch=1000", "Benchmark"+kind+"Processor/batch=1000,processor-only", "records/s", 0.5)
 		}
 	}
+	// BenchmarkStoreCommands counts commands on the embedded engine only:
+	// a count, the same on MongoDB.
+	t.atMost(results["embedded"], "any", "outbox claims (batch of 100)", "BenchmarkStoreCommands/claim-batch-100", "commands/entry", 0.03, "%.3f")
 	for _, e := range engines {
-		t.atMost(results[e], e, "outbox claims (batch of 100)", "BenchmarkStoreCommands/claim-batch-100", "commands/entry", 0.03, "%.3f")
 		for _, kind := range []string{"Workflow", "Task"} {
 			t.atMost(results[e], e, "MSK records, "+strings.ToLower(kind)+" batch of 1,000", "Benchmark"+kind+"Processor/batch=1000", "commands/record", 0.005, "%.3f")
 		}
@@ -75,7 +79,7 @@ func (t *table) build(results map[string]map[string]result, engines []string, si
 			only := res["BenchmarkEventInsertIndexCost/indexes=event_id-only/commit="+commit]["ns/op"]
 			if seed > 0 && only > 0 {
 				t.add(row{measure: "why: an events commit of " + commit + " with the seed's indexes / with event_id only", engine: "mongodb",
-					measured: fmt.Sprintf("%.1f vs %.1f ms", seed/1e6, only/1e6), figure: fmt.Sprintf("%.2f", seed/only), goal: "-", met: true})
+					measured: fmt.Sprintf("%.1f vs %.1f ms", seed/1e6, only/1e6), figure: fmt.Sprintf("%.2f", seed/only), goal: "-", info: true})
 			}
 		}
 	}
@@ -101,6 +105,8 @@ func (t *table) print(w io.Writer) {
 		switch {
 		case r.missing:
 			r.measured, r.figure, met = "not measured", "-", "-"
+		case r.info:
+			met = "-"
 		case r.met:
 			met = "yes"
 		}
