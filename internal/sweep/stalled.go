@@ -192,8 +192,9 @@ func (s *Sweeper) redrive(ctx context.Context, st *Stats, aggregateID string, ty
 	}
 	doc, err := s.cfg.Store.LatestDrivingEvent(ctx, aggregateID, false, typ)
 	if errors.Is(err, store.ErrNotFound) {
+		// Not marked driven: a webhook row that started it routes it
+		// again in the webhook pass (redriveStarted).
 		st.RedriveFailed++
-		driven[aggregateID] = true
 		s.cfg.Logger.WarnContext(ctx, "stalled and no stored event drives it", "aggregateId", aggregateID, "eventType", typ)
 		return nil
 	}
