@@ -1,5 +1,9 @@
 // Command webhook is the StreamOps webhook Lambda behind API Gateway's
 // POST /webhooks/{provider}: verify, dedupe, scrub, store, route, publish.
+//
+// It wires ingest itself rather than through internal/wire, which links
+// every function's dependencies (the task executors' SES and S3 clients
+// among them) and would cost this bootstrap half a megabyte.
 package main
 
 import (
@@ -10,14 +14,16 @@ import (
 
 	"github.com/streamops/streamops/internal/apigw"
 	"github.com/streamops/streamops/internal/app"
+	"github.com/streamops/streamops/internal/httpapi"
+	"github.com/streamops/streamops/internal/ingest"
 	"github.com/streamops/streamops/internal/provider"
-	"github.com/streamops/streamops/internal/wire"
 )
 
 func main() {
 	ctx := context.Background()
 	a := app.Must(app.Open(ctx, app.FromEnv("webhook")))
 	providers := app.Must(provider.LoadProviders(os.Getenv("STREAMOPS_PROVIDERS_FILE")))
-	handler := app.Must(wire.Webhook(a, providers, app.Must(app.Secrets(ctx, app.WebhookSecrets))))
-	lambda.Start(apigw.Handler(handler))
+	svc := app.Must(ingest.New(ingest.Config{Providers: providers, Secrets: app.Must(app.Secrets(ctx, app.WebhookSecrets)),
+		Store: a.Store, Emitter: a.Emitter, Logger: a.Logger, Metrics: a.Metrics}))
+	lambda.Start(apigw.Handler(httpapi.Webhooks(svc, a.Logger)))
 }

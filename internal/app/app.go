@@ -9,9 +9,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/aws/aws-sdk-go-v2/config"
-	"github.com/aws/aws-sdk-go-v2/service/secretsmanager"
-
+	"github.com/streamops/streamops/internal/awsenv"
 	"github.com/streamops/streamops/internal/bus"
 	"github.com/streamops/streamops/internal/emit"
 	"github.com/streamops/streamops/internal/metrics"
@@ -154,11 +152,7 @@ func Open(ctx context.Context, cfg Config) (*App, error) {
 func readMongoURI(ctx context.Context, cfg Config) (string, error) {
 	api := cfg.Secrets
 	if api == nil {
-		awsCfg, err := config.LoadDefaultConfig(ctx)
-		if err != nil {
-			return "", fmt.Errorf("app: MONGODB_URI_SECRET: load AWS configuration: %w", err)
-		}
-		api = secretsmanager.NewFromConfig(awsCfg)
+		api = awsenv.NewSecretsManager()
 	}
 	return MongoURIFromSecret(ctx, api, cfg.MongoURISecret, cfg.MongoURISecretVersion)
 }

@@ -2,15 +2,15 @@ package app
 
 import (
 	"context"
-	"fmt"
 	"os"
 	"path/filepath"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/config"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 
+	"github.com/streamops/streamops/internal/awsenv"
 	"github.com/streamops/streamops/internal/objects"
+	"github.com/streamops/streamops/internal/objects/s3bucket"
 )
 
 // ExportLinkTTL is how long the link to an exported file stays valid.
@@ -21,12 +21,8 @@ const ExportLinkTTL = 15 * time.Minute
 // directory exports/ under STREAMOPS_DATA_DIR (default .streamops).
 func ExportStore(ctx context.Context) (objects.Store, error) {
 	if bucket := os.Getenv("STREAMOPS_EXPORT_BUCKET"); bucket != "" {
-		awsCfg, err := config.LoadDefaultConfig(ctx)
-		if err != nil {
-			return nil, fmt.Errorf("app: exports to S3: %w", err)
-		}
-		client := s3.NewFromConfig(awsCfg)
-		return objects.S3{Client: client, Bucket: bucket, Presign: s3.NewPresignClient(client), LinkTTL: ExportLinkTTL}, nil
+		client := s3.NewFromConfig(awsenv.Config())
+		return s3bucket.Bucket{Client: client, Bucket: bucket, Presign: s3.NewPresignClient(client), LinkTTL: ExportLinkTTL}, nil
 	}
 	dir := os.Getenv("STREAMOPS_DATA_DIR")
 	if dir == "" {

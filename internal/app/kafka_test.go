@@ -12,19 +12,26 @@ import (
 
 func TestKafkaAuthModes(t *testing.T) {
 	tests := []struct {
-		mode      string
-		tls, sasl bool
-		err       string
+		name, mode string
+		tls, sasl  bool
+		noCreds    bool
+		err        string
 	}{
-		{"", false, false, ""},
-		{"none", false, false, ""},
-		{"tls", true, false, ""},
-		{"iam", true, true, ""},
-		{"scram", false, false, "KAFKA_AUTH must be iam, tls or none"},
+		{"default", "", false, false, false, ""},
+		{"none", "none", false, false, false, ""},
+		{"tls", "tls", true, false, false, ""},
+		{"iam", "iam", true, true, false, ""},
+		{"iam without credentials fails the cold start", "iam", false, false, true, "no AWS credentials in the environment"},
+		{"scram", "scram", false, false, false, "KAFKA_AUTH must be iam, tls or none"},
 	}
 	for _, tc := range tests {
-		t.Run(tc.mode, func(t *testing.T) {
+		t.Run(tc.name, func(t *testing.T) {
 			t.Setenv("AWS_REGION", "us-east-1")
+			t.Setenv("AWS_ACCESS_KEY_ID", "AKIDEXAMPLE")
+			t.Setenv("AWS_SECRET_ACCESS_KEY", "secret")
+			if tc.noCreds {
+				t.Setenv("AWS_ACCESS_KEY_ID", "")
+			}
 			var cfg bus.Config
 			err := KafkaAuth(context.Background(), tc.mode, &cfg)
 			if tc.err != "" {

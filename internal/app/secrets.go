@@ -4,9 +4,7 @@ import (
 	"context"
 	"os"
 
-	"github.com/aws/aws-sdk-go-v2/config"
-	"github.com/aws/aws-sdk-go-v2/service/secretsmanager"
-
+	"github.com/streamops/streamops/internal/awsenv"
 	"github.com/streamops/streamops/internal/provider"
 )
 
@@ -36,9 +34,5 @@ func Secrets(ctx context.Context, kind string) (provider.SecretSource, error) {
 	if p := os.Getenv(override); p != "" {
 		smPrefix = p
 	}
-	awsCfg, err := config.LoadDefaultConfig(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return provider.NewSecretsManagerSecrets(secretsmanager.NewFromConfig(awsCfg), provider.SecretsManagerOptions{Prefix: smPrefix})
+	return provider.NewSecretsManagerSecrets(awsenv.NewSecretsManager(), provider.SecretsManagerOptions{Prefix: smPrefix})
 }

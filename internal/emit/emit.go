@@ -164,34 +164,66 @@ func (e *Emitter) Emit(ctx context.Context, envs ...events.Envelope) (Result, er
 // topic, so the retry-sweeper publishes what did not make it there too. A
 // non-empty topic needs a Publisher that is a TopicPublisher.
 func (e *Emitter) EmitTo(ctx context.Context, topic string, envs ...events.Envelope) (Result, error) {
-	tp, _ := e.cfg.Publisher.(TopicPublisher)
-	if topic != "" && tp == nil {
-		return Result{}, fmt.Errorf("emit: the publisher cannot publish to topic %s", topic)
+	p, err := e.StoreTo(ctx, topic, envs...)
+	if err != nil {
+		return Result{}, err
+	}
+	return e.Publish(ctx, p), nil
+}
+
+// Stored is what Store stored, for Publish to publish: the first half of
+// Emit, so a caller can run its other writes beside the events' insert
+// and publish once all of them are durable.
+type Stored struct {
+	topic   string
+	res     Result
+	publish []events.Envelope
+}
+
+// Store is the first half of Emit: it stores envs (one unordered bulk
+// insert) and publishes nothing. The error is as Emit's.
+func (e *Emitter) Store(ctx context.Context, envs ...events.Envelope) (Stored, error) {
+	return e.StoreTo(ctx, "", envs...)
+}
+
+// StoreTo is Store for EmitTo's topic.
+func (e *Emitter) StoreTo(ctx context.Context, topic string, envs ...events.Envelope) (Stored, error) {
+	if _, ok := e.cfg.Publisher.(TopicPublisher); topic != "" && !ok {
+		return Stored{}, fmt.Errorf("emit: the publisher cannot publish to topic %s", topic)
 	}
 	if err := e.CheckSize(envs...); err != nil {
-		return Result{}, fmt.Errorf("emit: %w", err)
+		return Stored{}, fmt.Errorf("emit: %w", err)
 	}
 	ins, err := e.cfg.Store.InsertEventsTo(ctx, topic, envs)
 	if err != nil {
-		return Result{}, fmt.Errorf("emit: store events: %w", err)
+		return Stored{}, fmt.Errorf("emit: store events: %w", err)
 	}
-	res := Result{Stored: ins.Inserted, Duplicates: ins.Duplicates}
+	st := Stored{topic: topic, res: Result{Stored: ins.Inserted, Duplicates: ins.Duplicates}}
 	stored := make(map[string]bool, len(ins.Inserted))
 	for _, id := range ins.Inserted {
 		stored[id] = true
 	}
-	var toPublish []events.Envelope
 	for _, env := range envs {
 		if stored[env.EventID] && (topic != "" || env.EventType.Topic() != "") {
-			toPublish = append(toPublish, env)
+			st.publish = append(st.publish, env)
 		}
 	}
-	if len(toPublish) > 0 {
+	return st, nil
+}
+
+// Publish is the second half of Emit: it publishes the events Store newly
+// stored (duplicates are left to whoever stored them first, or the
+// sweeper) and marks the published ones, in one command. It never fails:
+// what it could not publish is Result.Unpublished, for the sweeper.
+func (e *Emitter) Publish(ctx context.Context, st Stored) Result {
+	res := st.res
+	if len(st.publish) > 0 {
 		publish := e.cfg.Publisher.Publish
-		if topic != "" {
-			publish = func(ctx context.Context, envs ...events.Envelope) error { return tp.PublishTo(ctx, topic, envs...) }
+		if st.topic != "" {
+			tp := e.cfg.Publisher.(TopicPublisher)
+			publish = func(ctx context.Context, envs ...events.Envelope) error { return tp.PublishTo(ctx, st.topic, envs...) }
 		}
-		res.Published, res.Unpublished = e.publish(ctx, publish, toPublish)
+		res.Published, res.Unpublished = e.publish(ctx, publish, st.publish)
 	}
 	if len(res.Published) > 0 {
 		if err := e.cfg.Store.MarkPublished(ctx, res.Published...); err != nil {
@@ -205,7 +237,7 @@ func (e *Emitter) EmitTo(ctx context.Context, topic string, envs ...events.Envel
 		metrics.Metric{Name: "PublishFailures", Unit: metrics.Count, Value: float64(len(res.Unpublished))},
 		metrics.Metric{Name: "Duplicates", Unit: metrics.Count, Value: float64(len(res.Duplicates))},
 	)
-	return res, nil
+	return res
 }
 
 func (e *Emitter) publish(ctx context.Context, publish func(context.Context, ...events.Envelope) error, envs []events.Envelope) (published, unpublished []string) {

@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/streamops/streamops/events"
@@ -21,7 +22,7 @@ import (
 	"github.com/streamops/streamops/internal/submit"
 )
 
-// Errors of Receive besides those of package provider (signature and payload
+// Errors of Receive besides those of package webhook (signature and payload
 // errors), for the HTTP layer to map.
 var (
 	// ErrUnknownProvider: no provider of that name is configured (404).
@@ -148,10 +149,17 @@ func (s *Service) Receive(ctx context.Context, providerName string, h http.Heade
 		EventID:  store.WebhookEventID(p.Name, providerEventID),
 		Provider: p.Name, ProviderEventID: providerEventID, EventType: eventType, Payload: store.JSONDoc(payload),
 	}
-	if err := s.checkPublishable(p, ev, payload); err != nil {
-		return Receipt{}, err
+	// Routing is decided before anything is stored, so the row is inserted
+	// already carrying its outcome (processing, skipped, or failed with the
+	// reason) instead of being updated after, and an event the brokers
+	// could never carry is refused with nothing stored.
+	rt, planErr := s.plan(p, ev, 0)
+	if planErr == nil {
+		if err := s.cfg.Emitter.CheckSize(rt.events...); err != nil {
+			return Receipt{}, fmt.Errorf("%w: %w", ErrBodyTooLarge, err)
+		}
 	}
-	stored, err := s.cfg.Store.InsertWebhookEvent(ctx, ev)
+	stored, err := s.cfg.Store.InsertWebhookEvent(ctx, rt.row(ev, planErr))
 	log := s.cfg.Logger.With("provider", p.Name, "providerEventId", providerEventID, "webhookEventId", stored.EventID)
 	if errors.Is(err, store.ErrDuplicate) {
 		log.InfoContext(ctx, "duplicate webhook delivery acknowledged")
@@ -162,10 +170,13 @@ func (s *Service) Receive(ctx context.Context, providerName string, h http.Heade
 		return Receipt{}, fmt.Errorf("ingest: store webhook event: %w", err)
 	}
 	s.cfg.Metrics.Record(metrics.Metric{Name: "WebhooksAccepted", Unit: metrics.Count, Value: 1})
-	if err := s.Route(ctx, stored); err != nil {
-		// The webhook event is stored (status received): the retry-sweeper
-		// routes it again, with the same derived ids. The delivery is
-		// accepted; asking the provider to resend would only be a duplicate.
+	if planErr != nil {
+		log.WarnContext(ctx, "webhook stored as failed: it cannot be routed", "error", planErr)
+	} else if err := s.write(ctx, rt); err != nil {
+		// The row is stored (processing): the retry-sweeper finds it
+		// stalled and routes it again, with the same derived ids. The
+		// delivery is accepted; asking the provider to resend would only
+		// be a duplicate.
 		log.ErrorContext(ctx, "webhook stored but not routed; the retry-sweeper will route it", "error", err)
 	}
 	return Receipt{Status: Accepted, WebhookEventID: stored.EventID}, nil
@@ -174,136 +185,171 @@ func (s *Service) Receive(ctx context.Context, providerName string, h http.Heade
 // Route routes a stored webhook event: records a partner delivery, starts
 // the workflow or task its route names (stored, then published), and moves
 // the row to processing, or to skipped when no route matches. It is
-// idempotent, so the retry-sweeper calls it for rows left in received or
-// failed.
+// idempotent, so the retry-sweeper calls it for rows left received, failed
+// or stalled in processing.
 func (s *Service) Route(ctx context.Context, ev store.WebhookEvent) error {
 	p, ok := s.cfg.Providers.Provider(ev.Provider)
 	if !ok {
 		return fmt.Errorf("%w %q", ErrUnknownProvider, ev.Provider)
 	}
-	payload := []byte(ev.Payload)
-	if err := s.recordPartnerEvent(ctx, p, ev, payload); err != nil {
+	rt, err := s.plan(p, ev, webhookstatus.Run(ev.Status, ev.RetryCount))
+	if err != nil {
+		s.fail(ctx, ev, err)
 		return err
+	}
+	if err := s.write(ctx, rt); err != nil {
+		return err
+	}
+	if err := s.cfg.Store.SetWebhookStatus(ctx, ev.EventID, rt.status, ""); err != nil {
+		return fmt.Errorf("ingest: mark webhook %s: %w", rt.status, err)
+	}
+	return nil
+}
+
+// routing is what routing a webhook event writes, built before anything
+// is written: every id in it is derived from the webhook event id and the
+// processing attempt (run).
+type routing struct {
+	// status is the row's outcome: processing, or skipped when no route
+	// starts anything.
+	status string
+	// events are webhook.received and the *.created event of work.
+	events []events.Envelope
+	// work is the workflow or task the route starts; nil when skipped.
+	work *submit.Creation
+	// partner is the seed-000 IN document of a partner delivery, or nil.
+	partner *store.PartnerEvent
+}
+
+// row is ev as Receive inserts it, carrying the outcome of routing it:
+// processing (the attempt counted, as SetWebhookStatus would), skipped, or
+// failed with planErr, the reason it cannot be routed.
+func (rt routing) row(ev store.WebhookEvent, planErr error) store.WebhookEvent {
+	switch {
+	case planErr != nil:
+		ev.Status, ev.ErrorMessage, ev.RetryCount = webhookstatus.Failed, planErr.Error(), 1
+	case rt.status == webhookstatus.Processing:
+		ev.Status, ev.RetryCount = webhookstatus.Processing, 1
+	default:
+		ev.Status = rt.status
+	}
+	return ev
+}
+
+// plan builds what routing ev (attempt run) writes, storing nothing. Its
+// error is the event's content's: it will fail again on every attempt.
+func (s *Service) plan(p *provider.Provider, ev store.WebhookEvent, run int) (routing, error) {
+	payload := []byte(ev.Payload)
+	partner, err := s.partnerEvent(p, ev, payload)
+	if err != nil {
+		return routing{}, err
 	}
 	meta := &events.Metadata{Source: "webhook", CorrelationID: ev.EventID, APIVersion: events.SchemaVersion, PartnerID: ev.Provider}
 	received, err := events.NewEvent(events.WebhookReceivedPayload{
 		Provider: ev.Provider, ProviderEventID: ev.ProviderEventID, ProviderEventType: ev.EventType, WebhookEventID: ev.EventID,
 	}, meta)
 	if err != nil {
-		return fmt.Errorf("ingest: build webhook.received: %w", err)
+		return routing{}, fmt.Errorf("ingest: build webhook.received: %w", err)
 	}
 	received.EventID = events.DeriveID(events.EventIDPrefix, ev.EventID, string(events.WebhookReceived))
-	toEmit := []events.Envelope{received}
-
+	rt := routing{status: webhookstatus.Skipped, events: []events.Envelope{received}, partner: partner}
 	route, matched := p.Route(ev.EventType)
-	status := webhookstatus.Skipped
-	if matched && !route.Skip {
-		started, err := s.start(ctx, route, ev, payload, meta)
-		if err != nil {
-			s.fail(ctx, ev, err)
-			return err
-		}
-		toEmit = append(toEmit, started)
-		status = webhookstatus.Processing
+	if !matched || route.Skip {
+		return rt, nil
 	}
-	if _, err := s.cfg.Emitter.Emit(ctx, toEmit...); err != nil {
+	work, err := s.routed(route, ev, payload, meta, run)
+	if err != nil {
+		return routing{}, err
+	}
+	rt.status, rt.work, rt.events = webhookstatus.Processing, &work, append(rt.events, work.Event)
+	return rt, nil
+}
+
+// write stores what rt starts, the projection, the partner document and
+// the events each in one command, all at once (their ids are derived, so
+// any of them stored before is a harmless duplicate), then publishes the
+// events it newly stored.
+func (s *Service) write(ctx context.Context, rt routing) error {
+	var (
+		wg                  sync.WaitGroup
+		workErr, partnerErr error
+		stored              emit.Stored
+		storeErr            error
+	)
+	if rt.work != nil {
+		wg.Go(func() {
+			if err := rt.work.Store(ctx, s.cfg.Store); err != nil && !errors.Is(err, store.ErrDuplicate) {
+				workErr = fmt.Errorf("ingest: %w", err)
+			}
+		})
+	}
+	if rt.partner != nil {
+		wg.Go(func() {
+			if _, err := s.cfg.Store.InsertPartnerEvent(ctx, *rt.partner); err != nil && !errors.Is(err, store.ErrDuplicate) {
+				partnerErr = fmt.Errorf("ingest: store partner event: %w", err)
+			}
+		})
+	}
+	stored, storeErr = s.cfg.Emitter.Store(ctx, rt.events...)
+	wg.Wait()
+	if err := errors.Join(workErr, partnerErr, storeErr); err != nil {
+		// Nothing is published before all of it is stored: a *.created
+		// event on Kafka always finds its projection.
 		return err
 	}
-	if err := s.cfg.Store.SetWebhookStatus(ctx, ev.EventID, status, ""); err != nil {
-		return fmt.Errorf("ingest: mark webhook %s: %w", status, err)
-	}
+	s.cfg.Emitter.Publish(ctx, stored)
 	return nil
 }
 
-// start creates the workflow or task a route names and returns its
-// *.created event, with ids derived from the webhook event id and its
-// processing attempt: routing the same attempt again (a crash left the row
-// received) yields the same ids, while the sweeper's retry of a failed row
+// routed is what a route starts for ev: its workflow or task, with ids
+// derived from the webhook event id and its processing attempt run, built
+// but not stored. Routing the same attempt again (a crash left the row
+// unrouted) yields the same ids, while the sweeper's retry of a failed row
 // (retry_count went up when it was processed) starts a fresh run.
-func (s *Service) start(ctx context.Context, route provider.Route, ev store.WebhookEvent, payload []byte, meta *events.Metadata) (events.Envelope, error) {
-	o, wf, task, err := s.routed(route, ev, payload, meta)
-	if err != nil {
-		return events.Envelope{}, err
-	}
-	var env events.Envelope
-	if wf != nil {
-		env, _, err = submit.CreateWorkflow(ctx, s.cfg.Store, o, *wf)
-	} else {
-		env, _, err = submit.CreateTask(ctx, s.cfg.Store, o, *task)
-	}
-	if err != nil && !errors.Is(err, store.ErrDuplicate) {
-		return env, fmt.Errorf("ingest: %w", err)
-	}
-	return env, nil
-}
-
-// routed is what a route starts for ev: the Origin (ids derived from the
-// webhook event id and its processing attempt) and the workflow or task
-// payload, storing nothing.
-func (s *Service) routed(route provider.Route, ev store.WebhookEvent, payload []byte, meta *events.Metadata) (submit.Origin, *events.WorkflowCreatedPayload, *events.TaskCreatedPayload, error) {
-	run := "run-" + strconv.Itoa(ev.RetryCount)
+func (s *Service) routed(route provider.Route, ev store.WebhookEvent, payload []byte, meta *events.Metadata, run int) (submit.Creation, error) {
+	runID := "run-" + strconv.Itoa(run)
 	origin := func(prefix, kind string, created events.Type) submit.Origin {
-		return submit.Origin{ID: events.DeriveID(prefix, ev.EventID, kind, run),
-			EventID: events.DeriveID(events.EventIDPrefix, ev.EventID, string(created), run),
+		return submit.Origin{ID: events.DeriveID(prefix, ev.EventID, kind, runID),
+			EventID: events.DeriveID(events.EventIDPrefix, ev.EventID, string(created), runID),
 			At:      events.At(s.cfg.Now()), Metadata: meta, WebhookEventID: ev.EventID}
 	}
+	var (
+		c   submit.Creation
+		err error
+	)
 	switch {
 	case route.Workflow != nil:
 		t := route.Workflow
-		return origin(events.WorkflowIDPrefix, "workflow", events.WorkflowCreated), &events.WorkflowCreatedPayload{
-			Name: t.Name, Steps: t.Steps, Priority: t.Priority, Input: json.RawMessage(payload)}, nil, nil
+		c, err = submit.NewWorkflow(origin(events.WorkflowIDPrefix, "workflow", events.WorkflowCreated),
+			events.WorkflowCreatedPayload{Name: t.Name, Steps: t.Steps, Priority: t.Priority, Input: json.RawMessage(payload)})
 	case route.Task != nil:
 		t := route.Task
-		data, err := t.BuildData(payload)
-		if err != nil {
-			return submit.Origin{}, nil, nil, fmt.Errorf("ingest: build task data: %w", err)
+		data, derr := t.BuildData(payload)
+		if derr != nil {
+			return submit.Creation{}, fmt.Errorf("ingest: build task data: %w", derr)
 		}
-		return origin(events.TaskIDPrefix, "task", events.TaskCreated), nil, &events.TaskCreatedPayload{
-			Type: t.Type, Data: data, MaxRetries: t.MaxRetries}, nil
-	}
-	return submit.Origin{}, nil, nil, fmt.Errorf("ingest: route %q names neither a workflow nor a task", route.Match)
-}
-
-// checkPublishable refuses, before anything is stored, a delivery whose
-// routed *.created event could never be published: its Kafka record would
-// be larger than the brokers accept. Other routing problems are left to
-// Route, which records them on the stored row as before.
-func (s *Service) checkPublishable(p *provider.Provider, ev store.WebhookEvent, payload []byte) error {
-	route, matched := p.Route(ev.EventType)
-	if !matched || route.Skip {
-		return nil
-	}
-	meta := &events.Metadata{Source: "webhook", CorrelationID: ev.EventID, APIVersion: events.SchemaVersion, PartnerID: ev.Provider}
-	o, wf, task, err := s.routed(route, ev, payload, meta)
-	if err != nil {
-		return nil
-	}
-	var env events.Envelope
-	if wf != nil {
-		env, err = submit.WorkflowEvent(o, *wf)
-	} else {
-		env, err = submit.TaskEvent(o, *task)
+		c, err = submit.NewTask(origin(events.TaskIDPrefix, "task", events.TaskCreated),
+			events.TaskCreatedPayload{Type: t.Type, Data: data, MaxRetries: t.MaxRetries})
+	default:
+		return submit.Creation{}, fmt.Errorf("ingest: route %q names neither a workflow nor a task", route.Match)
 	}
 	if err != nil {
-		return nil
+		return c, fmt.Errorf("ingest: %w", err)
 	}
-	if err := s.cfg.Emitter.CheckSize(env); err != nil {
-		return fmt.Errorf("%w: %w", ErrBodyTooLarge, err)
-	}
-	return nil
+	return c, nil
 }
 
-// recordPartnerEvent writes the seed-000 IN document of a partner delivery.
-func (s *Service) recordPartnerEvent(ctx context.Context, p *provider.Provider, ev store.WebhookEvent, payload []byte) error {
+// partnerEvent is the seed-000 IN document of a partner delivery, or nil
+// when the provider is not a partner.
+func (s *Service) partnerEvent(p *provider.Provider, ev store.WebhookEvent, payload []byte) (*store.PartnerEvent, error) {
 	md, ok, err := p.PartnerMetadata(payload)
 	if err != nil {
-		s.fail(ctx, ev, err)
-		return fmt.Errorf("ingest: partner metadata: %w", err)
+		return nil, fmt.Errorf("ingest: partner metadata: %w", err)
 	}
 	if !ok {
-		return nil
+		return nil, nil
 	}
-	_, err = s.cfg.Store.InsertPartnerEvent(ctx, store.PartnerEvent{
+	return &store.PartnerEvent{
 		ID:             events.DeriveID("", ev.EventID, "partner_event"),
 		EventType:      ev.EventType,
 		EventStatus:    partnerstatus.Success, // received and stored: the IN leg is done
@@ -313,11 +359,7 @@ func (s *Service) recordPartnerEvent(ctx context.Context, p *provider.Provider, 
 			PartnerID: md.PartnerID, PartnerName: md.PartnerName, EntityID: md.EntityID, EntityType: md.EntityType,
 		},
 		EntityData: store.JSONDoc(payload),
-	})
-	if err != nil && !errors.Is(err, store.ErrDuplicate) {
-		return fmt.Errorf("ingest: store partner event: %w", err)
-	}
-	return nil
+	}, nil
 }
 
 // fail marks a webhook event failed with the reason, for the sweeper and

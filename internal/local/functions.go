@@ -14,6 +14,7 @@ import (
 	"github.com/streamops/streamops/internal/provider"
 	"github.com/streamops/streamops/internal/store"
 	"github.com/streamops/streamops/internal/task"
+	"github.com/streamops/streamops/internal/task/taskaws"
 	"github.com/streamops/streamops/internal/wire"
 )
 
@@ -131,7 +132,11 @@ func (w *wiring) taskProcessor(ctx context.Context) (KafkaFunction, error) {
 	}
 	backends := task.BackendConfigFromEnv()
 	backends.DataDir = w.cfg.DataDir
-	executors, err := task.NewExecutors(ctx, backends, w.store)
+	b, err := taskaws.Backends(backends)
+	if err != nil {
+		return nil, err
+	}
+	executors, err := task.NewExecutors(b, w.store)
 	if err != nil {
 		return nil, err
 	}

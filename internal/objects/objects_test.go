@@ -9,9 +9,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/service/s3"
-	"github.com/aws/smithy-go"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -25,36 +22,6 @@ func codeOf(err error) (string, bool) {
 		return fe.Code, fe.Retryable
 	}
 	return "", false
-}
-
-type fakeS3 struct {
-	err error
-	in  *s3.PutObjectInput
-}
-
-func (f *fakeS3) PutObject(_ context.Context, in *s3.PutObjectInput, _ ...func(*s3.Options)) (*s3.PutObjectOutput, error) {
-	f.in = in
-	return &s3.PutObjectOutput{}, f.err
-}
-
-func TestS3StaysInItsBucket(t *testing.T) {
-	f := &fakeS3{}
-	objs := objects.S3{Client: f, Bucket: "streamops-exports"}
-	loc, err := objs.Put(context.Background(), objects.Object{Bucket: "streamops-exports", Key: "a/b.csv", ContentType: "text/csv", Body: strings.NewReader("x")})
-	require.NoError(t, err)
-	assert.Equal(t, "s3://streamops-exports/a/b.csv", loc)
-	assert.Equal(t, "text/csv", aws.ToString(f.in.ContentType))
-
-	_, err = objs.Put(context.Background(), objects.Object{Bucket: "someone-elses", Key: "a"})
-	code, retryable := codeOf(err)
-	assert.Equal(t, objects.CodeInvalidDestination, code)
-	assert.False(t, retryable)
-
-	for apiCode, retry := range map[string]bool{"NoSuchBucket": false, "AccessDenied": false, "SlowDown": true} {
-		_, err = objects.S3{Client: &fakeS3{err: &smithy.GenericAPIError{Code: apiCode}}, Bucket: "b"}.Put(context.Background(), objects.Object{Key: "k"})
-		_, retryable := codeOf(err)
-		assert.Equal(t, retry, retryable, apiCode)
-	}
 }
 
 func TestFilesKeepKeysInsideTheirDirectory(t *testing.T) {

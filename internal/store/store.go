@@ -84,8 +84,9 @@ type Config struct {
 	// seconds instead of timing out as a whole. Default 5 s: far above a
 	// healthy command (milliseconds; the store reads bounded pages) and
 	// well inside the shortest function deadline, leaving time to answer.
-	// Reading a cursor's further batches is bounded by the caller's
-	// context only.
+	// A bulk write's timeout grows with its documents
+	// (BulkTimeoutPerDocument). Reading a cursor's further batches is
+	// bounded by the caller's context only.
 	OperationTimeout time.Duration
 	// Now is the clock. Default time.Now; tests move it.
 	Now func() time.Time

@@ -29,8 +29,10 @@ type WebhookEvent struct {
 	RetryCount          int        `bson:"retry_count" json:"retry_count"`
 }
 
-// InsertWebhookEvent stores a newly received webhook with status received.
-// EventID and ReceivedAt are filled when empty. A redelivery of the same
+// InsertWebhookEvent stores a newly received webhook, with status received
+// unless ev carries its routing outcome already (processing, skipped,
+// failed), stamped as SetWebhookStatus would. EventID and ReceivedAt are
+// filled when empty. A redelivery of the same
 // (provider, provider_event_id) stores nothing and returns the existing
 // document with ErrDuplicate.
 func (s *Store) InsertWebhookEvent(ctx context.Context, ev WebhookEvent) (WebhookEvent, error) {
@@ -47,6 +49,18 @@ func (s *Store) InsertWebhookEvent(ctx context.Context, ev WebhookEvent) (Webhoo
 	ev.ReceivedAt = bsonTime(ev.ReceivedAt)
 	if ev.Status == "" {
 		ev.Status = webhookstatus.Received
+	}
+	// A row inserted already carrying its routing outcome gets the stamps
+	// SetWebhookStatus would have given it.
+	switch now := ev.ReceivedAt; ev.Status {
+	case webhookstatus.Processing, webhookstatus.Failed:
+		if ev.ProcessingStartedAt == nil {
+			ev.ProcessingStartedAt = &now
+		}
+	case webhookstatus.Completed, webhookstatus.Skipped:
+		if ev.CompletedAt == nil {
+			ev.CompletedAt = &now
+		}
 	}
 	_, err := s.webhookEvents.InsertOne(ctx, ev)
 	if err = normalise(err); !errors.Is(err, ErrDuplicate) {

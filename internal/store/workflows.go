@@ -31,8 +31,8 @@ type Workflow struct {
 	// step completes.
 	StepAttempts int `bson:"stepAttempts,omitempty" json:"stepAttempts,omitempty"`
 	// AttemptStepIndex and StepAttemptsStarted count how often the
-	// workflow-processor started step AttemptStepIndex, recorded before
-	// the step runs (RecordStepAttempt), so an attempt the function's
+	// workflow-processor started step AttemptStepIndex, recorded while a long
+	// attempt runs (RecordStepAttempt), so an attempt the function's
 	// timeout killed before it could checkpoint is counted too.
 	AttemptStepIndex    int `bson:"attemptStepIndex,omitempty" json:"attemptStepIndex,omitempty"`
 	StepAttemptsStarted int `bson:"stepAttemptsStarted,omitempty" json:"stepAttemptsStarted,omitempty"`
@@ -104,7 +104,7 @@ func getByID[T any](ctx context.Context, coll lungo.ICollection, id string) (T, 
 	return out, normalise(err)
 }
 
-// RecordStepAttempt records, before it runs, that step stepIndex of a
+// RecordStepAttempt records, while a long attempt runs, that step stepIndex of a
 // pending or processing workflow is being started, and returns how many
 // times it has been started, this time included. Only the furthest step
 // started is counted: a run that resumes from an earlier checkpoint

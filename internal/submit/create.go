@@ -39,62 +39,96 @@ type Origin struct {
 	Fits func(events.Envelope) error
 }
 
-// CreateWorkflow is the one way a workflow comes to be: it builds the
-// workflow.created of p (with o's id and createdAt), validated against the
-// catalog, and stores the workflow as pending. It returns the event for
-// the caller to emit. When the workflow was stored before, the error wraps
-// store.ErrDuplicate and the workflow returned is the stored one.
-func CreateWorkflow(ctx context.Context, st Creator, o Origin, p events.WorkflowCreatedPayload) (events.Envelope, store.Workflow, error) {
+// Creation is a workflow or task built and checked but not stored yet:
+// its *.created event and its pending projection (one of Workflow, Task).
+// A caller that writes other documents beside it stores it with Store.
+type Creation struct {
+	Event    events.Envelope
+	Workflow *store.Workflow
+	Task     *store.Task
+}
+
+// NewWorkflow builds the workflow.created of p (with o's id and
+// createdAt), validated against the catalog, and the pending workflow it
+// creates, storing nothing.
+func NewWorkflow(o Origin, p events.WorkflowCreatedPayload) (Creation, error) {
 	p.WorkflowID, p.CreatedAt = o.ID, o.At
-	env, err := WorkflowEvent(o, p)
+	env, err := o.event(p)
 	if err != nil {
-		return env, store.Workflow{}, err
+		return Creation{Event: env}, err
 	}
-	wf, err := st.CreateWorkflow(ctx, store.Workflow{
+	return Creation{Event: env, Workflow: &store.Workflow{
 		WorkflowID: p.WorkflowID, Name: p.Name, Steps: p.Steps, Priority: string(p.Priority), Input: store.JSONDoc(p.Input),
 		EventID: env.EventID, CorrelationID: o.WebhookEventID, WebhookEventID: o.WebhookEventID, PartnerID: o.Metadata.PartnerID,
 		IdempotencyKey: o.IdempotencyKey, RequestHash: o.RequestHash, CreatedAt: o.At.Time,
-	})
-	if err != nil {
-		return env, wf, fmt.Errorf("store workflow: %w", err)
-	}
-	return env, wf, nil
+	}}, nil
 }
 
-// CreateTask is the one way a task comes to be: it builds the
-// task.created of p (with o's id and createdAt, retryCount 0), validated
-// against the catalog, and stores the task as pending. It returns the
-// event for the caller to emit. When the task was stored before, the
-// error wraps store.ErrDuplicate and the task returned is the stored one.
-func CreateTask(ctx context.Context, st Creator, o Origin, p events.TaskCreatedPayload) (events.Envelope, store.Task, error) {
+// NewTask builds the task.created of p (with o's id and createdAt,
+// retryCount 0), validated against the catalog, and the pending task it
+// creates, storing nothing.
+func NewTask(o Origin, p events.TaskCreatedPayload) (Creation, error) {
 	p.TaskID, p.CreatedAt, p.RetryCount = o.ID, o.At, 0
-	env, err := TaskEvent(o, p)
+	env, err := o.event(p)
 	if err != nil {
-		return env, store.Task{}, err
+		return Creation{Event: env}, err
 	}
-	t, err := st.CreateTask(ctx, store.Task{
+	return Creation{Event: env, Task: &store.Task{
 		TaskID: p.TaskID, Type: string(p.Type), Data: store.JSONDoc(p.Data), MaxRetries: p.MaxRetries,
 		EventID: env.EventID, CorrelationID: o.WebhookEventID, WebhookEventID: o.WebhookEventID, PartnerID: o.Metadata.PartnerID,
 		IdempotencyKey: o.IdempotencyKey, RequestHash: o.RequestHash, CreatedAt: o.At.Time,
-	})
-	if err != nil {
-		return env, t, fmt.Errorf("store task: %w", err)
+	}}, nil
+}
+
+// Store stores the pending projection, in one command. When it was stored
+// before, the error wraps store.ErrDuplicate and the stored one replaces
+// c's.
+func (c *Creation) Store(ctx context.Context, st Creator) error {
+	var err error
+	switch {
+	case c.Workflow != nil:
+		var wf store.Workflow
+		wf, err = st.CreateWorkflow(ctx, *c.Workflow)
+		c.Workflow = &wf
+		if err != nil {
+			err = fmt.Errorf("store workflow: %w", err)
+		}
+	case c.Task != nil:
+		var t store.Task
+		t, err = st.CreateTask(ctx, *c.Task)
+		c.Task = &t
+		if err != nil {
+			err = fmt.Errorf("store task: %w", err)
+		}
 	}
-	return env, t, nil
+	return err
 }
 
-// WorkflowEvent is the workflow.created CreateWorkflow would store for o
-// and p, storing nothing (to check it before anything else is stored).
-func WorkflowEvent(o Origin, p events.WorkflowCreatedPayload) (events.Envelope, error) {
-	p.WorkflowID, p.CreatedAt = o.ID, o.At
-	return o.event(p)
+// CreateWorkflow is the one way a workflow comes to be: it builds the
+// workflow.created of p (NewWorkflow) and stores the workflow as pending.
+// It returns the event for the caller to emit. When the workflow was
+// stored before, the error wraps store.ErrDuplicate and the workflow
+// returned is the stored one.
+func CreateWorkflow(ctx context.Context, st Creator, o Origin, p events.WorkflowCreatedPayload) (events.Envelope, store.Workflow, error) {
+	c, err := NewWorkflow(o, p)
+	if err != nil {
+		return c.Event, store.Workflow{}, err
+	}
+	err = c.Store(ctx, st)
+	return c.Event, *c.Workflow, err
 }
 
-// TaskEvent is the task.created CreateTask would store for o and p,
-// storing nothing.
-func TaskEvent(o Origin, p events.TaskCreatedPayload) (events.Envelope, error) {
-	p.TaskID, p.CreatedAt, p.RetryCount = o.ID, o.At, 0
-	return o.event(p)
+// CreateTask is the one way a task comes to be: it builds the task.created
+// of p (NewTask) and stores the task as pending. It returns the event for
+// the caller to emit. When the task was stored before, the error wraps
+// store.ErrDuplicate and the task returned is the stored one.
+func CreateTask(ctx context.Context, st Creator, o Origin, p events.TaskCreatedPayload) (events.Envelope, store.Task, error) {
+	c, err := NewTask(o, p)
+	if err != nil {
+		return c.Event, store.Task{}, err
+	}
+	err = c.Store(ctx, st)
+	return c.Event, *c.Task, err
 }
 
 // event builds the validated *.created event of p with o's event id.

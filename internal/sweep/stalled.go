@@ -115,7 +115,7 @@ func (s *Sweeper) redriveWebhookEvent(ctx context.Context, st *Stats, row store.
 		if status, msg, ok := wf.Settled(); ok {
 			return s.settle(ctx, row, status, msg)
 		}
-		return s.redrive(ctx, st, wf.ID, events.WorkflowCreated, driven)
+		return s.redriveStarted(ctx, st, row, wf.ID, events.WorkflowCreated, driven)
 	case taskDoc != nil:
 		t := task.FromDocument(*taskDoc)
 		if status, msg, ok := t.Settled(); ok {
@@ -124,22 +124,51 @@ func (s *Sweeper) redriveWebhookEvent(ctx context.Context, st *Stats, row store.
 		if t.RetryScheduled() {
 			return nil // its retry is due later; the retry pass re-emits it
 		}
-		return s.redrive(ctx, st, t.ID, events.TaskCreated, driven)
+		return s.redriveStarted(ctx, st, row, t.ID, events.TaskCreated, driven)
 	}
 	doc, err := s.cfg.Store.LatestDrivingEvent(ctx, row.EventID, true, events.WorkflowCreated, events.TaskCreated)
 	if errors.Is(err, store.ErrNotFound) {
 		s.cfg.Logger.WarnContext(ctx, "stalled webhook event started nothing that was stored: routing it again",
 			"webhookEventId", row.EventID)
-		if err := s.cfg.Router.Route(ctx, row); err != nil {
-			st.RedriveFailed++
-			s.cfg.Logger.WarnContext(ctx, "stalled webhook event not routable", "webhookEventId", row.EventID, "error", err)
-		}
+		s.routeAgain(ctx, st, row)
 		return nil
 	}
 	if err != nil {
 		return err
 	}
 	return s.publishStored(ctx, doc, row.EventID, driven)
+}
+
+// redriveStarted drives on the workflow or task a stalled webhook event
+// started; when its driving event was never stored (the webhook function
+// writes the projection and the events side by side, and stopped between
+// them), routing the row again stores it, with the same ids, and
+// publishes it.
+func (s *Sweeper) redriveStarted(ctx context.Context, st *Stats, row store.WebhookEvent, aggregateID string, typ events.Type, driven map[string]bool) error {
+	if driven[aggregateID] {
+		return nil
+	}
+	doc, err := s.cfg.Store.LatestDrivingEvent(ctx, aggregateID, false, typ)
+	if errors.Is(err, store.ErrNotFound) {
+		s.cfg.Logger.WarnContext(ctx, "stalled webhook event's work has no stored event: routing it again",
+			"webhookEventId", row.EventID, "aggregateId", aggregateID)
+		driven[aggregateID] = true
+		s.routeAgain(ctx, st, row)
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	return s.publishStored(ctx, doc, aggregateID, driven)
+}
+
+// routeAgain routes a stalled webhook event again; a failure is counted
+// and logged, and the next stall period tries again.
+func (s *Sweeper) routeAgain(ctx context.Context, st *Stats, row store.WebhookEvent) {
+	if err := s.cfg.Router.Route(ctx, row); err != nil {
+		st.RedriveFailed++
+		s.cfg.Logger.WarnContext(ctx, "stalled webhook event not routable", "webhookEventId", row.EventID, "error", err)
+	}
 }
 
 func (s *Sweeper) settle(ctx context.Context, row store.WebhookEvent, status, msg string) error {
@@ -160,8 +189,9 @@ func (s *Sweeper) redrive(ctx context.Context, st *Stats, aggregateID string, ty
 	}
 	doc, err := s.cfg.Store.LatestDrivingEvent(ctx, aggregateID, false, typ)
 	if errors.Is(err, store.ErrNotFound) {
+		// Not marked driven: a webhook row that started it routes it
+		// again in the webhook pass (redriveStarted).
 		st.RedriveFailed++
-		driven[aggregateID] = true
 		s.cfg.Logger.WarnContext(ctx, "stalled and no stored event drives it", "aggregateId", aggregateID, "eventType", typ)
 		return nil
 	}

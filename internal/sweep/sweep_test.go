@@ -248,6 +248,25 @@ func TestSweeperRedrivesWhatStalledAndNothingElse(t *testing.T) {
 				webhookRow = row.EventID
 				return []string{ev}
 			}},
+		{name: "processing webhook row whose projection was stored but not its event is routed again with the same ids",
+			// The webhook function writes the projection and the events
+			// side by side; here it stopped between them. The workflow
+			// pass finds nothing to publish (RedriveFailed), the webhook
+			// pass routes the row again.
+			advance: stall, want: sweep.Stats{WorkflowsRedriven: 1, WebhooksRedriven: 1, RedriveFailed: 1},
+			webhookStatus: webhookstatus.Processing,
+			setup: func(t *testing.T, h *harness) []string {
+				ctx := context.Background()
+				row, _ := routedWebhook(t, h, false)
+				webhookRow = row.EventID
+				require.NoError(t, h.Store.SetWebhookStatus(ctx, row.EventID, webhookstatus.Processing, ""))
+				wfID := events.DeriveID(events.WorkflowIDPrefix, row.EventID, "workflow", "run-0")
+				created := events.DeriveID(events.EventIDPrefix, row.EventID, string(events.WorkflowCreated), "run-0")
+				_, err := h.Store.CreateWorkflow(ctx, store.Workflow{WorkflowID: wfID, Name: "Invoice Sync", Steps: []string{"validate"},
+					Priority: "high", EventID: created, WebhookEventID: row.EventID, CreatedAt: h.clock.Now()})
+				require.NoError(t, err)
+				return []string{created}
+			}},
 		{name: "processing webhook row whose workflow completed is settled",
 			advance: stall, want: sweep.Stats{WebhooksRedriven: 1}, webhookStatus: webhookstatus.Completed,
 			setup: func(t *testing.T, h *harness) []string {

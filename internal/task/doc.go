@@ -1,7 +1,8 @@
 // Package task is the task-processor's domain: executors by task type
 // behind small interfaces (email_notification through a Mailer: SES v2 on
 // AWS, .eml files locally; data_export and report_generation through an
-// objects.Store: S3 on AWS, files locally), and the processing of task.created
+// objects.Store: S3 on AWS, files locally; the AWS ones are built in
+// package taskaws, so only the task-processor links their clients), and the processing of task.created
 // batches into seed 003's lifecycle: task.processing, then task.completed,
 // task.failed (with nextRetryAt) or task.dead_letter.
 //

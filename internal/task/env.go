@@ -1,15 +1,10 @@
 package task
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
-
-	awsconfig "github.com/aws/aws-sdk-go-v2/config"
-	"github.com/aws/aws-sdk-go-v2/service/s3"
-	"github.com/aws/aws-sdk-go-v2/service/sesv2"
 
 	"github.com/streamops/streamops/events"
 	"github.com/streamops/streamops/internal/objects"
@@ -78,34 +73,33 @@ type ReadStore interface {
 	EventCounter
 }
 
-// NewExecutors builds the executor of every task type on the backends cfg
-// chooses, loading the AWS configuration (region, credentials) only when an
-// AWS backend is used.
-func NewExecutors(ctx context.Context, cfg BackendConfig, st ReadStore) (Executors, error) {
+// Backends are where the executors send email and store files.
+type Backends struct {
+	Mailer  Mailer
+	Objects objects.Store
+}
+
+// LocalBackends are the local stack's: .eml files under cfg.DataDir/mail
+// and files under cfg.DataDir/objects. The deployed task-processor's, SES
+// and S3, are taskaws.Backends, in a package of its own so that only the
+// function that sends and stores links those clients.
+func LocalBackends(cfg BackendConfig) Backends {
 	cfg.setDefaults()
-	if err := cfg.Validate(); err != nil {
-		return nil, err
-	}
+	return Backends{Mailer: FileMailer{Dir: filepath.Join(cfg.DataDir, "mail")},
+		Objects: objects.Files{Dir: filepath.Join(cfg.DataDir, "objects"), DefaultBucket: "local"}}
+}
+
+// NewExecutors builds the executor of every task type on b.
+func NewExecutors(b Backends, st ReadStore) (Executors, error) {
 	if st == nil {
 		return nil, errors.New("task: NewExecutors needs the store")
 	}
-	var mailer Mailer = FileMailer{Dir: filepath.Join(cfg.DataDir, "mail")}
-	var objs objects.Store = objects.Files{Dir: filepath.Join(cfg.DataDir, "objects"), DefaultBucket: "local"}
-	if cfg.EmailSender != "" || cfg.ExportBucket != "" {
-		aws, err := awsconfig.LoadDefaultConfig(ctx)
-		if err != nil {
-			return nil, fmt.Errorf("task: load AWS config: %w", err)
-		}
-		if cfg.EmailSender != "" {
-			mailer = SESMailer{Client: sesv2.NewFromConfig(aws), From: cfg.EmailSender, ConfigurationSet: cfg.SESConfigurationSet}
-		}
-		if cfg.ExportBucket != "" {
-			objs = objects.S3{Client: s3.NewFromConfig(aws), Bucket: cfg.ExportBucket}
-		}
+	if b.Mailer == nil || b.Objects == nil {
+		return nil, errors.New("task: NewExecutors needs a mailer and an object store")
 	}
 	return Executors{
-		events.TaskEmailNotification: EmailExecutor{Mailer: mailer},
-		events.TaskDataExport:        DataExportExecutor{Source: st, Objects: objs},
-		events.TaskReportGeneration:  ReportExecutor{Events: st, Objects: objs},
+		events.TaskEmailNotification: EmailExecutor{Mailer: b.Mailer},
+		events.TaskDataExport:        DataExportExecutor{Source: st, Objects: b.Objects},
+		events.TaskReportGeneration:  ReportExecutor{Events: st, Objects: b.Objects},
 	}, nil
 }

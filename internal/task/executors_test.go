@@ -10,9 +10,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/service/sesv2"
-	sestypes "github.com/aws/aws-sdk-go-v2/service/sesv2/types"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -100,49 +97,6 @@ func TestFileMailerWritesOneEMLPerTask(t *testing.T) {
 		"Message-ID: <task-1@streamops.local>\r\n", "\r\n\r\nHello\r\nWorld"} {
 		assert.Contains(t, eml, want)
 	}
-}
-
-type fakeSES struct {
-	err error
-	in  *sesv2.SendEmailInput
-}
-
-func (f *fakeSES) SendEmail(_ context.Context, in *sesv2.SendEmailInput, _ ...func(*sesv2.Options)) (*sesv2.SendEmailOutput, error) {
-	f.in = in
-	if f.err != nil {
-		return nil, f.err
-	}
-	return &sesv2.SendEmailOutput{MessageId: aws.String("0100018c-ses")}, nil
-}
-
-func TestSESMailerSendsAndClassifiesRefusals(t *testing.T) {
-	tests := []struct {
-		name      string
-		err       error
-		retryable bool
-	}{
-		{"rejected", &sestypes.MessageRejected{Message: aws.String("Email address is not verified")}, false},
-		{"sender not verified", &sestypes.MailFromDomainNotVerifiedException{}, false},
-		{"throttled", &sestypes.TooManyRequestsException{}, true},
-		{"network", errors.New("dial tcp: i/o timeout"), true},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			_, err := SESMailer{Client: &fakeSES{err: tt.err}, From: "noreply@streamops.dev"}.Send(context.Background(), Email{ID: "task-1", To: "a@example.com"})
-			code, retryable := codeOf(err)
-			assert.Equal(t, CodeEmail, code)
-			assert.Equal(t, tt.retryable, retryable)
-		})
-	}
-	f := &fakeSES{}
-	id, err := SESMailer{Client: f, From: "noreply@streamops.dev", ConfigurationSet: "cs"}.Send(context.Background(),
-		Email{ID: "task-1", To: "a@example.com", Subject: "S", Text: "T"})
-	require.NoError(t, err)
-	assert.Equal(t, "0100018c-ses", id)
-	assert.Equal(t, "noreply@streamops.dev", aws.ToString(f.in.FromEmailAddress))
-	assert.Equal(t, []string{"a@example.com"}, f.in.Destination.ToAddresses)
-	assert.Equal(t, "T", aws.ToString(f.in.Content.Simple.Body.Text.Data))
-	assert.Equal(t, "cs", aws.ToString(f.in.ConfigurationSetName))
 }
 
 type fakeDocs struct {

@@ -176,7 +176,7 @@ func TestNonRetryableErrorDeadLettersTheTaskAtOnce(t *testing.T) {
 func TestTasksOfEveryTypeCompleteOnTheLocalBackends(t *testing.T) {
 	dir := t.TempDir()
 	h := newHarness(t, nil)
-	executors, err := task.NewExecutors(context.Background(), task.BackendConfig{DataDir: dir}, h.env.Store)
+	executors, err := task.NewExecutors(task.LocalBackends(task.BackendConfig{DataDir: dir}), h.env.Store)
 	require.NoError(t, err)
 	h = h.with(t, executors)
 	ev := streamtest.Load(t, fixtureDir, "tasks-batch.json")

@@ -25,6 +25,7 @@ func fromCheckpoint(cp store.WorkflowCheckpoint) State {
 		Status: cp.Status, Next: cp.CurrentStepIndex, Attempts: cp.StepAttempts, Error: cp.Error,
 		EventID: cp.EventID, CorrelationID: cp.CorrelationID, WebhookEventID: cp.WebhookEventID, PartnerID: cp.PartnerID,
 		CreatedAt: cp.CreatedAt, StartedAt: cp.StartedAt, CompletedAt: cp.CompletedAt,
+		AttemptStep: cp.AttemptStepIndex, AttemptsStarted: cp.StepAttemptsStarted,
 	}
 	if cp.StepResults != nil {
 		s.Done = make([]StepDone, len(cp.StepResults))

@@ -34,9 +34,19 @@ func TestStateRoundTripsEveryCheckpointField(t *testing.T) {
 	assert.Equal(t, []json.RawMessage{json.RawMessage(`{"id":1}`)}, st.Resume)
 	assert.Equal(t, FromDocument(cp.Workflow).Done, st.Done)
 
-	// What a checkpoint does not write is not carried: the store keeps it.
+	// What a checkpoint does not write is not carried, except the long
+	// attempts the store recorded while a step ran, which are loaded and
+	// never saved (RecordStepAttempt writes them).
 	cp.IdempotencyKey, cp.RequestHash, cp.UpdatedAt, cp.AttemptStepIndex, cp.StepAttemptsStarted = "key", "hash", at, 1, 3
-	assert.Equal(t, st, fromCheckpoint(cp))
+	want := st
+	want.AttemptStep, want.AttemptsStarted = 1, 3
+	loaded := fromCheckpoint(cp)
+	assert.Equal(t, want, loaded)
+	assert.Equal(t, 4, loaded.StepStarts(1), "three recorded long attempts and this one")
+	assert.Equal(t, 1, loaded.StepStarts(2))
+	saved := loaded.document()
+	assert.Zero(t, saved.AttemptStepIndex)
+	assert.Zero(t, saved.StepAttemptsStarted)
 }
 
 func TestStepStatusIsWhereEachStepStands(t *testing.T) {

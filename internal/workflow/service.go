@@ -22,7 +22,7 @@ type StateStore interface {
 	EnqueueOutbox(ctx context.Context, entries ...store.OutboxEntry) (store.InsertResult, error)
 	SettleWebhookEvents(ctx context.Context, outcomes ...store.WebhookOutcome) (int, error)
 	SaveWorkflowCheckpoints(ctx context.Context, cps ...store.WorkflowCheckpoint) (int, error)
-	// RecordStepAttempt records that a step is starting and returns how
+	// RecordStepAttempt records that a long step attempt is running and returns how
 	// often it was started (store.Store.RecordStepAttempt).
 	RecordStepAttempt(ctx context.Context, workflowID string, stepIndex int) (int, error)
 }

@@ -29,6 +29,11 @@ type State struct {
 	// Attempts counts the next step's transient failures in a row; 0 once
 	// it completes.
 	Attempts int
+	// AttemptStep and AttemptsStarted are the step whose long attempts the
+	// store recorded while they ran, and how many: attempts that outlived
+	// the function's timeout were killed before any checkpoint, and only
+	// this count says they were tried. Loaded, never saved with a State.
+	AttemptStep, AttemptsStarted int
 	// Done holds one entry per finished step, in order.
 	Done []StepDone
 	// Resume are the records step Next reads, kept while the workflow is
@@ -88,6 +93,15 @@ func (s *State) Start(now time.Time) int {
 // resumes there with records.
 func (s *State) Pause(i int, records []json.RawMessage) {
 	s.Next, s.Resume = i, slices.Clone(records)
+}
+
+// StepStarts is how many times step i has been started, this start
+// included.
+func (s *State) StepStarts(i int) int {
+	if s.AttemptStep == i {
+		return 1 + s.AttemptsStarted
+	}
+	return 1
 }
 
 // StartedTooOften reports whether step Next, started started times (this

@@ -50,3 +50,15 @@ func Unsettled() []string { return []string{Received, Processing} }
 // IsOutcome reports whether s is how the work an event started can end:
 // completed or failed.
 func IsOutcome(s string) bool { return s == Completed || s == Failed }
+
+// Run is the processing attempt whose ids routing a row in status, with
+// retryCount attempts counted, uses: a processing row has counted the
+// attempt that routed it, so routing it again repeats that attempt's ids
+// and what it stored becomes a duplicate, not a twin; any other row starts
+// attempt retryCount.
+func Run(status string, retryCount int) int {
+	if status == Processing && retryCount > 0 {
+		return retryCount - 1
+	}
+	return retryCount
+}

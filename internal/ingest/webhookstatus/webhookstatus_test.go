@@ -38,3 +38,21 @@ func TestEveryStatusHasTransitions(t *testing.T) {
 	assert.False(t, IsOutcome(Skipped))
 	assert.False(t, IsOutcome(Processing))
 }
+
+func TestRoutingAgainRepeatsTheAttemptAProcessingRowCounted(t *testing.T) {
+	tests := []struct {
+		status     string
+		retryCount int
+		want       int
+	}{
+		{Received, 0, 0},
+		{Processing, 1, 0},
+		{Processing, 3, 2},
+		{Processing, 0, 0},
+		{Failed, 1, 1},
+		{Failed, 4, 4},
+	}
+	for _, tc := range tests {
+		assert.Equal(t, tc.want, Run(tc.status, tc.retryCount), "%s with %d attempts counted", tc.status, tc.retryCount)
+	}
+}

@@ -94,7 +94,7 @@ var (
 
 // buildFunctions builds every function's main for this machine, the way
 // the Lambda build does (-tags lambda.norpc), once per test binary.
-func buildFunctions(t *testing.T) string {
+func buildFunctions(t testing.TB) string {
 	t.Helper()
 	buildOnce.Do(func() {
 		binDir, buildErr = os.MkdirTemp("", "streamops-functions-")

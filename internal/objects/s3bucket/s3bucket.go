@@ -1,4 +1,4 @@
-package objects
+package s3bucket
 
 import (
 	"context"
@@ -13,9 +13,10 @@ import (
 	"github.com/aws/smithy-go"
 
 	"github.com/streamops/streamops/internal/fault"
+	"github.com/streamops/streamops/internal/objects"
 )
 
-// S3API is the part of the S3 client S3 uses; *s3.Client implements it.
+// S3API is the part of the S3 client Bucket uses; *s3.Client implements it.
 type S3API interface {
 	PutObject(ctx context.Context, in *s3.PutObjectInput, opts ...func(*s3.Options)) (*s3.PutObjectOutput, error)
 }
@@ -25,10 +26,11 @@ type PresignAPI interface {
 	PresignGetObject(ctx context.Context, in *s3.GetObjectInput, opts ...func(*s3.PresignOptions)) (*v4.PresignedHTTPRequest, error)
 }
 
-// S3 stores objects in one S3 bucket, server-side encrypted. A
-// destination naming another bucket is refused: a caller may not write
-// wherever the function's role happens to reach.
-type S3 struct {
+// Bucket stores objects in one S3 bucket, server-side encrypted: the
+// objects.Store of the deployed functions. A destination naming another
+// bucket is refused: a caller may not write wherever the function's role
+// happens to reach.
+type Bucket struct {
 	// Client uploads. Required.
 	Client S3API
 	// Bucket is the one bucket written. Required.
@@ -42,9 +44,9 @@ type S3 struct {
 
 // Put uploads the object and returns s3://bucket/key, or a presigned link
 // with Presign.
-func (s S3) Put(ctx context.Context, obj Object) (string, error) {
+func (s Bucket) Put(ctx context.Context, obj objects.Object) (string, error) {
 	if obj.Bucket != "" && obj.Bucket != s.Bucket {
-		return "", fault.Permanent(CodeInvalidDestination, "destination bucket %q is not the export bucket", obj.Bucket)
+		return "", fault.Permanent(objects.CodeInvalidDestination, "destination bucket %q is not the export bucket", obj.Bucket)
 	}
 	in := &s3.PutObjectInput{
 		Bucket:               aws.String(s.Bucket),
@@ -68,7 +70,7 @@ func (s S3) Put(ctx context.Context, obj Object) (string, error) {
 	req, err := s.Presign.PresignGetObject(ctx, &s3.GetObjectInput{Bucket: aws.String(s.Bucket), Key: aws.String(obj.Key)},
 		s3.WithPresignExpires(ttl))
 	if err != nil {
-		return "", fault.Retryable(CodeStorage, fmt.Errorf("link %s: %w", obj.Key, err))
+		return "", fault.Retryable(objects.CodeStorage, fmt.Errorf("link %s: %w", obj.Key, err))
 	}
 	return req.URL, nil
 }
@@ -80,8 +82,8 @@ func classifyS3(err error) error {
 	if errors.As(err, &api) {
 		switch api.ErrorCode() {
 		case "NoSuchBucket", "AccessDenied", "InvalidBucketName", "AllAccessDisabled":
-			return &fault.Error{Code: CodeStorage, Message: "S3 refused the upload: " + api.ErrorCode(), Err: err}
+			return &fault.Error{Code: objects.CodeStorage, Message: "S3 refused the upload: " + api.ErrorCode(), Err: err}
 		}
 	}
-	return fault.Retryable(CodeStorage, err)
+	return fault.Retryable(objects.CodeStorage, err)
 }

@@ -1,0 +1,228 @@
+// Command benchtable is `make bench`: it runs the performance benchmarks
+// with their baselines on the embedded engine and, when MONGODB_URI is
+// set, on that MongoDB too, builds the Lambda bootstraps, and prints one
+// table of the ratios the performance goals are stated in (README:
+// Performance), each row naming its engine.
+//
+// It runs `go test -bench` itself, one package at a time (-p 1, so no two
+// benchmarks share the CPUs), echoes the raw benchmark lines to stderr,
+// and reads them back: a line is the benchmark's name, its iteration
+// count, then value-unit pairs (ns/op and every b.ReportMetric).
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"flag"
+	"fmt"
+	"io"
+	"maps"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// The benchmarks of the table: the sides each ratio needs, not their
+// slow one-at-a-time baselines (run those with go test directly).
+const (
+	benchTop = `^Benchmark(WebhookThroughput|Produce|WorkflowProcessor|TaskProcessor|StoreCommands|StartToReady|EventInsertIndexCost)$`
+	benchSub = `^(floor|minimum|handler|raw|bus|batch|claim-batch|function|indexes)`
+)
+
+var (
+	// storePkgs run on every engine; onceOnly do not touch the store.
+	storePkgs = []string{"./internal/httpapi", "./internal/workflow", "./internal/task", "./internal/store"}
+	onceOnly  = []string{"./internal/bus", "./internal/local/e2e"}
+	functions = []string{"webhook", "api", "workflow-processor", "task-processor", "outbox-relay", "retry-sweeper", "archiver", "kafka-topics"}
+)
+
+func main() {
+	benchtime := flag.String("benchtime", "3x", "-benchtime on the embedded engine")
+	mongoBenchtime := flag.String("mongo-benchtime", "1x", "-benchtime on the MongoDB at MONGODB_URI")
+	quickBenchtime := flag.String("quick-benchtime", "30x", "-benchtime of the benchmarks that do not touch the store (produce: 10,000 records an iteration, about 20 ms; start to ready: a cold start): more iterations than the others, so a busy machine's noise averages out")
+	flag.Parse()
+	if err := run(os.Stdout, *benchtime, *mongoBenchtime, *quickBenchtime); err != nil {
+		fmt.Fprintln(os.Stderr, "benchtable:", err)
+		os.Exit(1)
+	}
+}
+
+func run(out io.Writer, benchtime, mongoBenchtime, quickBenchtime string) error {
+	start := time.Now()
+	results := map[string]map[string]result{} // engine → benchmark name → result
+	embedded, err := goBench("embedded", benchtime, storePkgs)
+	if err != nil {
+		return err
+	}
+	quick, err := goBench("embedded", quickBenchtime, onceOnly)
+	if err != nil {
+		return err
+	}
+	maps.Copy(embedded, quick)
+	results["embedded"] = embedded
+	engines := []string{"embedded"}
+	if os.Getenv("MONGODB_URI") != "" {
+		mongo, err := goBench("mongodb", mongoBenchtime, storePkgs)
+		if err != nil {
+			return err
+		}
+		results["mongodb"] = mongo
+		engines = append(engines, "mongodb")
+	}
+	sizes, err := bootstrapSizes()
+	if err != nil {
+		return err
+	}
+	var t table
+	t.build(results, engines, sizes)
+	fmt.Fprintf(out, "\n%s, %s/%s, %d CPUs, embedded -benchtime %s (produce and start to ready %s)", time.Now().UTC().Format("2006-01-02"), runtime.GOOS, runtime.GOARCH, runtime.NumCPU(), benchtime, quickBenchtime)
+	if len(engines) > 1 {
+		fmt.Fprintf(out, ", mongodb -benchtime %s", mongoBenchtime)
+	}
+	fmt.Fprintf(out, "; took %s\n\n", time.Since(start).Round(time.Second))
+	t.print(out)
+	return nil
+}
+
+// result is one benchmark line: its metrics by unit.
+type result map[string]float64
+
+var procSuffix = regexp.MustCompile(`-\d+$`)
+
+// parse reads `go test -bench` output: name, iterations, value-unit pairs.
+func parse(r io.Reader) map[string]result {
+	out := map[string]result{}
+	var lp lineParser
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	for sc.Scan() {
+		if name, res, ok := lp.feed(sc.Text()); ok {
+			out[name] = res
+		}
+	}
+	return out
+}
+
+// lineParser reads benchmark result lines. go test prints a benchmark's
+// name before running it and its figures after, so a log line of the code
+// under test can land between them: a name without figures waits for the
+// next line that is only figures.
+type lineParser struct{ pending string }
+
+func (lp *lineParser) feed(line string) (string, result, bool) {
+	f := strings.Fields(line)
+	if len(f) > 0 && strings.HasPrefix(f[0], "Benchmark") {
+		name := procSuffix.ReplaceAllString(f[0], "")
+		if res, ok := figures(f[1:]); ok {
+			lp.pending = ""
+			return name, res, true
+		}
+		lp.pending = name
+		return "", nil, false
+	}
+	if res, ok := figures(f); ok && lp.pending != "" {
+		name := lp.pending
+		lp.pending = ""
+		return name, res, true
+	}
+	return "", nil, false
+}
+
+// figures reads "iterations value unit value unit ...".
+func figures(f []string) (result, bool) {
+	if len(f) < 3 || f[2] != "ns/op" {
+		return nil, false
+	}
+	if _, err := strconv.Atoi(f[0]); err != nil {
+		return nil, false
+	}
+	res := result{}
+	for i := 1; i+1 < len(f); i += 2 {
+		if v, err := strconv.ParseFloat(f[i], 64); err == nil {
+			res[f[i+1]] = v
+		}
+	}
+	return res, true
+}
+
+// goBench runs the table's benchmarks of pkgs on engine and parses them.
+func goBench(engine, benchtime string, pkgs []string) (map[string]result, error) {
+	args := append([]string{"test", "-p", "1", "-run", "^$", "-bench", benchTop + "/" + benchSub,
+		"-benchtime", benchtime, "-timeout", "30m"}, pkgs...)
+	fmt.Fprintf(os.Stderr, "benchtable: %s: go %s\n", engine, strings.Join(args, " "))
+	cmd := exec.Command(goTool(), args...)
+	cmd.Env = append(os.Environ(), "STREAMOPS_TEST_ENGINE="+engine, "GOGC=400")
+	var buf bytes.Buffer
+	cmd.Stdout = io.MultiWriter(&buf, &benchLines{w: os.Stderr})
+	cmd.Stderr = os.Stderr
+	if err := cmd.Run(); err != nil {
+		return nil, fmt.Errorf("%s benchmarks: %w", engine, err)
+	}
+	return parse(&buf), nil
+}
+
+// benchLines passes on only what a reader of the run wants: each
+// benchmark's result (name and figures, on one line even when logs of
+// the code under test came between them) and the failures, not the logs.
+type benchLines struct {
+	w       io.Writer
+	partial []byte
+	lp      lineParser
+}
+
+func (b *benchLines) Write(p []byte) (int, error) {
+	b.partial = append(b.partial, p...)
+	for {
+		i := bytes.IndexByte(b.partial, '\n')
+		if i < 0 {
+			return len(p), nil
+		}
+		line := string(b.partial[:i])
+		b.partial = b.partial[i+1:]
+		if name, res, ok := b.lp.feed(line); ok {
+			fmt.Fprintf(b.w, "%s", name)
+			for _, unit := range slices.Sorted(maps.Keys(res)) {
+				fmt.Fprintf(b.w, "\t%g %s", res[unit], unit)
+			}
+			fmt.Fprintln(b.w)
+			continue
+		}
+		if strings.HasPrefix(line, "---") || strings.HasPrefix(line, "FAIL") || strings.HasPrefix(line, "ok") ||
+			strings.Contains(line, ".go:") && !strings.HasPrefix(line, "{") {
+			fmt.Fprintln(b.w, line)
+		}
+	}
+}
+
+func goTool() string { return filepath.Join(runtime.GOROOT(), "bin", "go") }
+
+// bootstrapSizes builds each function as `make build` does (arm64,
+// stripped) and returns the bootstraps' sizes in bytes.
+func bootstrapSizes() (map[string]int64, error) {
+	dir, err := os.MkdirTemp("", "benchtable-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(dir)
+	sizes := map[string]int64{}
+	for _, fn := range functions {
+		bin := filepath.Join(dir, fn)
+		cmd := exec.Command(goTool(), "build", "-tags", "lambda.norpc", "-trimpath", "-ldflags=-s -w", "-o", bin, "./functions/"+fn)
+		cmd.Env = append(os.Environ(), "GOOS=linux", "GOARCH=arm64", "CGO_ENABLED=0")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			return nil, fmt.Errorf("build %s: %w\n%s", fn, err, out)
+		}
+		fi, err := os.Stat(bin)
+		if err != nil {
+			return nil, err
+		}
+		sizes[fn] = fi.Size()
+	}
+	return sizes, nil
+}

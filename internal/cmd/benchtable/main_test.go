@@ -1,0 +1,54 @@
+package main
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+const sample = `goos: linux
+BenchmarkWebhookThroughput/floor-2         	       2	 112632598 ns/op	      4439 deliveries/s
+BenchmarkWebhookThroughput/handler-2       	{"time":"2026-11-24T08:10:56Z","level":"INFO","msg":"cold start"}
+       2	2873465512 ns/op	         4.000 commands/delivery	       174.0 deliveries/s
+BenchmarkProduce/bus-2        	      10	  19312877 ns/op	      1925 ns/record	    519573 records/s	 5967710 B/op	    1353 allocs/op
+PASS
+`
+
+func TestParseReadsEveryMetricOfABenchmarkLine(t *testing.T) {
+	got := parse(strings.NewReader(sample))
+	assert.Equal(t, map[string]result{
+		"BenchmarkWebhookThroughput/floor":   {"ns/op": 112632598, "deliveries/s": 4439},
+		"BenchmarkWebhookThroughput/handler": {"ns/op": 2873465512, "commands/delivery": 4, "deliveries/s": 174},
+		"BenchmarkProduce/bus":               {"ns/op": 19312877, "ns/record": 1925, "records/s": 519573, "B/op": 5967710, "allocs/op": 1353},
+	}, got)
+}
+
+func TestTableStatesEachRatioAgainstItsGoal(t *testing.T) {
+	var tb table
+	tb.build(map[string]map[string]result{"embedded": parse(strings.NewReader(sample))}, []string{"embedded"},
+		map[string]int64{"webhook": 14_000_000})
+	var out bytes.Buffer
+	tb.print(&out)
+	for _, want := range []string{
+		"| store commands per accepted webhook | embedded | 4.00 commands/delivery | 4.00 | ≤ 3.00 | no |",
+		"| webhook handler / floor (1 raw insert + 1 raw produce) | embedded | 174 vs 4,439 deliveries/s | 0.04 | ≥ 0.5 | no |",
+		"| produce path (bus) / raw franz-go, same records | kfake | not measured | - | ≥ 0.8 | - |",
+		"| stripped arm64 bootstrap: webhook | - | 14.0 MB | 14.0 | ≤ 15 | yes |",
+	} {
+		require.Contains(t, out.String(), want)
+	}
+}
+
+func TestBenchLinesPassesResultsAndFailuresNotLogs(t *testing.T) {
+	var out bytes.Buffer
+	w := &benchLines{w: &out}
+	for _, chunk := range []string{"BenchmarkProduce/bus-2 \t", "{\"level\":\"INFO\"}\n", "10\t19312877 ns/op\n", "ok  \tpkg\t1s\n"} {
+		_, err := w.Write([]byte(chunk))
+		require.NoError(t, err)
+	}
+	assert.Equal(t, "BenchmarkProduce/bus\t1.9312877e+07 ns/op\nok  \tpkg\t1s\n", out.String(),
+		"a result whose name and figures a log line split is put back together; the log is left out")
+}

@@ -1,0 +1,131 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"strings"
+)
+
+// row is one line of the table: a measure on an engine, what was
+// measured, the figure the goal is stated in, and the goal.
+type row struct {
+	measure, engine, measured, figure, goal string
+	met                                     bool
+	missing                                 bool
+	// info rows explain others; they have no goal.
+	info bool
+}
+
+type table struct{ rows []row }
+
+func (t *table) add(r row) { t.rows = append(t.rows, r) }
+
+// ratio adds a row comparing a side with its baseline on engine: the
+// goal is met when side/base ≥ atLeast.
+func (t *table) ratio(res map[string]result, engine, measure, side, base, unit string, atLeast float64) {
+	s, okS := res[side][unit]
+	b, okB := res[base][unit]
+	if !okS || !okB || b == 0 {
+		t.add(row{measure: measure, engine: engine, missing: true, goal: fmt.Sprintf("≥ %.2g", atLeast)})
+		return
+	}
+	t.add(row{measure: measure, engine: engine,
+		measured: fmt.Sprintf("%s vs %s %s", num(s), num(b), unit),
+		figure:   fmt.Sprintf("%.2f", s/b), goal: fmt.Sprintf("≥ %.2g", atLeast), met: s/b >= atLeast})
+}
+
+// atMost adds a row of one metric of a benchmark with an upper bound.
+func (t *table) atMost(res map[string]result, engine, measure, bench, unit string, limit float64, format string) {
+	v, ok := res[bench][unit]
+	if !ok {
+		t.add(row{measure: measure, engine: engine, missing: true, goal: "≤ " + fmt.Sprintf(format, limit)})
+		return
+	}
+	t.add(row{measure: measure, engine: engine, measured: fmt.Sprintf(format+" %s", v, unit),
+		figure: fmt.Sprintf(format, v), goal: "≤ " + fmt.Sprintf(format, limit), met: v <= limit})
+}
+
+func (t *table) build(results map[string]map[string]result, engines []string, sizes map[string]int64) {
+	for _, e := range engines {
+		t.atMost(results[e], e, "store commands per accepted webhook", "BenchmarkWebhookThroughput/handler", "commands/delivery", 3, "%.2f")
+	}
+	for _, e := range engines {
+		t.ratio(results[e], e, "webhook handler / floor (1 raw insert + 1 raw produce)",
+			"BenchmarkWebhookThroughput/handler", "BenchmarkWebhookThroughput/floor", "deliveries/s", 0.5)
+	}
+	for _, e := range engines {
+		t.ratio(results[e], e, "webhook contract minimum / floor (bound for any handler)",
+			"BenchmarkWebhookThroughput/minimum", "BenchmarkWebhookThroughput/floor", "deliveries/s", 0.5)
+	}
+	t.ratio(results["embedded"], "kfake", "produce path (bus) / raw franz-go, same records",
+		"BenchmarkProduce/bus", "BenchmarkProduce/raw", "records/s", 0.8)
+	for _, kind := range []string{"Workflow", "Task"} {
+		for _, e := range engines {
+			t.ratio(results[e], e, strings.ToLower(kind)+" processor, batch of 1,000 / processor-only",
+				"Benchmark"+kind+"Processor/batch=1000", "Benchmark"+kind+"Processor/batch=1000,processor-only", "records/s", 0.5)
+		}
+	}
+	// BenchmarkStoreCommands counts commands on the embedded engine only:
+	// a count, the same on MongoDB.
+	t.atMost(results["embedded"], "any", "outbox claims (batch of 100)", "BenchmarkStoreCommands/claim-batch-100", "commands/entry", 0.03, "%.3f")
+	for _, e := range engines {
+		for _, kind := range []string{"Workflow", "Task"} {
+			t.atMost(results[e], e, "MSK records, "+strings.ToLower(kind)+" batch of 1,000", "Benchmark"+kind+"Processor/batch=1000", "commands/record", 0.005, "%.3f")
+		}
+	}
+	if res, ok := results["mongodb"]; ok {
+		for _, commit := range []string{"2", "500"} {
+			seed := res["BenchmarkEventInsertIndexCost/indexes=seed/commit="+commit]["ns/op"]
+			only := res["BenchmarkEventInsertIndexCost/indexes=event_id-only/commit="+commit]["ns/op"]
+			if seed > 0 && only > 0 {
+				t.add(row{measure: "why: an events commit of " + commit + " with the seed's indexes / with event_id only", engine: "mongodb",
+					measured: fmt.Sprintf("%.1f vs %.1f ms", seed/1e6, only/1e6), figure: fmt.Sprintf("%.2f", seed/only), goal: "-", info: true})
+			}
+		}
+	}
+	for _, fn := range functions {
+		mb := float64(sizes[fn]) / 1e6
+		t.add(row{measure: "stripped arm64 bootstrap: " + fn, engine: "-", measured: fmt.Sprintf("%.1f MB", mb),
+			figure: fmt.Sprintf("%.1f", mb), goal: "≤ 15", met: mb <= 15})
+	}
+	for _, fn := range functions {
+		if fn == "kafka-topics" {
+			continue // a CloudFormation custom resource: its cold start is not on a request's path
+		}
+		t.atMost(results["embedded"], "embedded", "start to ready (exec → first /next): "+fn,
+			"BenchmarkStartToReady/function="+fn, "ms-to-ready", 50, "%.0f")
+	}
+}
+
+func (t *table) print(w io.Writer) {
+	fmt.Fprintln(w, "| measure | engine | measured | figure | goal | met |")
+	fmt.Fprintln(w, "|---|---|---|---|---|---|")
+	for _, r := range t.rows {
+		met := "no"
+		switch {
+		case r.missing:
+			r.measured, r.figure, met = "not measured", "-", "-"
+		case r.info:
+			met = "-"
+		case r.met:
+			met = "yes"
+		}
+		fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s |\n", r.measure, r.engine, r.measured, r.figure, r.goal, met)
+	}
+}
+
+// num prints a rate with thousands separators.
+func num(v float64) string {
+	s := fmt.Sprintf("%.0f", v)
+	if v < 100 {
+		return fmt.Sprintf("%.3g", v)
+	}
+	var b strings.Builder
+	for i, c := range s {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(c)
+	}
+	return b.String()
+}
