@@ -12,6 +12,7 @@ import (
 
 	"github.com/streamops/streamops/internal/apigw"
 	"github.com/streamops/streamops/internal/app"
+	"github.com/streamops/streamops/internal/objects/s3bucket"
 	"github.com/streamops/streamops/internal/outbox"
 	"github.com/streamops/streamops/internal/provider"
 	"github.com/streamops/streamops/internal/wire"
@@ -23,7 +24,7 @@ func main() {
 	handler := app.Must(wire.API(a, wire.APIOptions{
 		Providers: app.Must(provider.LoadProviders(os.Getenv("STREAMOPS_PROVIDERS_FILE"))),
 		Partners:  app.Must(outbox.LoadPartners(os.Getenv("STREAMOPS_PARTNERS_FILE"))),
-		Objects:   app.Must(app.ExportStore(ctx)),
+		Objects:   app.Must(s3bucket.ExportStore(ctx)),
 		Auth:      wire.Auth(os.Getenv("STREAMOPS_ADMIN_TOKEN"), os.Getenv("STREAMOPS_PARTNER_TOKENS")),
 	}))
 	lambda.Start(apigw.Handler(handler))

@@ -11,12 +11,12 @@ import (
 	"github.com/streamops/streamops/internal/app"
 	"github.com/streamops/streamops/internal/task"
 	"github.com/streamops/streamops/internal/task/taskaws"
-	"github.com/streamops/streamops/internal/wire"
+	"github.com/streamops/streamops/internal/wire/streamwire"
 )
 
 func main() {
 	ctx := context.Background()
 	a := app.Must(app.Open(ctx, app.FromEnv("task-processor")))
 	executors := app.Must(task.NewExecutors(app.Must(taskaws.Backends(task.BackendConfigFromEnv())), a.Store))
-	lambda.Start(app.Must(wire.TaskProcessor(a, executors, nil)))
+	lambda.Start(app.Must(streamwire.TaskProcessor(a, executors, nil)))
 }

@@ -9,10 +9,10 @@ import (
 	"github.com/aws/aws-lambda-go/lambda"
 
 	"github.com/streamops/streamops/internal/app"
-	"github.com/streamops/streamops/internal/wire"
+	"github.com/streamops/streamops/internal/wire/streamwire"
 )
 
 func main() {
 	a := app.Must(app.Open(context.Background(), app.FromEnv("workflow-processor")))
-	lambda.Start(app.Must(wire.WorkflowProcessor(a)))
+	lambda.Start(app.Must(streamwire.WorkflowProcessor(a)))
 }

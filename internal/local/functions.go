@@ -10,12 +10,14 @@ import (
 	"github.com/streamops/streamops/internal/bus"
 	"github.com/streamops/streamops/internal/emit"
 	"github.com/streamops/streamops/internal/objects"
+	"github.com/streamops/streamops/internal/objects/s3bucket"
 	"github.com/streamops/streamops/internal/outbox"
 	"github.com/streamops/streamops/internal/provider"
 	"github.com/streamops/streamops/internal/store"
 	"github.com/streamops/streamops/internal/task"
 	"github.com/streamops/streamops/internal/task/taskaws"
 	"github.com/streamops/streamops/internal/wire"
+	"github.com/streamops/streamops/internal/wire/streamwire"
 )
 
 // functions are the seven Lambda handlers.
@@ -103,7 +105,7 @@ func (w *wiring) apiFunction(ctx context.Context) (HTTPFunction, error) {
 	}
 	var objs objects.Store = objects.Files{Dir: filepath.Join(w.cfg.DataDir, "exports")}
 	if w.cfg.Getenv("STREAMOPS_EXPORT_BUCKET") != "" {
-		if objs, err = app.ExportStore(ctx); err != nil {
+		if objs, err = s3bucket.ExportStore(ctx); err != nil {
 			return nil, err
 		}
 	}
@@ -120,7 +122,7 @@ func (w *wiring) workflowProcessor() (KafkaFunction, error) {
 	if err != nil {
 		return nil, err
 	}
-	return wire.WorkflowProcessor(a)
+	return streamwire.WorkflowProcessor(a)
 }
 
 // taskProcessor: the executors' files under the stack's data directory,
@@ -143,7 +145,7 @@ func (w *wiring) taskProcessor(ctx context.Context) (KafkaFunction, error) {
 	for typ, ex := range w.opts.executors {
 		executors[typ] = ex
 	}
-	return wire.TaskProcessor(a, executors, w.opts.taskBackoff)
+	return streamwire.TaskProcessor(a, executors, w.opts.taskBackoff)
 }
 
 // outboxRelay: partners from STREAMOPS_PARTNERS_FILE, their secrets from

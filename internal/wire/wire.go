@@ -12,7 +12,6 @@ import (
 	"github.com/streamops/streamops/internal/apigw"
 	"github.com/streamops/streamops/internal/app"
 	"github.com/streamops/streamops/internal/archive"
-	"github.com/streamops/streamops/internal/backoff"
 	"github.com/streamops/streamops/internal/console"
 	"github.com/streamops/streamops/internal/history"
 	"github.com/streamops/streamops/internal/httpapi"
@@ -20,15 +19,10 @@ import (
 	"github.com/streamops/streamops/internal/objects"
 	"github.com/streamops/streamops/internal/outbox"
 	"github.com/streamops/streamops/internal/provider"
-	"github.com/streamops/streamops/internal/stream"
 	"github.com/streamops/streamops/internal/submit"
 	"github.com/streamops/streamops/internal/sweep"
 	"github.com/streamops/streamops/internal/task"
-	"github.com/streamops/streamops/internal/workflow"
 )
-
-// KafkaHandler handles one MSK batch (workflow-processor, task-processor).
-type KafkaHandler = func(context.Context, lambdaevents.KafkaEvent) error
 
 // ScheduledHandler handles one EventBridge Scheduler invocation
 // (outbox-relay, retry-sweeper, archiver).
@@ -135,27 +129,6 @@ func partnerConfigs(partners map[string]outbox.Partner, providers *provider.Regi
 	return out
 }
 
-// WorkflowProcessor is the workflow-processor function.
-func WorkflowProcessor(a *app.App) (KafkaHandler, error) {
-	svc, err := workflow.New(workflow.Config{Store: a.Store,
-		Runtime: stream.Runtime{Emitter: a.Emitter, ProcessorID: stream.ProcessorIDFromEnv(), Logger: a.Logger, Metrics: a.Metrics}})
-	if err != nil {
-		return nil, err
-	}
-	return processor(a, svc)
-}
-
-// TaskProcessor is the task-processor function, running tasks with
-// executors and spacing retries with retries (nil: task.DefaultBackoff).
-func TaskProcessor(a *app.App, executors task.Executors, retries backoff.Policy) (KafkaHandler, error) {
-	svc, err := task.New(task.Config{Store: a.Store, Executors: executors, Backoff: retries,
-		Runtime: stream.Runtime{Emitter: a.Emitter, ProcessorID: stream.ProcessorIDFromEnv(), Logger: a.Logger, Metrics: a.Metrics}})
-	if err != nil {
-		return nil, err
-	}
-	return processor(a, svc)
-}
-
 // OutboxRelay is the outbox-relay function, delivering to partners signed
 // with their secrets.
 func OutboxRelay(a *app.App, partners map[string]outbox.Partner, secrets provider.SecretSource) (ScheduledHandler, error) {
@@ -212,17 +185,6 @@ func Archiver(a *app.App) (ScheduledHandler, error) {
 func router(a *app.App, providers *provider.Registry) (*ingest.Service, error) {
 	return ingest.New(ingest.Config{Providers: providers, Secrets: provider.EnvSecrets{},
 		Store: a.Store, Emitter: a.Emitter, Logger: a.Logger, Metrics: a.Metrics})
-}
-
-// processor puts a stream processor, dead-lettering poison records, in
-// front of h.
-func processor(a *app.App, h stream.Handler) (KafkaHandler, error) {
-	proc, err := stream.New(stream.Config{Name: a.Name, Handler: h, DeadLetters: a.Store,
-		Publisher: a.Bus, Logger: a.Logger, Metrics: a.Metrics})
-	if err != nil {
-		return nil, err
-	}
-	return proc.HandleKafkaEvent, nil
 }
 
 // scheduled adapts a scheduled job's Run to the EventBridge invocation.

@@ -1,4 +1,4 @@
-package app
+package s3bucket
 
 import (
 	"context"
@@ -10,7 +10,6 @@ import (
 
 	"github.com/streamops/streamops/internal/awsenv"
 	"github.com/streamops/streamops/internal/objects"
-	"github.com/streamops/streamops/internal/objects/s3bucket"
 )
 
 // ExportLinkTTL is how long the link to an exported file stays valid.
@@ -18,11 +17,13 @@ const ExportLinkTTL = 15 * time.Minute
 
 // ExportStore is where exports too large for a response go: the S3 bucket
 // STREAMOPS_EXPORT_BUCKET when set (answered with a presigned link), else the
-// directory exports/ under STREAMOPS_DATA_DIR (default .streamops).
+// directory exports/ under STREAMOPS_DATA_DIR (default .streamops). It lives
+// here, not in package app, so that only the functions that export (api)
+// link the S3 client.
 func ExportStore(ctx context.Context) (objects.Store, error) {
 	if bucket := os.Getenv("STREAMOPS_EXPORT_BUCKET"); bucket != "" {
 		client := s3.NewFromConfig(awsenv.Config())
-		return s3bucket.Bucket{Client: client, Bucket: bucket, Presign: s3.NewPresignClient(client), LinkTTL: ExportLinkTTL}, nil
+		return Bucket{Client: client, Bucket: bucket, Presign: s3.NewPresignClient(client), LinkTTL: ExportLinkTTL}, nil
 	}
 	dir := os.Getenv("STREAMOPS_DATA_DIR")
 	if dir == "" {

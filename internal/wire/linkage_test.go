@@ -1,0 +1,63 @@
+package wire
+
+import (
+	"os/exec"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// TestFunctionsLinkOnlyWhatTheyCall lists each Lambda's dependencies as
+// `make build` compiles them and checks that none links a package only
+// another function calls: every imported package's initialisation and data
+// land in the bootstrap, whether or not the function calls it (README:
+// Performance, bootstrap sizes). A function that needs one of these
+// packages after all should say so here.
+func TestFunctionsLinkOnlyWhatTheyCall(t *testing.T) {
+	const mod = "github.com/streamops/streamops/"
+	const (
+		s3         = "github.com/aws/aws-sdk-go-v2/service/s3"
+		ses        = "github.com/aws/aws-sdk-go-v2/service/sesv2"
+		sdkConfig  = "github.com/aws/aws-sdk-go-v2/config"
+		httpapi    = mod + "internal/httpapi"
+		console    = mod + "internal/console"
+		outbox     = mod + "internal/outbox"
+		sweep      = mod + "internal/sweep"
+		archive    = mod + "internal/archive"
+		ingest     = mod + "internal/ingest"
+		workflow   = mod + "internal/workflow"
+		task       = mod + "internal/task"
+		wirePkg    = mod + "internal/wire"
+		localStack = mod + "internal/local"
+	)
+	everywhere := []string{sdkConfig, localStack}
+	tests := []struct {
+		function string
+		mustNot  []string
+	}{
+		{"webhook", []string{s3, ses, console, outbox, sweep, archive, wirePkg}},
+		{"api", []string{ses}},
+		{"workflow-processor", []string{s3, ses, httpapi, console, outbox, sweep, archive, ingest, wirePkg}},
+		{"task-processor", []string{httpapi, console, outbox, sweep, archive, ingest, wirePkg}},
+		{"kafka-topics", []string{s3, ses, httpapi, console, outbox, sweep, archive, ingest, workflow, task}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.function, func(t *testing.T) {
+			cmd := exec.Command("go", "list", "-deps", "-tags", "lambda.norpc", "./functions/"+tc.function)
+			cmd.Dir = "../.."
+			cmd.Env = append(cmd.Environ(), "GOOS=linux", "GOARCH=arm64", "CGO_ENABLED=0")
+			out, err := cmd.Output()
+			require.NoError(t, err, "go list -deps ./functions/%s", tc.function)
+			deps := map[string]bool{}
+			for _, p := range strings.Fields(string(out)) {
+				deps[p] = true
+			}
+			require.True(t, deps[mod+"internal/app"], "the listing is the function's: it opens the app")
+			for _, p := range append(tc.mustNot, everywhere...) {
+				assert.False(t, deps[p], "%s links %s", tc.function, p)
+			}
+		})
+	}
+}
