@@ -463,8 +463,11 @@ func skipPlain(p []byte, i int) int {
 		for i+8 <= len(p) {
 			if i+32 <= len(p) {
 				w := p[i : i+32 : i+32]
-				if special(binary.LittleEndian.Uint64(w[0:]))|special(binary.LittleEndian.Uint64(w[8:]))|
-					special(binary.LittleEndian.Uint64(w[16:]))|special(binary.LittleEndian.Uint64(w[24:])) == 0 {
+				w0, w1 := binary.LittleEndian.Uint64(w[0:]), binary.LittleEndian.Uint64(w[8:])
+				w2, w3 := binary.LittleEndian.Uint64(w[16:]), binary.LittleEndian.Uint64(w[24:])
+				// One verdict for the four words: their plain masks ANDed,
+				// their high bits ORed.
+				if (w0|w1|w2|w3|^(plainMask(w0)&plainMask(w1)&plainMask(w2)&plainMask(w3)))&highs == 0 {
 					i += 32
 					continue
 				}
@@ -485,24 +488,32 @@ func skipPlain(p []byte, i int) int {
 	}
 }
 
+const (
+	ones  = 0x0101010101010101
+	highs = 0x8080808080808080
+)
+
 // special is non-zero when one of the eight bytes in x is not plain ASCII
 // string content: below 0x20, '"', '\\', '<', '>', '&', or 0x80 and above.
-// It is the classic SWAR zero-byte test, (v-0x01..)&^v&0x80.., applied to
-// x with the special values mapped to zero: '"' and '&' differ only in bit
-// 0x04, '<' and '>' only in bit 0x02, so one test covers each pair.
 func special(x uint64) uint64 {
-	const (
-		ones  = 0x0101010101010101
-		highs = 0x8080808080808080
-	)
-	quoteAmp := (x ^ ones*'"') & (ones * 0xFB)
-	angles := (x ^ ones*'<') & (ones * 0xFD)
-	backslash := x ^ ones*'\\'
-	return ((quoteAmp-ones)&^quoteAmp |
-		(angles-ones)&^angles |
-		(backslash-ones)&^backslash |
-		(x-ones*0x20)&^x | // a byte below 0x20
-		x) & highs // x itself: a byte of 0x80 or more
+	return (x | ^plainMask(x)) & highs
+}
+
+// plainMask has the high bit of each byte of x set when that byte, its own
+// high bit cleared, is plain string content (not below 0x20, '"', '\\',
+// '<', '>' or '&'). It works on seven bits a byte so no sum carries into
+// the next byte, which makes it exact for every byte: b+0x60 reaches 0x80
+// exactly when b >= 0x20, and z+0x7F exactly when z != 0, with z the byte
+// XOR a special value. '"' and '&' differ only in bit 0x04, '<' and '>'
+// only in bit 0x02, so one comparison covers each pair.
+func plainMask(x uint64) uint64 {
+	const low7 = ones * 0x7F
+	y := x & low7
+	control := y + ones*0x60
+	quoteAmp := ((y & (ones * 0xFB)) ^ (ones * '"')) + low7
+	angles := ((y & (ones * 0xFD)) ^ (ones * '<')) + low7
+	backslash := (y ^ (ones * '\\')) + low7
+	return control & quoteAmp & angles & backslash
 }
 
 func (s *payloadScanner) escape() bool {

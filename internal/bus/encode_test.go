@@ -1,6 +1,8 @@
 package bus
 
 import (
+	"bytes"
+	"encoding/binary"
 	"encoding/json"
 	"reflect"
 	"runtime"
@@ -167,4 +169,28 @@ func TestEncodeInOrderEmitsInInputOrderFromManyGoroutines(t *testing.T) {
 		require.Equal(t, i, got)
 	}
 	require.Len(t, order, n)
+}
+
+// TestSpecialFlagsExactlyTheBytesJSONMarshalWouldTouch checks the word-wide
+// test of skipPlain against the byte table for every byte value at every
+// position of a word, beside every other byte value: a miss would publish
+// a payload json.Marshal would have rewritten or refused.
+func TestSpecialFlagsExactlyTheBytesJSONMarshalWouldTouch(t *testing.T) {
+	isSpecial := func(b byte) bool { return byteClass[b] != classPlain || b >= 0x80 }
+	for pos := range 8 {
+		for b := range 256 {
+			for other := range 256 {
+				w := bytes.Repeat([]byte{byte(other)}, 8)
+				w[pos] = byte(b)
+				x := binary.LittleEndian.Uint64(w)
+				want := isSpecial(byte(b)) || isSpecial(byte(other))
+				if got := special(x) != 0; got != want {
+					t.Fatalf("special(% x) = %v, want %v", w, got, want)
+				}
+				if got := (x|^plainMask(x))&highs != 0; got != want {
+					t.Fatalf("plainMask(% x) says special %v, want %v", w, got, want)
+				}
+			}
+		}
+	}
 }
