@@ -1,11 +1,11 @@
 package workflow_test
 
 import (
+	"encoding/json"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/streamops/streamops/events"
 	"github.com/streamops/streamops/internal/store"
@@ -20,38 +20,21 @@ import (
 // and a valid record behind it on the same key (so the same partition)
 // completes.
 func TestEveryPoisonKindIsDeadLetteredAndTheRecordBehindItCompletes(t *testing.T) {
-	tests := []struct{ name, value, topic string }{
-		{"not JSON", `{"eventType":`, ""},
-		{"payload a JSON array", `{"eventType":"workflow.created","eventId":"evt-00000000-0000-4000-8000-000000000001","timestamp":"2026-01-04T01:09:27.123Z","schemaVersion":"1.0.0","payload":[]}`, ""},
-		{"unknown event type", `{"eventType":"workflow.teleported","eventId":"evt-00000000-0000-4000-8000-000000000002","timestamp":"2026-01-04T01:09:27.123Z","schemaVersion":"1.0.0","payload":{}}`, ""},
-		{"a key the store cannot encode", "", ""},
-		{"a number no type holds exactly", "number", ""},
-		{"a topic the processor does not own", "", "payments"},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
+	for _, kind := range streamtest.Poisons {
+		t.Run(kind.Name, func(t *testing.T) {
 			h := newHarness(t, nil)
 			g := streamtest.NewGen(7)
 			wf := events.WorkflowCreatedPayload{WorkflowID: events.WorkflowIDPrefix + g.UUID(), Name: "After poison",
 				Steps: []string{"validate"}, Priority: events.PriorityLow, CreatedAt: g.Now(),
 				Input: mustJSON(map[string]any{"records": []map[string]any{{"a": 1}}})}
 			good := g.Record(t, g.Envelope(t, wf, apiMetadata))
-			poison := &kgo.Record{Topic: events.TopicWorkflows, Key: good.Key, Value: []byte(tc.value)}
-			switch {
-			case tc.topic != "":
-				poison = g.Record(t, g.Envelope(t, wf, apiMetadata))
-				poison.Topic = tc.topic
-			case tc.value == "number":
+			poison := kind.Before(t, g, good, events.WorkflowCreated, func(record json.RawMessage) events.Envelope {
 				bad := wf
-				bad.Input = []byte(`{"amount":1e7000}`)
-				poison = g.Record(t, g.Envelope(t, bad, apiMetadata))
-			case tc.value == "":
-				bad := wf
-				bad.Input = []byte(`{"records":[{"k\u0000":1}]}`)
-				poison = g.Record(t, g.Envelope(t, bad, apiMetadata))
-			}
-			poison.Partition, poison.Offset = good.Partition, good.Offset
-			good.Offset++
+				if record != nil {
+					bad.Input = json.RawMessage(`{"records":[` + string(record) + `]}`)
+				}
+				return g.Envelope(t, bad, apiMetadata)
+			})
 			ev := streamtest.Batch(poison, good)
 			h.submitted(t, streamtest.Batch(good))
 

@@ -1,0 +1,60 @@
+package streamtest
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/streamops/streamops/events"
+)
+
+// Poison is one kind of record that fails the same way on every
+// redelivery: a processor dead-letters it and goes on with its batch. Every
+// processor's test runs the whole list, so the kinds cannot drift apart.
+type Poison struct {
+	// Name names the kind.
+	Name string
+	// raw is the record's value, with CREATED standing for the processor's
+	// *.created type and FAMILY for its prefix ("task"); empty: built from
+	// a valid envelope with data (or on topic) instead.
+	raw   string
+	data  string
+	topic string
+}
+
+// Poisons are the kinds of issue 15's class 2: undecodable, schema-invalid,
+// an unknown type on the processor's own topic, unstorable (a NUL key, a
+// number past Decimal128), and a topic the processor does not consume.
+var Poisons = []Poison{
+	{Name: "not JSON", raw: `{"eventType":`},
+	{Name: "payload a JSON array", raw: `{"eventType":"CREATED","eventId":"evt-00000000-0000-4000-8000-000000000001","timestamp":"2026-01-04T01:09:27.123Z","schemaVersion":"1.0.0","payload":[]}`},
+	{Name: "unknown event type on its topic", raw: `{"eventType":"FAMILY.teleported","eventId":"evt-00000000-0000-4000-8000-000000000002","timestamp":"2026-01-04T01:09:27.123Z","schemaVersion":"1.0.0","payload":{}}`},
+	{Name: "a key the store cannot encode", data: `{"k\u0000":1}`},
+	{Name: "a number no type holds exactly", data: `{"amount":1e7000}`},
+	{Name: "a topic the processor does not own", topic: "payments"},
+}
+
+// Before returns the poison record placed just before good: on its topic,
+// key and partition, at good's offset, which moves one on. valid builds the
+// envelope of good's *.created event with its free-form JSON (a workflow's
+// input record, a task's data) set to data; nil data leaves it as it is.
+func (p Poison) Before(tb testing.TB, g *Gen, good *kgo.Record, created events.Type, valid func(data json.RawMessage) events.Envelope) *kgo.Record {
+	tb.Helper()
+	var r *kgo.Record
+	switch {
+	case p.raw != "":
+		family, _, _ := strings.Cut(string(created), ".")
+		value := strings.NewReplacer("CREATED", string(created), "FAMILY", family).Replace(p.raw)
+		r = &kgo.Record{Topic: good.Topic, Key: good.Key, Value: []byte(value)}
+	case p.data != "":
+		r = g.Record(tb, valid(json.RawMessage(p.data)))
+	default:
+		r = g.Record(tb, valid(nil))
+		r.Topic = p.topic
+	}
+	r.Partition, r.Offset = good.Partition, good.Offset
+	good.Offset++
+	return r
+}
