@@ -15,6 +15,7 @@ import (
 	"github.com/streamops/streamops/internal/httpapi"
 	"github.com/streamops/streamops/internal/local"
 	"github.com/streamops/streamops/internal/provider"
+	"github.com/streamops/streamops/internal/stacktest"
 )
 
 // TestRunStartsTheStackAndStopsOnSignal runs `streamops run` as make run
@@ -31,7 +32,7 @@ func TestRunStartsTheStackAndStopsOnSignal(t *testing.T) {
 	t.Setenv("STREAMOPS_ADMIN_TOKEN", "")
 	t.Setenv("WEBHOOK_SECRET_STRIPE", "")
 
-	var out, errOut syncBuffer
+	var out, errOut stacktest.Output
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan int)
 	go func() { done <- run(ctx, []string{"run"}, strings.NewReader(""), &out, &errOut) }()
@@ -64,7 +65,7 @@ func TestRunStartsTheStackAndStopsOnSignal(t *testing.T) {
 	assert.Contains(t, out.String(), "stopped.")
 
 	// `streamops curl` signs with the secret the stack generated.
-	var curl, curlErr syncBuffer
+	var curl, curlErr stacktest.Output
 	require.Equal(t, 0, run(context.Background(), []string{"curl", "-url", "http://example.test"}, strings.NewReader(""), &curl, &curlErr), curlErr.String())
 	secret, err := local.WebhookSecret(dir, "stripe", func(string) string { return "" })
 	require.NoError(t, err)

@@ -10,7 +10,6 @@ import (
 	"regexp"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -67,29 +66,11 @@ func (a *api) submitWorkflow(t *testing.T, name string) string {
 	return out.WorkflowID
 }
 
-// syncBuffer is a bytes.Buffer safe to read while a command writes it.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 // ops runs the command line against the API with the given stdin and
 // returns the exit code, stdout and stderr.
 func (a *api) ops(t *testing.T, stdin string, args ...string) (int, string, string) {
 	t.Helper()
-	var out, errOut syncBuffer
+	var out, errOut stacktest.Output
 	head := 1 // the flags go after the command words
 	if args[0] == "dead-letters" && len(args) > 1 && !strings.HasPrefix(args[1], "-") {
 		head = 2
@@ -125,7 +106,7 @@ func TestOpsTailPrintsHistoryOnceAndFollowsNewEvents(t *testing.T) {
 		assert.Contains(t, lines[i], "workflow.created")
 	}
 
-	var buf syncBuffer
+	var buf stacktest.Output
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan int)
 	go func() {

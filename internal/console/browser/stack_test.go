@@ -13,8 +13,6 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
-	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -25,6 +23,7 @@ import (
 	"github.com/streamops/streamops/internal/local"
 	"github.com/streamops/streamops/internal/outbox/partnerstatus"
 	"github.com/streamops/streamops/internal/provider"
+	"github.com/streamops/streamops/internal/stacktest"
 	"github.com/streamops/streamops/internal/store"
 	"github.com/streamops/streamops/internal/store/enginetest"
 	"github.com/streamops/streamops/internal/task/taskstatus"
@@ -47,7 +46,7 @@ const (
 type stack struct {
 	*local.Stack
 	t       *testing.T
-	logs    *logs
+	logs    *stacktest.Output
 	acmeURL string // acme's delivery endpoint (the partners file)
 
 	stripeExecution string   // the webhook event id of the Stripe delivery
@@ -58,25 +57,6 @@ type stack struct {
 	taskID          string
 	failedWorkflow  string        // a submitted workflow whose deliver step has no target
 	poison          []*kgo.Record // records dead-lettered by the task processor
-}
-
-// logs keeps the stack's log lines; a failed test prints the last ones.
-type logs struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (l *logs) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.buf.Write(p)
-}
-
-func (l *logs) tail(n int) string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	lines := strings.Split(strings.TrimSpace(l.buf.String()), "\n")
-	return strings.Join(lines[max(0, len(lines)-n):], "\n")
 }
 
 // startStack starts the local stack on free ports with acme's partner
@@ -98,7 +78,7 @@ func startStack(t *testing.T) *stack {
 		"PARTNER_SECRET_ACME":           "whsec_YWNtZS1wYXJ0bmVyLXNpZ25pbmc=",
 	}
 	db := enginetest.Configure(t, store.Config{})
-	l := &logs{}
+	l := &stacktest.Output{}
 	s, err := local.Start(context.Background(), local.Config{
 		DataDir: filepath.Join(dir, "data"), HTTPAddr: "127.0.0.1:0", KafkaAddr: "127.0.0.1:0",
 		MongoURI: db.URI, Database: db.Database, ScheduleInterval: 200 * time.Millisecond,
@@ -110,7 +90,7 @@ func startStack(t *testing.T) *stack {
 	t.Cleanup(func() {
 		_ = s.Shutdown(context.Background())
 		if t.Failed() {
-			t.Logf("last log lines of the stack:\n%s", l.tail(40))
+			t.Logf("last log lines of the stack:\n%s", l.Tail(40))
 		}
 	})
 	return st

@@ -24,6 +24,7 @@ import (
 	"github.com/streamops/streamops/internal/fault"
 	"github.com/streamops/streamops/internal/local"
 	"github.com/streamops/streamops/internal/provider"
+	"github.com/streamops/streamops/internal/stacktest"
 	"github.com/streamops/streamops/internal/store"
 	"github.com/streamops/streamops/internal/store/enginetest"
 	"github.com/streamops/streamops/internal/task"
@@ -40,25 +41,6 @@ const (
 	// happen within a test.
 	interval = 100 * time.Millisecond
 )
-
-// logs keeps the stack's log lines; a failed test prints the last ones.
-type logs struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (l *logs) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.buf.Write(p)
-}
-
-func (l *logs) tail(n int) string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	lines := strings.Split(strings.TrimSpace(l.buf.String()), "\n")
-	return strings.Join(lines[max(0, len(lines)-n):], "\n")
-}
 
 // flaky is the report_generation executor of the tests: a task whose data
 // says {"failTimes": n} fails its first n attempts (retryably), then
@@ -94,7 +76,7 @@ type stack struct {
 	t     *testing.T
 	dir   string
 	flaky *flaky
-	logs  *logs
+	logs  *stacktest.Output
 }
 
 // databases remembers the store each data directory's stacks use, so a
@@ -122,7 +104,7 @@ func start(t *testing.T, dir string, x *flaky, extra ...local.Option) *stack {
 	if x == nil {
 		x = &flaky{attempts: map[string]int{}}
 	}
-	l := &logs{}
+	l := &stacktest.Output{}
 	db := engineFor(t, dir)
 	env := map[string]string{provider.SecretEnvVar("stripe"): stripeSecret,
 		provider.SecretEnvVar("github"): githubSecret, provider.SecretEnvVar("standard"): standardSecret}
@@ -141,7 +123,7 @@ func start(t *testing.T, dir string, x *flaky, extra ...local.Option) *stack {
 	t.Cleanup(func() {
 		_ = s.Shutdown(context.Background())
 		if t.Failed() {
-			t.Logf("last log lines of the stack on %s:\n%s", dir, l.tail(60))
+			t.Logf("last log lines of the stack on %s:\n%s", dir, l.Tail(60))
 		}
 	})
 	return st
