@@ -91,6 +91,15 @@ var ErrInvalidDocument = errors.New("store: invalid document")
 // store enforces it on every engine.
 const MaxDocumentSize = 16 << 20
 
+// oversize is the *InvalidDocumentError of a document of n bytes over
+// MaxDocumentSize ("<what> n bytes, over …"), or nil when it fits.
+func oversize(what string, n int) error {
+	if n <= MaxDocumentSize {
+		return nil
+	}
+	return &InvalidDocumentError{Reason: fmt.Sprintf("%s %d bytes, over the %d a MongoDB document may hold", what, n, MaxDocumentSize)}
+}
+
 // InvalidDocumentError says which field of a document cannot be stored
 // and why.
 type InvalidDocumentError struct {

@@ -92,8 +92,8 @@ func NewEventDocument(env events.Envelope, storedAt time.Time, ttl time.Duration
 	payload := bson.M{}
 	if len(env.Payload) > 0 && string(env.Payload) != "null" {
 		var err error
-		if len(env.Payload) > MaxDocumentSize {
-			return EventDocument{}, &InvalidDocumentError{Reason: fmt.Sprintf("event %s: the payload is %d bytes, over the %d a MongoDB document may hold", env.EventID, len(env.Payload), MaxDocumentSize)}
+		if err := oversize("event "+env.EventID+": the payload is", len(env.Payload)); err != nil {
+			return EventDocument{}, err
 		}
 		if payload, err = jsonToBSON(env.Payload); err != nil {
 			return EventDocument{}, fmt.Errorf("store: event %s: %w", env.EventID, err)

@@ -43,19 +43,19 @@ func (d JSONDoc) MarshalBSONValue() (bsontype.Type, []byte, error) {
 	if len(d) == 0 || string(d) == "null" {
 		return bson.TypeNull, nil, nil
 	}
-	if len(d) > MaxDocumentSize {
-		// Refused before any encoding, as CheckDocument and an event's
-		// payload are: converting tens of MiB could outlast the operation
-		// timeout and turn a permanent refusal into "unavailable".
-		return 0, nil, &InvalidDocumentError{Reason: fmt.Sprintf("it is %d bytes, over the %d a MongoDB document may hold", len(d), MaxDocumentSize)}
+	// Refused before any encoding, as CheckDocument and an event's payload
+	// are: converting tens of MiB could outlast the operation timeout and
+	// turn a permanent refusal into "unavailable".
+	if err := oversize("it is", len(d)); err != nil {
+		return 0, nil, err
 	}
 	m, err := jsonToBSON(json.RawMessage(d))
 	if err != nil {
 		return 0, nil, err
 	}
 	raw, err := bson.Marshal(m)
-	if err == nil && len(raw) > MaxDocumentSize {
-		err = &InvalidDocumentError{Reason: fmt.Sprintf("it is %d bytes as BSON, over the %d a MongoDB document may hold", len(raw), MaxDocumentSize)}
+	if err == nil {
+		err = oversize("as BSON it is", len(raw))
 	}
 	return bson.TypeEmbeddedDocument, raw, err
 }
@@ -198,8 +198,8 @@ func normalDecimal(s string) (string, bool) {
 // record with it before they act on it, so a record the store would refuse
 // on every redelivery is dead-lettered instead of failing its batch forever.
 func CheckDocument(raw []byte) error {
-	if len(raw) > MaxDocumentSize {
-		return &InvalidDocumentError{Reason: fmt.Sprintf("it is %d bytes, over the %d a MongoDB document may hold", len(raw), MaxDocumentSize)}
+	if err := oversize("it is", len(raw)); err != nil {
+		return err
 	}
 	_, err := jsonToBSON(raw)
 	return err
