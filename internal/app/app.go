@@ -8,6 +8,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/streamops/streamops/internal/awsenv"
 	"github.com/streamops/streamops/internal/bus"
@@ -53,6 +54,11 @@ type Config struct {
 	// OnLambda is set when AWS_LAMBDA_FUNCTION_NAME is: the function runs
 	// on Lambda, where it must have a MongoDB (Store.URI).
 	OnLambda bool
+	// MarkDelay is STREAMOPS_MARK_DELAY (a Go duration, "0" to mark at
+	// once): how long published events may wait to be marked, so the
+	// marks of requests that follow each other share one store command
+	// (emit.Config.MarkDelay). Default MarkDelayFor(Name).
+	MarkDelay time.Duration
 	// AllowEmbeddedStore is STREAMOPS_ALLOW_EMBEDDED_STORE=true: on
 	// Lambda without MONGODB_URI, run on the embedded engine anyway. For
 	// tests and local runs of the real function binaries only (the
@@ -66,6 +72,14 @@ type Config struct {
 // FromEnv reads the configuration of function name from the environment.
 func FromEnv(name string) Config {
 	st, err := store.ConfigFromEnv()
+	markDelay := MarkDelayFor(name)
+	if v := os.Getenv("STREAMOPS_MARK_DELAY"); v != "" {
+		d, perr := time.ParseDuration(v)
+		if perr != nil || d < 0 {
+			err = errors.Join(err, fmt.Errorf("app: STREAMOPS_MARK_DELAY=%q: want a duration such as 250ms, or 0", v))
+		}
+		markDelay = d
+	}
 	return Config{
 		Name:                  name,
 		Store:                 st,
@@ -75,8 +89,21 @@ func FromEnv(name string) Config {
 		LogLevel:              os.Getenv("STREAMOPS_LOG_LEVEL"),
 		OnLambda:              os.Getenv("AWS_LAMBDA_FUNCTION_NAME") != "",
 		AllowEmbeddedStore:    os.Getenv("STREAMOPS_ALLOW_EMBEDDED_STORE") == "true",
+		MarkDelay:             markDelay,
 		err:                   err,
 	}
+}
+
+// MarkDelayFor is the default MarkDelay of function name:
+// emit.DefaultMarkDelay for the functions that serve requests one at a
+// time (webhook, api), where a mark per request was one store command in
+// four; 0 for the others, which publish a batch and mark it in one command
+// already.
+func MarkDelayFor(name string) time.Duration {
+	if name == "webhook" || name == "api" {
+		return emit.DefaultMarkDelay
+	}
+	return 0
 }
 
 // MaxMessageBytes is KAFKA_MAX_MESSAGE_BYTES, the brokers'
@@ -138,7 +165,7 @@ func Open(ctx context.Context, cfg Config) (*App, error) {
 		return nil, fmt.Errorf("app: kafka: %w", err)
 	}
 	a.Emitter, err = emit.New(emit.Config{Store: a.Store, Publisher: a.Bus, Logger: a.Logger, Metrics: a.Metrics,
-		MaxMessageBytes: a.Bus.MaxMessageBytes()})
+		MaxMessageBytes: a.Bus.MaxMessageBytes(), MarkDelay: cfg.MarkDelay})
 	if err != nil {
 		a.Close(ctx)
 		return nil, err
@@ -157,8 +184,12 @@ func readMongoURI(ctx context.Context, cfg Config) (string, error) {
 	return MongoURIFromSecret(ctx, api, cfg.MongoURISecret, cfg.MongoURISecretVersion)
 }
 
-// Close releases the clients.
+// Close writes the marks the emitter holds back, then releases the
+// clients.
 func (a *App) Close(ctx context.Context) {
+	if a.Emitter != nil && a.Store != nil {
+		a.Emitter.Flush(ctx)
+	}
 	if a.Bus != nil {
 		a.Bus.Close()
 	}

@@ -3,11 +3,13 @@ package app
 import (
 	"context"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"github.com/twmb/franz-go/pkg/kfake"
 
+	"github.com/streamops/streamops/internal/emit"
 	"github.com/streamops/streamops/internal/store"
 	"github.com/streamops/streamops/internal/store/enginetest"
 )
@@ -63,6 +65,35 @@ func TestOpenFailsClosed(t *testing.T) {
 			}
 			require.NoError(t, err)
 			a.Close(context.Background())
+		})
+	}
+}
+
+func TestMarkDelayComesFromTheEnvironmentWithADefaultPerFunction(t *testing.T) {
+	tests := []struct {
+		function, env string
+		want          time.Duration
+		wantErr       bool
+	}{
+		{"webhook", "", emit.DefaultMarkDelay, false},
+		{"api", "", emit.DefaultMarkDelay, false},
+		{"workflow-processor", "", 0, false},
+		{"retry-sweeper", "", 0, false},
+		{"webhook", "0", 0, false},
+		{"task-processor", "1s", time.Second, false},
+		{"webhook", "soon", 0, true},
+		{"webhook", "-1s", 0, true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.function+"="+tc.env, func(t *testing.T) {
+			t.Setenv("STREAMOPS_MARK_DELAY", tc.env)
+			cfg := FromEnv(tc.function)
+			if tc.wantErr {
+				assert.ErrorContains(t, cfg.err, "STREAMOPS_MARK_DELAY")
+				return
+			}
+			assert.NoError(t, cfg.err)
+			assert.Equal(t, tc.want, cfg.MarkDelay)
 		})
 	}
 }

@@ -57,6 +57,15 @@ type Config struct {
 	// an event whose record would be larger, because it could never be
 	// published. Default bus.DefaultMaxMessageBytes.
 	MaxMessageBytes int
+	// MarkDelay lets the "published" marks of publishes that follow each
+	// other within it share one store command (see marker): 0, the
+	// default, marks each Publish's events in a command of its own before
+	// Publish returns. The request-serving functions run with
+	// DefaultMarkDelay. Call Flush before the process exits.
+	MarkDelay time.Duration
+	// MarkBatch is how many coalesced marks are written at once at the
+	// most. Default DefaultMarkBatch.
+	MarkBatch int
 }
 
 func (c *Config) setDefaults() {
@@ -68,6 +77,9 @@ func (c *Config) setDefaults() {
 	}
 	if c.MaxMessageBytes == 0 {
 		c.MaxMessageBytes = bus.DefaultMaxMessageBytes
+	}
+	if c.MarkBatch == 0 {
+		c.MarkBatch = DefaultMarkBatch
 	}
 }
 
@@ -82,12 +94,19 @@ func (c Config) Validate() error {
 		return errors.New("emit: Config.PublishTimeout must not be negative")
 	case c.MaxMessageBytes < 0:
 		return errors.New("emit: Config.MaxMessageBytes must not be negative")
+	case c.MarkDelay < 0:
+		return errors.New("emit: Config.MarkDelay must not be negative")
+	case c.MarkBatch < 0:
+		return errors.New("emit: Config.MarkBatch must not be negative")
 	}
 	return nil
 }
 
 // Emitter stores then publishes events. Safe for concurrent use.
-type Emitter struct{ cfg Config }
+type Emitter struct {
+	cfg   Config
+	marks *marker
+}
 
 // New returns an Emitter.
 func New(cfg Config) (*Emitter, error) {
@@ -95,8 +114,13 @@ func New(cfg Config) (*Emitter, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	return &Emitter{cfg: cfg}, nil
+	return &Emitter{cfg: cfg, marks: &marker{store: cfg.Store, delay: cfg.MarkDelay, batch: cfg.MarkBatch, logger: cfg.Logger}}, nil
 }
+
+// Flush writes the "published" marks that Config.MarkDelay holds back.
+// Call it when the process stops; a mark it cannot write costs a
+// duplicate publish by the retry-sweeper, never an event.
+func (e *Emitter) Flush(ctx context.Context) { e.marks.flush(ctx) }
 
 // Result says what happened to each event of an Emit.
 type Result struct {
@@ -213,7 +237,8 @@ func (e *Emitter) StoreTo(ctx context.Context, topic string, envs ...events.Enve
 
 // Publish is the second half of Emit: it publishes the events Store newly
 // stored (duplicates are left to whoever stored them first, or the
-// sweeper) and marks the published ones, in one command. It never fails:
+// sweeper) and marks the published ones, in one command, or coalesced
+// with other calls' marks under Config.MarkDelay. It never fails:
 // what it could not publish is Result.Unpublished, for the sweeper.
 func (e *Emitter) Publish(ctx context.Context, st Stored) Result {
 	res := st.res
@@ -225,13 +250,10 @@ func (e *Emitter) Publish(ctx context.Context, st Stored) Result {
 		}
 		res.Published, res.Unpublished = e.publish(ctx, publish, st.publish)
 	}
-	if len(res.Published) > 0 {
-		if err := e.cfg.Store.MarkPublished(ctx, res.Published...); err != nil {
-			// They are on Kafka; the sweeper will publish them once more and
-			// consumers are idempotent. Not a reason to fail the request.
-			e.cfg.Logger.WarnContext(ctx, "events published but not marked", "eventIds", res.Published, "error", err)
-		}
-	}
+	// A mark that fails leaves the events to the sweeper, which publishes
+	// them once more (consumers are idempotent): not a reason to fail the
+	// request.
+	e.marks.mark(ctx, res.Published)
 	e.cfg.Metrics.Record(
 		metrics.Metric{Name: "Published", Unit: metrics.Count, Value: float64(len(res.Published))},
 		metrics.Metric{Name: "PublishFailures", Unit: metrics.Count, Value: float64(len(res.Unpublished))},

@@ -43,6 +43,7 @@ type wiring struct {
 	partners  map[string]outbox.Partner // STREAMOPS_PARTNERS_FILE, loaded by build
 	secrets   map[string]string         // webhook secrets by provider
 	admin     string
+	emitters  []*emit.Emitter // every function's, for Shutdown to flush their held-back marks
 }
 
 // app is what app.Open gives the Lambda of function name: the shared store
@@ -50,10 +51,12 @@ type wiring struct {
 // locally: the log stays readable.
 func (w *wiring) app(name string) (*app.App, error) {
 	log := w.log.With("function", name)
-	em, err := emit.New(emit.Config{Store: w.store, Publisher: w.bus, Logger: log, MaxMessageBytes: w.bus.MaxMessageBytes()})
+	em, err := emit.New(emit.Config{Store: w.store, Publisher: w.bus, Logger: log, MaxMessageBytes: w.bus.MaxMessageBytes(),
+		MarkDelay: app.MarkDelayFor(name)})
 	if err != nil {
 		return nil, err
 	}
+	w.emitters = append(w.emitters, em)
 	return &app.App{Name: name, Logger: log, Store: w.store, Bus: w.bus, Emitter: em}, nil
 }
 

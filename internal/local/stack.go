@@ -18,6 +18,7 @@ import (
 	"github.com/streamops/streamops/events"
 	"github.com/streamops/streamops/internal/app"
 	"github.com/streamops/streamops/internal/bus"
+	"github.com/streamops/streamops/internal/emit"
 	"github.com/streamops/streamops/internal/provider"
 	"github.com/streamops/streamops/internal/store"
 )
@@ -36,6 +37,9 @@ type Stack struct {
 	store   *store.Store
 	backing interface{ Close() error } // the embedded store's persistence; nil with MongoDB
 	bus     *bus.Client
+	// emitters are the functions' emitters, whose held-back "published"
+	// marks Shutdown writes before the store closes.
+	emitters []*emit.Emitter
 
 	providers *provider.Registry
 	secrets   map[string]string
@@ -125,6 +129,7 @@ func Start(ctx context.Context, cfg Config, opts ...Option) (_ *Stack, err error
 	w := &wiring{cfg: cfg, opts: o, store: s.store, bus: s.bus, log: s.log, providers: s.providers,
 		secrets: s.secrets, admin: s.admin}
 	fns, err := w.build(ctx)
+	s.emitters = w.emitters
 	if err != nil {
 		return nil, err
 	}
@@ -287,6 +292,9 @@ func (s *Stack) Shutdown(ctx context.Context) error {
 // nothing can write once they close.
 func (s *Stack) closeBackends(ctx context.Context) error {
 	var errs []error
+	for _, em := range s.emitters {
+		em.Flush(ctx) // the marks held back (emit.Config.MarkDelay), while the store is open
+	}
 	if s.bus != nil {
 		s.bus.Close()
 	}
