@@ -10,8 +10,11 @@ import (
 // DefaultMarkDelay is how long the request-serving functions (webhook,
 // api) let published events wait to be marked, so the marks of requests
 // that follow each other closely share one store command (app.Config's
-// MarkDelay, env STREAMOPS_MARK_DELAY).
-const DefaultMarkDelay = 250 * time.Millisecond
+// MarkDelay, env STREAMOPS_MARK_DELAY). A Lambda instance serves one
+// request at a time, so what a mark can share with is the requests of the
+// next second; a second is also far below the sweeper's PublishAfter
+// (30 s), after which an unmarked event is published again.
+const DefaultMarkDelay = time.Second
 
 // DefaultMarkBatch is how many pending marks are written at once at the
 // most, whatever their age.
