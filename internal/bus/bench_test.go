@@ -166,3 +166,30 @@ func BenchmarkEnvelopeEncoding(b *testing.B) {
 		report(b)
 	})
 }
+
+// BenchmarkCheckSize weighs the size check every writer runs before
+// storing an event: CheckSize, which encodes only an event that might be
+// too large, against encoding every record (RecordSize), as it did before.
+func BenchmarkCheckSize(b *testing.B) {
+	envs := benchEnvelopes(1000, benchRecordBytes)
+	b.Run("encode-every-record", func(b *testing.B) {
+		for range b.N {
+			for _, env := range envs {
+				if size, err := RecordSize(env, ""); err != nil || size > DefaultMaxMessageBytes {
+					b.Fatal(size, err)
+				}
+			}
+		}
+		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(len(envs)*b.N), "ns/event")
+	})
+	b.Run("check-size", func(b *testing.B) {
+		for range b.N {
+			for _, env := range envs {
+				if err := CheckSize(env, 0); err != nil {
+					b.Fatal(err)
+				}
+			}
+		}
+		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(len(envs)*b.N), "ns/event")
+	})
+}

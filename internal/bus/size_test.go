@@ -2,6 +2,7 @@ package bus
 
 import (
 	"errors"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -80,4 +81,57 @@ func TestCheckSizeIgnoresEventsThatAreNeverPublished(t *testing.T) {
 		ProviderEventType: "x", WebhookEventID: eventstest.NewUUID()}, nil)
 	require.NoError(t, err)
 	assert.NoError(t, CheckSize(env, 1), "webhook.received has no topic: any size fits")
+}
+
+// fillStrings sets every string field of m (and UserID) to s, so a field
+// added to events.Metadata that sizeBound does not count makes the bound
+// test fail rather than CheckSize wave through an oversized event.
+func fillStrings(t *testing.T, m *events.Metadata, s string) {
+	v := reflect.ValueOf(m).Elem()
+	for i := range v.NumField() {
+		f := v.Field(i)
+		switch {
+		case f.Kind() == reflect.String:
+			f.SetString(s)
+		case f.Type() == reflect.TypeFor[events.NullString]():
+			f.Set(reflect.ValueOf(events.NullString{Present: true, Valid: true, Value: s}))
+		default:
+			t.Fatalf("events.Metadata.%s is a %s: count it in sizeBound, then here", v.Type().Field(i).Name, f.Type())
+		}
+	}
+}
+
+func TestSizeBoundIsNeverBelowTheRecordSize(t *testing.T) {
+	// The worst bytes for json.Marshal: HTML characters and U+2028 become
+	// \u003c and \u2028, control characters \u00XX, invalid UTF-8 \ufffd.
+	worst := strings.Repeat("<&\x01\xff\u2028", 400)
+	// Inside raw JSON a control character is already escaped.
+	worstJSON := strings.Repeat("<&\\u0001\xff\u2028", 400)
+	meta := func(s string) *events.Metadata {
+		m := &events.Metadata{}
+		fillStrings(t, m, s)
+		return m
+	}
+	payload := func(s string) []byte {
+		return []byte(`{"taskId":"task-` + s + `","note":"` + s + `"}`)
+	}
+	tests := []struct {
+		name string
+		env  events.Envelope
+	}{
+		{"plain", eventstest.TaskCreated(eventstest.NewUUID(), eventstest.NewUUID(), "data_export", time.Now(), map[string]string{"pad": "x"})},
+		{"escaped payload", events.Envelope{EventType: events.TaskCreated, EventID: "evt-1", Payload: payload(worstJSON)}},
+		{"escaped id and version", events.Envelope{EventType: events.TaskCreated, EventID: worst, SchemaVersion: worst, Payload: payload("a")}},
+		{"escaped metadata", events.Envelope{EventType: events.TaskCreated, EventID: "evt-1", Payload: payload("a"), Metadata: meta(worst)}},
+		{"spaced payload", events.Envelope{EventType: events.TaskCreated, EventID: "evt-1", Payload: []byte("{ \"taskId\" : \"task-1\" ,\n \"n\" : [ 1 , 2 ] }")}},
+		{"far-future timestamp", events.Envelope{EventType: events.TaskCreated, EventID: "evt-1", Payload: payload("a"),
+			Timestamp: events.Time{Time: time.Date(99999, 1, 1, 0, 0, 0, 0, time.UTC)}}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			size, err := RecordSize(tc.env, "")
+			require.NoError(t, err)
+			assert.GreaterOrEqual(t, sizeBound(&tc.env), size)
+		})
+	}
 }
