@@ -2,7 +2,6 @@ package store
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"time"
 
@@ -83,8 +82,8 @@ func insertAll[T any](ctx context.Context, coll lungo.ICollection, what string, 
 // unique key's fields) finds, with ErrDuplicate.
 func insertOrGet[T any](ctx context.Context, coll lungo.ICollection, doc T, key bson.M) (T, error) {
 	_, err := coll.InsertOne(ctx, doc)
-	if err = normalise(err); !errors.Is(err, ErrDuplicate) {
-		return doc, err
+	if !isDuplicate(err) {
+		return doc, normalise(err)
 	}
 	existing, ferr := findOne[T](ctx, coll, key)
 	if ferr != nil {
