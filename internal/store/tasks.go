@@ -44,14 +44,23 @@ type Task struct {
 // CreateTask stores a new task as pending. A task with the same taskId
 // already stored is returned with ErrDuplicate, unchanged.
 func (s *Store) CreateTask(ctx context.Context, t Task) (Task, error) {
+	t, err := pendingTask(t, s.now())
+	if err != nil {
+		return Task{}, err
+	}
+	got, err := insertOrGet(ctx, s.tasks, t, bson.M{"_id": t.ID})
+	return got, inField("data", err)
+}
+
+// pendingTask is t as a new task is stored: _id its taskId, status
+// pending, createdAt (now when unset) and updatedAt stamped.
+func pendingTask(t Task, now time.Time) (Task, error) {
 	if t.TaskID == "" {
 		return Task{}, errors.New("store: task needs taskId")
 	}
-	now := s.now()
 	t.ID, t.Status = t.TaskID, taskstatus.Pending
 	stampCreated(&t.CreatedAt, &t.UpdatedAt, now)
-	got, err := insertOrGet(ctx, s.tasks, t, bson.M{"_id": t.ID})
-	return got, inField("data", err)
+	return t, nil
 }
 
 // GetTask loads a task by taskId.
@@ -71,12 +80,8 @@ func (s *Store) GetTasks(ctx context.Context, taskIDs []string) (map[string]Task
 func (s *Store) InsertTasks(ctx context.Context, tasks ...Task) (InsertResult, error) {
 	now := s.now()
 	return insertAll(ctx, s.tasks, "tasks", inOneWrite, tasks, func(t Task) (string, any, error) {
-		if t.TaskID == "" {
-			return "", nil, errors.New("store: task needs taskId")
-		}
-		t.ID, t.Status = t.TaskID, taskstatus.Pending
-		stampCreated(&t.CreatedAt, &t.UpdatedAt, now)
-		return t.ID, t, nil
+		t, err := pendingTask(t, now)
+		return t.ID, t, err
 	})
 }
 
