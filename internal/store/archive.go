@@ -16,7 +16,7 @@ import (
 // the archive is a duplicate, so a batch interrupted between copy and mark
 // is simply copied again. It returns how many events it archived.
 func (s *Store) ArchiveExpiring(ctx context.Context, expiringBy time.Time, limit int) (int, error) {
-	docs, err := s.findEvents(ctx,
+	docs, err := findAll[EventDocument](ctx, s.events,
 		bson.M{"ttl_expires_at": bson.M{"$lte": bsonTime(expiringBy)}, "archived_at": bson.M{"$exists": false}},
 		options.Find().SetSort(bson.D{{Key: "ttl_expires_at", Value: 1}}).SetLimit(int64(limit)))
 	if err != nil || len(docs) == 0 {

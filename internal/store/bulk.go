@@ -44,47 +44,107 @@ func insertUnordered(ctx context.Context, coll lungo.ICollection, ids []string, 
 	return res, nil
 }
 
-// findByIDs loads the documents whose _id is in ids with one query, keyed by
-// id; ids not found are absent.
-func findByIDs[T any](ctx context.Context, coll lungo.ICollection, ids []string, idOf func(T) string) (map[string]T, error) {
-	out := make(map[string]T, len(ids))
-	if len(ids) == 0 {
-		return out, nil
+// inOneWrite is insertAll's perWrite for one bulk write of every item.
+const inOneWrite = 0
+
+// insertAll stores items with unordered bulk writes (insertUnordered) of
+// at most perWrite documents each (inOneWrite: one write). prepare gives
+// each item's id and the document to store, called on the items in order;
+// an error from it refuses the batch before anything is written. what
+// names the items in the error.
+func insertAll[T any](ctx context.Context, coll lungo.ICollection, what string, perWrite int, items []T, prepare func(T) (string, any, error)) (InsertResult, error) {
+	ids, docs := make([]string, len(items)), make([]any, len(items))
+	for i, it := range items {
+		id, doc, err := prepare(it)
+		if err != nil {
+			return InsertResult{}, err
+		}
+		ids[i], docs[i] = id, doc
 	}
-	cur, err := coll.Find(ctx, bson.M{"_id": bson.M{"$in": ids}})
-	if err != nil {
-		return nil, normalise(err)
+	if perWrite <= 0 {
+		perWrite = len(docs)
 	}
-	var docs []T
-	if err := cur.All(ctx, &docs); err != nil {
-		return nil, normalise(err)
+	var res InsertResult
+	for start := 0; start < len(docs); start += perWrite {
+		end := min(start+perWrite, len(docs))
+		part, err := insertUnordered(ctx, coll, ids[start:end], docs[start:end])
+		if err != nil {
+			return res, fmt.Errorf("store: insert %s: %w", what, err)
+		}
+		res.Inserted = append(res.Inserted, part.Inserted...)
+		res.Duplicates = append(res.Duplicates, part.Duplicates...)
 	}
-	for _, d := range docs {
-		out[idOf(d)] = d
-	}
-	return out, nil
+	return res, nil
 }
 
-// upsertForward runs guarded upserts with one unordered bulk write. Each
-// model's filter carries a guard (a status or position the stored document
-// must not be past); when the guard fails the upsert collides with the
-// stored document on _id, which is skipped rather than an error, so a
-// document never moves back. It returns how many documents changed.
-//
-// Each item is written as the guarded upsert forward builds for it (its
-// filter, the guard, and its update), all with one unordered bulk write;
-// what names the items in the error.
-func upsertForward[T any](ctx context.Context, coll lungo.ICollection, what string, items []T, forward func(T) (bson.D, bson.M, error)) (int, error) {
+// insertOrGet inserts doc; when it collides with a stored document on a
+// unique key, it returns the stored document that key (the filter of that
+// unique key's fields) finds, with ErrDuplicate.
+func insertOrGet[T any](ctx context.Context, coll lungo.ICollection, doc T, key bson.M) (T, error) {
+	_, err := coll.InsertOne(ctx, doc)
+	if !isDuplicate(err) {
+		return doc, normalise(err)
+	}
+	existing, ferr := findOne[T](ctx, coll, key)
+	if ferr != nil {
+		return existing, fmt.Errorf("store: load duplicate %v: %w", key, ferr)
+	}
+	return existing, ErrDuplicate
+}
+
+// writeEach writes items with one unordered bulk write of the model each
+// gives (an error from model refuses the batch before anything is
+// written) and returns the write's result, empty when there are no items.
+// what names the write in the error.
+func writeEach[T any](ctx context.Context, coll lungo.ICollection, what string, items []T, model func(T) (mongo.WriteModel, error)) (*mongo.BulkWriteResult, error) {
+	if len(items) == 0 {
+		return &mongo.BulkWriteResult{}, nil
+	}
+	models, err := writeModels(items, model)
+	if err != nil {
+		return nil, err
+	}
+	res, err := coll.BulkWrite(ctx, models, options.BulkWrite().SetOrdered(false))
+	if err != nil {
+		return nil, fmt.Errorf("store: %s: %w", what, normalise(err))
+	}
+	return res, nil
+}
+
+// writeModels is the model of each item, or the first error model gives.
+func writeModels[T any](items []T, model func(T) (mongo.WriteModel, error)) ([]mongo.WriteModel, error) {
+	models := make([]mongo.WriteModel, len(items))
+	for i, it := range items {
+		m, err := model(it)
+		if err != nil {
+			return nil, err
+		}
+		models[i] = m
+	}
+	return models, nil
+}
+
+// upsertForward runs guarded upserts with one unordered bulk write. forward
+// gives each item's _id (an empty one refuses the batch before anything is
+// written), the guard the stored document must pass (a status or position
+// it must not be past) and the update. When the guard fails the upsert
+// collides with the stored document on _id, which is skipped rather than an
+// error, so a document never moves back. It returns how many documents
+// changed; what names the items in the error.
+func upsertForward[T any](ctx context.Context, coll lungo.ICollection, what string, items []T, forward func(T) (id string, guard bson.D, update bson.M)) (int, error) {
 	if len(items) == 0 {
 		return 0, nil
 	}
-	models := make([]mongo.WriteModel, len(items))
-	for i, it := range items {
-		filter, update, err := forward(it)
-		if err != nil {
-			return 0, err
+	models, err := writeModels(items, func(it T) (mongo.WriteModel, error) {
+		id, guard, update := forward(it)
+		if id == "" {
+			return nil, fmt.Errorf("store: save %s: one has no id", what)
 		}
-		models[i] = mongo.NewUpdateOneModel().SetFilter(filter).SetUpdate(update).SetUpsert(true)
+		filter := append(bson.D{{Key: "_id", Value: id}}, guard...)
+		return mongo.NewUpdateOneModel().SetFilter(filter).SetUpdate(update).SetUpsert(true), nil
+	})
+	if err != nil {
+		return 0, err
 	}
 	res, err := coll.BulkWrite(ctx, models, options.BulkWrite().SetOrdered(false))
 	if _, other := duplicateIndexes(err); other != nil {

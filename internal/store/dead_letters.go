@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"go.mongodb.org/mongo-driver/bson"
-	"go.mongodb.org/mongo-driver/mongo/options"
 
 	"github.com/streamops/streamops/events"
 	"github.com/streamops/streamops/internal/stream/deadletterstatus"
@@ -104,11 +103,9 @@ func (s *Store) DeadLetterUnpublished(ctx context.Context, eventID string, dl De
 // (a retried batch) is reported in Duplicates and left as it was.
 func (s *Store) InsertDeadLetters(ctx context.Context, dls ...DeadLetterEntry) (InsertResult, error) {
 	now := s.now()
-	ids := make([]string, len(dls))
-	docs := make([]any, len(dls))
-	for i, dl := range dls {
+	return insertAll(ctx, s.countedCollection(CollDeadLetters), "dead letters", inOneWrite, dls, func(dl DeadLetterEntry) (string, any, error) {
 		if dl.Topic == "" {
-			return InsertResult{}, errors.New("store: dead letter needs a topic")
+			return "", nil, errors.New("store: dead letter needs a topic")
 		}
 		if dl.DeadLetterID == "" {
 			dl.DeadLetterID = DeadLetterID(dl.Topic, dl.Partition, dl.Offset)
@@ -124,13 +121,8 @@ func (s *Store) InsertDeadLetters(ctx context.Context, dls ...DeadLetterEntry) (
 		if len(dl.Error) > maxDeadLetterError {
 			dl.Error = dl.Error[:maxDeadLetterError]
 		}
-		ids[i], docs[i] = dl.ID, dl
-	}
-	res, err := insertUnordered(ctx, s.countedCollection(CollDeadLetters), ids, docs)
-	if err != nil {
-		return res, fmt.Errorf("store: insert dead letters: %w", err)
-	}
-	return res, nil
+		return dl.ID, dl, nil
+	})
 }
 
 // GetDeadLetter loads a dead letter by id.
@@ -154,51 +146,13 @@ type DeadLetterQuery struct {
 // ListDeadLetters returns dead letters newest first, and the cursor of the
 // next page ("" on the last).
 func (s *Store) ListDeadLetters(ctx context.Context, q DeadLetterQuery) ([]DeadLetterEntry, string, error) {
-	filter := bson.M{}
-	if q.Status != "" {
-		filter["status"] = q.Status
-	}
-	if q.Topic != "" {
-		filter["topic"] = q.Topic
-	}
-	if q.EventType != "" {
-		filter["event_type"] = q.EventType
-	}
-	if q.From != nil || q.To != nil {
-		r := bson.M{}
-		if q.From != nil {
-			r["$gte"] = bsonTime(*q.From)
-		}
-		if q.To != nil {
-			r["$lte"] = bsonTime(*q.To)
-		}
-		filter["received_at"] = r
-	}
-	if q.After != nil {
-		filter = bson.M{"$and": bson.A{filter, bson.M{"$or": bson.A{
-			bson.M{"received_at": bson.M{"$lt": bsonTime(q.After.Timestamp)}},
-			bson.M{"received_at": bsonTime(q.After.Timestamp), "_id": bson.M{"$gt": q.After.EventID}},
-		}}}}
-	}
+	filter := equalTo(map[string]string{"status": q.Status, "topic": q.Topic, "event_type": q.EventType})
+	putTimeRange(filter, "received_at", q.From, q.To)
 	if q.Limit <= 0 {
 		q.Limit = 100
 	}
-	cur, err := s.countedCollection(CollDeadLetters).Find(ctx, filter, options.Find().
-		SetSort(bson.D{{Key: "received_at", Value: -1}, {Key: "_id", Value: 1}}).SetLimit(int64(q.Limit+1)))
-	if err != nil {
-		return nil, "", normalise(err)
-	}
-	var out []DeadLetterEntry
-	if err := cur.All(ctx, &out); err != nil {
-		return nil, "", normalise(err)
-	}
-	next := ""
-	if len(out) > q.Limit {
-		out = out[:q.Limit]
-		last := out[q.Limit-1]
-		next = Cursor{Timestamp: last.ReceivedAt, EventID: last.ID}.Encode()
-	}
-	return out, next, nil
+	return findNewest(ctx, s.countedCollection(CollDeadLetters), filter, "received_at", 1, q.After, q.Limit,
+		func(dl DeadLetterEntry) Cursor { return Cursor{Timestamp: dl.ReceivedAt, EventID: dl.ID} })
 }
 
 // RecordRequeues records that the dead letters were sent back to their

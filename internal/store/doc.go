@@ -37,7 +37,9 @@
 // shrink).
 //
 // The store stays one package split by aggregate into files (workflows.go,
-// tasks.go, webhooks.go, outbox.go, …): the aggregates share the engine
-// features, the bulk-write helpers and the error mapping, and each domain
+// tasks.go, webhooks.go, outbox.go, …), each holding its aggregate's
+// document, writes and queries: the aggregates share the engine features,
+// the typed reads (find.go: one document, all matches, a page, by ids), the
+// bulk-write helpers (bulk.go) and the error mapping, and each domain
 // package declares the few methods it needs as an interface of its own.
 package store

@@ -6,7 +6,6 @@ import (
 
 	"go.mongodb.org/mongo-driver/bson"
 	"go.mongodb.org/mongo-driver/mongo"
-	"go.mongodb.org/mongo-driver/mongo/options"
 )
 
 // CollPartnerEndpoints holds the circuit breaker state of each partner
@@ -29,37 +28,17 @@ type PartnerEndpoint struct {
 // PartnerEndpoints loads the stored state of the given partners in one
 // query; a partner never seen is absent from the map (closed).
 func (s *Store) PartnerEndpoints(ctx context.Context, partnerIDs ...string) (map[string]PartnerEndpoint, error) {
-	out := make(map[string]PartnerEndpoint, len(partnerIDs))
-	if len(partnerIDs) == 0 {
-		return out, nil
-	}
-	cur, err := s.partnerEndpoints.Find(ctx, bson.M{"_id": bson.M{"$in": partnerIDs}})
-	if err != nil {
-		return nil, normalise(err)
-	}
-	var list []PartnerEndpoint
-	if err := cur.All(ctx, &list); err != nil {
-		return nil, normalise(err)
-	}
-	for _, ep := range list {
-		out[ep.PartnerID] = ep
-	}
-	return out, nil
+	return findByIDs(ctx, s.partnerEndpoints, "partner endpoints", partnerIDs, func(ep PartnerEndpoint) string { return ep.PartnerID })
 }
 
 // SavePartnerEndpoints stores endpoint states with one bulk upsert.
 // Concurrent relays may race; the last write wins, which at worst delays
 // opening or closing a breaker by one batch.
 func (s *Store) SavePartnerEndpoints(ctx context.Context, eps ...PartnerEndpoint) error {
-	if len(eps) == 0 {
-		return nil
-	}
 	now := s.now()
-	models := make([]mongo.WriteModel, len(eps))
-	for i, ep := range eps {
+	_, err := writeEach(ctx, s.partnerEndpoints, "save partner endpoints", eps, func(ep PartnerEndpoint) (mongo.WriteModel, error) {
 		ep.UpdatedAt = now
-		models[i] = mongo.NewReplaceOneModel().SetFilter(bson.M{"_id": ep.PartnerID}).SetReplacement(ep).SetUpsert(true)
-	}
-	_, err := s.partnerEndpoints.BulkWrite(ctx, models, options.BulkWrite().SetOrdered(false))
-	return normalise(err)
+		return mongo.NewReplaceOneModel().SetFilter(bson.M{"_id": ep.PartnerID}).SetReplacement(ep).SetUpsert(true), nil
+	})
+	return err
 }

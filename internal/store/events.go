@@ -196,23 +196,17 @@ func (s *Store) InsertEventsTo(ctx context.Context, topic string, envs []events.
 		return InsertResult{}, nil
 	}
 	now, seq := s.now(), s.nextSeq(len(envs))
-	ids, docs := make([]string, len(envs)), make([]any, len(envs))
-	for i, env := range envs {
+	return insertAll(ctx, s.events, "events", inOneWrite, envs, func(env events.Envelope) (string, any, error) {
 		doc, err := NewEventDocument(env, now, s.cfg.EventTTL)
 		if err != nil {
-			return InsertResult{}, err
+			return "", nil, err
 		}
-		doc.Seq = seq + int64(i)
+		doc.Seq, seq = seq, seq+1 // the next number, in the order given
 		if topic != "" && topic != env.EventType.Topic() {
 			doc.PublishTopic, doc.PublishPending = topic, true
 		}
-		ids[i], docs[i] = env.EventID, doc
-	}
-	res, err := insertUnordered(ctx, s.events, ids, docs)
-	if err != nil {
-		return InsertResult{}, fmt.Errorf("store: insert events: %w", err)
-	}
-	return res, nil
+		return env.EventID, doc, nil
+	})
 }
 
 // GetEvent loads one event by id.
@@ -238,21 +232,9 @@ func (s *Store) MarkPublished(ctx context.Context, eventIDs ...string) error {
 // storedBefore and still not published, oldest first: the retry-sweeper's
 // safety net for the store-then-publish path.
 func (s *Store) UnpublishedEvents(ctx context.Context, storedBefore time.Time, limit int) ([]EventDocument, error) {
-	return s.findEvents(ctx,
+	return findAll[EventDocument](ctx, s.events,
 		bson.M{"publish_pending": true, "stored_at": bson.M{"$lte": bsonTime(storedBefore)}},
 		options.Find().SetSort(bson.D{{Key: "stored_at", Value: 1}}).SetLimit(int64(limit)))
-}
-
-func (s *Store) findEvents(ctx context.Context, filter any, opts *options.FindOptions) ([]EventDocument, error) {
-	cur, err := s.events.Find(ctx, filter, opts)
-	if err != nil {
-		return nil, normalise(err)
-	}
-	var docs []EventDocument
-	if err := cur.All(ctx, &docs); err != nil {
-		return nil, normalise(err)
-	}
-	return docs, nil
 }
 
 // SearchEvents finds events whose event_type, metadata.service_name,
@@ -278,7 +260,7 @@ func (s *Store) SearchEvents(ctx context.Context, q string, partnerID string, li
 	}
 	if s.has.textIndex {
 		scope["$text"] = bson.M{"$search": q}
-		return s.findEvents(ctx, scope, options.Find().SetSort(newest).SetLimit(int64(limit)))
+		return findAll[EventDocument](ctx, s.events, scope, options.Find().SetSort(newest).SetLimit(int64(limit)))
 	}
 	cur, err := s.events.Find(ctx, scope, options.Find().SetSort(newest))
 	if err != nil {

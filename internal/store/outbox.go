@@ -49,14 +49,10 @@ type OutboxEntry struct {
 // created_at get their defaults (pending, 0, DefaultMaxAttempts, now, now).
 // Entries already enqueued are reported in InsertResult.Duplicates.
 func (s *Store) EnqueueOutbox(ctx context.Context, entries ...OutboxEntry) (InsertResult, error) {
-	if len(entries) == 0 {
-		return InsertResult{}, nil
-	}
 	now := s.now()
-	ids, docs := make([]string, len(entries)), make([]any, len(entries))
-	for i, e := range entries {
+	return insertAll(ctx, s.outbox, "outbox entries", inOneWrite, entries, func(e OutboxEntry) (string, any, error) {
 		if e.OutboxID == "" || e.TargetProvider == "" {
-			return InsertResult{}, errors.New("store: outbox entry needs outbox_id and target_provider")
+			return "", nil, errors.New("store: outbox entry needs outbox_id and target_provider")
 		}
 		e.ID, e.Status, e.Attempts = e.OutboxID, outboxstatus.Pending, 0
 		e.LeaseExpiresAt, e.ClaimToken, e.CompletedAt = nil, "", nil
@@ -68,18 +64,18 @@ func (s *Store) EnqueueOutbox(ctx context.Context, entries ...OutboxEntry) (Inse
 		}
 		e.NextAttemptAt = bsonTime(e.NextAttemptAt)
 		e.CreatedAt = now
-		ids[i], docs[i] = e.OutboxID, e
-	}
-	res, err := insertUnordered(ctx, s.outbox, ids, docs)
-	if err != nil {
-		return InsertResult{}, fmt.Errorf("store: enqueue outbox: %w", err)
-	}
-	return res, nil
+		return e.OutboxID, e, nil
+	})
 }
 
 // GetOutboxEntry loads an entry by outbox_id.
 func (s *Store) GetOutboxEntry(ctx context.Context, outboxID string) (OutboxEntry, error) {
 	return getByID[OutboxEntry](ctx, s.outbox, outboxID)
+}
+
+// idOnly is a document read for its _id alone.
+type idOnly struct {
+	ID string `bson:"_id"`
 }
 
 // claimRounds bounds how often ClaimDue retries when concurrent claimers took
@@ -107,15 +103,9 @@ func (s *Store) ClaimDue(ctx context.Context, now time.Time, lease time.Duration
 	due := bson.M{"status": bson.M{"$in": outboxstatus.Due()}, "next_attempt_at": bson.M{"$lte": now}}
 	oldest := bson.D{{Key: "next_attempt_at", Value: 1}, {Key: "_id", Value: 1}}
 	for range claimRounds {
-		cur, err := s.outbox.Find(ctx, due, options.Find().SetSort(oldest).SetLimit(int64(limit)).
+		candidates, err := findAll[idOnly](ctx, s.outbox, due, options.Find().SetSort(oldest).SetLimit(int64(limit)).
 			SetProjection(bson.M{"_id": 1}))
 		if err != nil {
-			return nil, fmt.Errorf("store: find due outbox entries: %w", err)
-		}
-		var candidates []struct {
-			ID string `bson:"_id"`
-		}
-		if err := cur.All(ctx, &candidates); err != nil {
 			return nil, fmt.Errorf("store: find due outbox entries: %w", err)
 		}
 		if len(candidates) == 0 {
@@ -137,12 +127,8 @@ func (s *Store) ClaimDue(ctx context.Context, now time.Time, lease time.Duration
 		if res.ModifiedCount == 0 {
 			continue // all taken by concurrent claimers: look again
 		}
-		cur, err = s.outbox.Find(ctx, bson.M{"claim_token": token}, options.Find().SetSort(oldest))
+		claimed, err := findAll[OutboxEntry](ctx, s.outbox, bson.M{"claim_token": token}, options.Find().SetSort(oldest))
 		if err != nil {
-			return nil, fmt.Errorf("store: read claimed outbox entries: %w", err)
-		}
-		var claimed []OutboxEntry
-		if err := cur.All(ctx, &claimed); err != nil {
 			return nil, fmt.Errorf("store: read claimed outbox entries: %w", err)
 		}
 		return claimed, nil
@@ -169,14 +155,10 @@ type Settlement struct {
 // matches) is left alone: its newer claim will settle it. It returns how
 // many entries were settled.
 func (s *Store) SettleOutbox(ctx context.Context, settlements ...Settlement) (int, error) {
-	if len(settlements) == 0 {
-		return 0, nil
-	}
 	now := s.now()
-	models := make([]mongo.WriteModel, 0, len(settlements))
-	for _, st := range settlements {
+	res, err := writeEach(ctx, s.outbox, "settle outbox entries", settlements, func(st Settlement) (mongo.WriteModel, error) {
 		if st.Entry.ClaimToken == "" {
-			return 0, fmt.Errorf("store: settle outbox %s: entry was not claimed", st.Entry.OutboxID)
+			return nil, fmt.Errorf("store: settle outbox %s: entry was not claimed", st.Entry.OutboxID)
 		}
 		outcome := st.Outcome.Recorded(st.Entry.Attempts, st.Entry.MaxAttempts)
 		set := bson.M{"status": outcome.Status(st.Entry.Attempts)}
@@ -192,15 +174,14 @@ func (s *Store) SettleOutbox(ctx context.Context, settlements ...Settlement) (in
 			set["next_attempt_at"] = bsonTime(st.NextAttemptAt)
 			update["$inc"] = bson.M{"attempts": -1}
 		default:
-			return 0, fmt.Errorf("store: settle outbox %s: unknown outcome %d", st.Entry.OutboxID, st.Outcome)
+			return nil, fmt.Errorf("store: settle outbox %s: unknown outcome %d", st.Entry.OutboxID, st.Outcome)
 		}
-		models = append(models, mongo.NewUpdateOneModel().
+		return mongo.NewUpdateOneModel().
 			SetFilter(bson.M{"_id": st.Entry.ID, "claim_token": st.Entry.ClaimToken, "status": outboxstatus.Processing}).
-			SetUpdate(update))
-	}
-	res, err := s.outbox.BulkWrite(ctx, models, options.BulkWrite().SetOrdered(false))
+			SetUpdate(update), nil
+	})
 	if err != nil {
-		return 0, fmt.Errorf("store: settle outbox entries: %w", err)
+		return 0, err
 	}
 	return int(res.ModifiedCount), nil
 }
@@ -255,10 +236,9 @@ func (s *Store) ReclaimExpiredLeases(ctx context.Context, now time.Time) (int, e
 // for delivery (pending or failed); ok is false when none waits. The relay
 // reports its age as a metric to alarm on.
 func (s *Store) OldestPendingOutbox(ctx context.Context) (oldest time.Time, ok bool, err error) {
-	var e OutboxEntry
-	err = s.outbox.FindOne(ctx, bson.M{"status": bson.M{"$in": outboxstatus.Due()}},
-		options.FindOne().SetSort(bson.D{{Key: "created_at", Value: 1}})).Decode(&e)
-	if err = normalise(err); errors.Is(err, ErrNotFound) {
+	e, err := findOne[OutboxEntry](ctx, s.outbox, bson.M{"status": bson.M{"$in": outboxstatus.Due()}},
+		options.FindOne().SetSort(bson.D{{Key: "created_at", Value: 1}}))
+	if errors.Is(err, ErrNotFound) {
 		return time.Time{}, false, nil
 	}
 	return e.CreatedAt, err == nil, err

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/256dpi/lungo"
 	"go.mongodb.org/mongo-driver/bson"
 	"go.mongodb.org/mongo-driver/mongo"
 	"go.mongodb.org/mongo-driver/mongo/options"
@@ -35,19 +36,16 @@ func (s *Store) EventRate(ctx context.Context, since time.Time, bucket time.Dura
 		for i := range bounds {
 			bounds[i] = bsonTime(since.Add(time.Duration(i) * bucket))
 		}
-		cur, err := s.events.Aggregate(ctx, mongo.Pipeline{
+		type bucketCount struct {
+			Lower time.Time `bson:"_id"`
+			N     int64     `bson:"count"`
+		}
+		groups, err := aggregateAll[bucketCount](ctx, s.events, mongo.Pipeline{
 			{{Key: "$match", Value: match}},
 			{{Key: "$bucket", Value: bson.D{{Key: "groupBy", Value: "$timestamp"}, {Key: "boundaries", Value: bounds}}}},
 		})
 		if err != nil {
-			return nil, normalise(err)
-		}
-		var groups []struct {
-			Lower time.Time `bson:"_id"`
-			N     int64     `bson:"count"`
-		}
-		if err := cur.All(ctx, &groups); err != nil {
-			return nil, normalise(err)
+			return nil, err
 		}
 		for _, g := range groups {
 			if i := int(g.Lower.Sub(since) / bucket); i >= 0 && i < n {
@@ -56,15 +54,12 @@ func (s *Store) EventRate(ctx context.Context, since time.Time, bucket time.Dura
 		}
 		return out, nil
 	}
-	cur, err := s.events.Find(ctx, match, options.Find().SetProjection(bson.M{"timestamp": 1, "_id": 0}))
-	if err != nil {
-		return nil, normalise(err)
-	}
-	var docs []struct {
+	type timestamp struct {
 		Timestamp time.Time `bson:"timestamp"`
 	}
-	if err := cur.All(ctx, &docs); err != nil {
-		return nil, normalise(err)
+	docs, err := findAll[timestamp](ctx, s.events, match, options.Find().SetProjection(bson.M{"timestamp": 1, "_id": 0}))
+	if err != nil {
+		return nil, err
 	}
 	for _, d := range docs {
 		if i := int(d.Timestamp.Sub(since) / bucket); i >= 0 && i < n {
@@ -77,16 +72,12 @@ func (s *Store) EventRate(ctx context.Context, since time.Time, bucket time.Dura
 // OpenBreakers lists the partner endpoints whose circuit breaker is not
 // closed (open, or half open and probing), by partner id.
 func (s *Store) OpenBreakers(ctx context.Context) ([]PartnerEndpoint, error) {
-	cur, err := s.partnerEndpoints.Find(ctx, bson.M{"state": bson.M{"$in": bson.A{partnerstatus.BreakerOpen, partnerstatus.BreakerHalfOpen}}},
+	out, err := findAll[PartnerEndpoint](ctx, s.partnerEndpoints, bson.M{"state": bson.M{"$in": bson.A{partnerstatus.BreakerOpen, partnerstatus.BreakerHalfOpen}}},
 		options.Find().SetSort(bson.D{{Key: "_id", Value: 1}}))
-	if err != nil {
-		return nil, normalise(err)
+	if out == nil && err == nil {
+		out = []PartnerEndpoint{} // a JSON list, never null
 	}
-	out := []PartnerEndpoint{}
-	if err := cur.All(ctx, &out); err != nil {
-		return nil, normalise(err)
-	}
-	return out, nil
+	return out, err
 }
 
 // PartnerIDs lists every partner the store knows, sorted: those with a
@@ -108,5 +99,64 @@ func (s *Store) PartnerIDs(ctx context.Context) ([]string, error) {
 		}
 	}
 	slices.Sort(out)
+	return out, nil
+}
+
+// CountBy counts a collection's documents per value of field, among those
+// whose timeField is at or after since (zero: all). On MongoDB it is one
+// aggregation ($match, then $group by field); the embedded engine has no
+// pipeline and counts each distinct value instead.
+func (s *Store) CountBy(ctx context.Context, collection, field, timeField string, since time.Time) (map[string]int64, error) {
+	coll := s.countedCollection(collection)
+	q := bson.M{}
+	if !since.IsZero() && timeField != "" {
+		q[timeField] = bson.M{"$gte": bsonTime(since)}
+	}
+	if s.has.aggregation {
+		return countByPipeline(ctx, coll, field, q)
+	}
+	vals, err := coll.Distinct(ctx, field, q)
+	if err != nil {
+		return nil, normalise(err)
+	}
+	out := make(map[string]int64, len(vals))
+	for _, v := range vals {
+		key, ok := v.(string)
+		if !ok {
+			continue
+		}
+		cq := bson.M{field: key}
+		for k, val := range q {
+			cq[k] = val
+		}
+		n, err := coll.CountDocuments(ctx, cq)
+		if err != nil {
+			return nil, normalise(err)
+		}
+		out[key] = n
+	}
+	return out, nil
+}
+
+// countByPipeline is CountBy as one aggregation: documents without the
+// field (a null group) are not counted, as distinct leaves them out too.
+func countByPipeline(ctx context.Context, coll lungo.ICollection, field string, match bson.M) (map[string]int64, error) {
+	type group struct {
+		Key any   `bson:"_id"`
+		N   int64 `bson:"n"`
+	}
+	groups, err := aggregateAll[group](ctx, coll, mongo.Pipeline{
+		{{Key: "$match", Value: match}},
+		{{Key: "$group", Value: bson.D{{Key: "_id", Value: "$" + field}, {Key: "n", Value: bson.D{{Key: "$sum", Value: 1}}}}}},
+	})
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[string]int64, len(groups))
+	for _, g := range groups {
+		if key, ok := g.Key.(string); ok {
+			out[key] = g.N
+		}
+	}
 	return out, nil
 }

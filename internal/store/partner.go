@@ -74,22 +74,10 @@ func (s *Store) InsertPartnerEvent(ctx context.Context, ev PartnerEvent) (Partne
 // InsertPartnerEvent) with one unordered bulk insert; ids already stored are
 // reported as duplicates.
 func (s *Store) InsertPartnerEvents(ctx context.Context, evs ...PartnerEvent) (InsertResult, error) {
-	if len(evs) == 0 {
-		return InsertResult{}, nil
-	}
-	ids, docs := make([]string, len(evs)), make([]any, len(evs))
-	for i, ev := range evs {
+	return insertAll(ctx, s.partnerEvents, "partner events", inOneWrite, evs, func(ev PartnerEvent) (string, any, error) {
 		ev, err := s.partnerDefaults(ev)
-		if err != nil {
-			return InsertResult{}, err
-		}
-		ids[i], docs[i] = ev.ID, ev
-	}
-	res, err := insertUnordered(ctx, s.partnerEvents, ids, docs)
-	if err != nil {
-		return InsertResult{}, fmt.Errorf("store: insert partner events: %w", err)
-	}
-	return res, nil
+		return ev.ID, ev, err
+	})
 }
 
 func (s *Store) partnerDefaults(ev PartnerEvent) (PartnerEvent, error) {
@@ -157,24 +145,19 @@ func (s *Store) RecordPartnerAttempt(ctx context.Context, id string, n int, at t
 // returns how many partner events matched. An attempt number outside
 // 1..MaxPartnerAttempts is refused: the seed caps the count.
 func (s *Store) RecordPartnerAttempts(ctx context.Context, attempts ...PartnerAttempt) (int, error) {
-	if len(attempts) == 0 {
-		return 0, nil
-	}
 	now := epochMillis(s.now())
-	models := make([]mongo.WriteModel, len(attempts))
-	for i, a := range attempts {
+	res, err := writeEach(ctx, s.partnerEvents, "record partner attempts", attempts, func(a PartnerAttempt) (mongo.WriteModel, error) {
 		if a.N < 1 || a.N > MaxPartnerAttempts {
-			return 0, fmt.Errorf("store: partner attempt %d outside 1..%d", a.N, MaxPartnerAttempts)
+			return nil, fmt.Errorf("store: partner attempt %d outside 1..%d", a.N, MaxPartnerAttempts)
 		}
-		models[i] = mongo.NewUpdateOneModel().SetFilter(bson.M{"_id": a.ID}).SetUpdate(bson.M{"$set": bson.M{
+		return mongo.NewUpdateOneModel().SetFilter(bson.M{"_id": a.ID}).SetUpdate(bson.M{"$set": bson.M{
 			"entity_metadata.resilienceAttemptCount." + strconv.Itoa(a.N): epochMillis(a.At),
 			"event_status":    a.Status,
 			"lastUpdatedTime": now,
-		}})
-	}
-	res, err := s.partnerEvents.BulkWrite(ctx, models, options.BulkWrite().SetOrdered(false))
+		}}), nil
+	})
 	if err != nil {
-		return 0, normalise(err)
+		return 0, err
 	}
 	return int(res.MatchedCount), nil
 }
@@ -211,24 +194,12 @@ func (s *Store) failedForRetry(ctx context.Context, filter bson.M, limit int) ([
 	}
 	filter["event_status"] = partnerstatus.Failed
 	filter["entity_metadata.resilienceAttemptCount."+strconv.Itoa(MaxPartnerAttempts)] = bson.M{"$exists": false}
-	return s.findPartnerEvents(ctx, filter, opts)
+	return findAll[PartnerEvent](ctx, s.partnerEvents, filter, opts)
 }
 
 // PartnerHistory is seed 000's "Partner Event History" query: the partner's
 // events newest first (by created), at most PartnerHistoryLimit.
 func (s *Store) PartnerHistory(ctx context.Context, partnerID string) ([]PartnerEvent, error) {
-	return s.findPartnerEvents(ctx, bson.M{"entity_metadata.partnerId": partnerID},
+	return findAll[PartnerEvent](ctx, s.partnerEvents, bson.M{"entity_metadata.partnerId": partnerID},
 		options.Find().SetSort(bson.D{{Key: "created", Value: -1}}).SetLimit(PartnerHistoryLimit))
-}
-
-func (s *Store) findPartnerEvents(ctx context.Context, filter any, opts *options.FindOptions) ([]PartnerEvent, error) {
-	cur, err := s.partnerEvents.Find(ctx, filter, opts)
-	if err != nil {
-		return nil, normalise(err)
-	}
-	var out []PartnerEvent
-	if err := cur.All(ctx, &out); err != nil {
-		return nil, normalise(err)
-	}
-	return out, nil
 }

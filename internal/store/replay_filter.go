@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"go.mongodb.org/mongo-driver/bson"
-	"go.mongodb.org/mongo-driver/mongo/options"
 )
 
 // ReplayFilter is seed 001's ReplayFilter: one way to select events used by
@@ -61,16 +60,7 @@ func (f ReplayFilter) ToQuery() bson.M {
 			q["event_type"] = bson.M{"$nin": f.ExcludeEventTypes}
 		}
 	}
-	if f.StartTime != nil || f.EndTime != nil {
-		tq := bson.M{}
-		if f.StartTime != nil {
-			tq["$gte"] = bsonTime(*f.StartTime)
-		}
-		if f.EndTime != nil {
-			tq["$lte"] = bsonTime(*f.EndTime)
-		}
-		q["timestamp"] = tq
-	}
+	putTimeRange(q, "timestamp", f.StartTime, f.EndTime)
 	if f.UserID != "" {
 		q["metadata.user_id"] = f.UserID
 	}
@@ -81,6 +71,34 @@ func (f ReplayFilter) ToQuery() bson.M {
 		q["partner_id"] = f.PartnerID
 	}
 	return q
+}
+
+// equalTo is the filter that matches each field to its value; a field
+// whose value is empty is left out (it matches everything).
+func equalTo(values map[string]string) bson.M {
+	q := bson.M{}
+	for field, v := range values {
+		if v != "" {
+			q[field] = v
+		}
+	}
+	return q
+}
+
+// putTimeRange makes q match field from from to to, both included; a nil
+// bound is open, and with neither q is left as it was.
+func putTimeRange(q bson.M, field string, from, to *time.Time) {
+	if from == nil && to == nil {
+		return
+	}
+	r := bson.M{}
+	if from != nil {
+		r["$gte"] = bsonTime(*from)
+	}
+	if to != nil {
+		r["$lte"] = bsonTime(*to)
+	}
+	q[field] = r
 }
 
 // Cursor is a position in the (timestamp, event_id) order of events. Its
@@ -133,17 +151,8 @@ func (s *Store) FindEvents(ctx context.Context, f ReplayFilter, after *Cursor, l
 		}}
 		q = bson.M{"$and": bson.A{q, page}}
 	}
-	docs, err := s.findEvents(ctx, q, options.Find().SetSort(eventOrder).SetLimit(int64(limit+1)))
-	if err != nil {
-		return nil, "", err
-	}
-	next := ""
-	if len(docs) > limit {
-		docs = docs[:limit]
-		last := docs[limit-1]
-		next = Cursor{Timestamp: last.Timestamp, Seq: last.Seq, EventID: last.EventID}.Encode()
-	}
-	return docs, next, nil
+	return findPage(ctx, s.events, q, eventOrder, limit,
+		func(d EventDocument) Cursor { return Cursor{Timestamp: d.Timestamp, Seq: d.Seq, EventID: d.EventID} })
 }
 
 // CountEvents counts the events matching f.

@@ -21,24 +21,22 @@ import (
 // again from its stored state and stamps it re-driven, so it is tried once
 // per stall period rather than on every run.
 
-// notRedrivenSince matches documents not re-driven after before (field is
-// the re-drive stamp).
-func notRedrivenSince(field string, before time.Time) bson.M {
-	return bson.M{"$or": bson.A{
-		bson.M{field: bson.M{"$exists": false}},
-		bson.M{field: bson.M{"$lte": bsonTime(before)}},
-	}}
-}
+// stallFields name, for one kind of work, the fields stamped with its last
+// progress and with its last re-drive.
+type stallFields struct{ progress, redriven string }
+
+var (
+	// projectionStall is a workflow's or a task's: progress is any update.
+	projectionStall = stallFields{progress: "updatedAt", redriven: "redrivenAt"}
+	// webhookStall is a webhook event's: progress is its routing.
+	webhookStall = stallFields{progress: "processing_started_at", redriven: "redriven_at"}
+)
 
 // StalledWorkflows returns up to limit workflows still pending or
 // processing whose last progress (updatedAt) and last re-drive are both at
 // or before before, oldest first.
 func (s *Store) StalledWorkflows(ctx context.Context, before time.Time, limit int) ([]Workflow, error) {
-	return findStalled[Workflow](ctx, s.workflows, bson.M{"$and": bson.A{
-		bson.M{"status": bson.M{"$in": workflowstatus.Active()}},
-		bson.M{"updatedAt": bson.M{"$lte": bsonTime(before)}},
-		notRedrivenSince("redrivenAt", before),
-	}}, "updatedAt", limit)
+	return findStalled[Workflow](ctx, s.workflows, bson.M{"$in": workflowstatus.Active()}, projectionStall, before, limit)
 }
 
 // StalledTasks returns up to limit tasks still pending or processing whose
@@ -46,11 +44,7 @@ func (s *Store) StalledWorkflows(ctx context.Context, before time.Time, limit in
 // oldest first. A failed task waiting for its retry is not stalled: the
 // sweeper's retry pass re-emits it when it is due.
 func (s *Store) StalledTasks(ctx context.Context, before time.Time, limit int) ([]Task, error) {
-	return findStalled[Task](ctx, s.tasks, bson.M{"$and": bson.A{
-		bson.M{"status": bson.M{"$in": taskstatus.Active()}},
-		bson.M{"updatedAt": bson.M{"$lte": bsonTime(before)}},
-		notRedrivenSince("redrivenAt", before),
-	}}, "updatedAt", limit)
+	return findStalled[Task](ctx, s.tasks, bson.M{"$in": taskstatus.Active()}, projectionStall, before, limit)
 }
 
 // StalledWebhookEvents returns up to limit webhook events still processing
@@ -58,43 +52,42 @@ func (s *Store) StalledTasks(ctx context.Context, before time.Time, limit int) (
 // and not re-driven since, oldest first. Rows left received are routed by
 // WebhookEventsToRoute.
 func (s *Store) StalledWebhookEvents(ctx context.Context, before time.Time, limit int) ([]WebhookEvent, error) {
-	return findStalled[WebhookEvent](ctx, s.webhookEvents, bson.M{"$and": bson.A{
-		bson.M{"status": webhookstatus.Processing},
-		bson.M{"processing_started_at": bson.M{"$lte": bsonTime(before)}},
-		notRedrivenSince("redriven_at", before),
-	}}, "processing_started_at", limit)
+	return findStalled[WebhookEvent](ctx, s.webhookEvents, webhookstatus.Processing, webhookStall, before, limit)
 }
 
-func findStalled[T any](ctx context.Context, coll lungo.ICollection, filter bson.M, sortBy string, limit int) ([]T, error) {
-	cur, err := coll.Find(ctx, filter, options.Find().
-		SetSort(bson.D{{Key: sortBy, Value: 1}, {Key: "_id", Value: 1}}).SetLimit(int64(limit)))
+// findStalled returns up to limit documents of coll whose status matches
+// status and whose last progress and last re-drive (none counts) are both
+// at or before before, oldest progress first.
+func findStalled[T any](ctx context.Context, coll lungo.ICollection, status any, f stallFields, before time.Time, limit int) ([]T, error) {
+	before = bsonTime(before)
+	out, err := findAll[T](ctx, coll, bson.M{"$and": bson.A{
+		bson.M{"status": status},
+		bson.M{f.progress: bson.M{"$lte": before}},
+		bson.M{"$or": bson.A{bson.M{f.redriven: bson.M{"$exists": false}}, bson.M{f.redriven: bson.M{"$lte": before}}}},
+	}}, options.Find().SetSort(bson.D{{Key: f.progress, Value: 1}, {Key: "_id", Value: 1}}).SetLimit(int64(limit)))
 	if err != nil {
-		return nil, fmt.Errorf("store: find stalled work: %w", normalise(err))
-	}
-	var out []T
-	if err := cur.All(ctx, &out); err != nil {
-		return nil, fmt.Errorf("store: find stalled work: %w", normalise(err))
+		return nil, fmt.Errorf("store: find stalled work: %w", err)
 	}
 	return out, nil
 }
 
 // MarkWorkflowRedriven stamps workflowID as re-driven now.
 func (s *Store) MarkWorkflowRedriven(ctx context.Context, workflowID string) error {
-	return s.markRedriven(ctx, s.workflows, workflowID, "redrivenAt")
+	return s.markRedriven(ctx, s.workflows, workflowID, projectionStall)
 }
 
 // MarkTaskRedriven stamps taskID as re-driven now.
 func (s *Store) MarkTaskRedriven(ctx context.Context, taskID string) error {
-	return s.markRedriven(ctx, s.tasks, taskID, "redrivenAt")
+	return s.markRedriven(ctx, s.tasks, taskID, projectionStall)
 }
 
 // MarkWebhookEventRedriven stamps the webhook event as re-driven now.
 func (s *Store) MarkWebhookEventRedriven(ctx context.Context, eventID string) error {
-	return s.markRedriven(ctx, s.webhookEvents, eventID, "redriven_at")
+	return s.markRedriven(ctx, s.webhookEvents, eventID, webhookStall)
 }
 
-func (s *Store) markRedriven(ctx context.Context, coll lungo.ICollection, id, field string) error {
-	if _, err := coll.UpdateOne(ctx, bson.M{"_id": id}, bson.M{"$set": bson.M{field: s.now()}}); err != nil {
+func (s *Store) markRedriven(ctx context.Context, coll lungo.ICollection, id string, f stallFields) error {
+	if _, err := coll.UpdateOne(ctx, bson.M{"_id": id}, bson.M{"$set": bson.M{f.redriven: s.now()}}); err != nil {
 		return fmt.Errorf("store: stamp %s re-driven: %w", id, normalise(err))
 	}
 	return nil
@@ -113,7 +106,7 @@ func (s *Store) LatestDrivingEvent(ctx context.Context, aggregateID string, byEx
 	for i, t := range types {
 		names[i] = string(t)
 	}
-	docs, err := s.findEvents(ctx, bson.M{field: aggregateID, "event_type": bson.M{"$in": names}},
+	docs, err := findAll[EventDocument](ctx, s.events, bson.M{field: aggregateID, "event_type": bson.M{"$in": names}},
 		options.Find().SetSort(bson.D{{Key: "timestamp", Value: -1}, {Key: "_id", Value: -1}}).SetLimit(1))
 	if err != nil {
 		return EventDocument{}, err
@@ -128,16 +121,15 @@ func (s *Store) LatestDrivingEvent(ctx context.Context, aggregateID string, byEx
 // started (its webhookEventId), or neither when it started none.
 func (s *Store) WorkStartedBy(ctx context.Context, webhookEventID string) (*Workflow, *Task, error) {
 	newest := options.FindOne().SetSort(bson.D{{Key: "createdAt", Value: -1}, {Key: "_id", Value: -1}})
-	var wf Workflow
-	err := s.workflows.FindOne(ctx, bson.M{"webhookEventId": webhookEventID}, newest).Decode(&wf)
-	if err = normalise(err); err == nil {
+	startedBy := bson.M{"webhookEventId": webhookEventID}
+	wf, err := findOne[Workflow](ctx, s.workflows, startedBy, newest)
+	if err == nil {
 		return &wf, nil, nil
 	} else if !errors.Is(err, ErrNotFound) {
 		return nil, nil, fmt.Errorf("store: find the workflow of webhook event %s: %w", webhookEventID, err)
 	}
-	var t Task
-	err = s.tasks.FindOne(ctx, bson.M{"webhookEventId": webhookEventID}, newest).Decode(&t)
-	if err = normalise(err); err == nil {
+	t, err := findOne[Task](ctx, s.tasks, startedBy, newest)
+	if err == nil {
 		return nil, &t, nil
 	} else if !errors.Is(err, ErrNotFound) {
 		return nil, nil, fmt.Errorf("store: find the task of webhook event %s: %w", webhookEventID, err)

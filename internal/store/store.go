@@ -2,7 +2,6 @@ package store
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"net/url"
 	"os"
@@ -118,15 +117,16 @@ func (c *Config) setDefaults() {
 
 // Validate reports the first bad field.
 func (c Config) Validate() error {
-	switch {
-	case c.EventTTL < 0:
-		return errors.New("store: Config.EventTTL must not be negative")
-	case c.ExpireInterval < 0:
-		return errors.New("store: Config.ExpireInterval must not be negative")
-	case c.ConnectTimeout < 0:
-		return errors.New("store: Config.ConnectTimeout must not be negative")
-	case c.OperationTimeout < 0:
-		return errors.New("store: Config.OperationTimeout must not be negative")
+	for _, d := range []struct {
+		field string
+		value time.Duration
+	}{
+		{"EventTTL", c.EventTTL}, {"ExpireInterval", c.ExpireInterval},
+		{"ConnectTimeout", c.ConnectTimeout}, {"OperationTimeout", c.OperationTimeout},
+	} {
+		if d.value < 0 {
+			return fmt.Errorf("store: Config.%s must not be negative", d.field)
+		}
 	}
 	return nil
 }

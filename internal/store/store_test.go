@@ -3,10 +3,6 @@ package store_test
 import (
 	"context"
 	"fmt"
-	"io"
-	"net"
-	"net/url"
-	"sync"
 	"testing"
 	"time"
 
@@ -86,99 +82,50 @@ func TestEmbeddedEngineKeepsNoOplog(t *testing.T) {
 	assert.Equal(t, webhookstatus.Skipped, got.Status)
 }
 
-// TestLostConnectionIsTransient cuts the connection to MongoDB under an
-// open store: commands fail with ErrUnavailable (retry), not with a
-// permanent error or "not found", and work again once it is back.
+// TestLostConnectionIsTransient takes MongoDB away from an open store, by
+// cutting the connection or by stalling it (connections open, no answer,
+// as a paused server): commands fail with ErrUnavailable (retry), not with
+// a permanent error or "not found", within the store's operation timeout
+// rather than at the caller's deadline, and work again once it is back.
 func TestLostConnectionIsTransient(t *testing.T) {
 	enginetest.Require(t, enginetest.Network)
-	cfg := enginetest.Configure(t, store.Config{ConnectTimeout: 2 * time.Second})
-	u, err := url.Parse(cfg.URI)
-	require.NoError(t, err)
-	p := newProxy(t, u.Host)
-	u.Host = p.addr
-	cfg.URI = u.String()
-	ctx := context.Background()
-	s, err := store.Open(ctx, cfg)
-	require.NoError(t, err)
-	defer s.Close(ctx)
-	_, err = s.InsertWebhookEvent(ctx, store.WebhookEvent{Provider: "p", ProviderEventID: "before"})
-	require.NoError(t, err)
-
-	p.cut()
-	short, cancel := context.WithTimeout(ctx, 3*time.Second)
-	defer cancel()
-	_, err = s.InsertWebhookEvent(short, store.WebhookEvent{Provider: "p", ProviderEventID: "during"})
-	assert.ErrorIs(t, err, store.ErrUnavailable, "insert while cut")
-	_, err = s.GetWebhookEvent(short, store.WebhookEventID("p", "before"))
-	assert.ErrorIs(t, err, store.ErrUnavailable, "read while cut")
-	assert.NotErrorIs(t, err, store.ErrNotFound)
-
-	p.restore()
-	assert.Eventually(t, func() bool {
-		_, err := s.GetWebhookEvent(ctx, store.WebhookEventID("p", "before"))
-		return err == nil
-	}, 20*time.Second, 100*time.Millisecond, "the store recovers once the connection is back")
-}
-
-// proxy forwards TCP connections to target until cut.
-type proxy struct {
-	addr, target string
-	mu           sync.Mutex
-	down         bool
-	conns        []net.Conn
-}
-
-func newProxy(t *testing.T, target string) *proxy {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	t.Cleanup(func() { ln.Close() })
-	p := &proxy{addr: ln.Addr().String(), target: target}
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			go p.serve(c)
-		}
-	}()
-	t.Cleanup(p.cut)
-	return p
-}
-
-func (p *proxy) serve(c net.Conn) {
-	p.mu.Lock()
-	if p.down {
-		p.mu.Unlock()
-		c.Close()
-		return
+	tests := []struct {
+		name string
+		lose func(*enginetest.Proxy)
+	}{
+		{"cut", (*enginetest.Proxy).Cut},
+		{"stalled", (*enginetest.Proxy).Stall},
 	}
-	p.mu.Unlock()
-	up, err := net.Dial("tcp", p.target)
-	if err != nil {
-		c.Close()
-		return
-	}
-	p.mu.Lock()
-	p.conns = append(p.conns, c, up)
-	p.mu.Unlock()
-	go func() { _, _ = io.Copy(up, c); up.Close() }()
-	_, _ = io.Copy(c, up)
-	c.Close()
-}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg := enginetest.Configure(t, store.Config{ConnectTimeout: 2 * time.Second, OperationTimeout: time.Second})
+			var p *enginetest.Proxy
+			cfg.URI, p = enginetest.ProxyURI(t, cfg.URI)
+			ctx := context.Background()
+			s, err := store.Open(ctx, cfg)
+			require.NoError(t, err)
+			defer s.Close(ctx)
+			_, err = s.InsertWebhookEvent(ctx, store.WebhookEvent{Provider: "p", ProviderEventID: "before"})
+			require.NoError(t, err)
 
-// cut closes every proxied connection and refuses new ones.
-func (p *proxy) cut() {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	p.down = true
-	for _, c := range p.conns {
-		c.Close()
-	}
-	p.conns = nil
-}
+			tc.lose(p)
+			caller, cancel := context.WithTimeout(ctx, time.Minute)
+			defer cancel()
+			_, err = s.InsertWebhookEvent(caller, store.WebhookEvent{Provider: "p", ProviderEventID: "during"})
+			assert.ErrorIs(t, err, store.ErrUnavailable, "insert while lost")
+			_, err = s.GetWebhookEvent(caller, store.WebhookEventID("p", "before"))
+			assert.ErrorIs(t, err, store.ErrUnavailable, "read while lost")
+			assert.NotErrorIs(t, err, store.ErrNotFound)
+			assert.NoError(t, caller.Err(), "the operation timeout ended the commands, not the caller's deadline")
 
-func (p *proxy) restore() { p.mu.Lock(); p.down = false; p.mu.Unlock() }
+			p.Restore()
+			assert.Eventually(t, func() bool {
+				_, err := s.GetWebhookEvent(ctx, store.WebhookEventID("p", "before"))
+				return err == nil
+			}, 20*time.Second, 100*time.Millisecond, "the store recovers once the connection is back")
+		})
+	}
+}
 
 func TestCheckDocumentRefusesWhatNoEngineCanStore(t *testing.T) {
 	tests := []struct{ name, doc, field string }{

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"go.mongodb.org/mongo-driver/bson"
+	"go.mongodb.org/mongo-driver/mongo"
 	"go.mongodb.org/mongo-driver/mongo/options"
 
 	"github.com/streamops/streamops/internal/ingest/webhookstatus"
@@ -62,15 +63,7 @@ func (s *Store) InsertWebhookEvent(ctx context.Context, ev WebhookEvent) (Webhoo
 			ev.CompletedAt = &now
 		}
 	}
-	_, err := s.webhookEvents.InsertOne(ctx, ev)
-	if err = normalise(err); !errors.Is(err, ErrDuplicate) {
-		return ev, err
-	}
-	var existing WebhookEvent
-	if ferr := s.webhookEvents.FindOne(ctx, bson.M{"provider": ev.Provider, "provider_event_id": ev.ProviderEventID}).Decode(&existing); ferr != nil {
-		return WebhookEvent{}, fmt.Errorf("store: load duplicate webhook event: %w", normalise(ferr))
-	}
-	return existing, ErrDuplicate
+	return insertOrGet(ctx, s.webhookEvents, ev, bson.M{"provider": ev.Provider, "provider_event_id": ev.ProviderEventID})
 }
 
 // GetWebhookEvent loads a webhook event by its event_id.
@@ -116,16 +109,67 @@ func (s *Store) SetWebhookStatus(ctx context.Context, eventID, status, errMsg st
 // again, oldest first: failed ones with retry_count below maxRetries, and
 // received ones older than receivedBefore (a crash left them unrouted).
 func (s *Store) WebhookEventsToRoute(ctx context.Context, receivedBefore time.Time, maxRetries, limit int) ([]WebhookEvent, error) {
-	cur, err := s.webhookEvents.Find(ctx, bson.M{"$or": bson.A{
+	return findAll[WebhookEvent](ctx, s.webhookEvents, bson.M{"$or": bson.A{
 		bson.M{"status": webhookstatus.Failed, "retry_count": bson.M{"$lt": maxRetries}},
 		bson.M{"status": webhookstatus.Received, "received_at": bson.M{"$lte": bsonTime(receivedBefore)}},
 	}}, options.Find().SetSort(bson.D{{Key: "received_at", Value: 1}}).SetLimit(int64(limit)))
+}
+
+// WebhookOutcome is how the work a webhook event started ended.
+type WebhookOutcome struct {
+	// EventID is the webhook event's event_id.
+	EventID string
+	// Status is webhookstatus.Completed or webhookstatus.Failed.
+	Status string
+	// Error is recorded as error_message when Status is webhookstatus.Failed.
+	Error string
+}
+
+// SettleWebhookEvents records the outcomes of the workflows or tasks
+// webhook events started, with one unordered bulk write, and returns how
+// many rows changed. Only rows still received or processing change, so a
+// repeated outcome is a no-op and an ended row keeps its first outcome.
+func (s *Store) SettleWebhookEvents(ctx context.Context, outcomes ...WebhookOutcome) (int, error) {
+	now := s.now()
+	res, err := writeEach(ctx, s.webhookEvents, "settle webhook events", outcomes, func(o WebhookOutcome) (mongo.WriteModel, error) {
+		update := bson.M{}
+		switch o.Status {
+		case webhookstatus.Completed:
+			update["$set"] = bson.M{"status": o.Status, "completed_at": now}
+			update["$unset"] = bson.M{"error_message": ""}
+		case webhookstatus.Failed:
+			update["$set"] = bson.M{"status": o.Status, "error_message": o.Error}
+		default:
+			return nil, fmt.Errorf("store: webhook event %s cannot be settled as %q", o.EventID, o.Status)
+		}
+		return mongo.NewUpdateOneModel().
+			SetFilter(bson.M{"_id": o.EventID, "status": bson.M{"$in": webhookstatus.Unsettled()}}).
+			SetUpdate(update), nil
+	})
 	if err != nil {
-		return nil, normalise(err)
+		return 0, err
 	}
-	var out []WebhookEvent
-	if err := cur.All(ctx, &out); err != nil {
-		return nil, normalise(err)
-	}
-	return out, nil
+	return int(res.ModifiedCount), nil
+}
+
+// GetWebhookEvents loads webhook events by event_id with one query; ids not
+// found are absent from the map.
+func (s *Store) GetWebhookEvents(ctx context.Context, eventIDs []string) (map[string]WebhookEvent, error) {
+	return findByIDs(ctx, s.webhookEvents, "webhook events", eventIDs, func(e WebhookEvent) string { return e.ID })
+}
+
+// WebhookEventFilter selects webhook events for the operations API.
+type WebhookEventFilter struct {
+	Provider string
+	Status   string
+	From, To *time.Time
+}
+
+// FindWebhookEvents lists webhook events matching f, newest first, up to
+// limit, after the given (received_at, event_id) position.
+func (s *Store) FindWebhookEvents(ctx context.Context, f WebhookEventFilter, after *Cursor, limit int) ([]WebhookEvent, string, error) {
+	q := equalTo(map[string]string{"provider": f.Provider, "status": f.Status})
+	putTimeRange(q, "received_at", f.From, f.To)
+	return findNewest(ctx, s.webhookEvents, q, "received_at", -1, after, limit,
+		func(e WebhookEvent) Cursor { return Cursor{Timestamp: e.ReceivedAt, EventID: e.EventID} })
 }

@@ -3,7 +3,6 @@ package store
 import (
 	"context"
 	"errors"
-	"fmt"
 	"strconv"
 	"time"
 
@@ -41,11 +40,17 @@ func WorkflowRecordID(workflowID string, stepIndex, recordIndex int) string {
 // reported in Duplicates and left as they were.
 func (s *Store) InsertWorkflowRecords(ctx context.Context, recs ...WorkflowRecord) (InsertResult, error) {
 	now := s.now()
-	ids := make([]string, len(recs))
-	docs := make([]any, len(recs))
-	for i, r := range recs {
+	// In chunks on the embedded engine: there one bulk write is one commit,
+	// and every other write waits for it; thousands of records in one
+	// commit held webhooks for seconds. A MongoDB server takes them in
+	// one command (a 1,000-workflow batch: 1 command instead of 32).
+	perWrite := inOneWrite
+	if s.engine == EngineEmbedded {
+		perWrite = workflowRecordsPerWrite
+	}
+	return insertAll(ctx, s.countedCollection(CollWorkflowRecords), "workflow records", perWrite, recs, func(r WorkflowRecord) (string, any, error) {
 		if r.WorkflowID == "" {
-			return InsertResult{}, errors.New("store: workflow record needs workflowId")
+			return "", nil, errors.New("store: workflow record needs workflowId")
 		}
 		if r.ID == "" {
 			r.ID = WorkflowRecordID(r.WorkflowID, r.StepIndex, r.RecordIndex)
@@ -54,27 +59,8 @@ func (s *Store) InsertWorkflowRecords(ctx context.Context, recs ...WorkflowRecor
 			r.StoredAt = now
 		}
 		r.StoredAt = bsonTime(r.StoredAt)
-		ids[i], docs[i] = r.ID, r
-	}
-	// In chunks on the embedded engine: there one bulk write is one commit,
-	// and every other write waits for it; thousands of records in one
-	// commit held webhooks for seconds. A MongoDB server takes them in
-	// one command (a 1,000-workflow batch: 1 command instead of 32).
-	chunk := len(docs)
-	if s.engine == EngineEmbedded {
-		chunk = workflowRecordsPerWrite
-	}
-	var res InsertResult
-	for start := 0; start < len(docs); start += chunk {
-		end := min(start+chunk, len(docs))
-		part, err := insertUnordered(ctx, s.countedCollection(CollWorkflowRecords), ids[start:end], docs[start:end])
-		if err != nil {
-			return res, fmt.Errorf("store: insert workflow records: %w", err)
-		}
-		res.Inserted = append(res.Inserted, part.Inserted...)
-		res.Duplicates = append(res.Duplicates, part.Duplicates...)
-	}
-	return res, nil
+		return r.ID, r, nil
+	})
 }
 
 // workflowRecordsPerWrite bounds one bulk write of workflow records on the
@@ -85,14 +71,6 @@ const workflowRecordsPerWrite = 64
 // WorkflowRecords returns the records a workflow stored, in step and record
 // order.
 func (s *Store) WorkflowRecords(ctx context.Context, workflowID string) ([]WorkflowRecord, error) {
-	cur, err := s.countedCollection(CollWorkflowRecords).Find(ctx, bson.M{"workflowId": workflowID},
+	return findAll[WorkflowRecord](ctx, s.countedCollection(CollWorkflowRecords), bson.M{"workflowId": workflowID},
 		options.Find().SetSort(bson.D{{Key: "stepIndex", Value: 1}, {Key: "recordIndex", Value: 1}}))
-	if err != nil {
-		return nil, normalise(err)
-	}
-	var out []WorkflowRecord
-	if err := cur.All(ctx, &out); err != nil {
-		return nil, normalise(err)
-	}
-	return out, nil
 }

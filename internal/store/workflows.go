@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/256dpi/lungo"
 	"go.mongodb.org/mongo-driver/bson"
 	"go.mongodb.org/mongo-driver/mongo/options"
 
@@ -74,34 +73,13 @@ func (s *Store) CreateWorkflow(ctx context.Context, wf Workflow) (Workflow, erro
 	now := s.now()
 	wf.ID, wf.Status = wf.WorkflowID, workflowstatus.Pending
 	stampCreated(&wf.CreatedAt, &wf.UpdatedAt, now)
-	got, err := insertOrGet(ctx, s.workflows, wf.ID, wf)
+	got, err := insertOrGet(ctx, s.workflows, wf, bson.M{"_id": wf.ID})
 	return got, inField("input", err)
 }
 
 // GetWorkflow loads a workflow by workflowId.
 func (s *Store) GetWorkflow(ctx context.Context, workflowID string) (Workflow, error) {
 	return getByID[Workflow](ctx, s.workflows, workflowID)
-}
-
-// insertOrGet inserts doc; when its id exists it returns the stored document
-// with ErrDuplicate.
-func insertOrGet[T any](ctx context.Context, coll lungo.ICollection, id string, doc T) (T, error) {
-	_, err := coll.InsertOne(ctx, doc)
-	if err = normalise(err); !errors.Is(err, ErrDuplicate) {
-		return doc, err
-	}
-	existing, ferr := getByID[T](ctx, coll, id)
-	if ferr != nil {
-		return existing, fmt.Errorf("store: load duplicate %s: %w", id, ferr)
-	}
-	return existing, ErrDuplicate
-}
-
-// getByID loads the document with _id id; ErrNotFound when there is none.
-func getByID[T any](ctx context.Context, coll lungo.ICollection, id string) (T, error) {
-	var out T
-	err := coll.FindOne(ctx, bson.M{"_id": id}).Decode(&out)
-	return out, normalise(err)
 }
 
 // RecordStepAttempt records, while a long attempt runs, that step stepIndex of a
@@ -139,4 +117,86 @@ func (s *Store) RecordStepAttempt(ctx context.Context, workflowID string, stepIn
 		return 0, nil
 	}
 	return 1, nil
+}
+
+// WorkflowCheckpoint is a workflow's projection together with what a
+// resumed run needs: the records the step at CurrentStepIndex reads.
+type WorkflowCheckpoint struct {
+	Workflow `bson:",inline"`
+	// ResumeRecords are the records the next step reads, kept only while the
+	// workflow is processing, so a retried batch resumes at that step
+	// without running the finished ones again. Empty once it ended.
+	ResumeRecords []JSONDoc `bson:"resumeRecords,omitempty" json:"-"`
+}
+
+// GetWorkflowCheckpoints loads workflows by workflowId with one query;
+// workflows that do not exist are absent from the map.
+func (s *Store) GetWorkflowCheckpoints(ctx context.Context, workflowIDs []string) (map[string]WorkflowCheckpoint, error) {
+	return findByIDs(ctx, s.workflows, "workflows", workflowIDs, func(c WorkflowCheckpoint) string { return c.ID })
+}
+
+// SaveWorkflowCheckpoints records the progress of many workflows with one
+// unordered bulk write and returns how many it wrote.
+//
+// Each checkpoint sets status, currentStepIndex, stepResults, error,
+// startedAt, completedAt, resumeRecords and stepAttempts. It never moves a workflow back:
+// a stored workflow that already ended (completed or failed) or is further
+// along (a higher currentStepIndex) is left alone, so a stale retry cannot
+// undo newer progress. A workflow that does not exist yet (its producer
+// crashed between storing the event and the projection) is created from the
+// checkpoint.
+func (s *Store) SaveWorkflowCheckpoints(ctx context.Context, cps ...WorkflowCheckpoint) (int, error) {
+	now := s.now()
+	// A duplicate key is an upsert that found the workflow further along:
+	// nothing to write.
+	return upsertForward(ctx, s.workflows, "workflow checkpoints", cps, func(cp WorkflowCheckpoint) (string, bson.D, bson.M) {
+		return cp.WorkflowID, bson.D{
+			{Key: "status", Value: bson.M{"$in": workflowstatus.Active()}},
+			{Key: "currentStepIndex", Value: bson.M{"$lte": cp.CurrentStepIndex}},
+		}, checkpointUpdate(cp, now)
+	})
+}
+
+// checkpointUpdate is the update of one checkpoint: progress in $set, the
+// submission's fields only when the workflow is created.
+func checkpointUpdate(cp WorkflowCheckpoint, now time.Time) bson.M {
+	set := bson.M{
+		"status":           cp.Status,
+		"currentStepIndex": cp.CurrentStepIndex,
+		"stepResults":      cp.StepResults,
+		"updatedAt":        now,
+	}
+	if cp.StepResults == nil {
+		set["stepResults"] = []StepProgress{}
+	}
+	unset := bson.M{}
+	optional := func(field string, v any, present bool) { setOrUnset(set, unset, field, v, present) }
+	optional("error", cp.Error, cp.Error != nil)
+	optional("completedAt", cp.CompletedAt, cp.CompletedAt != nil)
+	optional("resumeRecords", cp.ResumeRecords, len(cp.ResumeRecords) > 0 && cp.Status == workflowstatus.Processing)
+	optional("stepAttempts", cp.StepAttempts, cp.StepAttempts > 0)
+	if cp.StartedAt != nil {
+		set["startedAt"] = bsonTime(*cp.StartedAt)
+	}
+	if cp.CompletedAt != nil {
+		set["completedAt"] = bsonTime(*cp.CompletedAt)
+	}
+
+	onInsert := bson.M{
+		"workflowId": cp.WorkflowID,
+		"name":       cp.Name,
+		"steps":      cp.Steps,
+		"priority":   cp.Priority,
+		"eventId":    cp.EventID,
+		"createdAt":  bsonTime(cp.CreatedAt),
+	}
+	if len(cp.Input) > 0 {
+		onInsert["input"] = cp.Input
+	}
+	setOrigin(onInsert, cp.CorrelationID, cp.WebhookEventID, cp.PartnerID)
+	update := bson.M{"$set": set, "$setOnInsert": onInsert}
+	if len(unset) > 0 {
+		update["$unset"] = unset
+	}
+	return update
 }

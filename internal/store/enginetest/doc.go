@@ -10,6 +10,10 @@
 // never by skipping silently; the skip message names the feature and the
 // engine, and the tier's summary counts those skips apart from the runs.
 //
+// Proxy (ProxyURI) puts a TCP proxy between a store and its MongoDB, so a
+// test of the Network feature can cut the connection or stall it (the
+// server paused) and bring it back.
+//
 // Nothing here is imported by production code.
 //
 // What must not live here: the contract tests themselves (package

@@ -1,0 +1,102 @@
+package store
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/256dpi/lungo"
+	"go.mongodb.org/mongo-driver/bson"
+	"go.mongodb.org/mongo-driver/mongo"
+	"go.mongodb.org/mongo-driver/mongo/options"
+)
+
+// The reads every aggregate shares: one document, every match, a page of
+// matches, by id. Each maps the engine's errors as normalise does.
+
+// findOne loads the first document of coll that filter matches (in the
+// order opts sort them); ErrNotFound when there is none.
+func findOne[T any](ctx context.Context, coll lungo.ICollection, filter any, opts ...*options.FindOneOptions) (T, error) {
+	var out T
+	err := coll.FindOne(ctx, filter, opts...).Decode(&out)
+	return out, normalise(err)
+}
+
+// getByID loads the document with _id id; ErrNotFound when there is none.
+func getByID[T any](ctx context.Context, coll lungo.ICollection, id string) (T, error) {
+	return findOne[T](ctx, coll, bson.M{"_id": id})
+}
+
+// findAll loads every document of coll that filter matches, as opts sort
+// and limit them (nil when none matches).
+func findAll[T any](ctx context.Context, coll lungo.ICollection, filter any, opts ...*options.FindOptions) ([]T, error) {
+	cur, err := coll.Find(ctx, filter, opts...)
+	return readAll[T](ctx, cur, err)
+}
+
+// aggregateAll runs pipeline on coll (MongoDB only: see features) and
+// loads every document it yields.
+func aggregateAll[T any](ctx context.Context, coll lungo.ICollection, pipeline mongo.Pipeline) ([]T, error) {
+	cur, err := coll.Aggregate(ctx, pipeline)
+	return readAll[T](ctx, cur, err)
+}
+
+// readAll loads every document of cur, the cursor a command opened, or
+// returns err, the command's error.
+func readAll[T any](ctx context.Context, cur lungo.ICursor, err error) ([]T, error) {
+	if err != nil {
+		return nil, normalise(err)
+	}
+	var out []T
+	if err := cur.All(ctx, &out); err != nil {
+		return nil, normalise(err)
+	}
+	return out, nil
+}
+
+// findByIDs loads the documents whose _id is in ids with one query, keyed by
+// idOf; ids not found are absent. what names the documents in the error.
+func findByIDs[T any](ctx context.Context, coll lungo.ICollection, what string, ids []string, idOf func(T) string) (map[string]T, error) {
+	out := make(map[string]T, len(ids))
+	if len(ids) == 0 {
+		return out, nil
+	}
+	docs, err := findAll[T](ctx, coll, bson.M{"_id": bson.M{"$in": ids}})
+	if err != nil {
+		return nil, fmt.Errorf("store: load %s: %w", what, err)
+	}
+	for _, d := range docs {
+		out[idOf(d)] = d
+	}
+	return out, nil
+}
+
+// findPage loads up to limit documents of coll that filter matches, in the
+// order sort gives, and the cursor of the next page: cursorOf of the last
+// document returned when more match, "" on the last page. One query, for
+// limit+1 documents.
+func findPage[T any](ctx context.Context, coll lungo.ICollection, filter any, sort bson.D, limit int, cursorOf func(T) Cursor) ([]T, string, error) {
+	docs, err := findAll[T](ctx, coll, filter, options.Find().SetSort(sort).SetLimit(int64(limit+1)))
+	if err != nil || len(docs) <= limit {
+		return docs, "", err
+	}
+	docs = docs[:limit]
+	return docs, cursorOf(docs[limit-1]).Encode(), nil
+}
+
+// findNewest is findPage newest first by timeField, documents of the same
+// time by _id in idOrder (1 ascending, -1 descending), continuing after the
+// (timeField, _id) position after names (nil: from the newest).
+func findNewest[T any](ctx context.Context, coll lungo.ICollection, filter bson.M, timeField string, idOrder int, after *Cursor, limit int, cursorOf func(T) Cursor) ([]T, string, error) {
+	if after != nil {
+		idPast := "$gt"
+		if idOrder < 0 {
+			idPast = "$lt"
+		}
+		at := bsonTime(after.Timestamp)
+		filter = bson.M{"$and": bson.A{filter, bson.M{"$or": bson.A{
+			bson.M{timeField: bson.M{"$lt": at}},
+			bson.M{timeField: at, "_id": bson.M{idPast: after.EventID}},
+		}}}}
+	}
+	return findPage(ctx, coll, filter, bson.D{{Key: timeField, Value: -1}, {Key: "_id", Value: idOrder}}, limit, cursorOf)
+}
