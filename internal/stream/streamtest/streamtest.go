@@ -51,8 +51,14 @@ type Gen struct {
 
 // NewGen starts a generator; the same seed gives the same records.
 func NewGen(seed byte) *Gen {
+	return NewGenKey([32]byte{seed, 'p', 'r', 'o', 'c', 'e', 's', 's', 'o', 'r', 's'})
+}
+
+// NewGenKey starts a generator from a whole ChaCha8 key, for fixtures
+// drawn before NewGen's key existed (package stream's own).
+func NewGenKey(key [32]byte) *Gen {
 	return &Gen{
-		rng:     rand.NewChaCha8([32]byte{seed, 'p', 'r', 'o', 'c', 'e', 's', 's', 'o', 'r', 's'}),
+		rng:     rand.NewChaCha8(key),
 		clock:   time.Date(2026, 1, 4, 1, 9, 27, 123e6, time.UTC),
 		offsets: map[string]int64{},
 	}
@@ -65,6 +71,16 @@ func (g *Gen) UUID() string {
 		panic(err)
 	}
 	return id.String()
+}
+
+// IDOnPartition draws UUIDs until prefix+id, as a key of topic, lands on
+// partition.
+func (g *Gen) IDOnPartition(prefix, topic string, partition int32) string {
+	for {
+		if id := g.UUID(); PartitionOf(topic, []byte(prefix+id)) == partition {
+			return id
+		}
+	}
 }
 
 // Now advances the clock by a few hundred milliseconds and returns it.
