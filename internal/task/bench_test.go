@@ -52,9 +52,9 @@ func BenchmarkTaskProcessor(b *testing.B) {
 		streamtest.BenchProcessor(b, benchRecords, perInvocation, func(b *testing.B, i int) streamtest.Round {
 			h := newHarness(b, task.Executors{events.TaskEmailNotification: task.EmailExecutor{Mailer: task.FileMailer{Dir: b.TempDir()}}})
 			recs, tasks := benchBatch(b, byte(i), benchRecords)
-			_, err := h.env.Store.InsertTasks(context.Background(), tasks...)
+			_, err := h.Env.Store.InsertTasks(context.Background(), tasks...)
 			require.NoError(b, err)
-			return streamtest.Round{Records: recs, Deliver: h.deliver, Commands: h.env.Store.Commands}
+			return streamtest.Round{Records: recs, Deliver: h.Deliver, Commands: h.Env.Store.Commands}
 		})
 	}
 	b.Run("batch=1000", func(b *testing.B) { run(b, benchRecords) })

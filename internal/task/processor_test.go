@@ -54,13 +54,13 @@ func TestTaskFailingTwiceThenSucceedingShowsRetryCountsZeroOneTwoAndOneCompleted
 	ev := streamtest.Load(t, fixtureDir, "tasks-email.json")
 	tc := h.submitted(t, ev)[0]
 
-	require.NoError(t, h.deliver(t, ev))
+	require.NoError(t, h.Deliver(t, ev))
 	failed := h.task(t, tc.TaskID)
 	assert.Equal(t, taskstatus.Failed, failed.Status)
 	assert.Equal(t, 1, failed.RetryCount)
 	require.NotNil(t, failed.NextRetryAt)
-	require.NoError(t, h.deliver(t, h.sweep(t, 1)))
-	require.NoError(t, h.deliver(t, h.sweep(t, 2)))
+	require.NoError(t, h.Deliver(t, h.sweep(t, 1)))
+	require.NoError(t, h.Deliver(t, h.sweep(t, 2)))
 
 	got := h.lifecycle(t, tc.TaskID)
 	var attempts []int
@@ -95,8 +95,8 @@ func TestFailedAttemptSchedulesItsRetryWithExponentialBackoff(t *testing.T) {
 	ev := streamtest.Load(t, fixtureDir, "tasks-email.json")
 	tc := h.submitted(t, ev)[0]
 
-	require.NoError(t, h.deliver(t, ev))
-	require.NoError(t, h.deliver(t, h.sweep(t, 1)))
+	require.NoError(t, h.Deliver(t, ev))
+	require.NoError(t, h.Deliver(t, h.sweep(t, 1)))
 
 	var delays []time.Duration
 	for _, e := range ofType(h.lifecycle(t, tc.TaskID), events.TaskFailed) {
@@ -116,13 +116,13 @@ func TestTaskFailingPastMaxRetriesEndsInOneDeadLetter(t *testing.T) {
 	ev := streamtest.Load(t, fixtureDir, "tasks-email.json")
 	tc := h.submitted(t, ev)[0]
 
-	require.NoError(t, h.deliver(t, ev))
+	require.NoError(t, h.Deliver(t, ev))
 	var last = ev
 	for retry := 1; retry <= tc.MaxRetries; retry++ {
 		last = h.sweep(t, retry)
-		require.NoError(t, h.deliver(t, last))
+		require.NoError(t, h.Deliver(t, last))
 	}
-	require.NoError(t, h.deliver(t, last), "a redelivery of the last attempt changes nothing")
+	require.NoError(t, h.Deliver(t, last), "a redelivery of the last attempt changes nothing")
 
 	got := h.lifecycle(t, tc.TaskID)
 	assert.Len(t, ofType(got, events.TaskProcessing), 4, "the first attempt and three retries")
@@ -139,13 +139,12 @@ func TestTaskFailingPastMaxRetriesEndsInOneDeadLetter(t *testing.T) {
 	assert.Equal(t, 4, mailer.calls)
 
 	assert.Equal(t, taskstatus.DeadLetter, h.task(t, tc.TaskID).Status)
-	dlq := h.env.Records(t, events.DLQTopic(events.TopicTasks))
+	dlq := h.Env.Records(t, events.DLQTopic(events.TopicTasks))
 	require.Len(t, dlq, 1)
 	dl, ok := stream.ParseDeadLetter(dlq[0])
 	require.True(t, ok)
 	assert.Equal(t, stream.ReasonRetriesExhausted, dl.Reason)
-	stored, _, err := h.env.Store.ListDeadLetters(context.Background(), store.DeadLetterQuery{Topic: events.TopicTasks})
-	require.NoError(t, err)
+	stored := h.DeadLetters(t, store.DeadLetterQuery{Topic: events.TopicTasks})
 	require.Len(t, stored, 1)
 	assert.Equal(t, tc.TaskID, stored[0].AggregateID)
 	assert.Equal(t, "task-processor", stored[0].Processor)
@@ -160,7 +159,7 @@ func TestNonRetryableErrorDeadLettersTheTaskAtOnce(t *testing.T) {
 	}, apiMetadata)))
 	tc := h.submitted(t, ev)[0]
 
-	require.NoError(t, h.deliver(t, ev))
+	require.NoError(t, h.Deliver(t, ev))
 
 	got := h.lifecycle(t, tc.TaskID)
 	require.Equal(t, []events.Type{events.TaskProcessing, events.TaskDeadLetter}, []events.Type{got[0].EventType, got[1].EventType})
@@ -168,7 +167,7 @@ func TestNonRetryableErrorDeadLettersTheTaskAtOnce(t *testing.T) {
 	assert.Equal(t, 0, p.RetryCount)
 	assert.Equal(t, task.CodeInvalidRecipient, p.FinalError.Code)
 	assert.NotContains(t, p.FinalError.Message, "not an address", "errors never quote personal data")
-	dl, ok := stream.ParseDeadLetter(h.env.Records(t, events.DLQTopic(events.TopicTasks))[0])
+	dl, ok := stream.ParseDeadLetter(h.Env.Records(t, events.DLQTopic(events.TopicTasks))[0])
 	require.True(t, ok)
 	assert.Equal(t, stream.ReasonProcessingFailed, dl.Reason)
 }
@@ -176,16 +175,16 @@ func TestNonRetryableErrorDeadLettersTheTaskAtOnce(t *testing.T) {
 func TestTasksOfEveryTypeCompleteOnTheLocalBackends(t *testing.T) {
 	dir := t.TempDir()
 	h := newHarness(t, nil)
-	executors, err := task.NewExecutors(task.LocalBackends(task.BackendConfig{DataDir: dir}), h.env.Store)
+	executors, err := task.NewExecutors(task.LocalBackends(task.BackendConfig{DataDir: dir}), h.Env.Store)
 	require.NoError(t, err)
-	h = h.with(t, executors)
+	h.useExecutors(t, executors)
 	ev := streamtest.Load(t, fixtureDir, "tasks-batch.json")
 	tcs := h.submitted(t, ev)
-	_, err = h.env.Store.CreateWorkflow(context.Background(), store.Workflow{WorkflowID: "wf-export-me", Name: "Nightly Import",
+	_, err = h.Env.Store.CreateWorkflow(context.Background(), store.Workflow{WorkflowID: "wf-export-me", Name: "Nightly Import",
 		Steps: []string{"validate"}, Priority: "low", IdempotencyKey: "client-secret"})
 	require.NoError(t, err)
 
-	require.NoError(t, h.deliver(t, ev))
+	require.NoError(t, h.Deliver(t, ev))
 
 	results := map[events.TaskType]string{}
 	for _, tc := range tcs {
@@ -221,8 +220,8 @@ func TestSameTaskBatchDeliveredTwiceRunsEachAttemptOnce(t *testing.T) {
 	ev := streamtest.Load(t, fixtureDir, "tasks-email.json")
 	tc := h.submitted(t, ev)[0]
 
-	require.NoError(t, h.deliver(t, ev))
-	require.NoError(t, h.deliver(t, ev))
+	require.NoError(t, h.Deliver(t, ev))
+	require.NoError(t, h.Deliver(t, ev))
 
 	assert.Equal(t, 1, mailer.calls)
 	assert.Len(t, h.lifecycle(t, tc.TaskID), 2)
@@ -232,10 +231,9 @@ func TestTaskWithoutProjectionIsCreatedFromItsEvent(t *testing.T) {
 	h := newHarness(t, emailOnly(&flakyMailer{}))
 	ev := streamtest.Load(t, fixtureDir, "tasks-email.json")
 
-	require.NoError(t, h.deliver(t, ev))
+	require.NoError(t, h.Deliver(t, ev))
 
-	docs, err := h.env.Store.ExportDocuments(context.Background(), store.ExportQuery{Collection: store.CollTasks})
-	require.NoError(t, err)
+	docs := h.Documents(t, store.CollTasks)
 	require.Len(t, docs, 1)
 	assert.Contains(t, string(docs[0]), `"status":"completed"`)
 	assert.Contains(t, string(docs[0]), `"type":"email_notification"`)
@@ -251,11 +249,11 @@ func TestTaskProcessorIgnoresLifecycleEventsAndDeadLettersMisroutedOnes(t *testi
 		StartedAt: g.Now(), CurrentStep: "validate"}, nil))
 	misrouted.Topic = events.TopicTasks
 
-	require.NoError(t, h.deliver(t, streamtest.Batch(lifecycle, misrouted)))
+	require.NoError(t, h.Deliver(t, streamtest.Batch(lifecycle, misrouted)))
 
 	assert.Zero(t, mailer.calls)
-	assert.Empty(t, h.env.Records(t, events.TopicTasks), "nothing is emitted for a lifecycle event")
-	dlq := h.env.Records(t, events.DLQTopic(events.TopicTasks))
+	assert.Empty(t, h.Env.Records(t, events.TopicTasks), "nothing is emitted for a lifecycle event")
+	dlq := h.Env.Records(t, events.DLQTopic(events.TopicTasks))
 	require.Len(t, dlq, 1)
 	dl, _ := stream.ParseDeadLetter(dlq[0])
 	assert.Contains(t, dl.Error, "does not belong on topic tasks")
@@ -264,7 +262,7 @@ func TestTaskProcessorIgnoresLifecycleEventsAndDeadLettersMisroutedOnes(t *testi
 func TestUnreachableStoreFailsTheTaskBatch(t *testing.T) {
 	h := newHarness(t, emailOnly(&flakyMailer{}))
 	ev := streamtest.Load(t, fixtureDir, "tasks-email.json")
-	require.NoError(t, h.env.Store.Close(context.Background()))
+	require.NoError(t, h.Env.Store.Close(context.Background()))
 
-	assert.Error(t, h.deliver(t, ev))
+	assert.Error(t, h.Deliver(t, ev))
 }

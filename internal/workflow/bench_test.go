@@ -65,9 +65,9 @@ func BenchmarkWorkflowProcessor(b *testing.B) {
 		streamtest.BenchProcessor(b, benchRecords, perInvocation, func(b *testing.B, i int) streamtest.Round {
 			h := newHarness(b, nil)
 			recs, cps := benchBatch(b, byte(i), benchRecords)
-			_, err := h.env.Store.SaveWorkflowCheckpoints(context.Background(), cps...)
+			_, err := h.Env.Store.SaveWorkflowCheckpoints(context.Background(), cps...)
 			require.NoError(b, err)
-			return streamtest.Round{Records: recs, Deliver: h.deliver, Commands: h.env.Store.Commands}
+			return streamtest.Round{Records: recs, Deliver: h.Deliver, Commands: h.Env.Store.Commands}
 		})
 	}
 	b.Run("batch=1000", func(b *testing.B) { run(b, benchRecords) })

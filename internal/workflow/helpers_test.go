@@ -11,19 +11,15 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/streamops/streamops/events"
-	"github.com/streamops/streamops/internal/stacktest"
 	"github.com/streamops/streamops/internal/store"
 	"github.com/streamops/streamops/internal/stream"
+	"github.com/streamops/streamops/internal/stream/streamtest"
 	"github.com/streamops/streamops/internal/workflow"
 )
 
 // harness is the workflow-processor as its Lambda wires it, on kfake and
 // the embedded store.
-type harness struct {
-	env  *stacktest.Env
-	svc  *workflow.Service
-	proc *stream.Processor
-}
+type harness struct{ *streamtest.Harness }
 
 // ticking is a clock that moves 7 ms per reading, so durations are
 // positive and reproducible.
@@ -40,33 +36,14 @@ func ticking() func() time.Time {
 
 func newHarness(tb testing.TB, steps *workflow.Registry) *harness {
 	tb.Helper()
-	env := stacktest.New(tb, stacktest.Options{})
-	svc, err := workflow.New(workflow.Config{Store: env.Store, Steps: steps,
-		Runtime: stream.Runtime{Emitter: env.Emitter, ProcessorID: "worker-test", Clock: ticking(), Logger: env.Logger}})
-	require.NoError(tb, err)
-	proc, err := stream.New(stream.Config{Name: "workflow-processor", Handler: svc,
-		DeadLetters: env.Store, Publisher: env.Bus, Logger: env.Logger})
-	require.NoError(tb, err)
-	return &harness{env: env, svc: svc, proc: proc}
-}
-
-// useService swaps the harness's service for svc.
-func (h *harness) useService(tb testing.TB, svc *workflow.Service) {
-	tb.Helper()
-	proc, err := stream.New(stream.Config{Name: "workflow-processor", Handler: svc,
-		DeadLetters: h.env.Store, Publisher: h.env.Bus, Logger: h.env.Logger})
-	require.NoError(tb, err)
-	h.svc, h.proc = svc, proc
-}
-
-func (h *harness) deliver(tb testing.TB, ev lambdaevents.KafkaEvent) error {
-	tb.Helper()
 	// The deployed workflow-processor's timeout: a 1,000-workflow batch
 	// stores 5,000 events, which on FerretDB (20 indexes, text included)
 	// takes longer than 30 s.
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	return h.proc.HandleKafkaEvent(ctx, ev)
+	h := &harness{streamtest.NewHarness(tb, "workflow-processor", 2*time.Minute)}
+	svc, err := workflow.New(workflow.Config{Store: h.Env.Store, Steps: steps, Runtime: h.Runtime(ticking())})
+	require.NoError(tb, err)
+	h.Use(tb, svc)
+	return h
 }
 
 // submitted stores the projection of every workflow.created in the batch,
@@ -86,7 +63,7 @@ func (h *harness) submitted(tb testing.TB, ev lambdaevents.KafkaEvent) []events.
 			if md := m.Envelope.Metadata; md != nil && md.Source == "webhook" {
 				w.CorrelationID, w.WebhookEventID = md.CorrelationID, md.CorrelationID
 			}
-			_, err = h.env.Store.CreateWorkflow(context.Background(), w)
+			_, err = h.Env.Store.CreateWorkflow(context.Background(), w)
 			require.NoError(tb, err)
 			out = append(out, wf)
 		}
@@ -97,12 +74,12 @@ func (h *harness) submitted(tb testing.TB, ev lambdaevents.KafkaEvent) []events.
 // lifecycle is the events of one workflow on the workflows topic, in order.
 func (h *harness) lifecycle(tb testing.TB, workflowID string) []events.Envelope {
 	tb.Helper()
-	return h.env.Lifecycle(tb, events.TopicWorkflows, workflowID)
+	return h.Env.Lifecycle(tb, events.TopicWorkflows, workflowID)
 }
 
 func (h *harness) workflow(tb testing.TB, id string) store.WorkflowCheckpoint {
 	tb.Helper()
-	got, err := h.env.Store.GetWorkflowCheckpoints(context.Background(), []string{id})
+	got, err := h.Env.Store.GetWorkflowCheckpoints(context.Background(), []string{id})
 	require.NoError(tb, err)
 	require.Contains(tb, got, id)
 	return got[id]
@@ -111,9 +88,7 @@ func (h *harness) workflow(tb testing.TB, id string) store.WorkflowCheckpoint {
 // count is how many documents of an exportable collection there are.
 func (h *harness) count(tb testing.TB, collection string) int {
 	tb.Helper()
-	docs, err := h.env.Store.ExportDocuments(context.Background(), store.ExportQuery{Collection: collection})
-	require.NoError(tb, err)
-	return len(docs)
+	return len(h.Documents(tb, collection))
 }
 
 func typesOf(envs []events.Envelope) []events.Type {

@@ -38,10 +38,9 @@ func TestEveryPoisonKindIsDeadLetteredAndTheRecordBehindItCompletes(t *testing.T
 			ev := streamtest.Batch(poison, good)
 			h.submitted(t, streamtest.Batch(good))
 
-			require.NoError(t, h.deliver(t, ev), "a poison record never fails its batch")
+			require.NoError(t, h.Deliver(t, ev), "a poison record never fails its batch")
 			assert.Equal(t, workflowstatus.Completed, h.workflow(t, wf.WorkflowID).Status, "the record behind it on the same key completes")
-			stored, _, err := h.env.Store.ListDeadLetters(t.Context(), store.DeadLetterQuery{Status: deadletterstatus.Open})
-			require.NoError(t, err)
+			stored := h.DeadLetters(t, store.DeadLetterQuery{Status: deadletterstatus.Open})
 			require.Len(t, stored, 1, "the poison record is a visible dead letter")
 			assert.NotEmpty(t, stored[0].Reason)
 			assert.NotEmpty(t, stored[0].Error)

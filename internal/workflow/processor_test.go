@@ -31,9 +31,9 @@ func TestThreeStepWorkflowEmitsProcessingThreeStepsAndCompletedInOrder(t *testin
 	wfs := h.submitted(t, ev)
 	require.Len(t, wfs, 1, "the fixture's other record is a lifecycle event the processor ignores")
 
-	require.NoError(t, h.deliver(t, ev))
+	require.NoError(t, h.Deliver(t, ev))
 
-	all := h.env.Envelopes(t, events.TopicWorkflows)
+	all := h.Env.Envelopes(t, events.TopicWorkflows)
 	got := h.lifecycle(t, wfs[0].WorkflowID)
 	assert.Len(t, all, len(got), "nothing is emitted for the ignored workflow.processing")
 	require.Equal(t, []events.Type{events.WorkflowProcessing, events.WorkflowStepCompleted, events.WorkflowStepCompleted,
@@ -71,7 +71,7 @@ func TestFailingStepEmitsWorkflowFailedNamingTheStep(t *testing.T) {
 	ev := streamtest.Load(t, fixtureDir, "workflows-failing-step.json")
 	wfs := h.submitted(t, ev)
 
-	require.NoError(t, h.deliver(t, ev), "a failed workflow is an outcome, not a batch failure")
+	require.NoError(t, h.Deliver(t, ev), "a failed workflow is an outcome, not a batch failure")
 
 	got := h.lifecycle(t, wfs[0].WorkflowID)
 	require.Equal(t, []events.Type{events.WorkflowProcessing, events.WorkflowStepCompleted, events.WorkflowFailed}, typesOf(got))
@@ -94,7 +94,7 @@ func TestPipelineRunsEveryBuiltinStepOnTheInputRecords(t *testing.T) {
 	ev := streamtest.Load(t, fixtureDir, "workflows-pipeline.json")
 	wf := h.submitted(t, ev)[0]
 
-	require.NoError(t, h.deliver(t, ev))
+	require.NoError(t, h.Deliver(t, ev))
 
 	got := h.lifecycle(t, wf.WorkflowID)
 	require.Len(t, got, 7, "processing, five steps, completed")
@@ -106,23 +106,23 @@ func TestPipelineRunsEveryBuiltinStepOnTheInputRecords(t *testing.T) {
 	done := streamtest.Payload[events.WorkflowCompletedPayload](t, got[6])
 	assert.Equal(t, events.WorkflowSummary{TotalRecords: 4, SuccessfulRecords: 3, FailedRecords: 1}, done.Summary)
 
-	recs, err := h.env.Store.WorkflowRecords(context.Background(), wf.WorkflowID)
+	recs, err := h.Env.Store.WorkflowRecords(context.Background(), wf.WorkflowID)
 	require.NoError(t, err)
 	require.Len(t, recs, 3)
 	assert.Equal(t, "orders", recs[0].Dataset)
 	assert.JSONEq(t, `{"amount":120.5,"email":"ann@example.com","orderId":"o-1"}`, string(recs[0].Record))
 
-	tasks := h.env.Envelopes(t, events.TopicTasks)
+	tasks := h.Env.Envelopes(t, events.TopicTasks)
 	require.Len(t, tasks, 1, "notify started one email task")
 	task := streamtest.Payload[events.TaskCreatedPayload](t, tasks[0])
 	assert.Equal(t, events.TaskEmailNotification, task.Type)
 	assert.JSONEq(t, `{"recipient":"ops@example.com","subject":"Workflow Order Sync: 3 records","template":"workflow_notification",
 		"workflowId":"`+wf.WorkflowID+`","workflowName":"Order Sync","records":3}`, string(task.Data))
-	stored, err := h.env.Store.GetTask(context.Background(), task.TaskID)
+	stored, err := h.Env.Store.GetTask(context.Background(), task.TaskID)
 	require.NoError(t, err)
 	assert.Equal(t, taskstatus.Pending, stored.Status)
 
-	entry, err := h.env.Store.GetOutboxEntry(context.Background(), deliveryOutboxID(wf.WorkflowID, 4, "acme"))
+	entry, err := h.Env.Store.GetOutboxEntry(context.Background(), deliveryOutboxID(wf.WorkflowID, 4, "acme"))
 	require.NoError(t, err, "deliver enqueued one entry for acme, keyed by its step")
 	assert.Equal(t, "order.synced", entry.EventType)
 	assert.Equal(t, outboxstatus.Pending, entry.Status)
@@ -139,17 +139,17 @@ func TestSameBatchDeliveredTwiceProducesNoDuplicateEventsOrEffects(t *testing.T)
 	h := newHarness(t, nil)
 	ev := streamtest.Load(t, fixtureDir, "workflows-pipeline.json")
 	wf := h.submitted(t, ev)[0]
-	require.NoError(t, h.deliver(t, ev))
+	require.NoError(t, h.Deliver(t, ev))
 	first := struct{ topic, tasksTopic, events, records, tasks int }{
-		len(h.env.Records(t, events.TopicWorkflows)), len(h.env.Records(t, events.TopicTasks)),
+		len(h.Env.Records(t, events.TopicWorkflows)), len(h.Env.Records(t, events.TopicTasks)),
 		h.count(t, store.CollEvents), h.count(t, store.CollWorkflowRecords), h.count(t, store.CollTasks),
 	}
 	before := h.workflow(t, wf.WorkflowID)
 
-	require.NoError(t, h.deliver(t, ev))
+	require.NoError(t, h.Deliver(t, ev))
 
 	again := struct{ topic, tasksTopic, events, records, tasks int }{
-		len(h.env.Records(t, events.TopicWorkflows)), len(h.env.Records(t, events.TopicTasks)),
+		len(h.Env.Records(t, events.TopicWorkflows)), len(h.Env.Records(t, events.TopicTasks)),
 		h.count(t, store.CollEvents), h.count(t, store.CollWorkflowRecords), h.count(t, store.CollTasks),
 	}
 	assert.Equal(t, first, again)
@@ -174,21 +174,20 @@ func (l *lostCheckpoint) SaveWorkflowCheckpoints(ctx context.Context, cps ...sto
 
 func TestRetriedBatchAfterALostCheckpointWritesEverythingOnce(t *testing.T) {
 	h := newHarness(t, nil)
-	svc, err := workflow.New(workflow.Config{Store: &lostCheckpoint{StateStore: h.env.Store},
-		Runtime: stream.Runtime{Emitter: h.env.Emitter, ProcessorID: "worker-test", Clock: ticking(), Logger: h.env.Logger}})
+	svc, err := workflow.New(workflow.Config{Store: &lostCheckpoint{StateStore: h.Env.Store}, Runtime: h.Runtime(ticking())})
 	require.NoError(t, err)
-	h.useService(t, svc)
+	h.Use(t, svc)
 	ev := streamtest.Load(t, fixtureDir, "workflows-pipeline.json")
 	wf := h.submitted(t, ev)[0]
 
-	require.Error(t, h.deliver(t, ev))
+	require.Error(t, h.Deliver(t, ev))
 	assert.Equal(t, workflowstatus.Pending, h.workflow(t, wf.WorkflowID).Status, "the checkpoint was lost")
-	published, stored := len(h.env.Records(t, events.TopicWorkflows)), h.count(t, store.CollEvents)
+	published, stored := len(h.Env.Records(t, events.TopicWorkflows)), h.count(t, store.CollEvents)
 
-	require.NoError(t, h.deliver(t, ev), "the redelivery runs the steps again")
+	require.NoError(t, h.Deliver(t, ev), "the redelivery runs the steps again")
 
 	assert.Equal(t, workflowstatus.Completed, h.workflow(t, wf.WorkflowID).Status)
-	assert.Equal(t, published, len(h.env.Records(t, events.TopicWorkflows)), "no event is published twice")
+	assert.Equal(t, published, len(h.Env.Records(t, events.TopicWorkflows)), "no event is published twice")
 	assert.Equal(t, stored, h.count(t, store.CollEvents), "no event is stored twice")
 	assert.Equal(t, 3, h.count(t, store.CollWorkflowRecords))
 	assert.Equal(t, 1, h.count(t, store.CollTasks))
@@ -200,13 +199,13 @@ func TestPoisonRecordBetweenTwoGoodOnesIsDeadLetteredAndBothAreProcessed(t *test
 	wfs := h.submitted(t, ev)
 	require.Len(t, wfs, 2)
 
-	require.NoError(t, h.deliver(t, ev))
+	require.NoError(t, h.Deliver(t, ev))
 
 	for _, wf := range wfs {
 		assert.Equal(t, workflowstatus.Completed, h.workflow(t, wf.WorkflowID).Status, wf.Name)
 		assert.Equal(t, events.WorkflowCompleted, typesOf(h.lifecycle(t, wf.WorkflowID))[len(wf.Steps)+1])
 	}
-	dlq := h.env.Records(t, events.DLQTopic(events.TopicWorkflows))
+	dlq := h.Env.Records(t, events.DLQTopic(events.TopicWorkflows))
 	require.Len(t, dlq, 2)
 	var reasons []stream.Reason
 	for _, r := range dlq {
@@ -219,8 +218,7 @@ func TestPoisonRecordBetweenTwoGoodOnesIsDeadLetteredAndBothAreProcessed(t *test
 	}
 	assert.ElementsMatch(t, []stream.Reason{stream.ReasonUndecodable, stream.ReasonSchemaInvalid}, reasons)
 
-	stored, _, err := h.env.Store.ListDeadLetters(context.Background(), store.DeadLetterQuery{Status: deadletterstatus.Open})
-	require.NoError(t, err)
+	stored := h.DeadLetters(t, store.DeadLetterQuery{Status: deadletterstatus.Open})
 	require.Len(t, stored, 2)
 	for _, dl := range stored {
 		assert.Equal(t, "workflow-processor", dl.Processor)
@@ -232,20 +230,17 @@ func TestPoisonRecordBetweenTwoGoodOnesIsDeadLetteredAndBothAreProcessed(t *test
 		}
 	}
 
-	require.NoError(t, h.deliver(t, ev))
-	stored, _, err = h.env.Store.ListDeadLetters(context.Background(), store.DeadLetterQuery{})
-	require.NoError(t, err)
-	assert.Len(t, stored, 2, "a redelivered poison record is stored once")
+	require.NoError(t, h.Deliver(t, ev))
+	assert.Len(t, h.DeadLetters(t, store.DeadLetterQuery{}), 2, "a redelivered poison record is stored once")
 }
 
 func TestMissingProjectionIsCreatedFromTheEvent(t *testing.T) {
 	h := newHarness(t, nil)
 	ev := streamtest.Load(t, fixtureDir, "workflows-pipeline.json")
 
-	require.NoError(t, h.deliver(t, ev))
+	require.NoError(t, h.Deliver(t, ev))
 
-	got, err := h.env.Store.ExportDocuments(context.Background(), store.ExportQuery{Collection: store.CollWorkflows})
-	require.NoError(t, err)
+	got := h.Documents(t, store.CollWorkflows)
 	require.Len(t, got, 1)
 	assert.Contains(t, string(got[0]), `"name":"Order Sync"`)
 	assert.Contains(t, string(got[0]), `"status":"completed"`)
@@ -298,7 +293,7 @@ func TestTransientStepFailureCheckpointsAndTheRetriedBatchResumesAtThatStep(t *t
 		g.Record(t, g.Envelope(t, elsewhere, apiMetadata)))
 	h.submitted(t, ev)
 
-	err := h.deliver(t, ev)
+	err := h.Deliver(t, ev)
 	require.Error(t, err, "a transient failure fails the batch so Lambda delivers it again")
 	assert.True(t, fault.IsRetryable(err))
 	cp := h.workflow(t, flaky.WorkflowID)
@@ -308,7 +303,7 @@ func TestTransientStepFailureCheckpointsAndTheRetriedBatchResumesAtThatStep(t *t
 	assert.Equal(t, workflowstatus.Pending, h.workflow(t, behind.WorkflowID).Status, "the partition stops at the failure")
 	assert.Equal(t, workflowstatus.Completed, h.workflow(t, elsewhere.WorkflowID).Status, "other partitions finish")
 
-	require.NoError(t, h.deliver(t, ev))
+	require.NoError(t, h.Deliver(t, ev))
 
 	assert.Equal(t, map[string]int{"validate": 1, "transform": 2, "store": 1}, f.calls[flaky.WorkflowID], "the finished step is not run again")
 	assert.Equal(t, map[string]int{"validate": 1, "transform": 1, "store": 1}, f.calls[elsewhere.WorkflowID])
@@ -318,7 +313,7 @@ func TestTransientStepFailureCheckpointsAndTheRetriedBatchResumesAtThatStep(t *t
 	assert.Equal(t, 1, streamtest.Payload[events.WorkflowProcessingPayload](t, got[2]).CurrentStepIndex, "resumed at transform")
 	done := streamtest.Payload[events.WorkflowCompletedPayload](t, got[5])
 	assert.Equal(t, events.WorkflowSummary{TotalRecords: 2, SuccessfulRecords: 2}, done.Summary)
-	recs, err := h.env.Store.WorkflowRecords(context.Background(), flaky.WorkflowID)
+	recs, err := h.Env.Store.WorkflowRecords(context.Background(), flaky.WorkflowID)
 	require.NoError(t, err)
 	require.Len(t, recs, 2)
 	assert.JSONEq(t, `{"b":1}`, string(recs[0].Record), "the resumed step read the checkpointed records")
@@ -342,10 +337,10 @@ func TestAStepThatStaysDownFailsItsWorkflowAfterMaxStepAttempts(t *testing.T) {
 		return transform(ctx, in)
 	})
 	h := newHarness(t, steps)
-	svc, err := workflow.New(workflow.Config{Store: h.env.Store, Steps: steps,
-		MaxStepAttempts: maxAttempts, Runtime: stream.Runtime{Emitter: h.env.Emitter, Clock: ticking(), Logger: h.env.Logger}})
+	svc, err := workflow.New(workflow.Config{Store: h.Env.Store, Steps: steps,
+		MaxStepAttempts: maxAttempts, Runtime: stream.Runtime{Emitter: h.Env.Emitter, Clock: ticking(), Logger: h.Env.Logger}})
 	require.NoError(t, err)
-	h.useService(t, svc)
+	h.Use(t, svc)
 	g := streamtest.NewGen(23)
 	input := mustJSON(map[string]any{"records": []map[string]any{{"a": 1}}})
 	var wfs []events.WorkflowCreatedPayload
@@ -365,7 +360,7 @@ func TestAStepThatStaysDownFailsItsWorkflowAfterMaxStepAttempts(t *testing.T) {
 	down, recovers, behind := wfs[0].WorkflowID, wfs[1].WorkflowID, wfs[2].WorkflowID
 
 	for attempt := 1; attempt < maxAttempts; attempt++ {
-		err := h.deliver(t, ev)
+		err := h.Deliver(t, ev)
 		require.Error(t, err, "delivery %d: a transient failure fails the batch", attempt)
 		cp := h.workflow(t, down)
 		assert.Equal(t, workflowstatus.Processing, cp.Status)
@@ -373,11 +368,11 @@ func TestAStepThatStaysDownFailsItsWorkflowAfterMaxStepAttempts(t *testing.T) {
 		assert.Equal(t, 1, cp.CurrentStepIndex)
 		assert.Equal(t, workflowstatus.Pending, h.workflow(t, behind).Status)
 	}
-	require.Error(t, h.deliver(t, ev), "Down fails for good and the batch goes on to Recovers, whose first failure fails it")
+	require.Error(t, h.Deliver(t, ev), "Down fails for good and the batch goes on to Recovers, whose first failure fails it")
 	assert.Equal(t, workflowstatus.Failed, h.workflow(t, down).Status)
-	require.Error(t, h.deliver(t, ev), "Recovers fails a second time")
+	require.Error(t, h.Deliver(t, ev), "Recovers fails a second time")
 	assert.Equal(t, maxAttempts-1, h.workflow(t, recovers).StepAttempts)
-	require.NoError(t, h.deliver(t, ev))
+	require.NoError(t, h.Deliver(t, ev))
 
 	failed := h.workflow(t, down)
 	assert.Equal(t, workflowstatus.Failed, failed.Status)
@@ -406,10 +401,10 @@ func TestWebhookRoutedWorkflowSettlesItsWebhookEvent(t *testing.T) {
 	var batch []events.Envelope
 	hooks := map[string]string{}
 	for _, tc := range []struct{ name, steps string }{{"Partner Order Sync", "validate,deliver"}, {"Broken", "validate,explode"}} {
-		hook, err := h.env.Store.InsertWebhookEvent(ctx, store.WebhookEvent{Provider: "acme", ProviderEventID: tc.name, EventType: "OR_PLC",
+		hook, err := h.Env.Store.InsertWebhookEvent(ctx, store.WebhookEvent{Provider: "acme", ProviderEventID: tc.name, EventType: "OR_PLC",
 			Payload: store.JSONDoc(`{"order":{"id":"o-9"}}`)})
 		require.NoError(t, err)
-		require.NoError(t, h.env.Store.SetWebhookStatus(ctx, hook.EventID, webhookstatus.Processing, ""))
+		require.NoError(t, h.Env.Store.SetWebhookStatus(ctx, hook.EventID, webhookstatus.Processing, ""))
 		wf := events.WorkflowCreatedPayload{WorkflowID: events.WorkflowIDPrefix + g.UUID(), Name: tc.name,
 			Steps: splitSteps(tc.steps), Priority: events.PriorityHigh, CreatedAt: g.Now(), Input: []byte(`{"order":{"id":"o-9"}}`)}
 		batch = append(batch, g.Envelope(t, wf, &events.Metadata{Source: "webhook", CorrelationID: hook.EventID, APIVersion: "1.0.0"}))
@@ -418,14 +413,14 @@ func TestWebhookRoutedWorkflowSettlesItsWebhookEvent(t *testing.T) {
 	ev := streamtest.Batch(g.Record(t, batch[0]), g.Record(t, batch[1]))
 	wfs := h.submitted(t, ev)
 
-	require.NoError(t, h.deliver(t, ev))
+	require.NoError(t, h.Deliver(t, ev))
 
-	ok, err := h.env.Store.GetWebhookEvent(ctx, hooks["Partner Order Sync"])
+	ok, err := h.Env.Store.GetWebhookEvent(ctx, hooks["Partner Order Sync"])
 	require.NoError(t, err)
 	assert.Equal(t, webhookstatus.Completed, ok.Status)
-	_, err = h.env.Store.GetOutboxEntry(ctx, deliveryOutboxID(wfs[0].WorkflowID, 1, "acme"))
+	_, err = h.Env.Store.GetOutboxEntry(ctx, deliveryOutboxID(wfs[0].WorkflowID, 1, "acme"))
 	assert.NoError(t, err, "deliver defaults its target to the provider that sent the webhook")
-	broken, err := h.env.Store.GetWebhookEvent(ctx, hooks["Broken"])
+	broken, err := h.Env.Store.GetWebhookEvent(ctx, hooks["Broken"])
 	require.NoError(t, err)
 	assert.Equal(t, webhookstatus.Failed, broken.Status)
 	assert.Contains(t, broken.ErrorMessage, "explode")
@@ -451,9 +446,9 @@ func splitSteps(s string) []string {
 func TestUnreachableStoreFailsTheBatch(t *testing.T) {
 	h := newHarness(t, nil)
 	ev := streamtest.Load(t, fixtureDir, "workflows-batch.json")
-	require.NoError(t, h.env.Store.Close(context.Background()))
+	require.NoError(t, h.Env.Store.Close(context.Background()))
 
-	assert.Error(t, h.deliver(t, ev), "Lambda must deliver the batch again")
+	assert.Error(t, h.Deliver(t, ev), "Lambda must deliver the batch again")
 }
 
 func TestPanickingOrMisbehavingStepFailsItsWorkflowNotTheBatch(t *testing.T) {
@@ -471,7 +466,7 @@ func TestPanickingOrMisbehavingStepFailsItsWorkflowNotTheBatch(t *testing.T) {
 	panics, misbehaves := mk("validate"), mk("transform")
 	ev := streamtest.Batch(g.Record(t, g.Envelope(t, panics, apiMetadata)), g.Record(t, g.Envelope(t, misbehaves, apiMetadata)))
 
-	require.NoError(t, h.deliver(t, ev))
+	require.NoError(t, h.Deliver(t, ev))
 
 	for wf, code := range map[string]string{panics.WorkflowID: workflow.CodeStepPanic, misbehaves.WorkflowID: workflow.CodeInvalidResult} {
 		got := h.lifecycle(t, wf)
@@ -492,7 +487,7 @@ func TestDuplicateRecordInOneBatchRunsTheWorkflowOnce(t *testing.T) {
 	ev := streamtest.Batch(g.Record(t, env), g.Record(t, env)) // a producer retry: same event, next offset
 	wf := h.submitted(t, streamtest.Batch(g.Record(t, env)))[0]
 
-	require.NoError(t, h.deliver(t, ev))
+	require.NoError(t, h.Deliver(t, ev))
 
 	assert.Equal(t, []events.Type{events.WorkflowProcessing, events.WorkflowStepCompleted, events.WorkflowCompleted},
 		typesOf(h.lifecycle(t, wf.WorkflowID)))

@@ -42,10 +42,10 @@ func TestAStepThatKeepsOutlivingTheTimeoutFailsItsWorkflow(t *testing.T) {
 		})
 	}
 	h := newHarness(t, steps)
-	svc, err := workflow.New(workflow.Config{Store: h.env.Store, Steps: steps, MaxStepAttempts: maxAttempts,
-		Runtime: stream.Runtime{Emitter: h.env.Emitter, DeadlineMargin: time.Millisecond, Clock: ticking(), Logger: h.env.Logger}})
+	svc, err := workflow.New(workflow.Config{Store: h.Env.Store, Steps: steps, MaxStepAttempts: maxAttempts,
+		Runtime: stream.Runtime{Emitter: h.Env.Emitter, DeadlineMargin: time.Millisecond, Clock: ticking(), Logger: h.Env.Logger}})
 	require.NoError(t, err)
-	h.useService(t, svc)
+	h.Use(t, svc)
 	g := streamtest.NewGen(41)
 	wf := events.WorkflowCreatedPayload{WorkflowID: events.WorkflowIDPrefix + g.UUID(), Name: "Slow",
 		Steps: []string{"validate", "transform", "store"}, Priority: events.PriorityLow, CreatedAt: g.Now(),
@@ -56,11 +56,7 @@ func TestAStepThatKeepsOutlivingTheTimeoutFailsItsWorkflow(t *testing.T) {
 	// An invocation whose deadline passes while transform runs: nothing
 	// it did is checkpointed (the store refuses writes once the deadline
 	// has passed), as when Lambda kills the function.
-	killed := func() error {
-		ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
-		defer cancel()
-		return h.proc.HandleKafkaEvent(ctx, ev)
-	}
+	killed := func() error { return h.DeliverWithin(t, 300*time.Millisecond, ev) }
 	for attempt := 1; attempt <= maxAttempts; attempt++ {
 		require.Error(t, killed(), "invocation %d times out", attempt)
 		cp := h.workflow(t, wf.WorkflowID)
@@ -69,7 +65,7 @@ func TestAStepThatKeepsOutlivingTheTimeoutFailsItsWorkflow(t *testing.T) {
 		assert.Equal(t, 1, cp.AttemptStepIndex)
 		assert.Equal(t, attempt, cp.StepAttemptsStarted, "the attempt recorded before the step ran")
 	}
-	require.NoError(t, h.deliver(t, ev), "the next delivery ends the workflow instead of running the step again")
+	require.NoError(t, h.Deliver(t, ev), "the next delivery ends the workflow instead of running the step again")
 
 	mu.Lock()
 	assert.Equal(t, maxAttempts, calls["transform"], "transform is not started beyond the limit")
