@@ -7,11 +7,14 @@ import (
 	"time"
 
 	lambdaevents "github.com/aws/aws-lambda-go/events"
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/streamops/streamops/events"
 	"github.com/streamops/streamops/internal/stacktest"
 	"github.com/streamops/streamops/internal/store"
 	"github.com/streamops/streamops/internal/stream"
+	"github.com/streamops/streamops/internal/stream/deadletterstatus"
 )
 
 // Harness is one processor as its Lambda wires it: a stream.Processor over
@@ -81,4 +84,46 @@ func (h *Harness) DeadLetters(tb testing.TB, q store.DeadLetterQuery) []store.De
 	stored, _, err := h.Env.Store.ListDeadLetters(context.Background(), q)
 	require.NoError(tb, err)
 	return stored
+}
+
+// PoisonCase is one processor's side of its poison test: the harness, and
+// the *.created event of the one aggregate behind the poison, submitted
+// through the API.
+type PoisonCase struct {
+	// Harness runs the processor.
+	Harness *Harness
+	// Valid builds the aggregate's *.created payload with its free-form
+	// JSON set to data (nil: as it is), as Poison.Before takes it.
+	Valid func(data json.RawMessage) events.Payload
+	// Submit stores the projections of the batch's *.created events, as
+	// the API did before publishing them.
+	Submit func(ev lambdaevents.KafkaEvent)
+	// Status is the aggregate's stored status.
+	Status func() string
+	// Completed is the status it ends in.
+	Completed string
+}
+
+// RunPoisons runs every kind of Poisons as a subtest: setup builds the
+// processor's case from a generator of the given seed, and the poison
+// record goes just before the aggregate's valid *.created on its key. The
+// poison never fails its batch, the aggregate behind it completes, and the
+// poison is one visible dead letter carrying its reason and error.
+func RunPoisons(t *testing.T, seed byte, setup func(t *testing.T, g *Gen) PoisonCase) {
+	for _, kind := range Poisons {
+		t.Run(kind.Name, func(t *testing.T) {
+			g := NewGen(seed)
+			c := setup(t, g)
+			good := g.Record(t, g.Envelope(t, c.Valid(nil), APIMetadata))
+			poison := kind.Before(t, g, good, c.Valid)
+			c.Submit(Batch(good))
+
+			require.NoError(t, c.Harness.Deliver(t, Batch(poison, good)), "a poison record never fails its batch")
+			assert.Equal(t, c.Completed, c.Status(), "the aggregate behind it on the same key completes")
+			stored := c.Harness.DeadLetters(t, store.DeadLetterQuery{Status: deadletterstatus.Open})
+			require.Len(t, stored, 1, "the poison record is a visible dead letter")
+			assert.NotEmpty(t, stored[0].Reason)
+			assert.NotEmpty(t, stored[0].Error)
+		})
+	}
 }

@@ -37,21 +37,23 @@ var Poisons = []Poison{
 }
 
 // Before returns the poison record placed just before good: on its topic,
-// key and partition, at good's offset, which moves one on. valid builds the
-// envelope of good's *.created event with its free-form JSON (a workflow's
-// input record, a task's data) set to data; nil data leaves it as it is.
-func (p Poison) Before(tb testing.TB, g *Gen, good *kgo.Record, created events.Type, valid func(data json.RawMessage) events.Envelope) *kgo.Record {
+// key and partition, at good's offset, which moves one on. valid builds
+// the payload of good's *.created event with its free-form JSON (a
+// workflow's input record, a task's data) set to data; nil data leaves it
+// as it is.
+func (p Poison) Before(tb testing.TB, g *Gen, good *kgo.Record, valid func(data json.RawMessage) events.Payload) *kgo.Record {
 	tb.Helper()
 	var r *kgo.Record
 	switch {
 	case p.raw != "":
+		created := valid(nil).EventType()
 		family, _, _ := strings.Cut(string(created), ".")
 		value := strings.NewReplacer("CREATED", string(created), "FAMILY", family).Replace(p.raw)
 		r = &kgo.Record{Topic: good.Topic, Key: good.Key, Value: []byte(value)}
 	case p.data != "":
-		r = g.Record(tb, valid(json.RawMessage(p.data)))
+		r = g.Record(tb, g.Envelope(tb, valid(json.RawMessage(p.data)), APIMetadata))
 	default:
-		r = g.Record(tb, valid(nil))
+		r = g.Record(tb, g.Envelope(tb, valid(nil), APIMetadata))
 		r.Topic = p.topic
 	}
 	r.Partition, r.Offset = good.Partition, good.Offset
