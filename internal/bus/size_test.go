@@ -9,7 +9,6 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"github.com/twmb/franz-go/pkg/kerr"
-	"github.com/twmb/franz-go/pkg/kfake"
 
 	"github.com/streamops/streamops/events"
 	"github.com/streamops/streamops/events/eventstest"
@@ -33,9 +32,7 @@ func taskOfSize(t *testing.T, size int) events.Envelope {
 // message.max.bytes, a larger one is refused before storing (CheckSize) and,
 // published anyway, fails for good with MESSAGE_TOO_LARGE.
 func TestRecordSizeAgainstTheBrokersMessageMaxBytes(t *testing.T) {
-	cluster, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.SeedTopics(3, events.TopicTasks))
-	require.NoError(t, err)
-	t.Cleanup(cluster.Close)
+	cluster := newCluster(t, 1, events.TopicTasks)
 	c := newTestClient(t, Config{Brokers: cluster.ListenAddrs()})
 	require.Equal(t, DefaultMaxMessageBytes, c.MaxMessageBytes())
 
