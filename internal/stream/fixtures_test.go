@@ -33,7 +33,7 @@ func headerMap(hs []kgo.RecordHeader) map[string]string {
 	return m
 }
 
-var fixtureGenerators = map[string]func(t *testing.T) lambdaevents.KafkaEvent{
+var fixtureGenerators = streamtest.Fixtures{
 	// A three-step workflow.created the processor runs, and a lifecycle
 	// event of another workflow, on another partition, that it ignores.
 	"workflows-batch.json": func(t *testing.T) lambdaevents.KafkaEvent {
@@ -78,14 +78,14 @@ var fixtureGenerators = map[string]func(t *testing.T) lambdaevents.KafkaEvent{
 }
 
 func TestMSKFixturesAreReproducible(t *testing.T) {
-	streamtest.CheckAll(t, streamtest.Dir, fixtureGenerators)
+	streamtest.CheckAll(t, fixtureGenerators)
 }
 
 func loadFixture(t *testing.T, name string) ([]byte, lambdaevents.KafkaEvent) {
 	t.Helper()
 	raw, err := os.ReadFile(filepath.Join(streamtest.Dir, name))
 	require.NoError(t, err)
-	ev := streamtest.Load(t, streamtest.Dir, name)
+	ev := streamtest.Load(t, name)
 	assert.Equal(t, "aws:kafka", ev.EventSource)
 	assert.Equal(t, streamtest.ARN, ev.EventSourceARN)
 	return raw, ev

@@ -31,7 +31,7 @@ func benchBatch(b *testing.B, seed byte, n int) ([]*kgo.Record, []store.Task) {
 		data := []byte(fmt.Sprintf(`{"recipient":"user%d@example.com","template":"welcome_email"}`, i))
 		tc := events.TaskCreatedPayload{TaskID: events.TaskIDPrefix + g.UUID(), Type: events.TaskEmailNotification,
 			Data: data, MaxRetries: 3, CreatedAt: g.Now()}
-		env := g.Envelope(b, tc, apiMetadata)
+		env := g.Envelope(b, tc, streamtest.APIMetadata)
 		recs[i] = g.Record(b, env)
 		tasks[i] = store.Task{ID: tc.TaskID, TaskID: tc.TaskID, Type: string(tc.Type), Data: store.JSONDoc(data),
 			MaxRetries: 3, EventID: env.EventID, CreatedAt: tc.CreatedAt.Time, Status: taskstatus.Pending}

@@ -51,7 +51,7 @@ func emailOnly(m task.Mailer) task.Executors {
 func TestTaskFailingTwiceThenSucceedingShowsRetryCountsZeroOneTwoAndOneCompleted(t *testing.T) {
 	mailer := &flakyMailer{failures: 2, err: smtpTimeout}
 	h := newHarness(t, emailOnly(mailer))
-	ev := streamtest.Load(t, fixtureDir, "tasks-email.json")
+	ev := streamtest.Load(t, "tasks-email.json")
 	tc := h.submitted(t, ev)[0]
 
 	require.NoError(t, h.Deliver(t, ev))
@@ -92,7 +92,7 @@ func TestTaskFailingTwiceThenSucceedingShowsRetryCountsZeroOneTwoAndOneCompleted
 func TestFailedAttemptSchedulesItsRetryWithExponentialBackoff(t *testing.T) {
 	mailer := &flakyMailer{failures: -1, err: smtpTimeout}
 	h := newHarness(t, emailOnly(mailer))
-	ev := streamtest.Load(t, fixtureDir, "tasks-email.json")
+	ev := streamtest.Load(t, "tasks-email.json")
 	tc := h.submitted(t, ev)[0]
 
 	require.NoError(t, h.Deliver(t, ev))
@@ -113,7 +113,7 @@ func TestFailedAttemptSchedulesItsRetryWithExponentialBackoff(t *testing.T) {
 func TestTaskFailingPastMaxRetriesEndsInOneDeadLetter(t *testing.T) {
 	mailer := &flakyMailer{failures: -1, err: smtpTimeout}
 	h := newHarness(t, emailOnly(mailer))
-	ev := streamtest.Load(t, fixtureDir, "tasks-email.json")
+	ev := streamtest.Load(t, "tasks-email.json")
 	tc := h.submitted(t, ev)[0]
 
 	require.NoError(t, h.Deliver(t, ev))
@@ -156,7 +156,7 @@ func TestNonRetryableErrorDeadLettersTheTaskAtOnce(t *testing.T) {
 	ev := streamtest.Batch(g.Record(t, g.Envelope(t, events.TaskCreatedPayload{
 		TaskID: events.TaskIDPrefix + g.UUID(), Type: events.TaskEmailNotification,
 		Data: []byte(`{"recipient":"not an address","template":"welcome_email"}`), MaxRetries: 3, CreatedAt: g.Now(),
-	}, apiMetadata)))
+	}, streamtest.APIMetadata)))
 	tc := h.submitted(t, ev)[0]
 
 	require.NoError(t, h.Deliver(t, ev))
@@ -178,7 +178,7 @@ func TestTasksOfEveryTypeCompleteOnTheLocalBackends(t *testing.T) {
 	executors, err := task.NewExecutors(task.LocalBackends(task.BackendConfig{DataDir: dir}), h.Env.Store)
 	require.NoError(t, err)
 	h.useExecutors(t, executors)
-	ev := streamtest.Load(t, fixtureDir, "tasks-batch.json")
+	ev := streamtest.Load(t, "tasks-batch.json")
 	tcs := h.submitted(t, ev)
 	_, err = h.Env.Store.CreateWorkflow(context.Background(), store.Workflow{WorkflowID: "wf-export-me", Name: "Nightly Import",
 		Steps: []string{"validate"}, Priority: "low", IdempotencyKey: "client-secret"})
@@ -217,7 +217,7 @@ func TestTasksOfEveryTypeCompleteOnTheLocalBackends(t *testing.T) {
 func TestSameTaskBatchDeliveredTwiceRunsEachAttemptOnce(t *testing.T) {
 	mailer := &flakyMailer{}
 	h := newHarness(t, emailOnly(mailer))
-	ev := streamtest.Load(t, fixtureDir, "tasks-email.json")
+	ev := streamtest.Load(t, "tasks-email.json")
 	tc := h.submitted(t, ev)[0]
 
 	require.NoError(t, h.Deliver(t, ev))
@@ -229,7 +229,7 @@ func TestSameTaskBatchDeliveredTwiceRunsEachAttemptOnce(t *testing.T) {
 
 func TestTaskWithoutProjectionIsCreatedFromItsEvent(t *testing.T) {
 	h := newHarness(t, emailOnly(&flakyMailer{}))
-	ev := streamtest.Load(t, fixtureDir, "tasks-email.json")
+	ev := streamtest.Load(t, "tasks-email.json")
 
 	require.NoError(t, h.Deliver(t, ev))
 
@@ -261,7 +261,7 @@ func TestTaskProcessorIgnoresLifecycleEventsAndDeadLettersMisroutedOnes(t *testi
 
 func TestUnreachableStoreFailsTheTaskBatch(t *testing.T) {
 	h := newHarness(t, emailOnly(&flakyMailer{}))
-	ev := streamtest.Load(t, fixtureDir, "tasks-email.json")
+	ev := streamtest.Load(t, "tasks-email.json")
 	require.NoError(t, h.Env.Store.Close(context.Background()))
 
 	assert.Error(t, h.Deliver(t, ev))

@@ -40,7 +40,7 @@ func benchBatch(b *testing.B, seed byte, n int) ([]*kgo.Record, []store.Workflow
 	for i := range recs {
 		wf := events.WorkflowCreatedPayload{WorkflowID: events.WorkflowIDPrefix + g.UUID(), Name: fmt.Sprint("bench-", i),
 			Steps: []string{"validate", "transform", "store"}, Priority: events.PriorityMedium, CreatedAt: g.Now(), Input: benchInput}
-		env := g.Envelope(b, wf, apiMetadata)
+		env := g.Envelope(b, wf, streamtest.APIMetadata)
 		recs[i] = g.Record(b, env)
 		cps[i].Workflow = store.Workflow{ID: wf.WorkflowID, WorkflowID: wf.WorkflowID, Name: wf.Name, Steps: wf.Steps,
 			Priority: string(wf.Priority), Input: store.JSONDoc(wf.Input), EventID: env.EventID, CreatedAt: wf.CreatedAt.Time,

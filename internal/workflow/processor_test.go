@@ -27,7 +27,7 @@ import (
 
 func TestThreeStepWorkflowEmitsProcessingThreeStepsAndCompletedInOrder(t *testing.T) {
 	h := newHarness(t, nil)
-	ev := streamtest.Load(t, fixtureDir, "workflows-batch.json")
+	ev := streamtest.Load(t, "workflows-batch.json")
 	wfs := h.submitted(t, ev)
 	require.Len(t, wfs, 1, "the fixture's other record is a lifecycle event the processor ignores")
 
@@ -68,7 +68,7 @@ func TestThreeStepWorkflowEmitsProcessingThreeStepsAndCompletedInOrder(t *testin
 
 func TestFailingStepEmitsWorkflowFailedNamingTheStep(t *testing.T) {
 	h := newHarness(t, nil)
-	ev := streamtest.Load(t, fixtureDir, "workflows-failing-step.json")
+	ev := streamtest.Load(t, "workflows-failing-step.json")
 	wfs := h.submitted(t, ev)
 
 	require.NoError(t, h.Deliver(t, ev), "a failed workflow is an outcome, not a batch failure")
@@ -91,7 +91,7 @@ func TestFailingStepEmitsWorkflowFailedNamingTheStep(t *testing.T) {
 
 func TestPipelineRunsEveryBuiltinStepOnTheInputRecords(t *testing.T) {
 	h := newHarness(t, nil)
-	ev := streamtest.Load(t, fixtureDir, "workflows-pipeline.json")
+	ev := streamtest.Load(t, "workflows-pipeline.json")
 	wf := h.submitted(t, ev)[0]
 
 	require.NoError(t, h.Deliver(t, ev))
@@ -137,7 +137,7 @@ func deliveryOutboxID(workflowID string, stepIndex int, target string) string {
 
 func TestSameBatchDeliveredTwiceProducesNoDuplicateEventsOrEffects(t *testing.T) {
 	h := newHarness(t, nil)
-	ev := streamtest.Load(t, fixtureDir, "workflows-pipeline.json")
+	ev := streamtest.Load(t, "workflows-pipeline.json")
 	wf := h.submitted(t, ev)[0]
 	require.NoError(t, h.Deliver(t, ev))
 	first := struct{ topic, tasksTopic, events, records, tasks int }{
@@ -177,7 +177,7 @@ func TestRetriedBatchAfterALostCheckpointWritesEverythingOnce(t *testing.T) {
 	svc, err := workflow.New(workflow.Config{Store: &lostCheckpoint{StateStore: h.Env.Store}, Runtime: h.Runtime(ticking())})
 	require.NoError(t, err)
 	h.Use(t, svc)
-	ev := streamtest.Load(t, fixtureDir, "workflows-pipeline.json")
+	ev := streamtest.Load(t, "workflows-pipeline.json")
 	wf := h.submitted(t, ev)[0]
 
 	require.Error(t, h.Deliver(t, ev))
@@ -195,7 +195,7 @@ func TestRetriedBatchAfterALostCheckpointWritesEverythingOnce(t *testing.T) {
 
 func TestPoisonRecordBetweenTwoGoodOnesIsDeadLetteredAndBothAreProcessed(t *testing.T) {
 	h := newHarness(t, nil)
-	ev := streamtest.Load(t, fixtureDir, "poison-batch.json")
+	ev := streamtest.Load(t, "poison-batch.json")
 	wfs := h.submitted(t, ev)
 	require.Len(t, wfs, 2)
 
@@ -236,7 +236,7 @@ func TestPoisonRecordBetweenTwoGoodOnesIsDeadLetteredAndBothAreProcessed(t *test
 
 func TestMissingProjectionIsCreatedFromTheEvent(t *testing.T) {
 	h := newHarness(t, nil)
-	ev := streamtest.Load(t, fixtureDir, "workflows-pipeline.json")
+	ev := streamtest.Load(t, "workflows-pipeline.json")
 
 	require.NoError(t, h.Deliver(t, ev))
 
@@ -288,9 +288,9 @@ func TestTransientStepFailureCheckpointsAndTheRetriedBatchResumesAtThatStep(t *t
 	}
 	flaky, behind, elsewhere := mk("Flaky", 0), mk("Behind", 0), mk("Elsewhere", 1)
 	ev := streamtest.Batch(
-		g.Record(t, g.Envelope(t, flaky, apiMetadata)),
-		g.Record(t, g.Envelope(t, behind, apiMetadata)),
-		g.Record(t, g.Envelope(t, elsewhere, apiMetadata)))
+		g.Record(t, g.Envelope(t, flaky, streamtest.APIMetadata)),
+		g.Record(t, g.Envelope(t, behind, streamtest.APIMetadata)),
+		g.Record(t, g.Envelope(t, elsewhere, streamtest.APIMetadata)))
 	h.submitted(t, ev)
 
 	err := h.Deliver(t, ev)
@@ -353,7 +353,7 @@ func TestAStepThatStaysDownFailsItsWorkflowAfterMaxStepAttempts(t *testing.T) {
 		wf := events.WorkflowCreatedPayload{WorkflowID: id, Name: name,
 			Steps: []string{"validate", "transform", "store"}, Priority: events.PriorityLow, CreatedAt: g.Now(), Input: input}
 		wfs = append(wfs, wf)
-		recs = append(recs, g.Record(t, g.Envelope(t, wf, apiMetadata)))
+		recs = append(recs, g.Record(t, g.Envelope(t, wf, streamtest.APIMetadata)))
 	}
 	ev := streamtest.Batch(recs...)
 	h.submitted(t, ev)
@@ -445,7 +445,7 @@ func splitSteps(s string) []string {
 
 func TestUnreachableStoreFailsTheBatch(t *testing.T) {
 	h := newHarness(t, nil)
-	ev := streamtest.Load(t, fixtureDir, "workflows-batch.json")
+	ev := streamtest.Load(t, "workflows-batch.json")
 	require.NoError(t, h.Env.Store.Close(context.Background()))
 
 	assert.Error(t, h.Deliver(t, ev), "Lambda must deliver the batch again")
@@ -464,7 +464,7 @@ func TestPanickingOrMisbehavingStepFailsItsWorkflowNotTheBatch(t *testing.T) {
 			Steps: []string{step}, Priority: events.PriorityLow, CreatedAt: g.Now()}
 	}
 	panics, misbehaves := mk("validate"), mk("transform")
-	ev := streamtest.Batch(g.Record(t, g.Envelope(t, panics, apiMetadata)), g.Record(t, g.Envelope(t, misbehaves, apiMetadata)))
+	ev := streamtest.Batch(g.Record(t, g.Envelope(t, panics, streamtest.APIMetadata)), g.Record(t, g.Envelope(t, misbehaves, streamtest.APIMetadata)))
 
 	require.NoError(t, h.Deliver(t, ev))
 
@@ -483,7 +483,7 @@ func TestDuplicateRecordInOneBatchRunsTheWorkflowOnce(t *testing.T) {
 	h := newHarness(t, nil)
 	g := streamtest.NewGen(24)
 	env := g.Envelope(t, events.WorkflowCreatedPayload{WorkflowID: events.WorkflowIDPrefix + g.UUID(), Name: "Twice",
-		Steps: []string{"validate"}, Priority: events.PriorityLow, CreatedAt: g.Now()}, apiMetadata)
+		Steps: []string{"validate"}, Priority: events.PriorityLow, CreatedAt: g.Now()}, streamtest.APIMetadata)
 	ev := streamtest.Batch(g.Record(t, env), g.Record(t, env)) // a producer retry: same event, next offset
 	wf := h.submitted(t, streamtest.Batch(g.Record(t, env)))[0]
 

@@ -50,7 +50,7 @@ func TestAStepThatKeepsOutlivingTheTimeoutFailsItsWorkflow(t *testing.T) {
 	wf := events.WorkflowCreatedPayload{WorkflowID: events.WorkflowIDPrefix + g.UUID(), Name: "Slow",
 		Steps: []string{"validate", "transform", "store"}, Priority: events.PriorityLow, CreatedAt: g.Now(),
 		Input: mustJSON(map[string]any{"records": []map[string]any{{"a": 1}}})}
-	ev := streamtest.Batch([]*kgo.Record{g.Record(t, g.Envelope(t, wf, apiMetadata))}...)
+	ev := streamtest.Batch([]*kgo.Record{g.Record(t, g.Envelope(t, wf, streamtest.APIMetadata))}...)
 	h.submitted(t, ev)
 
 	// An invocation whose deadline passes while transform runs: nothing
