@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	lambdaevents "github.com/aws/aws-lambda-go/events"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -48,11 +49,18 @@ func emailOnly(m task.Mailer) task.Executors {
 	return task.Executors{events.TaskEmailNotification: task.EmailExecutor{Mailer: m}}
 }
 
+// emailTask is a harness mailing through m, the tasks-email.json batch and
+// its task, submitted.
+func emailTask(t *testing.T, m task.Mailer) (*harness, lambdaevents.KafkaEvent, events.TaskCreatedPayload) {
+	t.Helper()
+	h := newHarness(t, emailOnly(m))
+	ev := streamtest.Load(t, "tasks-email.json")
+	return h, ev, h.submitted(t, ev)[0]
+}
+
 func TestTaskFailingTwiceThenSucceedingShowsRetryCountsZeroOneTwoAndOneCompleted(t *testing.T) {
 	mailer := &flakyMailer{failures: 2, err: smtpTimeout}
-	h := newHarness(t, emailOnly(mailer))
-	ev := streamtest.Load(t, "tasks-email.json")
-	tc := h.submitted(t, ev)[0]
+	h, ev, tc := emailTask(t, mailer)
 
 	require.NoError(t, h.Deliver(t, ev))
 	failed := h.task(t, tc.TaskID)
@@ -91,9 +99,7 @@ func TestTaskFailingTwiceThenSucceedingShowsRetryCountsZeroOneTwoAndOneCompleted
 
 func TestFailedAttemptSchedulesItsRetryWithExponentialBackoff(t *testing.T) {
 	mailer := &flakyMailer{failures: -1, err: smtpTimeout}
-	h := newHarness(t, emailOnly(mailer))
-	ev := streamtest.Load(t, "tasks-email.json")
-	tc := h.submitted(t, ev)[0]
+	h, ev, tc := emailTask(t, mailer)
 
 	require.NoError(t, h.Deliver(t, ev))
 	require.NoError(t, h.Deliver(t, h.sweep(t, 1)))
@@ -112,9 +118,7 @@ func TestFailedAttemptSchedulesItsRetryWithExponentialBackoff(t *testing.T) {
 
 func TestTaskFailingPastMaxRetriesEndsInOneDeadLetter(t *testing.T) {
 	mailer := &flakyMailer{failures: -1, err: smtpTimeout}
-	h := newHarness(t, emailOnly(mailer))
-	ev := streamtest.Load(t, "tasks-email.json")
-	tc := h.submitted(t, ev)[0]
+	h, ev, tc := emailTask(t, mailer)
 
 	require.NoError(t, h.Deliver(t, ev))
 	var last = ev
@@ -216,9 +220,7 @@ func TestTasksOfEveryTypeCompleteOnTheLocalBackends(t *testing.T) {
 
 func TestSameTaskBatchDeliveredTwiceRunsEachAttemptOnce(t *testing.T) {
 	mailer := &flakyMailer{}
-	h := newHarness(t, emailOnly(mailer))
-	ev := streamtest.Load(t, "tasks-email.json")
-	tc := h.submitted(t, ev)[0]
+	h, ev, tc := emailTask(t, mailer)
 
 	require.NoError(t, h.Deliver(t, ev))
 	require.NoError(t, h.Deliver(t, ev))
