@@ -56,7 +56,7 @@ func newHarness(tb testing.TB, executors task.Executors) *harness {
 	if executors == nil {
 		executors = task.Executors{events.TaskEmailNotification: task.EmailExecutor{Mailer: task.FileMailer{Dir: tb.TempDir()}}}
 	}
-	h := &harness{Harness: streamtest.NewHarness(tb, "task-processor", 30*time.Second),
+	h := &harness{Harness: streamtest.NewHarness(tb, "task-processor", events.TopicTasks, 30*time.Second),
 		clock: &clock{t: time.Date(2026, 1, 4, 1, 10, 0, 0, time.UTC)}}
 	h.useExecutors(tb, executors)
 	retrier, err := task.NewRetrier(h.Env.Store, h.Env.Emitter, h.Env.Logger)
@@ -124,12 +124,6 @@ func (h *harness) recordsOf(tb testing.TB, eventID string) []*kgo.Record {
 		}
 	}
 	return out
-}
-
-// lifecycle is the events of one task on the tasks topic, in order.
-func (h *harness) lifecycle(tb testing.TB, taskID string) []events.Envelope {
-	tb.Helper()
-	return h.Env.Lifecycle(tb, events.TopicTasks, taskID)
 }
 
 func (h *harness) task(tb testing.TB, id string) store.Task {

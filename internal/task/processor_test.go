@@ -70,7 +70,7 @@ func TestTaskFailingTwiceThenSucceedingShowsRetryCountsZeroOneTwoAndOneCompleted
 	require.NoError(t, h.Deliver(t, h.sweep(t, 1)))
 	require.NoError(t, h.Deliver(t, h.sweep(t, 2)))
 
-	got := h.lifecycle(t, tc.TaskID)
+	got := h.Lifecycle(t, tc.TaskID)
 	var attempts []int
 	for _, e := range ofType(got, events.TaskProcessing) {
 		attempts = append(attempts, streamtest.Payload[events.TaskProcessingPayload](t, e).RetryCount)
@@ -105,7 +105,7 @@ func TestFailedAttemptSchedulesItsRetryWithExponentialBackoff(t *testing.T) {
 	require.NoError(t, h.Deliver(t, h.sweep(t, 1)))
 
 	var delays []time.Duration
-	for _, e := range ofType(h.lifecycle(t, tc.TaskID), events.TaskFailed) {
+	for _, e := range ofType(h.Lifecycle(t, tc.TaskID), events.TaskFailed) {
 		p := streamtest.Payload[events.TaskFailedPayload](t, e)
 		delays = append(delays, p.NextRetryAt.Sub(p.FailedAt.Time))
 	}
@@ -128,7 +128,7 @@ func TestTaskFailingPastMaxRetriesEndsInOneDeadLetter(t *testing.T) {
 	}
 	require.NoError(t, h.Deliver(t, last), "a redelivery of the last attempt changes nothing")
 
-	got := h.lifecycle(t, tc.TaskID)
+	got := h.Lifecycle(t, tc.TaskID)
 	assert.Len(t, ofType(got, events.TaskProcessing), 4, "the first attempt and three retries")
 	assert.Len(t, ofType(got, events.TaskFailed), 3)
 	dead := ofType(got, events.TaskDeadLetter)
@@ -165,7 +165,7 @@ func TestNonRetryableErrorDeadLettersTheTaskAtOnce(t *testing.T) {
 
 	require.NoError(t, h.Deliver(t, ev))
 
-	got := h.lifecycle(t, tc.TaskID)
+	got := h.Lifecycle(t, tc.TaskID)
 	require.Equal(t, []events.Type{events.TaskProcessing, events.TaskDeadLetter}, []events.Type{got[0].EventType, got[1].EventType})
 	p := streamtest.Payload[events.TaskDeadLetterPayload](t, got[1])
 	assert.Equal(t, 0, p.RetryCount)
@@ -192,7 +192,7 @@ func TestTasksOfEveryTypeCompleteOnTheLocalBackends(t *testing.T) {
 
 	results := map[events.TaskType]string{}
 	for _, tc := range tcs {
-		got := h.lifecycle(t, tc.TaskID)
+		got := h.Lifecycle(t, tc.TaskID)
 		require.Len(t, got, 2, "%s: processing, completed", tc.Type)
 		require.Equal(t, events.TaskCompleted, got[1].EventType, tc.Type)
 		results[tc.Type] = string(streamtest.Payload[events.TaskCompletedPayload](t, got[1]).Result)
@@ -226,7 +226,7 @@ func TestSameTaskBatchDeliveredTwiceRunsEachAttemptOnce(t *testing.T) {
 	require.NoError(t, h.Deliver(t, ev))
 
 	assert.Equal(t, 1, mailer.calls)
-	assert.Len(t, h.lifecycle(t, tc.TaskID), 2)
+	assert.Len(t, h.Lifecycle(t, tc.TaskID), 2)
 }
 
 func TestTaskWithoutProjectionIsCreatedFromItsEvent(t *testing.T) {

@@ -10,6 +10,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/streamops/streamops/events"
+	"github.com/streamops/streamops/events/eventstest"
 	"github.com/streamops/streamops/internal/emit"
 	"github.com/streamops/streamops/internal/store"
 	"github.com/streamops/streamops/internal/stream"
@@ -24,7 +25,7 @@ const benchRecords = 1000
 
 // benchInput is each workflow's input: three records, a schema and a
 // mapping, for validate, transform and store.
-var benchInput = mustJSON(map[string]any{
+var benchInput = eventstest.MustJSON(map[string]any{
 	"records": []map[string]any{{"id": 1, "total": 10.5}, {"id": 2, "total": 3}, {"id": 3, "total": "x"}},
 	"schema":  map[string]any{"type": "object", "properties": map[string]any{"total": map[string]any{"type": "number"}}},
 	"mapping": map[string]any{"orderId": "id", "amount": "total"},

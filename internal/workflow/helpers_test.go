@@ -2,7 +2,6 @@ package workflow_test
 
 import (
 	"context"
-	"encoding/json"
 	"sync"
 	"testing"
 	"time"
@@ -39,7 +38,7 @@ func newHarness(tb testing.TB, steps *workflow.Registry) *harness {
 	// The deployed workflow-processor's timeout: a 1,000-workflow batch
 	// stores 5,000 events, which on FerretDB (20 indexes, text included)
 	// takes longer than 30 s.
-	h := &harness{streamtest.NewHarness(tb, "workflow-processor", 2*time.Minute)}
+	h := &harness{streamtest.NewHarness(tb, "workflow-processor", events.TopicWorkflows, 2*time.Minute)}
 	svc, err := workflow.New(workflow.Config{Store: h.Env.Store, Steps: steps, Runtime: h.Runtime(ticking())})
 	require.NoError(tb, err)
 	h.Use(tb, svc)
@@ -71,12 +70,6 @@ func (h *harness) submitted(tb testing.TB, ev lambdaevents.KafkaEvent) []events.
 	return out
 }
 
-// lifecycle is the events of one workflow on the workflows topic, in order.
-func (h *harness) lifecycle(tb testing.TB, workflowID string) []events.Envelope {
-	tb.Helper()
-	return h.Env.Lifecycle(tb, events.TopicWorkflows, workflowID)
-}
-
 func (h *harness) workflow(tb testing.TB, id string) store.WorkflowCheckpoint {
 	tb.Helper()
 	got, err := h.Env.Store.GetWorkflowCheckpoints(context.Background(), []string{id})
@@ -97,12 +90,4 @@ func typesOf(envs []events.Envelope) []events.Type {
 		out[i] = e.EventType
 	}
 	return out
-}
-
-func mustJSON(v any) json.RawMessage {
-	b, err := json.Marshal(v)
-	if err != nil {
-		panic(err)
-	}
-	return b
 }

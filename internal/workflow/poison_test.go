@@ -7,6 +7,7 @@ import (
 	lambdaevents "github.com/aws/aws-lambda-go/events"
 
 	"github.com/streamops/streamops/events"
+	"github.com/streamops/streamops/events/eventstest"
 	"github.com/streamops/streamops/internal/stream/streamtest"
 	"github.com/streamops/streamops/internal/workflow/workflowstatus"
 )
@@ -22,7 +23,7 @@ func TestEveryPoisonKindIsDeadLetteredAndTheRecordBehindItCompletes(t *testing.T
 		h := newHarness(t, nil)
 		wf := events.WorkflowCreatedPayload{WorkflowID: events.WorkflowIDPrefix + g.UUID(), Name: "After poison",
 			Steps: []string{"validate"}, Priority: events.PriorityLow, CreatedAt: g.Now(),
-			Input: mustJSON(map[string]any{"records": []map[string]any{{"a": 1}}})}
+			Input: eventstest.MustJSON(map[string]any{"records": []map[string]any{{"a": 1}}})}
 		return streamtest.PoisonCase{
 			Harness: h.Harness,
 			Valid: func(record json.RawMessage) events.Payload {

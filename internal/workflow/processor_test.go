@@ -13,6 +13,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/streamops/streamops/events"
+	"github.com/streamops/streamops/events/eventstest"
 	"github.com/streamops/streamops/internal/fault"
 	"github.com/streamops/streamops/internal/ingest/webhookstatus"
 	"github.com/streamops/streamops/internal/outbox/outboxstatus"
@@ -34,7 +35,7 @@ func TestThreeStepWorkflowEmitsProcessingThreeStepsAndCompletedInOrder(t *testin
 	require.NoError(t, h.Deliver(t, ev))
 
 	all := h.Env.Envelopes(t, events.TopicWorkflows)
-	got := h.lifecycle(t, wfs[0].WorkflowID)
+	got := h.Lifecycle(t, wfs[0].WorkflowID)
 	assert.Len(t, all, len(got), "nothing is emitted for the ignored workflow.processing")
 	require.Equal(t, []events.Type{events.WorkflowProcessing, events.WorkflowStepCompleted, events.WorkflowStepCompleted,
 		events.WorkflowStepCompleted, events.WorkflowCompleted}, typesOf(got))
@@ -73,7 +74,7 @@ func TestFailingStepEmitsWorkflowFailedNamingTheStep(t *testing.T) {
 
 	require.NoError(t, h.Deliver(t, ev), "a failed workflow is an outcome, not a batch failure")
 
-	got := h.lifecycle(t, wfs[0].WorkflowID)
+	got := h.Lifecycle(t, wfs[0].WorkflowID)
 	require.Equal(t, []events.Type{events.WorkflowProcessing, events.WorkflowStepCompleted, events.WorkflowFailed}, typesOf(got))
 	failed := streamtest.Payload[events.WorkflowFailedPayload](t, got[2])
 	assert.Equal(t, "transform", failed.FailedStep)
@@ -96,7 +97,7 @@ func TestPipelineRunsEveryBuiltinStepOnTheInputRecords(t *testing.T) {
 
 	require.NoError(t, h.Deliver(t, ev))
 
-	got := h.lifecycle(t, wf.WorkflowID)
+	got := h.Lifecycle(t, wf.WorkflowID)
 	require.Len(t, got, 7, "processing, five steps, completed")
 	validate := streamtest.Payload[events.WorkflowStepCompletedPayload](t, got[1])
 	assert.Equal(t, 4, validate.Result.RecordsProcessed)
@@ -203,7 +204,7 @@ func TestPoisonRecordBetweenTwoGoodOnesIsDeadLetteredAndBothAreProcessed(t *test
 
 	for _, wf := range wfs {
 		assert.Equal(t, workflowstatus.Completed, h.workflow(t, wf.WorkflowID).Status, wf.Name)
-		assert.Equal(t, events.WorkflowCompleted, typesOf(h.lifecycle(t, wf.WorkflowID))[len(wf.Steps)+1])
+		assert.Equal(t, events.WorkflowCompleted, typesOf(h.Lifecycle(t, wf.WorkflowID))[len(wf.Steps)+1])
 	}
 	dlq := h.Env.Records(t, events.DLQTopic(events.TopicWorkflows))
 	require.Len(t, dlq, 2)
@@ -276,7 +277,7 @@ func TestTransientStepFailureCheckpointsAndTheRetriedBatchResumesAtThatStep(t *t
 	f := &flakyRegistry{calls: map[string]map[string]int{}}
 	h := newHarness(t, f.registry())
 	g := streamtest.NewGen(21)
-	input := mustJSON(map[string]any{"records": []map[string]any{{"a": 1}, {"a": 2}}, "mapping": map[string]string{"b": "a"}})
+	input := eventstest.MustJSON(map[string]any{"records": []map[string]any{{"a": 1}, {"a": 2}}, "mapping": map[string]string{"b": "a"}})
 	mk := func(name string, partition int32) events.WorkflowCreatedPayload {
 		id := events.WorkflowIDPrefix + g.UUID()
 		for streamtest.PartitionOf(events.TopicWorkflows, []byte(id)) != partition {
@@ -307,7 +308,7 @@ func TestTransientStepFailureCheckpointsAndTheRetriedBatchResumesAtThatStep(t *t
 
 	assert.Equal(t, map[string]int{"validate": 1, "transform": 2, "store": 1}, f.calls[flaky.WorkflowID], "the finished step is not run again")
 	assert.Equal(t, map[string]int{"validate": 1, "transform": 1, "store": 1}, f.calls[elsewhere.WorkflowID])
-	got := h.lifecycle(t, flaky.WorkflowID)
+	got := h.Lifecycle(t, flaky.WorkflowID)
 	assert.Equal(t, []events.Type{events.WorkflowProcessing, events.WorkflowStepCompleted, events.WorkflowProcessing,
 		events.WorkflowStepCompleted, events.WorkflowStepCompleted, events.WorkflowCompleted}, typesOf(got))
 	assert.Equal(t, 1, streamtest.Payload[events.WorkflowProcessingPayload](t, got[2]).CurrentStepIndex, "resumed at transform")
@@ -317,7 +318,7 @@ func TestTransientStepFailureCheckpointsAndTheRetriedBatchResumesAtThatStep(t *t
 	require.NoError(t, err)
 	require.Len(t, recs, 2)
 	assert.JSONEq(t, `{"b":1}`, string(recs[0].Record), "the resumed step read the checkpointed records")
-	assert.Len(t, h.lifecycle(t, elsewhere.WorkflowID), 5, "nothing of the finished workflow is emitted twice")
+	assert.Len(t, h.Lifecycle(t, elsewhere.WorkflowID), 5, "nothing of the finished workflow is emitted twice")
 	assert.Equal(t, workflowstatus.Completed, h.workflow(t, behind.WorkflowID).Status)
 }
 
@@ -342,7 +343,7 @@ func TestAStepThatStaysDownFailsItsWorkflowAfterMaxStepAttempts(t *testing.T) {
 	require.NoError(t, err)
 	h.Use(t, svc)
 	g := streamtest.NewGen(23)
-	input := mustJSON(map[string]any{"records": []map[string]any{{"a": 1}}})
+	input := eventstest.MustJSON(map[string]any{"records": []map[string]any{{"a": 1}}})
 	var wfs []events.WorkflowCreatedPayload
 	var recs []*kgo.Record
 	for _, name := range []string{"Down", "Recovers", "Behind"} {
@@ -380,7 +381,7 @@ func TestAStepThatStaysDownFailsItsWorkflowAfterMaxStepAttempts(t *testing.T) {
 	assert.Equal(t, workflow.CodeRetriesExhausted, failed.Error.Code)
 	assert.Contains(t, failed.Error.Message, "lookup service unreachable")
 	assert.Equal(t, maxAttempts, failed.StepAttempts)
-	got := h.lifecycle(t, down)
+	got := h.Lifecycle(t, down)
 	require.NotEmpty(t, got)
 	last := got[len(got)-1]
 	require.Equal(t, events.WorkflowFailed, last.EventType)
@@ -424,9 +425,9 @@ func TestWebhookRoutedWorkflowSettlesItsWebhookEvent(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, webhookstatus.Failed, broken.Status)
 	assert.Contains(t, broken.ErrorMessage, "explode")
-	failed := h.lifecycle(t, wfs[1].WorkflowID)
+	failed := h.Lifecycle(t, wfs[1].WorkflowID)
 	assert.Equal(t, workflow.CodeUnknownStep, streamtest.Payload[events.WorkflowFailedPayload](t, failed[len(failed)-1]).Error.Code)
-	for _, e := range h.lifecycle(t, wfs[0].WorkflowID) {
+	for _, e := range h.Lifecycle(t, wfs[0].WorkflowID) {
 		assert.Equal(t, hooks["Partner Order Sync"], e.Metadata.CorrelationID, "the execution id carries through")
 	}
 }
@@ -469,7 +470,7 @@ func TestPanickingOrMisbehavingStepFailsItsWorkflowNotTheBatch(t *testing.T) {
 	require.NoError(t, h.Deliver(t, ev))
 
 	for wf, code := range map[string]string{panics.WorkflowID: workflow.CodeStepPanic, misbehaves.WorkflowID: workflow.CodeInvalidResult} {
-		got := h.lifecycle(t, wf)
+		got := h.Lifecycle(t, wf)
 		require.Len(t, got, 2)
 		failed := streamtest.Payload[events.WorkflowFailedPayload](t, got[1])
 		assert.Equal(t, code, failed.Error.Code)
@@ -490,5 +491,5 @@ func TestDuplicateRecordInOneBatchRunsTheWorkflowOnce(t *testing.T) {
 	require.NoError(t, h.Deliver(t, ev))
 
 	assert.Equal(t, []events.Type{events.WorkflowProcessing, events.WorkflowStepCompleted, events.WorkflowCompleted},
-		typesOf(h.lifecycle(t, wf.WorkflowID)))
+		typesOf(h.Lifecycle(t, wf.WorkflowID)))
 }

@@ -8,9 +8,9 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/streamops/streamops/events"
+	"github.com/streamops/streamops/events/eventstest"
 	"github.com/streamops/streamops/internal/fault"
 	"github.com/streamops/streamops/internal/stream"
 	"github.com/streamops/streamops/internal/stream/streamtest"
@@ -49,8 +49,8 @@ func TestAStepThatKeepsOutlivingTheTimeoutFailsItsWorkflow(t *testing.T) {
 	g := streamtest.NewGen(41)
 	wf := events.WorkflowCreatedPayload{WorkflowID: events.WorkflowIDPrefix + g.UUID(), Name: "Slow",
 		Steps: []string{"validate", "transform", "store"}, Priority: events.PriorityLow, CreatedAt: g.Now(),
-		Input: mustJSON(map[string]any{"records": []map[string]any{{"a": 1}}})}
-	ev := streamtest.Batch([]*kgo.Record{g.Record(t, g.Envelope(t, wf, streamtest.APIMetadata))}...)
+		Input: eventstest.MustJSON(map[string]any{"records": []map[string]any{{"a": 1}}})}
+	ev := streamtest.Batch(g.Record(t, g.Envelope(t, wf, streamtest.APIMetadata)))
 	h.submitted(t, ev)
 
 	// An invocation whose deadline passes while transform runs: nothing
@@ -75,7 +75,7 @@ func TestAStepThatKeepsOutlivingTheTimeoutFailsItsWorkflow(t *testing.T) {
 	require.Equal(t, workflowstatus.Failed, failed.Status)
 	require.NotNil(t, failed.Error)
 	assert.Equal(t, workflow.CodeRetriesExhausted, failed.Error.Code)
-	got := h.lifecycle(t, wf.WorkflowID)
+	got := h.Lifecycle(t, wf.WorkflowID)
 	require.NotEmpty(t, got)
 	last := got[len(got)-1]
 	require.Equal(t, events.WorkflowFailed, last.EventType)

@@ -27,15 +27,16 @@ type Harness struct {
 	// Proc is the processor Deliver hands batches to; Use replaces it.
 	Proc    *stream.Processor
 	name    string
+	topic   string
 	timeout time.Duration
 }
 
 // NewHarness starts an Env for the processor called name (as its dead
-// letters record it), whose deliveries get timeout each (the deployed
-// function's). Use gives it its service.
-func NewHarness(tb testing.TB, name string, timeout time.Duration) *Harness {
+// letters record it) that consumes topic, whose deliveries get timeout
+// each (the deployed function's). Use gives it its service.
+func NewHarness(tb testing.TB, name, topic string, timeout time.Duration) *Harness {
 	tb.Helper()
-	return &Harness{Env: stacktest.New(tb, stacktest.Options{}), name: name, timeout: timeout}
+	return &Harness{Env: stacktest.New(tb, stacktest.Options{}), name: name, topic: topic, timeout: timeout}
 }
 
 // Runtime is the runtime a service under test gets: the Env's emitter and
@@ -67,6 +68,13 @@ func (h *Harness) DeliverWithin(tb testing.TB, d time.Duration, ev lambdaevents.
 	ctx, cancel := context.WithTimeout(context.Background(), d)
 	defer cancel()
 	return h.Proc.HandleKafkaEvent(ctx, ev)
+}
+
+// Lifecycle is the events of one aggregate on the processor's topic, in
+// order.
+func (h *Harness) Lifecycle(tb testing.TB, aggregateID string) []events.Envelope {
+	tb.Helper()
+	return h.Env.Lifecycle(tb, h.topic, aggregateID)
 }
 
 // Documents is every document of an exportable collection, as the export
