@@ -3,7 +3,6 @@ package workflow_test
 import (
 	"context"
 	"fmt"
-	"log/slog"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -11,7 +10,6 @@ import (
 
 	"github.com/streamops/streamops/events"
 	"github.com/streamops/streamops/events/eventstest"
-	"github.com/streamops/streamops/internal/emit"
 	"github.com/streamops/streamops/internal/store"
 	"github.com/streamops/streamops/internal/stream"
 	"github.com/streamops/streamops/internal/stream/streamtest"
@@ -74,22 +72,22 @@ func BenchmarkWorkflowProcessor(b *testing.B) {
 	b.Run("batch=1000", func(b *testing.B) { run(b, benchRecords) })
 	b.Run("baseline=one-at-a-time", func(b *testing.B) { run(b, 1) })
 	b.Run("batch=1000,processor-only", func(b *testing.B) {
-		for i := 0; i < b.N; i++ {
-			b.StopTimer()
+		streamtest.BenchProcessorOnly(b, "workflow-processor", benchRecords, func(b *testing.B, i int) (stream.Handler, []*kgo.Record) {
 			recs, cps := benchBatch(b, byte(i), benchRecords)
-			proc := discardingProcessor(b, cps)
-			ev := streamtest.Batch(recs...)
-			b.StartTimer()
-			if err := proc.HandleKafkaEvent(context.Background(), ev); err != nil {
-				b.Fatal(err)
+			d := discard{pending: make(map[string]store.WorkflowCheckpoint, len(cps))}
+			for _, cp := range cps {
+				d.pending[cp.WorkflowID] = cp
 			}
-		}
-		b.ReportMetric(float64(b.N*benchRecords)/b.Elapsed().Seconds(), "records/s")
+			svc, err := workflow.New(workflow.Config{Store: d, Runtime: streamtest.DiscardRuntime()})
+			require.NoError(b, err)
+			return svc, recs
+		})
 	})
 }
 
-// discard is a store and emitter that keep nothing.
+// discard is a workflow store that keeps nothing.
 type discard struct {
+	streamtest.Discard
 	pending map[string]store.WorkflowCheckpoint
 }
 
@@ -108,30 +106,7 @@ func (discard) InsertTasks(context.Context, ...store.Task) (store.InsertResult, 
 func (discard) EnqueueOutbox(context.Context, ...store.OutboxEntry) (store.InsertResult, error) {
 	return store.InsertResult{}, nil
 }
-func (discard) SettleWebhookEvents(context.Context, ...store.WebhookOutcome) (int, error) {
-	return 0, nil
-}
 func (discard) SaveWorkflowCheckpoints(context.Context, ...store.WorkflowCheckpoint) (int, error) {
 	return 0, nil
 }
 func (discard) RecordStepAttempt(context.Context, string, int) (int, error) { return 1, nil }
-func (discard) Emit(context.Context, ...events.Envelope) (emit.Result, error) {
-	return emit.Result{}, nil
-}
-func (discard) InsertDeadLetters(context.Context, ...store.DeadLetterEntry) (store.InsertResult, error) {
-	return store.InsertResult{}, nil
-}
-func (discard) PublishRecords(context.Context, []*kgo.Record) error { return nil }
-
-func discardingProcessor(b *testing.B, cps []store.WorkflowCheckpoint) *stream.Processor {
-	d := discard{pending: make(map[string]store.WorkflowCheckpoint, len(cps))}
-	for _, cp := range cps {
-		d.pending[cp.WorkflowID] = cp
-	}
-	svc, err := workflow.New(workflow.Config{Store: d, Runtime: stream.Runtime{Emitter: d, Logger: slog.New(slog.DiscardHandler)}})
-	require.NoError(b, err)
-	proc, err := stream.New(stream.Config{Name: "workflow-processor", Handler: svc, DeadLetters: d, Publisher: d,
-		Logger: slog.New(slog.DiscardHandler)})
-	require.NoError(b, err)
-	return proc
-}
