@@ -121,8 +121,7 @@ func TestSweeperPublishesAReplayToItsTargetTopic(t *testing.T) {
 	require.NoError(t, err)
 	h.clock.Advance(time.Minute)
 
-	st, err := h.sweeper.Run(ctx)
-	require.NoError(t, err)
+	st := h.run(t)
 	assert.Equal(t, 1, st.Published)
 	assert.Empty(t, h.Records(t, events.TopicWorkflows), "not its event type's topic")
 	replayed := h.Envelopes(t, "workflows.replay")
