@@ -2,7 +2,6 @@ package bus
 
 import (
 	"errors"
-	"strings"
 	"testing"
 	"time"
 
@@ -18,9 +17,9 @@ import (
 // taskOfSize is a task.created whose record is exactly size bytes by
 // RecordSize.
 func taskOfSize(t *testing.T, size int) events.Envelope {
-	base, err := RecordSize(eventstest.TaskCreated(eventstest.NewUUID(), eventstest.NewUUID(), "data_export", time.Now(), map[string]string{"pad": ""}), "")
+	base, err := RecordSize(eventstest.TaskCreated(eventstest.NewUUID(), eventstest.NewUUID(), "data_export", time.Now(), eventstest.Pad(0)), "")
 	require.NoError(t, err)
-	env := eventstest.TaskCreated(eventstest.NewUUID(), eventstest.NewUUID(), "data_export", time.Now(), map[string]string{"pad": strings.Repeat("x", size-base)})
+	env := eventstest.TaskCreated(eventstest.NewUUID(), eventstest.NewUUID(), "data_export", time.Now(), eventstest.Pad(size-base))
 	got, err := RecordSize(env, "")
 	require.NoError(t, err)
 	require.Equal(t, size, got)
