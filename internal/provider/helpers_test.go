@@ -37,6 +37,17 @@ func defaultProvider(t testing.TB, name string) *provider.Provider {
 	return p
 }
 
+// configured is p as a registry of it alone configures it: validated,
+// with its defaults applied.
+func configured(t testing.TB, p provider.Provider) *provider.Provider {
+	t.Helper()
+	reg, err := provider.NewRegistry(provider.Config{Providers: []provider.Provider{p}})
+	require.NoError(t, err)
+	got, ok := reg.Provider(p.Name)
+	require.True(t, ok, "provider %s", p.Name)
+	return got
+}
+
 // verifyCase is one row of a scheme's verification table: the fixture is
 // signed with signWith at signedAt, then tamper may change the headers and
 // body before Verify runs with secrets at now.

@@ -34,14 +34,12 @@ func TestHMACSignatureVerification(t *testing.T) {
 }
 
 func TestHMACSignatureInBase64WithoutPrefix(t *testing.T) {
-	reg, err := provider.NewRegistry(provider.Config{Providers: []provider.Provider{{
+	p := configured(t, provider.Provider{
 		Name:      "globex",
 		Signature: provider.Signature{Scheme: provider.SchemeHMAC, Header: "X-Globex-Hmac", Encoding: provider.EncodingBase64},
 		EventID:   provider.Field{Header: "X-Globex-Delivery"},
 		EventType: provider.Field{Path: "kind"},
-	}}})
-	require.NoError(t, err)
-	p, _ := reg.Provider("globex")
+	})
 	body := []byte(`{"kind":"shipment.created","shipment":{"id":"shp_1"}}`)
 
 	tests := []struct {
