@@ -2,6 +2,7 @@ package workflow_test
 
 import (
 	"context"
+	"maps"
 	"sync"
 	"testing"
 	"time"
@@ -31,6 +32,42 @@ func ticking() func() time.Time {
 		t = t.Add(7 * time.Millisecond)
 		return t
 	}
+}
+
+// counts are counters that steps under test bump from the processor's
+// goroutines.
+type counts struct {
+	mu sync.Mutex
+	m  map[string]int
+}
+
+// add adds d to key's counter and returns the sum.
+func (c *counts) add(key string, d int) int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.m == nil {
+		c.m = map[string]int{}
+	}
+	c.m[key] += d
+	return c.m[key]
+}
+
+// all is a copy of every counter.
+func (c *counts) all() map[string]int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return maps.Clone(c.m)
+}
+
+// wrapSteps is the built-in steps with each named one replaced by what
+// wrap makes of it.
+func wrapSteps(wrap func(name string, builtin workflow.StepFunc) workflow.StepFunc, names ...string) *workflow.Registry {
+	r := workflow.BuiltinSteps()
+	for _, name := range names {
+		builtin, _ := r.Lookup(name)
+		r.Register(name, wrap(name, builtin))
+	}
+	return r
 }
 
 func newHarness(tb testing.TB, steps *workflow.Registry) *harness {

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"strconv"
-	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -251,39 +250,29 @@ func TestMissingProjectionIsCreatedFromTheEvent(t *testing.T) {
 // flakyRegistry wraps the built-in steps, counting calls per workflow and
 // failing transform transiently the first time it runs.
 type flakyRegistry struct {
-	mu    sync.Mutex
-	calls map[string]map[string]int
+	calls map[string]*counts
 }
 
 func (f *flakyRegistry) registry() *workflow.Registry {
-	r := workflow.BuiltinSteps()
-	for _, name := range []string{"validate", "transform", "store"} {
-		fn, _ := r.Lookup(name)
-		r.Register(name, func(ctx context.Context, in workflow.StepInput) (workflow.StepOutput, error) {
-			f.mu.Lock()
-			f.calls[in.Workflow.ID][name]++
-			n := f.calls[in.Workflow.ID][name]
-			f.mu.Unlock()
+	return wrapSteps(func(name string, fn workflow.StepFunc) workflow.StepFunc {
+		return func(ctx context.Context, in workflow.StepInput) (workflow.StepOutput, error) {
+			n := f.calls[in.Workflow.ID].add(name, 1)
 			if name == "transform" && n == 1 && in.Workflow.Name == "Flaky" {
 				return workflow.StepOutput{}, fault.Transient(errors.New("lookup service unreachable"))
 			}
 			return fn(ctx, in)
-		})
-	}
-	return r
+		}
+	}, "validate", "transform", "store")
 }
 
 func TestTransientStepFailureCheckpointsAndTheRetriedBatchResumesAtThatStep(t *testing.T) {
-	f := &flakyRegistry{calls: map[string]map[string]int{}}
+	f := &flakyRegistry{calls: map[string]*counts{}}
 	h := newHarness(t, f.registry())
 	g := streamtest.NewGen(21)
 	input := eventstest.MustJSON(map[string]any{"records": []map[string]any{{"a": 1}, {"a": 2}}, "mapping": map[string]string{"b": "a"}})
 	mk := func(name string, partition int32) events.WorkflowCreatedPayload {
-		id := events.WorkflowIDPrefix + g.UUID()
-		for streamtest.PartitionOf(events.TopicWorkflows, []byte(id)) != partition {
-			id = events.WorkflowIDPrefix + g.UUID()
-		}
-		f.calls[id] = map[string]int{}
+		id := events.WorkflowIDPrefix + g.IDOnPartition(events.WorkflowIDPrefix, events.TopicWorkflows, partition)
+		f.calls[id] = &counts{}
 		return events.WorkflowCreatedPayload{WorkflowID: id, Name: name, Steps: []string{"validate", "transform", "store"},
 			Priority: events.PriorityLow, CreatedAt: g.Now(), Input: input}
 	}
@@ -306,8 +295,8 @@ func TestTransientStepFailureCheckpointsAndTheRetriedBatchResumesAtThatStep(t *t
 
 	require.NoError(t, h.Deliver(t, ev))
 
-	assert.Equal(t, map[string]int{"validate": 1, "transform": 2, "store": 1}, f.calls[flaky.WorkflowID], "the finished step is not run again")
-	assert.Equal(t, map[string]int{"validate": 1, "transform": 1, "store": 1}, f.calls[elsewhere.WorkflowID])
+	assert.Equal(t, map[string]int{"validate": 1, "transform": 2, "store": 1}, f.calls[flaky.WorkflowID].all(), "the finished step is not run again")
+	assert.Equal(t, map[string]int{"validate": 1, "transform": 1, "store": 1}, f.calls[elsewhere.WorkflowID].all())
 	got := h.Lifecycle(t, flaky.WorkflowID)
 	assert.Equal(t, []events.Type{events.WorkflowProcessing, events.WorkflowStepCompleted, events.WorkflowProcessing,
 		events.WorkflowStepCompleted, events.WorkflowStepCompleted, events.WorkflowCompleted}, typesOf(got))
@@ -324,19 +313,17 @@ func TestTransientStepFailureCheckpointsAndTheRetriedBatchResumesAtThatStep(t *t
 
 func TestAStepThatStaysDownFailsItsWorkflowAfterMaxStepAttempts(t *testing.T) {
 	const maxAttempts = 3
-	var mu sync.Mutex
-	outages := map[string]int{"Down": 1 << 30, "Recovers": maxAttempts - 1} // transient failures left per workflow name
-	steps := workflow.BuiltinSteps()
-	transform, _ := steps.Lookup("transform")
-	steps.Register("transform", func(ctx context.Context, in workflow.StepInput) (workflow.StepOutput, error) {
-		mu.Lock()
-		defer mu.Unlock()
-		if outages[in.Workflow.Name] > 0 {
-			outages[in.Workflow.Name]--
-			return workflow.StepOutput{}, fault.Transient(errors.New("lookup service unreachable"))
+	// Transient failures per workflow name, counted down: each call takes
+	// one, and a workflow with none left (below zero) runs.
+	outages := &counts{m: map[string]int{"Down": 1 << 30, "Recovers": maxAttempts - 1}}
+	steps := wrapSteps(func(_ string, transform workflow.StepFunc) workflow.StepFunc {
+		return func(ctx context.Context, in workflow.StepInput) (workflow.StepOutput, error) {
+			if outages.add(in.Workflow.Name, -1) >= 0 {
+				return workflow.StepOutput{}, fault.Transient(errors.New("lookup service unreachable"))
+			}
+			return transform(ctx, in)
 		}
-		return transform(ctx, in)
-	})
+	}, "transform")
 	h := newHarness(t, steps)
 	svc, err := workflow.New(workflow.Config{Store: h.Env.Store, Steps: steps,
 		MaxStepAttempts: maxAttempts, Runtime: stream.Runtime{Emitter: h.Env.Emitter, Clock: ticking(), Logger: h.Env.Logger}})
@@ -347,10 +334,8 @@ func TestAStepThatStaysDownFailsItsWorkflowAfterMaxStepAttempts(t *testing.T) {
 	var wfs []events.WorkflowCreatedPayload
 	var recs []*kgo.Record
 	for _, name := range []string{"Down", "Recovers", "Behind"} {
-		id := events.WorkflowIDPrefix + g.UUID()
-		for streamtest.PartitionOf(events.TopicWorkflows, []byte(id)) != 0 { // one partition: a failure holds up those behind it
-			id = events.WorkflowIDPrefix + g.UUID()
-		}
+		// One partition: a failure holds up those behind it.
+		id := events.WorkflowIDPrefix + g.IDOnPartition(events.WorkflowIDPrefix, events.TopicWorkflows, 0)
 		wf := events.WorkflowCreatedPayload{WorkflowID: id, Name: name,
 			Steps: []string{"validate", "transform", "store"}, Priority: events.PriorityLow, CreatedAt: g.Now(), Input: input}
 		wfs = append(wfs, wf)

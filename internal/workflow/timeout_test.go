@@ -2,7 +2,6 @@ package workflow_test
 
 import (
 	"context"
-	"sync"
 	"testing"
 	"time"
 
@@ -25,22 +24,17 @@ import (
 // earlier in the same run is not blamed for it.
 func TestAStepThatKeepsOutlivingTheTimeoutFailsItsWorkflow(t *testing.T) {
 	const maxAttempts = 3
-	var mu sync.Mutex
-	calls := map[string]int{}
-	steps := workflow.BuiltinSteps()
-	for _, name := range []string{"validate", "transform"} {
-		builtin, _ := steps.Lookup(name)
-		steps.Register(name, func(ctx context.Context, in workflow.StepInput) (workflow.StepOutput, error) {
-			mu.Lock()
-			calls[name]++
-			mu.Unlock()
+	var calls counts
+	steps := wrapSteps(func(name string, builtin workflow.StepFunc) workflow.StepFunc {
+		return func(ctx context.Context, in workflow.StepInput) (workflow.StepOutput, error) {
+			calls.add(name, 1)
 			if name == "transform" {
 				<-ctx.Done() // runs until the invocation's deadline kills it
 				return workflow.StepOutput{}, fault.Transient(ctx.Err())
 			}
 			return builtin(ctx, in)
-		})
-	}
+		}
+	}, "validate", "transform")
 	h := newHarness(t, steps)
 	svc, err := workflow.New(workflow.Config{Store: h.Env.Store, Steps: steps, MaxStepAttempts: maxAttempts,
 		Runtime: stream.Runtime{Emitter: h.Env.Emitter, DeadlineMargin: time.Millisecond, Clock: ticking(), Logger: h.Env.Logger}})
@@ -67,10 +61,8 @@ func TestAStepThatKeepsOutlivingTheTimeoutFailsItsWorkflow(t *testing.T) {
 	}
 	require.NoError(t, h.Deliver(t, ev), "the next delivery ends the workflow instead of running the step again")
 
-	mu.Lock()
-	assert.Equal(t, maxAttempts, calls["transform"], "transform is not started beyond the limit")
-	assert.Equal(t, maxAttempts+1, calls["validate"], "validate ran in every invocation and is not blamed")
-	mu.Unlock()
+	assert.Equal(t, map[string]int{"transform": maxAttempts, "validate": maxAttempts + 1}, calls.all(),
+		"transform is not started beyond the limit; validate ran in every invocation and is not blamed")
 	failed := h.workflow(t, wf.WorkflowID)
 	require.Equal(t, workflowstatus.Failed, failed.Status)
 	require.NotNil(t, failed.Error)
