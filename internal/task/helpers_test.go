@@ -3,7 +3,6 @@ package task_test
 import (
 	"context"
 	"encoding/json"
-	"sync"
 	"testing"
 	"time"
 
@@ -24,24 +23,8 @@ import (
 type harness struct {
 	*streamtest.Harness
 	retrier *task.Retrier
-	clock   *clock
+	clock   *streamtest.Clock
 }
-
-// clock is a settable clock that also moves 5 ms per reading, so
-// durations are positive.
-type clock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func (c *clock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.t = c.t.Add(5 * time.Millisecond)
-	return c.t
-}
-
-func (c *clock) Advance(d time.Duration) { c.mu.Lock(); c.t = c.t.Add(d); c.mu.Unlock() }
 
 // backoffHalf is the production schedule with the jitter drawing the
 // middle of its range, so nextRetryAt is predictable.
@@ -57,7 +40,7 @@ func newHarness(tb testing.TB, executors task.Executors) *harness {
 		executors = task.Executors{events.TaskEmailNotification: task.EmailExecutor{Mailer: task.FileMailer{Dir: tb.TempDir()}}}
 	}
 	h := &harness{Harness: streamtest.NewHarness(tb, "task-processor", events.TopicTasks, 30*time.Second),
-		clock: &clock{t: time.Date(2026, 1, 4, 1, 10, 0, 0, time.UTC)}}
+		clock: streamtest.NewClock(5 * time.Millisecond)}
 	h.useExecutors(tb, executors)
 	retrier, err := task.NewRetrier(h.Env.Store, h.Env.Emitter, h.Env.Logger)
 	require.NoError(tb, err)

@@ -23,16 +23,7 @@ type harness struct{ *streamtest.Harness }
 
 // ticking is a clock that moves 7 ms per reading, so durations are
 // positive and reproducible.
-func ticking() func() time.Time {
-	t := time.Date(2026, 1, 4, 1, 10, 0, 0, time.UTC)
-	var mu sync.Mutex
-	return func() time.Time {
-		mu.Lock()
-		defer mu.Unlock()
-		t = t.Add(7 * time.Millisecond)
-		return t
-	}
-}
+func ticking() func() time.Time { return streamtest.NewClock(7 * time.Millisecond).Now }
 
 // counts are counters that steps under test bump from the processor's
 // goroutines.
