@@ -4,7 +4,7 @@ import (
 	"encoding/json"
 	"testing"
 
-	lambdaevents "github.com/aws/aws-lambda-go/events"
+	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/streamops/streamops/events"
 	"github.com/streamops/streamops/internal/stream/streamtest"
@@ -30,7 +30,7 @@ func TestEveryPoisonKindIsDeadLetteredAndTheTaskBehindItCompletes(t *testing.T) 
 				}
 				return bad
 			},
-			Submit:    func(ev lambdaevents.KafkaEvent) { h.submitted(t, ev) },
+			Submit:    func(good *kgo.Record) { h.submitted(t, streamtest.Batch(good)) },
 			Status:    func() string { return h.task(t, p.TaskID).Status },
 			Completed: taskstatus.Completed,
 		}

@@ -3,45 +3,17 @@ package streamtest
 import (
 	"context"
 	"encoding/json"
-	"sync"
 	"testing"
 	"time"
 
 	lambdaevents "github.com/aws/aws-lambda-go/events"
-	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/streamops/streamops/events"
 	"github.com/streamops/streamops/internal/stacktest"
 	"github.com/streamops/streamops/internal/store"
 	"github.com/streamops/streamops/internal/stream"
-	"github.com/streamops/streamops/internal/stream/deadletterstatus"
 )
-
-// Clock is a processor's clock under test: it starts at
-// 2026-01-04T01:10:00Z and moves step with every reading, so durations are
-// positive and reproducible; Advance moves it further.
-type Clock struct {
-	mu   sync.Mutex
-	t    time.Time
-	step time.Duration
-}
-
-// NewClock starts a clock that moves step per reading.
-func NewClock(step time.Duration) *Clock {
-	return &Clock{t: time.Date(2026, 1, 4, 1, 10, 0, 0, time.UTC), step: step}
-}
-
-// Now moves the clock one step and reads it.
-func (c *Clock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.t = c.t.Add(c.step)
-	return c.t
-}
-
-// Advance moves the clock forward by d.
-func (c *Clock) Advance(d time.Duration) { c.mu.Lock(); c.t = c.t.Add(d); c.mu.Unlock() }
 
 // Harness is one processor as its Lambda wires it: a stream.Processor over
 // the processor's service, dead-lettering to the store and the broker of a
@@ -118,46 +90,4 @@ func (h *Harness) DeadLetters(tb testing.TB, q store.DeadLetterQuery) []store.De
 	stored, _, err := h.Env.Store.ListDeadLetters(context.Background(), q)
 	require.NoError(tb, err)
 	return stored
-}
-
-// PoisonCase is one processor's side of its poison test: the harness, and
-// the *.created event of the one aggregate behind the poison, submitted
-// through the API.
-type PoisonCase struct {
-	// Harness runs the processor.
-	Harness *Harness
-	// Valid builds the aggregate's *.created payload with its free-form
-	// JSON set to data (nil: as it is), as Poison.Before takes it.
-	Valid func(data json.RawMessage) events.Payload
-	// Submit stores the projections of the batch's *.created events, as
-	// the API did before publishing them.
-	Submit func(ev lambdaevents.KafkaEvent)
-	// Status is the aggregate's stored status.
-	Status func() string
-	// Completed is the status it ends in.
-	Completed string
-}
-
-// RunPoisons runs every kind of Poisons as a subtest: setup builds the
-// processor's case from a generator of the given seed, and the poison
-// record goes just before the aggregate's valid *.created on its key. The
-// poison never fails its batch, the aggregate behind it completes, and the
-// poison is one visible dead letter carrying its reason and error.
-func RunPoisons(t *testing.T, seed byte, setup func(t *testing.T, g *Gen) PoisonCase) {
-	for _, kind := range Poisons {
-		t.Run(kind.Name, func(t *testing.T) {
-			g := NewGen(seed)
-			c := setup(t, g)
-			good := g.Record(t, g.Envelope(t, c.Valid(nil), APIMetadata))
-			poison := kind.Before(t, g, good, c.Valid)
-			c.Submit(Batch(good))
-
-			require.NoError(t, c.Harness.Deliver(t, Batch(poison, good)), "a poison record never fails its batch")
-			assert.Equal(t, c.Completed, c.Status(), "the aggregate behind it on the same key completes")
-			stored := c.Harness.DeadLetters(t, store.DeadLetterQuery{Status: deadletterstatus.Open})
-			require.Len(t, stored, 1, "the poison record is a visible dead letter")
-			assert.NotEmpty(t, stored[0].Reason)
-			assert.NotEmpty(t, stored[0].Error)
-		})
-	}
 }

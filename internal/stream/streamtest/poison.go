@@ -5,9 +5,13 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/streamops/streamops/events"
+	"github.com/streamops/streamops/internal/store"
+	"github.com/streamops/streamops/internal/stream/deadletterstatus"
 )
 
 // Poison is one kind of record that fails the same way on every
@@ -59,4 +63,46 @@ func (p Poison) Before(tb testing.TB, g *Gen, good *kgo.Record, valid func(data 
 	r.Partition, r.Offset = good.Partition, good.Offset
 	good.Offset++
 	return r
+}
+
+// PoisonCase is one processor's side of its poison test: the harness, and
+// the *.created event of the one aggregate behind the poison, submitted
+// through the API.
+type PoisonCase struct {
+	// Harness runs the processor.
+	Harness *Harness
+	// Valid builds the aggregate's *.created payload with its free-form
+	// JSON set to data (nil: as it is), as Poison.Before takes it.
+	Valid func(data json.RawMessage) events.Payload
+	// Submit stores the projection of the good record's *.created event,
+	// as the API did before publishing it.
+	Submit func(good *kgo.Record)
+	// Status is the aggregate's stored status.
+	Status func() string
+	// Completed is the status it ends in.
+	Completed string
+}
+
+// RunPoisons runs every kind of Poisons as a subtest: setup builds the
+// processor's case from a generator of the given seed, and the poison
+// record goes just before the aggregate's valid *.created on its key. The
+// poison never fails its batch, the aggregate behind it completes, and the
+// poison is one visible dead letter carrying its reason and error.
+func RunPoisons(t *testing.T, seed byte, setup func(t *testing.T, g *Gen) PoisonCase) {
+	for _, kind := range Poisons {
+		t.Run(kind.Name, func(t *testing.T) {
+			g := NewGen(seed)
+			c := setup(t, g)
+			good := g.Record(t, g.Envelope(t, c.Valid(nil), APIMetadata))
+			poison := kind.Before(t, g, good, c.Valid)
+			c.Submit(good)
+
+			require.NoError(t, c.Harness.Deliver(t, Batch(poison, good)), "a poison record never fails its batch")
+			assert.Equal(t, c.Completed, c.Status(), "the aggregate behind it on the same key completes")
+			stored := c.Harness.DeadLetters(t, store.DeadLetterQuery{Status: deadletterstatus.Open})
+			require.Len(t, stored, 1, "the poison record is a visible dead letter")
+			assert.NotEmpty(t, stored[0].Reason)
+			assert.NotEmpty(t, stored[0].Error)
+		})
+	}
 }
