@@ -2,7 +2,6 @@ package task_test
 
 import (
 	"context"
-	"encoding/json"
 	"testing"
 	"time"
 
@@ -84,29 +83,16 @@ func (h *harness) sweep(tb testing.TB, retryCount int) lambdaevents.KafkaEvent {
 	n, err := h.retrier.RetryDue(context.Background(), h.clock.Now(), 100)
 	require.NoError(tb, err)
 	require.Equal(tb, 1, n, "one retry is due")
-	var retries []events.Envelope
-	for _, e := range h.Env.Envelopes(tb, events.TopicTasks) {
-		if e.EventType == events.TaskCreated {
-			if p := streamtest.Payload[events.TaskCreatedPayload](tb, e); p.RetryCount == retryCount {
-				retries = append(retries, e)
-			}
+	var retries []*kgo.Record
+	for _, r := range h.Env.Records(tb, events.TopicTasks) {
+		e, err := events.Decode(r.Value)
+		require.NoError(tb, err)
+		if e.EventType == events.TaskCreated && streamtest.Payload[events.TaskCreatedPayload](tb, e).RetryCount == retryCount {
+			retries = append(retries, r)
 		}
 	}
 	require.Len(tb, retries, 1)
-	return streamtest.FromTopic(h.recordsOf(tb, retries[0].EventID), events.TaskCreated)
-}
-
-// recordsOf returns the tasks-topic record of one event.
-func (h *harness) recordsOf(tb testing.TB, eventID string) []*kgo.Record {
-	tb.Helper()
-	var out []*kgo.Record
-	for _, r := range h.Env.Records(tb, events.TopicTasks) {
-		var head struct{ EventID string }
-		if json.Unmarshal(r.Value, &head) == nil && head.EventID == eventID {
-			out = append(out, r)
-		}
-	}
-	return out
+	return streamtest.Batch(retries...)
 }
 
 func (h *harness) task(tb testing.TB, id string) store.Task {
