@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"strings"
 	"time"
 
 	"github.com/streamops/streamops/events"
@@ -32,6 +33,12 @@ func MustJSON(v any) json.RawMessage {
 		panic(err)
 	}
 	return b
+}
+
+// Pad is a JSON object whose one field, pad, holds n bytes of "x": data
+// or input of a chosen size.
+func Pad(n int) json.RawMessage {
+	return MustJSON(map[string]string{"pad": strings.Repeat("x", n)})
 }
 
 // Metadata of the builders' events: an API submission, a processor.

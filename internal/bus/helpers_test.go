@@ -7,6 +7,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/twmb/franz-go/pkg/kgo"
 )
 
@@ -22,6 +23,21 @@ func newTestClient(t *testing.T, cfg Config) *Client {
 	require.NoError(t, err)
 	t.Cleanup(c.Close)
 	return c
+}
+
+// newCluster starts an in-process kfake cluster of the given number of
+// brokers, with topics created at the bus's partition count (none: it
+// starts without topics), closed when the test ends.
+func newCluster(t *testing.T, brokers int, topics ...string) *kfake.Cluster {
+	t.Helper()
+	opts := []kfake.Opt{kfake.NumBrokers(brokers)}
+	if len(topics) > 0 {
+		opts = append(opts, kfake.SeedTopics(Partitions, topics...))
+	}
+	cluster, err := kfake.NewCluster(opts...)
+	require.NoError(t, err)
+	t.Cleanup(cluster.Close)
+	return cluster
 }
 
 func newAdmin(t *testing.T, brokers []string) *kadm.Client {

@@ -112,9 +112,7 @@ func watchProduce(cluster *kfake.Cluster) *produceRequests {
 }
 
 func TestPublishIsIdempotentWithAllAcksAndOneFlush(t *testing.T) {
-	cluster, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.SeedTopics(3, events.TopicWorkflows))
-	require.NoError(t, err)
-	t.Cleanup(cluster.Close)
+	cluster := newCluster(t, 1, events.TopicWorkflows)
 	c := newTestClient(t, Config{Brokers: cluster.ListenAddrs()})
 	watched := watchProduce(cluster)
 
@@ -151,9 +149,7 @@ func TestPublishToUnreachableBrokerFailsRetryablyInBoundedTime(t *testing.T) {
 		connect func(t *testing.T) (brokers []string, stop func())
 	}{
 		{"broker stopped after a successful publish", func(t *testing.T) ([]string, func()) {
-			cluster, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.SeedTopics(3, events.TopicWorkflows))
-			require.NoError(t, err)
-			t.Cleanup(cluster.Close)
+			cluster := newCluster(t, 1, events.TopicWorkflows)
 			return cluster.ListenAddrs(), cluster.Close
 		}},
 		{"broker never reachable", func(t *testing.T) ([]string, func()) { return closedPort(t), nil }},

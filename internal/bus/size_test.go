@@ -10,7 +10,6 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"github.com/twmb/franz-go/pkg/kerr"
-	"github.com/twmb/franz-go/pkg/kfake"
 
 	"github.com/streamops/streamops/events"
 	"github.com/streamops/streamops/events/eventstest"
@@ -20,9 +19,9 @@ import (
 // taskOfSize is a task.created whose record is exactly size bytes by
 // RecordSize.
 func taskOfSize(t *testing.T, size int) events.Envelope {
-	base, err := RecordSize(eventstest.TaskCreated(eventstest.NewUUID(), eventstest.NewUUID(), "data_export", time.Now(), map[string]string{"pad": ""}), "")
+	base, err := RecordSize(eventstest.TaskCreated(eventstest.NewUUID(), eventstest.NewUUID(), "data_export", time.Now(), eventstest.Pad(0)), "")
 	require.NoError(t, err)
-	env := eventstest.TaskCreated(eventstest.NewUUID(), eventstest.NewUUID(), "data_export", time.Now(), map[string]string{"pad": strings.Repeat("x", size-base)})
+	env := eventstest.TaskCreated(eventstest.NewUUID(), eventstest.NewUUID(), "data_export", time.Now(), eventstest.Pad(size-base))
 	got, err := RecordSize(env, "")
 	require.NoError(t, err)
 	require.Equal(t, size, got)
@@ -34,9 +33,7 @@ func taskOfSize(t *testing.T, size int) events.Envelope {
 // message.max.bytes, a larger one is refused before storing (CheckSize) and,
 // published anyway, fails for good with MESSAGE_TOO_LARGE.
 func TestRecordSizeAgainstTheBrokersMessageMaxBytes(t *testing.T) {
-	cluster, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.SeedTopics(3, events.TopicTasks))
-	require.NoError(t, err)
-	t.Cleanup(cluster.Close)
+	cluster := newCluster(t, 1, events.TopicTasks)
 	c := newTestClient(t, Config{Brokers: cluster.ListenAddrs()})
 	require.Equal(t, DefaultMaxMessageBytes, c.MaxMessageBytes())
 

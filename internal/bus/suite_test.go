@@ -11,7 +11,6 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"github.com/twmb/franz-go/pkg/kadm"
-	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/streamops/streamops/events"
@@ -22,10 +21,7 @@ import (
 // TestBusContractOnKfake runs the bus contract on an in-process kfake
 // broker that starts without topics, so EnsureTopics creates them.
 func TestBusContractOnKfake(t *testing.T) {
-	cluster, err := kfake.NewCluster(kfake.NumBrokers(1))
-	require.NoError(t, err)
-	t.Cleanup(cluster.Close)
-	runContractSuite(t, cluster.ListenAddrs())
+	runContractSuite(t, newCluster(t, 1).ListenAddrs())
 }
 
 // TestBusContractOnKafka runs the same contract on the cluster named by

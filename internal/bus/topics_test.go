@@ -5,7 +5,6 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	"github.com/twmb/franz-go/pkg/kfake"
 )
 
 func TestEnsureTopicsReplicatesOnUpToThreeBrokers(t *testing.T) {
@@ -23,9 +22,7 @@ func TestEnsureTopicsReplicatesOnUpToThreeBrokers(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			cluster, err := kfake.NewCluster(kfake.NumBrokers(tt.brokers))
-			require.NoError(t, err)
-			t.Cleanup(cluster.Close)
+			cluster := newCluster(t, tt.brokers)
 			c := newTestClient(t, Config{Brokers: cluster.ListenAddrs(), ReplicationFactor: tt.rf})
 			require.NoError(t, c.EnsureTopics(testContext(t)))
 

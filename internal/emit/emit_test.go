@@ -3,7 +3,6 @@ package emit_test
 import (
 	"context"
 	"errors"
-	"strings"
 	"testing"
 	"time"
 
@@ -11,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/streamops/streamops/events"
+	"github.com/streamops/streamops/events/eventstest"
 	"github.com/streamops/streamops/internal/bus"
 	"github.com/streamops/streamops/internal/emit"
 	"github.com/streamops/streamops/internal/stacktest"
@@ -80,7 +80,7 @@ func TestUnpublishedNamesWhatAPublishErrorLeft(t *testing.T) {
 func TestEmitRefusesAnEventTheBrokersWouldRefuseAndStoresNothing(t *testing.T) {
 	env := stacktest.New(t, stacktest.Options{})
 	big, err := events.NewEvent(events.TaskCreatedPayload{TaskID: events.NewTaskID(), Type: events.TaskDataExport,
-		Data: []byte(`{"pad":"` + strings.Repeat("x", bus.DefaultMaxMessageBytes) + `"}`), MaxRetries: 3, CreatedAt: events.Now()}, nil)
+		Data: eventstest.Pad(bus.DefaultMaxMessageBytes), MaxRetries: 3, CreatedAt: events.Now()}, nil)
 	require.NoError(t, err)
 	small := created(t)
 	_, err = env.Emitter.Emit(context.Background(), small, big)

@@ -2,7 +2,6 @@ package objects_test
 
 import (
 	"context"
-	"errors"
 	"io"
 	"os"
 	"path/filepath"
@@ -12,17 +11,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/streamops/streamops/internal/fault"
 	"github.com/streamops/streamops/internal/objects"
 )
-
-// codeOf is the code of a *fault.Error and whether it is retryable.
-func codeOf(err error) (string, bool) {
-	if fe, ok := errors.AsType[*fault.Error](err); ok {
-		return fe.Code, fe.Retryable
-	}
-	return "", false
-}
 
 func TestFilesKeepKeysInsideTheirDirectory(t *testing.T) {
 	dir := t.TempDir()

@@ -1,6 +1,7 @@
 package provider_test
 
 import (
+	"fmt"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -36,6 +37,17 @@ func defaultProvider(t testing.TB, name string) *provider.Provider {
 	return p
 }
 
+// configured is p as a registry of it alone configures it: validated,
+// with its defaults applied.
+func configured(t testing.TB, p provider.Provider) *provider.Provider {
+	t.Helper()
+	reg, err := provider.NewRegistry(provider.Config{Providers: []provider.Provider{p}})
+	require.NoError(t, err)
+	got, ok := reg.Provider(p.Name)
+	require.True(t, ok, "provider %s", p.Name)
+	return got
+}
+
 // verifyCase is one row of a scheme's verification table: the fixture is
 // signed with signWith at signedAt, then tamper may change the headers and
 // body before Verify runs with secrets at now.
@@ -47,6 +59,27 @@ type verifyCase struct {
 	tamper   func(h http.Header, body []byte) []byte
 	wantErr  error  // a sentinel, nil for success
 	reason   string // a substring of the error message
+}
+
+// rotation is the secrets of a scheme's table: the current one, the
+// previous one still active while the sender rotates, and an attacker's.
+type rotation struct{ current, previous, other string }
+
+// commonCases are the rows every scheme's table starts with: the current
+// and the previous secret verify; a wrong secret and a tampered body fail
+// with noMatch (the scheme's words for a signature no secret matches) in
+// the reason; a delivery without the signature header fails naming it.
+func commonCases(r rotation, header, noMatch string) []verifyCase {
+	return []verifyCase{
+		{name: "valid", signWith: r.current, secrets: []string{r.current}},
+		{name: "rotated: signed with the previous secret, both active", signWith: r.previous, secrets: []string{r.current, r.previous}},
+		{name: "wrong secret", signWith: r.other, secrets: []string{r.current, r.previous},
+			wantErr: provider.ErrInvalidSignature, reason: noMatch},
+		{name: "tampered body", signWith: r.current, secrets: []string{r.current}, tamper: tamperBody,
+			wantErr: provider.ErrInvalidSignature, reason: noMatch},
+		{name: "missing header", signWith: r.current, secrets: []string{r.current}, tamper: dropHeader(header),
+			wantErr: provider.ErrMissingSignature, reason: fmt.Sprintf("header %q is absent or empty", header)},
+	}
 }
 
 // runVerifyTable signs fixture as p's sender would and checks each case.

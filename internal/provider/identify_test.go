@@ -77,14 +77,12 @@ func TestIdentifyNamesWhatIsMissing(t *testing.T) {
 }
 
 func TestIdentifyKeepsANumericIDsSpelling(t *testing.T) {
-	reg, err := provider.NewRegistry(provider.Config{Providers: []provider.Provider{{
+	p := configured(t, provider.Provider{
 		Name:      "legacy",
 		Signature: provider.Signature{Scheme: provider.SchemeHMAC, Header: "X-Sig"},
 		EventID:   provider.Field{Path: "event.seq"},
 		EventType: provider.Field{Path: "event.kind"},
-	}}})
-	require.NoError(t, err)
-	p, _ := reg.Provider("legacy")
+	})
 
 	id, typ, err := p.Identify(nil, []byte(`{"event":{"seq":90071992547409931,"kind":"order.placed"}}`))
 

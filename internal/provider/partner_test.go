@@ -25,15 +25,13 @@ func TestNonPartnerHasNoPartnerMetadata(t *testing.T) {
 }
 
 func TestPartnerEntityFromPaths(t *testing.T) {
-	reg, err := provider.NewRegistry(provider.Config{Providers: []provider.Provider{{
+	p := configured(t, provider.Provider{
 		Name:      "initech",
 		Signature: provider.Signature{Scheme: provider.SchemeHMAC, Header: "X-Initech-Signature"},
 		EventID:   provider.Field{Path: "id"},
 		EventType: provider.Field{Path: "event"},
 		Partner:   &provider.Partner{PartnerID: "6231cfc8800d284c981b3146", PartnerName: "Initech", EntityIDPath: "entity.ref", EntityTypePath: "entity.kind"},
-	}}})
-	require.NoError(t, err)
-	p, _ := reg.Provider("initech")
+	})
 
 	tests := []struct {
 		name    string

@@ -49,7 +49,7 @@ func TestDefaultRoutes(t *testing.T) {
 func TestRouteOrderIsTheRuleFirstMatchWins(t *testing.T) {
 	sync := &provider.WorkflowTemplate{Name: "Invoice Sync", Steps: []string{"store"}, Priority: events.PriorityLow}
 	notify := &provider.WorkflowTemplate{Name: "Invoice Paid", Steps: []string{"notify"}, Priority: events.PriorityHigh}
-	reg, err := provider.NewRegistry(provider.Config{Providers: []provider.Provider{{
+	p := configured(t, provider.Provider{
 		Name:      "stripe",
 		Signature: provider.Signature{Scheme: provider.SchemeStripe},
 		Routes: []provider.Route{
@@ -58,9 +58,7 @@ func TestRouteOrderIsTheRuleFirstMatchWins(t *testing.T) {
 			{Match: "invoice.paid", Workflow: notify}, // never reached: the pattern above wins
 			{Match: "*", Skip: true},
 		},
-	}}})
-	require.NoError(t, err)
-	p, _ := reg.Provider("stripe")
+	})
 
 	tests := []struct {
 		eventType string

@@ -20,23 +20,16 @@ func TestStandardWebhooksSignatureVerification(t *testing.T) {
 	p := defaultProvider(t, "standard")
 	opts := provider.SignOptions{ID: "msg_2KWPBgLlAfxdpx2AI54pPJ85f4W"}
 
-	runVerifyTable(t, p, "standard-event.json", opts, []verifyCase{
-		{name: "valid", signWith: current, secrets: []string{current}},
-		{name: "rotated: signed with the previous secret, both active", signWith: previous, secrets: []string{current, previous}},
+	common := commonCases(rotation{current, previous, other}, "webhook-signature", "matches a configured secret")
+	runVerifyTable(t, p, "standard-event.json", opts, append(common, []verifyCase{
 		{name: "secret without the whsec_ prefix is raw base64", signWith: current,
 			secrets: []string{base64.StdEncoding.EncodeToString([]byte("standard-current-key-0123456789!"))}},
-		{name: "wrong secret", signWith: other, secrets: []string{current, previous},
-			wantErr: provider.ErrInvalidSignature, reason: "matches a configured secret"},
-		{name: "tampered body", signWith: current, secrets: []string{current}, tamper: tamperBody,
-			wantErr: provider.ErrInvalidSignature, reason: "matches a configured secret"},
 		{name: "tampered id", signWith: current, secrets: []string{current}, tamper: setHeader("webhook-id", "msg_other"),
 			wantErr: provider.ErrInvalidSignature, reason: "matches a configured secret"},
 		{name: "stale", signWith: current, secrets: []string{current}, signedAt: now.Add(-5*time.Minute - time.Second),
 			wantErr: provider.ErrStaleTimestamp, reason: "5m1s too old (tolerance 5m0s)"},
 		{name: "future", signWith: current, secrets: []string{current}, signedAt: now.Add(time.Hour),
 			wantErr: provider.ErrStaleTimestamp, reason: "1h0m0s in the future"},
-		{name: "missing signature header", signWith: current, secrets: []string{current}, tamper: dropHeader("webhook-signature"),
-			wantErr: provider.ErrMissingSignature, reason: `header "webhook-signature"`},
 		{name: "missing id header", signWith: current, secrets: []string{current}, tamper: dropHeader("webhook-id"),
 			wantErr: provider.ErrMissingSignature, reason: `header "webhook-id"`},
 		{name: "missing timestamp header", signWith: current, secrets: []string{current}, tamper: dropHeader("webhook-timestamp"),
@@ -54,7 +47,7 @@ func TestStandardWebhooksSignatureVerification(t *testing.T) {
 			wantErr: provider.ErrNoSecret, reason: "returned none for provider standard"},
 		{name: "configured secret is not base64", signWith: current, secrets: []string{"whsec_not base64!"},
 			wantErr: provider.ErrNoSecret, reason: "is whsec_<base64>"},
-	})
+	}...))
 }
 
 func TestStandardWebhooksSignatureListMatchesAnyEntry(t *testing.T) {

@@ -15,21 +15,14 @@ func TestStripeSignatureVerification(t *testing.T) {
 	const current, previous, other = "whsec_stripeCurrent0123456789", "whsec_stripePrevious0123456789", "whsec_attacker"
 	p := defaultProvider(t, "stripe")
 
-	runVerifyTable(t, p, "stripe-invoice-finalized.json", provider.SignOptions{}, []verifyCase{
-		{name: "valid", signWith: current, secrets: []string{current}},
-		{name: "rotated: signed with the previous secret, both active", signWith: previous, secrets: []string{current, previous}},
+	common := commonCases(rotation{current, previous, other}, "Stripe-Signature", "matches a configured secret")
+	runVerifyTable(t, p, "stripe-invoice-finalized.json", provider.SignOptions{}, append(common, []verifyCase{
 		{name: "blank secrets are ignored", signWith: current, secrets: []string{" ", current}},
-		{name: "wrong secret", signWith: other, secrets: []string{current, previous},
-			wantErr: provider.ErrInvalidSignature, reason: "matches a configured secret"},
-		{name: "tampered body", signWith: current, secrets: []string{current}, tamper: tamperBody,
-			wantErr: provider.ErrInvalidSignature, reason: "matches a configured secret"},
 		{name: "stale", signWith: current, secrets: []string{current}, signedAt: now.Add(-6 * time.Minute),
 			wantErr: provider.ErrStaleTimestamp, reason: "6m0s too old"},
 		{name: "at the tolerance edge", signWith: current, secrets: []string{current}, signedAt: now.Add(-provider.Tolerance)},
 		{name: "future", signWith: current, secrets: []string{current}, signedAt: now.Add(10 * time.Minute),
 			wantErr: provider.ErrStaleTimestamp, reason: "10m0s in the future"},
-		{name: "missing header", signWith: current, secrets: []string{current}, tamper: dropHeader("Stripe-Signature"),
-			wantErr: provider.ErrMissingSignature, reason: `header "Stripe-Signature"`},
 		{name: "header without v1", signWith: current, secrets: []string{current},
 			tamper:  setHeader("Stripe-Signature", "t=1736899800,v0=6ffbb59b2300aae63f272406069a9788598b792a944a07aba816edb039989a39"),
 			wantErr: provider.ErrInvalidSignature, reason: "no v1 signature"},
@@ -38,7 +31,7 @@ func TestStripeSignatureVerification(t *testing.T) {
 			wantErr: provider.ErrInvalidSignature, reason: "no t=<unix seconds> timestamp"},
 		{name: "no secret configured", signWith: current, secrets: nil,
 			wantErr: provider.ErrNoSecret, reason: "the secret source returned none for provider stripe"},
-	})
+	}...))
 }
 
 func TestStripeSignatureAcceptsAnyOfSeveralV1AndIgnoresV0(t *testing.T) {

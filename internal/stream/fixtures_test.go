@@ -1,14 +1,10 @@
 package stream_test
 
 import (
-	"bytes"
 	"encoding/json"
-	"math/rand/v2"
 	"os"
 	"path/filepath"
-	"regexp"
 	"testing"
-	"time"
 
 	lambdaevents "github.com/aws/aws-lambda-go/events"
 	"github.com/stretchr/testify/assert"
@@ -22,76 +18,10 @@ import (
 	"github.com/streamops/streamops/internal/stream/streamtest"
 )
 
-const (
-	fixtureDir       = "../../testdata/msk"
-	fixtureARN       = "arn:aws:kafka:us-east-1:123456789012:cluster/streamops/5f0e2b4a-9c7d-4e31-8a6b-2d1c0f9e8b7a-3"
-	fixtureBootstrap = "b-1.streamops.q8x2rk.c3.kafka.us-east-1.amazonaws.com:9098," +
-		"b-2.streamops.q8x2rk.c3.kafka.us-east-1.amazonaws.com:9098," +
-		"b-3.streamops.q8x2rk.c3.kafka.us-east-1.amazonaws.com:9098"
-)
-
-// fixtureGen builds reproducible MSK batches: ids come from a seeded stream,
-// partitions from the real key partitioner, offsets from per-partition
-// counters.
-type fixtureGen struct {
-	rng     *rand.ChaCha8
-	clock   time.Time
-	offsets map[string]int64
-}
-
-func newFixtureGen(seed byte) *fixtureGen {
-	return &fixtureGen{
-		rng:     rand.NewChaCha8([32]byte{seed, 's', 't', 'r', 'e', 'a', 'm', 'o', 'p', 's'}),
-		clock:   time.Date(2026, 1, 4, 1, 9, 27, 123e6, time.UTC),
-		offsets: map[string]int64{},
-	}
-}
-
-func (g *fixtureGen) uuid() string { return eventstest.UUIDFrom(g.rng) }
-
-// now advances the clock by a few hundred milliseconds and returns it.
-func (g *fixtureGen) now() time.Time {
-	g.clock = g.clock.Add(time.Duration(150+g.rng.Uint64()%700) * time.Millisecond)
-	return g.clock
-}
-
-// idOnPartition draws ids until prefix+id hashes to partition of topic.
-func (g *fixtureGen) idOnPartition(prefix, topic string, partition int32) string {
-	for {
-		id := g.uuid()
-		if expectedPartition(topic, []byte(prefix+id), int(bus.Partitions)) == partition {
-			return id
-		}
-	}
-}
-
-// place gives r its key's partition (or partition, for a keyless record)
-// and the next offset there; new partitions start at a believable offset.
-func (g *fixtureGen) place(r *kgo.Record, partition int32) *kgo.Record {
-	if r.Key != nil {
-		r.Partition = expectedPartition(r.Topic, r.Key, int(bus.Partitions))
-	} else {
-		r.Partition = partition
-	}
-	tp := r.Topic + "-" + string(rune('0'+r.Partition))
-	if _, ok := g.offsets[tp]; !ok {
-		g.offsets[tp] = int64(10 + g.rng.Uint64()%90)
-	}
-	r.Offset = g.offsets[tp]
-	g.offsets[tp]++
-	return r
-}
-
-func (g *fixtureGen) record(t *testing.T, env events.Envelope) *kgo.Record {
-	r, err := bus.NewRecord(env, "")
-	require.NoError(t, err)
-	return g.place(r, 0)
-}
-
-// expectedPartition is the partition Kafka's default (murmur2) partitioner
-// chooses for key among n partitions.
-func expectedPartition(topic string, key []byte, n int) int32 {
-	return int32(kgo.StickyKeyPartitioner(nil).ForTopic(topic).Partition(&kgo.Record{Key: key}, n))
+// fixtureGen starts package stream's own generator; its key predates
+// streamtest.NewGen's, and the fixtures it drew are checked in.
+func fixtureGen(seed byte) *streamtest.Gen {
+	return streamtest.NewGenKey([32]byte{seed, 's', 't', 'r', 'e', 'a', 'm', 'o', 'p', 's'})
 }
 
 // headerMap is a record's headers by name.
@@ -103,94 +33,61 @@ func headerMap(hs []kgo.RecordHeader) map[string]string {
 	return m
 }
 
-var fixtureGenerators = map[string]func(t *testing.T) []*kgo.Record{
+var fixtureGenerators = streamtest.Fixtures{
 	// A three-step workflow.created the processor runs, and a lifecycle
 	// event of another workflow, on another partition, that it ignores.
-	"workflows-batch.json": func(t *testing.T) []*kgo.Record {
-		g := newFixtureGen(1)
-		wfA := g.uuid()
-		pA := expectedPartition(events.TopicWorkflows, []byte("wf-"+wfA), int(bus.Partitions))
-		wfB := g.idOnPartition("wf-", events.TopicWorkflows, (pA+1)%bus.Partitions)
-		return []*kgo.Record{
-			g.record(t, eventstest.WorkflowCreated(g.uuid(), wfA, "Data Processing Pipeline", "high", g.now(), "validate", "transform", "store")),
-			g.record(t, eventstest.WorkflowProcessing(g.uuid(), wfB, g.now(), "validate", 0)),
-		}
+	"workflows-batch.json": func(t *testing.T) lambdaevents.KafkaEvent {
+		g := fixtureGen(1)
+		wfA := g.UUID()
+		pA := streamtest.PartitionOf(events.TopicWorkflows, []byte("wf-"+wfA))
+		wfB := g.IDOnPartition("wf-", events.TopicWorkflows, (pA+1)%bus.Partitions)
+		return streamtest.Batch(
+			g.Record(t, eventstest.WorkflowCreated(g.UUID(), wfA, "Data Processing Pipeline", "high", g.Now().Time, "validate", "transform", "store")),
+			g.Record(t, eventstest.WorkflowProcessing(g.UUID(), wfB, g.Now().Time, "validate", 0)),
+		)
 	},
 	// One task.created of every task type.
-	"tasks-batch.json": func(t *testing.T) []*kgo.Record {
-		g := newFixtureGen(2)
-		return []*kgo.Record{
-			g.record(t, eventstest.TaskCreated(g.uuid(), g.uuid(), "email_notification", g.now(), map[string]string{
+	"tasks-batch.json": func(t *testing.T) lambdaevents.KafkaEvent {
+		g := fixtureGen(2)
+		return streamtest.Batch(
+			g.Record(t, eventstest.TaskCreated(g.UUID(), g.UUID(), "email_notification", g.Now().Time, map[string]string{
 				"recipient": "user@example.com", "subject": "Welcome to StreamOps", "template": "welcome_email"})),
-			g.record(t, eventstest.TaskCreated(g.uuid(), g.uuid(), "data_export", g.now(), map[string]string{
+			g.Record(t, eventstest.TaskCreated(g.UUID(), g.UUID(), "data_export", g.Now().Time, map[string]string{
 				"format": "csv", "collection": "workflows", "destination": "s3://streamops-exports/2026-01-04/workflows.csv"})),
-			g.record(t, eventstest.TaskCreated(g.uuid(), g.uuid(), "report_generation", g.now(), map[string]string{
+			g.Record(t, eventstest.TaskCreated(g.UUID(), g.UUID(), "report_generation", g.Now().Time, map[string]string{
 				"reportType": "monthly_summary", "period": "2025-12", "recipient": "ops@example.com"})),
-		}
+		)
 	},
 	// Four records on one partition: good, not JSON (a console producer
 	// run without parse.key, so "key|value" landed as the value), schema
 	// invalid (priority "urgent"), good. The poison must not block the
 	// good record behind it.
-	"poison-batch.json": func(t *testing.T) []*kgo.Record {
-		g := newFixtureGen(3)
+	"poison-batch.json": func(t *testing.T) lambdaevents.KafkaEvent {
+		g := fixtureGen(3)
 		const p = 1
-		first := g.record(t, eventstest.WorkflowCreated(g.uuid(), g.idOnPartition("wf-", events.TopicWorkflows, p), "Nightly Import", "medium", g.now(), "validate", "store"))
-		notJSON := g.place(&kgo.Record{
+		first := g.Record(t, eventstest.WorkflowCreated(g.UUID(), g.IDOnPartition("wf-", events.TopicWorkflows, p), "Nightly Import", "medium", g.Now().Time, "validate", "store"))
+		notJSON := g.Place(&kgo.Record{
 			Topic:     events.TopicWorkflows,
 			Value:     []byte(`wf-test|{"eventType":"workflow.created","eventId":"test-1","timestamp":"2026-01-04T01:00:00Z","payload":{"workflowId":"wf-test","name":"Test","steps":["step1"],"priority":"low","createdAt":"2026-01-04T01:00:00Z"}}`),
-			Timestamp: g.now(),
+			Timestamp: g.Now().Time,
 		}, p)
-		urgent := g.record(t, eventstest.WorkflowCreated(g.uuid(), g.idOnPartition("wf-", events.TopicWorkflows, p), "Escalation", "urgent", g.now(), "validate", "transform"))
-		last := g.record(t, eventstest.WorkflowCreated(g.uuid(), g.idOnPartition("wf-", events.TopicWorkflows, p), "Data Processing Pipeline", "low", g.now(), "validate", "transform", "store"))
-		return []*kgo.Record{first, notJSON, urgent, last}
+		urgent := g.Record(t, eventstest.WorkflowCreated(g.UUID(), g.IDOnPartition("wf-", events.TopicWorkflows, p), "Escalation", "urgent", g.Now().Time, "validate", "transform"))
+		last := g.Record(t, eventstest.WorkflowCreated(g.UUID(), g.IDOnPartition("wf-", events.TopicWorkflows, p), "Data Processing Pipeline", "low", g.Now().Time, "validate", "transform", "store"))
+		return streamtest.Batch(first, notJSON, urgent, last)
 	},
 }
 
-// lambdaOrder marshals a KafkaEvent with its fields in the order Lambda
-// sends them, so fixtures read like the real thing.
-type lambdaOrder struct {
-	EventSource      string                                `json:"eventSource"`
-	EventSourceARN   string                                `json:"eventSourceArn"`
-	BootstrapServers string                                `json:"bootstrapServers"`
-	Records          map[string][]lambdaevents.KafkaRecord `json:"records"`
-}
-
-var numberArray = regexp.MustCompile(`\[\s*(-?\d+(?:,\s*-?\d+)*)\s*\]`)
-
-func encodeFixture(t *testing.T, ev lambdaevents.KafkaEvent) []byte {
-	b, err := json.MarshalIndent(lambdaOrder{ev.EventSource, ev.EventSourceARN, ev.BootstrapServers, ev.Records}, "", "  ")
-	require.NoError(t, err)
-	// Keep header byte arrays on one line.
-	b = numberArray.ReplaceAllFunc(b, func(m []byte) []byte {
-		return regexp.MustCompile(`,\s*`).ReplaceAll(bytes.Join(bytes.Fields(m), nil), []byte(", "))
-	})
-	return append(b, '\n')
-}
-
 func TestMSKFixturesAreReproducible(t *testing.T) {
-	for name, gen := range fixtureGenerators {
-		t.Run(name, func(t *testing.T) {
-			want := encodeFixture(t, stream.ToKafkaEvent(gen(t), fixtureBootstrap, fixtureARN))
-			path := filepath.Join(fixtureDir, name)
-			if *streamtest.Update {
-				require.NoError(t, os.WriteFile(path, want, 0o644))
-			}
-			got, err := os.ReadFile(path)
-			require.NoError(t, err, "run: go test ./internal/bus -run TestMSKFixtures -update")
-			assert.Equal(t, string(want), string(got), "fixture drifted from its generator; run with -update")
-		})
-	}
+	streamtest.CheckAll(t, fixtureGenerators)
 }
 
 func loadFixture(t *testing.T, name string) ([]byte, lambdaevents.KafkaEvent) {
 	t.Helper()
-	raw, err := os.ReadFile(filepath.Join(fixtureDir, name))
+	raw, err := os.ReadFile(filepath.Join(streamtest.Dir, name))
 	require.NoError(t, err)
-	var ev lambdaevents.KafkaEvent
-	require.NoError(t, json.Unmarshal(raw, &ev))
+	ev := streamtest.Load(t, name)
 	assert.Equal(t, "aws:kafka", ev.EventSource)
-	assert.Equal(t, fixtureARN, ev.EventSourceARN)
+	assert.Equal(t, streamtest.ARN, ev.EventSourceARN)
 	return raw, ev
 }
 
@@ -215,7 +112,7 @@ func assertSeedRecord(t *testing.T, m stream.Message) {
 	require.NoError(t, m.Err)
 	assert.Equal(t, m.Envelope.AggregateID(), string(m.Key))
 	assert.Equal(t, m.Envelope.EventType.Topic(), m.Topic)
-	assert.Equal(t, expectedPartition(m.Topic, m.Key, 3), m.Partition, "partition of key %s", m.Key)
+	assert.Equal(t, streamtest.PartitionOf(m.Topic, m.Key), m.Partition, "partition of key %s", m.Key)
 	assert.True(t, m.Envelope.Timestamp.Equal(m.Timestamp), "record timestamp is the event timestamp")
 	assert.Equal(t, map[string]string{"content-type": "application/json", "schema-version": "1.0.0"}, m.Headers)
 	assert.Regexp(t, `^evt-[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$`, m.Envelope.EventID)

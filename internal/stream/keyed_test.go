@@ -95,7 +95,7 @@ func TestHandleByKeyLoadsOnceStepsEveryMessageAndFlushesOnce(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			h := stream.Keyed[events.WorkflowCreatedPayload, *counter]{Type: events.WorkflowCreated, Aggregates: tt.aggregates}
 			dl, pub := &deadLetters{}, &publisher{}
-			err := newProcessor(t, h, dl, pub).HandleKafkaEvent(context.Background(), streamtest.Load(t, fixtureDir, "workflows-pipeline.json"))
+			err := newProcessor(t, h, dl, pub).HandleKafkaEvent(context.Background(), streamtest.Load(t, "workflows-pipeline.json"))
 			if tt.wantErr != nil {
 				require.ErrorIs(t, err, tt.wantErr)
 			} else {
@@ -115,7 +115,7 @@ func TestHandleByKeyRebuildsAggregatesMissingFromTheStore(t *testing.T) {
 	agg := &counters{stored: map[string]bool{}}
 	h := stream.Keyed[events.WorkflowCreatedPayload, *counter]{Type: events.WorkflowCreated, Aggregates: agg}
 	require.NoError(t, newProcessor(t, h, &deadLetters{}, &publisher{}).HandleKafkaEvent(context.Background(),
-		streamtest.Load(t, fixtureDir, "workflows-pipeline.json")))
+		streamtest.Load(t, "workflows-pipeline.json")))
 	require.Len(t, agg.flushed, 1)
 	assert.NotEmpty(t, agg.flushed[0])
 	assert.Equal(t, agg.loaded[0], slices.Sorted(slices.Values(agg.flushed[0])), "every workflow changed and is flushed once")

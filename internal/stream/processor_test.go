@@ -81,7 +81,7 @@ func offsets(parts []stream.PartitionBatch) []int64 {
 func TestPoisonRecordsAreDeadLetteredAndTheBatchGoesOn(t *testing.T) {
 	h := &recorder{accepts: []events.Type{events.WorkflowCreated}}
 	dl, pub := &deadLetters{}, &publisher{}
-	ev := streamtest.Load(t, fixtureDir, "poison-batch.json")
+	ev := streamtest.Load(t, "poison-batch.json")
 
 	require.NoError(t, newProcessor(t, h, dl, pub).HandleKafkaEvent(context.Background(), ev))
 
@@ -115,7 +115,7 @@ func TestPoisonRecordsAreDeadLetteredAndTheBatchGoesOn(t *testing.T) {
 func TestHandlerSeesOnlyTheTypesItAccepts(t *testing.T) {
 	h := &recorder{accepts: []events.Type{events.WorkflowCreated}}
 	dl, pub := &deadLetters{}, &publisher{}
-	ev := streamtest.Load(t, fixtureDir, "workflows-batch.json")
+	ev := streamtest.Load(t, "workflows-batch.json")
 
 	require.NoError(t, newProcessor(t, h, dl, pub).HandleKafkaEvent(context.Background(), ev))
 
@@ -140,7 +140,7 @@ func TestTransientFailuresFailTheBatch(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			h := &recorder{accepts: []events.Type{events.WorkflowCreated}, err: tt.handler}
 			dl, pub := &deadLetters{err: tt.store}, &publisher{err: tt.publish}
-			err := newProcessor(t, h, dl, pub).HandleKafkaEvent(context.Background(), streamtest.Load(t, fixtureDir, "poison-batch.json"))
+			err := newProcessor(t, h, dl, pub).HandleKafkaEvent(context.Background(), streamtest.Load(t, "poison-batch.json"))
 			assert.ErrorIs(t, err, down)
 			if tt.handler != nil {
 				assert.Len(t, dl.entries, 2, "dead letters are kept even when the handler fails")

@@ -2,8 +2,6 @@ package sweep_test
 
 import (
 	"context"
-	"encoding/json"
-	"strings"
 	"testing"
 	"time"
 
@@ -11,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/streamops/streamops/events"
+	"github.com/streamops/streamops/events/eventstest"
 	"github.com/streamops/streamops/internal/bus"
 	"github.com/streamops/streamops/internal/store"
 	"github.com/streamops/streamops/internal/stream"
@@ -21,9 +20,8 @@ import (
 // storedWorkflowCreated stores, without publishing, a workflow.created
 // whose input is padded to inputBytes, as a crash after the store would.
 func storedWorkflowCreated(t *testing.T, h *harness, inputBytes int) events.Envelope {
-	input, _ := json.Marshal(map[string]string{"pad": strings.Repeat("x", inputBytes)})
 	env, err := events.NewEvent(events.WorkflowCreatedPayload{WorkflowID: events.NewWorkflowID(), Name: "n",
-		Steps: []string{"validate"}, Priority: events.PriorityLow, CreatedAt: events.Now(), Input: input}, nil)
+		Steps: []string{"validate"}, Priority: events.PriorityLow, CreatedAt: events.Now(), Input: eventstest.Pad(inputBytes)}, nil)
 	require.NoError(t, err)
 	require.NoError(t, h.Store.InsertEvent(context.Background(), env))
 	return env
@@ -121,8 +119,7 @@ func TestSweeperPublishesAReplayToItsTargetTopic(t *testing.T) {
 	require.NoError(t, err)
 	h.clock.Advance(time.Minute)
 
-	st, err := h.sweeper.Run(ctx)
-	require.NoError(t, err)
+	st := h.run(t)
 	assert.Equal(t, 1, st.Published)
 	assert.Empty(t, h.Records(t, events.TopicWorkflows), "not its event type's topic")
 	replayed := h.Envelopes(t, "workflows.replay")

@@ -42,6 +42,14 @@ func newHarness(t *testing.T) *harness {
 	return &harness{Env: env, clock: clock, router: router, sweeper: sw}
 }
 
+// run runs the sweeps once; the run must not fail.
+func (h *harness) run(t *testing.T) sweep.Stats {
+	t.Helper()
+	st, err := h.sweeper.Run(t.Context())
+	require.NoError(t, err)
+	return st
+}
+
 func TestSweeperPublishesWhatTheInlinePathLeft(t *testing.T) {
 	h := newHarness(t)
 	ctx := context.Background()
@@ -50,21 +58,18 @@ func TestSweeperPublishesWhatTheInlinePathLeft(t *testing.T) {
 	require.NoError(t, err)
 	require.NoError(t, h.Store.InsertEvent(ctx, env)) // stored, the publish never happened
 
-	st, err := h.sweeper.Run(ctx)
-	require.NoError(t, err)
+	st := h.run(t)
 	assert.Zero(t, st.Published, "younger than 30 s: the inline path may still publish it")
 
 	h.clock.Advance(31 * time.Second)
-	st, err = h.sweeper.Run(ctx)
-	require.NoError(t, err)
+	st = h.run(t)
 	assert.Equal(t, 1, st.Published)
 	published := h.Envelopes(t, events.TopicWorkflows)
 	require.Len(t, published, 1)
 	assert.Equal(t, env.EventID, published[0].EventID)
 	assert.JSONEq(t, string(env.Payload), string(published[0].Payload))
 
-	st, err = h.sweeper.Run(ctx)
-	require.NoError(t, err)
+	st = h.run(t)
 	assert.Zero(t, st.Published, "published once")
 }
 
@@ -77,8 +82,7 @@ func TestSweeperRoutesWebhookEventsACrashLeftReceived(t *testing.T) {
 	require.NoError(t, err)
 
 	h.clock.Advance(3 * time.Minute)
-	st, err := h.sweeper.Run(ctx)
-	require.NoError(t, err)
+	st := h.run(t)
 	assert.Equal(t, 1, st.WebhooksRouted)
 	got, err := h.Store.GetWebhookEvent(ctx, ev.EventID)
 	require.NoError(t, err)
@@ -87,8 +91,7 @@ func TestSweeperRoutesWebhookEventsACrashLeftReceived(t *testing.T) {
 	require.Len(t, wfs, 1)
 	assert.Equal(t, ev.EventID, wfs[0].Metadata.CorrelationID)
 
-	st, err = h.sweeper.Run(ctx)
-	require.NoError(t, err)
+	st = h.run(t)
 	assert.Zero(t, st.WebhooksRouted, "a routed event is left alone")
 }
 
@@ -107,8 +110,7 @@ func TestSweeperRequeuesFailedPartnerDeliveries(t *testing.T) {
 			EntityID: "order-1", ResilienceAttemptCount: map[string]string{"1": "1"}}})
 	require.NoError(t, err)
 
-	st, err := h.sweeper.Run(ctx)
-	require.NoError(t, err)
+	st := h.run(t)
 	assert.Equal(t, 1, st.PartnerRequeued)
 	again, err := h.Store.ClaimDue(ctx, h.clock.Now(), time.Minute, 1)
 	require.NoError(t, err)
@@ -337,8 +339,7 @@ func TestSweeperRedrivesWhatStalledAndNothingElse(t *testing.T) {
 			before := len(h.Envelopes(t, events.TopicWorkflows)) + len(h.Envelopes(t, events.TopicTasks))
 
 			h.clock.Advance(tc.advance)
-			st, err := h.sweeper.Run(ctx)
-			require.NoError(t, err)
+			st := h.run(t)
 			assert.Equal(t, tc.want, st)
 
 			published := append(h.Envelopes(t, events.TopicWorkflows), h.Envelopes(t, events.TopicTasks)...)
@@ -359,8 +360,7 @@ func TestSweeperRedrivesWhatStalledAndNothingElse(t *testing.T) {
 				assert.Equal(t, tc.webhookStatus, row.Status)
 			}
 
-			st, err = h.sweeper.Run(ctx)
-			require.NoError(t, err)
+			st = h.run(t)
 			assert.Zero(t, st.WorkflowsRedriven+st.TasksRedriven+st.WebhooksRedriven,
 				"a re-driven item waits another stall period")
 		})

@@ -3,14 +3,12 @@ package task_test
 import (
 	"context"
 	"fmt"
-	"log/slog"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/streamops/streamops/events"
-	"github.com/streamops/streamops/internal/emit"
 	"github.com/streamops/streamops/internal/store"
 	"github.com/streamops/streamops/internal/stream"
 	"github.com/streamops/streamops/internal/stream/streamtest"
@@ -31,7 +29,7 @@ func benchBatch(b *testing.B, seed byte, n int) ([]*kgo.Record, []store.Task) {
 		data := []byte(fmt.Sprintf(`{"recipient":"user%d@example.com","template":"welcome_email"}`, i))
 		tc := events.TaskCreatedPayload{TaskID: events.TaskIDPrefix + g.UUID(), Type: events.TaskEmailNotification,
 			Data: data, MaxRetries: 3, CreatedAt: g.Now()}
-		env := g.Envelope(b, tc, apiMetadata)
+		env := g.Envelope(b, tc, streamtest.APIMetadata)
 		recs[i] = g.Record(b, env)
 		tasks[i] = store.Task{ID: tc.TaskID, TaskID: tc.TaskID, Type: string(tc.Type), Data: store.JSONDoc(data),
 			MaxRetries: 3, EventID: env.EventID, CreatedAt: tc.CreatedAt.Time, Status: taskstatus.Pending}
@@ -52,51 +50,35 @@ func BenchmarkTaskProcessor(b *testing.B) {
 		streamtest.BenchProcessor(b, benchRecords, perInvocation, func(b *testing.B, i int) streamtest.Round {
 			h := newHarness(b, task.Executors{events.TaskEmailNotification: task.EmailExecutor{Mailer: task.FileMailer{Dir: b.TempDir()}}})
 			recs, tasks := benchBatch(b, byte(i), benchRecords)
-			_, err := h.env.Store.InsertTasks(context.Background(), tasks...)
+			_, err := h.Env.Store.InsertTasks(context.Background(), tasks...)
 			require.NoError(b, err)
-			return streamtest.Round{Records: recs, Deliver: h.deliver, Commands: h.env.Store.Commands}
+			return streamtest.Round{Records: recs, Deliver: h.Deliver, Commands: h.Env.Store.Commands}
 		})
 	}
 	b.Run("batch=1000", func(b *testing.B) { run(b, benchRecords) })
 	b.Run("baseline=one-at-a-time", func(b *testing.B) { run(b, 1) })
 	b.Run("batch=1000,processor-only", func(b *testing.B) {
-		for i := 0; i < b.N; i++ {
-			b.StopTimer()
+		streamtest.BenchProcessorOnly(b, "task-processor", benchRecords, func(b *testing.B, i int) (stream.Handler, []*kgo.Record) {
 			recs, tasks := benchBatch(b, byte(i), benchRecords)
 			d := discard{pending: map[string]store.Task{}}
 			for _, t := range tasks {
 				d.pending[t.TaskID] = t
 			}
-			svc, err := task.New(task.Config{Store: d, Runtime: stream.Runtime{Emitter: d, Logger: slog.New(slog.DiscardHandler)},
+			svc, err := task.New(task.Config{Store: d, Runtime: streamtest.DiscardRuntime(),
 				Executors: task.Executors{events.TaskEmailNotification: task.EmailExecutor{Mailer: &flakyMailer{}}}})
 			require.NoError(b, err)
-			proc, err := stream.New(stream.Config{Name: "task-processor", Handler: svc, DeadLetters: d, Publisher: d,
-				Logger: slog.New(slog.DiscardHandler)})
-			require.NoError(b, err)
-			ev := streamtest.Batch(recs...)
-			b.StartTimer()
-			if err := proc.HandleKafkaEvent(context.Background(), ev); err != nil {
-				b.Fatal(err)
-			}
-		}
-		b.ReportMetric(float64(b.N*benchRecords)/b.Elapsed().Seconds(), "records/s")
+			return svc, recs
+		})
 	})
 }
 
-// discard is a store and emitter that keep nothing.
-type discard struct{ pending map[string]store.Task }
+// discard is a task store that keeps nothing.
+type discard struct {
+	streamtest.Discard
+	pending map[string]store.Task
+}
 
 func (d discard) GetTasks(context.Context, []string) (map[string]store.Task, error) {
 	return d.pending, nil
 }
 func (discard) SaveTaskOutcomes(context.Context, ...store.TaskOutcome) (int, error) { return 0, nil }
-func (discard) SettleWebhookEvents(context.Context, ...store.WebhookOutcome) (int, error) {
-	return 0, nil
-}
-func (discard) Emit(context.Context, ...events.Envelope) (emit.Result, error) {
-	return emit.Result{}, nil
-}
-func (discard) InsertDeadLetters(context.Context, ...store.DeadLetterEntry) (store.InsertResult, error) {
-	return store.InsertResult{}, nil
-}
-func (discard) PublishRecords(context.Context, []*kgo.Record) error { return nil }

@@ -2,8 +2,6 @@ package task_test
 
 import (
 	"context"
-	"encoding/json"
-	"sync"
 	"testing"
 	"time"
 
@@ -13,7 +11,6 @@ import (
 
 	"github.com/streamops/streamops/events"
 	"github.com/streamops/streamops/internal/backoff"
-	"github.com/streamops/streamops/internal/stacktest"
 	"github.com/streamops/streamops/internal/store"
 	"github.com/streamops/streamops/internal/stream"
 	"github.com/streamops/streamops/internal/stream/streamtest"
@@ -23,27 +20,10 @@ import (
 // harness is the task-processor as its Lambda wires it, on kfake and the
 // embedded store, with the retry-sweeper's Retrier beside it.
 type harness struct {
-	env     *stacktest.Env
-	proc    *stream.Processor
+	*streamtest.Harness
 	retrier *task.Retrier
-	clock   *clock
+	clock   *streamtest.Clock
 }
-
-// clock is a settable clock that also moves 5 ms per reading, so
-// durations are positive.
-type clock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func (c *clock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.t = c.t.Add(5 * time.Millisecond)
-	return c.t
-}
-
-func (c *clock) Advance(d time.Duration) { c.mu.Lock(); c.t = c.t.Add(d); c.mu.Unlock() }
 
 // backoffHalf is the production schedule with the jitter drawing the
 // middle of its range, so nextRetryAt is predictable.
@@ -58,38 +38,21 @@ func newHarness(tb testing.TB, executors task.Executors) *harness {
 	if executors == nil {
 		executors = task.Executors{events.TaskEmailNotification: task.EmailExecutor{Mailer: task.FileMailer{Dir: tb.TempDir()}}}
 	}
-	env := stacktest.New(tb, stacktest.Options{})
-	c := &clock{t: time.Date(2026, 1, 4, 1, 10, 0, 0, time.UTC)}
-	svc, err := task.New(task.Config{Store: env.Store, Executors: executors,
-		Backoff: backoffHalf(), Runtime: stream.Runtime{Emitter: env.Emitter, ProcessorID: "worker-test", Clock: c.Now, Logger: env.Logger}})
+	h := &harness{Harness: streamtest.NewHarness(tb, "task-processor", events.TopicTasks, 30*time.Second),
+		clock: streamtest.NewClock(5 * time.Millisecond)}
+	h.useExecutors(tb, executors)
+	retrier, err := task.NewRetrier(h.Env.Store, h.Env.Emitter, h.Env.Logger)
 	require.NoError(tb, err)
-	proc, err := stream.New(stream.Config{Name: "task-processor", Handler: svc,
-		DeadLetters: env.Store, Publisher: env.Bus, Logger: env.Logger})
-	require.NoError(tb, err)
-	retrier, err := task.NewRetrier(env.Store, env.Emitter, env.Logger)
-	require.NoError(tb, err)
-	return &harness{env: env, proc: proc, retrier: retrier, clock: c}
+	h.retrier = retrier
+	return h
 }
 
-// with rebuilds the harness's processor with other executors.
-func (h *harness) with(tb testing.TB, executors task.Executors) *harness {
+// useExecutors rebuilds the harness's service with other executors.
+func (h *harness) useExecutors(tb testing.TB, executors task.Executors) {
 	tb.Helper()
-	svc, err := task.New(task.Config{Store: h.env.Store, Executors: executors,
-		Backoff: backoffHalf(), Runtime: stream.Runtime{Emitter: h.env.Emitter, ProcessorID: "worker-test", Clock: h.clock.Now, Logger: h.env.Logger}})
+	svc, err := task.New(task.Config{Store: h.Env.Store, Executors: executors, Backoff: backoffHalf(), Runtime: h.Runtime(h.clock.Now)})
 	require.NoError(tb, err)
-	proc, err := stream.New(stream.Config{Name: "task-processor", Handler: svc,
-		DeadLetters: h.env.Store, Publisher: h.env.Bus, Logger: h.env.Logger})
-	require.NoError(tb, err)
-	out := *h
-	out.proc = proc
-	return &out
-}
-
-func (h *harness) deliver(tb testing.TB, ev lambdaevents.KafkaEvent) error {
-	tb.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	return h.proc.HandleKafkaEvent(ctx, ev)
+	h.Use(tb, svc)
 }
 
 // submitted stores the projection of every task.created in the batch, as
@@ -102,7 +65,7 @@ func (h *harness) submitted(tb testing.TB, ev lambdaevents.KafkaEvent) []events.
 			require.NoError(tb, m.Err)
 			tc, err := events.PayloadAs[events.TaskCreatedPayload](m.Envelope)
 			require.NoError(tb, err)
-			_, err = h.env.Store.CreateTask(context.Background(), store.Task{TaskID: tc.TaskID, Type: string(tc.Type),
+			_, err = h.Env.Store.CreateTask(context.Background(), store.Task{TaskID: tc.TaskID, Type: string(tc.Type),
 				Data: store.JSONDoc(tc.Data), MaxRetries: tc.MaxRetries, EventID: m.Envelope.EventID, CreatedAt: tc.CreatedAt.Time})
 			require.NoError(tb, err)
 			out = append(out, tc)
@@ -120,40 +83,21 @@ func (h *harness) sweep(tb testing.TB, retryCount int) lambdaevents.KafkaEvent {
 	n, err := h.retrier.RetryDue(context.Background(), h.clock.Now(), 100)
 	require.NoError(tb, err)
 	require.Equal(tb, 1, n, "one retry is due")
-	var retries []events.Envelope
-	for _, e := range h.env.Envelopes(tb, events.TopicTasks) {
-		if e.EventType == events.TaskCreated {
-			if p := streamtest.Payload[events.TaskCreatedPayload](tb, e); p.RetryCount == retryCount {
-				retries = append(retries, e)
-			}
+	var retries []*kgo.Record
+	for _, r := range h.Env.Records(tb, events.TopicTasks) {
+		e, err := events.Decode(r.Value)
+		require.NoError(tb, err)
+		if e.EventType == events.TaskCreated && streamtest.Payload[events.TaskCreatedPayload](tb, e).RetryCount == retryCount {
+			retries = append(retries, r)
 		}
 	}
 	require.Len(tb, retries, 1)
-	return streamtest.FromTopic(h.recordsOf(tb, retries[0].EventID), events.TaskCreated)
-}
-
-// recordsOf returns the tasks-topic record of one event.
-func (h *harness) recordsOf(tb testing.TB, eventID string) []*kgo.Record {
-	tb.Helper()
-	var out []*kgo.Record
-	for _, r := range h.env.Records(tb, events.TopicTasks) {
-		var head struct{ EventID string }
-		if json.Unmarshal(r.Value, &head) == nil && head.EventID == eventID {
-			out = append(out, r)
-		}
-	}
-	return out
-}
-
-// lifecycle is the events of one task on the tasks topic, in order.
-func (h *harness) lifecycle(tb testing.TB, taskID string) []events.Envelope {
-	tb.Helper()
-	return h.env.Lifecycle(tb, events.TopicTasks, taskID)
+	return streamtest.Batch(retries...)
 }
 
 func (h *harness) task(tb testing.TB, id string) store.Task {
 	tb.Helper()
-	t, err := h.env.Store.GetTask(context.Background(), id)
+	t, err := h.Env.Store.GetTask(context.Background(), id)
 	require.NoError(tb, err)
 	return t
 }

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	lambdaevents "github.com/aws/aws-lambda-go/events"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -48,21 +49,28 @@ func emailOnly(m task.Mailer) task.Executors {
 	return task.Executors{events.TaskEmailNotification: task.EmailExecutor{Mailer: m}}
 }
 
+// emailTask is a harness mailing through m, the tasks-email.json batch and
+// its task, submitted.
+func emailTask(t *testing.T, m task.Mailer) (*harness, lambdaevents.KafkaEvent, events.TaskCreatedPayload) {
+	t.Helper()
+	h := newHarness(t, emailOnly(m))
+	ev := streamtest.Load(t, "tasks-email.json")
+	return h, ev, h.submitted(t, ev)[0]
+}
+
 func TestTaskFailingTwiceThenSucceedingShowsRetryCountsZeroOneTwoAndOneCompleted(t *testing.T) {
 	mailer := &flakyMailer{failures: 2, err: smtpTimeout}
-	h := newHarness(t, emailOnly(mailer))
-	ev := streamtest.Load(t, fixtureDir, "tasks-email.json")
-	tc := h.submitted(t, ev)[0]
+	h, ev, tc := emailTask(t, mailer)
 
-	require.NoError(t, h.deliver(t, ev))
+	require.NoError(t, h.Deliver(t, ev))
 	failed := h.task(t, tc.TaskID)
 	assert.Equal(t, taskstatus.Failed, failed.Status)
 	assert.Equal(t, 1, failed.RetryCount)
 	require.NotNil(t, failed.NextRetryAt)
-	require.NoError(t, h.deliver(t, h.sweep(t, 1)))
-	require.NoError(t, h.deliver(t, h.sweep(t, 2)))
+	require.NoError(t, h.Deliver(t, h.sweep(t, 1)))
+	require.NoError(t, h.Deliver(t, h.sweep(t, 2)))
 
-	got := h.lifecycle(t, tc.TaskID)
+	got := h.Lifecycle(t, tc.TaskID)
 	var attempts []int
 	for _, e := range ofType(got, events.TaskProcessing) {
 		attempts = append(attempts, streamtest.Payload[events.TaskProcessingPayload](t, e).RetryCount)
@@ -91,15 +99,13 @@ func TestTaskFailingTwiceThenSucceedingShowsRetryCountsZeroOneTwoAndOneCompleted
 
 func TestFailedAttemptSchedulesItsRetryWithExponentialBackoff(t *testing.T) {
 	mailer := &flakyMailer{failures: -1, err: smtpTimeout}
-	h := newHarness(t, emailOnly(mailer))
-	ev := streamtest.Load(t, fixtureDir, "tasks-email.json")
-	tc := h.submitted(t, ev)[0]
+	h, ev, tc := emailTask(t, mailer)
 
-	require.NoError(t, h.deliver(t, ev))
-	require.NoError(t, h.deliver(t, h.sweep(t, 1)))
+	require.NoError(t, h.Deliver(t, ev))
+	require.NoError(t, h.Deliver(t, h.sweep(t, 1)))
 
 	var delays []time.Duration
-	for _, e := range ofType(h.lifecycle(t, tc.TaskID), events.TaskFailed) {
+	for _, e := range ofType(h.Lifecycle(t, tc.TaskID), events.TaskFailed) {
 		p := streamtest.Payload[events.TaskFailedPayload](t, e)
 		delays = append(delays, p.NextRetryAt.Sub(p.FailedAt.Time))
 	}
@@ -112,19 +118,17 @@ func TestFailedAttemptSchedulesItsRetryWithExponentialBackoff(t *testing.T) {
 
 func TestTaskFailingPastMaxRetriesEndsInOneDeadLetter(t *testing.T) {
 	mailer := &flakyMailer{failures: -1, err: smtpTimeout}
-	h := newHarness(t, emailOnly(mailer))
-	ev := streamtest.Load(t, fixtureDir, "tasks-email.json")
-	tc := h.submitted(t, ev)[0]
+	h, ev, tc := emailTask(t, mailer)
 
-	require.NoError(t, h.deliver(t, ev))
+	require.NoError(t, h.Deliver(t, ev))
 	var last = ev
 	for retry := 1; retry <= tc.MaxRetries; retry++ {
 		last = h.sweep(t, retry)
-		require.NoError(t, h.deliver(t, last))
+		require.NoError(t, h.Deliver(t, last))
 	}
-	require.NoError(t, h.deliver(t, last), "a redelivery of the last attempt changes nothing")
+	require.NoError(t, h.Deliver(t, last), "a redelivery of the last attempt changes nothing")
 
-	got := h.lifecycle(t, tc.TaskID)
+	got := h.Lifecycle(t, tc.TaskID)
 	assert.Len(t, ofType(got, events.TaskProcessing), 4, "the first attempt and three retries")
 	assert.Len(t, ofType(got, events.TaskFailed), 3)
 	dead := ofType(got, events.TaskDeadLetter)
@@ -139,13 +143,12 @@ func TestTaskFailingPastMaxRetriesEndsInOneDeadLetter(t *testing.T) {
 	assert.Equal(t, 4, mailer.calls)
 
 	assert.Equal(t, taskstatus.DeadLetter, h.task(t, tc.TaskID).Status)
-	dlq := h.env.Records(t, events.DLQTopic(events.TopicTasks))
+	dlq := h.Env.Records(t, events.DLQTopic(events.TopicTasks))
 	require.Len(t, dlq, 1)
 	dl, ok := stream.ParseDeadLetter(dlq[0])
 	require.True(t, ok)
 	assert.Equal(t, stream.ReasonRetriesExhausted, dl.Reason)
-	stored, _, err := h.env.Store.ListDeadLetters(context.Background(), store.DeadLetterQuery{Topic: events.TopicTasks})
-	require.NoError(t, err)
+	stored := h.DeadLetters(t, store.DeadLetterQuery{Topic: events.TopicTasks})
 	require.Len(t, stored, 1)
 	assert.Equal(t, tc.TaskID, stored[0].AggregateID)
 	assert.Equal(t, "task-processor", stored[0].Processor)
@@ -157,18 +160,18 @@ func TestNonRetryableErrorDeadLettersTheTaskAtOnce(t *testing.T) {
 	ev := streamtest.Batch(g.Record(t, g.Envelope(t, events.TaskCreatedPayload{
 		TaskID: events.TaskIDPrefix + g.UUID(), Type: events.TaskEmailNotification,
 		Data: []byte(`{"recipient":"not an address","template":"welcome_email"}`), MaxRetries: 3, CreatedAt: g.Now(),
-	}, apiMetadata)))
+	}, streamtest.APIMetadata)))
 	tc := h.submitted(t, ev)[0]
 
-	require.NoError(t, h.deliver(t, ev))
+	require.NoError(t, h.Deliver(t, ev))
 
-	got := h.lifecycle(t, tc.TaskID)
+	got := h.Lifecycle(t, tc.TaskID)
 	require.Equal(t, []events.Type{events.TaskProcessing, events.TaskDeadLetter}, []events.Type{got[0].EventType, got[1].EventType})
 	p := streamtest.Payload[events.TaskDeadLetterPayload](t, got[1])
 	assert.Equal(t, 0, p.RetryCount)
 	assert.Equal(t, task.CodeInvalidRecipient, p.FinalError.Code)
 	assert.NotContains(t, p.FinalError.Message, "not an address", "errors never quote personal data")
-	dl, ok := stream.ParseDeadLetter(h.env.Records(t, events.DLQTopic(events.TopicTasks))[0])
+	dl, ok := stream.ParseDeadLetter(h.Env.Records(t, events.DLQTopic(events.TopicTasks))[0])
 	require.True(t, ok)
 	assert.Equal(t, stream.ReasonProcessingFailed, dl.Reason)
 }
@@ -176,20 +179,20 @@ func TestNonRetryableErrorDeadLettersTheTaskAtOnce(t *testing.T) {
 func TestTasksOfEveryTypeCompleteOnTheLocalBackends(t *testing.T) {
 	dir := t.TempDir()
 	h := newHarness(t, nil)
-	executors, err := task.NewExecutors(task.LocalBackends(task.BackendConfig{DataDir: dir}), h.env.Store)
+	executors, err := task.NewExecutors(task.LocalBackends(task.BackendConfig{DataDir: dir}), h.Env.Store)
 	require.NoError(t, err)
-	h = h.with(t, executors)
-	ev := streamtest.Load(t, fixtureDir, "tasks-batch.json")
+	h.useExecutors(t, executors)
+	ev := streamtest.Load(t, "tasks-batch.json")
 	tcs := h.submitted(t, ev)
-	_, err = h.env.Store.CreateWorkflow(context.Background(), store.Workflow{WorkflowID: "wf-export-me", Name: "Nightly Import",
+	_, err = h.Env.Store.CreateWorkflow(context.Background(), store.Workflow{WorkflowID: "wf-export-me", Name: "Nightly Import",
 		Steps: []string{"validate"}, Priority: "low", IdempotencyKey: "client-secret"})
 	require.NoError(t, err)
 
-	require.NoError(t, h.deliver(t, ev))
+	require.NoError(t, h.Deliver(t, ev))
 
 	results := map[events.TaskType]string{}
 	for _, tc := range tcs {
-		got := h.lifecycle(t, tc.TaskID)
+		got := h.Lifecycle(t, tc.TaskID)
 		require.Len(t, got, 2, "%s: processing, completed", tc.Type)
 		require.Equal(t, events.TaskCompleted, got[1].EventType, tc.Type)
 		results[tc.Type] = string(streamtest.Payload[events.TaskCompletedPayload](t, got[1]).Result)
@@ -217,25 +220,22 @@ func TestTasksOfEveryTypeCompleteOnTheLocalBackends(t *testing.T) {
 
 func TestSameTaskBatchDeliveredTwiceRunsEachAttemptOnce(t *testing.T) {
 	mailer := &flakyMailer{}
-	h := newHarness(t, emailOnly(mailer))
-	ev := streamtest.Load(t, fixtureDir, "tasks-email.json")
-	tc := h.submitted(t, ev)[0]
+	h, ev, tc := emailTask(t, mailer)
 
-	require.NoError(t, h.deliver(t, ev))
-	require.NoError(t, h.deliver(t, ev))
+	require.NoError(t, h.Deliver(t, ev))
+	require.NoError(t, h.Deliver(t, ev))
 
 	assert.Equal(t, 1, mailer.calls)
-	assert.Len(t, h.lifecycle(t, tc.TaskID), 2)
+	assert.Len(t, h.Lifecycle(t, tc.TaskID), 2)
 }
 
 func TestTaskWithoutProjectionIsCreatedFromItsEvent(t *testing.T) {
 	h := newHarness(t, emailOnly(&flakyMailer{}))
-	ev := streamtest.Load(t, fixtureDir, "tasks-email.json")
+	ev := streamtest.Load(t, "tasks-email.json")
 
-	require.NoError(t, h.deliver(t, ev))
+	require.NoError(t, h.Deliver(t, ev))
 
-	docs, err := h.env.Store.ExportDocuments(context.Background(), store.ExportQuery{Collection: store.CollTasks})
-	require.NoError(t, err)
+	docs := h.Documents(t, store.CollTasks)
 	require.Len(t, docs, 1)
 	assert.Contains(t, string(docs[0]), `"status":"completed"`)
 	assert.Contains(t, string(docs[0]), `"type":"email_notification"`)
@@ -251,11 +251,11 @@ func TestTaskProcessorIgnoresLifecycleEventsAndDeadLettersMisroutedOnes(t *testi
 		StartedAt: g.Now(), CurrentStep: "validate"}, nil))
 	misrouted.Topic = events.TopicTasks
 
-	require.NoError(t, h.deliver(t, streamtest.Batch(lifecycle, misrouted)))
+	require.NoError(t, h.Deliver(t, streamtest.Batch(lifecycle, misrouted)))
 
 	assert.Zero(t, mailer.calls)
-	assert.Empty(t, h.env.Records(t, events.TopicTasks), "nothing is emitted for a lifecycle event")
-	dlq := h.env.Records(t, events.DLQTopic(events.TopicTasks))
+	assert.Empty(t, h.Env.Records(t, events.TopicTasks), "nothing is emitted for a lifecycle event")
+	dlq := h.Env.Records(t, events.DLQTopic(events.TopicTasks))
 	require.Len(t, dlq, 1)
 	dl, _ := stream.ParseDeadLetter(dlq[0])
 	assert.Contains(t, dl.Error, "does not belong on topic tasks")
@@ -263,8 +263,8 @@ func TestTaskProcessorIgnoresLifecycleEventsAndDeadLettersMisroutedOnes(t *testi
 
 func TestUnreachableStoreFailsTheTaskBatch(t *testing.T) {
 	h := newHarness(t, emailOnly(&flakyMailer{}))
-	ev := streamtest.Load(t, fixtureDir, "tasks-email.json")
-	require.NoError(t, h.env.Store.Close(context.Background()))
+	ev := streamtest.Load(t, "tasks-email.json")
+	require.NoError(t, h.Env.Store.Close(context.Background()))
 
-	assert.Error(t, h.deliver(t, ev))
+	assert.Error(t, h.Deliver(t, ev))
 }

@@ -3,14 +3,13 @@ package workflow_test
 import (
 	"context"
 	"fmt"
-	"log/slog"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/streamops/streamops/events"
-	"github.com/streamops/streamops/internal/emit"
+	"github.com/streamops/streamops/events/eventstest"
 	"github.com/streamops/streamops/internal/store"
 	"github.com/streamops/streamops/internal/stream"
 	"github.com/streamops/streamops/internal/stream/streamtest"
@@ -24,7 +23,7 @@ const benchRecords = 1000
 
 // benchInput is each workflow's input: three records, a schema and a
 // mapping, for validate, transform and store.
-var benchInput = mustJSON(map[string]any{
+var benchInput = eventstest.MustJSON(map[string]any{
 	"records": []map[string]any{{"id": 1, "total": 10.5}, {"id": 2, "total": 3}, {"id": 3, "total": "x"}},
 	"schema":  map[string]any{"type": "object", "properties": map[string]any{"total": map[string]any{"type": "number"}}},
 	"mapping": map[string]any{"orderId": "id", "amount": "total"},
@@ -40,7 +39,7 @@ func benchBatch(b *testing.B, seed byte, n int) ([]*kgo.Record, []store.Workflow
 	for i := range recs {
 		wf := events.WorkflowCreatedPayload{WorkflowID: events.WorkflowIDPrefix + g.UUID(), Name: fmt.Sprint("bench-", i),
 			Steps: []string{"validate", "transform", "store"}, Priority: events.PriorityMedium, CreatedAt: g.Now(), Input: benchInput}
-		env := g.Envelope(b, wf, apiMetadata)
+		env := g.Envelope(b, wf, streamtest.APIMetadata)
 		recs[i] = g.Record(b, env)
 		cps[i].Workflow = store.Workflow{ID: wf.WorkflowID, WorkflowID: wf.WorkflowID, Name: wf.Name, Steps: wf.Steps,
 			Priority: string(wf.Priority), Input: store.JSONDoc(wf.Input), EventID: env.EventID, CreatedAt: wf.CreatedAt.Time,
@@ -65,30 +64,30 @@ func BenchmarkWorkflowProcessor(b *testing.B) {
 		streamtest.BenchProcessor(b, benchRecords, perInvocation, func(b *testing.B, i int) streamtest.Round {
 			h := newHarness(b, nil)
 			recs, cps := benchBatch(b, byte(i), benchRecords)
-			_, err := h.env.Store.SaveWorkflowCheckpoints(context.Background(), cps...)
+			_, err := h.Env.Store.SaveWorkflowCheckpoints(context.Background(), cps...)
 			require.NoError(b, err)
-			return streamtest.Round{Records: recs, Deliver: h.deliver, Commands: h.env.Store.Commands}
+			return streamtest.Round{Records: recs, Deliver: h.Deliver, Commands: h.Env.Store.Commands}
 		})
 	}
 	b.Run("batch=1000", func(b *testing.B) { run(b, benchRecords) })
 	b.Run("baseline=one-at-a-time", func(b *testing.B) { run(b, 1) })
 	b.Run("batch=1000,processor-only", func(b *testing.B) {
-		for i := 0; i < b.N; i++ {
-			b.StopTimer()
+		streamtest.BenchProcessorOnly(b, "workflow-processor", benchRecords, func(b *testing.B, i int) (stream.Handler, []*kgo.Record) {
 			recs, cps := benchBatch(b, byte(i), benchRecords)
-			proc := discardingProcessor(b, cps)
-			ev := streamtest.Batch(recs...)
-			b.StartTimer()
-			if err := proc.HandleKafkaEvent(context.Background(), ev); err != nil {
-				b.Fatal(err)
+			d := discard{pending: make(map[string]store.WorkflowCheckpoint, len(cps))}
+			for _, cp := range cps {
+				d.pending[cp.WorkflowID] = cp
 			}
-		}
-		b.ReportMetric(float64(b.N*benchRecords)/b.Elapsed().Seconds(), "records/s")
+			svc, err := workflow.New(workflow.Config{Store: d, Runtime: streamtest.DiscardRuntime()})
+			require.NoError(b, err)
+			return svc, recs
+		})
 	})
 }
 
-// discard is a store and emitter that keep nothing.
+// discard is a workflow store that keeps nothing.
 type discard struct {
+	streamtest.Discard
 	pending map[string]store.WorkflowCheckpoint
 }
 
@@ -107,30 +106,7 @@ func (discard) InsertTasks(context.Context, ...store.Task) (store.InsertResult, 
 func (discard) EnqueueOutbox(context.Context, ...store.OutboxEntry) (store.InsertResult, error) {
 	return store.InsertResult{}, nil
 }
-func (discard) SettleWebhookEvents(context.Context, ...store.WebhookOutcome) (int, error) {
-	return 0, nil
-}
 func (discard) SaveWorkflowCheckpoints(context.Context, ...store.WorkflowCheckpoint) (int, error) {
 	return 0, nil
 }
 func (discard) RecordStepAttempt(context.Context, string, int) (int, error) { return 1, nil }
-func (discard) Emit(context.Context, ...events.Envelope) (emit.Result, error) {
-	return emit.Result{}, nil
-}
-func (discard) InsertDeadLetters(context.Context, ...store.DeadLetterEntry) (store.InsertResult, error) {
-	return store.InsertResult{}, nil
-}
-func (discard) PublishRecords(context.Context, []*kgo.Record) error { return nil }
-
-func discardingProcessor(b *testing.B, cps []store.WorkflowCheckpoint) *stream.Processor {
-	d := discard{pending: make(map[string]store.WorkflowCheckpoint, len(cps))}
-	for _, cp := range cps {
-		d.pending[cp.WorkflowID] = cp
-	}
-	svc, err := workflow.New(workflow.Config{Store: d, Runtime: stream.Runtime{Emitter: d, Logger: slog.New(slog.DiscardHandler)}})
-	require.NoError(b, err)
-	proc, err := stream.New(stream.Config{Name: "workflow-processor", Handler: svc, DeadLetters: d, Publisher: d,
-		Logger: slog.New(slog.DiscardHandler)})
-	require.NoError(b, err)
-	return proc
-}

@@ -4,23 +4,16 @@ import (
 	"encoding/json"
 	"testing"
 
-	lambdaevents "github.com/aws/aws-lambda-go/events"
-
 	"github.com/streamops/streamops/events"
 	"github.com/streamops/streamops/internal/stream/streamtest"
 )
 
-const fixtureDir = streamtest.Dir
-
-var apiMetadata = streamtest.APIMetadata
-
 // fixtures are the workflow-processor's own MSK batches; workflows-batch,
 // poison-batch and tasks-batch come from package stream.
-var fixtures = map[string]func(t *testing.T) lambdaevents.KafkaEvent{
+var fixtures = streamtest.Fixtures{
 	// One workflow using all five built-in steps on four records, one of
 	// which breaks the input's schema.
-	"workflows-pipeline.json": func(t *testing.T) lambdaevents.KafkaEvent {
-		g := streamtest.NewGen(11)
+	"workflows-pipeline.json": streamtest.Submitted(11, func(t testing.TB, g *streamtest.Gen) events.Payload {
 		input := json.RawMessage(`{
 			"records": [
 				{"order": {"id": "o-1", "total": 120.5}, "customer": {"email": "ann@example.com"}},
@@ -35,26 +28,25 @@ var fixtures = map[string]func(t *testing.T) lambdaevents.KafkaEvent{
 			"notify": {"recipient": "ops@example.com", "template": "workflow_notification"},
 			"deliver": {"target": "acme", "eventType": "order.synced"}
 		}`)
-		return streamtest.Batch(g.Record(t, g.Envelope(t, events.WorkflowCreatedPayload{
+		return events.WorkflowCreatedPayload{
 			WorkflowID: events.WorkflowIDPrefix + g.UUID(), Name: "Order Sync",
 			Steps: []string{"validate", "transform", "store", "notify", "deliver"}, Priority: events.PriorityHigh,
 			CreatedAt: g.Now(), Input: compact(t, input),
-		}, apiMetadata)))
-	},
+		}
+	}),
 	// A validate, transform, store workflow whose second record lacks the
 	// field the transform maps: it fails in transform (index 1).
-	"workflows-failing-step.json": func(t *testing.T) lambdaevents.KafkaEvent {
-		g := streamtest.NewGen(12)
+	"workflows-failing-step.json": streamtest.Submitted(12, func(t testing.TB, g *streamtest.Gen) events.Payload {
 		input := json.RawMessage(`{"records": [{"sku": "A-1", "qty": 2}, {"qty": 5}], "mapping": {"sku": "sku", "quantity": "qty"}}`)
-		return streamtest.Batch(g.Record(t, g.Envelope(t, events.WorkflowCreatedPayload{
+		return events.WorkflowCreatedPayload{
 			WorkflowID: events.WorkflowIDPrefix + g.UUID(), Name: "Inventory Import",
 			Steps: []string{"validate", "transform", "store"}, Priority: events.PriorityMedium,
 			CreatedAt: g.Now(), Input: compact(t, input),
-		}, apiMetadata)))
-	},
+		}
+	}),
 }
 
-func compact(t *testing.T, raw json.RawMessage) json.RawMessage {
+func compact(t testing.TB, raw json.RawMessage) json.RawMessage {
 	t.Helper()
 	var v any
 	if err := json.Unmarshal(raw, &v); err != nil {
@@ -64,4 +56,4 @@ func compact(t *testing.T, raw json.RawMessage) json.RawMessage {
 	return out
 }
 
-func TestFixturesAreReproducible(t *testing.T) { streamtest.CheckAll(t, fixtureDir, fixtures) }
+func TestFixturesAreReproducible(t *testing.T) { streamtest.CheckAll(t, fixtures) }

@@ -2,7 +2,7 @@ package workflow_test
 
 import (
 	"context"
-	"encoding/json"
+	"maps"
 	"sync"
 	"testing"
 	"time"
@@ -11,62 +11,66 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/streamops/streamops/events"
-	"github.com/streamops/streamops/internal/stacktest"
 	"github.com/streamops/streamops/internal/store"
 	"github.com/streamops/streamops/internal/stream"
+	"github.com/streamops/streamops/internal/stream/streamtest"
 	"github.com/streamops/streamops/internal/workflow"
 )
 
 // harness is the workflow-processor as its Lambda wires it, on kfake and
 // the embedded store.
-type harness struct {
-	env  *stacktest.Env
-	svc  *workflow.Service
-	proc *stream.Processor
-}
+type harness struct{ *streamtest.Harness }
 
 // ticking is a clock that moves 7 ms per reading, so durations are
 // positive and reproducible.
-func ticking() func() time.Time {
-	t := time.Date(2026, 1, 4, 1, 10, 0, 0, time.UTC)
-	var mu sync.Mutex
-	return func() time.Time {
-		mu.Lock()
-		defer mu.Unlock()
-		t = t.Add(7 * time.Millisecond)
-		return t
+func ticking() func() time.Time { return streamtest.NewClock(7 * time.Millisecond).Now }
+
+// counts are counters that steps under test bump from the processor's
+// goroutines.
+type counts struct {
+	mu sync.Mutex
+	m  map[string]int
+}
+
+// add adds d to key's counter and returns the sum.
+func (c *counts) add(key string, d int) int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.m == nil {
+		c.m = map[string]int{}
 	}
+	c.m[key] += d
+	return c.m[key]
+}
+
+// all is a copy of every counter.
+func (c *counts) all() map[string]int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return maps.Clone(c.m)
+}
+
+// wrapSteps is the built-in steps with each named one replaced by what
+// wrap makes of it.
+func wrapSteps(wrap func(name string, builtin workflow.StepFunc) workflow.StepFunc, names ...string) *workflow.Registry {
+	r := workflow.BuiltinSteps()
+	for _, name := range names {
+		builtin, _ := r.Lookup(name)
+		r.Register(name, wrap(name, builtin))
+	}
+	return r
 }
 
 func newHarness(tb testing.TB, steps *workflow.Registry) *harness {
 	tb.Helper()
-	env := stacktest.New(tb, stacktest.Options{})
-	svc, err := workflow.New(workflow.Config{Store: env.Store, Steps: steps,
-		Runtime: stream.Runtime{Emitter: env.Emitter, ProcessorID: "worker-test", Clock: ticking(), Logger: env.Logger}})
-	require.NoError(tb, err)
-	proc, err := stream.New(stream.Config{Name: "workflow-processor", Handler: svc,
-		DeadLetters: env.Store, Publisher: env.Bus, Logger: env.Logger})
-	require.NoError(tb, err)
-	return &harness{env: env, svc: svc, proc: proc}
-}
-
-// useService swaps the harness's service for svc.
-func (h *harness) useService(tb testing.TB, svc *workflow.Service) {
-	tb.Helper()
-	proc, err := stream.New(stream.Config{Name: "workflow-processor", Handler: svc,
-		DeadLetters: h.env.Store, Publisher: h.env.Bus, Logger: h.env.Logger})
-	require.NoError(tb, err)
-	h.svc, h.proc = svc, proc
-}
-
-func (h *harness) deliver(tb testing.TB, ev lambdaevents.KafkaEvent) error {
-	tb.Helper()
 	// The deployed workflow-processor's timeout: a 1,000-workflow batch
 	// stores 5,000 events, which on FerretDB (20 indexes, text included)
 	// takes longer than 30 s.
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	return h.proc.HandleKafkaEvent(ctx, ev)
+	h := &harness{streamtest.NewHarness(tb, "workflow-processor", events.TopicWorkflows, 2*time.Minute)}
+	svc, err := workflow.New(workflow.Config{Store: h.Env.Store, Steps: steps, Runtime: h.Runtime(ticking())})
+	require.NoError(tb, err)
+	h.Use(tb, svc)
+	return h
 }
 
 // submitted stores the projection of every workflow.created in the batch,
@@ -86,7 +90,7 @@ func (h *harness) submitted(tb testing.TB, ev lambdaevents.KafkaEvent) []events.
 			if md := m.Envelope.Metadata; md != nil && md.Source == "webhook" {
 				w.CorrelationID, w.WebhookEventID = md.CorrelationID, md.CorrelationID
 			}
-			_, err = h.env.Store.CreateWorkflow(context.Background(), w)
+			_, err = h.Env.Store.CreateWorkflow(context.Background(), w)
 			require.NoError(tb, err)
 			out = append(out, wf)
 		}
@@ -94,15 +98,9 @@ func (h *harness) submitted(tb testing.TB, ev lambdaevents.KafkaEvent) []events.
 	return out
 }
 
-// lifecycle is the events of one workflow on the workflows topic, in order.
-func (h *harness) lifecycle(tb testing.TB, workflowID string) []events.Envelope {
-	tb.Helper()
-	return h.env.Lifecycle(tb, events.TopicWorkflows, workflowID)
-}
-
 func (h *harness) workflow(tb testing.TB, id string) store.WorkflowCheckpoint {
 	tb.Helper()
-	got, err := h.env.Store.GetWorkflowCheckpoints(context.Background(), []string{id})
+	got, err := h.Env.Store.GetWorkflowCheckpoints(context.Background(), []string{id})
 	require.NoError(tb, err)
 	require.Contains(tb, got, id)
 	return got[id]
@@ -111,9 +109,7 @@ func (h *harness) workflow(tb testing.TB, id string) store.WorkflowCheckpoint {
 // count is how many documents of an exportable collection there are.
 func (h *harness) count(tb testing.TB, collection string) int {
 	tb.Helper()
-	docs, err := h.env.Store.ExportDocuments(context.Background(), store.ExportQuery{Collection: collection})
-	require.NoError(tb, err)
-	return len(docs)
+	return len(h.Documents(tb, collection))
 }
 
 func typesOf(envs []events.Envelope) []events.Type {
@@ -122,12 +118,4 @@ func typesOf(envs []events.Envelope) []events.Type {
 		out[i] = e.EventType
 	}
 	return out
-}
-
-func mustJSON(v any) json.RawMessage {
-	b, err := json.Marshal(v)
-	if err != nil {
-		panic(err)
-	}
-	return b
 }

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"strconv"
-	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -13,6 +12,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/streamops/streamops/events"
+	"github.com/streamops/streamops/events/eventstest"
 	"github.com/streamops/streamops/internal/fault"
 	"github.com/streamops/streamops/internal/ingest/webhookstatus"
 	"github.com/streamops/streamops/internal/outbox/outboxstatus"
@@ -27,14 +27,14 @@ import (
 
 func TestThreeStepWorkflowEmitsProcessingThreeStepsAndCompletedInOrder(t *testing.T) {
 	h := newHarness(t, nil)
-	ev := streamtest.Load(t, fixtureDir, "workflows-batch.json")
+	ev := streamtest.Load(t, "workflows-batch.json")
 	wfs := h.submitted(t, ev)
 	require.Len(t, wfs, 1, "the fixture's other record is a lifecycle event the processor ignores")
 
-	require.NoError(t, h.deliver(t, ev))
+	require.NoError(t, h.Deliver(t, ev))
 
-	all := h.env.Envelopes(t, events.TopicWorkflows)
-	got := h.lifecycle(t, wfs[0].WorkflowID)
+	all := h.Env.Envelopes(t, events.TopicWorkflows)
+	got := h.Lifecycle(t, wfs[0].WorkflowID)
 	assert.Len(t, all, len(got), "nothing is emitted for the ignored workflow.processing")
 	require.Equal(t, []events.Type{events.WorkflowProcessing, events.WorkflowStepCompleted, events.WorkflowStepCompleted,
 		events.WorkflowStepCompleted, events.WorkflowCompleted}, typesOf(got))
@@ -68,12 +68,12 @@ func TestThreeStepWorkflowEmitsProcessingThreeStepsAndCompletedInOrder(t *testin
 
 func TestFailingStepEmitsWorkflowFailedNamingTheStep(t *testing.T) {
 	h := newHarness(t, nil)
-	ev := streamtest.Load(t, fixtureDir, "workflows-failing-step.json")
+	ev := streamtest.Load(t, "workflows-failing-step.json")
 	wfs := h.submitted(t, ev)
 
-	require.NoError(t, h.deliver(t, ev), "a failed workflow is an outcome, not a batch failure")
+	require.NoError(t, h.Deliver(t, ev), "a failed workflow is an outcome, not a batch failure")
 
-	got := h.lifecycle(t, wfs[0].WorkflowID)
+	got := h.Lifecycle(t, wfs[0].WorkflowID)
 	require.Equal(t, []events.Type{events.WorkflowProcessing, events.WorkflowStepCompleted, events.WorkflowFailed}, typesOf(got))
 	failed := streamtest.Payload[events.WorkflowFailedPayload](t, got[2])
 	assert.Equal(t, "transform", failed.FailedStep)
@@ -91,12 +91,12 @@ func TestFailingStepEmitsWorkflowFailedNamingTheStep(t *testing.T) {
 
 func TestPipelineRunsEveryBuiltinStepOnTheInputRecords(t *testing.T) {
 	h := newHarness(t, nil)
-	ev := streamtest.Load(t, fixtureDir, "workflows-pipeline.json")
+	ev := streamtest.Load(t, "workflows-pipeline.json")
 	wf := h.submitted(t, ev)[0]
 
-	require.NoError(t, h.deliver(t, ev))
+	require.NoError(t, h.Deliver(t, ev))
 
-	got := h.lifecycle(t, wf.WorkflowID)
+	got := h.Lifecycle(t, wf.WorkflowID)
 	require.Len(t, got, 7, "processing, five steps, completed")
 	validate := streamtest.Payload[events.WorkflowStepCompletedPayload](t, got[1])
 	assert.Equal(t, 4, validate.Result.RecordsProcessed)
@@ -106,23 +106,23 @@ func TestPipelineRunsEveryBuiltinStepOnTheInputRecords(t *testing.T) {
 	done := streamtest.Payload[events.WorkflowCompletedPayload](t, got[6])
 	assert.Equal(t, events.WorkflowSummary{TotalRecords: 4, SuccessfulRecords: 3, FailedRecords: 1}, done.Summary)
 
-	recs, err := h.env.Store.WorkflowRecords(context.Background(), wf.WorkflowID)
+	recs, err := h.Env.Store.WorkflowRecords(context.Background(), wf.WorkflowID)
 	require.NoError(t, err)
 	require.Len(t, recs, 3)
 	assert.Equal(t, "orders", recs[0].Dataset)
 	assert.JSONEq(t, `{"amount":120.5,"email":"ann@example.com","orderId":"o-1"}`, string(recs[0].Record))
 
-	tasks := h.env.Envelopes(t, events.TopicTasks)
+	tasks := h.Env.Envelopes(t, events.TopicTasks)
 	require.Len(t, tasks, 1, "notify started one email task")
 	task := streamtest.Payload[events.TaskCreatedPayload](t, tasks[0])
 	assert.Equal(t, events.TaskEmailNotification, task.Type)
 	assert.JSONEq(t, `{"recipient":"ops@example.com","subject":"Workflow Order Sync: 3 records","template":"workflow_notification",
 		"workflowId":"`+wf.WorkflowID+`","workflowName":"Order Sync","records":3}`, string(task.Data))
-	stored, err := h.env.Store.GetTask(context.Background(), task.TaskID)
+	stored, err := h.Env.Store.GetTask(context.Background(), task.TaskID)
 	require.NoError(t, err)
 	assert.Equal(t, taskstatus.Pending, stored.Status)
 
-	entry, err := h.env.Store.GetOutboxEntry(context.Background(), deliveryOutboxID(wf.WorkflowID, 4, "acme"))
+	entry, err := h.Env.Store.GetOutboxEntry(context.Background(), deliveryOutboxID(wf.WorkflowID, 4, "acme"))
 	require.NoError(t, err, "deliver enqueued one entry for acme, keyed by its step")
 	assert.Equal(t, "order.synced", entry.EventType)
 	assert.Equal(t, outboxstatus.Pending, entry.Status)
@@ -137,19 +137,19 @@ func deliveryOutboxID(workflowID string, stepIndex int, target string) string {
 
 func TestSameBatchDeliveredTwiceProducesNoDuplicateEventsOrEffects(t *testing.T) {
 	h := newHarness(t, nil)
-	ev := streamtest.Load(t, fixtureDir, "workflows-pipeline.json")
+	ev := streamtest.Load(t, "workflows-pipeline.json")
 	wf := h.submitted(t, ev)[0]
-	require.NoError(t, h.deliver(t, ev))
+	require.NoError(t, h.Deliver(t, ev))
 	first := struct{ topic, tasksTopic, events, records, tasks int }{
-		len(h.env.Records(t, events.TopicWorkflows)), len(h.env.Records(t, events.TopicTasks)),
+		len(h.Env.Records(t, events.TopicWorkflows)), len(h.Env.Records(t, events.TopicTasks)),
 		h.count(t, store.CollEvents), h.count(t, store.CollWorkflowRecords), h.count(t, store.CollTasks),
 	}
 	before := h.workflow(t, wf.WorkflowID)
 
-	require.NoError(t, h.deliver(t, ev))
+	require.NoError(t, h.Deliver(t, ev))
 
 	again := struct{ topic, tasksTopic, events, records, tasks int }{
-		len(h.env.Records(t, events.TopicWorkflows)), len(h.env.Records(t, events.TopicTasks)),
+		len(h.Env.Records(t, events.TopicWorkflows)), len(h.Env.Records(t, events.TopicTasks)),
 		h.count(t, store.CollEvents), h.count(t, store.CollWorkflowRecords), h.count(t, store.CollTasks),
 	}
 	assert.Equal(t, first, again)
@@ -174,21 +174,20 @@ func (l *lostCheckpoint) SaveWorkflowCheckpoints(ctx context.Context, cps ...sto
 
 func TestRetriedBatchAfterALostCheckpointWritesEverythingOnce(t *testing.T) {
 	h := newHarness(t, nil)
-	svc, err := workflow.New(workflow.Config{Store: &lostCheckpoint{StateStore: h.env.Store},
-		Runtime: stream.Runtime{Emitter: h.env.Emitter, ProcessorID: "worker-test", Clock: ticking(), Logger: h.env.Logger}})
+	svc, err := workflow.New(workflow.Config{Store: &lostCheckpoint{StateStore: h.Env.Store}, Runtime: h.Runtime(ticking())})
 	require.NoError(t, err)
-	h.useService(t, svc)
-	ev := streamtest.Load(t, fixtureDir, "workflows-pipeline.json")
+	h.Use(t, svc)
+	ev := streamtest.Load(t, "workflows-pipeline.json")
 	wf := h.submitted(t, ev)[0]
 
-	require.Error(t, h.deliver(t, ev))
+	require.Error(t, h.Deliver(t, ev))
 	assert.Equal(t, workflowstatus.Pending, h.workflow(t, wf.WorkflowID).Status, "the checkpoint was lost")
-	published, stored := len(h.env.Records(t, events.TopicWorkflows)), h.count(t, store.CollEvents)
+	published, stored := len(h.Env.Records(t, events.TopicWorkflows)), h.count(t, store.CollEvents)
 
-	require.NoError(t, h.deliver(t, ev), "the redelivery runs the steps again")
+	require.NoError(t, h.Deliver(t, ev), "the redelivery runs the steps again")
 
 	assert.Equal(t, workflowstatus.Completed, h.workflow(t, wf.WorkflowID).Status)
-	assert.Equal(t, published, len(h.env.Records(t, events.TopicWorkflows)), "no event is published twice")
+	assert.Equal(t, published, len(h.Env.Records(t, events.TopicWorkflows)), "no event is published twice")
 	assert.Equal(t, stored, h.count(t, store.CollEvents), "no event is stored twice")
 	assert.Equal(t, 3, h.count(t, store.CollWorkflowRecords))
 	assert.Equal(t, 1, h.count(t, store.CollTasks))
@@ -196,17 +195,17 @@ func TestRetriedBatchAfterALostCheckpointWritesEverythingOnce(t *testing.T) {
 
 func TestPoisonRecordBetweenTwoGoodOnesIsDeadLetteredAndBothAreProcessed(t *testing.T) {
 	h := newHarness(t, nil)
-	ev := streamtest.Load(t, fixtureDir, "poison-batch.json")
+	ev := streamtest.Load(t, "poison-batch.json")
 	wfs := h.submitted(t, ev)
 	require.Len(t, wfs, 2)
 
-	require.NoError(t, h.deliver(t, ev))
+	require.NoError(t, h.Deliver(t, ev))
 
 	for _, wf := range wfs {
 		assert.Equal(t, workflowstatus.Completed, h.workflow(t, wf.WorkflowID).Status, wf.Name)
-		assert.Equal(t, events.WorkflowCompleted, typesOf(h.lifecycle(t, wf.WorkflowID))[len(wf.Steps)+1])
+		assert.Equal(t, events.WorkflowCompleted, typesOf(h.Lifecycle(t, wf.WorkflowID))[len(wf.Steps)+1])
 	}
-	dlq := h.env.Records(t, events.DLQTopic(events.TopicWorkflows))
+	dlq := h.Env.Records(t, events.DLQTopic(events.TopicWorkflows))
 	require.Len(t, dlq, 2)
 	var reasons []stream.Reason
 	for _, r := range dlq {
@@ -219,8 +218,7 @@ func TestPoisonRecordBetweenTwoGoodOnesIsDeadLetteredAndBothAreProcessed(t *test
 	}
 	assert.ElementsMatch(t, []stream.Reason{stream.ReasonUndecodable, stream.ReasonSchemaInvalid}, reasons)
 
-	stored, _, err := h.env.Store.ListDeadLetters(context.Background(), store.DeadLetterQuery{Status: deadletterstatus.Open})
-	require.NoError(t, err)
+	stored := h.DeadLetters(t, store.DeadLetterQuery{Status: deadletterstatus.Open})
 	require.Len(t, stored, 2)
 	for _, dl := range stored {
 		assert.Equal(t, "workflow-processor", dl.Processor)
@@ -232,20 +230,17 @@ func TestPoisonRecordBetweenTwoGoodOnesIsDeadLetteredAndBothAreProcessed(t *test
 		}
 	}
 
-	require.NoError(t, h.deliver(t, ev))
-	stored, _, err = h.env.Store.ListDeadLetters(context.Background(), store.DeadLetterQuery{})
-	require.NoError(t, err)
-	assert.Len(t, stored, 2, "a redelivered poison record is stored once")
+	require.NoError(t, h.Deliver(t, ev))
+	assert.Len(t, h.DeadLetters(t, store.DeadLetterQuery{}), 2, "a redelivered poison record is stored once")
 }
 
 func TestMissingProjectionIsCreatedFromTheEvent(t *testing.T) {
 	h := newHarness(t, nil)
-	ev := streamtest.Load(t, fixtureDir, "workflows-pipeline.json")
+	ev := streamtest.Load(t, "workflows-pipeline.json")
 
-	require.NoError(t, h.deliver(t, ev))
+	require.NoError(t, h.Deliver(t, ev))
 
-	got, err := h.env.Store.ExportDocuments(context.Background(), store.ExportQuery{Collection: store.CollWorkflows})
-	require.NoError(t, err)
+	got := h.Documents(t, store.CollWorkflows)
 	require.Len(t, got, 1)
 	assert.Contains(t, string(got[0]), `"name":"Order Sync"`)
 	assert.Contains(t, string(got[0]), `"status":"completed"`)
@@ -255,50 +250,40 @@ func TestMissingProjectionIsCreatedFromTheEvent(t *testing.T) {
 // flakyRegistry wraps the built-in steps, counting calls per workflow and
 // failing transform transiently the first time it runs.
 type flakyRegistry struct {
-	mu    sync.Mutex
-	calls map[string]map[string]int
+	calls map[string]*counts
 }
 
 func (f *flakyRegistry) registry() *workflow.Registry {
-	r := workflow.BuiltinSteps()
-	for _, name := range []string{"validate", "transform", "store"} {
-		fn, _ := r.Lookup(name)
-		r.Register(name, func(ctx context.Context, in workflow.StepInput) (workflow.StepOutput, error) {
-			f.mu.Lock()
-			f.calls[in.Workflow.ID][name]++
-			n := f.calls[in.Workflow.ID][name]
-			f.mu.Unlock()
+	return wrapSteps(func(name string, fn workflow.StepFunc) workflow.StepFunc {
+		return func(ctx context.Context, in workflow.StepInput) (workflow.StepOutput, error) {
+			n := f.calls[in.Workflow.ID].add(name, 1)
 			if name == "transform" && n == 1 && in.Workflow.Name == "Flaky" {
 				return workflow.StepOutput{}, fault.Transient(errors.New("lookup service unreachable"))
 			}
 			return fn(ctx, in)
-		})
-	}
-	return r
+		}
+	}, "validate", "transform", "store")
 }
 
 func TestTransientStepFailureCheckpointsAndTheRetriedBatchResumesAtThatStep(t *testing.T) {
-	f := &flakyRegistry{calls: map[string]map[string]int{}}
+	f := &flakyRegistry{calls: map[string]*counts{}}
 	h := newHarness(t, f.registry())
 	g := streamtest.NewGen(21)
-	input := mustJSON(map[string]any{"records": []map[string]any{{"a": 1}, {"a": 2}}, "mapping": map[string]string{"b": "a"}})
+	input := eventstest.MustJSON(map[string]any{"records": []map[string]any{{"a": 1}, {"a": 2}}, "mapping": map[string]string{"b": "a"}})
 	mk := func(name string, partition int32) events.WorkflowCreatedPayload {
-		id := events.WorkflowIDPrefix + g.UUID()
-		for streamtest.PartitionOf(events.TopicWorkflows, []byte(id)) != partition {
-			id = events.WorkflowIDPrefix + g.UUID()
-		}
-		f.calls[id] = map[string]int{}
+		id := events.WorkflowIDPrefix + g.IDOnPartition(events.WorkflowIDPrefix, events.TopicWorkflows, partition)
+		f.calls[id] = &counts{}
 		return events.WorkflowCreatedPayload{WorkflowID: id, Name: name, Steps: []string{"validate", "transform", "store"},
 			Priority: events.PriorityLow, CreatedAt: g.Now(), Input: input}
 	}
 	flaky, behind, elsewhere := mk("Flaky", 0), mk("Behind", 0), mk("Elsewhere", 1)
 	ev := streamtest.Batch(
-		g.Record(t, g.Envelope(t, flaky, apiMetadata)),
-		g.Record(t, g.Envelope(t, behind, apiMetadata)),
-		g.Record(t, g.Envelope(t, elsewhere, apiMetadata)))
+		g.Record(t, g.Envelope(t, flaky, streamtest.APIMetadata)),
+		g.Record(t, g.Envelope(t, behind, streamtest.APIMetadata)),
+		g.Record(t, g.Envelope(t, elsewhere, streamtest.APIMetadata)))
 	h.submitted(t, ev)
 
-	err := h.deliver(t, ev)
+	err := h.Deliver(t, ev)
 	require.Error(t, err, "a transient failure fails the batch so Lambda delivers it again")
 	assert.True(t, fault.IsRetryable(err))
 	cp := h.workflow(t, flaky.WorkflowID)
@@ -308,64 +293,60 @@ func TestTransientStepFailureCheckpointsAndTheRetriedBatchResumesAtThatStep(t *t
 	assert.Equal(t, workflowstatus.Pending, h.workflow(t, behind.WorkflowID).Status, "the partition stops at the failure")
 	assert.Equal(t, workflowstatus.Completed, h.workflow(t, elsewhere.WorkflowID).Status, "other partitions finish")
 
-	require.NoError(t, h.deliver(t, ev))
+	require.NoError(t, h.Deliver(t, ev))
 
-	assert.Equal(t, map[string]int{"validate": 1, "transform": 2, "store": 1}, f.calls[flaky.WorkflowID], "the finished step is not run again")
-	assert.Equal(t, map[string]int{"validate": 1, "transform": 1, "store": 1}, f.calls[elsewhere.WorkflowID])
-	got := h.lifecycle(t, flaky.WorkflowID)
+	assert.Equal(t, map[string]int{"validate": 1, "transform": 2, "store": 1}, f.calls[flaky.WorkflowID].all(), "the finished step is not run again")
+	assert.Equal(t, map[string]int{"validate": 1, "transform": 1, "store": 1}, f.calls[elsewhere.WorkflowID].all())
+	got := h.Lifecycle(t, flaky.WorkflowID)
 	assert.Equal(t, []events.Type{events.WorkflowProcessing, events.WorkflowStepCompleted, events.WorkflowProcessing,
 		events.WorkflowStepCompleted, events.WorkflowStepCompleted, events.WorkflowCompleted}, typesOf(got))
 	assert.Equal(t, 1, streamtest.Payload[events.WorkflowProcessingPayload](t, got[2]).CurrentStepIndex, "resumed at transform")
 	done := streamtest.Payload[events.WorkflowCompletedPayload](t, got[5])
 	assert.Equal(t, events.WorkflowSummary{TotalRecords: 2, SuccessfulRecords: 2}, done.Summary)
-	recs, err := h.env.Store.WorkflowRecords(context.Background(), flaky.WorkflowID)
+	recs, err := h.Env.Store.WorkflowRecords(context.Background(), flaky.WorkflowID)
 	require.NoError(t, err)
 	require.Len(t, recs, 2)
 	assert.JSONEq(t, `{"b":1}`, string(recs[0].Record), "the resumed step read the checkpointed records")
-	assert.Len(t, h.lifecycle(t, elsewhere.WorkflowID), 5, "nothing of the finished workflow is emitted twice")
+	assert.Len(t, h.Lifecycle(t, elsewhere.WorkflowID), 5, "nothing of the finished workflow is emitted twice")
 	assert.Equal(t, workflowstatus.Completed, h.workflow(t, behind.WorkflowID).Status)
 }
 
 func TestAStepThatStaysDownFailsItsWorkflowAfterMaxStepAttempts(t *testing.T) {
 	const maxAttempts = 3
-	var mu sync.Mutex
-	outages := map[string]int{"Down": 1 << 30, "Recovers": maxAttempts - 1} // transient failures left per workflow name
-	steps := workflow.BuiltinSteps()
-	transform, _ := steps.Lookup("transform")
-	steps.Register("transform", func(ctx context.Context, in workflow.StepInput) (workflow.StepOutput, error) {
-		mu.Lock()
-		defer mu.Unlock()
-		if outages[in.Workflow.Name] > 0 {
-			outages[in.Workflow.Name]--
-			return workflow.StepOutput{}, fault.Transient(errors.New("lookup service unreachable"))
+	// Transient failures per workflow name, counted down: each call takes
+	// one, and a workflow with none left (below zero) runs.
+	outages := &counts{m: map[string]int{"Down": 1 << 30, "Recovers": maxAttempts - 1}}
+	steps := wrapSteps(func(_ string, transform workflow.StepFunc) workflow.StepFunc {
+		return func(ctx context.Context, in workflow.StepInput) (workflow.StepOutput, error) {
+			if outages.add(in.Workflow.Name, -1) >= 0 {
+				return workflow.StepOutput{}, fault.Transient(errors.New("lookup service unreachable"))
+			}
+			return transform(ctx, in)
 		}
-		return transform(ctx, in)
-	})
+	}, "transform")
 	h := newHarness(t, steps)
-	svc, err := workflow.New(workflow.Config{Store: h.env.Store, Steps: steps,
-		MaxStepAttempts: maxAttempts, Runtime: stream.Runtime{Emitter: h.env.Emitter, Clock: ticking(), Logger: h.env.Logger}})
+	svc, err := workflow.New(workflow.Config{Store: h.Env.Store, Steps: steps,
+		MaxStepAttempts: maxAttempts, Runtime: stream.Runtime{Emitter: h.Env.Emitter, Clock: ticking(), Logger: h.Env.Logger}})
 	require.NoError(t, err)
-	h.useService(t, svc)
+	h.Use(t, svc)
 	g := streamtest.NewGen(23)
-	input := mustJSON(map[string]any{"records": []map[string]any{{"a": 1}}})
+	input := eventstest.MustJSON(map[string]any{"records": []map[string]any{{"a": 1}}})
 	var wfs []events.WorkflowCreatedPayload
 	var recs []*kgo.Record
 	for _, name := range []string{"Down", "Recovers", "Behind"} {
-		id := events.WorkflowIDPrefix + g.UUID()
-		for streamtest.PartitionOf(events.TopicWorkflows, []byte(id)) != 0 { // one partition: a failure holds up those behind it
-			id = events.WorkflowIDPrefix + g.UUID()
-		}
+		// One partition: a failure holds up those behind it.
+		id := events.WorkflowIDPrefix + g.IDOnPartition(events.WorkflowIDPrefix, events.TopicWorkflows, 0)
 		wf := events.WorkflowCreatedPayload{WorkflowID: id, Name: name,
 			Steps: []string{"validate", "transform", "store"}, Priority: events.PriorityLow, CreatedAt: g.Now(), Input: input}
 		wfs = append(wfs, wf)
-		recs = append(recs, g.Record(t, g.Envelope(t, wf, apiMetadata)))
+		recs = append(recs, g.Record(t, g.Envelope(t, wf, streamtest.APIMetadata)))
 	}
 	ev := streamtest.Batch(recs...)
 	h.submitted(t, ev)
 	down, recovers, behind := wfs[0].WorkflowID, wfs[1].WorkflowID, wfs[2].WorkflowID
 
 	for attempt := 1; attempt < maxAttempts; attempt++ {
-		err := h.deliver(t, ev)
+		err := h.Deliver(t, ev)
 		require.Error(t, err, "delivery %d: a transient failure fails the batch", attempt)
 		cp := h.workflow(t, down)
 		assert.Equal(t, workflowstatus.Processing, cp.Status)
@@ -373,11 +354,11 @@ func TestAStepThatStaysDownFailsItsWorkflowAfterMaxStepAttempts(t *testing.T) {
 		assert.Equal(t, 1, cp.CurrentStepIndex)
 		assert.Equal(t, workflowstatus.Pending, h.workflow(t, behind).Status)
 	}
-	require.Error(t, h.deliver(t, ev), "Down fails for good and the batch goes on to Recovers, whose first failure fails it")
+	require.Error(t, h.Deliver(t, ev), "Down fails for good and the batch goes on to Recovers, whose first failure fails it")
 	assert.Equal(t, workflowstatus.Failed, h.workflow(t, down).Status)
-	require.Error(t, h.deliver(t, ev), "Recovers fails a second time")
+	require.Error(t, h.Deliver(t, ev), "Recovers fails a second time")
 	assert.Equal(t, maxAttempts-1, h.workflow(t, recovers).StepAttempts)
-	require.NoError(t, h.deliver(t, ev))
+	require.NoError(t, h.Deliver(t, ev))
 
 	failed := h.workflow(t, down)
 	assert.Equal(t, workflowstatus.Failed, failed.Status)
@@ -385,7 +366,7 @@ func TestAStepThatStaysDownFailsItsWorkflowAfterMaxStepAttempts(t *testing.T) {
 	assert.Equal(t, workflow.CodeRetriesExhausted, failed.Error.Code)
 	assert.Contains(t, failed.Error.Message, "lookup service unreachable")
 	assert.Equal(t, maxAttempts, failed.StepAttempts)
-	got := h.lifecycle(t, down)
+	got := h.Lifecycle(t, down)
 	require.NotEmpty(t, got)
 	last := got[len(got)-1]
 	require.Equal(t, events.WorkflowFailed, last.EventType)
@@ -406,10 +387,10 @@ func TestWebhookRoutedWorkflowSettlesItsWebhookEvent(t *testing.T) {
 	var batch []events.Envelope
 	hooks := map[string]string{}
 	for _, tc := range []struct{ name, steps string }{{"Partner Order Sync", "validate,deliver"}, {"Broken", "validate,explode"}} {
-		hook, err := h.env.Store.InsertWebhookEvent(ctx, store.WebhookEvent{Provider: "acme", ProviderEventID: tc.name, EventType: "OR_PLC",
+		hook, err := h.Env.Store.InsertWebhookEvent(ctx, store.WebhookEvent{Provider: "acme", ProviderEventID: tc.name, EventType: "OR_PLC",
 			Payload: store.JSONDoc(`{"order":{"id":"o-9"}}`)})
 		require.NoError(t, err)
-		require.NoError(t, h.env.Store.SetWebhookStatus(ctx, hook.EventID, webhookstatus.Processing, ""))
+		require.NoError(t, h.Env.Store.SetWebhookStatus(ctx, hook.EventID, webhookstatus.Processing, ""))
 		wf := events.WorkflowCreatedPayload{WorkflowID: events.WorkflowIDPrefix + g.UUID(), Name: tc.name,
 			Steps: splitSteps(tc.steps), Priority: events.PriorityHigh, CreatedAt: g.Now(), Input: []byte(`{"order":{"id":"o-9"}}`)}
 		batch = append(batch, g.Envelope(t, wf, &events.Metadata{Source: "webhook", CorrelationID: hook.EventID, APIVersion: "1.0.0"}))
@@ -418,20 +399,20 @@ func TestWebhookRoutedWorkflowSettlesItsWebhookEvent(t *testing.T) {
 	ev := streamtest.Batch(g.Record(t, batch[0]), g.Record(t, batch[1]))
 	wfs := h.submitted(t, ev)
 
-	require.NoError(t, h.deliver(t, ev))
+	require.NoError(t, h.Deliver(t, ev))
 
-	ok, err := h.env.Store.GetWebhookEvent(ctx, hooks["Partner Order Sync"])
+	ok, err := h.Env.Store.GetWebhookEvent(ctx, hooks["Partner Order Sync"])
 	require.NoError(t, err)
 	assert.Equal(t, webhookstatus.Completed, ok.Status)
-	_, err = h.env.Store.GetOutboxEntry(ctx, deliveryOutboxID(wfs[0].WorkflowID, 1, "acme"))
+	_, err = h.Env.Store.GetOutboxEntry(ctx, deliveryOutboxID(wfs[0].WorkflowID, 1, "acme"))
 	assert.NoError(t, err, "deliver defaults its target to the provider that sent the webhook")
-	broken, err := h.env.Store.GetWebhookEvent(ctx, hooks["Broken"])
+	broken, err := h.Env.Store.GetWebhookEvent(ctx, hooks["Broken"])
 	require.NoError(t, err)
 	assert.Equal(t, webhookstatus.Failed, broken.Status)
 	assert.Contains(t, broken.ErrorMessage, "explode")
-	failed := h.lifecycle(t, wfs[1].WorkflowID)
+	failed := h.Lifecycle(t, wfs[1].WorkflowID)
 	assert.Equal(t, workflow.CodeUnknownStep, streamtest.Payload[events.WorkflowFailedPayload](t, failed[len(failed)-1]).Error.Code)
-	for _, e := range h.lifecycle(t, wfs[0].WorkflowID) {
+	for _, e := range h.Lifecycle(t, wfs[0].WorkflowID) {
 		assert.Equal(t, hooks["Partner Order Sync"], e.Metadata.CorrelationID, "the execution id carries through")
 	}
 }
@@ -450,10 +431,10 @@ func splitSteps(s string) []string {
 
 func TestUnreachableStoreFailsTheBatch(t *testing.T) {
 	h := newHarness(t, nil)
-	ev := streamtest.Load(t, fixtureDir, "workflows-batch.json")
-	require.NoError(t, h.env.Store.Close(context.Background()))
+	ev := streamtest.Load(t, "workflows-batch.json")
+	require.NoError(t, h.Env.Store.Close(context.Background()))
 
-	assert.Error(t, h.deliver(t, ev), "Lambda must deliver the batch again")
+	assert.Error(t, h.Deliver(t, ev), "Lambda must deliver the batch again")
 }
 
 func TestPanickingOrMisbehavingStepFailsItsWorkflowNotTheBatch(t *testing.T) {
@@ -469,12 +450,12 @@ func TestPanickingOrMisbehavingStepFailsItsWorkflowNotTheBatch(t *testing.T) {
 			Steps: []string{step}, Priority: events.PriorityLow, CreatedAt: g.Now()}
 	}
 	panics, misbehaves := mk("validate"), mk("transform")
-	ev := streamtest.Batch(g.Record(t, g.Envelope(t, panics, apiMetadata)), g.Record(t, g.Envelope(t, misbehaves, apiMetadata)))
+	ev := streamtest.Batch(g.Record(t, g.Envelope(t, panics, streamtest.APIMetadata)), g.Record(t, g.Envelope(t, misbehaves, streamtest.APIMetadata)))
 
-	require.NoError(t, h.deliver(t, ev))
+	require.NoError(t, h.Deliver(t, ev))
 
 	for wf, code := range map[string]string{panics.WorkflowID: workflow.CodeStepPanic, misbehaves.WorkflowID: workflow.CodeInvalidResult} {
-		got := h.lifecycle(t, wf)
+		got := h.Lifecycle(t, wf)
 		require.Len(t, got, 2)
 		failed := streamtest.Payload[events.WorkflowFailedPayload](t, got[1])
 		assert.Equal(t, code, failed.Error.Code)
@@ -488,12 +469,12 @@ func TestDuplicateRecordInOneBatchRunsTheWorkflowOnce(t *testing.T) {
 	h := newHarness(t, nil)
 	g := streamtest.NewGen(24)
 	env := g.Envelope(t, events.WorkflowCreatedPayload{WorkflowID: events.WorkflowIDPrefix + g.UUID(), Name: "Twice",
-		Steps: []string{"validate"}, Priority: events.PriorityLow, CreatedAt: g.Now()}, apiMetadata)
+		Steps: []string{"validate"}, Priority: events.PriorityLow, CreatedAt: g.Now()}, streamtest.APIMetadata)
 	ev := streamtest.Batch(g.Record(t, env), g.Record(t, env)) // a producer retry: same event, next offset
 	wf := h.submitted(t, streamtest.Batch(g.Record(t, env)))[0]
 
-	require.NoError(t, h.deliver(t, ev))
+	require.NoError(t, h.Deliver(t, ev))
 
 	assert.Equal(t, []events.Type{events.WorkflowProcessing, events.WorkflowStepCompleted, events.WorkflowCompleted},
-		typesOf(h.lifecycle(t, wf.WorkflowID)))
+		typesOf(h.Lifecycle(t, wf.WorkflowID)))
 }

@@ -39,6 +39,18 @@ func codeOf(err error) string {
 	return ""
 }
 
+// failsAs reports whether a case expects its step to fail with code (the
+// error then carries it); a case without one must succeed.
+func failsAs(t *testing.T, err error, code string) bool {
+	t.Helper()
+	if code == "" {
+		require.NoError(t, err)
+		return false
+	}
+	require.Equal(t, code, codeOf(err))
+	return true
+}
+
 func TestParseInputReadsRecordsAndParameters(t *testing.T) {
 	tests := []struct {
 		name, input string
@@ -57,11 +69,9 @@ func TestParseInputReadsRecordsAndParameters(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			in, err := ParseInput([]byte(tt.input))
-			if tt.code != "" {
-				assert.Equal(t, tt.code, codeOf(err))
+			if failsAs(t, err, tt.code) {
 				return
 			}
-			require.NoError(t, err)
 			assert.Len(t, in.Records, tt.records)
 			var params []string
 			for k := range in.Params {
@@ -93,11 +103,9 @@ func TestValidateCountsRecordsAgainstTheInputSchema(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			out, err := ValidateStep(context.Background(), stepInput(t, tt.input))
-			if tt.code != "" {
-				assert.Equal(t, tt.code, codeOf(err))
+			if failsAs(t, err, tt.code) {
 				return
 			}
-			require.NoError(t, err)
 			assert.Equal(t, tt.valid+tt.invalid, out.Result.RecordsProcessed)
 			assert.Equal(t, tt.valid, out.Result.ValidRecords)
 			assert.Equal(t, tt.invalid, out.Result.InvalidRecords)
@@ -127,14 +135,12 @@ func TestTransformMapsFieldsAndNamesTheBadRecord(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			out, err := TransformStep(context.Background(), stepInput(t, tt.input))
-			if tt.code != "" {
-				require.Equal(t, tt.code, codeOf(err))
+			if failsAs(t, err, tt.code) {
 				if tt.msg != "" {
 					assert.Equal(t, tt.msg, err.(*fault.Error).Message)
 				}
 				return
 			}
-			require.NoError(t, err)
 			require.Len(t, out.Records, len(tt.want))
 			for i, w := range tt.want {
 				assert.JSONEq(t, w, string(out.Records[i]))
@@ -156,12 +162,10 @@ func TestStoreAsksForOneRecordPerInputWithDerivedIDs(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			in := stepInput(t, tt.input)
 			out, err := StoreStep(context.Background(), in)
-			if tt.code != "" {
-				assert.Equal(t, tt.code, codeOf(err))
+			if failsAs(t, err, tt.code) {
 				assert.Empty(t, in.Effects.records)
 				return
 			}
-			require.NoError(t, err)
 			require.Len(t, in.Effects.records, 2)
 			for i, r := range in.Effects.records {
 				assert.Equal(t, tt.dataset, r.Dataset)
@@ -185,11 +189,9 @@ func TestNotifyStartsOneEmailTaskKeyedByTheStep(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			in := stepInput(t, tt.input)
 			_, err := NotifyStep(context.Background(), in)
-			if tt.code != "" {
-				assert.Equal(t, tt.code, codeOf(err))
+			if failsAs(t, err, tt.code) {
 				return
 			}
-			require.NoError(t, err)
 			require.Len(t, in.Effects.tasks, 1)
 			require.Len(t, in.Effects.events, 1)
 			task, created := in.Effects.tasks[0], in.Effects.events[0]
@@ -217,11 +219,9 @@ func TestDeliverEnqueuesOneOutboxEntryPerTarget(t *testing.T) {
 			in := stepInput(t, tt.input)
 			in.Workflow.Provider = tt.provider
 			_, err := DeliverStep(context.Background(), in)
-			if tt.code != "" {
-				assert.Equal(t, tt.code, codeOf(err))
+			if failsAs(t, err, tt.code) {
 				return
 			}
-			require.NoError(t, err)
 			require.Len(t, in.Effects.outbox, 1)
 			e := in.Effects.outbox[0]
 			assert.Equal(t, tt.target, e.TargetProvider)

@@ -2,15 +2,14 @@ package workflow_test
 
 import (
 	"context"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/streamops/streamops/events"
+	"github.com/streamops/streamops/events/eventstest"
 	"github.com/streamops/streamops/internal/fault"
 	"github.com/streamops/streamops/internal/stream"
 	"github.com/streamops/streamops/internal/stream/streamtest"
@@ -25,42 +24,33 @@ import (
 // earlier in the same run is not blamed for it.
 func TestAStepThatKeepsOutlivingTheTimeoutFailsItsWorkflow(t *testing.T) {
 	const maxAttempts = 3
-	var mu sync.Mutex
-	calls := map[string]int{}
-	steps := workflow.BuiltinSteps()
-	for _, name := range []string{"validate", "transform"} {
-		builtin, _ := steps.Lookup(name)
-		steps.Register(name, func(ctx context.Context, in workflow.StepInput) (workflow.StepOutput, error) {
-			mu.Lock()
-			calls[name]++
-			mu.Unlock()
+	var calls counts
+	steps := wrapSteps(func(name string, builtin workflow.StepFunc) workflow.StepFunc {
+		return func(ctx context.Context, in workflow.StepInput) (workflow.StepOutput, error) {
+			calls.add(name, 1)
 			if name == "transform" {
 				<-ctx.Done() // runs until the invocation's deadline kills it
 				return workflow.StepOutput{}, fault.Transient(ctx.Err())
 			}
 			return builtin(ctx, in)
-		})
-	}
+		}
+	}, "validate", "transform")
 	h := newHarness(t, steps)
-	svc, err := workflow.New(workflow.Config{Store: h.env.Store, Steps: steps, MaxStepAttempts: maxAttempts,
-		Runtime: stream.Runtime{Emitter: h.env.Emitter, DeadlineMargin: time.Millisecond, Clock: ticking(), Logger: h.env.Logger}})
+	svc, err := workflow.New(workflow.Config{Store: h.Env.Store, Steps: steps, MaxStepAttempts: maxAttempts,
+		Runtime: stream.Runtime{Emitter: h.Env.Emitter, DeadlineMargin: time.Millisecond, Clock: ticking(), Logger: h.Env.Logger}})
 	require.NoError(t, err)
-	h.useService(t, svc)
+	h.Use(t, svc)
 	g := streamtest.NewGen(41)
 	wf := events.WorkflowCreatedPayload{WorkflowID: events.WorkflowIDPrefix + g.UUID(), Name: "Slow",
 		Steps: []string{"validate", "transform", "store"}, Priority: events.PriorityLow, CreatedAt: g.Now(),
-		Input: mustJSON(map[string]any{"records": []map[string]any{{"a": 1}}})}
-	ev := streamtest.Batch([]*kgo.Record{g.Record(t, g.Envelope(t, wf, apiMetadata))}...)
+		Input: eventstest.MustJSON(map[string]any{"records": []map[string]any{{"a": 1}}})}
+	ev := streamtest.Batch(g.Record(t, g.Envelope(t, wf, streamtest.APIMetadata)))
 	h.submitted(t, ev)
 
 	// An invocation whose deadline passes while transform runs: nothing
 	// it did is checkpointed (the store refuses writes once the deadline
 	// has passed), as when Lambda kills the function.
-	killed := func() error {
-		ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
-		defer cancel()
-		return h.proc.HandleKafkaEvent(ctx, ev)
-	}
+	killed := func() error { return h.DeliverWithin(t, 300*time.Millisecond, ev) }
 	for attempt := 1; attempt <= maxAttempts; attempt++ {
 		require.Error(t, killed(), "invocation %d times out", attempt)
 		cp := h.workflow(t, wf.WorkflowID)
@@ -69,17 +59,15 @@ func TestAStepThatKeepsOutlivingTheTimeoutFailsItsWorkflow(t *testing.T) {
 		assert.Equal(t, 1, cp.AttemptStepIndex)
 		assert.Equal(t, attempt, cp.StepAttemptsStarted, "the attempt recorded before the step ran")
 	}
-	require.NoError(t, h.deliver(t, ev), "the next delivery ends the workflow instead of running the step again")
+	require.NoError(t, h.Deliver(t, ev), "the next delivery ends the workflow instead of running the step again")
 
-	mu.Lock()
-	assert.Equal(t, maxAttempts, calls["transform"], "transform is not started beyond the limit")
-	assert.Equal(t, maxAttempts+1, calls["validate"], "validate ran in every invocation and is not blamed")
-	mu.Unlock()
+	assert.Equal(t, map[string]int{"transform": maxAttempts, "validate": maxAttempts + 1}, calls.all(),
+		"transform is not started beyond the limit; validate ran in every invocation and is not blamed")
 	failed := h.workflow(t, wf.WorkflowID)
 	require.Equal(t, workflowstatus.Failed, failed.Status)
 	require.NotNil(t, failed.Error)
 	assert.Equal(t, workflow.CodeRetriesExhausted, failed.Error.Code)
-	got := h.lifecycle(t, wf.WorkflowID)
+	got := h.Lifecycle(t, wf.WorkflowID)
 	require.NotEmpty(t, got)
 	last := got[len(got)-1]
 	require.Equal(t, events.WorkflowFailed, last.EventType)

@@ -5,9 +5,13 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/streamops/streamops/events"
+	"github.com/streamops/streamops/internal/store"
+	"github.com/streamops/streamops/internal/stream/deadletterstatus"
 )
 
 // Poison is one kind of record that fails the same way on every
@@ -37,24 +41,68 @@ var Poisons = []Poison{
 }
 
 // Before returns the poison record placed just before good: on its topic,
-// key and partition, at good's offset, which moves one on. valid builds the
-// envelope of good's *.created event with its free-form JSON (a workflow's
-// input record, a task's data) set to data; nil data leaves it as it is.
-func (p Poison) Before(tb testing.TB, g *Gen, good *kgo.Record, created events.Type, valid func(data json.RawMessage) events.Envelope) *kgo.Record {
+// key and partition, at good's offset, which moves one on. valid builds
+// the payload of good's *.created event with its free-form JSON (a
+// workflow's input record, a task's data) set to data; nil data leaves it
+// as it is.
+func (p Poison) Before(tb testing.TB, g *Gen, good *kgo.Record, valid func(data json.RawMessage) events.Payload) *kgo.Record {
 	tb.Helper()
 	var r *kgo.Record
 	switch {
 	case p.raw != "":
+		created := valid(nil).EventType()
 		family, _, _ := strings.Cut(string(created), ".")
 		value := strings.NewReplacer("CREATED", string(created), "FAMILY", family).Replace(p.raw)
 		r = &kgo.Record{Topic: good.Topic, Key: good.Key, Value: []byte(value)}
 	case p.data != "":
-		r = g.Record(tb, valid(json.RawMessage(p.data)))
+		r = g.Record(tb, g.Envelope(tb, valid(json.RawMessage(p.data)), APIMetadata))
 	default:
-		r = g.Record(tb, valid(nil))
+		r = g.Record(tb, g.Envelope(tb, valid(nil), APIMetadata))
 		r.Topic = p.topic
 	}
 	r.Partition, r.Offset = good.Partition, good.Offset
 	good.Offset++
 	return r
+}
+
+// PoisonCase is one processor's side of its poison test: the harness, and
+// the *.created event of the one aggregate behind the poison, submitted
+// through the API.
+type PoisonCase struct {
+	// Harness runs the processor.
+	Harness *Harness
+	// Valid builds the aggregate's *.created payload with its free-form
+	// JSON set to data (nil: as it is), as Poison.Before takes it.
+	Valid func(data json.RawMessage) events.Payload
+	// Submit stores the projection of the good record's *.created event,
+	// as the API did before publishing it.
+	Submit func(good *kgo.Record)
+	// Status is the aggregate's stored status.
+	Status func() string
+	// Completed is the status it ends in.
+	Completed string
+}
+
+// RunPoisons runs every kind of Poisons as a subtest: setup builds the
+// processor's case from a generator of the given seed, and the poison
+// record goes just before the aggregate's valid *.created on its key. The
+// poison never fails its batch, the aggregate behind it completes, and the
+// poison is one visible dead letter carrying its reason and error.
+func RunPoisons(t *testing.T, seed byte, setup func(t *testing.T, g *Gen) PoisonCase) {
+	for _, kind := range Poisons {
+		t.Run(kind.Name, func(t *testing.T) {
+			g := NewGen(seed)
+			c := setup(t, g)
+			good := g.Record(t, g.Envelope(t, c.Valid(nil), APIMetadata))
+			poison := kind.Before(t, g, good, c.Valid)
+			c.Submit(good)
+
+			require.NoError(t, c.Harness.Deliver(t, Batch(poison, good)), "a poison record never fails its batch")
+			assert.Equal(t, c.Completed, c.Status(), "the aggregate behind it on the same key completes")
+			stored := c.Harness.DeadLetters(t, store.DeadLetterQuery{Status: deadletterstatus.Open})
+			require.Len(t, stored, 1, "the poison record is a visible dead letter")
+			assert.NotEmpty(t, stored[0].Reason)
+			assert.NotEmpty(t, stored[0].Error)
+		})
+	}
 }

@@ -51,8 +51,14 @@ type Gen struct {
 
 // NewGen starts a generator; the same seed gives the same records.
 func NewGen(seed byte) *Gen {
+	return NewGenKey([32]byte{seed, 'p', 'r', 'o', 'c', 'e', 's', 's', 'o', 'r', 's'})
+}
+
+// NewGenKey starts a generator from a whole ChaCha8 key, for fixtures
+// drawn before NewGen's key existed (package stream's own).
+func NewGenKey(key [32]byte) *Gen {
 	return &Gen{
-		rng:     rand.NewChaCha8([32]byte{seed, 'p', 'r', 'o', 'c', 'e', 's', 's', 'o', 'r', 's'}),
+		rng:     rand.NewChaCha8(key),
 		clock:   time.Date(2026, 1, 4, 1, 9, 27, 123e6, time.UTC),
 		offsets: map[string]int64{},
 	}
@@ -65,6 +71,16 @@ func (g *Gen) UUID() string {
 		panic(err)
 	}
 	return id.String()
+}
+
+// IDOnPartition draws UUIDs until prefix+id, as a key of topic, lands on
+// partition.
+func (g *Gen) IDOnPartition(prefix, topic string, partition int32) string {
+	for {
+		if id := g.UUID(); PartitionOf(topic, []byte(prefix+id)) == partition {
+			return id
+		}
+	}
 }
 
 // Now advances the clock by a few hundred milliseconds and returns it.
@@ -139,32 +155,40 @@ func Encode(tb testing.TB, ev lambdaevents.KafkaEvent) []byte {
 	return append(b, '\n')
 }
 
-// Check compares the fixture file dir/name with what gen builds, rewriting
-// it first when -update is set.
-func Check(t *testing.T, dir, name string, gen func(t *testing.T) lambdaevents.KafkaEvent) {
-	t.Helper()
-	want := Encode(t, gen(t))
-	path := filepath.Join(dir, name)
-	if *Update {
-		require.NoError(t, os.WriteFile(path, want, 0o644))
+// Fixtures are the generators of fixture files, by file name.
+type Fixtures map[string]func(t *testing.T) lambdaevents.KafkaEvent
+
+// Submitted is the fixture of one event submitted through the API: the
+// payload built by a generator of seed, placed on its key's partition.
+func Submitted(seed byte, payload func(tb testing.TB, g *Gen) events.Payload) func(t *testing.T) lambdaevents.KafkaEvent {
+	return func(t *testing.T) lambdaevents.KafkaEvent {
+		g := NewGen(seed)
+		return Batch(g.Record(t, g.Envelope(t, payload(t, g), APIMetadata)))
 	}
-	got, err := os.ReadFile(path)
-	require.NoError(t, err, "generate it with: go test -run Fixtures -update")
-	assert.Equal(t, string(want), string(got), "%s drifted from its generator; run with -update", name)
 }
 
-// CheckAll runs Check on every generator of fixtures, one subtest each.
-func CheckAll(t *testing.T, dir string, fixtures map[string]func(t *testing.T) lambdaevents.KafkaEvent) {
+// CheckAll compares every fixture file in Dir with what its generator
+// builds, one subtest each, rewriting the files first when -update is set.
+func CheckAll(t *testing.T, fixtures Fixtures) {
 	t.Helper()
 	for name, gen := range fixtures {
-		t.Run(name, func(t *testing.T) { Check(t, dir, name, gen) })
+		t.Run(name, func(t *testing.T) {
+			want := Encode(t, gen(t))
+			path := filepath.Join(Dir, name)
+			if *Update {
+				require.NoError(t, os.WriteFile(path, want, 0o644))
+			}
+			got, err := os.ReadFile(path)
+			require.NoError(t, err, "generate it with: go test -run Fixtures -update")
+			assert.Equal(t, string(want), string(got), "%s drifted from its generator; run with -update", name)
+		})
 	}
 }
 
-// Load reads a fixture batch.
-func Load(tb testing.TB, dir, name string) lambdaevents.KafkaEvent {
+// Load reads the fixture batch Dir/name.
+func Load(tb testing.TB, name string) lambdaevents.KafkaEvent {
 	tb.Helper()
-	raw, err := os.ReadFile(filepath.Join(dir, name))
+	raw, err := os.ReadFile(filepath.Join(Dir, name))
 	require.NoError(tb, err)
 	var ev lambdaevents.KafkaEvent
 	require.NoError(tb, json.Unmarshal(raw, &ev))

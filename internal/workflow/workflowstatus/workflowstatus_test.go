@@ -2,7 +2,6 @@ package workflowstatus
 
 import (
 	"slices"
-
 	"testing"
 
 	"github.com/stretchr/testify/assert"

@@ -1,0 +1,65 @@
+package streamtest
+
+import (
+	"context"
+	"log/slog"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/streamops/streamops/events"
+	"github.com/streamops/streamops/internal/emit"
+	"github.com/streamops/streamops/internal/store"
+	"github.com/streamops/streamops/internal/stream"
+)
+
+// Discard is an emitter, dead-letter store and dead-letter publisher that
+// keep nothing, and settles webhook events nowhere: what the processors'
+// processor-only benchmarks run against, each embedding it in a stand-in
+// for its own store.
+type Discard struct{}
+
+// Emit emits nothing.
+func (Discard) Emit(context.Context, ...events.Envelope) (emit.Result, error) {
+	return emit.Result{}, nil
+}
+
+// InsertDeadLetters stores nothing.
+func (Discard) InsertDeadLetters(context.Context, ...store.DeadLetterEntry) (store.InsertResult, error) {
+	return store.InsertResult{}, nil
+}
+
+// PublishRecords publishes nothing.
+func (Discard) PublishRecords(context.Context, []*kgo.Record) error { return nil }
+
+// SettleWebhookEvents settles nothing.
+func (Discard) SettleWebhookEvents(context.Context, ...store.WebhookOutcome) (int, error) {
+	return 0, nil
+}
+
+// DiscardRuntime is the runtime of a service under a processor-only
+// benchmark: it emits into Discard and logs nowhere.
+func DiscardRuntime() stream.Runtime {
+	return stream.Runtime{Emitter: Discard{}, Logger: slog.New(slog.DiscardHandler)}
+}
+
+// BenchProcessorOnly runs b.N batches of n records, each through the
+// processor called name over the handler round builds (with the timer
+// stopped), dead-lettering into Discard, and reports records per second:
+// the processor's own share of a batch's cost.
+func BenchProcessorOnly(b *testing.B, name string, n int, round func(b *testing.B, i int) (stream.Handler, []*kgo.Record)) {
+	for i := 0; i < b.N; i++ {
+		b.StopTimer()
+		handler, recs := round(b, i)
+		proc, err := stream.New(stream.Config{Name: name, Handler: handler, DeadLetters: Discard{}, Publisher: Discard{},
+			Logger: slog.New(slog.DiscardHandler)})
+		require.NoError(b, err)
+		ev := Batch(recs...)
+		b.StartTimer()
+		if err := proc.HandleKafkaEvent(context.Background(), ev); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(b.N*n)/b.Elapsed().Seconds(), "records/s")
+}
