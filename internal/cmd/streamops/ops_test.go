@@ -31,7 +31,8 @@ const token = "ops-test-token"
 // the embedded store.
 type api struct {
 	*stacktest.Env
-	srv *httptest.Server
+	srv    *httptest.Server
+	client stacktest.API
 }
 
 func newAPI(t *testing.T) *api {
@@ -48,21 +49,15 @@ func newAPI(t *testing.T) *api {
 	})
 	srv := httptest.NewServer(h)
 	t.Cleanup(srv.Close)
-	return &api{Env: env, srv: srv}
+	return &api{Env: env, srv: srv, client: stacktest.API{URL: srv.URL, Token: token}}
 }
 
 // submitWorkflow submits a workflow through the API and returns its id.
 func (a *api) submitWorkflow(t *testing.T, name string) string {
 	t.Helper()
-	req, _ := http.NewRequest("POST", a.srv.URL+"/api/workflows",
-		strings.NewReader(fmt.Sprintf(`{"name":%q,"steps":["validate","store"],"priority":"low"}`, name)))
-	req.Header.Set("Authorization", "Bearer "+token)
-	resp, err := http.DefaultClient.Do(req)
-	require.NoError(t, err)
-	defer resp.Body.Close()
-	require.Equal(t, http.StatusCreated, resp.StatusCode)
 	var out struct{ WorkflowID string }
-	require.NoError(t, jsonDecode(resp.Body, &out))
+	require.Equal(t, http.StatusCreated, a.client.Call(t, "POST", "/api/workflows",
+		fmt.Appendf(nil, `{"name":%q,"steps":["validate","store"],"priority":"low"}`, name), nil, &out))
 	return out.WorkflowID
 }
 
@@ -184,13 +179,8 @@ func TestOpsListsAndRequeuesDeadLetters(t *testing.T) {
 	// -json prints each dead letter in the API's shape, not the store's.
 	code, out, errOut = a.ops(t, "", "dead-letters", "list", "-json")
 	require.Equal(t, 0, code, errOut)
-	req, _ := http.NewRequest("GET", a.srv.URL+"/api/dead-letters?limit=100&status=open", nil)
-	req.Header.Set("Authorization", "Bearer "+token)
-	resp, err := http.DefaultClient.Do(req)
-	require.NoError(t, err)
-	defer resp.Body.Close()
 	var page struct{ DeadLetters []json.RawMessage }
-	require.NoError(t, jsonDecode(resp.Body, &page))
+	require.Equal(t, http.StatusOK, a.client.Call(t, "GET", "/api/dead-letters?limit=100&status=open", nil, nil, &page))
 	lines := strings.Split(strings.TrimSpace(out), "\n")
 	require.Len(t, lines, len(page.DeadLetters))
 	for i, line := range lines {
@@ -254,8 +244,4 @@ func TestOpsReportsAPIErrors(t *testing.T) {
 			assert.Contains(t, errOut.String(), tc.want)
 		})
 	}
-}
-
-func jsonDecode(r interface{ Read([]byte) (int, error) }, v any) error {
-	return json.NewDecoder(r).Decode(v)
 }

@@ -17,6 +17,7 @@ import (
 
 	"github.com/streamops/streamops/events"
 	"github.com/streamops/streamops/internal/ingest/webhookstatus"
+	"github.com/streamops/streamops/internal/stacktest"
 	"github.com/streamops/streamops/internal/store"
 	"github.com/streamops/streamops/internal/task/taskstatus"
 	"github.com/streamops/streamops/internal/workflow/workflowstatus"
@@ -44,7 +45,7 @@ func TestLocalStackEndToEnd(t *testing.T) {
 
 	t.Run("StripeWebhookRunsItsThreeStepWorkflowToCompletion", func(t *testing.T) {
 		s.t = t
-		body := fixture(t, "webhooks/stripe-invoice-finalized.json")
+		body := stacktest.Testdata(t, "webhooks/stripe-invoice-finalized.json")
 		require.Equal(t, http.StatusAccepted, s.call("POST", "/webhooks/stripe", body, s.signedStripe(body), &hook))
 		require.Equal(t, "accepted", hook.Status)
 
@@ -84,7 +85,7 @@ func TestLocalStackEndToEnd(t *testing.T) {
 		s.t = t
 		require.NotEmpty(t, hook.WebhookEventID, "needs the first scenario")
 		before := snapshot(s, hook.WebhookEventID)
-		body := fixture(t, "webhooks/stripe-invoice-finalized.json")
+		body := stacktest.Testdata(t, "webhooks/stripe-invoice-finalized.json")
 		var again receipt
 		require.Equal(t, http.StatusOK, s.call("POST", "/webhooks/stripe", body, s.signedStripe(body), &again))
 		assert.Equal(t, receipt{Status: "duplicate", WebhookEventID: hook.WebhookEventID}, again)
@@ -155,7 +156,7 @@ func TestLocalStackEndToEnd(t *testing.T) {
 			return task.Status == taskstatus.Completed
 		}, "the task behind the poison record is %s", task.Status)
 
-		dlq := s.consume(events.TopicTasks+".dlq", 10*time.Second, func(r *kgo.Record) bool {
+		dlq := stacktest.Consume(t, s.Brokers(), events.TopicTasks+".dlq", 10*time.Second, func(r *kgo.Record) bool {
 			return header(r, "dlq-original-partition") == strconv.Itoa(int(poison.Partition)) &&
 				header(r, "dlq-original-offset") == strconv.FormatInt(poison.Offset, 10)
 		})
