@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"sync"
 	"testing"
@@ -29,7 +28,7 @@ import (
 	"github.com/streamops/streamops/internal/stream"
 )
 
-var quiet = slog.New(slog.NewTextHandler(io.Discard, nil))
+var quiet = slog.New(slog.DiscardHandler)
 
 // broker starts kfake with a 3-partition topic and returns its address.
 func broker(t *testing.T, topic string) []string {

@@ -2,7 +2,6 @@ package stacktest
 
 import (
 	"context"
-	"io"
 	"log/slog"
 	"testing"
 	"time"
@@ -44,7 +43,7 @@ func New(tb testing.TB, opts Options) *Env {
 	tb.Helper()
 	ctx := context.Background()
 	cluster := Broker(tb)
-	e := &Env{Cluster: cluster, Brokers: cluster.ListenAddrs(), Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}
+	e := &Env{Cluster: cluster, Brokers: cluster.ListenAddrs(), Logger: slog.New(slog.DiscardHandler)}
 
 	var err error
 	e.Bus, err = bus.New(bus.Config{Brokers: e.Brokers, ProduceTimeout: 2 * time.Second, DialTimeout: time.Second})
