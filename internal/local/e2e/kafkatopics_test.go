@@ -5,7 +5,6 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -49,7 +48,7 @@ func TestKafkaTopicsBinaryAnswersCloudFormation(t *testing.T) {
 		require.NoError(t, err)
 		return b
 	}
-	env := []string{"KAFKA_BROKERS=" + strings.Join(cluster.ListenAddrs(), ","), "AWS_LAMBDA_FUNCTION_NAME=StreamOps-KafkaTopics"}
+	env := []string{brokersEnv(cluster.ListenAddrs()), "AWS_LAMBDA_FUNCTION_NAME=StreamOps-KafkaTopics"}
 	topicsExist := func() {
 		t.Helper()
 		cl, err := kgo.NewClient(kgo.SeedBrokers(cluster.ListenAddrs()...))

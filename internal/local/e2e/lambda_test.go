@@ -213,7 +213,6 @@ func TestFunctionBinariesUnderTheLambdaRuntimeAPI(t *testing.T) {
 		t.Skip("builds the function binaries")
 	}
 	cluster := stacktest.Broker(t)
-	brokers := strings.Join(cluster.ListenAddrs(), ",")
 	admin, err := bus.New(bus.Config{Brokers: cluster.ListenAddrs()})
 	require.NoError(t, err)
 	defer admin.Close()
@@ -232,37 +231,24 @@ func TestFunctionBinariesUnderTheLambdaRuntimeAPI(t *testing.T) {
 	}{
 		{"webhook", resigned(t, "apigw/webhooks-stripe.json", stripeSecret), []string{"WEBHOOK_SECRET_STRIPE=" + stripeSecret}, true,
 			func(t *testing.T, res result, logs string) {
-				require.Equal(t, "response", res.kind, "%s\n%s", res.body, logs)
-				var resp events.APIGatewayV2HTTPResponse
-				require.NoError(t, json.Unmarshal(res.body, &resp))
-				require.Equal(t, http.StatusAccepted, resp.StatusCode, resp.Body)
+				resp := respondsHTTP(t, res, logs, http.StatusAccepted)
 				assert.Contains(t, resp.Body, `"status":"accepted"`)
-				rec := consumeType(t, cluster.ListenAddrs(), sevents.TopicWorkflows, sevents.WorkflowCreated)
-				env, err := sevents.Decode(rec.Value)
-				require.NoError(t, err)
+				env := consumeType(t, cluster.ListenAddrs(), sevents.TopicWorkflows, sevents.WorkflowCreated)
 				assert.Equal(t, "webhook", env.Metadata.Source, "the invoice started its workflow")
 			}},
 		{"api", stacktest.Testdata(t, "apigw/api-post-task.json"), []string{"STREAMOPS_ADMIN_TOKEN=lambda-test-admin-token"}, false,
 			func(t *testing.T, res result, logs string) {
-				require.Equal(t, "response", res.kind, "%s\n%s", res.body, logs)
-				var resp events.APIGatewayV2HTTPResponse
-				require.NoError(t, json.Unmarshal(res.body, &resp))
-				require.Equal(t, http.StatusCreated, resp.StatusCode, resp.Body)
+				resp := respondsHTTP(t, res, logs, http.StatusCreated)
 				var receipt struct{ TaskID, EventID string }
 				require.NoError(t, json.Unmarshal([]byte(resp.Body), &receipt))
-				rec := consumeKey(t, cluster.ListenAddrs(), sevents.TopicTasks, receipt.TaskID)
-				env, err := sevents.Decode(rec.Value)
-				require.NoError(t, err)
+				env := consumeKey(t, cluster.ListenAddrs(), sevents.TopicTasks, receipt.TaskID)
 				assert.Equal(t, sevents.TaskCreated, env.EventType, "the task.created went to Kafka")
 				assert.Equal(t, receipt.EventID, env.EventID)
 			}},
 		{"workflow-processor", stacktest.Testdata(t, "msk/workflows-pipeline.json"), nil, false,
 			func(t *testing.T, res result, logs string) {
-				require.Equal(t, "response", res.kind, "%s\n%s", res.body, logs)
-				assert.Equal(t, "null", strings.TrimSpace(string(res.body)))
-				rec := consumeKey(t, cluster.ListenAddrs(), sevents.TopicWorkflows, "wf-98160bf0-0cf3-490f-bf9b-09c9c0adb944")
-				env, err := sevents.Decode(rec.Value)
-				require.NoError(t, err)
+				respondsNull(t, res, logs)
+				env := consumeKey(t, cluster.ListenAddrs(), sevents.TopicWorkflows, "wf-98160bf0-0cf3-490f-bf9b-09c9c0adb944")
 				assert.Equal(t, sevents.WorkflowProcessing, env.EventType, "the workflow ran and published its lifecycle")
 			}},
 		{"task-processor", stacktest.Testdata(t, "msk/tasks-email.json"), nil, false,
@@ -279,7 +265,7 @@ func TestFunctionBinariesUnderTheLambdaRuntimeAPI(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.function, func(t *testing.T) {
-			env := append([]string{"KAFKA_BROKERS=" + brokers}, storeEnv(t)...)
+			env := append([]string{brokersEnv(cluster.ListenAddrs())}, storeEnv(t)...)
 			env = append(env, tc.env...)
 			if !tc.secretsFromEnv {
 				env = append(env, "AWS_LAMBDA_FUNCTION_NAME=streamops-"+tc.function)
@@ -318,7 +304,7 @@ func TestFunctionBinariesRefuseToStartOnLambdaWithoutMongoDB(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.function, func(t *testing.T) {
-			env := []string{"KAFKA_BROKERS=" + strings.Join(cluster.ListenAddrs(), ","), "AWS_LAMBDA_FUNCTION_NAME=streamops-" + tc.function,
+			env := []string{brokersEnv(cluster.ListenAddrs()), "AWS_LAMBDA_FUNCTION_NAME=streamops-" + tc.function,
 				"STREAMOPS_DATA_DIR=" + t.TempDir(), "STREAMOPS_ADMIN_TOKEN=lambda-test-admin-token", "WEBHOOK_SECRET_STRIPE=" + stripeSecret}
 			res, logs := invoke(t, tc.function, env, tc.event)
 			assert.Equal(t, "exit", res.kind, "the function answered instead of refusing to start: %s", res.body)
@@ -326,6 +312,20 @@ func TestFunctionBinariesRefuseToStartOnLambdaWithoutMongoDB(t *testing.T) {
 			assert.Contains(t, logs, "no store: set MONGODB_URI")
 		})
 	}
+}
+
+// brokersEnv is the KAFKA_BROKERS that points a function at addrs.
+func brokersEnv(addrs []string) string { return "KAFKA_BROKERS=" + strings.Join(addrs, ",") }
+
+// respondsHTTP checks that the function answered API Gateway a response
+// of status, and returns it.
+func respondsHTTP(t *testing.T, res result, logs string, status int) events.APIGatewayV2HTTPResponse {
+	t.Helper()
+	require.Equal(t, "response", res.kind, "%s\n%s", res.body, logs)
+	var resp events.APIGatewayV2HTTPResponse
+	require.NoError(t, json.Unmarshal(res.body, &resp))
+	require.Equal(t, status, resp.StatusCode, resp.Body)
+	return resp
 }
 
 func respondsNull(t *testing.T, res result, logs string) {
@@ -352,16 +352,25 @@ func resigned(t *testing.T, path, secret string) []byte {
 
 // consumeType reads topic from the start until an event of type typ shows
 // up.
-func consumeType(t *testing.T, brokers []string, topic string, typ sevents.Type) *kgo.Record {
+func consumeType(t *testing.T, brokers []string, topic string, typ sevents.Type) sevents.Envelope {
 	t.Helper()
-	return stacktest.Consume(t, brokers, topic, 10*time.Second, func(r *kgo.Record) bool {
-		env, err := sevents.Decode(r.Value)
-		return err == nil && env.EventType == typ
-	})
+	return consumeEvent(t, brokers, topic, func(r *kgo.Record, env sevents.Envelope) bool { return env.EventType == typ })
 }
 
-// consumeKey reads topic from the start until a record with key shows up.
-func consumeKey(t *testing.T, brokers []string, topic, key string) *kgo.Record {
+// consumeKey reads topic from the start until an event with key shows up.
+func consumeKey(t *testing.T, brokers []string, topic, key string) sevents.Envelope {
 	t.Helper()
-	return stacktest.Consume(t, brokers, topic, 10*time.Second, func(r *kgo.Record) bool { return string(r.Key) == key })
+	return consumeEvent(t, brokers, topic, func(r *kgo.Record, _ sevents.Envelope) bool { return string(r.Key) == key })
+}
+
+// consumeEvent reads topic from the start until match accepts an event.
+func consumeEvent(t *testing.T, brokers []string, topic string, match func(*kgo.Record, sevents.Envelope) bool) sevents.Envelope {
+	t.Helper()
+	var env sevents.Envelope
+	stacktest.Consume(t, brokers, topic, 10*time.Second, func(r *kgo.Record) bool {
+		var err error
+		env, err = sevents.Decode(r.Value)
+		return err == nil && match(r, env)
+	})
+	return env
 }
