@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -65,12 +64,18 @@ func (a *api) submitWorkflow(t *testing.T, name string) string {
 // returns the exit code, stdout and stderr.
 func (a *api) ops(t *testing.T, stdin string, args ...string) (int, string, string) {
 	t.Helper()
-	var out, errOut stacktest.Output
 	head := 1 // the flags go after the command words
 	if args[0] == "dead-letters" && len(args) > 1 && !strings.HasPrefix(args[1], "-") {
 		head = 2
 	}
 	args = append(append(slices.Clone(args[:head]), "-url", a.srv.URL, "-token", token), args[head:]...)
+	return runCLI(stdin, args...)
+}
+
+// runCLI runs the command line with args and stdin, and returns the exit
+// code, stdout and stderr.
+func runCLI(stdin string, args ...string) (int, string, string) {
+	var out, errOut stacktest.Output
 	code := run(context.Background(), args, strings.NewReader(stdin), &out, &errOut)
 	return code, out.String(), errOut.String()
 }
@@ -238,10 +243,9 @@ func TestOpsReportsAPIErrors(t *testing.T) {
 	t.Setenv("STREAMOPS_ADMIN_TOKEN", "")
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			var out, errOut bytes.Buffer
-			code := run(context.Background(), tc.args, strings.NewReader(""), &out, &errOut)
+			code, _, errOut := runCLI("", tc.args...)
 			assert.NotEqual(t, 0, code)
-			assert.Contains(t, errOut.String(), tc.want)
+			assert.Contains(t, errOut, tc.want)
 		})
 	}
 }
