@@ -140,13 +140,7 @@ func TestBulkRequeueOfAHundredDeadLettersDeliversAndRecordsEach(t *testing.T) {
 	recs := env.Records(t, events.TopicTasks)
 	assert.Len(t, recs, 100, "one new delivery per dead letter")
 	for _, r := range recs {
-		var from string
-		for _, h := range r.Headers {
-			if h.Key == history.HeaderRequeuedFrom {
-				from = string(h.Value)
-			}
-		}
-		assert.NotEmpty(t, from, "each requeued record names its dead letter")
+		assert.NotEmpty(t, stacktest.Header(r, history.HeaderRequeuedFrom), "each requeued record names its dead letter")
 	}
 	listed, _, err := env.Store.ListDeadLetters(ctx, store.DeadLetterQuery{Topic: events.TopicTasks, Limit: 1000})
 	require.NoError(t, err)

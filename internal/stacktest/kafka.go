@@ -56,3 +56,13 @@ func Consume(tb testing.TB, brokers []string, topic string, d time.Duration, mat
 	}
 	return found
 }
+
+// Header is the value of r's header key ("" when r has none).
+func Header(r *kgo.Record, key string) string {
+	for _, h := range r.Headers {
+		if h.Key == key {
+			return string(h.Value)
+		}
+	}
+	return ""
+}

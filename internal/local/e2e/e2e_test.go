@@ -157,11 +157,11 @@ func TestLocalStackEndToEnd(t *testing.T) {
 		}, "the task behind the poison record is %s", task.Status)
 
 		dlq := stacktest.Consume(t, s.Brokers(), events.TopicTasks+".dlq", 10*time.Second, func(r *kgo.Record) bool {
-			return header(r, "dlq-original-partition") == strconv.Itoa(int(poison.Partition)) &&
-				header(r, "dlq-original-offset") == strconv.FormatInt(poison.Offset, 10)
+			return stacktest.Header(r, "dlq-original-partition") == strconv.Itoa(int(poison.Partition)) &&
+				stacktest.Header(r, "dlq-original-offset") == strconv.FormatInt(poison.Offset, 10)
 		})
 		assert.Equal(t, poison.Value, dlq.Value, "tasks.dlq holds the record as it arrived")
-		assert.Equal(t, "undecodable", header(dlq, "dlq-reason"))
+		assert.Equal(t, "undecodable", stacktest.Header(dlq, "dlq-reason"))
 
 		var page struct {
 			DeadLetters []store.DeadLetterEntry `json:"deadLetters"`
@@ -231,15 +231,6 @@ func assertSeed003Sequence(t *testing.T, evs []events.Envelope) {
 
 func isType(t events.Type) func(events.Envelope) bool {
 	return func(e events.Envelope) bool { return e.EventType == t }
-}
-
-func header(r *kgo.Record, key string) string {
-	for _, h := range r.Headers {
-		if h.Key == key {
-			return string(h.Value)
-		}
-	}
-	return ""
 }
 
 // webhookStatus is the status GET /api/webhook-events shows for id.
