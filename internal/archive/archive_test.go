@@ -2,11 +2,9 @@ package archive_test
 
 import (
 	"context"
-	"encoding/json"
 	"testing"
 	"time"
 
-	"github.com/google/uuid"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -23,9 +21,9 @@ func TestArchiverCopiesEventsBeforeTheyExpire(t *testing.T) {
 	s := enginetest.Open(t, store.Config{Now: clock.Now, EventTTL: 90 * 24 * time.Hour})
 
 	mk := func() events.Envelope {
-		payload, _ := json.Marshal(map[string]any{"taskId": "task-" + uuid.NewString(), "startedAt": events.Now().String(), "retryCount": 0})
-		return events.Envelope{EventType: events.TaskProcessing, EventID: "evt-" + uuid.NewString(), Timestamp: events.Now(),
-			SchemaVersion: events.SchemaVersion, Payload: payload}
+		env, err := events.NewEvent(events.TaskProcessingPayload{TaskID: events.NewTaskID(), StartedAt: events.Now()}, nil)
+		require.NoError(t, err)
+		return env
 	}
 	var old []events.Envelope
 	for range 7 {

@@ -201,7 +201,7 @@ func TestBrokerDownStillAcceptsAndLosesNothing(t *testing.T) {
 	api := &apiStack{Env: env, handler: apiHandler(env, sub)}
 	env.StopBroker()
 
-	hook := hooks.do(t, hooks.signed(t, "stripe", fixture(t, "stripe-invoice-finalized.json"), "whsec_stripe_test", provider.SignOptions{}))
+	hook := hooks.do(t, hooks.signed(t, "stripe", stacktest.Testdata(t, "webhooks/stripe-invoice-finalized.json"), "whsec_stripe_test", provider.SignOptions{}))
 	assert.Equal(t, http.StatusAccepted, hook.status, hook.body)
 	wf := api.call(t, "POST", "/api/workflows", `{"name":"x","steps":["validate"],"priority":"low"}`)
 	assert.Equal(t, http.StatusCreated, wf.status, wf.body)

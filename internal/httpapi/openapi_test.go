@@ -371,38 +371,25 @@ func TestOpenAPIResponsesMatchTheDocument(t *testing.T) {
 		}
 	})
 
-	// signed is a delivery signed as the provider would sign it.
-	signed := func(t *testing.T, provider string, body []byte, secret string, opts provider.SignOptions) *http.Request {
-		p, ok := reg.Provider(provider)
-		require.True(t, ok)
-		h, err := p.Sign(body, secret, opts)
-		require.NoError(t, err)
-		r := httptest.NewRequest(http.MethodPost, "/webhooks/"+provider, bytes.NewReader(body))
-		for k, v := range h {
-			r.Header[k] = v
-		}
-		return r
-	}
-
-	invoice := fixture(t, "stripe-invoice-finalized.json")
+	invoice := stacktest.Testdata(t, "webhooks/stripe-invoice-finalized.json")
 	var stripeEventID, acmeEventID string
 	t.Run("POST /webhooks/{provider}", func(t *testing.T) {
-		w := hooks.send(t, signed(t, "stripe", invoice, "whsec_stripe_test", provider.SignOptions{}), http.StatusAccepted)
+		w := hooks.send(t, signedDelivery(t, reg, "stripe", invoice, "whsec_stripe_test", provider.SignOptions{}), http.StatusAccepted)
 		stripeEventID = decodeAs[ingest.Receipt](t, w).WebhookEventID
-		hooks.send(t, signed(t, "stripe", invoice, "whsec_stripe_old", provider.SignOptions{}), http.StatusOK)
-		w = hooks.send(t, signed(t, "acme", fixture(t, "acme-order.json"), "acme-secret", provider.SignOptions{}), http.StatusAccepted)
+		hooks.send(t, signedDelivery(t, reg, "stripe", invoice, "whsec_stripe_old", provider.SignOptions{}), http.StatusOK)
+		w = hooks.send(t, signedDelivery(t, reg, "acme", stacktest.Testdata(t, "webhooks/acme-order.json"), "acme-secret", provider.SignOptions{}), http.StatusAccepted)
 		acmeEventID = decodeAs[ingest.Receipt](t, w).WebhookEventID
 
-		hooks.send(t, signed(t, "github", []byte(`{"ref":`), "gh-secret", provider.SignOptions{ID: "d-1", EventType: "push"}), http.StatusBadRequest)
+		hooks.send(t, signedDelivery(t, reg, "github", []byte(`{"ref":`), "gh-secret", provider.SignOptions{ID: "d-1", EventType: "push"}), http.StatusBadRequest)
 		hooks.send(t, httptest.NewRequest(http.MethodPost, "/webhooks/stripe", bytes.NewReader(invoice)), http.StatusUnauthorized)
 		stale := provider.SignOptions{Now: time.Now().Add(-time.Hour)}
-		hooks.send(t, signed(t, "stripe", invoice, "whsec_stripe_test", stale), http.StatusUnauthorized)
+		hooks.send(t, signedDelivery(t, reg, "stripe", invoice, "whsec_stripe_test", stale), http.StatusUnauthorized)
 		hooks.send(t, httptest.NewRequest(http.MethodPost, "/webhooks/nobody", bytes.NewReader(invoice)), http.StatusNotFound)
 		big := []byte(`{"id":"evt_big","type":"invoice.paid","pad":"` + strings.Repeat("x", 1<<20) + `"}`)
-		hooks.send(t, signed(t, "stripe", big, "whsec_stripe_test", provider.SignOptions{}), http.StatusRequestEntityTooLarge)
-		std := fixture(t, "standard-event.json")
-		hooks.send(t, signed(t, "standard", std, secrets["WEBHOOK_SECRET_STANDARD"], provider.SignOptions{ID: "msg_1"}), http.StatusInternalServerError)
-		hooksDown.send(t, signed(t, "stripe", invoice, "whsec_stripe_test", provider.SignOptions{}), http.StatusServiceUnavailable)
+		hooks.send(t, signedDelivery(t, reg, "stripe", big, "whsec_stripe_test", provider.SignOptions{}), http.StatusRequestEntityTooLarge)
+		std := stacktest.Testdata(t, "webhooks/standard-event.json")
+		hooks.send(t, signedDelivery(t, reg, "standard", std, secrets["WEBHOOK_SECRET_STANDARD"], provider.SignOptions{ID: "msg_1"}), http.StatusInternalServerError)
+		hooksDown.send(t, signedDelivery(t, reg, "stripe", invoice, "whsec_stripe_test", provider.SignOptions{}), http.StatusServiceUnavailable)
 	})
 
 	var workflowID, taskID string

@@ -170,7 +170,7 @@ func TestStoreThatStopsAnsweringIs503WithinTheOperationTimeout(t *testing.T) {
 		request  func(hooks *webhookStack) (http.Handler, *http.Request)
 	}{
 		{"webhook", 10 * time.Second, func(hooks *webhookStack) (http.Handler, *http.Request) {
-			return hooks.handler, hooks.signed(t, "stripe", fixture(t, "stripe-invoice-finalized.json"), "whsec_stripe_test", provider.SignOptions{})
+			return hooks.handler, hooks.signed(t, "stripe", stacktest.Testdata(t, "webhooks/stripe-invoice-finalized.json"), "whsec_stripe_test", provider.SignOptions{})
 		}},
 		{"POST /api/workflows", 29 * time.Second, func(hooks *webhookStack) (http.Handler, *http.Request) {
 			svc, err := submit.New(hooks.Store, hooks.Emitter, submit.Limits{}, nil, hooks.Logger)

@@ -9,8 +9,6 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"os"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -22,6 +20,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/streamops/streamops/internal/apigw"
+	"github.com/streamops/streamops/internal/stacktest"
 )
 
 var update = flag.Bool("update", false, "rewrite the testdata fixtures this package generates")
@@ -113,8 +112,7 @@ func normalized(t *testing.T, req events.APIGatewayV2HTTPRequest) []byte {
 }
 
 func TestGatewayBuildsTheAPIGatewayV2Event(t *testing.T) {
-	body, err := os.ReadFile(filepath.Join("..", "..", "testdata", "webhooks", "stripe-invoice-finalized.json"))
-	require.NoError(t, err)
+	body := stacktest.Testdata(t, "webhooks/stripe-invoice-finalized.json")
 	stripe := http.Header{
 		"Content-Type":     {"application/json"},
 		"User-Agent":       {"Stripe/1.0 (+https://stripe.com/docs/webhooks)"},
@@ -153,14 +151,7 @@ func TestGatewayBuildsTheAPIGatewayV2Event(t *testing.T) {
 			g.ServeHTTP(w, r)
 			require.Equal(t, 200, w.Code, w.Body.String())
 
-			got := normalized(t, c.event())
-			path := filepath.Join("..", "..", "testdata", "apigw", tc.fixture)
-			if *update {
-				require.NoError(t, os.WriteFile(path, got, 0o644))
-			}
-			want, err := os.ReadFile(path)
-			require.NoError(t, err)
-			assert.JSONEq(t, string(want), string(got))
+			stacktest.GoldenJSON(t, "apigw/"+tc.fixture, normalized(t, c.event()), *update)
 
 			lc, ok := lambdacontext.FromContext(c.ctx)
 			require.True(t, ok, "the invocation carries a lambdacontext")

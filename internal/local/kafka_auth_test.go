@@ -9,10 +9,10 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"github.com/twmb/franz-go/pkg/kadm"
-	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/streamops/streamops/events"
+	"github.com/streamops/streamops/internal/stacktest"
 )
 
 // TestRealClusterIsReachedWithKafkaAuth points the stack at a plaintext
@@ -31,9 +31,7 @@ func TestRealClusterIsReachedWithKafkaAuth(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.auth, func(t *testing.T) {
-			cluster, err := kfake.NewCluster(kfake.NumBrokers(1))
-			require.NoError(t, err)
-			t.Cleanup(cluster.Close)
+			cluster := stacktest.Broker(t)
 			ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
 			defer cancel()
 

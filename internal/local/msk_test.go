@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"sync"
 	"testing"
@@ -23,20 +22,18 @@ import (
 	"github.com/streamops/streamops/internal/backoff"
 	"github.com/streamops/streamops/internal/bus"
 	"github.com/streamops/streamops/internal/esm"
+	"github.com/streamops/streamops/internal/stacktest"
 	"github.com/streamops/streamops/internal/store"
 	"github.com/streamops/streamops/internal/store/enginetest"
 	"github.com/streamops/streamops/internal/stream"
 )
 
-var quiet = slog.New(slog.NewTextHandler(io.Discard, nil))
+var quiet = slog.New(slog.DiscardHandler)
 
 // broker starts kfake with a 3-partition topic and returns its address.
 func broker(t *testing.T, topic string) []string {
 	t.Helper()
-	c, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.SeedTopics(3, topic))
-	require.NoError(t, err)
-	t.Cleanup(c.Close)
-	return c.ListenAddrs()
+	return stacktest.Broker(t, kfake.SeedTopics(3, topic)).ListenAddrs()
 }
 
 // produce writes n keyed records with seed-003 headers and returns them as

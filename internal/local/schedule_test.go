@@ -4,8 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"os"
-	"path/filepath"
 	"sync"
 	"testing"
 	"time"
@@ -13,6 +11,8 @@ import (
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/streamops/streamops/internal/stacktest"
 )
 
 func TestScheduleFiringTimes(t *testing.T) {
@@ -47,13 +47,7 @@ func TestScheduledEventIsWhatTheDeployedScheduleSends(t *testing.T) {
 	ev.ID = "4b6d6c8e-0f1a-4c2b-9d3e-5f7a8b9c0d1e"
 	got, err := json.MarshalIndent(ev, "", "  ")
 	require.NoError(t, err)
-	path := filepath.Join("..", "..", "testdata", "eventbridge", "scheduled-retry-sweeper.json")
-	if *update {
-		require.NoError(t, os.WriteFile(path, append(got, '\n'), 0o644))
-	}
-	want, err := os.ReadFile(path)
-	require.NoError(t, err)
-	assert.JSONEq(t, string(want), string(got))
+	stacktest.GoldenJSON(t, "eventbridge/scheduled-retry-sweeper.json", got, *update)
 }
 
 func TestSchedulerInvokesWithDeadlineAndNeverOverlaps(t *testing.T) {

@@ -15,6 +15,7 @@ import (
 
 	"github.com/streamops/streamops/internal/bus"
 	"github.com/streamops/streamops/internal/provision"
+	"github.com/streamops/streamops/internal/stacktest"
 )
 
 // The handler runs against kfake, a real Kafka-protocol broker, through
@@ -22,9 +23,7 @@ import (
 
 func newCluster(t *testing.T) (*provision.Topics, *kadm.Client) {
 	t.Helper()
-	cluster, err := kfake.NewCluster(kfake.NumBrokers(1))
-	require.NoError(t, err)
-	t.Cleanup(cluster.Close)
+	cluster := stacktest.Broker(t)
 	client, err := bus.New(bus.Config{Brokers: cluster.ListenAddrs()})
 	require.NoError(t, err)
 	t.Cleanup(client.Close)

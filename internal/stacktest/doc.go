@@ -5,6 +5,14 @@
 // emitter. Tests then drive the code under test through them and read the
 // results back from the broker and the store, nothing mocked.
 //
+// It also holds what the tests of a running stack share: a broker of
+// their own (Broker), reading a topic from its start (Scan, Consume) and a
+// record's headers (Header), a client of the stack's HTTP routes (API),
+// polling (Eventually), signing a delivery as a provider does (Sign), the
+// repository's testdata/ (Testdata, GoldenJSON) and the stack's output
+// (Output).
+//
 // What must not live here: assertions about any one package, production
-// code.
+// code, and anything that imports internal/local (its own tests use this
+// package).
 package stacktest

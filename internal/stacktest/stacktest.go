@@ -2,7 +2,6 @@ package stacktest
 
 import (
 	"context"
-	"io"
 	"log/slog"
 	"testing"
 	"time"
@@ -43,11 +42,10 @@ type Options struct {
 func New(tb testing.TB, opts Options) *Env {
 	tb.Helper()
 	ctx := context.Background()
-	cluster, err := kfake.NewCluster(kfake.NumBrokers(1))
-	require.NoError(tb, err)
-	e := &Env{Cluster: cluster, Brokers: cluster.ListenAddrs(), Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}
-	tb.Cleanup(cluster.Close)
+	cluster := Broker(tb)
+	e := &Env{Cluster: cluster, Brokers: cluster.ListenAddrs(), Logger: slog.New(slog.DiscardHandler)}
 
+	var err error
 	e.Bus, err = bus.New(bus.Config{Brokers: e.Brokers, ProduceTimeout: 2 * time.Second, DialTimeout: time.Second})
 	require.NoError(tb, err)
 	tb.Cleanup(e.Bus.Close)
@@ -100,16 +98,12 @@ func (e *Env) Records(tb testing.TB, topic string) []*kgo.Record {
 	if want == 0 {
 		return nil
 	}
-	cl, err := kgo.NewClient(kgo.SeedBrokers(e.Brokers...), kgo.ConsumeTopics(topic),
-		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()))
-	require.NoError(tb, err)
-	defer cl.Close()
 	var out []*kgo.Record
-	for int64(len(out)) < want {
-		fetches := cl.PollFetches(ctx)
-		require.NoError(tb, ctx.Err(), "read %d of %d records of %s", len(out), want, topic)
-		fetches.EachRecord(func(r *kgo.Record) { out = append(out, r) })
-	}
+	read := Scan(tb, e.Brokers, topic, 30*time.Second, func(r *kgo.Record) bool {
+		out = append(out, r)
+		return int64(len(out)) >= want
+	})
+	require.True(tb, read, "read %d of %d records of %s", len(out), want, topic)
 	return out
 }
 

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"net/http"
 	"regexp"
@@ -65,23 +64,22 @@ func TestRunStartsTheStackAndStopsOnSignal(t *testing.T) {
 	assert.Contains(t, out.String(), "stopped.")
 
 	// `streamops curl` signs with the secret the stack generated.
-	var curl, curlErr stacktest.Output
-	require.Equal(t, 0, run(context.Background(), []string{"curl", "-url", "http://example.test"}, strings.NewReader(""), &curl, &curlErr), curlErr.String())
+	code, curl, curlErr := runCLI("", "curl", "-url", "http://example.test")
+	require.Equal(t, 0, code, curlErr)
 	secret, err := local.WebhookSecret(dir, "stripe", func(string) string { return "" })
 	require.NoError(t, err)
 	providers, err := provider.LoadProviders("")
 	require.NoError(t, err)
 	p, _ := providers.Provider("stripe")
-	sig = regexp.MustCompile(`-H 'Stripe-Signature: ([^']+)'`).FindStringSubmatch(curl.String())
-	body = regexp.MustCompile(`--data-raw '([^']+)'`).FindStringSubmatch(curl.String())
-	require.NotNil(t, sig, curl.String())
+	sig = regexp.MustCompile(`-H 'Stripe-Signature: ([^']+)'`).FindStringSubmatch(curl)
+	body = regexp.MustCompile(`--data-raw '([^']+)'`).FindStringSubmatch(curl)
+	require.NotNil(t, sig, curl)
 	assert.NoError(t, p.Verify(http.Header{"Stripe-Signature": {sig[1]}}, []byte(body[1]), []string{secret}, time.Now()))
-	assert.Contains(t, curl.String(), "'http://example.test/webhooks/stripe'")
+	assert.Contains(t, curl, "'http://example.test/webhooks/stripe'")
 }
 
 func TestOpenAPIPrintsTheDocumentTheAPIServes(t *testing.T) {
-	var out, errOut bytes.Buffer
-	code := run(context.Background(), []string{"openapi"}, strings.NewReader(""), &out, &errOut)
-	require.Equal(t, 0, code, errOut.String())
-	assert.Equal(t, httpapi.OpenAPIDocument, out.Bytes())
+	code, out, errOut := runCLI("", "openapi")
+	require.Equal(t, 0, code, errOut)
+	assert.Equal(t, string(httpapi.OpenAPIDocument), out)
 }

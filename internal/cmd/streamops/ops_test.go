@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -31,7 +30,8 @@ const token = "ops-test-token"
 // the embedded store.
 type api struct {
 	*stacktest.Env
-	srv *httptest.Server
+	srv    *httptest.Server
+	client stacktest.API
 }
 
 func newAPI(t *testing.T) *api {
@@ -48,21 +48,15 @@ func newAPI(t *testing.T) *api {
 	})
 	srv := httptest.NewServer(h)
 	t.Cleanup(srv.Close)
-	return &api{Env: env, srv: srv}
+	return &api{Env: env, srv: srv, client: stacktest.API{URL: srv.URL, Token: token}}
 }
 
 // submitWorkflow submits a workflow through the API and returns its id.
 func (a *api) submitWorkflow(t *testing.T, name string) string {
 	t.Helper()
-	req, _ := http.NewRequest("POST", a.srv.URL+"/api/workflows",
-		strings.NewReader(fmt.Sprintf(`{"name":%q,"steps":["validate","store"],"priority":"low"}`, name)))
-	req.Header.Set("Authorization", "Bearer "+token)
-	resp, err := http.DefaultClient.Do(req)
-	require.NoError(t, err)
-	defer resp.Body.Close()
-	require.Equal(t, http.StatusCreated, resp.StatusCode)
 	var out struct{ WorkflowID string }
-	require.NoError(t, jsonDecode(resp.Body, &out))
+	require.Equal(t, http.StatusCreated, a.client.Call(t, "POST", "/api/workflows",
+		fmt.Appendf(nil, `{"name":%q,"steps":["validate","store"],"priority":"low"}`, name), nil, &out))
 	return out.WorkflowID
 }
 
@@ -70,12 +64,18 @@ func (a *api) submitWorkflow(t *testing.T, name string) string {
 // returns the exit code, stdout and stderr.
 func (a *api) ops(t *testing.T, stdin string, args ...string) (int, string, string) {
 	t.Helper()
-	var out, errOut stacktest.Output
 	head := 1 // the flags go after the command words
 	if args[0] == "dead-letters" && len(args) > 1 && !strings.HasPrefix(args[1], "-") {
 		head = 2
 	}
 	args = append(append(slices.Clone(args[:head]), "-url", a.srv.URL, "-token", token), args[head:]...)
+	return runCLI(stdin, args...)
+}
+
+// runCLI runs the command line with args and stdin, and returns the exit
+// code, stdout and stderr.
+func runCLI(stdin string, args ...string) (int, string, string) {
+	var out, errOut stacktest.Output
 	code := run(context.Background(), args, strings.NewReader(stdin), &out, &errOut)
 	return code, out.String(), errOut.String()
 }
@@ -184,13 +184,8 @@ func TestOpsListsAndRequeuesDeadLetters(t *testing.T) {
 	// -json prints each dead letter in the API's shape, not the store's.
 	code, out, errOut = a.ops(t, "", "dead-letters", "list", "-json")
 	require.Equal(t, 0, code, errOut)
-	req, _ := http.NewRequest("GET", a.srv.URL+"/api/dead-letters?limit=100&status=open", nil)
-	req.Header.Set("Authorization", "Bearer "+token)
-	resp, err := http.DefaultClient.Do(req)
-	require.NoError(t, err)
-	defer resp.Body.Close()
 	var page struct{ DeadLetters []json.RawMessage }
-	require.NoError(t, jsonDecode(resp.Body, &page))
+	require.Equal(t, http.StatusOK, a.client.Call(t, "GET", "/api/dead-letters?limit=100&status=open", nil, nil, &page))
 	lines := strings.Split(strings.TrimSpace(out), "\n")
 	require.Len(t, lines, len(page.DeadLetters))
 	for i, line := range lines {
@@ -248,14 +243,9 @@ func TestOpsReportsAPIErrors(t *testing.T) {
 	t.Setenv("STREAMOPS_ADMIN_TOKEN", "")
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			var out, errOut bytes.Buffer
-			code := run(context.Background(), tc.args, strings.NewReader(""), &out, &errOut)
+			code, _, errOut := runCLI("", tc.args...)
 			assert.NotEqual(t, 0, code)
-			assert.Contains(t, errOut.String(), tc.want)
+			assert.Contains(t, errOut, tc.want)
 		})
 	}
-}
-
-func jsonDecode(r interface{ Read([]byte) (int, error) }, v any) error {
-	return json.NewDecoder(r).Decode(v)
 }

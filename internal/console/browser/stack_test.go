@@ -5,9 +5,7 @@ package browser_test
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -47,6 +45,7 @@ type stack struct {
 	*local.Stack
 	t       *testing.T
 	logs    *stacktest.Output
+	api     stacktest.API
 	acmeURL string // acme's delivery endpoint (the partners file)
 
 	stripeExecution string   // the webhook event id of the Stripe delivery
@@ -86,7 +85,7 @@ func startStack(t *testing.T) *stack {
 		LogOutput: l, Getenv: func(k string) string { return env[k] },
 	})
 	require.NoError(t, err)
-	st := &stack{Stack: s, t: t, logs: l, acmeURL: partner.URL}
+	st := &stack{Stack: s, t: t, logs: l, api: stacktest.API{URL: s.URL(), Token: adminToken}, acmeURL: partner.URL}
 	t.Cleanup(func() {
 		_ = s.Shutdown(context.Background())
 		if t.Failed() {
@@ -96,52 +95,28 @@ func startStack(t *testing.T) *stack {
 	return st
 }
 
-// call sends a request with the admin token (unless header sets another
-// Authorization) and decodes the JSON answer into out.
+// call sends a request (with the admin token on /api/ routes, unless
+// header sets another Authorization) and decodes the JSON answer into out.
 func (s *stack) call(method, path string, body []byte, header http.Header, out any) int {
 	s.t.Helper()
-	req, err := http.NewRequest(method, s.URL()+path, bytes.NewReader(body))
-	require.NoError(s.t, err)
-	req.Header.Set("Authorization", "Bearer "+adminToken)
-	req.Header.Set("Content-Type", "application/json")
-	for k, v := range header {
-		req.Header[k] = v
-	}
-	resp, err := http.DefaultClient.Do(req)
-	require.NoError(s.t, err)
-	defer resp.Body.Close()
-	raw, err := io.ReadAll(resp.Body)
-	require.NoError(s.t, err)
-	if out != nil && len(raw) > 0 {
-		require.NoError(s.t, json.Unmarshal(raw, out), "%s %s: %s", method, path, raw)
-	}
-	return resp.StatusCode
+	return s.api.Call(s.t, method, path, body, header, out)
 }
 
 // webhook delivers body to the named provider, signed with secret as that provider
 // signs, and returns the status and the webhook event id.
 func (s *stack) webhook(name, secret string, body []byte) (int, string) {
 	s.t.Helper()
-	p, ok := s.Providers().Provider(name)
-	require.True(s.t, ok)
-	h, err := p.Sign(body, secret, provider.SignOptions{Now: time.Now()})
-	require.NoError(s.t, err)
+	h := stacktest.Sign(s.t, s.Providers(), name, body, secret, provider.SignOptions{Now: time.Now()})
 	var receipt struct {
 		WebhookEventID string `json:"webhookEventId"`
 	}
 	return s.call(http.MethodPost, "/webhooks/"+name, body, h, &receipt), receipt.WebhookEventID
 }
 
-// eventually polls cond every 50 ms for up to d.
+// eventually polls cond for up to d (stacktest.Eventually).
 func (s *stack) eventually(d time.Duration, cond func() bool, msg string) {
 	s.t.Helper()
-	deadline := time.Now().Add(d)
-	for !cond() {
-		if time.Now().After(deadline) {
-			s.t.Fatalf("after %s: %s", d, msg)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	stacktest.Eventually(s.t, d, cond, "%s", msg)
 }
 
 // eventTypes lists the types of the events GET /api/events answers q with.
@@ -272,19 +247,12 @@ func (s *stack) deadLetterOf(r *kgo.Record) store.DeadLetterEntry {
 // whose value is value, until want are found or d has passed.
 func (s *stack) recordsWithValue(topic string, value []byte, want int, d time.Duration) int {
 	s.t.Helper()
-	cl, err := kgo.NewClient(kgo.SeedBrokers(s.Brokers()...), kgo.ConsumeTopics(topic),
-		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()))
-	require.NoError(s.t, err)
-	defer cl.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), d)
-	defer cancel()
 	n := 0
-	for n < want && ctx.Err() == nil {
-		cl.PollFetches(ctx).EachRecord(func(r *kgo.Record) {
-			if bytes.Equal(r.Value, value) {
-				n++
-			}
-		})
-	}
+	stacktest.Scan(s.t, s.Brokers(), topic, d, func(r *kgo.Record) bool {
+		if bytes.Equal(r.Value, value) {
+			n++
+		}
+		return n >= want
+	})
 	return n
 }

@@ -17,6 +17,7 @@ import (
 
 	"github.com/streamops/streamops/events"
 	"github.com/streamops/streamops/internal/ingest/webhookstatus"
+	"github.com/streamops/streamops/internal/stacktest"
 	"github.com/streamops/streamops/internal/store"
 	"github.com/streamops/streamops/internal/task/taskstatus"
 	"github.com/streamops/streamops/internal/workflow/workflowstatus"
@@ -44,7 +45,7 @@ func TestLocalStackEndToEnd(t *testing.T) {
 
 	t.Run("StripeWebhookRunsItsThreeStepWorkflowToCompletion", func(t *testing.T) {
 		s.t = t
-		body := fixture(t, "webhooks/stripe-invoice-finalized.json")
+		body := stacktest.Testdata(t, "webhooks/stripe-invoice-finalized.json")
 		require.Equal(t, http.StatusAccepted, s.call("POST", "/webhooks/stripe", body, s.signedStripe(body), &hook))
 		require.Equal(t, "accepted", hook.Status)
 
@@ -84,7 +85,7 @@ func TestLocalStackEndToEnd(t *testing.T) {
 		s.t = t
 		require.NotEmpty(t, hook.WebhookEventID, "needs the first scenario")
 		before := snapshot(s, hook.WebhookEventID)
-		body := fixture(t, "webhooks/stripe-invoice-finalized.json")
+		body := stacktest.Testdata(t, "webhooks/stripe-invoice-finalized.json")
 		var again receipt
 		require.Equal(t, http.StatusOK, s.call("POST", "/webhooks/stripe", body, s.signedStripe(body), &again))
 		assert.Equal(t, receipt{Status: "duplicate", WebhookEventID: hook.WebhookEventID}, again)
@@ -155,12 +156,12 @@ func TestLocalStackEndToEnd(t *testing.T) {
 			return task.Status == taskstatus.Completed
 		}, "the task behind the poison record is %s", task.Status)
 
-		dlq := s.consume(events.TopicTasks+".dlq", 10*time.Second, func(r *kgo.Record) bool {
-			return header(r, "dlq-original-partition") == strconv.Itoa(int(poison.Partition)) &&
-				header(r, "dlq-original-offset") == strconv.FormatInt(poison.Offset, 10)
+		dlq := stacktest.Consume(t, s.Brokers(), events.TopicTasks+".dlq", 10*time.Second, func(r *kgo.Record) bool {
+			return stacktest.Header(r, "dlq-original-partition") == strconv.Itoa(int(poison.Partition)) &&
+				stacktest.Header(r, "dlq-original-offset") == strconv.FormatInt(poison.Offset, 10)
 		})
 		assert.Equal(t, poison.Value, dlq.Value, "tasks.dlq holds the record as it arrived")
-		assert.Equal(t, "undecodable", header(dlq, "dlq-reason"))
+		assert.Equal(t, "undecodable", stacktest.Header(dlq, "dlq-reason"))
 
 		var page struct {
 			DeadLetters []store.DeadLetterEntry `json:"deadLetters"`
@@ -230,15 +231,6 @@ func assertSeed003Sequence(t *testing.T, evs []events.Envelope) {
 
 func isType(t events.Type) func(events.Envelope) bool {
 	return func(e events.Envelope) bool { return e.EventType == t }
-}
-
-func header(r *kgo.Record, key string) string {
-	for _, h := range r.Headers {
-		if h.Key == key {
-			return string(h.Value)
-		}
-	}
-	return ""
 }
 
 // webhookStatus is the status GET /api/webhook-events shows for id.

@@ -1,16 +1,11 @@
 package e2e
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"net/url"
-	"os"
-	"path/filepath"
-	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -77,6 +72,7 @@ type stack struct {
 	dir   string
 	flaky *flaky
 	logs  *stacktest.Output
+	api   stacktest.API
 }
 
 // databases remembers the store each data directory's stacks use, so a
@@ -119,7 +115,7 @@ func start(t *testing.T, dir string, x *flaky, extra ...local.Option) *stack {
 		Getenv: func(k string) string { return env[k] },
 	}, opts...)
 	require.NoError(t, err)
-	st := &stack{Stack: s, t: t, dir: dir, flaky: x, logs: l}
+	st := &stack{Stack: s, t: t, dir: dir, flaky: x, logs: l, api: stacktest.API{URL: s.URL(), Token: adminToken}}
 	t.Cleanup(func() {
 		_ = s.Shutdown(context.Background())
 		if t.Failed() {
@@ -131,48 +127,20 @@ func start(t *testing.T, dir string, x *flaky, extra ...local.Option) *stack {
 
 // do sends a request and returns the status and body.
 func (s *stack) do(method, path string, body []byte, header http.Header) (int, []byte, error) {
-	req, err := http.NewRequest(method, s.URL()+path, bytes.NewReader(body))
-	if err != nil {
-		return 0, nil, err
-	}
-	for k, vs := range header {
-		req.Header[k] = vs
-	}
-	if req.Header.Get("Authorization") == "" && strings.HasPrefix(path, "/api/") {
-		req.Header.Set("Authorization", "Bearer "+adminToken)
-	}
-	if body != nil && req.Header.Get("Content-Type") == "" {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return 0, nil, err
-	}
-	defer resp.Body.Close()
-	b, err := io.ReadAll(resp.Body)
-	return resp.StatusCode, b, err
+	return s.api.Do(method, path, body, header)
 }
 
 // call is do that fails the test on a transport error and decodes a JSON
 // answer into out (when not nil).
 func (s *stack) call(method, path string, body []byte, header http.Header, out any) int {
 	s.t.Helper()
-	status, b, err := s.do(method, path, body, header)
-	require.NoError(s.t, err)
-	if out != nil && len(b) > 0 {
-		require.NoError(s.t, json.Unmarshal(b, out), "%s %s answered %d %s", method, path, status, b)
-	}
-	return status
+	return s.api.Call(s.t, method, path, body, header, out)
 }
 
 // signedStripe signs body as Stripe would, now.
 func (s *stack) signedStripe(body []byte) http.Header {
 	s.t.Helper()
-	p, ok := s.Providers().Provider("stripe")
-	require.True(s.t, ok)
-	h, err := p.Sign(body, stripeSecret, provider.SignOptions{Now: time.Now()})
-	require.NoError(s.t, err)
-	return h
+	return stacktest.Sign(s.t, s.Providers(), "stripe", body, stripeSecret, provider.SignOptions{Now: time.Now()})
 }
 
 // eventPage is GET /api/events.
@@ -206,16 +174,10 @@ func typesOf(evs []events.Envelope) map[events.Type]int {
 	return out
 }
 
-// eventually polls cond every 20 ms for up to d.
+// eventually polls cond for up to d (stacktest.Eventually).
 func (s *stack) eventually(d time.Duration, cond func() bool, msg string, args ...any) {
 	s.t.Helper()
-	deadline := time.Now().Add(d)
-	for !cond() {
-		if time.Now().After(deadline) {
-			s.t.Fatalf("after %s: "+msg, append([]any{d}, args...)...)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	stacktest.Eventually(s.t, d, cond, msg, args...)
 }
 
 // kafka is a plain franz-go client of the stack's broker, for what a user
@@ -236,41 +198,6 @@ func (s *stack) endOffsets(topic string) map[int32]int64 {
 	out := map[int32]int64{}
 	ends.Each(func(o kadm.ListedOffset) { out[o.Partition] = o.Offset })
 	return out
-}
-
-// consume reads topic from the beginning until match returns true for a
-// record, or fails after d.
-func (s *stack) consume(topic string, d time.Duration, match func(*kgo.Record) bool) *kgo.Record {
-	s.t.Helper()
-	cl, err := kgo.NewClient(kgo.SeedBrokers(s.Brokers()...), kgo.ConsumeTopics(topic),
-		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()))
-	require.NoError(s.t, err)
-	defer cl.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), d)
-	defer cancel()
-	for {
-		fetches := cl.PollFetches(ctx)
-		if ctx.Err() != nil {
-			s.t.Fatalf("no matching record on %s within %s", topic, d)
-		}
-		var found *kgo.Record
-		fetches.EachRecord(func(r *kgo.Record) {
-			if found == nil && match(r) {
-				found = r
-			}
-		})
-		if found != nil {
-			return found
-		}
-	}
-}
-
-// fixture reads a file under testdata/.
-func fixture(t *testing.T, path string) []byte {
-	t.Helper()
-	b, err := os.ReadFile(filepath.Join("..", "..", "..", "testdata", path))
-	require.NoError(t, err)
-	return b
 }
 
 func jsonUnmarshal(b []byte, v any) error { return json.Unmarshal(b, v) }

@@ -5,16 +5,15 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"github.com/twmb/franz-go/pkg/kadm"
-	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/streamops/streamops/internal/bus"
+	"github.com/streamops/streamops/internal/stacktest"
 )
 
 // TestKafkaTopicsBinaryAnswersCloudFormation runs functions/kafka-topics
@@ -26,9 +25,7 @@ func TestKafkaTopicsBinaryAnswersCloudFormation(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the function binaries")
 	}
-	cluster, err := kfake.NewCluster(kfake.NumBrokers(1))
-	require.NoError(t, err)
-	t.Cleanup(cluster.Close)
+	cluster := stacktest.Broker(t)
 	answers := make(chan map[string]any, 2)
 	s3 := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		assert.Equal(t, http.MethodPut, r.Method)
@@ -41,7 +38,7 @@ func TestKafkaTopicsBinaryAnswersCloudFormation(t *testing.T) {
 
 	request := func(kind, physicalID string) []byte {
 		var ev map[string]any
-		require.NoError(t, json.Unmarshal(fixture(t, "cloudformation/kafka-topics-create.json"), &ev))
+		require.NoError(t, json.Unmarshal(stacktest.Testdata(t, "cloudformation/kafka-topics-create.json"), &ev))
 		ev["RequestType"] = kind
 		ev["ResponseURL"] = s3.URL + "/response?X-Amz-Signature=test"
 		if physicalID != "" {
@@ -51,7 +48,7 @@ func TestKafkaTopicsBinaryAnswersCloudFormation(t *testing.T) {
 		require.NoError(t, err)
 		return b
 	}
-	env := []string{"KAFKA_BROKERS=" + strings.Join(cluster.ListenAddrs(), ","), "AWS_LAMBDA_FUNCTION_NAME=StreamOps-KafkaTopics"}
+	env := []string{brokersEnv(cluster.ListenAddrs()), "AWS_LAMBDA_FUNCTION_NAME=StreamOps-KafkaTopics"}
 	topicsExist := func() {
 		t.Helper()
 		cl, err := kgo.NewClient(kgo.SeedBrokers(cluster.ListenAddrs()...))

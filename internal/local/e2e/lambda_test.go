@@ -21,12 +21,12 @@ import (
 	"github.com/google/uuid"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	sevents "github.com/streamops/streamops/events"
 	"github.com/streamops/streamops/internal/bus"
 	"github.com/streamops/streamops/internal/provider"
+	"github.com/streamops/streamops/internal/stacktest"
 	"github.com/streamops/streamops/internal/store"
 	"github.com/streamops/streamops/internal/store/enginetest"
 )
@@ -76,13 +76,61 @@ func newRuntimeAPI(t *testing.T, function string) *runtimeAPI {
 	mux.HandleFunc("POST "+base+"/invocation/{id}/response", answer("response"))
 	mux.HandleFunc("POST "+base+"/invocation/{id}/error", answer("error"))
 	mux.HandleFunc("POST "+base+"/init/error", answer("init-error"))
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	srv := &http.Server{Handler: mux}
-	go func() { _ = srv.Serve(ln) }()
-	t.Cleanup(func() { _ = srv.Close() })
-	rt.addr = ln.Addr().String()
+	rt.addr = serve(t, mux)
 	return rt
+}
+
+// serve serves h on a free local port until the test ends and returns
+// its address. (httptest.Server would wait on Close for the function's
+// open GET .../invocation/next; http.Server.Close drops it.)
+func serve(tb testing.TB, h http.Handler) string {
+	tb.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(tb, err)
+	srv := &http.Server{Handler: h}
+	go func() { _ = srv.Serve(ln) }()
+	tb.Cleanup(func() { _ = srv.Close() })
+	return ln.Addr().String()
+}
+
+// runtimeEnv is the environment Lambda gives a function, its Runtime API
+// at addr.
+func runtimeEnv(tb testing.TB, addr string) []string {
+	return []string{
+		"AWS_LAMBDA_RUNTIME_API=" + addr,
+		"AWS_LAMBDA_FUNCTION_VERSION=$LATEST",
+		"AWS_LAMBDA_FUNCTION_MEMORY_SIZE=512",
+		"AWS_LAMBDA_LOG_STREAM_NAME=2026/01/04/[$LATEST]0123456789abcdef",
+		"AWS_REGION=us-east-1",
+		"AWS_EC2_METADATA_DISABLED=true",
+		"PATH=" + os.Getenv("PATH"),
+		"HOME=" + tb.TempDir(),
+	}
+}
+
+// process is a function binary started by a test.
+type process struct {
+	cmd  *exec.Cmd
+	done chan struct{} // closed when the process has ended
+	err  error         // how it ended, once done is closed
+}
+
+// startProcess starts cmd; the caller stops it.
+func startProcess(tb testing.TB, cmd *exec.Cmd) *process {
+	tb.Helper()
+	require.NoError(tb, cmd.Start())
+	p := &process{cmd: cmd, done: make(chan struct{})}
+	go func() {
+		p.err = cmd.Wait()
+		close(p.done)
+	}()
+	return p
+}
+
+// stop kills the process (when it still runs) and waits for its end.
+func (p *process) stop() {
+	_ = p.cmd.Process.Kill()
+	<-p.done
 }
 
 var (
@@ -139,31 +187,16 @@ func invoke(t *testing.T, function string, env []string, payload []byte) (result
 	rt := newRuntimeAPI(t, function)
 	rt.queue <- payload
 	cmd := exec.Command(filepath.Join(buildFunctions(t), function))
-	cmd.Env = append([]string{
-		"AWS_LAMBDA_RUNTIME_API=" + rt.addr,
-		"AWS_LAMBDA_FUNCTION_VERSION=$LATEST",
-		"AWS_LAMBDA_FUNCTION_MEMORY_SIZE=512",
-		"AWS_LAMBDA_LOG_STREAM_NAME=2026/01/04/[$LATEST]0123456789abcdef",
-		"AWS_REGION=us-east-1",
-		"AWS_EC2_METADATA_DISABLED=true",
-		"PATH=" + os.Getenv("PATH"),
-		"HOME=" + t.TempDir(),
-	}, env...)
+	cmd.Env = append(runtimeEnv(t, rt.addr), env...)
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
-	require.NoError(t, cmd.Start())
-	exited := make(chan error, 1)
-	go func() { exited <- cmd.Wait() }()
-	defer func() {
-		_ = cmd.Process.Kill()
-		<-exited
-	}()
+	p := startProcess(t, cmd)
+	defer p.stop()
 	select {
 	case res := <-rt.results:
 		return res, out.String()
-	case err := <-exited:
-		exited <- err
-		return result{kind: "exit", body: []byte(fmt.Sprint(err))}, out.String()
+	case <-p.done:
+		return result{kind: "exit", body: []byte(fmt.Sprint(p.err))}, out.String()
 	case <-time.After(60 * time.Second):
 		t.Fatalf("%s did not answer:\n%s", function, out.String())
 		return result{}, ""
@@ -179,16 +212,13 @@ func TestFunctionBinariesUnderTheLambdaRuntimeAPI(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the function binaries")
 	}
-	cluster, err := kfake.NewCluster(kfake.NumBrokers(1))
-	require.NoError(t, err)
-	t.Cleanup(cluster.Close)
-	brokers := strings.Join(cluster.ListenAddrs(), ",")
+	cluster := stacktest.Broker(t)
 	admin, err := bus.New(bus.Config{Brokers: cluster.ListenAddrs()})
 	require.NoError(t, err)
 	defer admin.Close()
 	require.NoError(t, admin.EnsureTopics(context.Background()))
 
-	scheduled := fixture(t, "eventbridge/scheduled-retry-sweeper.json")
+	scheduled := stacktest.Testdata(t, "eventbridge/scheduled-retry-sweeper.json")
 	tests := []struct {
 		function string
 		event    []byte
@@ -201,40 +231,27 @@ func TestFunctionBinariesUnderTheLambdaRuntimeAPI(t *testing.T) {
 	}{
 		{"webhook", resigned(t, "apigw/webhooks-stripe.json", stripeSecret), []string{"WEBHOOK_SECRET_STRIPE=" + stripeSecret}, true,
 			func(t *testing.T, res result, logs string) {
-				require.Equal(t, "response", res.kind, "%s\n%s", res.body, logs)
-				var resp events.APIGatewayV2HTTPResponse
-				require.NoError(t, json.Unmarshal(res.body, &resp))
-				require.Equal(t, http.StatusAccepted, resp.StatusCode, resp.Body)
+				resp := respondsHTTP(t, res, logs, http.StatusAccepted)
 				assert.Contains(t, resp.Body, `"status":"accepted"`)
-				rec := consumeType(t, cluster.ListenAddrs(), sevents.TopicWorkflows, sevents.WorkflowCreated)
-				env, err := sevents.Decode(rec.Value)
-				require.NoError(t, err)
+				env := consumeType(t, cluster.ListenAddrs(), sevents.TopicWorkflows, sevents.WorkflowCreated)
 				assert.Equal(t, "webhook", env.Metadata.Source, "the invoice started its workflow")
 			}},
-		{"api", fixture(t, "apigw/api-post-task.json"), []string{"STREAMOPS_ADMIN_TOKEN=lambda-test-admin-token"}, false,
+		{"api", stacktest.Testdata(t, "apigw/api-post-task.json"), []string{"STREAMOPS_ADMIN_TOKEN=lambda-test-admin-token"}, false,
 			func(t *testing.T, res result, logs string) {
-				require.Equal(t, "response", res.kind, "%s\n%s", res.body, logs)
-				var resp events.APIGatewayV2HTTPResponse
-				require.NoError(t, json.Unmarshal(res.body, &resp))
-				require.Equal(t, http.StatusCreated, resp.StatusCode, resp.Body)
+				resp := respondsHTTP(t, res, logs, http.StatusCreated)
 				var receipt struct{ TaskID, EventID string }
 				require.NoError(t, json.Unmarshal([]byte(resp.Body), &receipt))
-				rec := consumeKey(t, cluster.ListenAddrs(), sevents.TopicTasks, receipt.TaskID)
-				env, err := sevents.Decode(rec.Value)
-				require.NoError(t, err)
+				env := consumeKey(t, cluster.ListenAddrs(), sevents.TopicTasks, receipt.TaskID)
 				assert.Equal(t, sevents.TaskCreated, env.EventType, "the task.created went to Kafka")
 				assert.Equal(t, receipt.EventID, env.EventID)
 			}},
-		{"workflow-processor", fixture(t, "msk/workflows-pipeline.json"), nil, false,
+		{"workflow-processor", stacktest.Testdata(t, "msk/workflows-pipeline.json"), nil, false,
 			func(t *testing.T, res result, logs string) {
-				require.Equal(t, "response", res.kind, "%s\n%s", res.body, logs)
-				assert.Equal(t, "null", strings.TrimSpace(string(res.body)))
-				rec := consumeKey(t, cluster.ListenAddrs(), sevents.TopicWorkflows, "wf-98160bf0-0cf3-490f-bf9b-09c9c0adb944")
-				env, err := sevents.Decode(rec.Value)
-				require.NoError(t, err)
+				respondsNull(t, res, logs)
+				env := consumeKey(t, cluster.ListenAddrs(), sevents.TopicWorkflows, "wf-98160bf0-0cf3-490f-bf9b-09c9c0adb944")
 				assert.Equal(t, sevents.WorkflowProcessing, env.EventType, "the workflow ran and published its lifecycle")
 			}},
-		{"task-processor", fixture(t, "msk/tasks-email.json"), nil, false,
+		{"task-processor", stacktest.Testdata(t, "msk/tasks-email.json"), nil, false,
 			func(t *testing.T, res result, logs string) {
 				// On Lambda the executors need SES and S3; without them the
 				// cold start fails rather than mailing into the sandbox's disk.
@@ -248,7 +265,7 @@ func TestFunctionBinariesUnderTheLambdaRuntimeAPI(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.function, func(t *testing.T) {
-			env := append([]string{"KAFKA_BROKERS=" + brokers}, storeEnv(t)...)
+			env := append([]string{brokersEnv(cluster.ListenAddrs())}, storeEnv(t)...)
 			env = append(env, tc.env...)
 			if !tc.secretsFromEnv {
 				env = append(env, "AWS_LAMBDA_FUNCTION_NAME=streamops-"+tc.function)
@@ -271,25 +288,23 @@ func TestFunctionBinariesRefuseToStartOnLambdaWithoutMongoDB(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the function binaries")
 	}
-	cluster, err := kfake.NewCluster(kfake.NumBrokers(1))
-	require.NoError(t, err)
-	t.Cleanup(cluster.Close)
-	scheduled := fixture(t, "eventbridge/scheduled-retry-sweeper.json")
+	cluster := stacktest.Broker(t)
+	scheduled := stacktest.Testdata(t, "eventbridge/scheduled-retry-sweeper.json")
 	tests := []struct {
 		function string
 		event    []byte
 	}{
-		{"webhook", fixture(t, "apigw/webhooks-stripe.json")},
-		{"api", fixture(t, "apigw/api-post-task.json")},
-		{"workflow-processor", fixture(t, "msk/workflows-pipeline.json")},
-		{"task-processor", fixture(t, "msk/tasks-email.json")},
+		{"webhook", stacktest.Testdata(t, "apigw/webhooks-stripe.json")},
+		{"api", stacktest.Testdata(t, "apigw/api-post-task.json")},
+		{"workflow-processor", stacktest.Testdata(t, "msk/workflows-pipeline.json")},
+		{"task-processor", stacktest.Testdata(t, "msk/tasks-email.json")},
 		{"outbox-relay", scheduled},
 		{"retry-sweeper", scheduled},
 		{"archiver", scheduled},
 	}
 	for _, tc := range tests {
 		t.Run(tc.function, func(t *testing.T) {
-			env := []string{"KAFKA_BROKERS=" + strings.Join(cluster.ListenAddrs(), ","), "AWS_LAMBDA_FUNCTION_NAME=streamops-" + tc.function,
+			env := []string{brokersEnv(cluster.ListenAddrs()), "AWS_LAMBDA_FUNCTION_NAME=streamops-" + tc.function,
 				"STREAMOPS_DATA_DIR=" + t.TempDir(), "STREAMOPS_ADMIN_TOKEN=lambda-test-admin-token", "WEBHOOK_SECRET_STRIPE=" + stripeSecret}
 			res, logs := invoke(t, tc.function, env, tc.event)
 			assert.Equal(t, "exit", res.kind, "the function answered instead of refusing to start: %s", res.body)
@@ -297,6 +312,20 @@ func TestFunctionBinariesRefuseToStartOnLambdaWithoutMongoDB(t *testing.T) {
 			assert.Contains(t, logs, "no store: set MONGODB_URI")
 		})
 	}
+}
+
+// brokersEnv is the KAFKA_BROKERS that points a function at addrs.
+func brokersEnv(addrs []string) string { return "KAFKA_BROKERS=" + strings.Join(addrs, ",") }
+
+// respondsHTTP checks that the function answered API Gateway a response
+// of status, and returns it.
+func respondsHTTP(t *testing.T, res result, logs string, status int) events.APIGatewayV2HTTPResponse {
+	t.Helper()
+	require.Equal(t, "response", res.kind, "%s\n%s", res.body, logs)
+	var resp events.APIGatewayV2HTTPResponse
+	require.NoError(t, json.Unmarshal(res.body, &resp))
+	require.Equal(t, status, resp.StatusCode, resp.Body)
+	return resp
 }
 
 func respondsNull(t *testing.T, res result, logs string) {
@@ -311,12 +340,10 @@ func respondsNull(t *testing.T, res result, logs string) {
 func resigned(t *testing.T, path, secret string) []byte {
 	t.Helper()
 	var req events.APIGatewayV2HTTPRequest
-	require.NoError(t, json.Unmarshal(fixture(t, path), &req))
+	require.NoError(t, json.Unmarshal(stacktest.Testdata(t, path), &req))
 	providers, err := provider.LoadProviders("")
 	require.NoError(t, err)
-	p, _ := providers.Provider("stripe")
-	h, err := p.Sign([]byte(req.Body), secret, provider.SignOptions{Now: time.Now()})
-	require.NoError(t, err)
+	h := stacktest.Sign(t, providers, "stripe", []byte(req.Body), secret, provider.SignOptions{Now: time.Now()})
 	req.Headers["stripe-signature"] = h.Get("Stripe-Signature")
 	out, err := json.Marshal(req)
 	require.NoError(t, err)
@@ -325,38 +352,25 @@ func resigned(t *testing.T, path, secret string) []byte {
 
 // consumeType reads topic from the start until an event of type typ shows
 // up.
-func consumeType(t *testing.T, brokers []string, topic string, typ sevents.Type) *kgo.Record {
+func consumeType(t *testing.T, brokers []string, topic string, typ sevents.Type) sevents.Envelope {
 	t.Helper()
-	return consumeMatch(t, brokers, topic, func(r *kgo.Record) bool {
-		env, err := sevents.Decode(r.Value)
-		return err == nil && env.EventType == typ
+	return consumeEvent(t, brokers, topic, func(r *kgo.Record, env sevents.Envelope) bool { return env.EventType == typ })
+}
+
+// consumeKey reads topic from the start until an event with key shows up.
+func consumeKey(t *testing.T, brokers []string, topic, key string) sevents.Envelope {
+	t.Helper()
+	return consumeEvent(t, brokers, topic, func(r *kgo.Record, _ sevents.Envelope) bool { return string(r.Key) == key })
+}
+
+// consumeEvent reads topic from the start until match accepts an event.
+func consumeEvent(t *testing.T, brokers []string, topic string, match func(*kgo.Record, sevents.Envelope) bool) sevents.Envelope {
+	t.Helper()
+	var env sevents.Envelope
+	stacktest.Consume(t, brokers, topic, 10*time.Second, func(r *kgo.Record) bool {
+		var err error
+		env, err = sevents.Decode(r.Value)
+		return err == nil && match(r, env)
 	})
-}
-
-// consumeKey reads topic from the start until a record with key shows up.
-func consumeKey(t *testing.T, brokers []string, topic, key string) *kgo.Record {
-	t.Helper()
-	return consumeMatch(t, brokers, topic, func(r *kgo.Record) bool { return string(r.Key) == key })
-}
-
-func consumeMatch(t *testing.T, brokers []string, topic string, match func(*kgo.Record) bool) *kgo.Record {
-	t.Helper()
-	cl, err := kgo.NewClient(kgo.SeedBrokers(brokers...), kgo.ConsumeTopics(topic), kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()))
-	require.NoError(t, err)
-	defer cl.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	for {
-		fetches := cl.PollFetches(ctx)
-		require.NoError(t, ctx.Err(), "no matching record on %s", topic)
-		var found *kgo.Record
-		fetches.EachRecord(func(r *kgo.Record) {
-			if found == nil && match(r) {
-				found = r
-			}
-		})
-		if found != nil {
-			return found
-		}
-	}
+	return env
 }

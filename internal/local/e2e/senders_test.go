@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 	svix "github.com/svix/svix-webhooks/go"
 
+	"github.com/streamops/streamops/internal/stacktest"
 	"github.com/streamops/streamops/internal/store"
 )
 
@@ -25,7 +26,7 @@ import (
 func TestThirdPartySendersThroughTheGateway(t *testing.T) {
 	s := start(t, "", nil)
 
-	event := fixture(t, "webhooks/github-push.json")
+	event := stacktest.Testdata(t, "webhooks/github-push.json")
 	form := []byte(url.Values{"payload": {string(event)}}.Encode())
 	m := hmac.New(sha256.New, []byte(githubSecret))
 	m.Write(form)
@@ -37,7 +38,7 @@ func TestThirdPartySendersThroughTheGateway(t *testing.T) {
 	var accepted struct{ Status, WebhookEventID string }
 	require.Equal(t, http.StatusAccepted, s.call(http.MethodPost, "/webhooks/github", form, gh, &accepted))
 
-	std := fixture(t, "webhooks/standard-event.json")
+	std := stacktest.Testdata(t, "webhooks/standard-event.json")
 	wh, err := svix.NewWebhook(standardSecret)
 	require.NoError(t, err)
 	sentAt := time.Now()

@@ -1,16 +1,12 @@
 package e2e
 
 import (
-	"net"
 	"net/http"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
 	"testing"
 	"time"
-
-	"github.com/stretchr/testify/require"
 )
 
 // BenchmarkStartToReady measures each function binary's cold start on
@@ -37,36 +33,21 @@ func BenchmarkStartToReady(b *testing.B) {
 				}
 				<-r.Context().Done() // no invocation: the function waits until it is stopped
 			})
-			ln, err := net.Listen("tcp", "127.0.0.1:0")
-			require.NoError(b, err)
-			srv := &http.Server{Handler: mux}
-			go func() { _ = srv.Serve(ln) }()
-			b.Cleanup(func() { _ = srv.Close() })
-			env := []string{
-				"AWS_LAMBDA_RUNTIME_API=" + ln.Addr().String(),
-				"AWS_LAMBDA_FUNCTION_VERSION=$LATEST", "AWS_LAMBDA_FUNCTION_MEMORY_SIZE=512", "AWS_REGION=us-east-1",
-				"AWS_EC2_METADATA_DISABLED=true", "HOME=" + b.TempDir(), "PATH=" + os.Getenv("PATH"),
-				"STREAMOPS_DATA_DIR=" + b.TempDir(), "KAFKA_BROKERS=127.0.0.1:9", "STREAMOPS_LOG_LEVEL=warn",
-				"WEBHOOK_SECRET_STRIPE=" + stripeSecret, "STREAMOPS_ADMIN_TOKEN=bench-admin-token",
-			}
+			env := append(runtimeEnv(b, serve(b, mux)),
+				"STREAMOPS_DATA_DIR="+b.TempDir(), "KAFKA_BROKERS=127.0.0.1:9", "STREAMOPS_LOG_LEVEL=warn",
+				"WEBHOOK_SECRET_STRIPE="+stripeSecret, "STREAMOPS_ADMIN_TOKEN=bench-admin-token")
 			// startToReady runs the function until it asks for an invocation.
 			startToReady := func() time.Duration {
 				cmd := exec.Command(filepath.Join(bin, function))
 				cmd.Env = env
 				start := time.Now()
-				require.NoError(b, cmd.Start())
-				exited := make(chan error, 1)
-				go func() { exited <- cmd.Wait() }()
-				defer func() {
-					_ = cmd.Process.Kill()
-					<-exited
-				}()
+				p := startProcess(b, cmd)
+				defer p.stop()
 				select {
 				case at := <-ready:
 					return at.Sub(start)
-				case err := <-exited:
-					exited <- err
-					b.Fatalf("%s exited before asking for an invocation: %v", function, err)
+				case <-p.done:
+					b.Fatalf("%s exited before asking for an invocation: %v", function, p.err)
 				case <-time.After(30 * time.Second):
 					b.Fatalf("%s did not ask for an invocation in 30 s", function)
 				}
