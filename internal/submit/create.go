@@ -104,31 +104,13 @@ func (c *Creation) Store(ctx context.Context, st Creator) error {
 	return err
 }
 
-// CreateWorkflow is the one way a workflow comes to be: it builds the
-// workflow.created of p (NewWorkflow) and stores the workflow as pending.
-// It returns the event for the caller to emit. When the workflow was
-// stored before, the error wraps store.ErrDuplicate and the workflow
-// returned is the stored one.
-func CreateWorkflow(ctx context.Context, st Creator, o Origin, p events.WorkflowCreatedPayload) (events.Envelope, store.Workflow, error) {
-	c, err := NewWorkflow(o, p)
-	if err != nil {
-		return c.Event, store.Workflow{}, err
+// submission is what a retried API submission compares and answers
+// with: the projection's request hash, createdAt and *.created event id.
+func (c *Creation) submission() (requestHash string, createdAt time.Time, eventID string) {
+	if c.Workflow != nil {
+		return c.Workflow.RequestHash, c.Workflow.CreatedAt, c.Workflow.EventID
 	}
-	err = c.Store(ctx, st)
-	return c.Event, *c.Workflow, err
-}
-
-// CreateTask is the one way a task comes to be: it builds the task.created
-// of p (NewTask) and stores the task as pending. It returns the event for
-// the caller to emit. When the task was stored before, the error wraps
-// store.ErrDuplicate and the task returned is the stored one.
-func CreateTask(ctx context.Context, st Creator, o Origin, p events.TaskCreatedPayload) (events.Envelope, store.Task, error) {
-	c, err := NewTask(o, p)
-	if err != nil {
-		return c.Event, store.Task{}, err
-	}
-	err = c.Store(ctx, st)
-	return c.Event, *c.Task, err
+	return c.Task.RequestHash, c.Task.CreatedAt, c.Task.EventID
 }
 
 // event builds the validated *.created event of p with o's event id.
