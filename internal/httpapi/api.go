@@ -64,7 +64,7 @@ func API(cfg APIConfig) http.Handler {
 	mux.Handle("POST /api/replays", admin(a.createReplay))
 	mux.Handle("GET /api/replays/{id}", admin(getByID(a, "replay", cfg.Store.GetReplaySession, toReplay)))
 	mux.Handle("GET /api/webhook-events", admin(a.listWebhookEvents))
-	mux.Handle("POST /api/webhook-events/{id}/retry", admin(a.retryWebhookEvent))
+	mux.Handle("POST /api/webhook-events/{id}/retry", admin(a.retryWebhookEvent()))
 	mux.Handle("GET /api/partners/{partnerId}/events", any(a.partnerEvents()))
 	mux.Handle("GET /api/partners/{partnerId}/endpoint", any(a.partnerEndpoint()))
 	mux.Handle("GET /api/partners", any(a.listPartners))
@@ -120,6 +120,27 @@ func (a *api) authenticate(r *http.Request) (Principal, bool) {
 		return Principal{}, false
 	}
 	return a.cfg.Auth.Authenticate(r)
+}
+
+// actOnID answers POST …/{id}/<action>: act on what load finds, then
+// 202 with it as it is after (loaded again by its id), shown through
+// view; an unknown id is 404 naming the kind of resource.
+func actOnID[T, V any](a *api, kind string, load func(context.Context, string) (T, error), id func(T) string,
+	act func(context.Context, T) error, view func(T) V) handlerFunc {
+	return func(w http.ResponseWriter, r *http.Request, _ Principal) {
+		v, err := load(r.Context(), r.PathValue("id"))
+		if err == nil {
+			err = act(r.Context(), v)
+		}
+		if err == nil {
+			v, err = load(r.Context(), id(v))
+		}
+		if err != nil {
+			writeError(w, r, a.log, fmt.Errorf("%s %q: %w", kind, r.PathValue("id"), err))
+			return
+		}
+		writeJSON(w, http.StatusAccepted, view(v))
+	}
 }
 
 // submitRoute answers POST /api/workflows and POST /api/tasks: the body,
