@@ -87,21 +87,21 @@ func (c *Creation) Store(ctx context.Context, st Creator) error {
 	var err error
 	switch {
 	case c.Workflow != nil:
-		var wf store.Workflow
-		wf, err = st.CreateWorkflow(ctx, *c.Workflow)
-		c.Workflow = &wf
-		if err != nil {
-			err = fmt.Errorf("store workflow: %w", err)
-		}
+		c.Workflow, err = create(ctx, "workflow", *c.Workflow, st.CreateWorkflow)
 	case c.Task != nil:
-		var t store.Task
-		t, err = st.CreateTask(ctx, *c.Task)
-		c.Task = &t
-		if err != nil {
-			err = fmt.Errorf("store task: %w", err)
-		}
+		c.Task, err = create(ctx, "task", *c.Task, st.CreateTask)
 	}
 	return err
+}
+
+// create stores doc, a pending projection of kind, with createDoc, and
+// returns what is stored: doc, or the one stored before (a duplicate).
+func create[T any](ctx context.Context, kind string, doc T, createDoc func(context.Context, T) (T, error)) (*T, error) {
+	stored, err := createDoc(ctx, doc)
+	if err != nil {
+		err = fmt.Errorf("store %s: %w", kind, err)
+	}
+	return &stored, err
 }
 
 // submission is what a retried API submission compares and answers
