@@ -63,7 +63,7 @@ func API(cfg APIConfig) http.Handler {
 	mux.Handle("GET /api/events/export", any(a.exportEvents))
 	mux.Handle("POST /api/replays", admin(a.createReplay))
 	mux.Handle("GET /api/replays/{id}", admin(getByID(a, "replay", cfg.Store.GetReplaySession, toReplay)))
-	mux.Handle("GET /api/webhook-events", admin(a.listWebhookEvents))
+	mux.Handle("GET /api/webhook-events", admin(a.listWebhookEvents()))
 	mux.Handle("POST /api/webhook-events/{id}/retry", admin(a.retryWebhookEvent()))
 	mux.Handle("GET /api/partners/{partnerId}/events", any(a.partnerEvents()))
 	mux.Handle("GET /api/partners/{partnerId}/endpoint", any(a.partnerEndpoint()))

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"net/url"
 	"time"
 
 	"github.com/streamops/streamops/internal/store"
@@ -34,26 +35,19 @@ var deadLetterStatusFilter = schemaEnum("DeadLetterStatusFilter")
 
 // deadLetterRoutes registers the dead-letter routes.
 func (a *api) deadLetterRoutes(mux *http.ServeMux, admin func(handlerFunc) http.Handler) {
-	mux.Handle("GET /api/dead-letters", admin(a.listDeadLetters))
+	mux.Handle("GET /api/dead-letters", admin(a.listDeadLetters()))
 	mux.Handle("POST /api/dead-letters/{id}/requeue", admin(a.requeueDeadLetter()))
 	mux.Handle("POST /api/dead-letters/requeue", admin(a.requeueDeadLetters))
 }
 
-func (a *api) listDeadLetters(w http.ResponseWriter, r *http.Request, _ Principal) {
-	q := r.URL.Query()
-	l, err := listingParams(q)
-	if err != nil {
-		writeError(w, r, a.log, err)
-		return
-	}
-	dq := store.DeadLetterQuery{Topic: q.Get("topic"), EventType: q.Get("event_type"), Status: filterValue(q, "status"),
-		From: l.From, To: l.To, After: l.After, Limit: l.Limit}
-	dls, next, err := a.cfg.Store.ListDeadLetters(r.Context(), dq)
-	if err != nil {
-		writeError(w, r, a.log, err)
-		return
-	}
-	writeJSON(w, http.StatusOK, deadLetterPage{DeadLetters: mapAll(dls, toDeadLetter), NextCursor: next})
+// listDeadLetters is GET /api/dead-letters.
+func (a *api) listDeadLetters() handlerFunc {
+	return listRoute(a, func(ctx context.Context, q url.Values, l listing) ([]store.DeadLetterEntry, string, error) {
+		return a.cfg.Store.ListDeadLetters(ctx, store.DeadLetterQuery{Topic: q.Get("topic"), EventType: q.Get("event_type"),
+			Status: filterValue(q, "status"), From: l.From, To: l.To, After: l.After, Limit: l.Limit})
+	}, func(dls []store.DeadLetterEntry, next string) any {
+		return deadLetterPage{DeadLetters: mapAll(dls, toDeadLetter), NextCursor: next}
+	})
 }
 
 // requeueDeadLetter is POST /api/dead-letters/{id}/requeue.

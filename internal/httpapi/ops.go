@@ -277,23 +277,38 @@ func (a *api) createReplay(w http.ResponseWriter, r *http.Request, _ Principal) 
 	writeJSON(w, http.StatusCreated, toReplay(rs))
 }
 
-func (a *api) listWebhookEvents(w http.ResponseWriter, r *http.Request, _ Principal) {
-	q := r.URL.Query()
-	l, err := listingParams(q)
-	if err != nil {
-		writeError(w, r, a.log, err)
-		return
+// listWebhookEvents is GET /api/webhook-events.
+func (a *api) listWebhookEvents() handlerFunc {
+	return listRoute(a, func(ctx context.Context, q url.Values, l listing) ([]store.WebhookEvent, string, error) {
+		f := store.WebhookEventFilter{Provider: q.Get("provider"), Status: filterValue(q, "status"), From: l.From, To: l.To}
+		return a.cfg.Store.FindWebhookEvents(ctx, f, l.After, l.Limit)
+	}, func(evs []store.WebhookEvent, next string) any {
+		return struct {
+			WebhookEvents []webhookEventResponse `json:"webhookEvents"`
+			NextCursor    string                 `json:"nextCursor,omitempty"`
+		}{mapAll(evs, toWebhookEvent), next}
+	})
+}
+
+// listRoute answers an operations listing (GET /api/webhook-events, GET
+// /api/dead-letters): list reads the page the query asks for, with its
+// from, to, limit and cursor (listingParams), and page is the answer.
+func listRoute[T any](a *api, list func(ctx context.Context, q url.Values, l listing) ([]T, string, error),
+	page func(items []T, next string) any) handlerFunc {
+	return func(w http.ResponseWriter, r *http.Request, _ Principal) {
+		q := r.URL.Query()
+		l, err := listingParams(q)
+		var items []T
+		var next string
+		if err == nil {
+			items, next, err = list(r.Context(), q, l)
+		}
+		if err != nil {
+			writeError(w, r, a.log, err)
+			return
+		}
+		writeJSON(w, http.StatusOK, page(items, next))
 	}
-	f := store.WebhookEventFilter{Provider: q.Get("provider"), Status: filterValue(q, "status"), From: l.From, To: l.To}
-	evs, next, err := a.cfg.Store.FindWebhookEvents(r.Context(), f, l.After, l.Limit)
-	if err != nil {
-		writeError(w, r, a.log, err)
-		return
-	}
-	writeJSON(w, http.StatusOK, struct {
-		WebhookEvents []webhookEventResponse `json:"webhookEvents"`
-		NextCursor    string                 `json:"nextCursor,omitempty"`
-	}{mapAll(evs, toWebhookEvent), next})
 }
 
 // retryWebhookEvent is POST /api/webhook-events/{id}/retry: route the
