@@ -6,15 +6,13 @@ package main
 
 import (
 	"context"
-	"os"
 
 	"github.com/streamops/streamops/internal/app"
-	"github.com/streamops/streamops/internal/provider"
 	"github.com/streamops/streamops/internal/wire"
 )
 
 func main() {
 	app.Start("retry-sweeper", func(_ context.Context, a *app.App) (any, error) {
-		return wire.RetrySweeper(a, app.Must(provider.LoadProviders(os.Getenv("STREAMOPS_PROVIDERS_FILE"))))
+		return wire.RetrySweeper(a, app.Must(app.Providers()))
 	})
 }
