@@ -1,5 +1,6 @@
 // Small pieces every page shares: time and duration formats, the JSON
-// view, the error box, filter forms bound to the query string, paging.
+// view, the error box, a listing's states and table, filter forms bound to
+// the query string, paging.
 import { useLocation } from 'preact-iso/router';
 
 export const base = '/console';
@@ -103,6 +104,37 @@ export function Pager({ next }) {
 // Empty says a listing found nothing.
 export function Empty({ what }) {
   return <p class="muted empty">No {what} match.</p>;
+}
+
+// Listing shows a loaded listing in whichever state it is: the error, that
+// it is loading, that nothing matches (items empty), or its items, laid
+// out by children (a function of items).
+export function Listing({ error, loading, items, what, children }) {
+  return (
+    <>
+      <ErrorBox error={error} />
+      <Loading when={loading} />
+      {items && items.length === 0 ? <Empty what={what} /> : null}
+      {items && items.length > 0 ? children(items) : null}
+    </>
+  );
+}
+
+// ListTable is a listing's table: a header row naming the columns, then
+// the rows (children).
+export function ListTable({ class: cls = 'list', testid, columns, children }) {
+  return (
+    <table class={cls} data-testid={testid}>
+      <thead>
+        <tr>
+          {columns.map((c) => (
+            <th>{c}</th>
+          ))}
+        </tr>
+      </thead>
+      <tbody>{children}</tbody>
+    </table>
+  );
 }
 
 // Since links the page with its from-parameter set to a moment ago

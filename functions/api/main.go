@@ -8,24 +8,21 @@ import (
 	"context"
 	"os"
 
-	"github.com/aws/aws-lambda-go/lambda"
-
 	"github.com/streamops/streamops/internal/apigw"
 	"github.com/streamops/streamops/internal/app"
 	"github.com/streamops/streamops/internal/objects/s3bucket"
 	"github.com/streamops/streamops/internal/outbox"
-	"github.com/streamops/streamops/internal/provider"
 	"github.com/streamops/streamops/internal/wire"
 )
 
 func main() {
-	ctx := context.Background()
-	a := app.Must(app.Open(ctx, app.FromEnv("api")))
-	handler := app.Must(wire.API(a, wire.APIOptions{
-		Providers: app.Must(provider.LoadProviders(os.Getenv("STREAMOPS_PROVIDERS_FILE"))),
-		Partners:  app.Must(outbox.LoadPartners(os.Getenv("STREAMOPS_PARTNERS_FILE"))),
-		Objects:   app.Must(s3bucket.ExportStore(ctx)),
-		Auth:      wire.Auth(os.Getenv("STREAMOPS_ADMIN_TOKEN"), os.Getenv("STREAMOPS_PARTNER_TOKENS")),
-	}))
-	lambda.Start(apigw.Handler(handler))
+	app.Start("api", func(ctx context.Context, a *app.App) (any, error) {
+		handler, err := wire.API(a, wire.APIOptions{
+			Providers: app.Must(app.Providers()),
+			Partners:  app.Must(outbox.LoadPartners(os.Getenv("STREAMOPS_PARTNERS_FILE"))),
+			Objects:   app.Must(s3bucket.ExportStore(ctx)),
+			Auth:      wire.Auth(os.Getenv("STREAMOPS_ADMIN_TOKEN"), os.Getenv("STREAMOPS_PARTNER_TOKENS")),
+		})
+		return apigw.Handler(handler), err
+	})
 }

@@ -5,13 +5,10 @@ package main
 import (
 	"context"
 
-	"github.com/aws/aws-lambda-go/lambda"
-
 	"github.com/streamops/streamops/internal/app"
 	"github.com/streamops/streamops/internal/wire"
 )
 
 func main() {
-	a := app.Must(app.Open(context.Background(), app.FromEnv("archiver")))
-	lambda.Start(app.Must(wire.Archiver(a)))
+	app.Start("archiver", func(_ context.Context, a *app.App) (any, error) { return wire.Archiver(a) })
 }

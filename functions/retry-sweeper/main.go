@@ -6,17 +6,13 @@ package main
 
 import (
 	"context"
-	"os"
-
-	"github.com/aws/aws-lambda-go/lambda"
 
 	"github.com/streamops/streamops/internal/app"
-	"github.com/streamops/streamops/internal/provider"
 	"github.com/streamops/streamops/internal/wire"
 )
 
 func main() {
-	a := app.Must(app.Open(context.Background(), app.FromEnv("retry-sweeper")))
-	providers := app.Must(provider.LoadProviders(os.Getenv("STREAMOPS_PROVIDERS_FILE")))
-	lambda.Start(app.Must(wire.RetrySweeper(a, providers)))
+	app.Start("retry-sweeper", func(_ context.Context, a *app.App) (any, error) {
+		return wire.RetrySweeper(a, app.Must(app.Providers()))
+	})
 }

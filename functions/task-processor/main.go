@@ -6,8 +6,6 @@ package main
 import (
 	"context"
 
-	"github.com/aws/aws-lambda-go/lambda"
-
 	"github.com/streamops/streamops/internal/app"
 	"github.com/streamops/streamops/internal/task"
 	"github.com/streamops/streamops/internal/task/taskaws"
@@ -15,8 +13,8 @@ import (
 )
 
 func main() {
-	ctx := context.Background()
-	a := app.Must(app.Open(ctx, app.FromEnv("task-processor")))
-	executors := app.Must(task.NewExecutors(app.Must(taskaws.Backends(task.BackendConfigFromEnv())), a.Store))
-	lambda.Start(app.Must(streamwire.TaskProcessor(a, executors, nil)))
+	app.Start("task-processor", func(_ context.Context, a *app.App) (any, error) {
+		executors := app.Must(task.NewExecutors(app.Must(taskaws.Backends(task.BackendConfigFromEnv())), a.Store))
+		return streamwire.TaskProcessor(a, executors, nil)
+	})
 }

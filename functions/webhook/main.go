@@ -8,22 +8,18 @@ package main
 
 import (
 	"context"
-	"os"
-
-	"github.com/aws/aws-lambda-go/lambda"
 
 	"github.com/streamops/streamops/internal/apigw"
 	"github.com/streamops/streamops/internal/app"
 	"github.com/streamops/streamops/internal/httpapi"
 	"github.com/streamops/streamops/internal/ingest"
-	"github.com/streamops/streamops/internal/provider"
 )
 
 func main() {
-	ctx := context.Background()
-	a := app.Must(app.Open(ctx, app.FromEnv("webhook")))
-	providers := app.Must(provider.LoadProviders(os.Getenv("STREAMOPS_PROVIDERS_FILE")))
-	svc := app.Must(ingest.New(ingest.Config{Providers: providers, Secrets: app.Must(app.Secrets(ctx, app.WebhookSecrets)),
-		Store: a.Store, Emitter: a.Emitter, Logger: a.Logger, Metrics: a.Metrics}))
-	lambda.Start(apigw.Handler(httpapi.Webhooks(svc, a.Logger)))
+	app.Start("webhook", func(ctx context.Context, a *app.App) (any, error) {
+		providers := app.Must(app.Providers())
+		svc, err := ingest.New(ingest.Config{Providers: providers, Secrets: app.Must(app.Secrets(ctx, app.WebhookSecrets)),
+			Store: a.Store, Emitter: a.Emitter, Logger: a.Logger, Metrics: a.Metrics})
+		return apigw.Handler(httpapi.Webhooks(svc, a.Logger)), err
+	})
 }

@@ -6,13 +6,10 @@ package main
 import (
 	"context"
 
-	"github.com/aws/aws-lambda-go/lambda"
-
 	"github.com/streamops/streamops/internal/app"
 	"github.com/streamops/streamops/internal/wire/streamwire"
 )
 
 func main() {
-	a := app.Must(app.Open(context.Background(), app.FromEnv("workflow-processor")))
-	lambda.Start(app.Must(streamwire.WorkflowProcessor(a)))
+	app.Start("workflow-processor", func(_ context.Context, a *app.App) (any, error) { return streamwire.WorkflowProcessor(a) })
 }

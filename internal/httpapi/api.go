@@ -54,19 +54,19 @@ func API(cfg APIConfig) http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /api/openapi.json", a.openAPI)
 	admin, any := a.authorized(true), a.authorized(false)
-	mux.Handle("POST /api/workflows", admin(a.submitWorkflow))
+	mux.Handle("POST /api/workflows", admin(submitRoute(a, cfg.Submit.SubmitWorkflow)))
 	mux.Handle("GET /api/workflows/{id}", admin(getByID(a, "workflow", cfg.Store.GetWorkflow, workflowView)))
-	mux.Handle("POST /api/tasks", admin(a.submitTask))
+	mux.Handle("POST /api/tasks", admin(submitRoute(a, cfg.Submit.SubmitTask)))
 	mux.Handle("GET /api/tasks/{id}", admin(getByID(a, "task", cfg.Store.GetTask, toTask)))
 	mux.Handle("GET /api/events", any(a.browseEvents))
 	mux.Handle("GET /api/events/search", any(a.searchEvents))
 	mux.Handle("GET /api/events/export", any(a.exportEvents))
 	mux.Handle("POST /api/replays", admin(a.createReplay))
 	mux.Handle("GET /api/replays/{id}", admin(getByID(a, "replay", cfg.Store.GetReplaySession, toReplay)))
-	mux.Handle("GET /api/webhook-events", admin(a.listWebhookEvents))
-	mux.Handle("POST /api/webhook-events/{id}/retry", admin(a.retryWebhookEvent))
-	mux.Handle("GET /api/partners/{partnerId}/events", any(a.partnerEvents))
-	mux.Handle("GET /api/partners/{partnerId}/endpoint", any(a.partnerEndpoint))
+	mux.Handle("GET /api/webhook-events", admin(a.listWebhookEvents()))
+	mux.Handle("POST /api/webhook-events/{id}/retry", admin(a.retryWebhookEvent()))
+	mux.Handle("GET /api/partners/{partnerId}/events", any(a.partnerEvents()))
+	mux.Handle("GET /api/partners/{partnerId}/endpoint", any(a.partnerEndpoint()))
 	mux.Handle("GET /api/partners", any(a.listPartners))
 	mux.Handle("GET /api/stats", admin(a.stats))
 	mux.Handle("GET /api/me", any(a.me))
@@ -122,18 +122,44 @@ func (a *api) authenticate(r *http.Request) (Principal, bool) {
 	return a.cfg.Auth.Authenticate(r)
 }
 
-func (a *api) submitWorkflow(w http.ResponseWriter, r *http.Request, _ Principal) {
-	var req submit.WorkflowRequest
-	if err := decodeBody(w, r, &req); err != nil {
-		writeError(w, r, a.log, err)
-		return
+// actOnID answers POST …/{id}/<action>: act on what load finds, then
+// 202 with it as it is after (loaded again by its id), shown through
+// view; an unknown id is 404 naming the kind of resource.
+func actOnID[T, V any](a *api, kind string, load func(context.Context, string) (T, error), id func(T) string,
+	act func(context.Context, T) error, view func(T) V) handlerFunc {
+	return func(w http.ResponseWriter, r *http.Request, _ Principal) {
+		v, err := load(r.Context(), r.PathValue("id"))
+		if err == nil {
+			err = act(r.Context(), v)
+		}
+		if err == nil {
+			v, err = load(r.Context(), id(v))
+		}
+		if err != nil {
+			writeError(w, r, a.log, fmt.Errorf("%s %q: %w", kind, r.PathValue("id"), err))
+			return
+		}
+		writeJSON(w, http.StatusAccepted, view(v))
 	}
-	receipt, err := a.cfg.Submit.SubmitWorkflow(r.Context(), req, r.Header.Get("Idempotency-Key"))
-	if err != nil {
-		writeError(w, r, a.log, err)
-		return
+}
+
+// submitRoute answers POST /api/workflows and POST /api/tasks: the body,
+// read strictly (decodeBody), goes to submit with the Idempotency-Key
+// header, and its receipt is the 201.
+func submitRoute[Req, Receipt any](a *api, submit func(ctx context.Context, req Req, idempotencyKey string) (Receipt, error)) handlerFunc {
+	return func(w http.ResponseWriter, r *http.Request, _ Principal) {
+		var req Req
+		if err := decodeBody(w, r, &req); err != nil {
+			writeError(w, r, a.log, err)
+			return
+		}
+		receipt, err := submit(r.Context(), req, r.Header.Get("Idempotency-Key"))
+		if err != nil {
+			writeError(w, r, a.log, err)
+			return
+		}
+		writeJSON(w, http.StatusCreated, receipt)
 	}
-	writeJSON(w, http.StatusCreated, receipt)
 }
 
 // getByID answers GET …/{id} with what load finds, shown through view; an
@@ -147,20 +173,6 @@ func getByID[T, V any](a *api, kind string, load func(context.Context, string) (
 		}
 		writeJSON(w, http.StatusOK, view(v))
 	}
-}
-
-func (a *api) submitTask(w http.ResponseWriter, r *http.Request, _ Principal) {
-	var req submit.TaskRequest
-	if err := decodeBody(w, r, &req); err != nil {
-		writeError(w, r, a.log, err)
-		return
-	}
-	receipt, err := a.cfg.Submit.SubmitTask(r.Context(), req, r.Header.Get("Idempotency-Key"))
-	if err != nil {
-		writeError(w, r, a.log, err)
-		return
-	}
-	writeJSON(w, http.StatusCreated, receipt)
 }
 
 // decodeBody reads a JSON request body strictly: unknown fields and

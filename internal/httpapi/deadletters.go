@@ -1,9 +1,10 @@
 package httpapi
 
 import (
-	"errors"
+	"context"
 	"fmt"
 	"net/http"
+	"net/url"
 	"time"
 
 	"github.com/streamops/streamops/internal/store"
@@ -34,47 +35,28 @@ var deadLetterStatusFilter = schemaEnum("DeadLetterStatusFilter")
 
 // deadLetterRoutes registers the dead-letter routes.
 func (a *api) deadLetterRoutes(mux *http.ServeMux, admin func(handlerFunc) http.Handler) {
-	mux.Handle("GET /api/dead-letters", admin(a.listDeadLetters))
-	mux.Handle("POST /api/dead-letters/{id}/requeue", admin(a.requeueDeadLetter))
+	mux.Handle("GET /api/dead-letters", admin(a.listDeadLetters()))
+	mux.Handle("POST /api/dead-letters/{id}/requeue", admin(a.requeueDeadLetter()))
 	mux.Handle("POST /api/dead-letters/requeue", admin(a.requeueDeadLetters))
 }
 
-func (a *api) listDeadLetters(w http.ResponseWriter, r *http.Request, _ Principal) {
-	q := r.URL.Query()
-	dq := store.DeadLetterQuery{Topic: q.Get("topic"), EventType: q.Get("event_type"), Status: filterValue(q, "status")}
-	var e1, e2, e3, e4 error
-	dq.From, e1 = timeParam(q, "from")
-	dq.To, e2 = timeParam(q, "to")
-	dq.Limit, e3 = limitParam(q)
-	if c := q.Get("cursor"); c != "" {
-		cur, err := store.DecodeCursor(c)
-		dq.After, e4 = &cur, err
-	}
-	if err := errors.Join(e1, e2, e3, e4); err != nil {
-		writeError(w, r, a.log, err)
-		return
-	}
-	dls, next, err := a.cfg.Store.ListDeadLetters(r.Context(), dq)
-	if err != nil {
-		writeError(w, r, a.log, err)
-		return
-	}
-	writeJSON(w, http.StatusOK, deadLetterPage{DeadLetters: mapAll(dls, toDeadLetter), NextCursor: next})
+// listDeadLetters is GET /api/dead-letters.
+func (a *api) listDeadLetters() handlerFunc {
+	return listRoute(a, func(ctx context.Context, q url.Values, l listing) ([]store.DeadLetterEntry, string, error) {
+		return a.cfg.Store.ListDeadLetters(ctx, store.DeadLetterQuery{Topic: q.Get("topic"), EventType: q.Get("event_type"),
+			Status: filterValue(q, "status"), From: l.From, To: l.To, After: l.After, Limit: l.Limit})
+	}, func(dls []store.DeadLetterEntry, next string) any {
+		return deadLetterPage{DeadLetters: mapAll(dls, toDeadLetter), NextCursor: next}
+	})
 }
 
-func (a *api) requeueDeadLetter(w http.ResponseWriter, r *http.Request, _ Principal) {
-	dl, err := a.cfg.Store.GetDeadLetter(r.Context(), r.PathValue("id"))
-	if err == nil {
-		_, err = a.cfg.Requeuer.Requeue(r.Context(), dl)
-	}
-	if err == nil {
-		dl, err = a.cfg.Store.GetDeadLetter(r.Context(), dl.ID)
-	}
-	if err != nil {
-		writeError(w, r, a.log, fmt.Errorf("dead letter %q: %w", r.PathValue("id"), err))
-		return
-	}
-	writeJSON(w, http.StatusAccepted, toDeadLetter(dl))
+// requeueDeadLetter is POST /api/dead-letters/{id}/requeue.
+func (a *api) requeueDeadLetter() handlerFunc {
+	return actOnID(a, "dead letter", a.cfg.Store.GetDeadLetter, func(dl store.DeadLetterEntry) string { return dl.ID },
+		func(ctx context.Context, dl store.DeadLetterEntry) error {
+			_, err := a.cfg.Requeuer.Requeue(ctx, dl)
+			return err
+		}, toDeadLetter)
 }
 
 func (a *api) requeueDeadLetters(w http.ResponseWriter, r *http.Request, _ Principal) {

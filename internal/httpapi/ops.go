@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"net/http"
@@ -104,6 +105,36 @@ func limitParam(q url.Values) (int, error) {
 	return n, nil
 }
 
+// pageParams reads a page's size (limitParam) and position: the cursor a
+// previous page's nextCursor gave, nil for the first page.
+func pageParams(q url.Values) (after *store.Cursor, limit int, err error) {
+	limit, err = limitParam(q)
+	if c := q.Get("cursor"); c != "" {
+		cur, cerr := store.DecodeCursor(c)
+		after, err = &cur, errors.Join(err, cerr)
+	}
+	return after, limit, err
+}
+
+// listing is what an operations listing (webhook events, dead letters)
+// reads besides its own filter fields.
+type listing struct {
+	From, To *time.Time
+	After    *store.Cursor
+	Limit    int
+}
+
+// listingParams reads a listing's from and to (timeParam) and its page
+// (pageParams), reporting every bad one.
+func listingParams(q url.Values) (listing, error) {
+	var l listing
+	var e1, e2, e3 error
+	l.From, e1 = timeParam(q, "from")
+	l.To, e2 = timeParam(q, "to")
+	l.After, l.Limit, e3 = pageParams(q)
+	return l, errors.Join(e1, e2, e3)
+}
+
 // scope narrows a filter to what the principal may read: a partner sees
 // the executions its own webhook deliveries started (one indexed field,
 // events.partner_id, whatever the number of deliveries).
@@ -136,13 +167,8 @@ func (a *api) browseEvents(w http.ResponseWriter, r *http.Request, p Principal) 
 	q := r.URL.Query()
 	f, err := replayFilter(q)
 	f = scope(p, f)
-	limit, lerr := limitParam(q)
-	var after *store.Cursor
-	if c := q.Get("cursor"); c != "" && err == nil {
-		cur, cerr := store.DecodeCursor(c)
-		after, err = &cur, cerr
-	}
-	if err = errors.Join(err, lerr); err != nil {
+	after, limit, perr := pageParams(q)
+	if err = errors.Join(err, perr); err != nil {
 		writeError(w, r, a.log, err)
 		return
 	}
@@ -251,47 +277,45 @@ func (a *api) createReplay(w http.ResponseWriter, r *http.Request, _ Principal) 
 	writeJSON(w, http.StatusCreated, toReplay(rs))
 }
 
-func (a *api) listWebhookEvents(w http.ResponseWriter, r *http.Request, _ Principal) {
-	q := r.URL.Query()
-	f := store.WebhookEventFilter{Provider: q.Get("provider"), Status: filterValue(q, "status")}
-	var err, e2, e3 error
-	f.From, e2 = timeParam(q, "from")
-	err = errors.Join(err, e2)
-	f.To, e2 = timeParam(q, "to")
-	limit, e3 := limitParam(q)
-	var after *store.Cursor
-	if c := q.Get("cursor"); c != "" {
-		cur, cerr := store.DecodeCursor(c)
-		after, err = &cur, errors.Join(err, cerr)
-	}
-	if err = errors.Join(err, e2, e3); err != nil {
-		writeError(w, r, a.log, err)
-		return
-	}
-	evs, next, err := a.cfg.Store.FindWebhookEvents(r.Context(), f, after, limit)
-	if err != nil {
-		writeError(w, r, a.log, err)
-		return
-	}
-	writeJSON(w, http.StatusOK, struct {
-		WebhookEvents []webhookEventResponse `json:"webhookEvents"`
-		NextCursor    string                 `json:"nextCursor,omitempty"`
-	}{mapAll(evs, toWebhookEvent), next})
+// listWebhookEvents is GET /api/webhook-events.
+func (a *api) listWebhookEvents() handlerFunc {
+	return listRoute(a, func(ctx context.Context, q url.Values, l listing) ([]store.WebhookEvent, string, error) {
+		f := store.WebhookEventFilter{Provider: q.Get("provider"), Status: filterValue(q, "status"), From: l.From, To: l.To}
+		return a.cfg.Store.FindWebhookEvents(ctx, f, l.After, l.Limit)
+	}, func(evs []store.WebhookEvent, next string) any {
+		return struct {
+			WebhookEvents []webhookEventResponse `json:"webhookEvents"`
+			NextCursor    string                 `json:"nextCursor,omitempty"`
+		}{mapAll(evs, toWebhookEvent), next}
+	})
 }
 
-func (a *api) retryWebhookEvent(w http.ResponseWriter, r *http.Request, _ Principal) {
-	ev, err := a.cfg.Store.GetWebhookEvent(r.Context(), r.PathValue("id"))
-	if err == nil {
-		err = a.cfg.Router.Route(r.Context(), ev)
+// listRoute answers an operations listing (GET /api/webhook-events, GET
+// /api/dead-letters): list reads the page the query asks for, with its
+// from, to, limit and cursor (listingParams), and page is the answer.
+func listRoute[T any](a *api, list func(ctx context.Context, q url.Values, l listing) ([]T, string, error),
+	page func(items []T, next string) any) handlerFunc {
+	return func(w http.ResponseWriter, r *http.Request, _ Principal) {
+		q := r.URL.Query()
+		l, err := listingParams(q)
+		var items []T
+		var next string
+		if err == nil {
+			items, next, err = list(r.Context(), q, l)
+		}
+		if err != nil {
+			writeError(w, r, a.log, err)
+			return
+		}
+		writeJSON(w, http.StatusOK, page(items, next))
 	}
-	if err == nil {
-		ev, err = a.cfg.Store.GetWebhookEvent(r.Context(), ev.EventID)
-	}
-	if err != nil {
-		writeError(w, r, a.log, fmt.Errorf("webhook event %q: %w", r.PathValue("id"), err))
-		return
-	}
-	writeJSON(w, http.StatusAccepted, toWebhookEvent(ev))
+}
+
+// retryWebhookEvent is POST /api/webhook-events/{id}/retry: route the
+// stored webhook event again.
+func (a *api) retryWebhookEvent() handlerFunc {
+	return actOnID(a, "webhook event", a.cfg.Store.GetWebhookEvent, func(ev store.WebhookEvent) string { return ev.EventID },
+		func(ctx context.Context, ev store.WebhookEvent) error { return a.cfg.Router.Route(ctx, ev) }, toWebhookEvent)
 }
 
 // MaxStatsWindow is the longest window GET /api/stats counts over: a year,

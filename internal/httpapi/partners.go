@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"context"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -145,18 +146,36 @@ func (a *api) listPartners(w http.ResponseWriter, r *http.Request, p Principal) 
 }
 
 // partnerEndpoint is GET /api/partners/{partnerId}/endpoint.
-func (a *api) partnerEndpoint(w http.ResponseWriter, r *http.Request, p Principal) {
-	id := r.PathValue("partnerId")
-	if err := ownPartner(p, id); err != nil {
-		writeError(w, r, a.log, err)
-		return
+func (a *api) partnerEndpoint() handlerFunc {
+	return partnerRoute(a, func(ctx context.Context, id string) (map[string]store.PartnerEndpoint, error) {
+		return a.cfg.Store.PartnerEndpoints(ctx, id)
+	}, func(id string, eps map[string]store.PartnerEndpoint) any { return a.partner(eps, id) })
+}
+
+// partnerEvents is GET /api/partners/{partnerId}/events.
+func (a *api) partnerEvents() handlerFunc {
+	return partnerRoute(a, a.cfg.Store.PartnerHistory, func(id string, evs []store.PartnerEvent) any {
+		return map[string]any{"partnerId": id, "events": mapAll(evs, toPartnerEvent)}
+	})
+}
+
+// partnerRoute answers a GET /api/partners/{partnerId}/… route with what
+// load reads for the partner, shown through view; a partner token may
+// read only its own partner's.
+func partnerRoute[T any](a *api, load func(ctx context.Context, partnerID string) (T, error), view func(partnerID string, v T) any) handlerFunc {
+	return func(w http.ResponseWriter, r *http.Request, p Principal) {
+		id := r.PathValue("partnerId")
+		if err := ownPartner(p, id); err != nil {
+			writeError(w, r, a.log, err)
+			return
+		}
+		v, err := load(r.Context(), id)
+		if err != nil {
+			writeError(w, r, a.log, err)
+			return
+		}
+		writeJSON(w, http.StatusOK, view(id, v))
 	}
-	eps, err := a.cfg.Store.PartnerEndpoints(r.Context(), id)
-	if err != nil {
-		writeError(w, r, a.log, err)
-		return
-	}
-	writeJSON(w, http.StatusOK, a.partner(eps, id))
 }
 
 // ownPartner refuses a partner token asking for another partner.
@@ -165,18 +184,4 @@ func ownPartner(p Principal, partnerID string) error {
 		return nil
 	}
 	return fmt.Errorf("%w: a token of partner %q cannot read partner %q", ErrForbidden, p.PartnerID, partnerID)
-}
-
-func (a *api) partnerEvents(w http.ResponseWriter, r *http.Request, p Principal) {
-	id := r.PathValue("partnerId")
-	if err := ownPartner(p, id); err != nil {
-		writeError(w, r, a.log, err)
-		return
-	}
-	evs, err := a.cfg.Store.PartnerHistory(r.Context(), id)
-	if err != nil {
-		writeError(w, r, a.log, err)
-		return
-	}
-	writeJSON(w, http.StatusOK, map[string]any{"partnerId": id, "events": mapAll(evs, toPartnerEvent)})
 }

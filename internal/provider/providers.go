@@ -307,7 +307,7 @@ func cloneConfig(cfg Config) (Config, error) {
 }
 
 // LoadProviders reads the providers file at path, or the embedded default
-// providers.json when path is "" (the caller reads
+// providers.json when path is "" (app.Providers reads path from
 // STREAMOPS_PROVIDERS_FILE). Unknown JSON fields are rejected, so a typo in
 // an option fails at start rather than silently using a default.
 func LoadProviders(path string) (*Registry, error) {

@@ -87,48 +87,30 @@ func (c *Creation) Store(ctx context.Context, st Creator) error {
 	var err error
 	switch {
 	case c.Workflow != nil:
-		var wf store.Workflow
-		wf, err = st.CreateWorkflow(ctx, *c.Workflow)
-		c.Workflow = &wf
-		if err != nil {
-			err = fmt.Errorf("store workflow: %w", err)
-		}
+		c.Workflow, err = create(ctx, "workflow", *c.Workflow, st.CreateWorkflow)
 	case c.Task != nil:
-		var t store.Task
-		t, err = st.CreateTask(ctx, *c.Task)
-		c.Task = &t
-		if err != nil {
-			err = fmt.Errorf("store task: %w", err)
-		}
+		c.Task, err = create(ctx, "task", *c.Task, st.CreateTask)
 	}
 	return err
 }
 
-// CreateWorkflow is the one way a workflow comes to be: it builds the
-// workflow.created of p (NewWorkflow) and stores the workflow as pending.
-// It returns the event for the caller to emit. When the workflow was
-// stored before, the error wraps store.ErrDuplicate and the workflow
-// returned is the stored one.
-func CreateWorkflow(ctx context.Context, st Creator, o Origin, p events.WorkflowCreatedPayload) (events.Envelope, store.Workflow, error) {
-	c, err := NewWorkflow(o, p)
+// create stores doc, a pending projection of kind, with createDoc, and
+// returns what is stored: doc, or the one stored before (a duplicate).
+func create[T any](ctx context.Context, kind string, doc T, createDoc func(context.Context, T) (T, error)) (*T, error) {
+	stored, err := createDoc(ctx, doc)
 	if err != nil {
-		return c.Event, store.Workflow{}, err
+		err = fmt.Errorf("store %s: %w", kind, err)
 	}
-	err = c.Store(ctx, st)
-	return c.Event, *c.Workflow, err
+	return &stored, err
 }
 
-// CreateTask is the one way a task comes to be: it builds the task.created
-// of p (NewTask) and stores the task as pending. It returns the event for
-// the caller to emit. When the task was stored before, the error wraps
-// store.ErrDuplicate and the task returned is the stored one.
-func CreateTask(ctx context.Context, st Creator, o Origin, p events.TaskCreatedPayload) (events.Envelope, store.Task, error) {
-	c, err := NewTask(o, p)
-	if err != nil {
-		return c.Event, store.Task{}, err
+// submission is what a retried API submission compares and answers
+// with: the projection's request hash, createdAt and *.created event id.
+func (c *Creation) submission() (requestHash string, createdAt time.Time, eventID string) {
+	if c.Workflow != nil {
+		return c.Workflow.RequestHash, c.Workflow.CreatedAt, c.Workflow.EventID
 	}
-	err = c.Store(ctx, st)
-	return c.Event, *c.Task, err
+	return c.Task.RequestHash, c.Task.CreatedAt, c.Task.EventID
 }
 
 // event builds the validated *.created event of p with o's event id.

@@ -1,7 +1,7 @@
-// Package submit is where workflows and tasks come to be. CreateWorkflow
-// and CreateTask are the one way to create either: build the
-// workflow.created / task.created validated against the event catalog and
-// store the workflow or task as pending, with the ids and metadata its
+// Package submit is where workflows and tasks come to be. NewWorkflow and
+// NewTask, then Creation.Store, are the one way to create either: build
+// the workflow.created / task.created validated against the event catalog
+// and store the workflow or task as pending, with the ids and metadata its
 // Origin gives. API submissions (POST /api/workflows, POST /api/tasks,
 // Service) and webhook routes (package ingest) both create through them,
 // and emit the event themselves.

@@ -52,18 +52,29 @@ type Limits struct {
 	MaxTaskDataBytes int
 }
 
+// limit is one field of Limits: its name, the environment variable that
+// sets it, its default, and the field itself.
+type limit struct {
+	name, env string
+	def       int
+	v         *int
+}
+
+// fields lists l's fields, for setDefaults, Validate and LimitsFromEnv.
+func (l *Limits) fields() []limit {
+	return []limit{
+		{"MaxSteps", "STREAMOPS_MAX_WORKFLOW_STEPS", DefaultMaxSteps, &l.MaxSteps},
+		{"MaxNameBytes", "STREAMOPS_MAX_WORKFLOW_NAME_BYTES", DefaultMaxNameBytes, &l.MaxNameBytes},
+		{"MaxInputBytes", "STREAMOPS_MAX_WORKFLOW_INPUT_BYTES", DefaultMaxInputBytes, &l.MaxInputBytes},
+		{"MaxTaskDataBytes", "STREAMOPS_MAX_TASK_DATA_BYTES", DefaultMaxTaskDataBytes, &l.MaxTaskDataBytes},
+	}
+}
+
 func (l *Limits) setDefaults() {
-	if l.MaxSteps == 0 {
-		l.MaxSteps = DefaultMaxSteps
-	}
-	if l.MaxNameBytes == 0 {
-		l.MaxNameBytes = DefaultMaxNameBytes
-	}
-	if l.MaxInputBytes == 0 {
-		l.MaxInputBytes = DefaultMaxInputBytes
-	}
-	if l.MaxTaskDataBytes == 0 {
-		l.MaxTaskDataBytes = DefaultMaxTaskDataBytes
+	for _, f := range l.fields() {
+		if *f.v == 0 {
+			*f.v = f.def
+		}
 	}
 }
 
@@ -72,12 +83,9 @@ func (l *Limits) setDefaults() {
 // record of maxMessageBytes (the brokers' message.max.bytes), or accepted
 // submissions could never be published.
 func (l Limits) Validate(maxMessageBytes int) error {
-	for _, f := range []struct {
-		name string
-		v    int
-	}{{"MaxSteps", l.MaxSteps}, {"MaxNameBytes", l.MaxNameBytes}, {"MaxInputBytes", l.MaxInputBytes}, {"MaxTaskDataBytes", l.MaxTaskDataBytes}} {
-		if f.v <= 0 {
-			return fmt.Errorf("submit: Limits.%s must be positive, got %d", f.name, f.v)
+	for _, f := range l.fields() {
+		if *f.v <= 0 {
+			return fmt.Errorf("submit: Limits.%s must be positive, got %d", f.name, *f.v)
 		}
 	}
 	longestStep := 0
@@ -103,15 +111,7 @@ func (l Limits) Validate(maxMessageBytes int) error {
 func LimitsFromEnv() (Limits, error) {
 	var l Limits
 	var errs []error
-	for _, f := range []struct {
-		env string
-		dst *int
-	}{
-		{"STREAMOPS_MAX_WORKFLOW_STEPS", &l.MaxSteps},
-		{"STREAMOPS_MAX_WORKFLOW_NAME_BYTES", &l.MaxNameBytes},
-		{"STREAMOPS_MAX_WORKFLOW_INPUT_BYTES", &l.MaxInputBytes},
-		{"STREAMOPS_MAX_TASK_DATA_BYTES", &l.MaxTaskDataBytes},
-	} {
+	for _, f := range l.fields() {
 		v := os.Getenv(f.env)
 		if v == "" {
 			continue
@@ -121,7 +121,7 @@ func LimitsFromEnv() (Limits, error) {
 			errs = append(errs, fmt.Errorf("submit: %s=%q is not a positive whole number", f.env, v))
 			continue
 		}
-		*f.dst = n
+		*f.v = n
 	}
 	return l, errors.Join(errs...)
 }

@@ -118,21 +118,10 @@ func (s *Service) SubmitWorkflow(ctx context.Context, req WorkflowRequest, idemp
 	if idempotencyKey != "" {
 		id = events.DeriveID(events.WorkflowIDPrefix, "idempotency", idempotencyKey)
 	}
-	hash := requestHash(req)
-	env, wf, err := CreateWorkflow(ctx, s.store, s.origin(id, events.WorkflowCreated, idempotencyKey, hash, "input"),
+	c, err := NewWorkflow(s.origin(id, events.WorkflowCreated, idempotencyKey, requestHash(req), "input"),
 		events.WorkflowCreatedPayload{Name: req.Name, Steps: req.Steps, Priority: events.Priority(req.Priority), Input: req.Input})
-	switch {
-	case errors.Is(err, store.ErrDuplicate):
-		if wf.RequestHash != hash {
-			return WorkflowReceipt{}, fmt.Errorf("%w: key %q", ErrIdempotencyConflict, idempotencyKey)
-		}
-		env = replayed(env, wf.CreatedAt, wf.EventID)
-	case err != nil:
-		return WorkflowReceipt{}, s.failed(err)
-	}
-	// Emitted on a retry too: if the first attempt stored the workflow but
-	// not its event, this completes it; otherwise it is a harmless duplicate.
-	if _, err := s.emitter.Emit(ctx, env); err != nil {
+	env, err := s.create(ctx, c, err, idempotencyKey)
+	if err != nil {
 		return WorkflowReceipt{}, err
 	}
 	s.log.InfoContext(ctx, "workflow submitted", "workflowId", id, "eventId", env.EventID, "steps", req.Steps)
@@ -156,23 +145,45 @@ func (s *Service) SubmitTask(ctx context.Context, req TaskRequest, idempotencyKe
 	if idempotencyKey != "" {
 		id = events.DeriveID(events.TaskIDPrefix, "idempotency", idempotencyKey)
 	}
-	hash := requestHash(req)
-	env, task, err := CreateTask(ctx, s.store, s.origin(id, events.TaskCreated, idempotencyKey, hash, "data"),
+	c, err := NewTask(s.origin(id, events.TaskCreated, idempotencyKey, requestHash(req), "data"),
 		events.TaskCreatedPayload{Type: events.TaskType(req.Type), Data: req.Data, MaxRetries: maxRetries})
-	switch {
-	case errors.Is(err, store.ErrDuplicate):
-		if task.RequestHash != hash {
-			return TaskReceipt{}, fmt.Errorf("%w: key %q", ErrIdempotencyConflict, idempotencyKey)
-		}
-		env = replayed(env, task.CreatedAt, task.EventID)
-	case err != nil:
-		return TaskReceipt{}, s.failed(err)
-	}
-	if _, err := s.emitter.Emit(ctx, env); err != nil {
+	env, err := s.create(ctx, c, err, idempotencyKey)
+	if err != nil {
 		return TaskReceipt{}, err
 	}
 	s.log.InfoContext(ctx, "task submitted", "taskId", id, "eventId", env.EventID, "type", req.Type)
 	return TaskReceipt{TaskID: id, Status: taskstatus.Pending, EventID: env.EventID}, nil
+}
+
+// create stores c, which NewWorkflow or NewTask built (buildErr, their
+// error), and emits its *.created event, which it returns. A submission
+// retried with the same idempotencyKey finds the first one stored: the
+// same request answers with the first one's event, a different one is
+// ErrIdempotencyConflict.
+func (s *Service) create(ctx context.Context, c Creation, buildErr error, idempotencyKey string) (events.Envelope, error) {
+	if buildErr != nil {
+		return events.Envelope{}, s.failed(buildErr)
+	}
+	hash, _, _ := c.submission()
+	env := c.Event
+	err := c.Store(ctx, s.store)
+	switch {
+	case errors.Is(err, store.ErrDuplicate):
+		storedHash, createdAt, eventID := c.submission()
+		if storedHash != hash {
+			return events.Envelope{}, fmt.Errorf("%w: key %q", ErrIdempotencyConflict, idempotencyKey)
+		}
+		env = replayed(env, createdAt, eventID)
+	case err != nil:
+		return events.Envelope{}, s.failed(err)
+	}
+	// Emitted on a retry too: if the first attempt stored the projection
+	// but not its event, this completes it; otherwise it is a harmless
+	// duplicate.
+	if _, err := s.emitter.Emit(ctx, env); err != nil {
+		return events.Envelope{}, err
+	}
+	return env, nil
 }
 
 // origin is an API submission's Origin: the *.created event id derived

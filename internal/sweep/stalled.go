@@ -35,66 +35,46 @@ func (s *Sweeper) redriveStalled(ctx context.Context, st *Stats) error {
 	before := s.cfg.Now().Add(-s.cfg.StallAfter)
 	driven := map[string]bool{}
 	return errors.Join(
-		s.redriveWorkflows(ctx, st, before, driven),
-		s.redriveTasks(ctx, st, before, driven),
-		s.redriveWebhookEvents(ctx, st, before, driven),
+		redriveEach(ctx, s, before, &st.WorkflowsRedriven, s.cfg.Store.StalledWorkflows,
+			func(wf store.Workflow) string { return wf.WorkflowID },
+			func(wf store.Workflow) error {
+				return s.redrive(ctx, st, wf.WorkflowID, events.WorkflowCreated, driven)
+			},
+			s.cfg.Store.MarkWorkflowRedriven),
+		redriveEach(ctx, s, before, &st.TasksRedriven, s.cfg.Store.StalledTasks,
+			func(t store.Task) string { return t.TaskID },
+			func(t store.Task) error { return s.redrive(ctx, st, t.TaskID, events.TaskCreated, driven) },
+			s.cfg.Store.MarkTaskRedriven),
+		// Webhook events left processing: the work they started ended
+		// (settle the row), is still going (drive it on), or is missing
+		// (publish the *.created event stored for the delivery, or route
+		// it again when not even that was stored).
+		redriveEach(ctx, s, before, &st.WebhooksRedriven, s.cfg.Store.StalledWebhookEvents,
+			func(row store.WebhookEvent) string { return row.EventID },
+			func(row store.WebhookEvent) error { return s.redriveWebhookEvent(ctx, st, row, driven) },
+			s.cfg.Store.MarkWebhookEventRedriven),
 	)
 }
 
-func (s *Sweeper) redriveWorkflows(ctx context.Context, st *Stats, before time.Time, driven map[string]bool) error {
+// redriveEach is the pass over one kind of stalled item: batch after batch
+// of what stalled lists (stalled before, BatchSize at a time) until none is
+// left or the deadline nears, each driven again (drive), counted in
+// redriven and stamped re-driven (mark, by its id) so the next batch and
+// the next run pass over it until it stalls again.
+func redriveEach[T any](ctx context.Context, s *Sweeper, before time.Time, redriven *int,
+	stalled func(ctx context.Context, before time.Time, limit int) ([]T, error),
+	id func(T) string, drive func(T) error, mark func(ctx context.Context, id string) error) error {
 	for deadline.Left(ctx, s.cfg.SafetyMargin) {
-		wfs, err := s.cfg.Store.StalledWorkflows(ctx, before, s.cfg.BatchSize)
-		if err != nil || len(wfs) == 0 {
+		items, err := stalled(ctx, before, s.cfg.BatchSize)
+		if err != nil || len(items) == 0 {
 			return err
 		}
-		for _, wf := range wfs {
-			if err := s.redrive(ctx, st, wf.WorkflowID, events.WorkflowCreated, driven); err != nil {
+		for _, item := range items {
+			if err := drive(item); err != nil {
 				return err
 			}
-			st.WorkflowsRedriven++
-			if err := s.cfg.Store.MarkWorkflowRedriven(ctx, wf.WorkflowID); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
-}
-
-func (s *Sweeper) redriveTasks(ctx context.Context, st *Stats, before time.Time, driven map[string]bool) error {
-	for deadline.Left(ctx, s.cfg.SafetyMargin) {
-		tasks, err := s.cfg.Store.StalledTasks(ctx, before, s.cfg.BatchSize)
-		if err != nil || len(tasks) == 0 {
-			return err
-		}
-		for _, t := range tasks {
-			if err := s.redrive(ctx, st, t.TaskID, events.TaskCreated, driven); err != nil {
-				return err
-			}
-			st.TasksRedriven++
-			if err := s.cfg.Store.MarkTaskRedriven(ctx, t.TaskID); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
-}
-
-// redriveWebhookEvents handles webhook events left processing: the work
-// they started ended (settle the row), is still going (drive it on), or is
-// missing (publish the *.created event stored for the delivery, or route it
-// again when not even that was stored).
-func (s *Sweeper) redriveWebhookEvents(ctx context.Context, st *Stats, before time.Time, driven map[string]bool) error {
-	for deadline.Left(ctx, s.cfg.SafetyMargin) {
-		rows, err := s.cfg.Store.StalledWebhookEvents(ctx, before, s.cfg.BatchSize)
-		if err != nil || len(rows) == 0 {
-			return err
-		}
-		for _, row := range rows {
-			if err := s.redriveWebhookEvent(ctx, st, row, driven); err != nil {
-				return err
-			}
-			st.WebhooksRedriven++
-			if err := s.cfg.Store.MarkWebhookEventRedriven(ctx, row.EventID); err != nil {
+			*redriven++
+			if err := mark(ctx, id(item)); err != nil {
 				return err
 			}
 		}

@@ -2,7 +2,7 @@ import { useState } from 'preact/hooks';
 import { useLocation } from 'preact-iso/router';
 import { get, post } from '../api.js';
 import { useAction, useLoad } from '../hooks.js';
-import { base, ErrorBox, Loading, fmtTime, FilterForm, Since, Pager, Json, Badge, Empty } from '../ui.jsx';
+import { base, ErrorBox, fmtTime, FilterForm, Since, Pager, Json, Badge, Listing, ListTable } from '../ui.jsx';
 
 const statuses = ['open', 'replayed', 'discarded', 'all'];
 // bulkMax is the most POST /api/dead-letters/requeue sends back at once.
@@ -38,29 +38,15 @@ export function DeadLetters() {
         extra={<Since param="from" />}
       />
       <BulkRequeue filter={filterOf(query)} onDone={reload} />
-      <ErrorBox error={error} />
-      <Loading when={loading} />
-      {data && data.deadLetters.length === 0 ? <Empty what="dead letters" /> : null}
-      {data && data.deadLetters.length > 0 ? (
-        <table class="list" data-testid="dead-letter-list">
-          <thead>
-            <tr>
-              <th>received</th>
-              <th>origin</th>
-              <th>reason</th>
-              <th>error</th>
-              <th>event</th>
-              <th>status</th>
-              <th></th>
-            </tr>
-          </thead>
-          <tbody>
-            {data.deadLetters.map((d) => (
+      <Listing error={error} loading={loading} items={data && data.deadLetters} what="dead letters">
+        {(dls) => (
+          <ListTable testid="dead-letter-list" columns={['received', 'origin', 'reason', 'error', 'event', 'status', '']}>
+            {dls.map((d) => (
               <DeadLetterRow d={d} onRequeued={reload} key={d.dead_letter_id} />
             ))}
-          </tbody>
-        </table>
-      ) : null}
+          </ListTable>
+        )}
+      </Listing>
       {data ? <Pager next={data.nextCursor} /> : null}
     </section>
   );

@@ -2,7 +2,7 @@ import { useContext } from 'preact/hooks';
 import { get } from '../api.js';
 import { useLoad } from '../hooks.js';
 import { Principal } from '../principal.js';
-import { base, ErrorBox, Loading, fmtTime, fmtDuration, Badge, Json, Empty } from '../ui.jsx';
+import { base, ErrorBox, fmtTime, fmtDuration, Badge, Json, Listing, ListTable } from '../ui.jsx';
 
 // Partners lists the partners in the token's scope with their delivery
 // endpoint (the deployment's partners file) and its breaker.
@@ -11,24 +11,13 @@ export function Partners() {
   return (
     <section>
       <h1>Partners</h1>
-      <ErrorBox error={error} />
-      <Loading when={loading} />
-      {data && data.partners.length === 0 ? <Empty what="partners" /> : null}
-      {data && data.partners.length > 0 ? (
-        <table class="list" data-testid="partner-list">
-          <thead>
-            <tr>
-              <th>partner</th>
-              <th>name</th>
-              <th>delivery endpoint</th>
-              <th>breaker</th>
-              <th>consecutive failures</th>
-              <th>last error</th>
-              <th>last success</th>
-            </tr>
-          </thead>
-          <tbody>
-            {data.partners.map((p) => (
+      <Listing error={error} loading={loading} items={data && data.partners} what="partners">
+        {(partners) => (
+          <ListTable
+            testid="partner-list"
+            columns={['partner', 'name', 'delivery endpoint', 'breaker', 'consecutive failures', 'last error', 'last success']}
+          >
+            {partners.map((p) => (
               <tr>
                 <td>
                   <a href={`${base}/partners/${encodeURIComponent(p.partnerId)}`}>{p.partnerId}</a>
@@ -46,9 +35,9 @@ export function Partners() {
                 <td>{fmtTime(p.lastSuccessAt)}</td>
               </tr>
             ))}
-          </tbody>
-        </table>
-      ) : null}
+          </ListTable>
+        )}
+      </Listing>
     </section>
   );
 }
@@ -82,32 +71,36 @@ export function Partner({ id }) {
         </div>
       ) : null}
       <h2>Deliveries</h2>
-      <ErrorBox error={evs.error && (!ep.error || evs.error.status !== ep.error.status) ? evs.error : null} />
-      <Loading when={evs.loading} />
-      {evs.data && evs.data.events.length === 0 ? <Empty what="partner events" /> : null}
-      {evs.data && evs.data.events.length > 0 ? (
-        <ol class="events" data-testid="partner-events">
-          {evs.data.events.map((e) => (
-            <li class={e.event_status === 'FAILED' ? 'failed' : ''} key={e._id} data-direction={e.event_direction}>
-              <details>
-                <summary>
-                  <time>{fmtTime(Number(e.created))}</time> <code>{e.event_direction}</code>{' '}
-                  <code class="type">{e.event_type}</code> <Badge value={e.event_status} />{' '}
-                  <span>
-                    {e.entity_metadata.entity_type} {e.entity_metadata.entity_id}
-                  </span>{' '}
-                  <span class="muted">{attemptCount(e)} attempt(s)</span>
-                </summary>
-                <div class="detail">
-                  <Attempts e={e} />
-                  <h4>entity_data</h4>
-                  <Json value={e.entity_data} />
-                </div>
-              </details>
-            </li>
-          ))}
-        </ol>
-      ) : null}
+      <Listing
+        error={evs.error && (!ep.error || evs.error.status !== ep.error.status) ? evs.error : null}
+        loading={evs.loading}
+        items={evs.data && evs.data.events}
+        what="partner events"
+      >
+        {(events) => (
+          <ol class="events" data-testid="partner-events">
+            {events.map((e) => (
+              <li class={e.event_status === 'FAILED' ? 'failed' : ''} key={e._id} data-direction={e.event_direction}>
+                <details>
+                  <summary>
+                    <time>{fmtTime(Number(e.created))}</time> <code>{e.event_direction}</code>{' '}
+                    <code class="type">{e.event_type}</code> <Badge value={e.event_status} />{' '}
+                    <span>
+                      {e.entity_metadata.entity_type} {e.entity_metadata.entity_id}
+                    </span>{' '}
+                    <span class="muted">{attemptCount(e)} attempt(s)</span>
+                  </summary>
+                  <div class="detail">
+                    <Attempts e={e} />
+                    <h4>entity_data</h4>
+                    <Json value={e.entity_data} />
+                  </div>
+                </details>
+              </li>
+            ))}
+          </ol>
+        )}
+      </Listing>
     </section>
   );
 }
@@ -163,23 +156,14 @@ function Attempts({ e }) {
     .sort((a, b) => a[0] - b[0]);
   if (log.length === 0) return <p class="muted">No delivery attempts (an inbound event).</p>;
   return (
-    <table class="list attempts" data-testid="attempt-log">
-      <thead>
+    <ListTable class="list attempts" testid="attempt-log" columns={['attempt', 'at', 'after the previous']}>
+      {log.map(([n, ms], i) => (
         <tr>
-          <th>attempt</th>
-          <th>at</th>
-          <th>after the previous</th>
+          <td>{n}</td>
+          <td>{fmtTime(ms)}</td>
+          <td>{i === 0 ? '—' : fmtDuration(ms - log[i - 1][1])}</td>
         </tr>
-      </thead>
-      <tbody>
-        {log.map(([n, ms], i) => (
-          <tr>
-            <td>{n}</td>
-            <td>{fmtTime(ms)}</td>
-            <td>{i === 0 ? '—' : fmtDuration(ms - log[i - 1][1])}</td>
-          </tr>
-        ))}
-      </tbody>
-    </table>
+      ))}
+    </ListTable>
   );
 }

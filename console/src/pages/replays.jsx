@@ -2,7 +2,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { useLocation } from 'preact-iso/router';
 import { get, post } from '../api.js';
 import { useLoad } from '../hooks.js';
-import { base, ErrorBox, Loading, fmtTime, FilterForm, Badge } from '../ui.jsx';
+import { base, ErrorBox, Loading, fmtTime, FilterForm, Badge, ListTable } from '../ui.jsx';
 import { filterFields, EventList } from './events.jsx';
 
 // replayFilter turns the page's query (the API's ReplayFilter parameter
@@ -107,26 +107,16 @@ function Session({ rs }) {
       {rs.errors.length === 0 ? (
         <p class="muted">None.</p>
       ) : (
-        <table class="list" data-testid="replay-errors">
-          <thead>
+        <ListTable testid="replay-errors" columns={['at', 'event', 'type', 'error']}>
+          {rs.errors.map((e) => (
             <tr>
-              <th>at</th>
-              <th>event</th>
-              <th>type</th>
-              <th>error</th>
+              <td>{fmtTime(e.timestamp)}</td>
+              <td>{e.event_id || '—'}</td>
+              <td>{e.error_type || '—'}</td>
+              <td class="error-text">{e.error}</td>
             </tr>
-          </thead>
-          <tbody>
-            {rs.errors.map((e) => (
-              <tr>
-                <td>{fmtTime(e.timestamp)}</td>
-                <td>{e.event_id || '—'}</td>
-                <td>{e.error_type || '—'}</td>
-                <td class="error-text">{e.error}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+          ))}
+        </ListTable>
       )}
       <h3>Filter</h3>
       <pre class="json">{JSON.stringify(rs.config.filter, null, 2)}</pre>

@@ -59,11 +59,7 @@ function WorkflowState({ wf }) {
           </li>
         ))}
       </ol>
-      {wf.error ? (
-        <div class="error">
-          {wf.error.code}: {wf.error.message}
-        </div>
-      ) : null}
+      <Failure error={wf.error} />
     </div>
   );
 }
@@ -75,12 +71,19 @@ function TaskState({ task }) {
         <strong>{task.type}</strong> <Badge value={task.status} /> attempt {task.retryCount + 1} of {task.maxRetries + 1}
         {task.nextRetryAt ? `, next retry ${fmtTime(task.nextRetryAt)}` : ''}
       </p>
-      {task.lastError ? (
-        <div class="error">
-          {task.lastError.code}: {task.lastError.message}
-        </div>
-      ) : null}
+      <Failure error={task.lastError} />
       {task.result ? <Json value={task.result} /> : null}
+    </div>
+  );
+}
+
+// Failure is the error a workflow failed with, or a task's last attempt's:
+// its code and message.
+function Failure({ error }) {
+  if (!error) return null;
+  return (
+    <div class="error">
+      {error.code}: {error.message}
     </div>
   );
 }

@@ -1,7 +1,7 @@
 import { useLocation } from 'preact-iso/router';
 import { get, post } from '../api.js';
 import { useAction, useLoad } from '../hooks.js';
-import { base, ErrorBox, Loading, fmtTime, FilterForm, Since, Pager, Json, Badge, Empty } from '../ui.jsx';
+import { base, ErrorBox, fmtTime, FilterForm, Since, Pager, Json, Badge, Listing } from '../ui.jsx';
 
 const statuses = ['', 'received', 'processing', 'completed', 'failed', 'skipped'];
 
@@ -21,16 +21,15 @@ export function Webhooks() {
         ]}
         extra={<Since param="from" />}
       />
-      <ErrorBox error={error} />
-      <Loading when={loading} />
-      {data && data.webhookEvents.length === 0 ? <Empty what="webhook events" /> : null}
-      {data && data.webhookEvents.length > 0 ? (
-        <ol class="events" data-testid="webhook-list">
-          {data.webhookEvents.map((w) => (
-            <WebhookRow w={w} onRetried={reload} key={w.event_id} />
-          ))}
-        </ol>
-      ) : null}
+      <Listing error={error} loading={loading} items={data && data.webhookEvents} what="webhook events">
+        {(evs) => (
+          <ol class="events" data-testid="webhook-list">
+            {evs.map((w) => (
+              <WebhookRow w={w} onRetried={reload} key={w.event_id} />
+            ))}
+          </ol>
+        )}
+      </Listing>
       {data ? <Pager next={data.nextCursor} /> : null}
     </section>
   );

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/streamops/streamops/internal/app"
 	"github.com/streamops/streamops/internal/local"
 	"github.com/streamops/streamops/internal/provider"
 )
@@ -67,7 +68,7 @@ func printCurl(args []string, stdout, stderr io.Writer) error {
 	if name != "stripe" {
 		return fmt.Errorf("only stripe has a sample event; sign others with provider.Provider.Sign")
 	}
-	providers, err := provider.LoadProviders(os.Getenv("STREAMOPS_PROVIDERS_FILE"))
+	providers, err := app.Providers()
 	if err != nil {
 		return err
 	}
