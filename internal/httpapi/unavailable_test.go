@@ -2,10 +2,8 @@ package httpapi_test
 
 import (
 	"context"
-	"net"
 	"net/http"
 	"net/http/httptest"
-	"net/url"
 	"strings"
 	"sync"
 	"testing"
@@ -36,8 +34,8 @@ func newGate() *gate {
 	return g
 }
 
-// stop makes the next waits block until resume.
-func (g *gate) stop() {
+// Stall makes the next waits block until Restore.
+func (g *gate) Stall() {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	select {
@@ -47,7 +45,8 @@ func (g *gate) stop() {
 	}
 }
 
-func (g *gate) resume() {
+// Restore lets waits through again.
+func (g *gate) Restore() {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	select {
@@ -79,79 +78,30 @@ func (d hangingDisk) Store(c *lungo.Catalog) error {
 	return d.disk.Store(c)
 }
 
-// stallingProxy forwards TCP connections to target and, while its gate is
-// stopped, holds every byte: the server looks alive (connections stay
-// open) but never answers, as a paused MongoDB does.
-func stallingProxy(t *testing.T, target string, g *gate) string {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	var conns sync.WaitGroup
-	var mu sync.Mutex
-	var open []net.Conn
-	t.Cleanup(func() {
-		ln.Close()
-		mu.Lock()
-		for _, c := range open {
-			c.Close()
-		}
-		mu.Unlock()
-		conns.Wait()
-	})
-	pipe := func(dst, src net.Conn) {
-		defer dst.Close()
-		buf := make([]byte, 32<<10)
-		for {
-			n, err := src.Read(buf)
-			g.wait()
-			if n > 0 {
-				if _, werr := dst.Write(buf[:n]); werr != nil {
-					return
-				}
-			}
-			if err != nil {
-				return
-			}
-		}
-	}
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			up, err := net.Dial("tcp", target)
-			if err != nil {
-				c.Close()
-				continue
-			}
-			mu.Lock()
-			open = append(open, c, up)
-			mu.Unlock()
-			conns.Go(func() { pipe(up, c) })
-			conns.Go(func() { pipe(c, up) })
-		}
-	}()
-	return ln.Addr().String()
+// staller stops a store from answering (Stall) and lets it answer again
+// (Restore).
+type staller interface {
+	Stall()
+	Restore()
 }
 
 // unansweringStore opens the store on the test's engine behind something
-// that stops answering when the returned gate is stopped: a stalling TCP
-// proxy on MongoDB, a hanging disk under the embedded engine.
-func unansweringStore(t *testing.T, opTimeout time.Duration) (*store.Store, *gate) {
-	g := newGate()
+// that stops answering when the returned staller stalls: a stalling TCP
+// proxy (enginetest.Proxy) on MongoDB, a hanging disk under the embedded
+// engine.
+func unansweringStore(t *testing.T, opTimeout time.Duration) (*store.Store, staller) {
+	var g staller
 	cfg := enginetest.Configure(t, store.Config{OperationTimeout: opTimeout, ConnectTimeout: 2 * time.Second})
 	if cfg.URI != "" {
-		u, err := url.Parse(cfg.URI)
-		require.NoError(t, err)
-		u.Host = stallingProxy(t, u.Host, g)
-		cfg.URI = u.String()
+		cfg.URI, g = enginetest.ProxyURI(t, cfg.URI)
 	} else {
-		cfg.Backing = hangingDisk{disk: lungo.NewMemoryStore(), gate: g}
+		disk := hangingDisk{disk: lungo.NewMemoryStore(), gate: newGate()}
+		cfg.Backing, g = disk, disk.gate
 	}
 	st, err := store.Open(context.Background(), cfg)
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = st.Close(context.Background()) })
-	t.Cleanup(g.resume) // runs first: let abandoned commands end before the store closes
+	t.Cleanup(g.Restore) // runs first: let abandoned commands end before the store closes
 	return st, g
 }
 
@@ -192,7 +142,7 @@ func TestStoreThatStopsAnsweringIs503WithinTheOperationTimeout(t *testing.T) {
 			hooks := &webhookStack{Env: env, providers: reg, handler: httpapi.Webhooks(svc, env.Logger)}
 			h, r := tc.request(hooks)
 
-			g.stop()
+			g.Stall()
 			ctx, cancel := context.WithTimeout(r.Context(), tc.deadline)
 			defer cancel()
 			w := httptest.NewRecorder()
