@@ -37,6 +37,24 @@ type TopicPublisher interface {
 	PublishTo(ctx context.Context, topic string, envs ...events.Envelope) error
 }
 
+// PublishTo publishes envs with p to topic, or each to its own type's
+// topic when topic is empty; a non-empty topic needs p to be a
+// TopicPublisher. The emitter and the retry-sweeper publish through it.
+func PublishTo(ctx context.Context, p Publisher, topic string, envs ...events.Envelope) error {
+	if topic == "" {
+		return p.Publish(ctx, envs...)
+	}
+	tp, ok := p.(TopicPublisher)
+	if !ok {
+		return errNoTopicPublisher(topic)
+	}
+	return tp.PublishTo(ctx, topic, envs...)
+}
+
+func errNoTopicPublisher(topic string) error {
+	return fmt.Errorf("emit: the publisher cannot publish to topic %s", topic)
+}
+
 // Config wires an Emitter.
 type Config struct {
 	// Store is where events are stored. Required.
@@ -213,7 +231,7 @@ func (e *Emitter) Store(ctx context.Context, envs ...events.Envelope) (Stored, e
 // StoreTo is Store for EmitTo's topic.
 func (e *Emitter) StoreTo(ctx context.Context, topic string, envs ...events.Envelope) (Stored, error) {
 	if _, ok := e.cfg.Publisher.(TopicPublisher); topic != "" && !ok {
-		return Stored{}, fmt.Errorf("emit: the publisher cannot publish to topic %s", topic)
+		return Stored{}, errNoTopicPublisher(topic)
 	}
 	if err := e.CheckSize(envs...); err != nil {
 		return Stored{}, fmt.Errorf("emit: %w", err)
@@ -243,12 +261,7 @@ func (e *Emitter) StoreTo(ctx context.Context, topic string, envs ...events.Enve
 func (e *Emitter) Publish(ctx context.Context, st Stored) Result {
 	res := st.res
 	if len(st.publish) > 0 {
-		publish := e.cfg.Publisher.Publish
-		if st.topic != "" {
-			tp := e.cfg.Publisher.(TopicPublisher)
-			publish = func(ctx context.Context, envs ...events.Envelope) error { return tp.PublishTo(ctx, st.topic, envs...) }
-		}
-		res.Published, res.Unpublished = e.publish(ctx, publish, st.publish)
+		res.Published, res.Unpublished = e.publish(ctx, st.topic, st.publish)
 	}
 	// A mark that fails leaves the events to the sweeper, which publishes
 	// them once more (consumers are idempotent): not a reason to fail the
@@ -262,11 +275,11 @@ func (e *Emitter) Publish(ctx context.Context, st Stored) Result {
 	return res
 }
 
-func (e *Emitter) publish(ctx context.Context, publish func(context.Context, ...events.Envelope) error, envs []events.Envelope) (published, unpublished []string) {
+func (e *Emitter) publish(ctx context.Context, topic string, envs []events.Envelope) (published, unpublished []string) {
 	pctx, cancel := context.WithTimeout(ctx, e.cfg.PublishTimeout)
 	defer cancel()
 	start := time.Now()
-	err := publish(pctx, envs...)
+	err := PublishTo(pctx, e.cfg.Publisher, topic, envs...)
 	latency := time.Since(start)
 	e.cfg.Metrics.Record(metrics.Metric{Name: "PublishLatency", Unit: metrics.Milliseconds, Value: float64(latency.Microseconds()) / 1000})
 

@@ -241,7 +241,7 @@ func (s *Sweeper) publishPending(ctx context.Context, st *Stats) error {
 		var errs []error
 		for _, topic := range topics {
 			group := byTopic[topic]
-			err := s.publishTo(ctx, topic, group)
+			err := emit.PublishTo(ctx, s.cfg.Publisher, topic, group...)
 			for id := range emit.Unpublished(err, group) {
 				failed[id], causes[id] = true, err
 			}
@@ -289,19 +289,6 @@ func (s *Sweeper) publishPending(ctx context.Context, st *Stats) error {
 		}
 	}
 	return nil
-}
-
-// publishTo publishes envs to topic, or to each one's own topic when topic
-// is empty.
-func (s *Sweeper) publishTo(ctx context.Context, topic string, envs []events.Envelope) error {
-	if topic == "" {
-		return s.cfg.Publisher.Publish(ctx, envs...)
-	}
-	tp, ok := s.cfg.Publisher.(emit.TopicPublisher)
-	if !ok {
-		return fmt.Errorf("sweep: the publisher cannot publish to topic %s", topic)
-	}
-	return tp.PublishTo(ctx, topic, envs...)
 }
 
 // publishCauses maps each event a *bus.PublishError names to its own
