@@ -73,10 +73,20 @@ FUZZ_TARGETS := \
 	./internal/httpapi:FuzzReplayFilterQuery \
 	./internal/jsonbody:FuzzCheck
 
+# Go 1.26's fuzz coordinator can fail a target with a bare "context deadline
+# exceeded" when -fuzztime ends while a worker is mid-input on a busy
+# machine (go.dev/issue/75804, fixed in Go 1.27): no input failed and none
+# is written. Such a run is tried once more; anything else fails at once.
 fuzz: ## each fuzz target for FUZZTIME (5s): no panic, every rejection a 4xx or a dead letter
 	@set -e; for t in $(FUZZ_TARGETS); do \
-		echo "fuzz $${t#*:} ($${t%%:*}, $(FUZZTIME))"; \
-		$(GO) test -run '^$$' -fuzz "^$${t#*:}$$" -fuzztime $(FUZZTIME) "$${t%%:*}" >/tmp/streamops-fuzz.log 2>&1 || { cat /tmp/streamops-fuzz.log; exit 1; }; \
+		for try in 1 2; do \
+			echo "fuzz $${t#*:} ($${t%%:*}, $(FUZZTIME))"; \
+			if $(GO) test -run '^$$' -fuzz "^$${t#*:}$$" -fuzztime $(FUZZTIME) "$${t%%:*}" >/tmp/streamops-fuzz.log 2>&1; then break; fi; \
+			if [ $$try = 1 ] && grep -q 'context deadline exceeded' /tmp/streamops-fuzz.log && \
+				! grep -qE 'Failing input written|panic:|fuzz_test.go:[0-9]+:' /tmp/streamops-fuzz.log; then \
+				echo "  the coordinator's deadline race (go.dev/issue/75804), no failing input: again"; continue; fi; \
+			cat /tmp/streamops-fuzz.log; exit 1; \
+		done; \
 	done
 
 lint: ## gofmt check + go vet
