@@ -38,94 +38,96 @@ func benchEnvelopes(n, size int) []events.Envelope {
 // one flush. Every iteration sends one batch each way, in alternating
 // order, and times them apart: both sides see the same machine at the same
 // moment, so a busy neighbour slows both instead of whichever ran second.
-// It reports raw-records/s and bus-records/s; their quotient is the
-// performance table's produce row. The raw side gets its records prebuilt
+// Its one sub-benchmark, raw-vs-bus, reports raw-records/s and
+// bus-records/s; their quotient is the performance table's produce row. The raw side gets its records prebuilt
 // (the same records Publish builds, untimed); Publish builds its own.
 func BenchmarkProduce(b *testing.B) {
-	// Each side gets its own broker that acknowledges without storing
-	// (kfake.BlackholeProduce still checks idempotent sequences): kfake's
-	// in-memory log copies itself as it grows, and that cost landed on
-	// whichever side ran second, sharing the same CPUs as the client.
-	newBroker := func(b *testing.B) []string {
-		cluster, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.SeedTopics(Partitions, events.TopicTasks), kfake.BlackholeProduce())
+	b.Run("raw-vs-bus", func(b *testing.B) {
+		// Each side gets its own broker that acknowledges without storing
+		// (kfake.BlackholeProduce still checks idempotent sequences): kfake's
+		// in-memory log copies itself as it grows, and that cost landed on
+		// whichever side ran second, sharing the same CPUs as the client.
+		newBroker := func(b *testing.B) []string {
+			cluster, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.SeedTopics(Partitions, events.TopicTasks), kfake.BlackholeProduce())
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.Cleanup(cluster.Close)
+			return cluster.ListenAddrs()
+		}
+		envs := benchEnvelopes(benchRecords, benchRecordBytes)
+		ctx := context.Background()
+
+		// The raw client gets the producer settings Publish runs with (no
+		// linger, the brokers' batch size), so the quotient is what bus adds
+		// to franz-go, not a difference of settings: with kgo's default 10ms
+		// linger the raw side was the slower one.
+		raw, err := kgo.NewClient(kgo.SeedBrokers(newBroker(b)...), kgo.RequiredAcks(kgo.AllISRAcks()),
+			kgo.ProducerLinger(0), kgo.ProducerBatchMaxBytes(int32(DefaultMaxMessageBytes)))
 		if err != nil {
 			b.Fatal(err)
 		}
-		b.Cleanup(cluster.Close)
-		return cluster.ListenAddrs()
-	}
-	envs := benchEnvelopes(benchRecords, benchRecordBytes)
-	ctx := context.Background()
-
-	// The raw client gets the producer settings Publish runs with (no
-	// linger, the brokers' batch size), so the quotient is what bus adds
-	// to franz-go, not a difference of settings: with kgo's default 10ms
-	// linger the raw side was the slower one.
-	raw, err := kgo.NewClient(kgo.SeedBrokers(newBroker(b)...), kgo.RequiredAcks(kgo.AllISRAcks()),
-		kgo.ProducerLinger(0), kgo.ProducerBatchMaxBytes(int32(DefaultMaxMessageBytes)))
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer raw.Close()
-	prebuilt := make([]kgo.Record, len(envs))
-	for i, env := range envs {
-		r, err := NewRecord(env, "")
-		if err != nil {
-			b.Fatal(err)
+		defer raw.Close()
+		prebuilt := make([]kgo.Record, len(envs))
+		for i, env := range envs {
+			r, err := NewRecord(env, "")
+			if err != nil {
+				b.Fatal(err)
+			}
+			prebuilt[i] = *r
 		}
-		prebuilt[i] = *r
-	}
-	recs := make([]*kgo.Record, len(prebuilt))
-	fresh := func() {
-		for i := range prebuilt {
-			r := prebuilt[i]
-			recs[i] = &r
+		recs := make([]*kgo.Record, len(prebuilt))
+		fresh := func() {
+			for i := range prebuilt {
+				r := prebuilt[i]
+				recs[i] = &r
+			}
 		}
-	}
-	fresh()
-	if err := raw.ProduceSync(ctx, recs[:1]...).FirstErr(); err != nil { // metadata, producer id
-		b.Fatal(err)
-	}
-	bus, err := New(Config{Brokers: newBroker(b), ProduceTimeout: time.Minute})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer bus.Close()
-	if err := bus.Publish(ctx, envs[0]); err != nil {
-		b.Fatal(err)
-	}
-
-	var rawTime, busTime time.Duration
-	sendRaw := func() {
 		fresh()
-		start := time.Now()
-		if err := raw.ProduceSync(ctx, recs...).FirstErr(); err != nil {
+		if err := raw.ProduceSync(ctx, recs[:1]...).FirstErr(); err != nil { // metadata, producer id
 			b.Fatal(err)
 		}
-		rawTime += time.Since(start)
-	}
-	sendBus := func() {
-		start := time.Now()
-		if err := bus.Publish(ctx, envs...); err != nil {
+		bus, err := New(Config{Brokers: newBroker(b), ProduceTimeout: time.Minute})
+		if err != nil {
 			b.Fatal(err)
 		}
-		busTime += time.Since(start)
-	}
-	b.ResetTimer()
-	for i := range b.N {
-		if i%2 == 0 {
-			sendRaw()
-			sendBus()
-		} else {
-			sendBus()
-			sendRaw()
+		defer bus.Close()
+		if err := bus.Publish(ctx, envs[0]); err != nil {
+			b.Fatal(err)
 		}
-	}
-	b.StopTimer()
-	n := float64(benchRecords * b.N)
-	b.ReportMetric(n/rawTime.Seconds(), "raw-records/s")
-	b.ReportMetric(n/busTime.Seconds(), "bus-records/s")
-	b.ReportMetric(float64(busTime.Nanoseconds())/n, "bus-ns/record")
+
+		var rawTime, busTime time.Duration
+		sendRaw := func() {
+			fresh()
+			start := time.Now()
+			if err := raw.ProduceSync(ctx, recs...).FirstErr(); err != nil {
+				b.Fatal(err)
+			}
+			rawTime += time.Since(start)
+		}
+		sendBus := func() {
+			start := time.Now()
+			if err := bus.Publish(ctx, envs...); err != nil {
+				b.Fatal(err)
+			}
+			busTime += time.Since(start)
+		}
+		b.ResetTimer()
+		for i := range b.N {
+			if i%2 == 0 {
+				sendRaw()
+				sendBus()
+			} else {
+				sendBus()
+				sendRaw()
+			}
+		}
+		b.StopTimer()
+		n := float64(benchRecords * b.N)
+		b.ReportMetric(n/rawTime.Seconds(), "raw-records/s")
+		b.ReportMetric(n/busTime.Seconds(), "bus-records/s")
+		b.ReportMetric(float64(busTime.Nanoseconds())/n, "bus-ns/record")
+	})
 }
 
 // BenchmarkEnvelopeEncoding weighs the hand-written encoder (encode.go)
