@@ -88,6 +88,10 @@ type Envelope struct {
 	SchemaVersion string          `json:"schemaVersion,omitempty"`
 	Payload       json.RawMessage `json:"payload"`
 	Metadata      *Metadata       `json:"metadata,omitempty"`
+
+	// encoding is the envelope's JSON as New marshalled it to validate
+	// it, kept for the producer (Encoding). Not part of the event.
+	encoding *encoding
 }
 
 // DecodePayload unmarshals the payload into v.

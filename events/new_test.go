@@ -139,3 +139,67 @@ func TestNewIDsCarryTheSeedPrefixesAndAV4UUID(t *testing.T) {
 		})
 	}
 }
+
+// TestEncodingIsNewsJSONUntilAFieldChanges: the JSON New validated is what
+// a producer sends, for as long as the envelope is as New left it.
+func TestEncodingIsNewsJSONUntilAFieldChanges(t *testing.T) {
+	build := func(t *testing.T) events.Envelope {
+		env, err := events.NewEvent(events.WorkflowProcessingPayload{WorkflowID: events.NewWorkflowID(), CurrentStep: "validate",
+			StartedAt: events.Now()}, &events.Metadata{Source: "event-processor"})
+		require.NoError(t, err)
+		return env
+	}
+	tests := []struct {
+		name   string
+		change func(e *events.Envelope)
+		kept   bool
+	}{
+		{"as New left it", func(*events.Envelope) {}, true},
+		{"a copy", func(e *events.Envelope) { c := *e; *e = c }, true},
+		{"a new eventId (ingest derives them)", func(e *events.Envelope) { e.EventID = events.NewEventID() }, false},
+		{"another type", func(e *events.Envelope) { e.EventType = events.WorkflowCompleted }, false},
+		{"another timestamp", func(e *events.Envelope) { e.Timestamp = events.At(e.Timestamp.Add(time.Millisecond)) }, false},
+		{"another schema version", func(e *events.Envelope) { e.SchemaVersion = "2.0" }, false},
+		{"a payload of the same bytes, assigned", func(e *events.Envelope) { e.Payload = append(json.RawMessage(nil), e.Payload...) }, false},
+		{"another metadata", func(e *events.Envelope) { e.Metadata = &events.Metadata{Source: "other"} }, false},
+		{"the metadata changed in place", func(e *events.Envelope) { e.Metadata.TraceID = "t-1" }, false},
+		{"no metadata", func(e *events.Envelope) { e.Metadata = nil }, false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			env := build(t)
+			tc.change(&env)
+			value, key, ok := env.Encoding()
+			require.Equal(t, tc.kept, ok)
+			if ok {
+				want, err := json.Marshal(env)
+				require.NoError(t, err)
+				assert.Equal(t, string(want), string(value), "the record value is json.Marshal of the envelope")
+				assert.Equal(t, env.AggregateID(), string(key), "the key is AggregateID")
+			}
+		})
+	}
+	decoded, err := events.Decode(func() []byte { b, _ := json.Marshal(build(t)); return b }())
+	require.NoError(t, err)
+	_, _, ok := decoded.Encoding()
+	assert.False(t, ok, "a decoded envelope has no encoding of New's")
+}
+
+func TestNewEventAtTakesTheIDAndTimeAndKeepsItsEncoding(t *testing.T) {
+	webhookID := events.NewWebhookEventID()
+	id, at := events.DeriveID(events.EventIDPrefix, webhookID, "webhook.received"), events.At(time.Date(2026, 1, 2, 3, 4, 5, 6e6, time.UTC))
+	env, err := events.NewEventAt(events.WebhookReceivedPayload{Provider: "github", ProviderEventID: "d-1", ProviderEventType: "push",
+		WebhookEventID: webhookID}, nil, id, at)
+	require.NoError(t, err)
+	assert.Equal(t, id, env.EventID)
+	assert.Equal(t, at, env.Timestamp)
+	value, key, ok := env.Encoding()
+	require.True(t, ok, "a derived id given to NewEventAt keeps New's encoding")
+	want, err := json.Marshal(env)
+	require.NoError(t, err)
+	assert.Equal(t, string(want), string(value))
+	assert.Equal(t, webhookID, string(key))
+
+	_, err = events.NewEventAt(events.WebhookReceivedPayload{Provider: "github", ProviderEventID: "d-1", ProviderEventType: "push", WebhookEventID: webhookID}, nil, "not-an-event-id", at)
+	assert.Error(t, err, "the id is validated with the rest of the event")
+}

@@ -21,13 +21,19 @@ import (
 // *ValidationError naming the field and the rule; a nil error means the
 // event is valid.
 func Validate(raw []byte) error {
+	_, err := validate(raw)
+	return err
+}
+
+// validate is Validate, also returning raw as the validator decoded it.
+func validate(raw []byte) (any, error) {
 	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
 	if err != nil {
-		return &ValidationError{Rule: "json", Message: notJSON(err)}
+		return nil, &ValidationError{Rule: "json", Message: notJSON(err)}
 	}
 	set, err := compiledSchemas()
 	if err != nil {
-		return err
+		return nil, err
 	}
 
 	t := eventTypeOf(doc)
@@ -39,15 +45,15 @@ func Validate(raw []byte) error {
 	var verr *jsonschema.ValidationError
 	switch {
 	case errors.As(err, &verr):
-		return explain(t, verr)
+		return nil, explain(t, verr)
 	case err != nil:
-		return fmt.Errorf("events: validate %s: %w", t, err)
+		return nil, fmt.Errorf("events: validate %s: %w", t, err)
 	case !known:
 		// The catalog knows a type that has no schema of its own: a bug in
 		// this package, not in the event.
-		return fmt.Errorf("events: no schema for event type %q", t)
+		return nil, fmt.Errorf("events: no schema for event type %q", t)
 	}
-	return nil
+	return doc, nil
 }
 
 // Decode validates raw and returns it as an Envelope. A consumer rejects a

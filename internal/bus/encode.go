@@ -115,8 +115,14 @@ func encodeInOrder(envs []events.Envelope, recs []kgo.Record, topic string, emit
 	return encs
 }
 
-// encode returns env's JSON and its partition key.
+// encode returns env's JSON and its partition key: as events.New left
+// them when nothing changed since (New marshals every event to validate it,
+// so that is the second encoding saved), else by the fast path or
+// encoding/json.
 func (e *envelopeEncoder) encode(env *events.Envelope) (value, key []byte, err error) {
+	if value, key, ok := env.Encoding(); ok {
+		return value, key, nil
+	}
 	if value, key, ok := e.fast(env); ok {
 		return value, key, nil
 	}

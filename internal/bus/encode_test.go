@@ -141,6 +141,7 @@ func TestEncoderKnowsEveryEnvelopeField(t *testing.T) {
 		"SchemaVersion string schemaVersion,omitempty",
 		"Payload json.RawMessage payload",
 		"Metadata *events.Metadata metadata,omitempty",
+		"encoding *events.encoding ", // New's JSON of the event, not a field of it (Envelope.Encoding)
 	}, got, "update envelopeEncoder.fast to write the new shape")
 }
 
@@ -192,5 +193,33 @@ func TestSpecialFlagsExactlyTheBytesJSONMarshalWouldTouch(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// TestRecordsOfNewEventsAreNewsJSONUntilChanged: an event events.New
+// built is sent as New encoded it, and one changed since (ingest derives
+// its eventIds after New) is encoded afresh; either way the record is
+// json.Marshal of the envelope and keyed by AggregateID.
+func TestRecordsOfNewEventsAreNewsJSONUntilChanged(t *testing.T) {
+	for _, change := range []struct {
+		name string
+		do   func(*events.Envelope)
+	}{
+		{"as built", func(*events.Envelope) {}},
+		{"a derived eventId", func(e *events.Envelope) { e.EventID = events.DeriveID(events.EventIDPrefix, "webhook-1") }},
+		{"a replay's metadata", func(e *events.Envelope) { e.Metadata = &events.Metadata{Source: "replay", ReplayOf: "evt-0"} }},
+	} {
+		t.Run(change.name, func(t *testing.T) {
+			env, err := events.NewEvent(events.TaskCreatedPayload{TaskID: events.NewTaskID(), Type: events.TaskDataExport,
+				Data: []byte(`{"format":"csv","note":"<b>&</b>"}`), MaxRetries: 3, CreatedAt: events.Now()}, &events.Metadata{Source: "api-gateway"})
+			require.NoError(t, err)
+			change.do(&env)
+			r, err := NewRecord(env, "")
+			require.NoError(t, err)
+			want, err := json.Marshal(env)
+			require.NoError(t, err)
+			assert.Equal(t, string(want), string(r.Value))
+			assert.Equal(t, env.AggregateID(), string(r.Key))
+		})
 	}
 }

@@ -245,13 +245,12 @@ func (s *Service) plan(p *provider.Provider, ev store.WebhookEvent, run int) (ro
 		return routing{}, err
 	}
 	meta := &events.Metadata{Source: "webhook", CorrelationID: ev.EventID, APIVersion: events.SchemaVersion, PartnerID: ev.Provider}
-	received, err := events.NewEvent(events.WebhookReceivedPayload{
+	received, err := events.NewEventAt(events.WebhookReceivedPayload{
 		Provider: ev.Provider, ProviderEventID: ev.ProviderEventID, ProviderEventType: ev.EventType, WebhookEventID: ev.EventID,
-	}, meta)
+	}, meta, events.DeriveID(events.EventIDPrefix, ev.EventID, string(events.WebhookReceived)), events.Now())
 	if err != nil {
 		return routing{}, fmt.Errorf("ingest: build webhook.received: %w", err)
 	}
-	received.EventID = events.DeriveID(events.EventIDPrefix, ev.EventID, string(events.WebhookReceived))
 	rt := routing{status: webhookstatus.Skipped, events: []events.Envelope{received}, partner: partner}
 	route, matched := p.Route(ev.EventType)
 	if !matched || route.Skip {

@@ -95,10 +95,9 @@ func (r Runtime) Metadata(correlationID, partnerID string) *events.Metadata {
 // Event builds a validated lifecycle event with a derived id, stamped at,
 // carrying meta (see Metadata).
 func (r Runtime) Event(p events.Payload, id string, at time.Time, meta *events.Metadata) (events.Envelope, error) {
-	env, err := events.NewEvent(p, meta)
+	env, err := events.NewEventAt(p, meta, id, events.At(at))
 	if err != nil {
 		return env, fmt.Errorf("%s: build %s: %w", r.domain, p.EventType(), err)
 	}
-	env.EventID, env.Timestamp = id, events.At(at)
 	return env, nil
 }

@@ -115,11 +115,10 @@ func (c *Creation) submission() (requestHash string, createdAt time.Time, eventI
 
 // event builds the validated *.created event of p with o's event id.
 func (o Origin) event(p events.Payload) (events.Envelope, error) {
-	env, err := events.NewEvent(p, o.Metadata)
+	env, err := events.NewEventAt(p, o.Metadata, o.EventID, events.Now())
 	if err != nil {
 		return env, fmt.Errorf("build %s: %w", p.EventType(), err)
 	}
-	env.EventID = o.EventID
 	if o.Fits != nil {
 		if err := o.Fits(env); err != nil {
 			return env, err

@@ -42,14 +42,14 @@ func RetryEvent(t State, at time.Time) (events.Envelope, error) {
 	if !t.AwaitsRetry() {
 		return events.Envelope{}, fmt.Errorf("task: %s is %s at retryCount %d, not a failed task awaiting a retry", t.ID, t.Status, t.RetryCount)
 	}
-	env, err := events.NewEvent(events.TaskCreatedPayload{
+	env, err := events.NewEventAt(events.TaskCreatedPayload{
 		TaskID: t.ID, Type: events.TaskType(t.Type), Data: t.Data,
 		RetryCount: t.RetryCount, MaxRetries: t.MaxRetries, CreatedAt: events.At(t.CreatedAt),
-	}, &events.Metadata{Source: RetrySource, CorrelationID: t.CorrelationID, PartnerID: t.PartnerID})
+	}, &events.Metadata{Source: RetrySource, CorrelationID: t.CorrelationID, PartnerID: t.PartnerID},
+		attemptEventID(t.ID, events.TaskCreated, t.RetryCount), events.At(at))
 	if err != nil {
 		return env, fmt.Errorf("task: build retry of %s: %w", t.ID, err)
 	}
-	env.EventID, env.Timestamp = attemptEventID(t.ID, events.TaskCreated, t.RetryCount), events.At(at)
 	return env, nil
 }
 

@@ -63,14 +63,13 @@ func NotifyStep(_ context.Context, in StepInput) (StepOutput, error) {
 	}
 	taskID := events.DeriveID(events.TaskIDPrefix, in.Workflow.ID, "notify", strconv.Itoa(in.StepIndex))
 	at := events.At(in.At)
-	created, err := events.NewEvent(events.TaskCreatedPayload{
+	// The same id submit gives a task's first task.created.
+	created, err := events.NewEventAt(events.TaskCreatedPayload{
 		TaskID: taskID, Type: events.TaskEmailNotification, Data: data, RetryCount: 0, MaxRetries: maxRetries, CreatedAt: at,
-	}, in.Metadata)
+	}, in.Metadata, events.DeriveID(events.EventIDPrefix, taskID, string(events.TaskCreated)), at)
 	if err != nil {
 		return StepOutput{}, fault.Permanent(CodeNotify, "build task.created: %w", err)
 	}
-	// The same id submit gives a task's first task.created.
-	created.EventID, created.Timestamp = events.DeriveID(events.EventIDPrefix, taskID, string(events.TaskCreated)), at
 	in.Effects.StartTask(store.Task{
 		TaskID: taskID, Type: string(events.TaskEmailNotification), Data: store.JSONDoc(data), MaxRetries: maxRetries,
 		EventID: created.EventID, CorrelationID: in.Workflow.CorrelationID,
