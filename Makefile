@@ -11,7 +11,7 @@ BUILD_DIR ?= build
 # need many short iterations on a busy machine.
 BENCHTIME         ?= 3x
 MONGO_BENCHTIME   ?= 2x
-QUICK_BENCHTIME   ?= 30x
+QUICK_BENCHTIME   ?= 100x
 # The Lambda build of seed/DESIGN: arm64, provided.al2023, no RPC shim.
 LAMBDA_ENV   := GOOS=linux GOARCH=arm64 CGO_ENABLED=0
 LAMBDA_FLAGS := -tags lambda.norpc -trimpath -ldflags='-s -w'
