@@ -16,7 +16,6 @@ import (
 	"github.com/streamops/streamops/internal/app"
 	"github.com/streamops/streamops/internal/emit"
 	"github.com/streamops/streamops/internal/httpapi"
-	"github.com/streamops/streamops/internal/ingest"
 	"github.com/streamops/streamops/internal/provider"
 	"github.com/streamops/streamops/internal/store"
 	"github.com/streamops/streamops/internal/store/enginetest"
@@ -101,8 +100,8 @@ func BenchmarkWebhookThroughput(b *testing.B) {
 		// "published" marks coalesced over app.MarkDelayFor("webhook").
 		em, err := emit.New(emit.Config{Store: s.Store, Publisher: s.Bus, Logger: s.Logger, MarkDelay: app.MarkDelayFor("webhook")})
 		require.NoError(b, err)
-		svc, err := ingest.New(ingest.Config{Providers: s.providers, Secrets: provider.EnvSecrets{Lookup: func(k string) string { return secrets[k] }},
-			Store: s.Store, Emitter: em, Logger: s.Logger})
+		s.Emitter = em
+		svc, err := ingestService(s.Env, s.providers)
 		require.NoError(b, err)
 		s.handler = httpapi.Webhooks(svc, s.Logger)
 		p, _ := s.providers.Provider("github")
