@@ -115,11 +115,22 @@ func (e Envelope) AggregateID() string {
 	if json.Unmarshal(e.Payload, &ids) != nil {
 		return ""
 	}
+	return pickAggregateID([3]string{ids.WorkflowID, ids.TaskID, ids.WebhookEventID})
+}
+
+// AggregateIDFields are the payload fields AggregateID reads, in the
+// order it prefers them: the first non-empty of the first two, else the
+// third (even empty).
+var AggregateIDFields = [3]string{"workflowId", "taskId", "webhookEventId"}
+
+// pickAggregateID is AggregateID's choice among the values of
+// AggregateIDFields.
+func pickAggregateID(ids [3]string) string {
 	switch {
-	case ids.WorkflowID != "":
-		return ids.WorkflowID
-	case ids.TaskID != "":
-		return ids.TaskID
+	case ids[0] != "":
+		return ids[0]
+	case ids[1] != "":
+		return ids[1]
 	}
-	return ids.WebhookEventID
+	return ids[2]
 }

@@ -71,35 +71,26 @@ func newEncoding(e Envelope, doc []byte, decoded any) *encoding {
 	if payload == nil {
 		return nil
 	}
-	// AggregateID: workflowId, else taskId, else webhookEventId (even
-	// ""); a present id of another type than string (or null) makes it
-	// "" for all three, which is not worth a special case here.
-	fields := [3]string{"workflowId", "taskId", "webhookEventId"}
 	for name := range payload {
-		for _, field := range fields {
+		for _, field := range AggregateIDFields {
 			if name != field && strings.EqualFold(name, field) {
 				return nil // encoding/json matches names case-insensitively
 			}
 		}
 	}
 	var ids [3]string
-	for i, field := range fields {
+	for i, field := range AggregateIDFields {
 		switch v := payload[field].(type) {
 		case nil:
 		case string:
 			ids[i] = v
 		default:
+			// An id of another type makes AggregateID "" for all three,
+			// which is not worth a special case here.
 			return nil
 		}
 	}
-	key := ids[2]
-	switch {
-	case ids[0] != "":
-		key = ids[0]
-	case ids[1] != "":
-		key = ids[1]
-	}
-	enc := &encoding{value: doc, key: []byte(key), from: e}
+	enc := &encoding{value: doc, key: []byte(pickAggregateID(ids)), from: e}
 	if e.Metadata != nil {
 		enc.meta = *e.Metadata
 	}

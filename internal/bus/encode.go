@@ -260,7 +260,7 @@ type payloadScanner struct {
 	set [3]bool
 }
 
-var idFields = [3]string{"workflowId", "taskId", "webhookEventId"}
+var idFields = events.AggregateIDFields
 
 // scanPayload returns the span of the partition key inside p (start ==
 // end when there is none) and whether p is certainly what json.Marshal
