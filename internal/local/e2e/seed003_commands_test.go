@@ -1,0 +1,113 @@
+package e2e
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/streamops/streamops/events"
+	"github.com/streamops/streamops/internal/seedtest"
+	"github.com/streamops/streamops/internal/stacktest"
+	"github.com/streamops/streamops/internal/store"
+	"github.com/streamops/streamops/internal/workflow/workflowstatus"
+)
+
+// publishTestEvent reads seed 003's "Publish Test Event" command: the line
+// it echoes and the topic it produces to. kafka-console-producer with
+// parse.key=true and key.separator=| splits the line at its first |: the
+// key before it, the value after.
+func publishTestEvent(t *testing.T) (topic string, key, value []byte) {
+	cmd := string(seedtest.Read(t, "003_testing.publish_test_event.sh"))
+	echo := regexp.MustCompile(`echo '([^']*)'`).FindStringSubmatch(cmd)
+	require.NotNil(t, echo, "the echoed line")
+	require.Contains(t, cmd, `--property "parse.key=true"`)
+	require.Contains(t, cmd, `--property "key.separator=|"`)
+	k, v, ok := strings.Cut(echo[1], "|")
+	require.True(t, ok)
+	return regexp.MustCompile(`--topic (\S+)`).FindStringSubmatch(cmd)[1], []byte(k), []byte(v)
+}
+
+// consoleConsumer is seed 003's "Manual Event Inspection" command as a
+// plain franz-go client: the topic from its beginning, each record printed
+// as key|value (print.key=true, key.separator="|"), until stop accepts the
+// output so far or d has passed.
+func consoleConsumer(t *testing.T, brokers []string, d time.Duration, stop func([]string) bool) []string {
+	cmd := string(seedtest.Read(t, "003_testing.manual_event_inspection.sh"))
+	for _, flag := range []string{"--from-beginning", "--property print.key=true", `--property key.separator="|"`} {
+		require.Contains(t, cmd, flag)
+	}
+	topic := regexp.MustCompile(`--topic (\S+)`).FindStringSubmatch(cmd)[1]
+	var lines []string
+	stacktest.Scan(t, brokers, topic, d, func(r *kgo.Record) bool {
+		lines = append(lines, string(r.Key)+"|"+string(r.Value))
+		return stop(lines)
+	})
+	return lines
+}
+
+// TestSeed003PublishTestEventAndManualInspection runs seed 003's two
+// manual commands against the local stack through a plain Kafka client,
+// as the commands do: the seed's test event, published as written, is
+// not dead-lettered; its step "step1" is not a built-in step, so workflow
+// wf-test ends failed with UNKNOWN_STEP naming it; and the console
+// consumer's output has the line the seed shows, for wf-test.
+func TestSeed003PublishTestEventAndManualInspection(t *testing.T) {
+	s := start(t, "", nil)
+	topic, key, value := publishTestEvent(t)
+	require.Equal(t, events.TopicWorkflows, topic)
+	require.Equal(t, "wf-test", string(key))
+	require.NoError(t, s.kafka().ProduceSync(context.Background(), &kgo.Record{Topic: topic, Key: key, Value: value}).FirstErr())
+
+	var wf store.Workflow
+	var dead []store.DeadLetterEntry
+	s.eventually(30*time.Second, func() bool {
+		var page struct {
+			DeadLetters []store.DeadLetterEntry `json:"deadLetters"`
+		}
+		require.Equal(t, http.StatusOK, s.call("GET", "/api/dead-letters?topic="+topic, nil, nil, &page))
+		dead = slices.DeleteFunc(page.DeadLetters, func(d store.DeadLetterEntry) bool { return d.Key != string(key) })
+		wf = store.Workflow{}
+		code := s.call("GET", "/api/workflows/"+string(key), nil, nil, &wf)
+		return len(dead) > 0 || code == http.StatusOK && workflowstatus.IsFinal(wf.Status)
+	}, "the seed's test event neither ended its workflow nor was dead-lettered")
+
+	for _, d := range dead {
+		t.Errorf("the seed's test event was dead-lettered (%s): %s: %s", d.Processor, d.Reason, d.Error)
+	}
+	if len(dead) > 0 {
+		t.FailNow()
+	}
+	assert.Equal(t, workflowstatus.Failed, wf.Status)
+	if assert.NotNil(t, wf.Error, "GET /api/workflows/wf-test names the error") {
+		assert.Equal(t, "UNKNOWN_STEP", wf.Error.Code)
+		assert.Contains(t, wf.Error.Message, "step1")
+	}
+
+	// The seed's output line: wf-123|{"eventType":"workflow.created","eventId":"evt-456",...}
+	want := fmt.Sprintf(`%s|{"eventType":"workflow.created","eventId":"test-1",`, key)
+	failed := fmt.Sprintf(`%s|{"eventType":"workflow.failed",`, key)
+	lines := consoleConsumer(t, s.Brokers(), 20*time.Second, func(lines []string) bool {
+		return slices.ContainsFunc(lines, func(l string) bool { return strings.HasPrefix(l, want) }) &&
+			slices.ContainsFunc(lines, func(l string) bool { return strings.HasPrefix(l, failed) })
+	})
+	assert.True(t, slices.ContainsFunc(lines, func(l string) bool { return strings.HasPrefix(l, want) }), "a line %s… in %q", want, lines)
+	assert.True(t, slices.ContainsFunc(lines, func(l string) bool { return strings.HasPrefix(l, failed) }), "a line %s… in %q", failed, lines)
+
+	dlq := 0
+	stacktest.Scan(t, s.Brokers(), events.DLQTopic(topic), time.Second, func(r *kgo.Record) bool {
+		if string(r.Key) == string(key) {
+			dlq++
+		}
+		return false
+	})
+	assert.Zero(t, dlq, "records keyed %s on %s", key, events.DLQTopic(topic))
+}

@@ -1,0 +1,70 @@
+package outboxstatus
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/streamops/streamops/internal/seedtest"
+)
+
+// seedOutbox is seed 004's integration_outbox as testdata/seeds holds it.
+type seedOutbox struct {
+	Fields []struct {
+		Field, Purpose string
+	} `json:"fields"`
+	PollingQuery    string `json:"polling_query"`
+	StatusLifecycle string `json:"status_lifecycle"`
+}
+
+func readSeedOutbox(t *testing.T) seedOutbox {
+	var tables struct {
+		Outbox seedOutbox `json:"integration_outbox"`
+	}
+	require.NoError(t, json.Unmarshal(seedtest.Read(t, "004_integration_tables.json"), &tables))
+	return tables.Outbox
+}
+
+// TestSeed004OutboxStatusLifecycle is seed 004's integration_outbox
+// "Status lifecycle: pending -> processing -> completed | failed ->
+// (retry) | dead_letter", read as: a pending entry is claimed
+// (processing); an attempt ends completed, failed or dead_letter; a
+// failed entry is retried, claimed again. The Deferred outcome (an
+// attempt not made while a partner's breaker is open) and an operator's
+// requeue of a dead letter are StreamOps' additions (docs/conformance.md).
+func TestSeed004OutboxStatusLifecycle(t *testing.T) {
+	seed := readSeedOutbox(t)
+	require.Equal(t, "pending -> processing -> completed | failed -> (retry) | dead_letter", seed.StatusLifecycle)
+	for _, f := range seed.Fields {
+		if f.Field == "status" {
+			assert.Equal(t, strings.Join([]string{Pending, Processing, Completed, Failed, DeadLetter}, ", ")+".", f.Purpose)
+		}
+	}
+	// pending -> processing, and failed -> (retry): both are claimed.
+	assert.ElementsMatch(t, []string{Pending, Failed}, Due())
+	// processing -> completed | failed | dead_letter: the attempt's outcome.
+	for outcome, want := range map[Outcome]string{Delivered: Completed, Retry: Failed, DeadLettered: DeadLetter} {
+		assert.Equal(t, want, outcome.Recorded(1, 5).Status(1))
+	}
+	// max_attempts: "Maximum delivery attempts before moving to dead letter".
+	assert.Equal(t, DeadLetter, Retry.Recorded(5, 5).Status(5))
+}
+
+// TestSeed004OutboxPollingQuery is seed 004's polling query "WHERE status
+// IN ('pending', 'failed') AND next_attempt_at <= NOW() ORDER BY
+// next_attempt_at LIMIT $batch_size": the statuses it claims are Due. The
+// store runs it on both engines in the contract suite
+// (TestContract/ClaimTakesOnlyDueEntriesOldestFirst).
+func TestSeed004OutboxPollingQuery(t *testing.T) {
+	q := readSeedOutbox(t).PollingQuery
+	require.Equal(t, "WHERE status IN ('pending', 'failed') AND next_attempt_at <= NOW() ORDER BY next_attempt_at LIMIT $batch_size", q)
+	in, _, _ := strings.Cut(strings.TrimPrefix(q, "WHERE status IN ("), ")")
+	var statuses []string
+	for _, s := range strings.Split(in, ", ") {
+		statuses = append(statuses, strings.Trim(s, "'"))
+	}
+	assert.Equal(t, statuses, Due())
+}

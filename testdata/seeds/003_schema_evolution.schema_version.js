@@ -1,0 +1,5 @@
+{
+  eventType: "workflow.created",
+  schemaVersion: "2.0.0",
+  // ...
+}

@@ -1,0 +1,7 @@
+{
+  name: "tasks",
+  partitions: 3,
+  replicationFactor: 1,
+  retentionMs: 604800000, // 7 days
+  cleanupPolicy: "delete"
+}
