@@ -81,6 +81,7 @@ func (t Type) Topic() string {
 // {eventType, eventId, timestamp, payload, metadata} plus schemaVersion.
 // Payload stays raw so an envelope can be routed, stored and re-published
 // byte-for-byte without knowing its type; PayloadAs gives the typed view.
+// Fields a newer producer added to the envelope are kept in Extra.
 type Envelope struct {
 	EventType     Type            `json:"eventType"`
 	EventID       string          `json:"eventId"`
@@ -88,10 +89,40 @@ type Envelope struct {
 	SchemaVersion string          `json:"schemaVersion,omitempty"`
 	Payload       json.RawMessage `json:"payload"`
 	Metadata      *Metadata       `json:"metadata,omitempty"`
+	// Extra is the envelope's fields this version does not name, written
+	// after the others; only a consumed event has them (Consumed).
+	Extra Extra `json:"-"`
 
 	// encoding is the envelope's JSON as New marshalled it to validate
 	// it, kept for the producer (Encoding). Not part of the event.
 	encoding *encoding
+}
+
+// plainEnvelope is Envelope without its JSON methods.
+type plainEnvelope Envelope
+
+// MarshalJSON encodes the envelope's fields, then its Extra members.
+func (e Envelope) MarshalJSON() ([]byte, error) {
+	b, err := json.Marshal(plainEnvelope(e))
+	if err != nil {
+		return nil, err
+	}
+	return e.Extra.appendTo(b), nil
+}
+
+// UnmarshalJSON decodes the envelope's fields by their exact names and
+// keeps the others in Extra.
+func (e *Envelope) UnmarshalJSON(b []byte) error {
+	var out Envelope
+	extra, err := decodeObject(b, "envelope",
+		field{"eventType", &out.EventType}, field{"eventId", &out.EventID}, field{"timestamp", &out.Timestamp},
+		field{"schemaVersion", &out.SchemaVersion}, field{"payload", &out.Payload}, field{"metadata", &out.Metadata})
+	if err != nil {
+		return err
+	}
+	out.Extra = extra
+	*e = out
+	return nil
 }
 
 // DecodePayload unmarshals the payload into v.

@@ -17,6 +17,37 @@ type Metadata struct {
 	// this execution (not in seed 003). Every event of the execution carries
 	// it, so a partner's history is one indexed field (events.partner_id).
 	PartnerID string `json:"partnerId,omitempty"`
+	// Extra is the metadata's fields this version does not name, written
+	// after the others; only a consumed event has them (Consumed).
+	Extra Extra `json:"-"`
+}
+
+// plainMetadata is Metadata without its JSON methods.
+type plainMetadata Metadata
+
+// MarshalJSON encodes the metadata's fields, then its Extra members.
+func (m Metadata) MarshalJSON() ([]byte, error) {
+	b, err := json.Marshal(plainMetadata(m))
+	if err != nil {
+		return nil, err
+	}
+	return m.Extra.appendTo(b), nil
+}
+
+// UnmarshalJSON decodes the metadata's fields by their exact names and
+// keeps the others in Extra.
+func (m *Metadata) UnmarshalJSON(b []byte) error {
+	var out Metadata
+	extra, err := decodeObject(b, "metadata",
+		field{"source", &out.Source}, field{"userId", &out.UserID}, field{"apiVersion", &out.APIVersion},
+		field{"processorId", &out.ProcessorID}, field{"traceId", &out.TraceID},
+		field{"correlationId", &out.CorrelationID}, field{"replayOf", &out.ReplayOf}, field{"partnerId", &out.PartnerID})
+	if err != nil {
+		return err
+	}
+	out.Extra = extra
+	*m = out
+	return nil
 }
 
 // NullString is a string that distinguishes absent, null and a value, so the

@@ -39,11 +39,11 @@ func build(t Type, payload any, meta *Metadata, id string, at Time) (Envelope, e
 		Payload:       raw,
 		Metadata:      meta,
 	}
-	doc, err := json.Marshal(e)
+	doc, err := json.Marshal(plainEnvelope(e)) // no Extra: built, not consumed
 	if err != nil {
 		return Envelope{}, fmt.Errorf("events: encode %s event: %w", t, err)
 	}
-	decoded, err := validate(doc)
+	decoded, err := validate(Produced, doc)
 	if err != nil {
 		return Envelope{}, err
 	}
@@ -111,7 +111,7 @@ func (e *Envelope) Encoding() (value, key []byte, ok bool) {
 	}
 	f := &enc.from
 	same := e.EventType == f.EventType && e.EventID == f.EventID && e.Timestamp == f.Timestamp &&
-		e.SchemaVersion == f.SchemaVersion && len(e.Payload) == len(f.Payload) &&
+		e.SchemaVersion == f.SchemaVersion && e.Extra == f.Extra && len(e.Payload) == len(f.Payload) &&
 		(len(e.Payload) == 0 || &e.Payload[0] == &f.Payload[0]) &&
 		e.Metadata == f.Metadata && (e.Metadata == nil || *e.Metadata == enc.meta)
 	if !same {

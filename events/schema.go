@@ -19,12 +19,14 @@ import (
 const SchemaBaseURL = "https://github.com/streamops/streamops/events/schemas/"
 
 // schemaFiles are the JSON Schemas (draft 2020-12): one per event type,
-// common.json with the shared $defs, and catalog.json that knows the types.
+// common.json with the shared $defs, catalog.json that knows the types, and
+// the two modes (mode/produce.json, mode/consume.json), one of which each
+// compiled set registers as mode.json.
 //
-//go:embed schemas/*.json
+//go:embed schemas/*.json schemas/mode/*.json
 var schemaFiles embed.FS
 
-// schemaSet is the compiled catalog.
+// schemaSet is the catalog compiled for one Mode.
 type schemaSet struct {
 	// catalog only checks that the document is an object with a known
 	// eventType; Validate uses it to explain documents it cannot dispatch.
@@ -32,20 +34,47 @@ type schemaSet struct {
 	byType  map[Type]*jsonschema.Schema
 }
 
-// compiledSchemas compiles the embedded schemas once, on first use.
-var compiledSchemas = sync.OnceValues(compileSchemas)
+// compiledSchemas compiles the embedded schemas once per mode, on first
+// use.
+var compiledSchemas = sync.OnceValues(func() ([2]*schemaSet, error) {
+	var sets [2]*schemaSet
+	for _, m := range []Mode{Produced, Consumed} {
+		set, err := compileSchemas(m)
+		if err != nil {
+			return sets, err
+		}
+		sets[m] = set
+	}
+	return sets, nil
+})
 
-func compileSchemas() (*schemaSet, error) {
+// modeBase is where the schemas of mode m are registered: SchemaBaseURL
+// for Produced (the $ids the files carry), a sibling for Consumed, so the
+// relative mode.json of each set is its own.
+func modeBase(m Mode) string {
+	if m == Consumed {
+		return SchemaBaseURL + "consume/"
+	}
+	return SchemaBaseURL
+}
+
+func compileSchemas(m Mode) (*schemaSet, error) {
 	c := jsonschema.NewCompiler()
 	c.DefaultDraft(jsonschema.Draft2020)
 	c.AssertFormat()
 	c.RegisterFormat(&jsonschema.Format{Name: "date-time", Validate: validateDateTime})
 
+	base := modeBase(m)
 	names, err := fs.Glob(schemaFiles, "schemas/*.json")
 	if err != nil {
 		return nil, fmt.Errorf("events: list schemas: %w", err)
 	}
+	urls := make(map[string]string, len(names)+1)
 	for _, name := range names {
+		urls[name] = base + path.Base(name)
+	}
+	urls["schemas/mode/"+m.String()+".json"] = base + "mode.json"
+	for name, url := range urls {
 		raw, err := schemaFiles.ReadFile(name)
 		if err != nil {
 			return nil, fmt.Errorf("events: read %s: %w", name, err)
@@ -54,17 +83,20 @@ func compileSchemas() (*schemaSet, error) {
 		if err != nil {
 			return nil, fmt.Errorf("events: parse %s: %w", name, err)
 		}
-		if err := c.AddResource(SchemaBaseURL+path.Base(name), doc); err != nil {
+		if obj, ok := doc.(map[string]any); ok && obj["$id"] != nil {
+			obj["$id"] = url
+		}
+		if err := c.AddResource(url, doc); err != nil {
 			return nil, fmt.Errorf("events: add %s: %w", name, err)
 		}
 	}
 
 	set := &schemaSet{byType: make(map[Type]*jsonschema.Schema, len(Types))}
-	if set.catalog, err = c.Compile(SchemaBaseURL + "catalog.json"); err != nil {
+	if set.catalog, err = c.Compile(base + "catalog.json"); err != nil {
 		return nil, fmt.Errorf("events: compile catalog schema: %w", err)
 	}
 	for _, t := range Types {
-		sch, err := c.Compile(SchemaBaseURL + string(t) + ".json")
+		sch, err := c.Compile(base + string(t) + ".json")
 		if err != nil {
 			return nil, fmt.Errorf("events: compile %s schema: %w", t, err)
 		}

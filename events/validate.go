@@ -16,27 +16,32 @@ import (
 )
 
 // Validate checks a whole event (envelope and payload) against the JSON
-// Schema of its eventType. Input that is not JSON, not an object, or whose
-// eventType is missing or unknown is rejected too. Every rejection is a
-// *ValidationError naming the field and the rule; a nil error means the
-// event is valid.
+// Schema of its eventType, as an event StreamOps produces (Produced).
+// Input that is not JSON, not an object, or whose eventType is missing or
+// unknown is rejected too. Every rejection is a *ValidationError naming the
+// field and the rule; a nil error means the event is valid. Consumers use
+// Consumed.Validate.
 func Validate(raw []byte) error {
-	_, err := validate(raw)
-	return err
+	return Produced.Validate(raw)
 }
 
-// validate is Validate, also returning raw as the validator decoded it.
-func validate(raw []byte) (any, error) {
+// validate is Mode.Validate, also returning raw as the validator decoded
+// it.
+func validate(m Mode, raw []byte) (any, error) {
 	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
 	if err != nil {
 		return nil, &ValidationError{Rule: "json", Message: notJSON(err)}
 	}
-	set, err := compiledSchemas()
+	sets, err := compiledSchemas()
 	if err != nil {
 		return nil, err
 	}
+	set := sets[m]
 
 	t := eventTypeOf(doc)
+	if err := checkMajor(t, doc); err != nil {
+		return nil, err
+	}
 	sch, known := set.byType[t]
 	if !known {
 		sch = set.catalog // explains why the document has no schema
@@ -56,11 +61,18 @@ func validate(raw []byte) (any, error) {
 	return doc, nil
 }
 
-// Decode validates raw and returns it as an Envelope. A consumer rejects a
-// poison record on its error, which is a *ValidationError naming the field
-// when the event breaks its schema.
+// Decode validates raw as an event StreamOps produced (Produced) and
+// returns it as an Envelope; see Mode.Decode.
 func Decode(raw []byte) (Envelope, error) {
-	if err := Validate(raw); err != nil {
+	return Produced.Decode(raw)
+}
+
+// Decode validates raw as mode m reads events and returns it as an
+// Envelope, with the fields it does not name kept in Extra. A consumer
+// (Consumed) rejects a poison record on its error, which is a
+// *ValidationError naming the field when the event breaks its schema.
+func (m Mode) Decode(raw []byte) (Envelope, error) {
+	if err := m.Validate(raw); err != nil {
 		return Envelope{}, err
 	}
 	var e Envelope
@@ -147,8 +159,14 @@ func pointer(path []string) string {
 	return b.String()
 }
 
-// rule is the schema keyword a kind of error breaks.
+// rule is the schema keyword a kind of error breaks. The only false
+// schema of the catalog is Produced's mode.json unknownField, the
+// additionalProperties of the envelope and metadata, so it is reported as
+// that keyword.
 func rule(k jsonschema.ErrorKind) string {
+	if _, ok := k.(*kind.FalseSchema); ok {
+		return "additionalProperties"
+	}
 	if kw := k.KeywordPath(); len(kw) > 0 {
 		return kw[0]
 	}
@@ -162,7 +180,7 @@ func describe(k jsonschema.ErrorKind) string {
 	switch k := k.(type) {
 	case *kind.Required:
 		return "property is missing"
-	case *kind.AdditionalProperties:
+	case *kind.AdditionalProperties, *kind.FalseSchema:
 		return "property is not allowed"
 	case *kind.Enum:
 		want := make([]string, len(k.Want))

@@ -27,7 +27,7 @@ func TestValidateNamesTheBrokenField(t *testing.T) {
 		{"workflow.created.user-id-not-string.json", events.WorkflowCreated, "/metadata/userId", "type"},
 		{"workflow.created.unknown-metadata-field.json", events.WorkflowCreated, "/metadata/tenant", "additionalProperties"},
 		{"workflow.step.completed.missing-valid-records.json", events.WorkflowStepCompleted, "/payload/result/validRecords", "required"},
-		{"task.created.bad-task-id.json", events.TaskCreated, "/payload/taskId", "pattern"},
+		{"task.created.bad-task-id.json", events.TaskCreated, "/payload/taskId", "maxLength"},
 		{"task.created.bad-type.json", events.TaskCreated, "/payload/type", "enum"},
 		{"task.created.negative-retry-count.json", events.TaskCreated, "/payload/retryCount", "minimum"},
 		{"task.failed.bad-next-retry-at.json", events.TaskFailed, "/payload/nextRetryAt", "format"},
@@ -75,7 +75,7 @@ func TestValidationErrorReadsTypePathRuleAndReason(t *testing.T) {
 func TestValidationErrorNeverQuotesThePayload(t *testing.T) {
 	err := events.Validate(readFixture(t, "invalid/task.created.bad-task-id.json"))
 	require.Error(t, err)
-	assert.NotContains(t, err.Error(), `"task-123"`)
+	assert.NotContains(t, err.Error(), "task-xxxxxxxx")
 }
 
 func TestValidateRejectsEmptyInput(t *testing.T) {

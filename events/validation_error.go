@@ -21,7 +21,8 @@ type ValidationError struct {
 	Path string
 	// Rule is the JSON Schema keyword broken ("required", "enum",
 	// "pattern", "format", "type", "const", "additionalProperties",
-	// "minimum", "minLength", …), or "json" when the input is not JSON.
+	// "minimum", "minLength", …), "json" when the input is not JSON, or
+	// RuleMajorVersion for a schemaVersion of another major version.
 	Rule string
 	// Message explains the rule in words. It never quotes the offending
 	// value, so it is safe to log whatever the payload holds.
@@ -40,5 +41,8 @@ func (e *ValidationError) Error() string {
 	return fmt.Sprintf("events: %s: %s: %s: %s", e.EventType, where, e.Rule, e.Message)
 }
 
-// Is reports whether target is ErrInvalid.
-func (e *ValidationError) Is(target error) bool { return target == ErrInvalid }
+// Is reports whether target is ErrInvalid, or ErrUnsupportedVersion for a
+// schemaVersion of another major version.
+func (e *ValidationError) Is(target error) bool {
+	return target == ErrInvalid || target == ErrUnsupportedVersion && e.Rule == RuleMajorVersion
+}

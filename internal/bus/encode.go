@@ -133,6 +133,9 @@ func (e *envelopeEncoder) encode(env *events.Envelope) (value, key []byte, err e
 }
 
 func (e *envelopeEncoder) fast(env *events.Envelope) (value, key []byte, ok bool) {
+	if env.Extra != "" {
+		return nil, nil, false // a consumed event's added fields: encoding/json writes them
+	}
 	if !plainASCII(string(env.EventType)) || !plainASCII(env.EventID) || !plainASCII(env.SchemaVersion) {
 		return nil, nil, false
 	}

@@ -108,8 +108,20 @@ func TestEncoderMatchesEncodingJSON(t *testing.T) {
 	farFuture.Timestamp = events.At(time.Date(12026, 1, 1, 0, 0, 0, 0, time.UTC))
 	zero := encoderEnvelope(`{"taskId":"task-1"}`)
 	zero.Timestamp = events.Time{}
-	for _, env := range append(envs, odd, noMeta, farFuture, zero) {
+	added := encoderEnvelope(`{"taskId":"task-1"}`)
+	added.Extra = `{"priorityHint":7,"tenant":"acme"}`
+	addedMeta := encoderEnvelope(`{"taskId":"task-1"}`)
+	addedMeta.Metadata = &events.Metadata{Source: "partner", Extra: `{"region":"eu"}`}
+	for _, env := range append(envs, odd, noMeta, farFuture, zero, added, addedMeta) {
 		checkEncoder(t, env)
+	}
+	for _, env := range []events.Envelope{added, addedMeta} {
+		value, _, err := new(envelopeEncoder).encode(&env)
+		require.NoError(t, err)
+		var back events.Envelope
+		require.NoError(t, json.Unmarshal(value, &back))
+		assert.Equal(t, env.Extra, back.Extra, "a consumed event's added fields are published with it")
+		assert.Equal(t, env.Metadata.Extra, back.Metadata.Extra, "and its metadata's")
 	}
 	assert.True(t, checkEncoder(t, envs[0]), "seed envelopes take the fast path")
 	assert.True(t, checkEncoder(t, envs[1]), "seed envelopes take the fast path")
@@ -141,6 +153,7 @@ func TestEncoderKnowsEveryEnvelopeField(t *testing.T) {
 		"SchemaVersion string schemaVersion,omitempty",
 		"Payload json.RawMessage payload",
 		"Metadata *events.Metadata metadata,omitempty",
+		"Extra events.Extra -",       // a consumed event's added fields: fast leaves them to encoding/json
 		"encoding *events.encoding ", // New's JSON of the event, not a field of it (Envelope.Encoding)
 	}, got, "update envelopeEncoder.fast to write the new shape")
 }
@@ -208,6 +221,7 @@ func TestRecordsOfNewEventsAreNewsJSONUntilChanged(t *testing.T) {
 		{"as built", func(*events.Envelope) {}},
 		{"a derived eventId", func(e *events.Envelope) { e.EventID = events.DeriveID(events.EventIDPrefix, "webhook-1") }},
 		{"a replay's metadata", func(e *events.Envelope) { e.Metadata = &events.Metadata{Source: "replay", ReplayOf: "evt-0"} }},
+		{"an added field", func(e *events.Envelope) { e.Extra = `{"tenant":"acme"}` }},
 	} {
 		t.Run(change.name, func(t *testing.T) {
 			env, err := events.NewEvent(events.TaskCreatedPayload{TaskID: events.NewTaskID(), Type: events.TaskDataExport,

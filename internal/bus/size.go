@@ -98,10 +98,10 @@ const envelopeFraming = 512
 // invalid UTF-8); the key is a string of the payload, so no longer than
 // it; the schema version also goes in a header.
 func sizeBound(env *events.Envelope) int {
-	n := len(env.EventType) + len(env.EventID) + 2*len(env.SchemaVersion) + len(env.Payload)
+	n := len(env.EventType) + len(env.EventID) + 2*len(env.SchemaVersion) + len(env.Payload) + len(env.Extra)
 	if m := env.Metadata; m != nil {
 		n += len(m.Source) + len(m.UserID.Value) + len(m.APIVersion) + len(m.ProcessorID) +
-			len(m.TraceID) + len(m.CorrelationID) + len(m.ReplayOf) + len(m.PartnerID)
+			len(m.TraceID) + len(m.CorrelationID) + len(m.ReplayOf) + len(m.PartnerID) + len(m.Extra)
 	}
 	return recordBatchOverhead + envelopeFraming + 6*n + len(env.Payload)
 }

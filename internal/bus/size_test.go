@@ -1,6 +1,7 @@
 package bus
 
 import (
+	"encoding/json"
 	"errors"
 	"reflect"
 	"strings"
@@ -88,6 +89,10 @@ func fillStrings(t *testing.T, m *events.Metadata, s string) {
 	for i := range v.NumField() {
 		f := v.Field(i)
 		switch {
+		case f.Type() == reflect.TypeFor[events.Extra]():
+			quoted, err := json.Marshal(s)
+			require.NoError(t, err)
+			f.SetString(`{"added":` + string(quoted) + `}`)
 		case f.Kind() == reflect.String:
 			f.SetString(s)
 		case f.Type() == reflect.TypeFor[events.NullString]():

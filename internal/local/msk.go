@@ -382,7 +382,7 @@ func (p *poller) deadLetter(r *kgo.Record, reason, detail string) store.DeadLett
 		Key: string(r.Key), Value: r.Value, RecordTimestamp: r.Timestamp,
 		Reason: reason, Error: detail, ReceivedAt: p.now(),
 	}
-	if env, err := sevents.Decode(r.Value); err == nil {
+	if env, err := sevents.Consumed.Decode(r.Value); err == nil {
 		e.EventType, e.EventID = string(env.EventType), env.EventID
 		if len(env.Payload) > 0 {
 			e.AggregateID = env.AggregateID()

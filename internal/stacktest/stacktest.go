@@ -107,13 +107,14 @@ func (e *Env) Records(tb testing.TB, topic string) []*kgo.Record {
 	return out
 }
 
-// Envelopes decodes the records of topic (failing the test on a bad one).
+// Envelopes decodes the records of topic as its consumers read them
+// (events.Consumed), failing the test on a bad one.
 func (e *Env) Envelopes(tb testing.TB, topic string) []events.Envelope {
 	tb.Helper()
 	recs := e.Records(tb, topic)
 	out := make([]events.Envelope, len(recs))
 	for i, r := range recs {
-		env, err := events.Decode(r.Value)
+		env, err := events.Consumed.Decode(r.Value)
 		require.NoError(tb, err, "record %d of %s", i, topic)
 		out[i] = env
 	}

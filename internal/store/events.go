@@ -58,6 +58,13 @@ type EventDocument struct {
 	DeadLetteredAt *time.Time `bson:"dead_lettered_at,omitempty"`
 	// ArchivedAt is when the archiver copied the event to events_archive.
 	ArchivedAt *time.Time `bson:"archived_at,omitempty"`
+	// EnvelopeExtra and MetadataExtra are the fields of a consumed event's
+	// envelope and metadata that this version does not name
+	// (events.Envelope.Extra, events.Metadata.Extra): a newer 1.x
+	// producer's additions, kept so a replay or a requeue publishes them
+	// again. Absent otherwise.
+	EnvelopeExtra bson.M `bson:"envelope_extra,omitempty"`
+	MetadataExtra bson.M `bson:"metadata_extra,omitempty"`
 	// Payload holds the event-specific fields, inlined at the top level.
 	Payload bson.M `bson:",inline"`
 }
@@ -80,7 +87,7 @@ var reservedEventFields = map[string]bool{
 	"_id": true, "event_id": true, "event_type": true, "event_version": true, "timestamp": true,
 	"aggregate_id": true, "metadata": true, "stored_at": true, "ttl_expires_at": true,
 	"execution_id": true, "partner_id": true, "seq": true, "publish_pending": true, "published_at": true, "archived_at": true, "dead_lettered_at": true,
-	"publish_topic": true,
+	"publish_topic": true, "envelope_extra": true, "metadata_extra": true,
 }
 
 // NewEventDocument converts an envelope into its stored form. storedAt is
@@ -120,7 +127,14 @@ func NewEventDocument(env events.Envelope, storedAt time.Time, ttl time.Duration
 		PublishPending: env.EventType.Topic() != "",
 		Payload:        payload,
 	}
+	var err error
+	if doc.EnvelopeExtra, err = extraToBSON(env.EventID, env.Extra); err != nil {
+		return EventDocument{}, err
+	}
 	if m := env.Metadata; m != nil {
+		if doc.MetadataExtra, err = extraToBSON(env.EventID, m.Extra); err != nil {
+			return EventDocument{}, err
+		}
 		doc.Metadata = EventMetadata{
 			ServiceName: m.Source, UserID: m.UserID.Value, APIVersion: m.APIVersion,
 			ProcessorID: m.ProcessorID, TraceID: m.TraceID, CorrelationID: m.CorrelationID, ReplayOf: m.ReplayOf,
@@ -150,7 +164,10 @@ func (d EventDocument) Envelope() (events.Envelope, error) {
 		SchemaVersion: d.EventVersion,
 		Payload:       json.RawMessage(raw),
 	}
-	if m := d.Metadata; m != (EventMetadata{}) || d.PartnerID != "" {
+	if env.Extra, err = extraFromBSON(d.EventID, d.EnvelopeExtra); err != nil {
+		return events.Envelope{}, err
+	}
+	if m := d.Metadata; m != (EventMetadata{}) || d.PartnerID != "" || d.MetadataExtra != nil {
 		env.Metadata = &events.Metadata{
 			Source: m.ServiceName, APIVersion: m.APIVersion, ProcessorID: m.ProcessorID,
 			TraceID: m.TraceID, CorrelationID: m.CorrelationID, ReplayOf: m.ReplayOf, PartnerID: d.PartnerID,
@@ -158,8 +175,40 @@ func (d EventDocument) Envelope() (events.Envelope, error) {
 		if m.UserID != "" {
 			env.Metadata.UserID = events.String(m.UserID)
 		}
+		if env.Metadata.Extra, err = extraFromBSON(d.EventID, d.MetadataExtra); err != nil {
+			return events.Envelope{}, err
+		}
 	}
 	return env, nil
+}
+
+// extraToBSON is the sub-document of an envelope's or metadata's Extra, nil
+// when it has none.
+func extraToBSON(eventID string, extra events.Extra) (bson.M, error) {
+	if extra == "" {
+		return nil, nil
+	}
+	m, err := jsonToBSON(json.RawMessage(extra))
+	if err != nil {
+		return nil, fmt.Errorf("store: event %s: added fields: %w", eventID, err)
+	}
+	return m, nil
+}
+
+// extraFromBSON is extraToBSON's inverse.
+func extraFromBSON(eventID string, m bson.M) (events.Extra, error) {
+	if m == nil {
+		return "", nil
+	}
+	var b bytes.Buffer
+	if err := writePlainJSON(&b, m); err != nil {
+		return "", fmt.Errorf("store: event %s: encode added fields: %w", eventID, err)
+	}
+	var members map[string]json.RawMessage
+	if err := json.Unmarshal(b.Bytes(), &members); err != nil {
+		return "", fmt.Errorf("store: event %s: added fields: %w", eventID, err)
+	}
+	return events.ExtraOf(members)
 }
 
 // InsertEvent stores one event. A second insert of the same eventId returns

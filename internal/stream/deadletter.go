@@ -34,8 +34,14 @@ type Reason string
 const (
 	// ReasonUndecodable: bad base64, not JSON, or not an envelope.
 	ReasonUndecodable Reason = "undecodable"
-	// ReasonSchemaInvalid: an envelope whose payload breaks its JSON Schema.
+	// ReasonSchemaInvalid: an envelope that breaks its JSON Schema as a
+	// consumer reads it (events.Consumed): a required field missing or a
+	// value of the wrong type.
 	ReasonSchemaInvalid Reason = "schema-invalid"
+	// ReasonUnsupportedVersion: an envelope whose schemaVersion has
+	// another major version than 1 (events.ErrUnsupportedVersion); it can
+	// be requeued once a StreamOps that reads that version is deployed.
+	ReasonUnsupportedVersion Reason = "unsupported-schema-version"
 	// ReasonProcessingFailed: a permanent error while acting on the event.
 	ReasonProcessingFailed Reason = "processing-failed"
 	// ReasonRetriesExhausted: a transient error that outlived maxRetries.

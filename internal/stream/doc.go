@@ -5,9 +5,12 @@
 // format (DeadLetterRecord, ParseDeadLetter), and the batch semantics every
 // processor must keep.
 //
-//   - Records are decoded and schema-checked (events.Validate); a poison
-//     record (undecodable, schema-invalid, unknown type, or an event type
-//     that does not belong on its topic) is dead-lettered: published to
+//   - Records are decoded and schema-checked as a consumer reads them
+//     (events.Consumed: fields a newer 1.x producer added are allowed and
+//     kept, ids are any up to events.MaxIDLength); a poison record
+//     (undecodable, schema-invalid, another major schemaVersion, unknown
+//     type, or an event type that does not belong on its topic) is
+//     dead-lettered: published to
 //     <topic>.dlq with the reason, original topic, partition, offset and
 //     error in headers, and stored in the dead_letters collection for the
 //     admin API. The batch goes on.

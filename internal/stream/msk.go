@@ -184,6 +184,9 @@ func decodeRecord(mapKey string, rec lambdaevents.KafkaRecord, o decodeOptions) 
 	}
 	if o.validate != nil {
 		if err := o.validate(m.Raw); err != nil {
+			if errors.Is(err, events.ErrUnsupportedVersion) {
+				return fail(ReasonUnsupportedVersion, "envelope is of another major schema version", err)
+			}
 			return fail(ReasonSchemaInvalid, "envelope fails schema validation", err)
 		}
 	}

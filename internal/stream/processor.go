@@ -110,13 +110,14 @@ func New(cfg Config) (*Processor, error) {
 	return proc, nil
 }
 
-// storable validates an envelope against the catalog and checks that the
-// store can keep it on every engine (no key with a NUL byte, every number
-// exactly): a record that fails either fails again on every redelivery, so
-// it is poison, dead-lettered before any write of the batch could fail on
-// it and hold its partition.
+// storable validates an envelope against the catalog as a consumer reads
+// it (events.Consumed: unknown fields, foreign ids and any 1.x version are
+// fine) and checks that the store can keep it on every engine (no key with
+// a NUL byte, every number exactly): a record that fails either fails
+// again on every redelivery, so it is poison, dead-lettered before any
+// write of the batch could fail on it and hold its partition.
 func storable(raw []byte) error {
-	if err := events.Validate(raw); err != nil {
+	if err := events.Consumed.Validate(raw); err != nil {
 		return err
 	}
 	return store.CheckDocument(raw)

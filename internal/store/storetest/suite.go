@@ -53,6 +53,7 @@ func Run(t *testing.T, open Opener) {
 	}{
 		{"EventInsertIsIdempotentAndKeepsTheSeedShape", testEventInsert},
 		{"EventBulkInsertReportsDuplicates", testEventBulkInsert},
+		{"AConsumedEventKeepsTheFieldsANewerProducerAdded", testConsumedEventKeepsAddedFields},
 		{"ConcurrentDuplicateWritersStoreEachEventOnce", testConcurrentEventDedupe},
 		{"ConcurrentWebhookRedeliveriesStoreOneRow", testConcurrentWebhookDedupe},
 		{"WebhookLifecycle", testWebhookLifecycle},
@@ -149,6 +150,28 @@ func testEventInsert(t *testing.T, open Opener) {
 	assert.Equal(t, env.Timestamp.String(), back.Timestamp.String())
 	assert.Equal(t, env.EventType, back.EventType)
 	assert.Equal(t, *env.Metadata, *back.Metadata)
+}
+
+// testConsumedEventKeepsAddedFields: an event a newer 1.x producer wrote,
+// with fields this version does not name in its envelope, metadata and
+// payload, comes back from the events collection (what a replay or a
+// requeue re-publishes) with every one of them.
+func testConsumedEventKeepsAddedFields(t *testing.T, open Opener) {
+	s := open(t, store.Config{Now: NewClock().Now})
+	raw := `{"eventType":"workflow.created","eventId":"test-1","timestamp":"2026-01-04T01:00:00.000Z","schemaVersion":"1.4.0",` +
+		`"payload":{"workflowId":"wf-test","name":"Test","steps":["step1"],"priority":"low","createdAt":"2026-01-04T01:00:00.000Z","labels":["a"]},` +
+		`"metadata":{"source":"partner-gateway","tenant":{"id":"acme","tier":2}},"traceparent":"00-abc-01","attempt":3}`
+	env, err := events.Consumed.Decode([]byte(raw))
+	require.NoError(t, err)
+
+	require.NoError(t, s.InsertEvent(ctx(t), env))
+	doc, err := s.GetEvent(ctx(t), "test-1")
+	require.NoError(t, err)
+	back, err := doc.Envelope()
+	require.NoError(t, err)
+	again, err := json.Marshal(back)
+	require.NoError(t, err)
+	assert.JSONEq(t, raw, string(again))
 }
 
 func testEventBulkInsert(t *testing.T, open Opener) {
