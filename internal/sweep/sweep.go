@@ -45,6 +45,7 @@ type SweepStore interface {
 	StalledWorkflows(ctx context.Context, before time.Time, limit int) ([]store.Workflow, error)
 	StalledTasks(ctx context.Context, before time.Time, limit int) ([]store.Task, error)
 	LatestDrivingEvent(ctx context.Context, aggregateID string, byExecution bool, types ...events.Type) (store.EventDocument, error)
+	GetEvent(ctx context.Context, eventID string) (store.EventDocument, error)
 	MarkWorkflowRedriven(ctx context.Context, workflowID string) error
 	MarkTaskRedriven(ctx context.Context, taskID string) error
 	FailedDeliveriesForRetry(ctx context.Context, limit int) ([]string, error)

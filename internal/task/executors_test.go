@@ -222,6 +222,10 @@ func TestFailedEventIsRebuiltWithTheIDAndPayloadTheProcessorGaveIt(t *testing.T)
 	require.NoError(t, err)
 	assert.Equal(t, events.DeriveID(events.EventIDPrefix, tk.TaskID, "task.failed", "1"), env.EventID,
 		"the id of the failure of attempt 1, which scheduled retry 2")
+	st := FromDocument(tk)
+	id, ok := st.RetryEventID()
+	assert.True(t, ok)
+	assert.Equal(t, env.EventID, id, "the event that drives the task on")
 	p, err := events.PayloadAs[events.TaskFailedPayload](env)
 	require.NoError(t, err)
 	assert.Equal(t, events.TaskFailedPayload{TaskID: tk.TaskID, FailedAt: events.At(failedAt), RetryCount: 2, MaxRetries: 3,
@@ -230,7 +234,11 @@ func TestFailedEventIsRebuiltWithTheIDAndPayloadTheProcessorGaveIt(t *testing.T)
 	assert.Equal(t, "hook-1", env.Metadata.CorrelationID)
 	assert.Equal(t, "acme", env.Metadata.PartnerID)
 
-	tk.NextRetryAt = nil
+	tk.RetryCount, tk.Status = 0, taskstatus.Pending
+	st = FromDocument(tk)
+	_, ok = st.RetryEventID()
+	assert.False(t, ok, "attempt 0 is driven by its task.created")
+	tk.RetryCount, tk.Status, tk.NextRetryAt = 2, taskstatus.Failed, nil
 	_, err = failedEvent(FromDocument(tk))
 	assert.Error(t, err, "only a task with a retry scheduled has a task.failed")
 }

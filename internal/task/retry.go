@@ -25,12 +25,6 @@ var DefaultBackoff backoff.Policy = backoff.Exponential{Base: 30 * time.Second, 
 // Retrier.RetryDue); every other task.failed is the processor's.
 const RetrySource = "retry-sweeper"
 
-// DrivingEvents are the event types that drive a task on: its task.created
-// (attempt 0) and the task.failed that scheduled each retry. The newest
-// one stored is what a task that is still to run waits for, so the
-// retry-sweeper publishes it again when the task stalls.
-var DrivingEvents = []events.Type{events.TaskCreated, events.TaskFailed}
-
 // Lifecycle event ids are derived, so a retried batch emits duplicates the
 // store drops:
 //
@@ -87,7 +81,7 @@ type RetrierStore interface {
 //     (store.MarkTaskRetriesRedelivered) so the next sweep passes over it.
 //     A retry whose moment passed while the processor or the sweeper was
 //     down is redelivered by the first sweep after; one whose redelivery is
-//     lost is driven again as stalled work (DrivingEvents).
+//     lost is driven again as stalled work (State.RetryEventID).
 //   - The task's state makes each attempt run once: a duplicate or late
 //     task.failed finds the task past that retryCount (or ended) and is
 //     skipped, and the store writes an outcome only while the task is at

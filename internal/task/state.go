@@ -50,6 +50,16 @@ func (s *State) Ended() bool { return taskstatus.IsFinal(s.Status) }
 // attempt: the retry its task.failed scheduled (see Retrier).
 func (s *State) AwaitsRetry() bool { return s.Status == taskstatus.Failed && s.RetryCount >= 1 }
 
+// RetryEventID is the id of the task.failed that scheduled the retry the
+// task is at, the stored event that drives it on; ok is false at attempt
+// 0, which its task.created drives.
+func (s *State) RetryEventID() (id string, ok bool) {
+	if s.RetryCount < 1 {
+		return "", false
+	}
+	return failedEventID(s.ID, s.RetryCount), true
+}
+
 // RetryLater reports whether the task failed and its retry is not due
 // before NextRetryAt, which is after now: the attempt waits for the
 // retry-sweeper to redeliver its task.failed then.
