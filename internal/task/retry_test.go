@@ -388,3 +388,22 @@ func TestRetryWhoseTaskFailedIsNoLongerStoredIsRebuiltAndRun(t *testing.T) {
 	assert.NoError(t, err, "stored like every event")
 	assert.Equal(t, 1, m.sends(id))
 }
+
+// TestTaskFailedOfATaskWithNoProjectionRunsNothing: a task.failed cannot
+// rebuild the task it retries (it lacks the submission), so it is
+// acknowledged and nothing is written.
+func TestTaskFailedOfATaskWithNoProjectionRunsNothing(t *testing.T) {
+	m := newScriptMailer(smtpTimeout)
+	h := newHarness(t, emailOnly(m))
+	g := streamtest.NewGen(9)
+	id := events.TaskIDPrefix + g.UUID()
+	failed := g.Record(t, g.Envelope(t, events.TaskFailedPayload{TaskID: id, FailedAt: g.Now(), RetryCount: 1, MaxRetries: 3,
+		Error: events.TaskError{Code: "SMTP_ERROR", Message: "timeout", Retryable: true}, NextRetryAt: g.Now()}, nil))
+
+	require.NoError(t, h.Deliver(t, streamtest.Batch(failed)))
+
+	assert.Zero(t, m.sends(id))
+	assert.Empty(t, h.Env.Records(t, events.TopicTasks))
+	assert.Empty(t, h.Documents(t, store.CollTasks))
+	assert.Empty(t, h.DeadLetters(t, store.DeadLetterQuery{Topic: events.TopicTasks}))
+}

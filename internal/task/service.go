@@ -95,6 +95,9 @@ type tasks struct{ cfg Config }
 type state struct {
 	task   State
 	stored int // retryCount as loaded: the outcome's guard
+	// orphan is a task that has no projection, met first through a
+	// task.failed, which cannot rebuild one: nothing of it runs.
+	orphan bool
 	stream.Outcome
 }
 
@@ -117,7 +120,7 @@ func (s tasks) Rebuild(ctx context.Context, it item) *state {
 	if err != nil {
 		s.cfg.Logger.WarnContext(ctx, "task has no projection; its retry cannot run", "taskId", it.Payload.TaskID,
 			"eventId", env.EventID, "eventType", env.EventType)
-		return &state{task: State{ID: it.Payload.TaskID}, stored: -1}
+		return &state{task: State{ID: it.Payload.TaskID}, orphan: true}
 	}
 	t := State{
 		ID: p.TaskID, Type: string(p.Type), Data: p.Data, Status: taskstatus.Pending,
@@ -151,7 +154,7 @@ func (s tasks) attempt(ctx context.Context, b *stream.Batch, st *state, it item)
 	log := s.cfg.Logger.With("taskId", t.ID, "retryCount", p.RetryCount, "eventId", it.Msg.Envelope.EventID,
 		"eventType", it.Msg.Envelope.EventType, "record", it.Msg.String())
 	switch {
-	case st.stored < 0:
+	case st.orphan:
 		return nil // no projection to retry (Rebuild logged it)
 	case t.Ended():
 		log.InfoContext(ctx, "task already ended, skipping", "currentStatus", t.Status)
