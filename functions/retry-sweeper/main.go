@@ -1,6 +1,7 @@
 // Command retry-sweeper is the StreamOps retry-sweeper Lambda (EventBridge
 // Scheduler, every minute): publish what was stored but not published,
-// re-emit due task retries, route failed or stranded webhook events,
+// redeliver the task.failed of due task retries, route failed or stranded
+// webhook events,
 // re-enqueue failed partner deliveries.
 package main
 

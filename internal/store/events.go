@@ -263,6 +263,12 @@ func (s *Store) GetEvent(ctx context.Context, eventID string) (EventDocument, er
 	return getByID[EventDocument](ctx, s.events, eventID)
 }
 
+// GetEvents loads events by id with one query; ids not stored are absent
+// from the map.
+func (s *Store) GetEvents(ctx context.Context, eventIDs []string) (map[string]EventDocument, error) {
+	return findByIDs(ctx, s.events, "events", eventIDs, func(d EventDocument) string { return d.ID })
+}
+
 // MarkPublished records that the events are on Kafka, in one command.
 func (s *Store) MarkPublished(ctx context.Context, eventIDs ...string) error {
 	if len(eventIDs) == 0 {

@@ -42,7 +42,7 @@ func (s *Store) StalledWorkflows(ctx context.Context, before time.Time, limit in
 // StalledTasks returns up to limit tasks still pending or processing whose
 // last progress (updatedAt) and last re-drive are both at or before before,
 // oldest first. A failed task waiting for its retry is not stalled: the
-// sweeper's retry pass re-emits it when it is due.
+// sweeper's retry pass redelivers its task.failed when it is due.
 func (s *Store) StalledTasks(ctx context.Context, before time.Time, limit int) ([]Task, error) {
 	return findStalled[Task](ctx, s.tasks, bson.M{"$in": taskstatus.Active()}, projectionStall, before, limit)
 }

@@ -23,7 +23,8 @@ type Task struct {
 	Status     string  `bson:"status" json:"status"`
 	RetryCount int     `bson:"retryCount" json:"retryCount"`
 	MaxRetries int     `bson:"maxRetries" json:"maxRetries"`
-	// NextRetryAt is when the retry-sweeper re-emits a failed task.
+	// NextRetryAt is when a failed task's retry is due: the processor runs
+	// it from then, and the retry-sweeper redelivers its task.failed.
 	NextRetryAt *time.Time        `bson:"nextRetryAt,omitempty" json:"nextRetryAt,omitempty"`
 	LastError   *events.TaskError `bson:"lastError,omitempty" json:"lastError,omitempty"`
 	Result      JSONDoc           `bson:"result,omitempty" json:"result,omitempty"`
@@ -144,7 +145,7 @@ func outcomeUpdate(o TaskOutcome, now time.Time) bson.M {
 }
 
 // DueTaskRetries returns up to limit failed tasks whose nextRetryAt is at
-// or before now, soonest first: the retries the retry-sweeper re-emits.
+// or before now, soonest first: the retries the retry-sweeper redelivers.
 func (s *Store) DueTaskRetries(ctx context.Context, now time.Time, limit int) ([]Task, error) {
 	return findAll[Task](ctx, s.tasks,
 		bson.M{"status": taskstatus.Failed, "nextRetryAt": bson.M{"$lte": bsonTime(now)}},
@@ -157,14 +158,16 @@ type TaskAttempt struct {
 	RetryCount int
 }
 
-// MarkTaskRetriesEmitted records, with one bulk write, that the retries of
-// failed tasks (their task.created with these retryCounts) were emitted:
-// each task is pending again and has no nextRetryAt, so the sweeper does not
-// emit it twice. Only a task still failed at that retryCount changes (the
-// processor may already have run the retry); it returns how many did.
-func (s *Store) MarkTaskRetriesEmitted(ctx context.Context, attempts ...TaskAttempt) (int, error) {
+// MarkTaskRetriesRedelivered records, with one bulk write, that the retries
+// of failed tasks (the task.failed that scheduled each of these
+// retryCounts) were published again: each task is pending at that
+// retryCount with no nextRetryAt, so the sweeper does not redeliver it
+// twice, and a redelivery that gets lost is stalled work the sweeper drives
+// again. Only a task still failed at that retryCount changes (the processor
+// may already have run the retry); it returns how many did.
+func (s *Store) MarkTaskRetriesRedelivered(ctx context.Context, attempts ...TaskAttempt) (int, error) {
 	now := s.now()
-	res, err := writeEach(ctx, s.tasks, "mark task retries emitted", attempts, func(a TaskAttempt) (mongo.WriteModel, error) {
+	res, err := writeEach(ctx, s.tasks, "mark task retries redelivered", attempts, func(a TaskAttempt) (mongo.WriteModel, error) {
 		return mongo.NewUpdateOneModel().
 			SetFilter(bson.M{"_id": a.TaskID, "status": taskstatus.Failed, "retryCount": a.RetryCount}).
 			SetUpdate(bson.M{"$set": bson.M{"status": taskstatus.Pending, "updatedAt": now}, "$unset": bson.M{"nextRetryAt": ""}}), nil

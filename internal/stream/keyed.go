@@ -147,18 +147,22 @@ func load[P any, S State](ctx context.Context, a Aggregates[P, S], parts [][]Ite
 	return slots, nil
 }
 
-// Keyed is the Handler of a processor whose topic carries one event type
-// that it acts on (workflow.created, task.created); every other event type
-// of that topic is a lifecycle event the processor itself emitted.
+// Keyed is the Handler of a processor whose topic carries the event type
+// that starts its aggregates' work (workflow.created, task.created), and
+// perhaps more that drive it on (the task processor's task.failed, whose
+// retry it runs); every other event type of that topic is a lifecycle event
+// the processor itself emitted.
 type Keyed[P any, S State] struct {
-	// Type is the event type acted on.
+	// Type is the event type that starts an aggregate's work.
 	Type events.Type
+	// Also are further event types acted on; P must decode from each.
+	Also []events.Type
 	// Aggregates is the domain step.
 	Aggregates Aggregates[P, S]
 }
 
-// Accepts is Type.
-func (k Keyed[P, S]) Accepts() []events.Type { return []events.Type{k.Type} }
+// Accepts is Type and Also.
+func (k Keyed[P, S]) Accepts() []events.Type { return append([]events.Type{k.Type}, k.Also...) }
 
 // HandleBatch runs the batch through HandleByKey.
 func (k Keyed[P, S]) HandleBatch(ctx context.Context, b *Batch) error {

@@ -25,9 +25,10 @@ const DefaultStallAfter = 10 * time.Minute
 const DefaultGiveUpAfter = 24 * time.Hour
 
 // redriveStalled drives again, from its stored state, whatever stayed
-// non-terminal with no progress for StallAfter: it publishes the newest
-// stored event that drives the workflow or task (workflow.created,
-// task.created; their ids are deterministic and the processors resume from
+// non-terminal with no progress for StallAfter: it publishes the stored
+// event that drives the workflow or task (its newest workflow.created; a
+// task's task.created, or the task.failed of the retry it is at, see
+// taskDriver; their ids are deterministic and the processors resume from
 // their checkpoints, so this is idempotent), and settles or re-drives the
 // work of webhook events left processing. Each item is stamped re-driven,
 // so it is tried again only after another StallAfter without progress.
@@ -38,12 +39,14 @@ func (s *Sweeper) redriveStalled(ctx context.Context, st *Stats) error {
 		redriveEach(ctx, s, before, &st.WorkflowsRedriven, s.cfg.Store.StalledWorkflows,
 			func(wf store.Workflow) string { return wf.WorkflowID },
 			func(wf store.Workflow) error {
-				return s.redrive(ctx, st, wf.WorkflowID, events.WorkflowCreated, driven)
+				return s.redrive(ctx, st, wf.WorkflowID, s.newestOf(wf.WorkflowID, events.WorkflowCreated), driven)
 			},
 			s.cfg.Store.MarkWorkflowRedriven),
 		redriveEach(ctx, s, before, &st.TasksRedriven, s.cfg.Store.StalledTasks,
 			func(t store.Task) string { return t.TaskID },
-			func(t store.Task) error { return s.redrive(ctx, st, t.TaskID, events.TaskCreated, driven) },
+			func(t store.Task) error {
+				return s.redrive(ctx, st, t.TaskID, s.taskDriver(task.FromDocument(t)), driven)
+			},
 			s.cfg.Store.MarkTaskRedriven),
 		// Webhook events left processing: the work they started ended
 		// (settle the row), is still going (drive it on), or is missing
@@ -95,16 +98,16 @@ func (s *Sweeper) redriveWebhookEvent(ctx context.Context, st *Stats, row store.
 		if status, msg, ok := wf.Settled(); ok {
 			return s.settle(ctx, row, status, msg)
 		}
-		return s.redriveStarted(ctx, st, row, wf.ID, events.WorkflowCreated, driven)
+		return s.redriveStarted(ctx, st, row, wf.ID, s.newestOf(wf.ID, events.WorkflowCreated), driven)
 	case taskDoc != nil:
 		t := task.FromDocument(*taskDoc)
 		if status, msg, ok := t.Settled(); ok {
 			return s.settle(ctx, row, status, msg)
 		}
 		if t.RetryScheduled() {
-			return nil // its retry is due later; the retry pass re-emits it
+			return nil // its retry is due later; the retry pass redelivers it
 		}
-		return s.redriveStarted(ctx, st, row, t.ID, events.TaskCreated, driven)
+		return s.redriveStarted(ctx, st, row, t.ID, s.taskDriver(t), driven)
 	}
 	doc, err := s.cfg.Store.LatestDrivingEvent(ctx, row.EventID, true, events.WorkflowCreated, events.TaskCreated)
 	if errors.Is(err, store.ErrNotFound) {
@@ -124,11 +127,11 @@ func (s *Sweeper) redriveWebhookEvent(ctx context.Context, st *Stats, row store.
 // writes the projection and the events side by side, and stopped between
 // them), routing the row again stores it, with the same ids, and
 // publishes it.
-func (s *Sweeper) redriveStarted(ctx context.Context, st *Stats, row store.WebhookEvent, aggregateID string, typ events.Type, driven map[string]bool) error {
+func (s *Sweeper) redriveStarted(ctx context.Context, st *Stats, row store.WebhookEvent, aggregateID string, find driver, driven map[string]bool) error {
 	if driven[aggregateID] {
 		return nil
 	}
-	doc, err := s.cfg.Store.LatestDrivingEvent(ctx, aggregateID, false, typ)
+	doc, err := find(ctx)
 	if errors.Is(err, store.ErrNotFound) {
 		s.cfg.Logger.WarnContext(ctx, "stalled webhook event's work has no stored event: routing it again",
 			"webhookEventId", row.EventID, "aggregateId", aggregateID)
@@ -160,19 +163,41 @@ func (s *Sweeper) settle(ctx context.Context, row store.WebhookEvent, status, ms
 	return err
 }
 
-// redrive publishes the newest stored event of type that drives
-// aggregateID, once per run. An aggregate with no such event stored is
-// counted as a failed re-drive and left for people to see.
-func (s *Sweeper) redrive(ctx context.Context, st *Stats, aggregateID string, typ events.Type, driven map[string]bool) error {
+// driver finds the stored event that drives an aggregate on.
+type driver func(ctx context.Context) (store.EventDocument, error)
+
+// newestOf is the driver of aggregateID that finds its newest stored event
+// of type typ.
+func (s *Sweeper) newestOf(aggregateID string, typ events.Type) driver {
+	return func(ctx context.Context) (store.EventDocument, error) {
+		return s.cfg.Store.LatestDrivingEvent(ctx, aggregateID, false, typ)
+	}
+}
+
+// taskDriver is the driver of t's next attempt: the task.failed that
+// scheduled the retry it is at (by its derived id, task.State.RetryEventID),
+// or at attempt 0 its newest task.created. A retry is never driven by the
+// task.created, which the processor would skip.
+func (s *Sweeper) taskDriver(t task.State) driver {
+	if id, ok := t.RetryEventID(); ok {
+		return func(ctx context.Context) (store.EventDocument, error) { return s.cfg.Store.GetEvent(ctx, id) }
+	}
+	return s.newestOf(t.ID, events.TaskCreated)
+}
+
+// redrive publishes the stored event find finds to drive aggregateID,
+// once per run. An aggregate with no such event stored is counted as a
+// failed re-drive and left for people to see.
+func (s *Sweeper) redrive(ctx context.Context, st *Stats, aggregateID string, find driver, driven map[string]bool) error {
 	if driven[aggregateID] {
 		return nil
 	}
-	doc, err := s.cfg.Store.LatestDrivingEvent(ctx, aggregateID, false, typ)
+	doc, err := find(ctx)
 	if errors.Is(err, store.ErrNotFound) {
 		// Not marked driven: a webhook row that started it routes it
 		// again in the webhook pass (redriveStarted).
 		st.RedriveFailed++
-		s.cfg.Logger.WarnContext(ctx, "stalled and no stored event drives it", "aggregateId", aggregateID, "eventType", typ)
+		s.cfg.Logger.WarnContext(ctx, "stalled and no stored event drives it", "aggregateId", aggregateID, "error", err)
 		return nil
 	}
 	if err != nil {

@@ -25,8 +25,9 @@ type Router interface {
 	Route(ctx context.Context, ev store.WebhookEvent) error
 }
 
-// TaskRetrier re-emits up to limit tasks whose nextRetryAt is due at now,
-// each with its next retryCount, and returns how many it re-emitted.
+// TaskRetrier redelivers up to limit failed tasks whose nextRetryAt is due
+// at now, each as the task.failed that scheduled its retry (task.Retrier),
+// and returns how many it redelivered.
 type TaskRetrier interface {
 	RetryDue(ctx context.Context, now time.Time, limit int) (int, error)
 }
@@ -44,6 +45,7 @@ type SweepStore interface {
 	StalledWorkflows(ctx context.Context, before time.Time, limit int) ([]store.Workflow, error)
 	StalledTasks(ctx context.Context, before time.Time, limit int) ([]store.Task, error)
 	LatestDrivingEvent(ctx context.Context, aggregateID string, byExecution bool, types ...events.Type) (store.EventDocument, error)
+	GetEvent(ctx context.Context, eventID string) (store.EventDocument, error)
 	MarkWorkflowRedriven(ctx context.Context, workflowID string) error
 	MarkTaskRedriven(ctx context.Context, taskID string) error
 	FailedDeliveriesForRetry(ctx context.Context, limit int) ([]string, error)
@@ -59,7 +61,7 @@ type Config struct {
 	Publisher emit.Publisher
 	// Router routes webhook events. Required.
 	Router Router
-	// Tasks re-emits due task retries. Optional: without it that pass is
+	// Tasks redelivers due task retries. Optional: without it that pass is
 	// skipped.
 	Tasks TaskRetrier
 	// PublishAfter is how long a stored event may stay unpublished before
@@ -349,6 +351,8 @@ func (s *Sweeper) giveUp(ctx context.Context, st *Stats, eventID, eventType, top
 	return nil
 }
 
+// retryTasks redelivers the task retries that are due, a batch at a time,
+// until none is left or the deadline nears.
 func (s *Sweeper) retryTasks(ctx context.Context, st *Stats) error {
 	if s.cfg.Tasks == nil {
 		return nil

@@ -18,6 +18,7 @@ import (
 	"github.com/streamops/streamops/internal/store"
 	"github.com/streamops/streamops/internal/store/storetest"
 	"github.com/streamops/streamops/internal/sweep"
+	"github.com/streamops/streamops/internal/task"
 	"github.com/streamops/streamops/internal/task/taskstatus"
 	"github.com/streamops/streamops/internal/workflow/workflowstatus"
 )
@@ -37,7 +38,9 @@ func newHarness(t *testing.T) *harness {
 	router, err := ingest.New(ingest.Config{Providers: reg, Secrets: provider.EnvSecrets{}, Store: env.Store,
 		Emitter: env.Emitter, Now: clock.Now, Logger: env.Logger})
 	require.NoError(t, err)
-	sw, err := sweep.New(sweep.Config{Store: env.Store, Publisher: env.Bus, Router: router, Now: clock.Now, Logger: env.Logger})
+	retrier, err := task.NewRetrier(env.Store, env.Bus, env.Emitter, env.Logger)
+	require.NoError(t, err)
+	sw, err := sweep.New(sweep.Config{Store: env.Store, Publisher: env.Bus, Router: router, Tasks: retrier, Now: clock.Now, Logger: env.Logger})
 	require.NoError(t, err)
 	return &harness{Env: env, clock: clock, router: router, sweeper: sw}
 }
@@ -181,6 +184,32 @@ func createdTask(t *testing.T, h *harness) (taskID, eventID string) {
 	return p.TaskID, env.EventID
 }
 
+// redeliveredTask stores a task whose attempt 0 failed, with the
+// task.failed that scheduled retry 1, and marks that retry redelivered as
+// the sweeper does: the task is pending at retryCount 1. It returns the
+// task.failed's id.
+func redeliveredTask(t *testing.T, h *harness) string {
+	t.Helper()
+	ctx := context.Background()
+	id, _ := createdTask(t, h)
+	next := h.clock.Now().Add(15 * time.Second)
+	lastErr := events.TaskError{Code: "SMTP_ERROR", Message: "timeout", Retryable: true}
+	failed, err := events.NewEventAt(events.TaskFailedPayload{TaskID: id, FailedAt: events.At(h.clock.Now()), RetryCount: 1,
+		MaxRetries: 3, Error: lastErr, NextRetryAt: events.At(next)}, &events.Metadata{Source: "event-processor"},
+		events.DeriveID(events.EventIDPrefix, id, string(events.TaskFailed), "0"), events.At(h.clock.Now()))
+	require.NoError(t, err)
+	_, err = h.Emitter.Emit(ctx, failed)
+	require.NoError(t, err)
+	n, err := h.Store.SaveTaskOutcomes(ctx, store.TaskOutcome{Task: store.Task{TaskID: id, Status: taskstatus.Failed,
+		RetryCount: 1, NextRetryAt: &next, LastError: &lastErr}})
+	require.NoError(t, err)
+	require.Equal(t, 1, n)
+	n, err = h.Store.MarkTaskRetriesRedelivered(ctx, store.TaskAttempt{TaskID: id, RetryCount: 1})
+	require.NoError(t, err)
+	require.Equal(t, 1, n)
+	return failed.EventID
+}
+
 // routedWebhook stores a Stripe invoice.paid delivery and routes it as the
 // webhook function does: its row is processing and its workflow pending.
 func routedWebhook(t *testing.T, h *harness, route bool) (row store.WebhookEvent, workflowEventID string) {
@@ -234,6 +263,16 @@ func TestSweeperRedrivesWhatStalledAndNothingElse(t *testing.T) {
 				require.NoError(t, err)
 				require.Equal(t, 1, n)
 				return []string{ev}
+			}},
+		{name: "stalled pending task at a retry: its task.failed, not its task.created", advance: stall,
+			want: sweep.Stats{TasksRedriven: 1},
+			setup: func(t *testing.T, h *harness) []string {
+				return []string{redeliveredTask(t, h)}
+			}},
+		{name: "fresh pending task at a retry", advance: time.Minute,
+			setup: func(t *testing.T, h *harness) []string {
+				redeliveredTask(t, h)
+				return nil
 			}},
 		{name: "stalled received webhook row", advance: stall, want: sweep.Stats{WebhooksRouted: 1},
 			webhookStatus: webhookstatus.Processing,
@@ -345,7 +384,7 @@ func TestSweeperRedrivesWhatStalledAndNothingElse(t *testing.T) {
 			published := append(h.Envelopes(t, events.TopicWorkflows), h.Envelopes(t, events.TopicTasks)...)
 			var again []string
 			for _, env := range published[before:] {
-				if env.EventType == events.WorkflowCreated || env.EventType == events.TaskCreated {
+				if env.EventType == events.WorkflowCreated || env.EventType == events.TaskCreated || env.EventType == events.TaskFailed {
 					again = append(again, env.EventID)
 				}
 			}

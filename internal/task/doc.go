@@ -2,25 +2,32 @@
 // behind small interfaces (email_notification through a Mailer: SES v2 on
 // AWS, .eml files locally; data_export and report_generation through an
 // objects.Store: S3 on AWS, files locally; the AWS ones are built in
-// package taskaws, so only the task-processor links their clients), and the processing of task.created
-// batches into seed 003's lifecycle: task.processing, then task.completed,
-// task.failed (with nextRetryAt) or task.dead_letter.
+// package taskaws, so only the task-processor links their clients), and
+// the processing of task.created and task.failed batches into seed 003's
+// lifecycle: task.processing, then task.completed, task.failed (with
+// nextRetryAt) or task.dead_letter.
 //
 // # Attempts and retries
 //
-// A task.created with retryCount r is attempt r of its task. It runs only
-// while the task's projection is at retryCount r and has not ended; any
-// other delivery of it (a redelivered batch, a duplicate) is skipped, so an
-// attempt runs once per successful batch. A retryable failure with retries
-// left stores the task as failed with retryCount r+1 and nextRetryAt
-// (exponential backoff: base 30 s, factor 2, full jitter, cap 1 h) and
-// emits task.failed. The retry-sweeper later finds it (store.DueTaskRetries),
-// emits RetryEvent — a task.created with retryCount r+1 — and marks it
-// emitted (store.MarkTaskRetriesEmitted); this processor then runs attempt
-// r+1. A non-retryable error (an executor's *fault.Error with Retryable
-// false, such as an invalid recipient) or a retryable one after maxRetries retries
-// dead-letters the task: task.dead_letter, status dead_letter, and the
-// record in tasks.dlq and dead_letters.
+// A task has one task.created, ever (its submission): attempt 0. Attempt r
+// runs only while the task's projection is at retryCount r, has not ended
+// and, when it failed, its nextRetryAt has come; any other delivery (a
+// redelivered batch, a duplicate, a retry not yet due) is acknowledged
+// without running, so an attempt runs once per successful batch and a
+// delayed retry never holds back its partition. A retryable failure with
+// retries left stores the task as failed with retryCount r+1 and
+// nextRetryAt (exponential backoff: base 30 s, factor 2, full jitter, cap
+// 1 h) and emits task.failed with that retryCount and nextRetryAt. The
+// processor consumes that task.failed (seed 003: "Consumed by: Event
+// Processor (for retry logic)") and runs attempt r+1 from it when it is
+// due; when it is not, the retry-sweeper (Retrier, which states the whole
+// contract) publishes the same stored task.failed again once nextRetryAt
+// has come, also after either of them was down. A non-retryable error (an
+// executor's *fault.Error with Retryable false, such as an invalid
+// recipient) or a retryable one after maxRetries retries dead-letters the
+// task: task.dead_letter (whose originalEvent is the submission's
+// task.created), status dead_letter, and the record in tasks.dlq and
+// dead_letters.
 //
 // # Batches
 //

@@ -210,29 +210,37 @@ func TestReportCountsThePeriodsEvents(t *testing.T) {
 	}
 }
 
-func TestRetryEventIsTheTaskAtItsNextRetryCount(t *testing.T) {
-	created := time.Date(2026, 1, 4, 1, 10, 0, 0, time.UTC)
-	next := created.Add(time.Minute)
+func TestFailedEventIsRebuiltWithTheIDAndPayloadTheProcessorGaveIt(t *testing.T) {
+	failedAt := time.Date(2026, 1, 4, 1, 10, 5, 0, time.UTC)
+	next := failedAt.Add(30 * time.Second)
+	lastErr := &events.TaskError{Code: "SMTP_ERROR", Message: "Connection timeout to mail server", Retryable: true}
 	tk := store.Task{TaskID: "task-0b6f3c1e-8d2a-4c5b-9e7f-1a2b3c4d5e6f", Type: "email_notification", Data: store.JSONDoc(`{"recipient":"a@example.com"}`),
-		Status: taskstatus.Failed, RetryCount: 2, MaxRetries: 3, NextRetryAt: &next, CorrelationID: "hook-1", CreatedAt: created}
+		Status: taskstatus.Failed, RetryCount: 2, MaxRetries: 3, NextRetryAt: &next, LastError: lastErr, CorrelationID: "hook-1",
+		PartnerID: "acme", CreatedAt: failedAt.Add(-time.Minute), UpdatedAt: failedAt}
 
-	env, err := RetryEvent(FromDocument(tk), next)
+	env, err := failedEvent(FromDocument(tk))
 	require.NoError(t, err)
-	again, err := RetryEvent(FromDocument(tk), next.Add(time.Minute))
+	assert.Equal(t, events.DeriveID(events.EventIDPrefix, tk.TaskID, "task.failed", "1"), env.EventID,
+		"the id of the failure of attempt 1, which scheduled retry 2")
+	st := FromDocument(tk)
+	id, ok := st.RetryEventID()
+	assert.True(t, ok)
+	assert.Equal(t, env.EventID, id, "the event that drives the task on")
+	p, err := events.PayloadAs[events.TaskFailedPayload](env)
 	require.NoError(t, err)
-	assert.Equal(t, env.EventID, again.EventID, "a sweep that runs twice emits a duplicate")
-	assert.Equal(t, events.DeriveID(events.EventIDPrefix, tk.TaskID, "task.created", "2"), env.EventID)
-	p, err := events.PayloadAs[events.TaskCreatedPayload](env)
-	require.NoError(t, err)
-	assert.Equal(t, 2, p.RetryCount)
-	assert.Equal(t, 3, p.MaxRetries)
-	assert.True(t, created.Equal(p.CreatedAt.Time))
+	assert.Equal(t, events.TaskFailedPayload{TaskID: tk.TaskID, FailedAt: events.At(failedAt), RetryCount: 2, MaxRetries: 3,
+		Error: *lastErr, NextRetryAt: events.At(next)}, p)
 	assert.Equal(t, RetrySource, env.Metadata.Source)
 	assert.Equal(t, "hook-1", env.Metadata.CorrelationID)
+	assert.Equal(t, "acme", env.Metadata.PartnerID)
 
-	tk.Status = taskstatus.Completed
-	_, err = RetryEvent(FromDocument(tk), next)
-	assert.Error(t, err, "only a failed task awaits a retry")
+	tk.RetryCount, tk.Status = 0, taskstatus.Pending
+	st = FromDocument(tk)
+	_, ok = st.RetryEventID()
+	assert.False(t, ok, "attempt 0 is driven by its task.created")
+	tk.RetryCount, tk.Status, tk.NextRetryAt = 2, taskstatus.Failed, nil
+	_, err = failedEvent(FromDocument(tk))
+	assert.Error(t, err, "only a task with a retry scheduled has a task.failed")
 }
 
 func TestDefaultBackoffIsThirtySecondsDoublingCappedAtAnHourWithFullJitter(t *testing.T) {

@@ -18,11 +18,14 @@ import (
 )
 
 // harness is the task-processor as its Lambda wires it, on kfake and the
-// embedded store, with the retry-sweeper's Retrier beside it.
+// store of the engine under test, with the retry-sweeper's Retrier beside
+// it.
 type harness struct {
 	*streamtest.Harness
 	retrier *task.Retrier
 	clock   *streamtest.Clock
+	// consumed is, per partition of tasks, the next offset drain delivers.
+	consumed map[int32]int64
 }
 
 // backoffHalf is the production schedule with the jitter drawing the
@@ -39,9 +42,9 @@ func newHarness(tb testing.TB, executors task.Executors) *harness {
 		executors = task.Executors{events.TaskEmailNotification: task.EmailExecutor{Mailer: task.FileMailer{Dir: tb.TempDir()}}}
 	}
 	h := &harness{Harness: streamtest.NewHarness(tb, "task-processor", events.TopicTasks, 30*time.Second),
-		clock: streamtest.NewClock(5 * time.Millisecond)}
+		clock: streamtest.NewClock(5 * time.Millisecond), consumed: map[int32]int64{}}
 	h.useExecutors(tb, executors)
-	retrier, err := task.NewRetrier(h.Env.Store, h.Env.Emitter, h.Env.Logger)
+	retrier, err := task.NewRetrier(h.Env.Store, h.Env.Bus, h.Env.Emitter, h.Env.Logger)
 	require.NoError(tb, err)
 	h.retrier = retrier
 	return h
@@ -75,24 +78,75 @@ func (h *harness) submitted(tb testing.TB, ev lambdaevents.KafkaEvent) []events.
 }
 
 // sweep runs the retry-sweeper's task pass once the retries are due, and
-// returns the batch Lambda would then deliver: the re-emitted task.created
-// read back from the broker.
+// returns the batch Lambda would then deliver: the redelivered task.failed
+// of retry retryCount, read back from the broker.
 func (h *harness) sweep(tb testing.TB, retryCount int) lambdaevents.KafkaEvent {
 	tb.Helper()
 	h.clock.Advance(2 * time.Hour)
 	n, err := h.retrier.RetryDue(context.Background(), h.clock.Now(), 100)
 	require.NoError(tb, err)
 	require.Equal(tb, 1, n, "one retry is due")
-	var retries []*kgo.Record
+	var redelivered *kgo.Record
 	for _, r := range h.Env.Records(tb, events.TopicTasks) {
 		e, err := events.Decode(r.Value)
 		require.NoError(tb, err)
-		if e.EventType == events.TaskCreated && streamtest.Payload[events.TaskCreatedPayload](tb, e).RetryCount == retryCount {
-			retries = append(retries, r)
+		if e.EventType == events.TaskCreated {
+			require.Zero(tb, streamtest.Payload[events.TaskCreatedPayload](tb, e).RetryCount, "a retry is never a task.created")
+		}
+		if e.EventType == events.TaskFailed && streamtest.Payload[events.TaskFailedPayload](tb, e).RetryCount == retryCount {
+			redelivered = r // the last one: the redelivery
 		}
 	}
-	require.Len(tb, retries, 1)
-	return streamtest.Batch(retries...)
+	require.NotNil(tb, redelivered)
+	return streamtest.Batch(redelivered)
+}
+
+// submit stores the task and its task.created (published), as the API
+// does.
+func (h *harness) submit(tb testing.TB, p events.TaskCreatedPayload) events.Envelope {
+	tb.Helper()
+	env, err := events.NewEvent(p, streamtest.APIMetadata)
+	require.NoError(tb, err)
+	_, err = h.Env.Store.CreateTask(context.Background(), store.Task{TaskID: p.TaskID, Type: string(p.Type),
+		Data: store.JSONDoc(p.Data), MaxRetries: p.MaxRetries, EventID: env.EventID, CreatedAt: p.CreatedAt.Time})
+	require.NoError(tb, err)
+	_, err = h.Env.Emitter.Emit(context.Background(), env)
+	require.NoError(tb, err)
+	return env
+}
+
+// drain delivers, as Lambda's event source mapping would, every record
+// of tasks produced since the last drain, in one batch, and returns how
+// many it delivered.
+func (h *harness) drain(tb testing.TB) int {
+	tb.Helper()
+	var fresh []*kgo.Record
+	for _, r := range h.Env.Records(tb, events.TopicTasks) {
+		if r.Offset >= h.consumed[r.Partition] {
+			fresh = append(fresh, r)
+			h.consumed[r.Partition] = r.Offset + 1
+		}
+	}
+	if len(fresh) > 0 {
+		require.NoError(tb, h.Deliver(tb, streamtest.Batch(fresh...)))
+	}
+	return len(fresh)
+}
+
+// Lifecycle is the events of one task on tasks, in order, each once: what
+// a consumer that drops a repeated eventId sees (a redelivered task.failed
+// is one event).
+func (h *harness) Lifecycle(tb testing.TB, taskID string) []events.Envelope {
+	tb.Helper()
+	var out []events.Envelope
+	seen := map[string]bool{}
+	for _, e := range h.Harness.Lifecycle(tb, taskID) {
+		if !seen[e.EventID] {
+			seen[e.EventID] = true
+			out = append(out, e)
+		}
+	}
+	return out
 }
 
 func (h *harness) task(tb testing.TB, id string) store.Task {

@@ -17,6 +17,7 @@ func FromDocument(t store.Task) State {
 		RetryCount: t.RetryCount, MaxRetries: t.MaxRetries, NextRetryAt: t.NextRetryAt, LastError: t.LastError,
 		Result: json.RawMessage(t.Result), EventID: t.EventID, CorrelationID: t.CorrelationID,
 		WebhookEventID: t.WebhookEventID, PartnerID: t.PartnerID, CreatedAt: t.CreatedAt, CompletedAt: t.CompletedAt,
+		UpdatedAt: t.UpdatedAt,
 	}
 }
 

@@ -28,8 +28,35 @@ func TestStateRoundTripsEveryOutcomeField(t *testing.T) {
 	assert.Equal(t, store.TaskOutcome{Task: doc, Attempt: 1}, st.outcome(1))
 
 	// What an outcome does not write is not carried: the store keeps it.
+	// UpdatedAt is read (a rebuilt task.failed's failedAt), never written.
 	doc.IdempotencyKey, doc.RequestHash, doc.UpdatedAt = "key", "hash", at
+	st.UpdatedAt = at
 	assert.Equal(t, st, FromDocument(doc))
+}
+
+// TestRetryLaterHoldsOnlyAFailedTaskWhoseRetryIsNotYetDue: the processor
+// runs a retry from its nextRetryAt on, and only a failed task waits.
+func TestRetryLaterHoldsOnlyAFailedTaskWhoseRetryIsNotYetDue(t *testing.T) {
+	now := time.Date(2026, 1, 4, 1, 10, 0, 0, time.UTC)
+	later, earlier := now.Add(time.Millisecond), now.Add(-time.Millisecond)
+	tests := []struct {
+		name string
+		task State
+		wait bool
+	}{
+		{"failed, due later", State{Status: taskstatus.Failed, RetryCount: 1, NextRetryAt: &later}, true},
+		{"failed, due now", State{Status: taskstatus.Failed, RetryCount: 1, NextRetryAt: &now}, false},
+		{"failed, due before", State{Status: taskstatus.Failed, RetryCount: 1, NextRetryAt: &earlier}, false},
+		{"failed, no retry scheduled", State{Status: taskstatus.Failed, RetryCount: 1}, false},
+		{"pending: the sweeper redelivered its retry", State{Status: taskstatus.Pending, RetryCount: 1}, false},
+		{"pending, first attempt", State{Status: taskstatus.Pending}, false},
+		{"completed", State{Status: taskstatus.Completed, RetryCount: 1, NextRetryAt: &later}, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			assert.Equal(t, tt.wait, tt.task.RetryLater(now))
+		})
+	}
 }
 
 func TestSettledIsWhatTheTasksEndMakesItsWebhookEvent(t *testing.T) {

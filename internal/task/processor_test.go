@@ -138,6 +138,8 @@ func TestTaskFailingPastMaxRetriesEndsInOneDeadLetter(t *testing.T) {
 	assert.Equal(t, 3, p.MaxRetries)
 	assert.Equal(t, "SMTP_ERROR", p.FinalError.Code)
 	assert.Equal(t, events.TaskCreated, p.OriginalEvent.EventType)
+	assert.Zero(t, streamtest.Payload[events.TaskCreatedPayload](t, events.Envelope{EventType: events.TaskCreated, Payload: p.OriginalEvent.Payload}).RetryCount,
+		"the submission, though the last attempt was driven by a task.failed")
 	assert.JSONEq(t, `{"recipient":"user@example.com","subject":"Welcome to StreamOps","template":"welcome_email"}`,
 		string(streamtest.Payload[events.TaskCreatedPayload](t, events.Envelope{EventType: events.TaskCreated, Payload: p.OriginalEvent.Payload}).Data))
 	assert.Equal(t, 4, mailer.calls)

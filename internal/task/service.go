@@ -27,12 +27,28 @@ type StateStore interface {
 }
 
 // Service runs task attempts: the task-processor's stream.Handler, the
-// stream core around the task step. Safe for concurrent use.
-type Service = stream.Keyed[events.TaskCreatedPayload, *state]
+// stream core around the task step. It acts on task.created (attempt 0)
+// and task.failed (the retry it scheduled; see Retrier). Safe for
+// concurrent use.
+type Service = stream.Keyed[trigger, *state]
 
 // New returns a Service.
 func New(cfg Config) (*Service, error) {
-	return stream.NewKeyed(events.TaskCreated, cfg, func(c Config) stream.Aggregates[events.TaskCreatedPayload, *state] { return tasks{c} })
+	svc, err := stream.NewKeyed(events.TaskCreated, cfg, func(c Config) stream.Aggregates[trigger, *state] { return tasks{c} })
+	if err != nil {
+		return nil, err
+	}
+	svc.Also = []events.Type{events.TaskFailed}
+	return svc, nil
+}
+
+// trigger is what the processor reads of a task.created or a task.failed:
+// the task, and the attempt the event asks to run (its retryCount: 0 for
+// a task.created, the retry a task.failed scheduled). What the attempt
+// runs comes from the task's state, not from the event.
+type trigger struct {
+	TaskID     string `json:"taskId"`
+	RetryCount int    `json:"retryCount"`
 }
 
 // Config wires a Service.
@@ -68,8 +84,8 @@ func (c Config) Validate() error {
 	return c.Runtime.Validate()
 }
 
-// item is one task.created of the batch.
-type item = stream.Item[events.TaskCreatedPayload]
+// item is one task.created or task.failed of the batch.
+type item = stream.Item[trigger]
 
 // tasks is the task processor's domain step: the stream core's Aggregates
 // over tasks.
@@ -79,11 +95,14 @@ type tasks struct{ cfg Config }
 type state struct {
 	task   State
 	stored int // retryCount as loaded: the outcome's guard
+	// orphan is a task that has no projection, met first through a
+	// task.failed, which cannot rebuild one: nothing of it runs.
+	orphan bool
 	stream.Outcome
 }
 
-// Key is the task a task.created runs.
-func (tasks) Key(p events.TaskCreatedPayload) string { return p.TaskID }
+// Key is the task an event runs.
+func (tasks) Key(p trigger) string { return p.TaskID }
 
 // Load reads the projections of the batch's tasks with one query.
 func (s tasks) Load(ctx context.Context, ids []string) (map[string]*state, error) {
@@ -93,9 +112,16 @@ func (s tasks) Load(ctx context.Context, ids []string) (map[string]*state, error
 }
 
 // Rebuild is the projection of a task whose producer stored its
-// task.created but not the projection.
+// task.created but not the projection. A task.failed cannot rebuild one
+// (it lacks the submission): its state is unknown, and Step skips it.
 func (s tasks) Rebuild(ctx context.Context, it item) *state {
-	p, env := it.Payload, it.Msg.Envelope
+	env := it.Msg.Envelope
+	p, err := events.PayloadAs[events.TaskCreatedPayload](env)
+	if err != nil {
+		s.cfg.Logger.WarnContext(ctx, "task has no projection; its retry cannot run", "taskId", it.Payload.TaskID,
+			"eventId", env.EventID, "eventType", env.EventType)
+		return &state{task: State{ID: it.Payload.TaskID}, orphan: true}
+	}
 	t := State{
 		ID: p.TaskID, Type: string(p.Type), Data: p.Data, Status: taskstatus.Pending,
 		RetryCount: p.RetryCount, MaxRetries: p.MaxRetries, EventID: env.EventID, CreatedAt: p.CreatedAt.Time,
@@ -110,18 +136,26 @@ func (s tasks) Rebuild(ctx context.Context, it item) *state {
 	return &state{task: t, stored: t.RetryCount}
 }
 
-// Step runs one task.created as its attempt; see attempt.
+// Step runs the attempt a task.created or task.failed asks for; see
+// attempt.
 func (s tasks) Step(ctx context.Context, b *stream.Batch, st *state, it item) error {
 	return s.attempt(ctx, b, st, it) // an error: the invocation is ending, the rest is delivered again
 }
 
-// attempt runs one task.created as its attempt, when the task is at that
-// attempt, and records the outcome in st. It returns an error only when the
-// invocation is ending.
+// attempt runs attempt it.Payload.RetryCount of its task when the task is
+// at that attempt, has not ended and, if it failed, its retry is due; it
+// records the outcome in st. Any other delivery (a duplicate, a stale
+// redelivery, a retry not yet due) is acknowledged without running: a
+// retry not yet due is run when the retry-sweeper redelivers its
+// task.failed, so it never holds back its partition. It returns an error
+// only when the invocation is ending.
 func (s tasks) attempt(ctx context.Context, b *stream.Batch, st *state, it item) error {
 	t, p := &st.task, it.Payload
-	log := s.cfg.Logger.With("taskId", t.ID, "retryCount", p.RetryCount, "eventId", it.Msg.Envelope.EventID, "record", it.Msg.String())
+	log := s.cfg.Logger.With("taskId", t.ID, "retryCount", p.RetryCount, "eventId", it.Msg.Envelope.EventID,
+		"eventType", it.Msg.Envelope.EventType, "record", it.Msg.String())
 	switch {
+	case st.orphan:
+		return nil // no projection to retry (Rebuild logged it)
 	case t.Ended():
 		log.InfoContext(ctx, "task already ended, skipping", "currentStatus", t.Status)
 		return nil
@@ -130,6 +164,9 @@ func (s tasks) attempt(ctx context.Context, b *stream.Batch, st *state, it item)
 		return nil
 	case p.RetryCount > t.RetryCount:
 		log.WarnContext(ctx, "attempt is ahead of the task's state, skipping", "taskRetryCount", t.RetryCount)
+		return nil
+	case t.RetryLater(s.cfg.Now()):
+		log.InfoContext(ctx, "retry not due yet; the retry-sweeper redelivers it when it is", "nextRetryAt", *t.NextRetryAt)
 		return nil
 	}
 	if s.cfg.NearDeadline(ctx) {
@@ -154,7 +191,7 @@ func (s tasks) attempt(ctx context.Context, b *stream.Batch, st *state, it item)
 		return nil
 	}
 	res, err := s.execute(ctx, Attempt{
-		TaskID: t.ID, Type: p.Type, Data: p.Data, RetryCount: p.RetryCount, MaxRetries: t.MaxRetries,
+		TaskID: t.ID, Type: events.TaskType(t.Type), Data: t.Data, RetryCount: p.RetryCount, MaxRetries: t.MaxRetries,
 		CreatedAt: t.CreatedAt, StartedAt: start, CorrelationID: t.CorrelationID,
 	})
 	end := s.cfg.Now()
@@ -185,7 +222,7 @@ func (s tasks) attempt(ctx context.Context, b *stream.Batch, st *state, it item)
 		next.ScheduleRetry(retryAt, events.TaskError{Code: code, Message: message, Retryable: true})
 		outcomeErr = add(events.TaskFailedPayload{TaskID: t.ID, FailedAt: events.At(end), RetryCount: next.RetryCount,
 			MaxRetries: t.MaxRetries, Error: *next.LastError, NextRetryAt: events.At(retryAt)},
-			attemptEventID(t.ID, events.TaskFailed, p.RetryCount), end)
+			failedEventID(t.ID, next.RetryCount), end)
 		log.WarnContext(ctx, "task failed; retry scheduled", "code", code, "error", message, "nextRetryAt", retryAt)
 
 	default:
@@ -193,7 +230,7 @@ func (s tasks) attempt(ctx context.Context, b *stream.Batch, st *state, it item)
 		retryable := fault.IsRetryable(err)
 		next.DeadLetter(events.TaskError{Code: code, Message: message, Retryable: retryable})
 		outcomeErr = add(events.TaskDeadLetterPayload{TaskID: t.ID,
-			OriginalEvent: events.OriginalEvent{EventType: events.TaskCreated, Payload: it.Msg.Envelope.Payload},
+			OriginalEvent: events.OriginalEvent{EventType: events.TaskCreated, Payload: submission(*t, it)},
 			RetryCount:    p.RetryCount, MaxRetries: t.MaxRetries,
 			FinalError:     events.FinalError{Code: code, Message: message, Stack: stack},
 			DeadLetteredAt: events.At(end)}, endEventID(t.ID, events.TaskDeadLetter), end)
@@ -218,6 +255,22 @@ func (s tasks) attempt(ctx context.Context, b *stream.Batch, st *state, it item)
 	st.Change()
 	st.Events = append(st.Events, evs...)
 	return nil
+}
+
+// submission is the payload of the task.created that submitted t, for
+// its dead letter's originalEvent (seed 003): the record's own when it is
+// that task.created, else rebuilt from the task's state, which keeps the
+// submission (taskId, type, data, maxRetries, createdAt) as it arrived.
+func submission(t State, it item) json.RawMessage {
+	if it.Msg.Envelope.EventType == events.TaskCreated {
+		return it.Msg.Envelope.Payload
+	}
+	p, err := json.Marshal(events.TaskCreatedPayload{TaskID: t.ID, Type: events.TaskType(t.Type), Data: t.Data,
+		MaxRetries: t.MaxRetries, CreatedAt: events.At(t.CreatedAt)})
+	if err != nil { // the stored data is JSON: only a corrupt document gets here
+		p, _ = json.Marshal(map[string]string{"taskId": t.ID})
+	}
+	return p
 }
 
 // execute runs the task's executor, turning a panic or an unknown type into

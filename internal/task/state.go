@@ -21,8 +21,8 @@ type State struct {
 	Data json.RawMessage
 	// Status is a taskstatus value.
 	Status string
-	// RetryCount is the attempt the task is at: the retryCount of the
-	// task.created it runs next.
+	// RetryCount is the attempt the task is at: the one it runs next (0,
+	// its task.created; r ≥ 1, the task.failed that scheduled retry r).
 	RetryCount int
 	MaxRetries int
 	// NextRetryAt is when a failed task's retry is due; nil when none is
@@ -37,15 +37,35 @@ type State struct {
 	PartnerID      string
 	CreatedAt      time.Time
 	CompletedAt    *time.Time
+	// UpdatedAt is when the store last wrote the task (for a failed task,
+	// its failure). Read, never written: the store stamps it.
+	UpdatedAt time.Time
 }
 
 // Ended reports whether the task completed or was dead-lettered: no
 // attempt runs any more.
 func (s *State) Ended() bool { return taskstatus.IsFinal(s.Status) }
 
-// AwaitsRetry reports whether the task failed and waits for the
-// retry-sweeper to emit its next attempt (RetryEvent).
+// AwaitsRetry reports whether the task failed and waits for its next
+// attempt: the retry its task.failed scheduled (see Retrier).
 func (s *State) AwaitsRetry() bool { return s.Status == taskstatus.Failed && s.RetryCount >= 1 }
+
+// RetryEventID is the id of the task.failed that scheduled the retry the
+// task is at, the stored event that drives it on; ok is false at attempt
+// 0, which its task.created drives.
+func (s *State) RetryEventID() (id string, ok bool) {
+	if s.RetryCount < 1 {
+		return "", false
+	}
+	return failedEventID(s.ID, s.RetryCount), true
+}
+
+// RetryLater reports whether the task failed and its retry is not due
+// before NextRetryAt, which is after now: the attempt waits for the
+// retry-sweeper to redeliver its task.failed then.
+func (s *State) RetryLater(now time.Time) bool {
+	return s.Status == taskstatus.Failed && s.NextRetryAt != nil && s.NextRetryAt.After(now)
+}
 
 // RetryScheduled reports whether the task failed with its next attempt
 // due at NextRetryAt.

@@ -150,7 +150,7 @@ func RetrySweeper(a *app.App, providers *provider.Registry) (ScheduledHandler, e
 	if err != nil {
 		return nil, err
 	}
-	retrier, err := task.NewRetrier(a.Store, a.Emitter, a.Logger)
+	retrier, err := task.NewRetrier(a.Store, a.Bus, a.Emitter, a.Logger)
 	if err != nil {
 		return nil, err
 	}

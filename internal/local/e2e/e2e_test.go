@@ -109,22 +109,28 @@ func TestLocalStackEndToEnd(t *testing.T) {
 		assert.Equal(t, 3, s.flaky.count(sub.TaskID), "two failed attempts and the one that succeeded")
 
 		evs := s.events(url.Values{"aggregate_id": {sub.TaskID}})
-		assert.Equal(t, map[events.Type]int{events.TaskCreated: 3, events.TaskProcessing: 3, events.TaskFailed: 2, events.TaskCompleted: 1}, typesOf(evs))
+		assert.Equal(t, map[events.Type]int{events.TaskCreated: 1, events.TaskProcessing: 3, events.TaskFailed: 2, events.TaskCompleted: 1}, typesOf(evs),
+			"one task.created: retries are driven by task.failed")
 		var failed []events.TaskFailedPayload
+		var attempts []int
 		for _, e := range evs {
 			switch e.EventType {
 			case events.TaskFailed:
 				p, err := events.PayloadAs[events.TaskFailedPayload](e)
 				require.NoError(t, err)
 				failed = append(failed, p)
+			case events.TaskProcessing:
+				p, err := events.PayloadAs[events.TaskProcessingPayload](e)
+				require.NoError(t, err)
+				attempts = append(attempts, p.RetryCount)
 			case events.TaskCreated:
 				p, err := events.PayloadAs[events.TaskCreatedPayload](e)
 				require.NoError(t, err)
-				if p.RetryCount > 0 {
-					assert.Equal(t, "retry-sweeper", e.Metadata.Source, "retries are re-emitted by the retry-sweeper")
-				}
+				assert.Zero(t, p.RetryCount)
 			}
 		}
+		slices.Sort(attempts)
+		assert.Equal(t, []int{0, 1, 2}, attempts, "each retry's task.processing carries its retryCount")
 		slices.SortFunc(failed, func(a, b events.TaskFailedPayload) int { return a.RetryCount - b.RetryCount })
 		require.Len(t, failed, 2)
 		for i, f := range failed {

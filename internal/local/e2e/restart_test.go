@@ -140,7 +140,10 @@ func TestRestartMidRunLosesNothing(t *testing.T) {
 				second.call("GET", "/api/tasks/"+a.id, nil, nil, &tk)
 				return tk.Status == taskstatus.Completed
 			}, "task %s is %q (retryCount %d)", a.id, tk.Status, tk.RetryCount)
-			assert.Equal(t, 1, typesOf(second.events(url.Values{"aggregate_id": {a.id}}))[events.TaskCompleted])
+			types := typesOf(second.events(url.Values{"aggregate_id": {a.id}}))
+			assert.Equal(t, 1, types[events.TaskCompleted])
+			assert.Equal(t, 1, types[events.TaskCreated], "task %s: its retry, even across the restart, is no new task.created", a.id)
+			assert.Equal(t, 2, types[events.TaskProcessing], "task %s: attempt 0 and its retry, each once", a.id)
 		}
 	}
 	after := second.MappingStats()

@@ -139,6 +139,11 @@ func testEventInsert(t *testing.T, open Opener) {
 	assert.Equal(t, "api-gateway", doc.Metadata.ServiceName, "metadata.source is stored as metadata.service_name")
 	assert.Equal(t, "user-7", doc.Metadata.UserID)
 	assert.Equal(t, "corr-1", doc.ExecutionID)
+
+	byID, err := s.GetEvents(ctx(t), []string{env.EventID, "evt-missing"})
+	require.NoError(t, err)
+	require.Len(t, byID, 1, "an id not stored is absent")
+	assert.Equal(t, doc, byID[env.EventID])
 	assert.Equal(t, clock.Now(), doc.StoredAt)
 	assert.Equal(t, clock.Now().Add(90*24*time.Hour), doc.TTLExpiresAt, "ttl_expires_at defaults to 90 days")
 	assert.Equal(t, "high", doc.Payload["priority"], "payload fields are stored at the top level")
@@ -1027,13 +1032,13 @@ func testTaskOutcomes(t *testing.T, open Opener) {
 	assert.Equal(t, 1, due[0].RetryCount)
 	assert.Equal(t, "SMTP_ERROR", due[0].LastError.Code)
 
-	marked, err := s.MarkTaskRetriesEmitted(ctx(t), store.TaskAttempt{TaskID: task.TaskID, RetryCount: 1},
+	marked, err := s.MarkTaskRetriesRedelivered(ctx(t), store.TaskAttempt{TaskID: task.TaskID, RetryCount: 1},
 		store.TaskAttempt{TaskID: "task-missing", RetryCount: 1})
 	require.NoError(t, err)
 	assert.Equal(t, 1, marked)
-	marked, err = s.MarkTaskRetriesEmitted(ctx(t), store.TaskAttempt{TaskID: task.TaskID, RetryCount: 1})
+	marked, err = s.MarkTaskRetriesRedelivered(ctx(t), store.TaskAttempt{TaskID: task.TaskID, RetryCount: 1})
 	require.NoError(t, err)
-	assert.Zero(t, marked, "emitted once")
+	assert.Zero(t, marked, "redelivered once")
 	due, err = s.DueTaskRetries(ctx(t), clock.Now(), 10)
 	require.NoError(t, err)
 	assert.Empty(t, due)

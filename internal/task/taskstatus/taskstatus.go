@@ -4,9 +4,9 @@
 // persists them and the readers that report them.
 //
 // pending → processing → completed | failed | dead_letter. A failed task
-// waits for its retry (nextRetryAt); when the retry-sweeper emits it, it is
-// pending again. completed and dead_letter are final: an attempt of a task
-// that ended is skipped.
+// waits for its retry (nextRetryAt); when the retry-sweeper redelivers the
+// task.failed that scheduled it, it is pending again. completed and
+// dead_letter are final: an attempt of a task that ended is skipped.
 //
 // It is a leaf (it imports nothing of StreamOps) so that package store can
 // import it without a cycle: package task imports store, so the statuses
