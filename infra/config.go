@@ -3,12 +3,14 @@ package main
 import (
 	"errors"
 	"fmt"
+	"math"
 	"net/mail"
 	"os"
 	"regexp"
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/aws/aws-cdk-go/awscdk/v2/awslogs"
 	"github.com/aws/constructs-go/constructs/v10"
@@ -42,6 +44,8 @@ const (
 	ctxSESConfigSet       = "sesConfigurationSet"
 	ctxExportRetention    = "exportRetentionDays"
 	ctxLogLevel           = "logLevel"
+	ctxEventsTTL          = "eventsTtl"
+	ctxWebhookEventsTTL   = "webhookEventsTtl"
 	ctxLogRetentionDays   = "logRetentionDays"
 	ctxAPIThrottleRate    = "apiThrottleRate"
 	ctxAPIThrottleBurst   = "apiThrottleBurst"
@@ -132,6 +136,15 @@ type Config struct {
 	// Default 30: exports and reports are fetched soon after they are made,
 	// and the events they copy stay in MongoDB.
 	ExportRetentionDays int
+
+	// EventsTTL is STREAMOPS_EVENTS_TTL of every function: how long an
+	// event stays in the events collection before it is archived and
+	// deleted, as days ("90d") or a Go duration ("2160h"). Default "90d"
+	// (seed 001).
+	EventsTTL string
+	// WebhookEventsTTL is STREAMOPS_WEBHOOK_EVENTS_TTL of every function:
+	// how long a webhook_events row is kept. Default "90d", as the events.
+	WebhookEventsTTL string
 
 	// LogLevel is STREAMOPS_LOG_LEVEL. Default "info".
 	LogLevel string
@@ -259,6 +272,8 @@ func configFromContext(scope constructs.Construct) (Config, error) {
 		SESConfigurationSet:   str(ctxSESConfigSet),
 		ExportRetentionDays:   num(ctxExportRetention),
 		LogLevel:              str(ctxLogLevel),
+		EventsTTL:             str(ctxEventsTTL),
+		WebhookEventsTTL:      str(ctxWebhookEventsTTL),
 		LogRetentionDays:      num(ctxLogRetentionDays),
 		APIThrottleRate:       num(ctxAPIThrottleRate),
 		APIThrottleBurst:      num(ctxAPIThrottleBurst),
@@ -296,6 +311,12 @@ func (c *Config) setDefaults() {
 	}
 	if c.LogLevel == "" {
 		c.LogLevel = "info"
+	}
+	if c.EventsTTL == "" {
+		c.EventsTTL = defaultRetention
+	}
+	if c.WebhookEventsTTL == "" {
+		c.WebhookEventsTTL = defaultRetention
 	}
 	if c.LogRetentionDays == 0 {
 		c.LogRetentionDays = 30
@@ -385,6 +406,11 @@ func (c Config) Validate() error {
 	default:
 		bad(ctxLogLevel, fmt.Sprintf("%q: want debug, info, warn or error", c.LogLevel))
 	}
+	for key, v := range map[string]string{ctxEventsTTL: c.EventsTTL, ctxWebhookEventsTTL: c.WebhookEventsTTL} {
+		if err := validRetention(v); err != nil {
+			bad(key, err.Error())
+		}
+	}
 	if _, ok := retentionDays[c.LogRetentionDays]; !ok {
 		bad(ctxLogRetentionDays, fmt.Sprintf("%d is not a CloudWatch Logs retention (1, 3, 5, 7, 14, 30, 60, 90, 180, 365, …)", c.LogRetentionDays))
 	}
@@ -463,4 +489,31 @@ func senderIdentities(sender string) ([]string, error) {
 	}
 	_, domain, _ := strings.Cut(addr.Address, "@")
 	return []string{addr.Address, domain}, nil
+}
+
+// defaultRetention is the default of both store retention periods.
+const defaultRetention = "90d"
+
+// validRetention checks a store retention period as the functions parse it
+// at start (internal/store ParseRetention, which this module cannot
+// import): whole days ("90d") or a Go duration ("2160h"), at least an hour,
+// so a bad value fails the synth instead of every function's cold start.
+func validRetention(v string) error {
+	var d time.Duration
+	if days, ok := strings.CutSuffix(v, "d"); ok {
+		n, err := strconv.ParseInt(days, 10, 64)
+		if err != nil || n > math.MaxInt64/int64(24*time.Hour) {
+			return fmt.Errorf("%q: want whole days such as 90d, or a duration such as 2160h", v)
+		}
+		d = time.Duration(n) * 24 * time.Hour
+	} else {
+		var err error
+		if d, err = time.ParseDuration(v); err != nil {
+			return fmt.Errorf("%q: want whole days such as 90d, or a duration such as 2160h", v)
+		}
+	}
+	if d < time.Hour {
+		return fmt.Errorf("%q: want at least 1h", v)
+	}
+	return nil
 }

@@ -103,6 +103,11 @@ func TestValidateRejectsBadValues(t *testing.T) {
 		{ctxPartners, []any{"bad/name"}},
 		{ctxEmailSender, "not an address"},
 		{ctxExportRetention, -1},
+		{ctxEventsTTL, "90"},
+		{ctxEventsTTL, "30m"},
+		{ctxEventsTTL, 90},
+		{ctxWebhookEventsTTL, "1.5d"},
+		{ctxWebhookEventsTTL, "-2d"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.key, func(t *testing.T) {
@@ -143,6 +148,28 @@ func TestLayerFilesMustExist(t *testing.T) {
 		ctx[key] = "no/such/file.json"
 		if _, err := configFrom(t, ctx); err == nil || !strings.Contains(err.Error(), key) {
 			t.Errorf("%s = a missing file: err = %v, want one naming the key", key, err)
+		}
+	}
+}
+
+// TestRetentionContextReachesEveryFunction: eventsTtl and webhookEventsTtl
+// become STREAMOPS_EVENTS_TTL and STREAMOPS_WEBHOOK_EVENTS_TTL of every
+// function, which validate them again at start.
+func TestRetentionContextReachesEveryFunction(t *testing.T) {
+	ctx := cdkJSONContext(t)
+	ctx[ctxEventsTTL] = "30d"
+	ctx[ctxWebhookEventsTTL] = "2160h"
+	cfg, err := configFrom(t, ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, spec := range functionSpecs() {
+		env := functionEnvironment(cfg, spec, configLayer{})
+		if got := *env[envEventsTTL]; got != "30d" {
+			t.Errorf("%s: %s = %s, want 30d", spec.name, envEventsTTL, got)
+		}
+		if got := *env[envWebhookEventsTTL]; got != "2160h" {
+			t.Errorf("%s: %s = %s, want 2160h", spec.name, envWebhookEventsTTL, got)
 		}
 	}
 }

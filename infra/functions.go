@@ -232,6 +232,11 @@ func functionEnvironment(cfg Config, spec functionSpec, layer configLayer) map[s
 		envKafkaBrokers:   jsii.String(cfg.KafkaBrokers),
 		envKafkaAuth:      jsii.String(kafkaAuthIAM),
 		envLogLevel:       jsii.String(cfg.LogLevel),
+		// Retention: the webhook and api store webhook rows, the archiver
+		// archives and lets go; every function gets both, so each reads
+		// the store's configuration whole.
+		envEventsTTL:        jsii.String(cfg.EventsTTL),
+		envWebhookEventsTTL: jsii.String(cfg.WebhookEventsTTL),
 	}
 	if cfg.MongoURIVersionID != "" {
 		env[envMongoURISecretVersion] = jsii.String(cfg.MongoURIVersionID)

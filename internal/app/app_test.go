@@ -39,6 +39,9 @@ func TestOpenFailsClosed(t *testing.T) {
 		{"off Lambda the embedded engine is the default", map[string]string{"KAFKA_BROKERS": brokers}, false, ""},
 		{"a bad store operation timeout", map[string]string{"KAFKA_BROKERS": brokers, "STREAMOPS_STORE_OPERATION_TIMEOUT": "5"}, false,
 			"STREAMOPS_STORE_OPERATION_TIMEOUT"},
+		{"a bad events TTL", map[string]string{"KAFKA_BROKERS": brokers, "STREAMOPS_EVENTS_TTL": "90"}, false, "STREAMOPS_EVENTS_TTL"},
+		{"a webhook events TTL under the minimum", map[string]string{"KAFKA_BROKERS": brokers, "STREAMOPS_WEBHOOK_EVENTS_TTL": "90s"}, false,
+			"STREAMOPS_WEBHOOK_EVENTS_TTL"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -50,7 +53,8 @@ func TestOpenFailsClosed(t *testing.T) {
 				mongo = enginetest.Configure(t, store.Config{})
 			}
 			for _, k := range []string{"KAFKA_BROKERS", "AWS_LAMBDA_FUNCTION_NAME", "STREAMOPS_ALLOW_EMBEDDED_STORE", "MONGODB_URI",
-				"MONGODB_DATABASE", "STREAMOPS_DATA_DIR", "STREAMOPS_STORE_OPERATION_TIMEOUT", "KAFKA_AUTH"} {
+				"MONGODB_DATABASE", "STREAMOPS_DATA_DIR", "STREAMOPS_STORE_OPERATION_TIMEOUT", "KAFKA_AUTH",
+				"STREAMOPS_EVENTS_TTL", "STREAMOPS_WEBHOOK_EVENTS_TTL"} {
 				t.Setenv(k, tc.env[k])
 			}
 			if tc.mongo {

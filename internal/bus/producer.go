@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"sync"
+	"time"
 
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
@@ -62,10 +63,9 @@ func New(cfg Config) (*Client, error) {
 		// so what RecordSize admits is what the producer sends.
 		kgo.ProducerBatchMaxBytes(int32(cfg.MaxMessageBytes)),
 		kgo.ProduceRequestTimeout(cfg.ProduceTimeout),
-		// No kgo.RecordDeliveryTimeout: kgo measures it from the record
-		// timestamp, which is the event's time, so a republished or
-		// replayed event would time out before it was sent. Publish bounds
-		// itself with a context deadline instead.
+		// No kgo.RecordDeliveryTimeout: Publish bounds itself with a
+		// context deadline instead, which also covers the wait for the
+		// broker's answer.
 	)
 	cl, err := kgo.NewClient(opts...)
 	if err != nil {
@@ -81,10 +81,11 @@ func (c *Client) Close() { c.cl.Close() }
 
 // NewRecord turns an envelope into the seed-003 Kafka record: topic (the
 // event type's topic unless topic is non-empty), key = AggregateID (the
-// workflowId or taskId), value = envelope JSON, timestamp = event timestamp
-// (kgo stamps the current time on an event without one), and the
-// content-type and schema-version headers. It fails with ErrUnroutable when
-// there is no topic or no key.
+// workflowId or taskId), value = envelope JSON, and the content-type and
+// schema-version headers. Its timestamp is left to the produce: every
+// record is stamped with the time it is produced (see produceWait.produce);
+// the event's own time is the envelope's timestamp. It fails with
+// ErrUnroutable when there is no topic or no key.
 func NewRecord(env events.Envelope, topic string) (*kgo.Record, error) {
 	r := new(kgo.Record)
 	if err := new(envelopeEncoder).fill(r, &env, topic); err != nil {
@@ -111,7 +112,6 @@ func (e *envelopeEncoder) fill(r *kgo.Record, env *events.Envelope, topic string
 	r.Topic = topic
 	r.Key = key
 	r.Value = value
-	r.Timestamp = env.Timestamp.Time
 	r.Headers = recordHeaders(env.SchemaVersion)
 	return nil
 }
@@ -249,8 +249,17 @@ func newProduceWait(ctx context.Context, n int) *produceWait {
 	return w
 }
 
-// produce hands r, the i-th record of the call, to kgo.
+// produce hands r, the i-th record of the call, to kgo, stamped with the
+// time it is produced. This is the one place every record StreamOps
+// produces passes (Publish, PublishTo, PublishRecords: emits, the
+// sweeper's republishes and redrives, replays, dead letters and their
+// requeues, the relay's Kafka deliveries). The record timestamp is what
+// the event source mapping's maximum record age, retention and
+// time-based offset lookups measure; the event's own time stays in the
+// envelope, so an event replayed or republished long after it happened
+// is not skipped as old.
 func (w *produceWait) produce(cl *kgo.Client, r *kgo.Record, i int) {
+	r.Timestamp = time.Now()
 	w.ctxs[i] = recordCtx{w.ctx, i}
 	r.Context = &w.ctxs[i]
 	cl.Produce(w.ctx, r, w.promiseFn)

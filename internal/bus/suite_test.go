@@ -1,6 +1,7 @@
 package bus
 
 import (
+	"context"
 	"encoding/json"
 	"os"
 	"slices"
@@ -55,6 +56,9 @@ func runContractSuite(t *testing.T, brokers []string) {
 	})
 	t.Run("PublishWritesKeyValueTimestampAndHeaders", func(t *testing.T) {
 		testPublishWritesKeyValueTimestampAndHeaders(t, brokers, client, adm)
+	})
+	t.Run("EveryProducePathStampsTheProduceTime", func(t *testing.T) {
+		testEveryProducePathStampsTheProduceTime(t, brokers, client, adm)
 	})
 	t.Run("PublishToSendsReplaysToAnotherTopic", func(t *testing.T) {
 		testPublishToSendsReplaysToAnotherTopic(t, brokers, client, adm)
@@ -164,7 +168,9 @@ func testPublishWritesKeyValueTimestampAndHeaders(t *testing.T, brokers []string
 			map[string]string{"reportType": "monthly", "month": "2026-01"}),
 	}
 	envs[2].SchemaVersion = "" // pre-versioning event: header still says 1.0.0
+	before := time.Now().Truncate(time.Millisecond)
 	require.NoError(t, client.Publish(testContext(t), envs...))
+	after := time.Now()
 
 	recs := consume(t, brokers, events.TopicTasks, from, len(envs))
 	byKey := map[string]*kgo.Record{}
@@ -179,8 +185,50 @@ func testPublishWritesKeyValueTimestampAndHeaders(t *testing.T, brokers []string
 		assert.JSONEq(t, string(want), string(r.Value))
 		assert.Equal(t, events.TopicTasks, r.Topic)
 		assert.Equal(t, expectedPartition(events.TopicTasks, r.Key, 3), r.Partition)
-		assert.True(t, env.Timestamp.Equal(r.Timestamp), "record timestamp %s, event %s", r.Timestamp, env.Timestamp)
+		assert.True(t, !r.Timestamp.Before(before) && !r.Timestamp.After(after),
+			"the record timestamp %s is the produce time, in [%s, %s]", r.Timestamp, before, after)
+		assert.Contains(t, string(r.Value), `"timestamp":"`+env.Timestamp.String()+`"`, "the event's time stays in the envelope")
 		assert.Equal(t, map[string]string{"content-type": "application/json", "schema-version": "1.0.0"}, headerMap(r.Headers))
+	}
+}
+
+// testEveryProducePathStampsTheProduceTime: whatever the record carried
+// (an event two days old, a dead letter's original timestamp), each way of
+// producing sends it with the time it was produced.
+func testEveryProducePathStampsTheProduceTime(t *testing.T, brokers []string, client *Client, adm *kadm.Client) {
+	old := time.Now().Add(-48 * time.Hour)
+	tests := []struct {
+		name    string
+		topic   string
+		produce func(ctx context.Context, env events.Envelope, topic string) error
+	}{
+		{"Publish (emits, the sweeper, the relay)", events.TopicWorkflows, func(ctx context.Context, env events.Envelope, _ string) error {
+			return client.Publish(ctx, env)
+		}},
+		{"PublishTo (replays to a target topic)", events.DLQTopic(events.TopicWorkflows), func(ctx context.Context, env events.Envelope, topic string) error {
+			return client.PublishTo(ctx, topic, env)
+		}},
+		{"PublishRecords (dead letters, requeues) with an old timestamp", events.TopicWorkflows, func(ctx context.Context, env events.Envelope, topic string) error {
+			r, err := NewRecord(env, topic)
+			if err != nil {
+				return err
+			}
+			r.Timestamp = old
+			return client.PublishRecords(ctx, []*kgo.Record{r})
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			env := eventstest.WorkflowCreated(eventstest.NewUUID(), eventstest.NewUUID(), "Replay", "low", old, "validate")
+			from := endOffsets(t, adm, tt.topic)
+			before := time.Now().Truncate(time.Millisecond)
+			require.NoError(t, tt.produce(testContext(t), env, tt.topic))
+			after := time.Now()
+			recs := consume(t, brokers, tt.topic, from, 1)
+			r := recs[0]
+			assert.True(t, !r.Timestamp.Before(before) && !r.Timestamp.After(after),
+				"record timestamp %s, want the produce time in [%s, %s], not the event's %s", r.Timestamp, before, after, env.Timestamp)
+		})
 	}
 }
 

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/streamops/streamops/internal/bus"
+	"github.com/streamops/streamops/internal/store"
 )
 
 // Defaults of Config; see the field comments for why.
@@ -99,6 +100,11 @@ type Config struct {
 	// answer makes the webhook and the API answer 503 after it.
 	StoreOperationTimeout time.Duration
 
+	// EventTTL and WebhookEventTTL are the retention periods (env
+	// STREAMOPS_EVENTS_TTL and STREAMOPS_WEBHOOK_EVENTS_TTL, as the
+	// functions read them: store.ParseRetention). Default 90 days each.
+	EventTTL, WebhookEventTTL time.Duration
+
 	// LogLevel is debug, info, warn or error (env STREAMOPS_LOG_LEVEL).
 	// Default info.
 	LogLevel string
@@ -147,6 +153,11 @@ func ConfigFromEnv() (Config, error) {
 	duration("STREAMOPS_SCHEDULE_INTERVAL", &cfg.ScheduleInterval, 0)
 	duration("STREAMOPS_STORE_FLUSH_INTERVAL", &cfg.StoreFlushInterval, 0)
 	duration("STREAMOPS_STORE_OPERATION_TIMEOUT", &cfg.StoreOperationTimeout, 0)
+	for name, dst := range map[string]*time.Duration{store.EnvEventsTTL: &cfg.EventTTL, store.EnvWebhookEventsTTL: &cfg.WebhookEventTTL} {
+		d, err := store.RetentionFromEnv(name)
+		errs = append(errs, err)
+		*dst = d
+	}
 	return cfg, errors.Join(errs...)
 }
 

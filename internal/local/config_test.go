@@ -15,6 +15,8 @@ func TestConfigFromEnv(t *testing.T) {
 	t.Setenv("STREAMOPS_SCHEDULE_INTERVAL", "2s")
 	t.Setenv("STREAMOPS_STORE_FLUSH_INTERVAL", "250ms")
 	t.Setenv("STREAMOPS_STORE_OPERATION_TIMEOUT", "3s")
+	t.Setenv("STREAMOPS_EVENTS_TTL", "30d")
+	t.Setenv("STREAMOPS_WEBHOOK_EVENTS_TTL", "2160h")
 	cfg, err := ConfigFromEnv()
 	require.NoError(t, err)
 	assert.Equal(t, "/tmp/so", cfg.DataDir)
@@ -23,6 +25,13 @@ func TestConfigFromEnv(t *testing.T) {
 	assert.Equal(t, 2*time.Second, cfg.ScheduleInterval)
 	assert.Equal(t, 250*time.Millisecond, cfg.StoreFlushInterval, "a positive interval opts into background writes")
 	assert.Equal(t, 3*time.Second, cfg.StoreOperationTimeout, "read as the functions read it")
+	assert.Equal(t, 30*24*time.Hour, cfg.EventTTL, "read as the functions read it")
+	assert.Equal(t, 90*24*time.Hour, cfg.WebhookEventTTL)
+
+	t.Setenv("STREAMOPS_WEBHOOK_EVENTS_TTL", "90")
+	_, err = ConfigFromEnv()
+	assert.ErrorContains(t, err, "STREAMOPS_WEBHOOK_EVENTS_TTL")
+	t.Setenv("STREAMOPS_WEBHOOK_EVENTS_TTL", "")
 
 	t.Setenv("STREAMOPS_SCHEDULE_INTERVAL", "often")
 	_, err = ConfigFromEnv()

@@ -2,6 +2,7 @@ package local
 
 import (
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -17,7 +18,10 @@ import (
 	"github.com/stretchr/testify/require"
 	"github.com/twmb/franz-go/pkg/kgo"
 
+	sevents "github.com/streamops/streamops/events"
+	"github.com/streamops/streamops/events/eventstest"
 	"github.com/streamops/streamops/internal/backoff"
+	"github.com/streamops/streamops/internal/bus"
 	"github.com/streamops/streamops/internal/esm"
 	"github.com/streamops/streamops/internal/httpapi"
 	"github.com/streamops/streamops/internal/store"
@@ -216,4 +220,83 @@ func TestAFailingPartitionDoesNotHoldBackTheOthers(t *testing.T) {
 	assert.Equal(t, 1, calls[0], "partition 0 waits for its retry")
 	_, ok := committed(t, brokers, ConsumerGroup(FnTaskProcessor), "tasks")[failing[0].Partition]
 	assert.False(t, ok, "partition 0 has nothing committed")
+}
+
+// TestMaximumRecordAgeIsMeasuredByTheRecordTimestamp: the stand-in skips
+// records by their record timestamp, as MSK's mapping does, never by the
+// event's time in the envelope. With the deployed settings (a day), an
+// event that happened two days ago and is republished or replayed now
+// (bus.Client stamps the produce time) reaches the function; a record
+// whose own timestamp is two days old, whatever its envelope says, is given
+// up into the dead letters.
+func TestMaximumRecordAgeIsMeasuredByTheRecordTimestamp(t *testing.T) {
+	deployed := esm.Deployed()
+	require.Equal(t, 24*time.Hour, deployed.MaxRecordAge(), "internal/esm/mapping.json, as deployed")
+	brokers := broker(t, sevents.TopicTasks)
+	twoDaysAgo := time.Now().Add(-48 * time.Hour)
+	client, err := bus.New(bus.Config{Brokers: brokers})
+	require.NoError(t, err)
+	t.Cleanup(client.Close)
+
+	tests := []struct {
+		name      string
+		produce   func(t *testing.T, env sevents.Envelope)
+		eventAt   time.Time
+		delivered bool
+	}{
+		{"an event two days old, republished now", func(t *testing.T, env sevents.Envelope) {
+			require.NoError(t, client.Publish(context.Background(), env))
+		}, twoDaysAgo, true},
+		{"an event two days old, replayed to its topic now", func(t *testing.T, env sevents.Envelope) {
+			require.NoError(t, client.PublishTo(context.Background(), sevents.TopicTasks, env))
+		}, twoDaysAgo, true},
+		{"a dead letter of it requeued now", func(t *testing.T, env sevents.Envelope) {
+			r, err := bus.NewRecord(env, "")
+			require.NoError(t, err)
+			r.Timestamp = twoDaysAgo // the original record's, as a dead letter keeps it
+			require.NoError(t, client.PublishRecords(context.Background(), []*kgo.Record{r}))
+		}, twoDaysAgo, true},
+		{"a fresh event in a record stamped two days ago", func(t *testing.T, env sevents.Envelope) {
+			r, err := bus.NewRecord(env, "")
+			require.NoError(t, err)
+			r.Timestamp = twoDaysAgo
+			cl, err := kgo.NewClient(kgo.SeedBrokers(brokers...))
+			require.NoError(t, err)
+			defer cl.Close()
+			require.NoError(t, cl.ProduceSync(context.Background(), r).FirstErr())
+		}, time.Now(), false},
+	}
+	want := map[string]bool{}
+	for _, tt := range tests {
+		env := eventstest.TaskCreated(eventstest.NewUUID(), eventstest.NewUUID(), "data_export", tt.eventAt, map[string]string{"format": "csv"})
+		tt.produce(t, env)
+		want[env.EventID] = tt.delivered
+	}
+
+	st := enginetest.Open(t, store.Config{})
+	r := newRecorder()
+	startPoller(t, brokers, sevents.TopicTasks, r.handle, pollerOpts{onFailure: st})
+	got := map[string]bool{}
+	require.Eventually(t, func() bool {
+		for _, dl := range apiDeadLetters(t, st) {
+			if dl.Reason == ReasonMappingRecordExpired {
+				got[dl.EventID] = false
+			}
+		}
+		r.mu.Lock()
+		for _, ev := range r.events {
+			for _, krecs := range ev.Records {
+				for _, kr := range krecs {
+					value, err := base64.StdEncoding.DecodeString(kr.Value)
+					require.NoError(t, err)
+					env, err := sevents.Decode(value)
+					require.NoError(t, err)
+					got[env.EventID] = true
+				}
+			}
+		}
+		r.mu.Unlock()
+		return len(got) == len(want)
+	}, 20*time.Second, 20*time.Millisecond)
+	assert.Equal(t, want, got, "delivered (true) or given up as older than the maximum record age (false)")
 }

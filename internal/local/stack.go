@@ -102,7 +102,8 @@ func Start(ctx context.Context, cfg Config, opts ...Option) (_ *Stack, err error
 	if err := s.startKafka(ctx); err != nil {
 		return nil, err
 	}
-	storeCfg := store.Config{URI: cfg.MongoURI, Database: cfg.Database, DataDir: s.storeDir(), OperationTimeout: cfg.StoreOperationTimeout}
+	storeCfg := store.Config{URI: cfg.MongoURI, Database: cfg.Database, DataDir: s.storeDir(), OperationTimeout: cfg.StoreOperationTimeout,
+		EventTTL: cfg.EventTTL, WebhookEventTTL: cfg.WebhookEventTTL}
 	switch {
 	case cfg.MongoURI != "":
 	case cfg.StoreFlushInterval > 0: // opted out of durability (README: the embedded store)

@@ -3,38 +3,87 @@ package store
 import (
 	"context"
 	"fmt"
-	"time"
 
 	"go.mongodb.org/mongo-driver/bson"
 	"go.mongodb.org/mongo-driver/mongo/options"
 )
 
-// ArchiveExpiring copies up to limit events whose ttl_expires_at is at or
-// before expiringBy, and that were not archived yet, into events_archive
-// (seed 001 EventArchiveDocument: the same document, kept without TTL), then
-// marks them archived. Three commands a batch; a copy that already exists in
-// the archive is a duplicate, so a batch interrupted between copy and mark
-// is simply copied again. It returns how many events it archived.
-func (s *Store) ArchiveExpiring(ctx context.Context, expiringBy time.Time, limit int) (int, error) {
-	docs, err := findAll[EventDocument](ctx, s.events,
-		bson.M{"ttl_expires_at": bson.M{"$lte": bsonTime(expiringBy)}, "archived_at": bson.M{"$exists": false}},
-		options.Find().SetSort(bson.D{{Key: "ttl_expires_at", Value: 1}}).SetLimit(int64(limit)))
+// Retention in events is structural, not timed: an event is stored without
+// ttl_expires_at, so idx_ttl (seed 001's TTL index, expireAfterSeconds 0)
+// cannot delete it. It becomes due once stored_at + EventTTL has passed;
+// ArchiveDue copies it to events_archive and, only once the copy is stored,
+// sets ttl_expires_at to the time it was archived, and the TTL monitor
+// deletes it at its next sweep. However many archiver runs are missed, an
+// unarchived event stays in events; the next run archives every due one.
+
+// ArchiveDue copies up to limit due events to events_archive (seed 001
+// EventArchiveDocument: the same document, kept without TTL), oldest first,
+// then sets their archived_at and ttl_expires_at. An event still waiting
+// to be published is not due until it is published or dead-lettered: the
+// retry-sweeper needs it. Three commands a batch; a copy that already
+// exists in the archive is a duplicate, so a batch interrupted between copy
+// and mark is simply copied again. It returns how many events it archived.
+func (s *Store) ArchiveDue(ctx context.Context, limit int) (int, error) {
+	now := s.now()
+	docs, err := findAll[EventDocument](ctx, s.events, bson.D{
+		{Key: "stored_at", Value: bson.M{"$lte": bsonTime(now.Add(-s.cfg.EventTTL))}},
+		{Key: "archived_at", Value: bson.M{"$exists": false}},
+		{Key: "publish_pending", Value: bson.M{"$ne": true}},
+	}, options.Find().SetSort(bson.D{{Key: "stored_at", Value: 1}, {Key: "_id", Value: 1}}).SetLimit(int64(limit)))
 	if err != nil || len(docs) == 0 {
 		return 0, err
 	}
-	now := s.now()
+	now = bsonTime(now)
 	ids, copies := make([]string, len(docs)), make([]any, len(docs))
 	for i, d := range docs {
-		d.ArchivedAt, d.PublishPending = &now, false
+		d.ArchivedAt, d.TTLExpiresAt = &now, &now
 		ids[i], copies[i] = d.ID, d
 	}
 	if _, err := insertUnordered(ctx, s.archive, ids, copies); err != nil {
-		return 0, fmt.Errorf("store: copy events to the archive: %w", err)
+		return 0, fmt.Errorf("store: copy events to the archive: %w", normalise(err))
 	}
-	if _, err := s.events.UpdateMany(ctx, bson.M{"_id": bson.M{"$in": ids}}, bson.M{"$set": bson.M{"archived_at": now}}); err != nil {
-		return 0, fmt.Errorf("store: mark archived events: %w", err)
+	if _, err := s.events.UpdateMany(ctx, bson.M{"_id": bson.M{"$in": ids}},
+		bson.M{"$set": bson.M{"archived_at": now, "ttl_expires_at": now}}); err != nil {
+		return 0, fmt.Errorf("store: mark archived events: %w", normalise(err))
 	}
 	return len(docs), nil
+}
+
+// Backfilled is what BackfillRetention changed.
+type Backfilled struct {
+	// EventsHeld is how many unarchived events lost a ttl_expires_at an
+	// earlier version set when storing them.
+	EventsHeld int64
+	// WebhookEventsExpired is how many webhook_events rows stored without
+	// expire_at, and older than WebhookEventTTL, were given one.
+	WebhookEventsExpired int64
+}
+
+// BackfillRetention brings documents an earlier version stored under
+// today's rules, two commands: unarchived events that carry a
+// ttl_expires_at (then set when stored, so the TTL index could delete them
+// unarchived) lose it, and webhook_events rows without expire_at that are
+// past WebhookEventTTL get expire_at = now. Rows younger than that keep
+// none until a later run finds them old enough. Once every document is
+// stored by this version it changes nothing.
+func (s *Store) BackfillRetention(ctx context.Context) (Backfilled, error) {
+	var out Backfilled
+	held, err := s.events.UpdateMany(ctx,
+		bson.D{{Key: "ttl_expires_at", Value: bson.M{"$exists": true}}, {Key: "archived_at", Value: bson.M{"$exists": false}}},
+		bson.M{"$unset": bson.M{"ttl_expires_at": ""}})
+	if err != nil {
+		return out, fmt.Errorf("store: hold unarchived events: %w", normalise(err))
+	}
+	out.EventsHeld = held.ModifiedCount
+	now := s.now()
+	expired, err := s.webhookEvents.UpdateMany(ctx,
+		bson.D{{Key: "expire_at", Value: bson.M{"$exists": false}}, {Key: "received_at", Value: bson.M{"$lte": bsonTime(now.Add(-s.cfg.WebhookEventTTL))}}},
+		bson.M{"$set": bson.M{"expire_at": bsonTime(now)}})
+	if err != nil {
+		return out, fmt.Errorf("store: expire old webhook events: %w", normalise(err))
+	}
+	out.WebhookEventsExpired = expired.ModifiedCount
+	return out, nil
 }
 
 // GetArchivedEvent loads an event from events_archive.

@@ -50,6 +50,58 @@ func TestOperationTimeoutFromEnv(t *testing.T) {
 	}
 }
 
+// TestRetentionFromEnv: both retention variables take days or a Go
+// duration of at least an hour; anything else is refused at start with an
+// error naming the variable.
+func TestRetentionFromEnv(t *testing.T) {
+	tests := []struct {
+		env     string
+		want    time.Duration
+		wantErr string
+	}{
+		{"", 0, ""}, // Open's default, store.DefaultRetention
+		{"90d", 90 * 24 * time.Hour, ""},
+		{"2160h", 90 * 24 * time.Hour, ""},
+		{"1d", 24 * time.Hour, ""},
+		{" 30d ", 30 * 24 * time.Hour, ""},
+		{"36h30m", 36*time.Hour + 30*time.Minute, ""},
+		{"1h", time.Hour, ""},
+		{"90", 0, "such as 90d or 2160h"},
+		{"90s", 0, "at least 1h0m0s"},
+		{"0d", 0, "at least"},
+		{"-1d", 0, "at least"},
+		{"-5h", 0, "at least"},
+		{"1.5d", 0, "not a whole number of days"},
+		{"d", 0, "not a whole number of days"},
+		{"ninety days", 0, "such as 90d"},
+		{"9999999999999d", 0, "too long"},
+	}
+	for _, name := range []string{store.EnvEventsTTL, store.EnvWebhookEventsTTL} {
+		for _, tc := range tests {
+			t.Run(name+"="+tc.env, func(t *testing.T) {
+				t.Setenv(store.EnvEventsTTL, "")
+				t.Setenv(store.EnvWebhookEventsTTL, "")
+				t.Setenv(name, tc.env)
+				cfg, err := store.ConfigFromEnv()
+				if tc.wantErr != "" {
+					require.Error(t, err)
+					assert.Contains(t, err.Error(), name, "the error names the variable")
+					assert.Contains(t, err.Error(), tc.wantErr)
+					return
+				}
+				require.NoError(t, err)
+				got := map[string]time.Duration{store.EnvEventsTTL: cfg.EventTTL, store.EnvWebhookEventsTTL: cfg.WebhookEventTTL}
+				assert.Equal(t, tc.want, got[name])
+				for other, d := range got {
+					if other != name {
+						assert.Zero(t, d, "%s is left to its default", other)
+					}
+				}
+			})
+		}
+	}
+}
+
 func TestNegativeOperationTimeoutIsRefused(t *testing.T) {
 	_, err := store.Open(context.Background(), store.Config{OperationTimeout: -time.Second})
 	assert.ErrorContains(t, err, "OperationTimeout")

@@ -27,7 +27,10 @@ type EventDocument struct {
 	AggregateID  string        `bson:"aggregate_id,omitempty"`
 	Metadata     EventMetadata `bson:"metadata"`
 	StoredAt     time.Time     `bson:"stored_at"`
-	TTLExpiresAt time.Time     `bson:"ttl_expires_at"`
+	// TTLExpiresAt is seed 001's ttl_expires_at, the field idx_ttl deletes
+	// by. It is absent until the event is archived (ArchiveDue), so the TTL
+	// index never deletes an event that is not in events_archive.
+	TTLExpiresAt *time.Time `bson:"ttl_expires_at,omitempty"`
 	// ExecutionID ties together the events of one execution: the envelope's
 	// correlationId (a webhook delivery, the workflow it started and that
 	// workflow's tasks share one). Absent when there is none (sparse index).
@@ -91,8 +94,9 @@ var reservedEventFields = map[string]bool{
 }
 
 // NewEventDocument converts an envelope into its stored form. storedAt is
-// the storage time; the document expires ttl after it.
-func NewEventDocument(env events.Envelope, storedAt time.Time, ttl time.Duration) (EventDocument, error) {
+// the storage time; the event is due for the archive, and after it for
+// deletion, Config.EventTTL after it (ArchiveDue).
+func NewEventDocument(env events.Envelope, storedAt time.Time) (EventDocument, error) {
 	if env.EventID == "" || env.EventType == "" {
 		return EventDocument{}, fmt.Errorf("store: event needs eventId and eventType (got %q, %q)", env.EventID, env.EventType)
 	}
@@ -123,7 +127,6 @@ func NewEventDocument(env events.Envelope, storedAt time.Time, ttl time.Duration
 		Timestamp:      bsonTime(env.Timestamp.Time),
 		AggregateID:    env.AggregateID(),
 		StoredAt:       bsonTime(storedAt),
-		TTLExpiresAt:   bsonTime(storedAt.Add(ttl)),
 		PublishPending: env.EventType.Topic() != "",
 		Payload:        payload,
 	}
@@ -214,7 +217,7 @@ func extraFromBSON(eventID string, m bson.M) (events.Extra, error) {
 // InsertEvent stores one event. A second insert of the same eventId returns
 // ErrDuplicate and changes nothing; callers treat that as success.
 func (s *Store) InsertEvent(ctx context.Context, env events.Envelope) error {
-	doc, err := NewEventDocument(env, s.now(), s.cfg.EventTTL)
+	doc, err := NewEventDocument(env, s.now())
 	if err != nil {
 		return err
 	}
@@ -246,7 +249,7 @@ func (s *Store) InsertEventsTo(ctx context.Context, topic string, envs []events.
 	}
 	now, seq := s.now(), s.nextSeq(len(envs))
 	return insertAll(ctx, s.events, "events", inOneWrite, envs, func(env events.Envelope) (string, any, error) {
-		doc, err := NewEventDocument(env, now, s.cfg.EventTTL)
+		doc, err := NewEventDocument(env, now)
 		if err != nil {
 			return "", nil, err
 		}

@@ -84,6 +84,8 @@ var Indexes = []IndexSpec{
 	// the few unpublished events.
 	{Collection: CollEvents, Name: "idx_publish_pending", Keys: asc("publish_pending", "stored_at"),
 		Partial: bson.D{{Key: "publish_pending", Value: true}}},
+	// The archiver's due scan (ArchiveDue): oldest stored first.
+	{Collection: CollEvents, Name: "idx_stored_at", Keys: asc("stored_at")},
 
 	{Collection: CollEventsArchive, Name: "event_id_1", Keys: asc("event_id"), Unique: true},
 	{Collection: CollEventsArchive, Name: "idx_aggregate_ts", Keys: keys("aggregate_id", 1, "timestamp", -1)},
@@ -93,6 +95,9 @@ var Indexes = []IndexSpec{
 	// sweeper's status scan.
 	{Collection: CollWebhookEvents, Name: "uniq_provider_event", Keys: asc("provider", "provider_event_id"), Unique: true},
 	{Collection: CollWebhookEvents, Name: "idx_status_received", Keys: asc("status", "received_at")},
+	// Retention (seed 004 partitions by month of received_at to drop old
+	// months): each row carries its expiry date, see WebhookEvent.ExpireAt.
+	{Collection: CollWebhookEvents, Name: "idx_expire_at", Keys: asc("expire_at"), TTLSeconds: &expireAtDate},
 
 	// integration_outbox: seed 004 (status, next_attempt_at) polling index,
 	// and the claim token a batch claim reads back by.

@@ -65,10 +65,17 @@ type Config struct {
 	// persists in the background with it). The caller closes it after
 	// Close. Ignored when URI is set.
 	Backing lungo.Store
-	// EventTTL is how long an event stays in the events collection before the
-	// TTL index removes it (ttl_expires_at = stored_at + EventTTL).
-	// Default 90 days (seed 001 "TTL and retention").
+	// EventTTL is how long an event stays in the events collection (env
+	// STREAMOPS_EVENTS_TTL). An event is due once stored_at + EventTTL has
+	// passed; the archiver copies it to events_archive and only then sets
+	// its ttl_expires_at, so the TTL index deletes archived events only
+	// (ArchiveDue). Default 90 days (seed 001 "TTL and retention").
 	EventTTL time.Duration
+	// WebhookEventTTL is how long a webhook_events row is kept (env
+	// STREAMOPS_WEBHOOK_EVENTS_TTL): it is stored with expire_at =
+	// received_at + WebhookEventTTL, which the idx_expire_at TTL index
+	// deletes it by. Default 90 days, as the events.
+	WebhookEventTTL time.Duration
 	// ExpireInterval is how often the embedded engine sweeps TTL indexes.
 	// Default 60 s, MongoDB's own TTL monitor period.
 	ExpireInterval time.Duration
@@ -99,7 +106,10 @@ func (c *Config) setDefaults() {
 		c.Database = "streamops"
 	}
 	if c.EventTTL == 0 {
-		c.EventTTL = 90 * 24 * time.Hour
+		c.EventTTL = DefaultRetention
+	}
+	if c.WebhookEventTTL == 0 {
+		c.WebhookEventTTL = DefaultRetention
 	}
 	if c.ExpireInterval == 0 {
 		c.ExpireInterval = time.Minute
@@ -121,7 +131,7 @@ func (c Config) Validate() error {
 		field string
 		value time.Duration
 	}{
-		{"EventTTL", c.EventTTL}, {"ExpireInterval", c.ExpireInterval},
+		{"EventTTL", c.EventTTL}, {"WebhookEventTTL", c.WebhookEventTTL}, {"ExpireInterval", c.ExpireInterval},
 		{"ConnectTimeout", c.ConnectTimeout}, {"OperationTimeout", c.OperationTimeout},
 	} {
 		if d.value < 0 {
@@ -131,8 +141,10 @@ func (c Config) Validate() error {
 	return nil
 }
 
-// ConfigFromEnv reads MONGODB_URI, MONGODB_TLS_CA_FILE, MONGODB_DATABASE, STREAMOPS_DATA_DIR
-// and STREAMOPS_STORE_OPERATION_TIMEOUT (a Go duration, e.g. "5s").
+// ConfigFromEnv reads MONGODB_URI, MONGODB_TLS_CA_FILE, MONGODB_DATABASE, STREAMOPS_DATA_DIR,
+// STREAMOPS_STORE_OPERATION_TIMEOUT (a Go duration, e.g. "5s") and the
+// retention periods STREAMOPS_EVENTS_TTL and STREAMOPS_WEBHOOK_EVENTS_TTL
+// (ParseRetention: "90d" or "2160h").
 func ConfigFromEnv() (Config, error) {
 	cfg := Config{
 		URI:       os.Getenv("MONGODB_URI"),
@@ -146,6 +158,13 @@ func ConfigFromEnv() (Config, error) {
 			return Config{}, fmt.Errorf("store: STREAMOPS_STORE_OPERATION_TIMEOUT=%q: want a positive duration such as 5s", v)
 		}
 		cfg.OperationTimeout = d
+	}
+	var err error
+	if cfg.EventTTL, err = RetentionFromEnv(EnvEventsTTL); err != nil {
+		return Config{}, err
+	}
+	if cfg.WebhookEventTTL, err = RetentionFromEnv(EnvWebhookEventsTTL); err != nil {
+		return Config{}, err
 	}
 	return cfg, nil
 }

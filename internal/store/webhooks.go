@@ -28,6 +28,12 @@ type WebhookEvent struct {
 	CompletedAt         *time.Time `bson:"completed_at,omitempty" json:"completed_at,omitempty"`
 	ErrorMessage        string     `bson:"error_message,omitempty" json:"error_message,omitempty"`
 	RetryCount          int        `bson:"retry_count" json:"retry_count"`
+	// ExpireAt is when the idx_expire_at TTL index deletes the row:
+	// received_at + Config.WebhookEventTTL, set when it is stored. Seed 004
+	// drops whole monthly partitions of received_at; a date per row lets
+	// the index keep expireAfterSeconds 0, so changing the period needs no
+	// index change (it applies to rows stored after it).
+	ExpireAt time.Time `bson:"expire_at" json:"-"`
 }
 
 // InsertWebhookEvent stores a newly received webhook, with status received
@@ -48,6 +54,7 @@ func (s *Store) InsertWebhookEvent(ctx context.Context, ev WebhookEvent) (Webhoo
 		ev.ReceivedAt = s.now()
 	}
 	ev.ReceivedAt = bsonTime(ev.ReceivedAt)
+	ev.ExpireAt = ev.ReceivedAt.Add(s.cfg.WebhookEventTTL)
 	if ev.Status == "" {
 		ev.Status = webhookstatus.Received
 	}

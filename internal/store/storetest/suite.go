@@ -76,7 +76,7 @@ func Run(t *testing.T, open Opener) {
 		{"UpsertRacesMakeOneDocument", testUpsertRace},
 		{"NumbersAreStoredAsSent", testNumbersAsSent},
 		{"AnAggregatesEventsComeBackInCausalOrder", testCausalOrder},
-		{"TTLIndexExpiresEvents", testTTL},
+		{"TTLIndexesDeleteArchivedEventsAndOldWebhookEventsOnly", testTTL},
 		{"SubmissionsAreStoredOncePerID", testSubmissions},
 		{"DeadLettersAreStoredOncePerRecordAndListedWhileOpen", testDeadLetters},
 		{"WorkflowCheckpointsCreateMissingAndNeverMoveBack", testWorkflowCheckpoints},
@@ -145,7 +145,7 @@ func testEventInsert(t *testing.T, open Opener) {
 	require.Len(t, byID, 1, "an id not stored is absent")
 	assert.Equal(t, doc, byID[env.EventID])
 	assert.Equal(t, clock.Now(), doc.StoredAt)
-	assert.Equal(t, clock.Now().Add(90*24*time.Hour), doc.TTLExpiresAt, "ttl_expires_at defaults to 90 days")
+	assert.Nil(t, doc.TTLExpiresAt, "no ttl_expires_at until the event is archived (90 days by default)")
 	assert.Equal(t, "high", doc.Payload["priority"], "payload fields are stored at the top level")
 	assert.True(t, doc.PublishPending)
 
@@ -286,6 +286,7 @@ func testWebhookLifecycle(t *testing.T, open Opener) {
 	require.NoError(t, err)
 	assert.Equal(t, webhookstatus.Received, stored.Status)
 	assert.Equal(t, store.WebhookEventID("github", "d-1"), stored.EventID)
+	assert.Equal(t, clock.Now().Add(90*24*time.Hour), stored.ExpireAt, "expire_at: received_at + 90 days by default")
 
 	dup, err := s.InsertWebhookEvent(ctx(t), store.WebhookEvent{Provider: "github", ProviderEventID: "d-1", EventType: "push",
 		Payload: store.JSONDoc(`{"changed":true}`)})
@@ -868,15 +869,40 @@ func testPartnerOverview(t *testing.T, open Opener) {
 	assert.Equal(t, "partner-d", breakers[1].PartnerID)
 }
 
+// testTTL: with a TTL monitor sweeping many times a second, a
+// webhook_events row past WebhookEventTTL is deleted (and shows a sweep
+// ran), a younger one is kept, and an event past EventTTL stays in events
+// until it is archived, then goes.
 func testTTL(t *testing.T, open Opener) {
 	enginetest.Require(t, enginetest.FastTTL)
-	s := open(t, store.Config{EventTTL: time.Millisecond, ExpireInterval: 20 * time.Millisecond})
+	s := open(t, store.Config{EventTTL: time.Millisecond, WebhookEventTTL: time.Hour, ExpireInterval: 20 * time.Millisecond})
 	env := workflowCreated(time.Now())
 	require.NoError(t, s.InsertEvent(ctx(t), env))
-	assert.Eventually(t, func() bool {
-		_, err := s.GetEvent(context.Background(), env.EventID)
-		return errors.Is(err, store.ErrNotFound)
-	}, 5*time.Second, 20*time.Millisecond, "the TTL index removes the event after ttl_expires_at")
+	require.NoError(t, s.MarkPublished(ctx(t), env.EventID))
+	young, err := s.InsertWebhookEvent(ctx(t), store.WebhookEvent{Provider: "github", ProviderEventID: "young", EventType: "push", Payload: store.JSONDoc(`{}`)})
+	require.NoError(t, err)
+	old, err := s.InsertWebhookEvent(ctx(t), store.WebhookEvent{Provider: "github", ProviderEventID: "old", EventType: "push", Payload: store.JSONDoc(`{}`),
+		ReceivedAt: time.Now().Add(-time.Hour - time.Second)})
+	require.NoError(t, err)
+	gone := func(get func() error) func() bool {
+		return func() bool { return errors.Is(get(), store.ErrNotFound) }
+	}
+	assert.Eventually(t, gone(func() error { _, err := s.GetWebhookEvent(ctx(t), old.EventID); return err }), 30*time.Second, 20*time.Millisecond,
+		"the TTL index deletes a webhook event received more than WebhookEventTTL ago")
+	got, err := s.GetWebhookEvent(ctx(t), young.EventID)
+	require.NoError(t, err, "a younger webhook event is kept")
+	assert.Equal(t, got.ReceivedAt.Add(time.Hour), got.ExpireAt)
+	doc, err := s.GetEvent(ctx(t), env.EventID)
+	require.NoError(t, err, "an event past its TTL but not archived is kept")
+	assert.Nil(t, doc.TTLExpiresAt)
+
+	n, err := s.ArchiveDue(ctx(t), 10)
+	require.NoError(t, err)
+	require.Equal(t, 1, n)
+	assert.Eventually(t, gone(func() error { _, err := s.GetEvent(ctx(t), env.EventID); return err }), 30*time.Second, 20*time.Millisecond,
+		"archived, the TTL index deletes it")
+	_, err = s.GetArchivedEvent(ctx(t), env.EventID)
+	assert.NoError(t, err)
 }
 
 func testSubmissions(t *testing.T, open Opener) {

@@ -104,6 +104,7 @@ func (g *Gen) Record(tb testing.TB, env events.Envelope) *kgo.Record {
 	tb.Helper()
 	r, err := bus.NewRecord(env, "")
 	require.NoError(tb, err)
+	r.Timestamp = env.Timestamp.Time // as if produced when it happened
 	return g.Place(r, 0)
 }
 
