@@ -23,6 +23,7 @@ type OutboxStore interface {
 	ReclaimExpiredLeases(ctx context.Context, now time.Time) (int, error)
 	SettleOutbox(ctx context.Context, settlements ...store.Settlement) (int, error)
 	OldestPendingOutbox(ctx context.Context) (oldest time.Time, ok bool, err error)
+	NextDueOutbox(ctx context.Context) (next time.Time, ok bool, err error)
 	PartnerEndpoints(ctx context.Context, partnerIDs ...string) (map[string]store.PartnerEndpoint, error)
 	SavePartnerEndpoints(ctx context.Context, eps ...store.PartnerEndpoint) error
 	InsertPartnerEvents(ctx context.Context, evs ...store.PartnerEvent) (store.InsertResult, error)
@@ -47,9 +48,25 @@ type Config struct {
 	// timeout). Default 2 minutes.
 	Lease time.Duration
 	// SafetyMargin is how long before the invocation deadline the relay
-	// stops claiming, so a batch in flight can settle. Default 15 s (more
-	// than one delivery timeout).
+	// stops claiming, so a batch in flight can settle. Default
+	// DefaultSafetyMargin.
 	SafetyMargin time.Duration
+	// Period is the period of the schedule that invokes the relay (env
+	// STREAMOPS_SCHEDULE_PERIOD, set from the same value as the schedule).
+	// When set, a run keeps serving: it delivers what is due, sleeps until
+	// the next entry falls due (or Poll), and goes on until Handover before
+	// the next run starts, so a retry goes out when it is due (seed 000's
+	// 5, 10, 20, 40 s), not at the next tick. The function's timeout must
+	// cover Period plus SafetyMargin (RunTimeout). Zero: a run delivers
+	// what is due and returns.
+	Period time.Duration
+	// Handover is how long before the next scheduled run a serving run
+	// stops claiming, so the two never overlap. Default 500 ms: what is
+	// due in it waits at most that for the next run.
+	Handover time.Duration
+	// Poll is the longest a serving run sleeps before looking again, so
+	// entries enqueued meanwhile go out within it. Default 1 s.
+	Poll time.Duration
 	// PartnerConcurrency is how many deliveries to one partner run at once.
 	// Default 4: enough to drain a batch within its lease, few enough that
 	// a struggling partner sees few requests before its breaker opens.
@@ -78,7 +95,13 @@ func (c *Config) setDefaults() {
 		c.Lease = 2 * time.Minute
 	}
 	if c.SafetyMargin <= 0 {
-		c.SafetyMargin = 15 * time.Second
+		c.SafetyMargin = DefaultSafetyMargin
+	}
+	if c.Handover <= 0 {
+		c.Handover = 500 * time.Millisecond
+	}
+	if c.Poll <= 0 {
+		c.Poll = time.Second
 	}
 	if c.PartnerConcurrency <= 0 {
 		c.PartnerConcurrency = 4
@@ -105,6 +128,8 @@ func (c Config) Validate() error {
 		return errors.New("outbox: Config.Store is required")
 	case c.Kafka.Publisher == nil:
 		return errors.New("outbox: Config.Kafka.Publisher is required")
+	case c.Period < 0:
+		return errors.New("outbox: Config.Period must not be negative")
 	case len(c.Partners) > 0 && c.PartnerDeliverer.Secrets == nil:
 		return errors.New("outbox: Config.PartnerDeliverer.Secrets is required when partners are configured")
 	}
@@ -115,6 +140,17 @@ func (c Config) Validate() error {
 	}
 	return nil
 }
+
+// DefaultSafetyMargin is how long before its deadline a run stops
+// claiming by default: more than one partner delivery's timeout, so the
+// batch in flight settles.
+const DefaultSafetyMargin = 15 * time.Second
+
+// RunTimeout is the invocation timeout a relay scheduled every period
+// needs: its serving window plus DefaultSafetyMargin for the batch in
+// flight. The CDK stack and the local stack both derive the function's
+// timeout from it.
+func RunTimeout(period time.Duration) time.Duration { return period + DefaultSafetyMargin }
 
 // Relay delivers the outbox. Safe to run concurrently with other relays:
 // claims are exclusive.
@@ -149,31 +185,89 @@ func (s *Stats) add(o Stats) {
 	s.Deferred += o.Deferred
 }
 
-// Run reclaims expired leases, then claims and delivers batches until
-// nothing is due or the context's deadline minus the safety margin is near,
-// and logs the counts.
-func (r *Relay) Run(ctx context.Context) (Stats, error) {
+// Run is Serve for an invocation whose scheduled time is unknown.
+func (r *Relay) Run(ctx context.Context) (Stats, error) { return r.Serve(ctx, time.Time{}) }
+
+// Serve is one scheduled run, for the schedule's firing at scheduled (zero
+// when unknown): it reclaims expired leases, then claims and delivers
+// batches until nothing is due. With a Period it goes on serving, waking
+// when the next entry falls due, until its window ends (see window); it
+// always stops claiming when the context's deadline minus the safety
+// margin is near. It logs the counts.
+func (r *Relay) Serve(ctx context.Context, scheduled time.Time) (Stats, error) {
 	var total Stats
+	until, serving := r.window(r.cfg.Now(), scheduled)
 	n, err := r.cfg.Store.ReclaimExpiredLeases(ctx, r.cfg.Now())
 	if err != nil {
 		return total, err
 	}
 	total.Reclaimed = n
-	for deadline.Left(ctx, r.cfg.SafetyMargin) {
+	open := func() bool {
+		return deadline.Left(ctx, r.cfg.SafetyMargin) && (!serving || r.cfg.Now().Before(until))
+	}
+	for open() {
 		st, err := r.RunBatch(ctx)
 		total.add(st)
 		if err != nil {
 			r.report(ctx, total)
 			return total, err
 		}
-		if st.Claimed == 0 {
+		if st.Claimed > 0 {
+			r.cfg.Logger.InfoContext(ctx, "outbox batch settled", "claimed", st.Claimed, "delivered", st.Delivered,
+				"retried", st.Retried, "deadLettered", st.DeadLettered, "deferred", st.Deferred)
+			continue
+		}
+		if !serving {
 			break
 		}
-		r.cfg.Logger.InfoContext(ctx, "outbox batch settled", "claimed", st.Claimed, "delivered", st.Delivered,
-			"retried", st.Retried, "deadLettered", st.DeadLettered, "deferred", st.Deferred)
+		wake, err := r.nextWake(ctx, until)
+		if err != nil {
+			r.report(ctx, total)
+			return total, err
+		}
+		if !deadline.Sleep(ctx, wake.Sub(r.cfg.Now())) {
+			break
+		}
 	}
 	r.report(ctx, total)
 	return total, nil
+}
+
+// window is when a run that started at start, for the firing at
+// scheduled, stops claiming: Handover before the next firing, Period after
+// this one. The firing's time (whole seconds in the scheduled event)
+// anchors a run that started over a second late, so a late run does not
+// push its window into the next run's. serving is false without a Period,
+// or when the window is already over: the run delivers what is due and
+// returns.
+func (r *Relay) window(start, scheduled time.Time) (until time.Time, serving bool) {
+	if r.cfg.Period <= 0 {
+		return time.Time{}, false
+	}
+	anchor := start
+	if !scheduled.IsZero() && scheduled.Add(time.Second).Before(start) {
+		anchor = scheduled.Add(time.Second)
+	}
+	until = anchor.Add(r.cfg.Period - r.cfg.Handover)
+	return until, until.After(start)
+}
+
+// nextWake is when a serving run looks again: when the next waiting entry
+// falls due, at most Poll from now (entries enqueued meanwhile), and no
+// later than until.
+func (r *Relay) nextWake(ctx context.Context, until time.Time) (time.Time, error) {
+	wake := r.cfg.Now().Add(r.cfg.Poll)
+	next, ok, err := r.cfg.Store.NextDueOutbox(ctx)
+	if err != nil {
+		return time.Time{}, err
+	}
+	if ok && next.Before(wake) {
+		wake = next
+	}
+	if until.Before(wake) {
+		wake = until
+	}
+	return wake, nil
 }
 
 func (r *Relay) report(ctx context.Context, st Stats) {
@@ -332,7 +426,7 @@ func (r *Relay) settle(outcomes []outcome, st *Stats) ([]store.Settlement, []sto
 		}
 		settlements = append(settlements, e.settlement(out, next, errMsg))
 		if partner && o.attempted && e.attemptRecorded() {
-			attempts = append(attempts, partnerAttempt(e, now, attemptStatus(out)))
+			attempts = append(attempts, partnerAttempt(e, now, e.attemptStatus(out)))
 		}
 	}
 	return settlements, attempts
