@@ -50,6 +50,10 @@ const (
 	envPartnerSecrets = "PARTNER_SECRETS_PREFIX"
 	envPartnersFile   = "STREAMOPS_PARTNERS_FILE"
 	envLogLevel       = "STREAMOPS_LOG_LEVEL"
+	// envSchedulePeriod is the period of the schedule that invokes the
+	// outbox relay: each run serves until just before the next
+	// (internal/wire.EnvSchedulePeriod).
+	envSchedulePeriod = "STREAMOPS_SCHEDULE_PERIOD"
 	// internal/task's backends on Lambda: both are required there.
 	envEmailSender         = "STREAMOPS_EMAIL_SENDER"
 	envSESConfigurationSet = "STREAMOPS_SES_CONFIGURATION_SET"

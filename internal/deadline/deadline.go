@@ -40,12 +40,18 @@ func Left(ctx context.Context, margin time.Duration) bool {
 
 // Sleep waits d and reports true, or reports false as soon as ctx ends or
 // winds down.
-func Sleep(ctx context.Context, d time.Duration) bool {
+func Sleep(ctx context.Context, d time.Duration) bool { return SleepOr(ctx, d, nil) }
+
+// SleepOr is Sleep that also ends early, reporting true, when wake
+// receives: a caller waiting for a time or for news.
+func SleepOr(ctx context.Context, d time.Duration, wake <-chan struct{}) bool {
 	t := time.NewTimer(d)
 	defer t.Stop()
 	stop, _ := ctx.Value(windDownKey{}).(<-chan struct{})
 	select {
 	case <-t.C:
+		return true
+	case <-wake:
 		return true
 	case <-ctx.Done():
 		return false

@@ -67,6 +67,10 @@ type Config struct {
 	// Poll is the longest a serving run sleeps before looking again, so
 	// entries enqueued meanwhile go out within it. Default 1 s.
 	Poll time.Duration
+	// Batches is how many claimed batches a run delivers at once, so an
+	// entry falling due while a slow delivery (up to its timeout) holds a
+	// batch still goes out on time. Default 4.
+	Batches int
 	// PartnerConcurrency is how many deliveries to one partner run at once.
 	// Default 4: enough to drain a batch within its lease, few enough that
 	// a struggling partner sees few requests before its breaker opens.
@@ -102,6 +106,9 @@ func (c *Config) setDefaults() {
 	}
 	if c.Poll <= 0 {
 		c.Poll = time.Second
+	}
+	if c.Batches <= 0 {
+		c.Batches = 4
 	}
 	if c.PartnerConcurrency <= 0 {
 		c.PartnerConcurrency = 4
@@ -189,11 +196,12 @@ func (s *Stats) add(o Stats) {
 func (r *Relay) Run(ctx context.Context) (Stats, error) { return r.Serve(ctx, time.Time{}) }
 
 // Serve is one scheduled run, for the schedule's firing at scheduled (zero
-// when unknown): it reclaims expired leases, then claims and delivers
-// batches until nothing is due. With a Period it goes on serving, waking
-// when the next entry falls due, until its window ends (see window); it
-// always stops claiming when the context's deadline minus the safety
-// margin is near. It logs the counts.
+// when unknown): it reclaims expired leases, then claims due batches and
+// delivers up to Batches of them at once until nothing is due. With a
+// Period it goes on serving, waking when the next entry falls due or a
+// batch settles, until its window ends (see window); it always stops
+// claiming when the context's deadline minus the safety margin is near,
+// and returns once the batches in flight have settled. It logs the counts.
 func (r *Relay) Serve(ctx context.Context, scheduled time.Time) (Stats, error) {
 	var total Stats
 	until, serving := r.window(r.cfg.Now(), scheduled)
@@ -202,35 +210,68 @@ func (r *Relay) Serve(ctx context.Context, scheduled time.Time) (Stats, error) {
 		return total, err
 	}
 	total.Reclaimed = n
+	var (
+		mu      sync.Mutex
+		errs    []error
+		wg      sync.WaitGroup
+		slots   = make(chan struct{}, r.cfg.Batches)
+		settled = make(chan struct{}, r.cfg.Batches)
+	)
+	failed := func() bool { mu.Lock(); defer mu.Unlock(); return len(errs) > 0 }
 	open := func() bool {
-		return deadline.Left(ctx, r.cfg.SafetyMargin) && (!serving || r.cfg.Now().Before(until))
+		return !failed() && deadline.Left(ctx, r.cfg.SafetyMargin) && (!serving || r.cfg.Now().Before(until))
 	}
 	for open() {
-		st, err := r.RunBatch(ctx)
-		total.add(st)
-		if err != nil {
-			r.report(ctx, total)
-			return total, err
+		select {
+		case slots <- struct{}{}:
+		case <-settled:
+			continue // a slot is free again
 		}
-		if st.Claimed > 0 {
-			r.cfg.Logger.InfoContext(ctx, "outbox batch settled", "claimed", st.Claimed, "delivered", st.Delivered,
-				"retried", st.Retried, "deadLettered", st.DeadLettered, "deferred", st.Deferred)
+		claimed, err := r.claimDue(ctx, r.cfg.Now())
+		if err != nil {
+			<-slots
+			mu.Lock()
+			errs = append(errs, err)
+			mu.Unlock()
+			break
+		}
+		if len(claimed) > 0 {
+			wg.Go(func() {
+				st, err := r.deliverBatch(ctx, claimed)
+				mu.Lock()
+				total.add(st)
+				if err != nil {
+					errs = append(errs, err)
+				}
+				mu.Unlock()
+				r.cfg.Logger.InfoContext(ctx, "outbox batch settled", "claimed", st.Claimed, "delivered", st.Delivered,
+					"retried", st.Retried, "deadLettered", st.DeadLettered, "deferred", st.Deferred)
+				<-slots
+				select {
+				case settled <- struct{}{}:
+				default:
+				}
+			})
 			continue
 		}
+		<-slots
 		if !serving {
 			break
 		}
 		wake, err := r.nextWake(ctx, until)
 		if err != nil {
-			r.report(ctx, total)
-			return total, err
+			mu.Lock()
+			errs = append(errs, err)
+			mu.Unlock()
+			break
 		}
-		if !deadline.Sleep(ctx, wake.Sub(r.cfg.Now())) {
+		if !deadline.SleepOr(ctx, wake.Sub(r.cfg.Now()), settled) {
 			break
 		}
 	}
+	wg.Wait()
 	r.report(ctx, total)
-	return total, nil
+	return total, errors.Join(errs...)
 }
 
 // window is when a run that started at start, for the firing at
@@ -293,18 +334,27 @@ type outcome struct {
 	err       error     // nil: delivered
 	deferTill time.Time // set: not attempted, breaker open
 	attempted bool
+	at        time.Time // when the attempt ended (attempted only)
 }
 
 // RunBatch claims one batch, delivers it and settles it.
 func (r *Relay) RunBatch(ctx context.Context) (Stats, error) {
-	now := r.cfg.Now()
-	claimed, err := r.claimDue(ctx, now)
+	claimed, err := r.claimDue(ctx, r.cfg.Now())
 	if err != nil || len(claimed) == 0 {
 		return Stats{}, err
 	}
+	return r.deliverBatch(ctx, claimed)
+}
+
+// deliverBatch delivers a claimed batch: the Kafka entries with one flush,
+// each partner's entries a few at a time. Each of those groups settles as
+// soon as it is done (one bulk write), so a slow partner holds back only
+// its own entries, and each attempt's retry is scheduled from when it
+// ended.
+func (r *Relay) deliverBatch(ctx context.Context, claimed []Entry) (Stats, error) {
 	st := Stats{Batches: 1, Claimed: len(claimed)}
 
-	var kafka []int
+	var kafka, unknown []int
 	byPartner := map[string][]int{}
 	outcomes := make([]outcome, len(claimed))
 	for i, e := range claimed {
@@ -316,6 +366,7 @@ func (r *Relay) RunBatch(ctx context.Context) (Stats, error) {
 			byPartner[e.Target] = append(byPartner[e.Target], i)
 		default:
 			outcomes[i].err = &DeliveryError{Err: fmt.Errorf("%w %q", errNoTarget, e.Target)}
+			unknown = append(unknown, i)
 		}
 	}
 
@@ -327,46 +378,79 @@ func (r *Relay) RunBatch(ctx context.Context) (Stats, error) {
 		}
 		loaded, err := r.loadBreakers(ctx, ids)
 		if err != nil {
-			return st, err
+			return st, err // the claims lapse with their lease; a later run reclaims them
 		}
 		brk = newBreakers(r.cfg.Breaker, loaded)
 		if err := r.recordPartnerEvents(ctx, claimed, byPartner); err != nil {
-			return st, err
+			return st, err // the claims lapse with their lease; a later run reclaims them
 		}
 	}
 
-	var wg sync.WaitGroup
+	var (
+		mu   sync.Mutex
+		errs []error
+		wg   sync.WaitGroup
+	)
+	settleGroup := func(idx []int) {
+		group := make([]outcome, len(idx))
+		for j, i := range idx {
+			group[j] = outcomes[i]
+		}
+		var part Stats
+		err := r.settleOutcomes(ctx, group, &part)
+		mu.Lock()
+		st.add(part)
+		if err != nil {
+			errs = append(errs, err)
+		}
+		mu.Unlock()
+	}
 	if len(kafka) > 0 {
 		wg.Go(func() {
 			batch := make([]Entry, len(kafka))
 			for j, i := range kafka {
 				batch[j] = claimed[i]
 			}
-			for j, err := range r.cfg.Kafka.DeliverAll(ctx, batch) {
-				outcomes[kafka[j]].err, outcomes[kafka[j]].attempted = delivered(err), true
+			errs := r.cfg.Kafka.DeliverAll(ctx, batch)
+			at := r.cfg.Now()
+			for j, err := range errs {
+				o := &outcomes[kafka[j]]
+				o.err, o.attempted, o.at = delivered(err), true, at
 			}
+			settleGroup(kafka)
 		})
 	}
 	for id, idx := range byPartner {
-		wg.Go(func() { r.deliverToPartner(ctx, r.cfg.Partners[id], idx, outcomes, brk) })
+		wg.Go(func() {
+			r.deliverToPartner(ctx, r.cfg.Partners[id], idx, outcomes, brk)
+			settleGroup(idx)
+		})
+	}
+	if len(unknown) > 0 {
+		settleGroup(unknown)
 	}
 	wg.Wait()
+	if brk != nil {
+		if err := r.saveBreakers(ctx, brk.dirty()); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return st, errors.Join(errs...)
+}
 
-	settlements, attempts := r.settle(outcomes, &st)
+// settleOutcomes records a group's outcomes: the outbox settlements with
+// one bulk write, then the partner attempts.
+func (r *Relay) settleOutcomes(ctx context.Context, group []outcome, st *Stats) error {
+	settlements, attempts := r.settle(group, st)
 	if _, err := r.cfg.Store.SettleOutbox(ctx, settlements...); err != nil {
-		return st, err
+		return err
 	}
 	if len(attempts) > 0 {
 		if _, err := r.cfg.Store.RecordPartnerAttempts(ctx, attempts...); err != nil {
-			return st, err
+			return err
 		}
 	}
-	if brk != nil {
-		if err := r.saveBreakers(ctx, brk.dirty()); err != nil {
-			return st, err
-		}
-	}
-	return st, nil
+	return nil
 }
 
 // deliverToPartner sends one partner's entries, a few at a time, asking the
@@ -390,19 +474,24 @@ func (r *Relay) deliverToPartner(ctx context.Context, p Partner, idx []int, outc
 		wg.Go(func() {
 			defer func() { <-sem }()
 			o.err, o.attempted = delivered(r.cfg.PartnerDeliverer.Deliver(ctx, p, o.entry)), true
-			brk.record(p.ID, o.err, r.cfg.Now())
+			o.at = r.cfg.Now()
+			brk.record(p.ID, o.err, o.at)
 		})
 	}
 	wg.Wait()
 }
 
-// settle turns outcomes into outbox settlements and partner attempt records.
+// settle turns outcomes into outbox settlements and partner attempt
+// records; a retry is due its delay after the attempt ended.
 func (r *Relay) settle(outcomes []outcome, st *Stats) ([]store.Settlement, []store.PartnerAttempt) {
-	now := r.cfg.Now()
 	settlements := make([]store.Settlement, 0, len(outcomes))
 	var attempts []store.PartnerAttempt
 	for _, o := range outcomes {
 		e := o.entry
+		now := o.at
+		if now.IsZero() {
+			now = r.cfg.Now()
+		}
 		_, partner := r.cfg.Partners[e.Target]
 		policy := r.cfg.Backoff
 		if partner {
