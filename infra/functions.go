@@ -96,11 +96,14 @@ func functionSpecs() []functionSpec {
 	}, {
 		name:        fnOutboxRelay,
 		description: "claim due outbox entries and deliver them (Kafka or partner HTTP)",
-		// 50 s: a run ends before the next one-minute tick. Reserved
-		// concurrency 1 makes overlap impossible even when a run is slow:
-		// a tick that finds the relay busy is throttled, and the claim
-		// leases would only make a second relay wait anyway.
-		memoryMB: 512, timeout: awscdk.Duration_Seconds(jsii.Number(50)),
+		// A run serves for one schedule period, delivering each entry when
+		// it falls due (seed 000's 5, 10, 20, 40 s), and stops claiming
+		// just before the next run; the timeout adds room to settle the
+		// batch in flight (relayTimeout). Reserved concurrency 1 makes
+		// overlap impossible: a tick that comes while a slow delivery
+		// holds the run is throttled, and Lambda retries it within
+		// seconds (asyncMaxAge), so the next run starts when this one ends.
+		memoryMB: 512, timeout: relayTimeout(),
 		reservedConcurrency: 1,
 		kafka:               kafkaProduce,
 		secretPrefixes:      []string{secretPrefixPartner},
@@ -249,6 +252,7 @@ func functionEnvironment(cfg Config, spec functionSpec, layer configLayer) map[s
 		env[envWebhookSecrets] = jsii.String(secretPrefixWebhook)
 	case fnOutboxRelay:
 		env[envPartnerSecrets] = jsii.String(secretPrefixPartner)
+		env[envSchedulePeriod] = jsii.String(schedulePeriod.String())
 	case fnTaskProcessor:
 		env[envEmailSender] = jsii.String(cfg.EmailSender)
 		if cfg.SESConfigurationSet != "" {

@@ -52,6 +52,10 @@ const (
 	envLogLevel         = "STREAMOPS_LOG_LEVEL"
 	envEventsTTL        = "STREAMOPS_EVENTS_TTL"
 	envWebhookEventsTTL = "STREAMOPS_WEBHOOK_EVENTS_TTL"
+	// envSchedulePeriod is the period of the schedule that invokes the
+	// outbox relay: each run serves until just before the next
+	// (internal/wire.EnvSchedulePeriod).
+	envSchedulePeriod = "STREAMOPS_SCHEDULE_PERIOD"
 	// internal/task's backends on Lambda: both are required there.
 	envEmailSender         = "STREAMOPS_EMAIL_SENDER"
 	envSESConfigurationSet = "STREAMOPS_SES_CONFIGURATION_SET"

@@ -1,6 +1,9 @@
 package main
 
 import (
+	"fmt"
+	"time"
+
 	"github.com/aws/aws-cdk-go/awscdk/v2"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awslambda"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awsscheduler"
@@ -22,13 +25,39 @@ type scheduleSpec struct {
 	maxEventAge   awscdk.Duration
 }
 
+// schedulePeriod is how often outbox-relay and retry-sweeper run. The
+// schedules' rate, the relay's STREAMOPS_SCHEDULE_PERIOD and its timeout
+// (relayTimeout) all derive from it, so the relay's serving window always
+// matches the schedule that wakes it.
+const schedulePeriod = time.Minute
+
+// relaySettleMargin is how long before its deadline a relay run stops
+// claiming, so the batch in flight settles (internal/outbox
+// DefaultSafetyMargin: more than one partner delivery's timeout).
+const relaySettleMargin = 15 * time.Second
+
+// relayTimeout is the outbox relay's timeout: it serves for one period,
+// then settles its batch in flight (internal/outbox RunTimeout).
+func relayTimeout() awscdk.Duration {
+	return awscdk.Duration_Seconds(jsii.Number((schedulePeriod + relaySettleMargin).Seconds()))
+}
+
+// rateExpression is Scheduler's rate(…) for a whole number of minutes.
+func rateExpression(d time.Duration) string {
+	n := int(d / time.Minute)
+	if n == 1 {
+		return "rate(1 minute)"
+	}
+	return fmt.Sprintf("rate(%d minutes)", n)
+}
+
 // scheduleSpecs are the three scheduled functions.
 func scheduleSpecs() []scheduleSpec {
 	return []scheduleSpec{
-		// Every minute. A tick that cannot be delivered within two minutes
-		// is worthless: the next ticks do the same work.
-		{function: fnOutboxRelay, expression: "rate(1 minute)", retryAttempts: 2, maxEventAge: awscdk.Duration_Minutes(jsii.Number(2))},
-		{function: fnRetrySweeper, expression: "rate(1 minute)", retryAttempts: 2, maxEventAge: awscdk.Duration_Minutes(jsii.Number(2))},
+		// Every schedulePeriod. A tick that cannot be delivered within two
+		// minutes is worthless: the next ticks do the same work.
+		{function: fnOutboxRelay, expression: rateExpression(schedulePeriod), retryAttempts: 2, maxEventAge: awscdk.Duration_Minutes(jsii.Number(2))},
+		{function: fnRetrySweeper, expression: rateExpression(schedulePeriod), retryAttempts: 2, maxEventAge: awscdk.Duration_Minutes(jsii.Number(2))},
 		// Daily at 03:00 UTC, away from the top of the hour. A missed run
 		// leaves events one day closer to their TTL, so keep trying for
 		// six hours.

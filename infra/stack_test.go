@@ -60,7 +60,7 @@ func TestFunctionTimeoutsFitTheirTriggers(t *testing.T) {
 	}{
 		{fnWebhook, 30, "API Gateway ends an HTTP API integration at 30 s"},
 		{fnAPI, 30, "API Gateway ends an HTTP API integration at 30 s"},
-		{fnOutboxRelay, 60, "a run must end before the next one-minute tick"},
+		{fnOutboxRelay, 120, "a run serves one period and settles its batch in flight, under two periods"},
 		{fnRetrySweeper, 60, "a run must end before the next one-minute tick"},
 		{fnWorkflowProcessor, 901, "Lambda's limit"},
 		{fnTaskProcessor, 901, "Lambda's limit"},
@@ -71,6 +71,9 @@ func TestFunctionTimeoutsFitTheirTriggers(t *testing.T) {
 			p := props(functions[functionID(t, tmpl, tt.name)])
 			if timeout, _ := p["Timeout"].(float64); timeout <= 0 || timeout >= tt.below {
 				t.Errorf("Timeout = %v s, want under %v s: %s", p["Timeout"], tt.below, tt.why)
+			}
+			if timeout, _ := p["Timeout"].(float64); tt.name == fnOutboxRelay && timeout != (schedulePeriod+relaySettleMargin).Seconds() {
+				t.Errorf("Timeout = %v s, want the schedule's period plus the settle margin: the run serves the whole period", timeout)
 			}
 			if _, ok := p["MemorySize"].(float64); !ok {
 				t.Errorf("MemorySize unset: every role chooses its own")
@@ -105,6 +108,7 @@ func TestFunctionSpecificEnvironment(t *testing.T) {
 	}{
 		{envWebhookSecrets, secretPrefixWebhook, []string{fnWebhook}},
 		{envPartnerSecrets, secretPrefixPartner, []string{fnOutboxRelay}},
+		{envSchedulePeriod, "1m0s", []string{fnOutboxRelay}},
 		{envEmailSender, testEmailSender, []string{fnTaskProcessor}},
 		{envExportBucket, bucket, []string{fnTaskProcessor, fnAPI}},
 	}

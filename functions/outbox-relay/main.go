@@ -1,5 +1,6 @@
 // Command outbox-relay is the StreamOps outbox relay Lambda (EventBridge
-// Scheduler, every minute): claim due outbox entries, deliver, settle.
+// Scheduler, every STREAMOPS_SCHEDULE_PERIOD): claim due outbox entries,
+// deliver, settle, and keep serving what falls due until the next run.
 package main
 
 import (
@@ -14,6 +15,7 @@ import (
 func main() {
 	app.Start("outbox-relay", func(ctx context.Context, a *app.App) (any, error) {
 		partners := app.Must(outbox.LoadPartners(os.Getenv("STREAMOPS_PARTNERS_FILE")))
-		return wire.OutboxRelay(a, partners, app.Must(app.Secrets(ctx, app.PartnerSecrets)))
+		period := app.Must(wire.SchedulePeriod())
+		return wire.OutboxRelay(a, partners, app.Must(app.Secrets(ctx, app.PartnerSecrets)), period)
 	})
 }

@@ -18,3 +18,16 @@ func TestLeftKeepsTheMargin(t *testing.T) {
 	stop()
 	assert.False(t, Left(done, 0), "a cancelled context has no time left")
 }
+
+func TestWindDownEndsTheTimeLeftAndTheSleep(t *testing.T) {
+	stop := make(chan struct{})
+	ctx := WithWindDown(context.Background(), stop)
+	assert.True(t, Left(ctx, time.Hour), "not winding down yet")
+	assert.True(t, Sleep(ctx, time.Millisecond), "a sleep nobody interrupts runs its course")
+	close(stop)
+	assert.False(t, Left(ctx, 0), "winding down: no time left for more work")
+	assert.False(t, Sleep(ctx, time.Hour), "winding down ends the sleep at once")
+	done, cancel := context.WithCancel(context.Background())
+	cancel()
+	assert.False(t, Sleep(done, time.Hour), "a cancelled context ends the sleep at once")
+}

@@ -152,13 +152,15 @@ func (w *wiring) taskProcessor(ctx context.Context) (KafkaFunction, error) {
 }
 
 // outboxRelay: partners from STREAMOPS_PARTNERS_FILE, their secrets from
-// PARTNER_SECRET_<PARTNER>.
+// PARTNER_SECRET_<PARTNER>, serving through the schedule's period
+// (STREAMOPS_SCHEDULE_INTERVAL), as deployed with STREAMOPS_SCHEDULE_PERIOD.
 func (w *wiring) outboxRelay() (ScheduledFunction, error) {
 	a, err := w.app(FnOutboxRelay)
 	if err != nil {
 		return nil, err
 	}
-	return wire.OutboxRelay(a, w.partners, provider.EnvSecrets{Prefix: "PARTNER_SECRET_", Lookup: w.cfg.Getenv})
+	return wire.OutboxRelay(a, w.partners, provider.EnvSecrets{Prefix: "PARTNER_SECRET_", Lookup: w.cfg.Getenv},
+		w.cfg.ScheduleInterval)
 }
 
 func (w *wiring) retrySweeper() (ScheduledFunction, error) {

@@ -27,7 +27,7 @@ var Timeouts = map[string]time.Duration{
 	FnAPI:               29 * time.Second,
 	FnWorkflowProcessor: 2 * time.Minute,
 	FnTaskProcessor:     5 * time.Minute,
-	FnOutboxRelay:       50 * time.Second,
+	FnOutboxRelay:       75 * time.Second, // outbox.RunTimeout of its one-minute schedule
 	FnRetrySweeper:      50 * time.Second,
 	FnArchiver:          15 * time.Minute,
 }

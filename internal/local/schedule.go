@@ -9,6 +9,8 @@ import (
 
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/google/uuid"
+
+	"github.com/streamops/streamops/internal/deadline"
 )
 
 // ScheduledFunction is a Lambda handler behind an EventBridge Scheduler
@@ -21,9 +23,12 @@ type Schedule struct {
 	Function string
 	// Handler is the function's handler.
 	Handler ScheduledFunction
-	// Next returns the first firing time after now: Every(d) or
-	// DailyAt(hour, minute).
-	Next func(now time.Time) time.Time
+	// Next returns the firing time after the firing at (or, for the first,
+	// after the start): Every(d) or DailyAt(hour, minute).
+	Next func(at time.Time) time.Time
+	// AtStart fires once as the stack starts, as a rate(…) schedule
+	// fires when it is created.
+	AtStart bool
 	// Timeout is the function's timeout, each invocation's deadline.
 	Timeout time.Duration
 }
@@ -49,9 +54,13 @@ func DailyAt(hour, minute int) func(time.Time) time.Time {
 // scheduler runs one Schedule: at each firing time it invokes the function
 // with the events.EventBridgeEvent the deployed schedule sends
 // (infra/schedules.go), JSON round-tripped, with the function's timeout as
-// deadline. Runs never overlap: a tick that comes while a run is under way
-// waits for it. A failed run is logged and not retried; the next tick does
-// the work, as deployed.
+// deadline. Firings keep their rate whatever the runs take, as rate(…)
+// does: the next firing is one period after the last one, not after the
+// run ends (an outbox relay serves until just before it). Runs never
+// overlap: a firing that comes while a run is under way waits for it, and
+// firings missed meanwhile are one. A failed run is logged and not
+// retried; the next tick does the work, as deployed. When the stack
+// stops, a run under way is asked to wind down (deadline.WithWindDown).
 type scheduler struct {
 	s   Schedule
 	log *slog.Logger
@@ -66,13 +75,19 @@ func newScheduler(s Schedule, log *slog.Logger) *scheduler {
 // run fires the schedule until ctx ends. A run under way when ctx ends
 // finishes first.
 func (sc *scheduler) run(ctx context.Context) {
+	at := time.Now()
+	if !sc.s.AtStart {
+		at = sc.s.Next(at)
+	}
 	for {
-		now := time.Now()
-		at := sc.s.Next(now)
-		if !sleepCtx(ctx, at.Sub(now)) {
+		if !sleepCtx(ctx, time.Until(at)) {
 			return
 		}
 		_ = sc.fire(ctx, at)
+		at = sc.s.Next(at)
+		for now := time.Now(); !sc.s.Next(at).After(now); {
+			at = sc.s.Next(at) // firings missed during a long run are one
+		}
 	}
 }
 
@@ -85,6 +100,7 @@ func (sc *scheduler) fire(ctx context.Context, at time.Time) error {
 	err := roundTrip(ev, &in)
 	if err == nil {
 		ictx, cancel := invocationContext(ctx, sc.s.Function, sc.s.Timeout)
+		ictx = deadline.WithWindDown(ictx, ctx.Done())
 		start := time.Now()
 		err = protect(func() error { return sc.s.Handler(ictx, in) })
 		cancel()

@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/streamops/streamops/internal/deadline"
 	"github.com/streamops/streamops/internal/stacktest"
 )
 
@@ -88,4 +89,69 @@ func TestSchedulerInvokesWithDeadlineAndNeverOverlaps(t *testing.T) {
 	for _, d := range deadlines {
 		assert.InDelta(t, (50 * time.Second).Seconds(), d.Seconds(), 1, "each run gets the function's timeout")
 	}
+}
+
+// TestSchedulerKeepsItsRateWhateverTheRunsTake: each firing is one period
+// after the previous firing (rate(…)), not after the run ended, and a rate
+// schedule fires as the stack starts; firings missed during a long run
+// are skipped, never stacked.
+func TestSchedulerKeepsItsRateWhateverTheRunsTake(t *testing.T) {
+	const period = 10 * time.Millisecond
+	var mu sync.Mutex
+	var from []time.Time // what Next was asked to continue from
+	runs := 0
+	next := func(at time.Time) time.Time {
+		mu.Lock()
+		from = append(from, at)
+		mu.Unlock()
+		return at.Add(period)
+	}
+	fn := func(context.Context, events.EventBridgeEvent) error {
+		mu.Lock()
+		runs++
+		mu.Unlock()
+		time.Sleep(25 * time.Millisecond) // longer than the period
+		return nil
+	}
+	start := time.Now()
+	sc := newScheduler(Schedule{Function: FnOutboxRelay, Handler: fn, Next: next, AtStart: true, Timeout: time.Minute}, quiet)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { defer close(done); sc.run(ctx) }()
+	require.Eventually(t, func() bool { mu.Lock(); defer mu.Unlock(); return runs >= 4 }, 5*time.Second, time.Millisecond)
+	cancel()
+	<-done
+	mu.Lock()
+	defer mu.Unlock()
+	require.NotEmpty(t, from)
+	assert.False(t, from[0].Before(start), "the first run fires at start")
+	for _, at := range from {
+		assert.Zero(t, at.Sub(from[0])%period, "every firing is on the rate's grid: %s", at.Sub(from[0]))
+	}
+	assert.Less(t, runs, len(from), "missed firings are skipped, not each run")
+}
+
+// TestStoppingTheStackWindsDownARunUnderWay: a run waiting for more work
+// (the outbox relay between due entries) returns when the stack stops,
+// instead of holding the shutdown for the rest of its window.
+func TestStoppingTheStackWindsDownARunUnderWay(t *testing.T) {
+	started := make(chan struct{})
+	var woke bool
+	fn := func(ctx context.Context, _ events.EventBridgeEvent) error {
+		close(started)
+		woke = !deadline.Sleep(ctx, time.Hour)
+		return nil
+	}
+	sc := newScheduler(Schedule{Function: FnOutboxRelay, Handler: fn, Next: Every(time.Hour), AtStart: true, Timeout: 2 * time.Hour}, quiet)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { defer close(done); sc.run(ctx) }()
+	<-started
+	cancel()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the run under way did not wind down")
+	}
+	assert.True(t, woke, "its sleep ended early")
 }

@@ -19,6 +19,7 @@ import (
 	"github.com/streamops/streamops/internal/app"
 	"github.com/streamops/streamops/internal/bus"
 	"github.com/streamops/streamops/internal/emit"
+	"github.com/streamops/streamops/internal/outbox"
 	"github.com/streamops/streamops/internal/provider"
 	"github.com/streamops/streamops/internal/store"
 )
@@ -223,8 +224,12 @@ func (s *Stack) startSchedules(fns functions) {
 	ctx, cancel := context.WithCancel(context.Background())
 	s.cancelTick = cancel
 	for _, sc := range []Schedule{
-		{Function: FnOutboxRelay, Handler: fns.outboxRelay, Next: Every(s.cfg.ScheduleInterval), Timeout: Timeouts[FnOutboxRelay]},
-		{Function: FnRetrySweeper, Handler: fns.retrySweeper, Next: Every(s.cfg.ScheduleInterval), Timeout: Timeouts[FnRetrySweeper]},
+		// The relay serves through its period (outbox.Config.Period), so
+		// its timeout follows the period, as deployed.
+		{Function: FnOutboxRelay, Handler: fns.outboxRelay, Next: Every(s.cfg.ScheduleInterval), AtStart: true,
+			Timeout: max(Timeouts[FnOutboxRelay], outbox.RunTimeout(s.cfg.ScheduleInterval))},
+		{Function: FnRetrySweeper, Handler: fns.retrySweeper, Next: Every(s.cfg.ScheduleInterval), AtStart: true,
+			Timeout: Timeouts[FnRetrySweeper]},
 		{Function: FnArchiver, Handler: fns.archiver, Next: DailyAt(3, 0), Timeout: Timeouts[FnArchiver]},
 	} {
 		run := newScheduler(sc, s.log)

@@ -72,14 +72,16 @@ func (e Entry) attemptRecorded() bool {
 }
 
 // attemptStatus is the partner event status an attempt that ended in o
-// leaves: SUCCESS, FAILED once dead-lettered, PROCESSING while attempts go
-// on.
-func attemptStatus(o outboxstatus.Outcome) string {
-	switch o {
-	case outboxstatus.Delivered:
+// leaves: SUCCESS when delivered; FAILED when it failed and is retried,
+// or when it was the fifth (seed 000: FAILED with a fifth attempt is
+// over); DEAD_LETTER when it ended the delivery before the fifth, so seed
+// 000's "Failed Events for Retry" query never selects a dead letter.
+func (e Entry) attemptStatus(o outboxstatus.Outcome) string {
+	switch {
+	case o == outboxstatus.Delivered:
 		return partnerstatus.Success
-	case outboxstatus.DeadLettered:
-		return partnerstatus.Failed
+	case o == outboxstatus.DeadLettered && e.Attempts < partnerstatus.MaxAttempts:
+		return partnerstatus.DeadLetter
 	}
-	return partnerstatus.Processing
+	return partnerstatus.Failed
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/assert"
 
 	"github.com/streamops/streamops/internal/backoff"
+	"github.com/streamops/streamops/internal/emit"
 	"github.com/streamops/streamops/internal/outbox/outboxstatus"
 	"github.com/streamops/streamops/internal/outbox/partnerstatus"
 )
@@ -60,10 +61,59 @@ func TestPartnerAttemptsBeyondTheFifthAreNeitherSentNorRecorded(t *testing.T) {
 	}
 }
 
-func TestAttemptStatusFollowsTheOutcome(t *testing.T) {
-	assert.Equal(t, partnerstatus.Success, attemptStatus(outboxstatus.Delivered))
-	assert.Equal(t, partnerstatus.Failed, attemptStatus(outboxstatus.DeadLettered))
-	assert.Equal(t, partnerstatus.Processing, attemptStatus(outboxstatus.Retry))
+// TestAttemptStatusKeepsDeadLettersOutOfTheRetryQuery: seed 000's "Failed
+// Events for Retry" (FAILED, no fifth attempt) selects exactly the
+// deliveries whose retry is scheduled.
+func TestAttemptStatusKeepsDeadLettersOutOfTheRetryQuery(t *testing.T) {
+	for _, c := range []struct {
+		name     string
+		attempts int
+		outcome  outboxstatus.Outcome
+		want     string
+	}{
+		{"delivered", 2, outboxstatus.Delivered, partnerstatus.Success},
+		{"failed, retry scheduled", 1, outboxstatus.Retry, partnerstatus.Failed},
+		{"failed, fourth of five", 4, outboxstatus.Retry, partnerstatus.Failed},
+		{"fifth failure: over, as seed 000 records it", 5, outboxstatus.DeadLettered, partnerstatus.Failed},
+		{"refused for good on the first attempt", 1, outboxstatus.DeadLettered, partnerstatus.DeadLetter},
+		{"refused for good on the fourth attempt", 4, outboxstatus.DeadLettered, partnerstatus.DeadLetter},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			assert.Equal(t, c.want, Entry{Attempts: c.attempts}.attemptStatus(c.outcome))
+		})
+	}
+}
+
+// TestAServingRunStopsClaimingJustBeforeTheNextRun: the window is the
+// schedule's period less the handover, from the run's start, or from its
+// firing (whole seconds) when the run started late.
+func TestAServingRunStopsClaimingJustBeforeTheNextRun(t *testing.T) {
+	tick := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	for _, c := range []struct {
+		name       string
+		period     time.Duration
+		start      time.Time
+		scheduled  time.Time
+		wantUntil  time.Time
+		wantServes bool
+	}{
+		{"no period: deliver what is due and return", 0, tick, tick, time.Time{}, false},
+		{"on time", time.Minute, tick.Add(20 * time.Millisecond), tick, tick.Add(time.Minute - 480*time.Millisecond), true},
+		{"firing time unknown", time.Minute, tick, time.Time{}, tick.Add(time.Minute - 500*time.Millisecond), true},
+		{"started late: anchored to the firing", time.Minute, tick.Add(5 * time.Second), tick, tick.Add(time.Minute + 500*time.Millisecond), true},
+		{"period shorter than the handover", 300 * time.Millisecond, tick, tick, tick.Add(-200 * time.Millisecond), false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			r, err := New(Config{Store: nopStore{}, Kafka: KafkaDeliverer{Publisher: nopPublisher{}}, Period: c.period})
+			if !assert.NoError(t, err) {
+				return
+			}
+			until, serves := r.window(c.start, c.scheduled)
+			assert.Equal(t, c.wantServes, serves)
+			assert.True(t, c.wantUntil.Equal(until), "until %s, want %s", until, c.wantUntil)
+		})
+	}
+	assert.Equal(t, 75*time.Second, RunTimeout(time.Minute), "the serving window plus the batch in flight")
 }
 
 func TestBreakerOpensHalfOpensAndCloses(t *testing.T) {
@@ -105,3 +155,9 @@ func TestBreakerOpensHalfOpensAndCloses(t *testing.T) {
 	assert.Equal(t, partnerstatus.BreakerClosed, b.State)
 	assert.Equal(t, now.Add(3*time.Minute), *b.LastSuccessAt)
 }
+
+// nopStore and nopPublisher satisfy Config for tests that never reach them.
+type (
+	nopStore     struct{ OutboxStore }
+	nopPublisher struct{ emit.Publisher }
+)

@@ -23,6 +23,7 @@ type OutboxStore interface {
 	ReclaimExpiredLeases(ctx context.Context, now time.Time) (int, error)
 	SettleOutbox(ctx context.Context, settlements ...store.Settlement) (int, error)
 	OldestPendingOutbox(ctx context.Context) (oldest time.Time, ok bool, err error)
+	NextDueOutbox(ctx context.Context) (next time.Time, ok bool, err error)
 	PartnerEndpoints(ctx context.Context, partnerIDs ...string) (map[string]store.PartnerEndpoint, error)
 	SavePartnerEndpoints(ctx context.Context, eps ...store.PartnerEndpoint) error
 	InsertPartnerEvents(ctx context.Context, evs ...store.PartnerEvent) (store.InsertResult, error)
@@ -47,9 +48,29 @@ type Config struct {
 	// timeout). Default 2 minutes.
 	Lease time.Duration
 	// SafetyMargin is how long before the invocation deadline the relay
-	// stops claiming, so a batch in flight can settle. Default 15 s (more
-	// than one delivery timeout).
+	// stops claiming, so a batch in flight can settle. Default
+	// DefaultSafetyMargin.
 	SafetyMargin time.Duration
+	// Period is the period of the schedule that invokes the relay (env
+	// STREAMOPS_SCHEDULE_PERIOD, set from the same value as the schedule).
+	// When set, a run keeps serving: it delivers what is due, sleeps until
+	// the next entry falls due (or Poll), and goes on until Handover before
+	// the next run starts, so a retry goes out when it is due (seed 000's
+	// 5, 10, 20, 40 s), not at the next tick. The function's timeout must
+	// cover Period plus SafetyMargin (RunTimeout). Zero: a run delivers
+	// what is due and returns.
+	Period time.Duration
+	// Handover is how long before the next scheduled run a serving run
+	// stops claiming, so the two never overlap. Default 500 ms: what is
+	// due in it waits at most that for the next run.
+	Handover time.Duration
+	// Poll is the longest a serving run sleeps before looking again, so
+	// entries enqueued meanwhile go out within it. Default 1 s.
+	Poll time.Duration
+	// Batches is how many claimed batches a run delivers at once, so an
+	// entry falling due while a slow delivery (up to its timeout) holds a
+	// batch still goes out on time. Default 4.
+	Batches int
 	// PartnerConcurrency is how many deliveries to one partner run at once.
 	// Default 4: enough to drain a batch within its lease, few enough that
 	// a struggling partner sees few requests before its breaker opens.
@@ -78,7 +99,16 @@ func (c *Config) setDefaults() {
 		c.Lease = 2 * time.Minute
 	}
 	if c.SafetyMargin <= 0 {
-		c.SafetyMargin = 15 * time.Second
+		c.SafetyMargin = DefaultSafetyMargin
+	}
+	if c.Handover <= 0 {
+		c.Handover = 500 * time.Millisecond
+	}
+	if c.Poll <= 0 {
+		c.Poll = time.Second
+	}
+	if c.Batches <= 0 {
+		c.Batches = 4
 	}
 	if c.PartnerConcurrency <= 0 {
 		c.PartnerConcurrency = 4
@@ -105,6 +135,8 @@ func (c Config) Validate() error {
 		return errors.New("outbox: Config.Store is required")
 	case c.Kafka.Publisher == nil:
 		return errors.New("outbox: Config.Kafka.Publisher is required")
+	case c.Period < 0:
+		return errors.New("outbox: Config.Period must not be negative")
 	case len(c.Partners) > 0 && c.PartnerDeliverer.Secrets == nil:
 		return errors.New("outbox: Config.PartnerDeliverer.Secrets is required when partners are configured")
 	}
@@ -115,6 +147,17 @@ func (c Config) Validate() error {
 	}
 	return nil
 }
+
+// DefaultSafetyMargin is how long before its deadline a run stops
+// claiming by default: more than one partner delivery's timeout, so the
+// batch in flight settles.
+const DefaultSafetyMargin = 15 * time.Second
+
+// RunTimeout is the invocation timeout a relay scheduled every period
+// needs: its serving window plus DefaultSafetyMargin for the batch in
+// flight. The CDK stack and the local stack both derive the function's
+// timeout from it.
+func RunTimeout(period time.Duration) time.Duration { return period + DefaultSafetyMargin }
 
 // Relay delivers the outbox. Safe to run concurrently with other relays:
 // claims are exclusive.
@@ -149,31 +192,123 @@ func (s *Stats) add(o Stats) {
 	s.Deferred += o.Deferred
 }
 
-// Run reclaims expired leases, then claims and delivers batches until
-// nothing is due or the context's deadline minus the safety margin is near,
-// and logs the counts.
-func (r *Relay) Run(ctx context.Context) (Stats, error) {
+// Run is Serve for an invocation whose scheduled time is unknown.
+func (r *Relay) Run(ctx context.Context) (Stats, error) { return r.Serve(ctx, time.Time{}) }
+
+// Serve is one scheduled run, for the schedule's firing at scheduled (zero
+// when unknown): it reclaims expired leases, then claims due batches and
+// delivers up to Batches of them at once until nothing is due. With a
+// Period it goes on serving, waking when the next entry falls due or a
+// batch settles, until its window ends (see window); it always stops
+// claiming when the context's deadline minus the safety margin is near,
+// and returns once the batches in flight have settled. It logs the counts.
+func (r *Relay) Serve(ctx context.Context, scheduled time.Time) (Stats, error) {
 	var total Stats
+	until, serving := r.window(r.cfg.Now(), scheduled)
 	n, err := r.cfg.Store.ReclaimExpiredLeases(ctx, r.cfg.Now())
 	if err != nil {
 		return total, err
 	}
 	total.Reclaimed = n
-	for deadline.Left(ctx, r.cfg.SafetyMargin) {
-		st, err := r.RunBatch(ctx)
-		total.add(st)
-		if err != nil {
-			r.report(ctx, total)
-			return total, err
+	var (
+		mu      sync.Mutex
+		errs    []error
+		wg      sync.WaitGroup
+		slots   = make(chan struct{}, r.cfg.Batches)
+		settled = make(chan struct{}, r.cfg.Batches)
+	)
+	failed := func() bool { mu.Lock(); defer mu.Unlock(); return len(errs) > 0 }
+	open := func() bool {
+		return !failed() && deadline.Left(ctx, r.cfg.SafetyMargin) && (!serving || r.cfg.Now().Before(until))
+	}
+	for open() {
+		select {
+		case slots <- struct{}{}:
+		case <-settled:
+			continue // a slot is free again
 		}
-		if st.Claimed == 0 {
+		claimed, err := r.claimDue(ctx, r.cfg.Now())
+		if err != nil {
+			<-slots
+			mu.Lock()
+			errs = append(errs, err)
+			mu.Unlock()
 			break
 		}
-		r.cfg.Logger.InfoContext(ctx, "outbox batch settled", "claimed", st.Claimed, "delivered", st.Delivered,
-			"retried", st.Retried, "deadLettered", st.DeadLettered, "deferred", st.Deferred)
+		if len(claimed) > 0 {
+			wg.Go(func() {
+				st, err := r.deliverBatch(ctx, claimed)
+				mu.Lock()
+				total.add(st)
+				if err != nil {
+					errs = append(errs, err)
+				}
+				mu.Unlock()
+				r.cfg.Logger.InfoContext(ctx, "outbox batch settled", "claimed", st.Claimed, "delivered", st.Delivered,
+					"retried", st.Retried, "deadLettered", st.DeadLettered, "deferred", st.Deferred)
+				<-slots
+				select {
+				case settled <- struct{}{}:
+				default:
+				}
+			})
+			continue
+		}
+		<-slots
+		if !serving {
+			break
+		}
+		wake, err := r.nextWake(ctx, until)
+		if err != nil {
+			mu.Lock()
+			errs = append(errs, err)
+			mu.Unlock()
+			break
+		}
+		if !deadline.SleepOr(ctx, wake.Sub(r.cfg.Now()), settled) {
+			break
+		}
 	}
+	wg.Wait()
 	r.report(ctx, total)
-	return total, nil
+	return total, errors.Join(errs...)
+}
+
+// window is when a run that started at start, for the firing at
+// scheduled, stops claiming: Handover before the next firing, Period after
+// this one. The firing's time (whole seconds in the scheduled event)
+// anchors a run that started over a second late, so a late run does not
+// push its window into the next run's. serving is false without a Period,
+// or when the window is already over: the run delivers what is due and
+// returns.
+func (r *Relay) window(start, scheduled time.Time) (until time.Time, serving bool) {
+	if r.cfg.Period <= 0 {
+		return time.Time{}, false
+	}
+	anchor := start
+	if !scheduled.IsZero() && scheduled.Add(time.Second).Before(start) {
+		anchor = scheduled.Add(time.Second)
+	}
+	until = anchor.Add(r.cfg.Period - r.cfg.Handover)
+	return until, until.After(start)
+}
+
+// nextWake is when a serving run looks again: when the next waiting entry
+// falls due, at most Poll from now (entries enqueued meanwhile), and no
+// later than until.
+func (r *Relay) nextWake(ctx context.Context, until time.Time) (time.Time, error) {
+	wake := r.cfg.Now().Add(r.cfg.Poll)
+	next, ok, err := r.cfg.Store.NextDueOutbox(ctx)
+	if err != nil {
+		return time.Time{}, err
+	}
+	if ok && next.Before(wake) {
+		wake = next
+	}
+	if until.Before(wake) {
+		wake = until
+	}
+	return wake, nil
 }
 
 func (r *Relay) report(ctx context.Context, st Stats) {
@@ -199,18 +334,27 @@ type outcome struct {
 	err       error     // nil: delivered
 	deferTill time.Time // set: not attempted, breaker open
 	attempted bool
+	at        time.Time // when the attempt ended (attempted only)
 }
 
 // RunBatch claims one batch, delivers it and settles it.
 func (r *Relay) RunBatch(ctx context.Context) (Stats, error) {
-	now := r.cfg.Now()
-	claimed, err := r.claimDue(ctx, now)
+	claimed, err := r.claimDue(ctx, r.cfg.Now())
 	if err != nil || len(claimed) == 0 {
 		return Stats{}, err
 	}
+	return r.deliverBatch(ctx, claimed)
+}
+
+// deliverBatch delivers a claimed batch: the Kafka entries with one flush,
+// each partner's entries a few at a time. Each of those groups settles as
+// soon as it is done (one bulk write), so a slow partner holds back only
+// its own entries, and each attempt's retry is scheduled from when it
+// ended.
+func (r *Relay) deliverBatch(ctx context.Context, claimed []Entry) (Stats, error) {
 	st := Stats{Batches: 1, Claimed: len(claimed)}
 
-	var kafka []int
+	var kafka, unknown []int
 	byPartner := map[string][]int{}
 	outcomes := make([]outcome, len(claimed))
 	for i, e := range claimed {
@@ -222,6 +366,7 @@ func (r *Relay) RunBatch(ctx context.Context) (Stats, error) {
 			byPartner[e.Target] = append(byPartner[e.Target], i)
 		default:
 			outcomes[i].err = &DeliveryError{Err: fmt.Errorf("%w %q", errNoTarget, e.Target)}
+			unknown = append(unknown, i)
 		}
 	}
 
@@ -233,46 +378,79 @@ func (r *Relay) RunBatch(ctx context.Context) (Stats, error) {
 		}
 		loaded, err := r.loadBreakers(ctx, ids)
 		if err != nil {
-			return st, err
+			return st, err // the claims lapse with their lease; a later run reclaims them
 		}
 		brk = newBreakers(r.cfg.Breaker, loaded)
 		if err := r.recordPartnerEvents(ctx, claimed, byPartner); err != nil {
-			return st, err
+			return st, err // the claims lapse with their lease; a later run reclaims them
 		}
 	}
 
-	var wg sync.WaitGroup
+	var (
+		mu   sync.Mutex
+		errs []error
+		wg   sync.WaitGroup
+	)
+	settleGroup := func(idx []int) {
+		group := make([]outcome, len(idx))
+		for j, i := range idx {
+			group[j] = outcomes[i]
+		}
+		var part Stats
+		err := r.settleOutcomes(ctx, group, &part)
+		mu.Lock()
+		st.add(part)
+		if err != nil {
+			errs = append(errs, err)
+		}
+		mu.Unlock()
+	}
 	if len(kafka) > 0 {
 		wg.Go(func() {
 			batch := make([]Entry, len(kafka))
 			for j, i := range kafka {
 				batch[j] = claimed[i]
 			}
-			for j, err := range r.cfg.Kafka.DeliverAll(ctx, batch) {
-				outcomes[kafka[j]].err, outcomes[kafka[j]].attempted = delivered(err), true
+			errs := r.cfg.Kafka.DeliverAll(ctx, batch)
+			at := r.cfg.Now()
+			for j, err := range errs {
+				o := &outcomes[kafka[j]]
+				o.err, o.attempted, o.at = delivered(err), true, at
 			}
+			settleGroup(kafka)
 		})
 	}
 	for id, idx := range byPartner {
-		wg.Go(func() { r.deliverToPartner(ctx, r.cfg.Partners[id], idx, outcomes, brk) })
+		wg.Go(func() {
+			r.deliverToPartner(ctx, r.cfg.Partners[id], idx, outcomes, brk)
+			settleGroup(idx)
+		})
+	}
+	if len(unknown) > 0 {
+		settleGroup(unknown)
 	}
 	wg.Wait()
+	if brk != nil {
+		if err := r.saveBreakers(ctx, brk.dirty()); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return st, errors.Join(errs...)
+}
 
-	settlements, attempts := r.settle(outcomes, &st)
+// settleOutcomes records a group's outcomes: the outbox settlements with
+// one bulk write, then the partner attempts.
+func (r *Relay) settleOutcomes(ctx context.Context, group []outcome, st *Stats) error {
+	settlements, attempts := r.settle(group, st)
 	if _, err := r.cfg.Store.SettleOutbox(ctx, settlements...); err != nil {
-		return st, err
+		return err
 	}
 	if len(attempts) > 0 {
 		if _, err := r.cfg.Store.RecordPartnerAttempts(ctx, attempts...); err != nil {
-			return st, err
+			return err
 		}
 	}
-	if brk != nil {
-		if err := r.saveBreakers(ctx, brk.dirty()); err != nil {
-			return st, err
-		}
-	}
-	return st, nil
+	return nil
 }
 
 // deliverToPartner sends one partner's entries, a few at a time, asking the
@@ -296,19 +474,24 @@ func (r *Relay) deliverToPartner(ctx context.Context, p Partner, idx []int, outc
 		wg.Go(func() {
 			defer func() { <-sem }()
 			o.err, o.attempted = delivered(r.cfg.PartnerDeliverer.Deliver(ctx, p, o.entry)), true
-			brk.record(p.ID, o.err, r.cfg.Now())
+			o.at = r.cfg.Now()
+			brk.record(p.ID, o.err, o.at)
 		})
 	}
 	wg.Wait()
 }
 
-// settle turns outcomes into outbox settlements and partner attempt records.
+// settle turns outcomes into outbox settlements and partner attempt
+// records; a retry is due its delay after the attempt ended.
 func (r *Relay) settle(outcomes []outcome, st *Stats) ([]store.Settlement, []store.PartnerAttempt) {
-	now := r.cfg.Now()
 	settlements := make([]store.Settlement, 0, len(outcomes))
 	var attempts []store.PartnerAttempt
 	for _, o := range outcomes {
 		e := o.entry
+		now := o.at
+		if now.IsZero() {
+			now = r.cfg.Now()
+		}
 		_, partner := r.cfg.Partners[e.Target]
 		policy := r.cfg.Backoff
 		if partner {
@@ -332,7 +515,7 @@ func (r *Relay) settle(outcomes []outcome, st *Stats) ([]store.Settlement, []sto
 		}
 		settlements = append(settlements, e.settlement(out, next, errMsg))
 		if partner && o.attempted && e.attemptRecorded() {
-			attempts = append(attempts, partnerAttempt(e, now, attemptStatus(out)))
+			attempts = append(attempts, partnerAttempt(e, now, e.attemptStatus(out)))
 		}
 	}
 	return settlements, attempts

@@ -37,6 +37,9 @@ type partner struct {
 	byID   map[string]int
 }
 
+// hang in a partner's script answers nothing until the relay gives up.
+const hang = -1
+
 func newPartner(t testing.TB, script ...int) *partner {
 	p := &partner{t: t, script: script, byID: map[string]int{}}
 	verifier := &provider.Provider{Name: "acme-out", Signature: provider.Signature{Scheme: provider.SchemeStandard}}
@@ -50,6 +53,11 @@ func newPartner(t testing.TB, script ...int) *partner {
 		status := http.StatusOK
 		if len(p.script) > 0 {
 			status, p.script = p.script[0], p.script[1:]
+		}
+		if status == hang {
+			p.mu.Unlock()
+			<-r.Context().Done() // the relay's delivery timeout ends it
+			return
 		}
 		id := r.Header.Get("webhook-id")
 		p.calls = append(p.calls, id)
@@ -180,8 +188,47 @@ func TestPartnerGoneDeadLettersAtOnce(t *testing.T) {
 	assert.Equal(t, 1, entry.Attempts)
 	assert.Contains(t, entry.LastError, "410")
 	ev := partnerEventOf(t, h.Store, id)
-	assert.Equal(t, partnerstatus.Failed, ev.EventStatus)
+	assert.Equal(t, partnerstatus.DeadLetter, ev.EventStatus, "not FAILED: seed 000's retry query must not select it")
 	assert.Len(t, ev.EntityMetadata.ResilienceAttemptCount, 1)
+}
+
+// TestEachAnswerIsRetriedOrDeadLetteredAsClassified: a 4xx other than 408
+// and 429 is the partner refusing for good (one attempt, dead_letter);
+// 408, 429, 5xx and timeouts are retried on seed 000's schedule.
+func TestEachAnswerIsRetriedOrDeadLetteredAsClassified(t *testing.T) {
+	for _, c := range []struct {
+		answer int
+		retry  bool
+	}{
+		{400, false}, {401, false}, {403, false}, {404, false}, {410, false}, {422, false},
+		{408, true}, {429, true}, {500, true}, {502, true}, {503, true}, {hang, true},
+	} {
+		t.Run(fmt.Sprint(c.answer), func(t *testing.T) {
+			h := newHarness(t, c.answer)
+			id := h.enqueue(t, "acme", 1)[0]
+			r := h.relay(t, func(cfg *outbox.Config) { cfg.PartnerDeliverer.Timeout = 100 * time.Millisecond })
+			st, err := r.Run(context.Background())
+			require.NoError(t, err)
+			entry, err := h.Store.GetOutboxEntry(context.Background(), id)
+			require.NoError(t, err)
+			assert.Equal(t, 1, entry.Attempts)
+			ev := partnerEventOf(t, h.Store, id)
+			if c.retry {
+				assert.Equal(t, 1, st.Retried)
+				assert.Equal(t, outboxstatus.Failed, entry.Status)
+				assert.True(t, h.clock.Now().Add(5*time.Second).Equal(entry.NextAttemptAt), "retried after seed 000's first gap")
+				assert.Equal(t, partnerstatus.Failed, ev.EventStatus, "seed 000's retry query selects it")
+				return
+			}
+			assert.Equal(t, 1, st.DeadLettered)
+			assert.Equal(t, outboxstatus.DeadLetter, entry.Status)
+			assert.Equal(t, partnerstatus.DeadLetter, ev.EventStatus, "seed 000's retry query leaves it")
+			h.clock.Advance(time.Hour)
+			st, err = r.Run(context.Background())
+			require.NoError(t, err)
+			assert.Zero(t, st.Claimed, "a dead letter is final")
+		})
+	}
 }
 
 func TestRelayKilledAfterClaimingIsReclaimedAndDeliveredOnceMore(t *testing.T) {

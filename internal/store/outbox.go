@@ -244,9 +244,23 @@ func (s *Store) OldestPendingOutbox(ctx context.Context) (oldest time.Time, ok b
 	return e.CreatedAt, err == nil, err
 }
 
+// NextDueOutbox is the earliest next_attempt_at of the entries waiting for
+// delivery (pending or failed); ok is false when none waits. A relay that
+// keeps serving through its schedule's period sleeps until it.
+func (s *Store) NextDueOutbox(ctx context.Context) (next time.Time, ok bool, err error) {
+	e, err := findOne[OutboxEntry](ctx, s.outbox, bson.M{"status": bson.M{"$in": outboxstatus.Due()}},
+		options.FindOne().SetSort(bson.D{{Key: "next_attempt_at", Value: 1}}).
+			SetProjection(bson.M{"next_attempt_at": 1}))
+	if errors.Is(err, ErrNotFound) {
+		return time.Time{}, false, nil
+	}
+	return e.NextAttemptAt, err == nil, err
+}
+
 // RequeueOutbox makes failed or dead-lettered entries due again at now,
-// keeping their attempt counts (max_attempts still applies). It returns how
-// many were requeued.
+// keeping their attempt counts (max_attempts still applies): an
+// operator's requeue. Nothing scheduled calls it, since dead_letter is
+// final. It returns how many were requeued.
 func (s *Store) RequeueOutbox(ctx context.Context, now time.Time, outboxIDs ...string) (int, error) {
 	if len(outboxIDs) == 0 {
 		return 0, nil

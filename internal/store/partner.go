@@ -11,6 +11,7 @@ import (
 	"go.mongodb.org/mongo-driver/mongo"
 	"go.mongodb.org/mongo-driver/mongo/options"
 
+	"github.com/streamops/streamops/internal/outbox/outboxstatus"
 	"github.com/streamops/streamops/internal/outbox/partnerstatus"
 )
 
@@ -125,8 +126,8 @@ type PartnerAttempt struct {
 	N int
 	// At is when the attempt was made.
 	At time.Time
-	// Status is the event status after the attempt (PROCESSING, SUCCESS,
-	// FAILED).
+	// Status is the event status after the attempt (SUCCESS, FAILED,
+	// DEAD_LETTER).
 	Status string
 }
 
@@ -168,21 +169,56 @@ func (s *Store) FailedPartnerEventsForRetry(ctx context.Context, limit int) ([]P
 	return s.failedForRetry(ctx, bson.M{}, limit)
 }
 
-// FailedDeliveriesForRetry is seed 000's "Failed Events for Retry" query
-// narrowed to what the outbox can send again: the OUT deliveries recorded
-// with their outbox entry. It returns up to limit of their outbox ids,
-// oldest event first; limit <= 0 means all.
-func (s *Store) FailedDeliveriesForRetry(ctx context.Context, limit int) ([]string, error) {
+// ReconcilePartnerDeliveries repairs OUT deliveries that seed 000's
+// "Failed Events for Retry" query still selects although their outbox
+// entry is over: a relay that settled the entry but died before recording
+// the attempt, or documents written before dead-lettered deliveries were
+// recorded DEAD_LETTER. Each such delivery takes its entry's final status
+// (completed: SUCCESS, dead_letter: DEAD_LETTER), so the query no longer
+// selects it; the outbox is never touched, and a dead letter is never sent
+// again. Deliveries whose entry is still scheduled are the relay's. It
+// looks at up to limit of the query's deliveries, oldest first (<= 0: all),
+// and returns how many it repaired.
+func (s *Store) ReconcilePartnerDeliveries(ctx context.Context, limit int) (int, error) {
 	evs, err := s.failedForRetry(ctx, bson.M{"event_direction": partnerstatus.DirectionOut,
 		"outbox_id": bson.M{"$exists": true, "$ne": ""}}, limit)
+	if err != nil || len(evs) == 0 {
+		return 0, err
+	}
+	byOutbox := make(map[string][]string, len(evs))
+	ids := make([]string, 0, len(evs))
+	for _, ev := range evs {
+		if _, seen := byOutbox[ev.OutboxID]; !seen {
+			ids = append(ids, ev.OutboxID)
+		}
+		byOutbox[ev.OutboxID] = append(byOutbox[ev.OutboxID], ev.ID)
+	}
+	over, err := findAll[OutboxEntry](ctx, s.outbox, bson.M{"_id": bson.M{"$in": ids},
+		"status": bson.M{"$in": bson.A{outboxstatus.Completed, outboxstatus.DeadLetter}}},
+		options.Find().SetProjection(bson.M{"status": 1}))
 	if err != nil {
-		return nil, err
+		return 0, fmt.Errorf("store: outbox entries of failed partner deliveries: %w", err)
 	}
-	ids := make([]string, len(evs))
-	for i, ev := range evs {
-		ids[i] = ev.OutboxID
+	type repair struct{ id, status string }
+	var repairs []repair
+	for _, e := range over {
+		status := partnerstatus.DeadLetter
+		if e.Status == outboxstatus.Completed {
+			status = partnerstatus.Success
+		}
+		for _, id := range byOutbox[e.ID] {
+			repairs = append(repairs, repair{id, status})
+		}
 	}
-	return ids, nil
+	now := epochMillis(s.now())
+	res, err := writeEach(ctx, s.partnerEvents, "reconcile partner deliveries", repairs, func(r repair) (mongo.WriteModel, error) {
+		return mongo.NewUpdateOneModel().SetFilter(bson.M{"_id": r.id, "event_status": partnerstatus.Failed}).
+			SetUpdate(bson.M{"$set": bson.M{"event_status": r.status, "lastUpdatedTime": now}}), nil
+	})
+	if err != nil {
+		return 0, err
+	}
+	return int(res.ModifiedCount), nil
 }
 
 // failedForRetry runs the "Failed Events for Retry" query, narrowed by

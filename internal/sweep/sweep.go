@@ -48,8 +48,7 @@ type SweepStore interface {
 	GetEvent(ctx context.Context, eventID string) (store.EventDocument, error)
 	MarkWorkflowRedriven(ctx context.Context, workflowID string) error
 	MarkTaskRedriven(ctx context.Context, taskID string) error
-	FailedDeliveriesForRetry(ctx context.Context, limit int) ([]string, error)
-	RequeueOutbox(ctx context.Context, now time.Time, outboxIDs ...string) (int, error)
+	ReconcilePartnerDeliveries(ctx context.Context, limit int) (int, error)
 	DeadLetterUnpublished(ctx context.Context, eventID string, dl store.DeadLetterEntry) error
 }
 
@@ -163,11 +162,13 @@ type Stats struct {
 	PublishFailed int `json:"publishFailed"`
 	// DeadLettered counts stored events the sweeper gave up publishing
 	// (refused for good, or unpublished past GiveUpAfter).
-	DeadLettered    int `json:"deadLettered"`
-	TasksRetried    int `json:"tasksRetried"`
-	WebhooksRouted  int `json:"webhooksRouted"`
-	WebhooksFailed  int `json:"webhooksFailed"`
-	PartnerRequeued int `json:"partnerRequeued"`
+	DeadLettered   int `json:"deadLettered"`
+	TasksRetried   int `json:"tasksRetried"`
+	WebhooksRouted int `json:"webhooksRouted"`
+	WebhooksFailed int `json:"webhooksFailed"`
+	// PartnerReconciled counts partner deliveries seed 000's retry query
+	// still selected although their outbox entry was over.
+	PartnerReconciled int `json:"partnerReconciled"`
 	// WorkflowsRedriven, TasksRedriven and WebhooksRedriven count the
 	// stalled items driven again; RedriveFailed those that could not be
 	// (no stored event drives them, or routing failed).
@@ -187,7 +188,7 @@ func (s *Sweeper) Run(ctx context.Context) (Stats, error) {
 		s.retryTasks(ctx, &st),
 		s.routeWebhooks(ctx, &st),
 		s.redriveStalled(ctx, &st),
-		s.requeuePartnerEvents(ctx, &st),
+		s.reconcilePartnerEvents(ctx, &st),
 	}
 	s.cfg.Logger.InfoContext(ctx, "retry-sweeper run finished", "stats", st)
 	s.cfg.Metrics.Record(
@@ -195,7 +196,7 @@ func (s *Sweeper) Run(ctx context.Context) (Stats, error) {
 		metrics.Metric{Name: "SweeperDeadLettered", Unit: metrics.Count, Value: float64(st.DeadLettered)},
 		metrics.Metric{Name: "SweeperTasksRetried", Unit: metrics.Count, Value: float64(st.TasksRetried)},
 		metrics.Metric{Name: "SweeperWebhooksRouted", Unit: metrics.Count, Value: float64(st.WebhooksRouted)},
-		metrics.Metric{Name: "SweeperPartnerRequeued", Unit: metrics.Count, Value: float64(st.PartnerRequeued)},
+		metrics.Metric{Name: "SweeperPartnerReconciled", Unit: metrics.Count, Value: float64(st.PartnerReconciled)},
 		metrics.Metric{Name: "SweeperWorkflowsRedriven", Unit: metrics.Count, Value: float64(st.WorkflowsRedriven)},
 		metrics.Metric{Name: "SweeperTasksRedriven", Unit: metrics.Count, Value: float64(st.TasksRedriven)},
 		metrics.Metric{Name: "SweeperWebhooksRedriven", Unit: metrics.Count, Value: float64(st.WebhooksRedriven)},
@@ -397,15 +398,14 @@ func (s *Sweeper) routeWebhooks(ctx context.Context, st *Stats) error {
 	return nil
 }
 
-// requeuePartnerEvents runs seed 000's "failed events for retry" query and
-// makes the outbox entries of those OUT deliveries due again. The attempt
-// cap (resilienceAttemptCount.5) ends the cycle.
-func (s *Sweeper) requeuePartnerEvents(ctx context.Context, st *Stats) error {
-	ids, err := s.cfg.Store.FailedDeliveriesForRetry(ctx, 10*s.cfg.BatchSize)
-	if err != nil {
-		return err
-	}
-	n, err := s.cfg.Store.RequeueOutbox(ctx, s.cfg.Now(), ids...)
-	st.PartnerRequeued += n
+// reconcilePartnerEvents runs seed 000's "failed events for retry" query
+// over the OUT deliveries and gives those whose outbox entry is over
+// (completed, dead_letter) that entry's final status, so the query selects
+// only deliveries whose retry the relay has scheduled. It never sends
+// anything: the relay retries on seed 000's schedule, and a dead letter is
+// final until an operator requeues it.
+func (s *Sweeper) reconcilePartnerEvents(ctx context.Context, st *Stats) error {
+	n, err := s.cfg.Store.ReconcilePartnerDeliveries(ctx, 10*s.cfg.BatchSize)
+	st.PartnerReconciled += n
 	return err
 }

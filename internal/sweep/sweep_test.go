@@ -12,6 +12,7 @@ import (
 	"github.com/streamops/streamops/events"
 	"github.com/streamops/streamops/internal/ingest"
 	"github.com/streamops/streamops/internal/ingest/webhookstatus"
+	"github.com/streamops/streamops/internal/outbox/outboxstatus"
 	"github.com/streamops/streamops/internal/outbox/partnerstatus"
 	"github.com/streamops/streamops/internal/provider"
 	"github.com/streamops/streamops/internal/stacktest"
@@ -98,7 +99,12 @@ func TestSweeperRoutesWebhookEventsACrashLeftReceived(t *testing.T) {
 	assert.Zero(t, st.WebhooksRouted, "a routed event is left alone")
 }
 
-func TestSweeperRequeuesFailedPartnerDeliveries(t *testing.T) {
+// TestSweeperNeverResendsADeadLetteredPartnerDelivery: a dead-lettered
+// delivery whose partner event still says FAILED with fewer than five
+// attempts (seed 000's "Failed Events for Retry" selects it: a document
+// from before DEAD_LETTER, or a relay that died before recording) is
+// given its final status; its outbox entry stays a dead letter.
+func TestSweeperNeverResendsADeadLetteredPartnerDelivery(t *testing.T) {
 	h := newHarness(t)
 	ctx := context.Background()
 	id := store.OutboxID("evt-1", "acme")
@@ -113,12 +119,24 @@ func TestSweeperRequeuesFailedPartnerDeliveries(t *testing.T) {
 			EntityID: "order-1", ResilienceAttemptCount: map[string]string{"1": "1"}}})
 	require.NoError(t, err)
 
-	st := h.run(t)
-	assert.Equal(t, 1, st.PartnerRequeued)
-	again, err := h.Store.ClaimDue(ctx, h.clock.Now(), time.Minute, 1)
+	for run := range 3 {
+		st := h.run(t)
+		assert.Equal(t, map[bool]int{true: 1, false: 0}[run == 0], st.PartnerReconciled, "run %d", run)
+		h.clock.Advance(time.Minute)
+		again, err := h.Store.ClaimDue(ctx, h.clock.Now(), time.Minute, 1)
+		require.NoError(t, err)
+		assert.Empty(t, again, "a dead letter is never due again")
+	}
+	entry, err := h.Store.GetOutboxEntry(ctx, id)
 	require.NoError(t, err)
-	require.Len(t, again, 1, "due again")
-	assert.Equal(t, 2, again[0].Attempts)
+	assert.Equal(t, outboxstatus.DeadLetter, entry.Status)
+	assert.Equal(t, 1, entry.Attempts)
+	ev, err := h.Store.GetPartnerEvent(ctx, "pe-1")
+	require.NoError(t, err)
+	assert.Equal(t, partnerstatus.DeadLetter, ev.EventStatus)
+	left, err := h.Store.FailedPartnerEventsForRetry(ctx, 0)
+	require.NoError(t, err)
+	assert.Empty(t, left, "seed 000's retry query no longer selects it")
 }
 
 // stalledCase stores one item, lets time pass, and says what one sweeper

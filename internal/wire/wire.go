@@ -129,18 +129,32 @@ func partnerConfigs(partners map[string]outbox.Partner, providers *provider.Regi
 	return out
 }
 
+// EnvSchedulePeriod names the period of the schedule that invokes the
+// outbox relay, a Go duration such as 1m0s: the CDK stack sets it from the
+// schedule's own period, the local stack from STREAMOPS_SCHEDULE_INTERVAL.
+const EnvSchedulePeriod = "STREAMOPS_SCHEDULE_PERIOD"
+
+// SchedulePeriod reads EnvSchedulePeriod; unset is zero (each run
+// delivers what is due and returns).
+func SchedulePeriod() (time.Duration, error) { return durationEnv(EnvSchedulePeriod) }
+
 // OutboxRelay is the outbox-relay function, delivering to partners signed
-// with their secrets.
-func OutboxRelay(a *app.App, partners map[string]outbox.Partner, secrets provider.SecretSource) (ScheduledHandler, error) {
+// with secrets. period is its schedule's period: each run serves until
+// shortly before the next one (outbox.Config.Period), so retries go out
+// on seed 000's schedule whatever the period.
+func OutboxRelay(a *app.App, partners map[string]outbox.Partner, secrets provider.SecretSource, period time.Duration) (ScheduledHandler, error) {
 	relay, err := outbox.New(outbox.Config{
 		Store: a.Store, Kafka: outbox.KafkaDeliverer{Publisher: a.Bus},
 		Partners: partners, PartnerDeliverer: outbox.PartnerDeliverer{Secrets: secrets},
-		Logger: a.Logger, Metrics: a.Metrics,
+		Period: period, Logger: a.Logger, Metrics: a.Metrics,
 	})
 	if err != nil {
 		return nil, err
 	}
-	return scheduled(relay.Run), nil
+	return func(ctx context.Context, ev lambdaevents.EventBridgeEvent) error {
+		_, err := relay.Serve(ctx, ev.Time)
+		return err
+	}, nil
 }
 
 // RetrySweeper is the retry-sweeper function; providers route the webhook

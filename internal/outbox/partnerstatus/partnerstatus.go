@@ -6,8 +6,10 @@
 // ingest for inbound deliveries, the retry-sweeper that gives up on them),
 // the store that persists them and the readers that report them.
 //
-// An outbound delivery is PENDING when recorded, PROCESSING while its
-// attempts go on, then SUCCESS or FAILED; an inbound one is recorded
+// An outbound delivery is PENDING when recorded; after each attempt it is
+// SUCCESS (delivered), FAILED (the attempt failed: retried on seed 000's
+// schedule while attempts are left, over after the fifth), or DEAD_LETTER
+// (refused for good before the fifth attempt). An inbound one is recorded
 // SUCCESS when its webhook was verified and stored.
 //
 // A breaker is closed (deliveries go out), open after a run of failures
@@ -20,12 +22,22 @@
 // What must not live here: anything that reads or writes state.
 package partnerstatus
 
-// The partner event statuses (seed 000 event_status).
+// The partner event statuses (seed 000 event_status, and DeadLetter).
 const (
 	Pending    = "PENDING"
 	Processing = "PROCESSING"
 	Success    = "SUCCESS"
-	Failed     = "FAILED"
+	// Failed is a delivery whose last attempt failed: with fewer than
+	// MaxAttempts attempts its retry is scheduled (seed 000's "Failed
+	// Events for Retry" selects it); with MaxAttempts it is over.
+	Failed = "FAILED"
+	// DeadLetter is a delivery that ended without success before its
+	// MaxAttempts-th attempt: the partner refused it for good (a 4xx
+	// other than 408 and 429), or its outbox entry allowed fewer attempts.
+	// Not in seed 000's enum: FAILED with fewer than five attempts means
+	// "to be retried" there, and this delivery must never be sent again
+	// unless an operator requeues it.
+	DeadLetter = "DEAD_LETTER"
 )
 
 // The directions of a partner event (seed 000 event_direction).

@@ -427,6 +427,9 @@ func testConcurrentClaims(t *testing.T, open Opener) {
 func testClaimDueOnly(t *testing.T, open Opener) {
 	clock := NewClock()
 	s := open(t, store.Config{Now: clock.Now})
+	_, ok, err := s.NextDueOutbox(ctx(t))
+	require.NoError(t, err)
+	assert.False(t, ok, "nothing waits in an empty outbox")
 	entries := outboxEntries(6, clock.Now().Add(-3*time.Second), time.Second) // -3s … +2s
 	enqueue(t, s, entries)
 
@@ -441,6 +444,10 @@ func testClaimDueOnly(t *testing.T, open Opener) {
 	again, err := s.ClaimDue(ctx(t), clock.Now(), time.Minute, 10)
 	require.NoError(t, err)
 	assert.Empty(t, again, "claimed entries are not due while leased")
+	next, ok, err := s.NextDueOutbox(ctx(t))
+	require.NoError(t, err)
+	require.True(t, ok)
+	assert.True(t, entries[4].NextAttemptAt.Equal(next), "the earliest waiting entry, claimed ones left out: got %s", next)
 
 	_, err = s.ClaimDue(ctx(t), clock.Now(), time.Minute, 0)
 	assert.Error(t, err)
@@ -608,20 +615,54 @@ func testPartnerRetryQuery(t *testing.T, open Opener) {
 	assert.Equal(t, want[0], got[0].ID)
 	assert.JSONEq(t, `{"orderId":59734,"orderStatusLatest":"OR_PLC"}`, string(got[0].EntityData))
 
-	// What the retry-sweeper can send again: the failed OUT deliveries
-	// that have their outbox entry and attempts left, by outbox id.
+	// What the retry-sweeper reconciles: failed OUT deliveries the query
+	// selects whose outbox entry is over take its final status; those
+	// whose entry is still scheduled, IN ones and capped ones are left as
+	// they are. No outbox entry changes.
+	entries := outboxEntries(4, at, 0)
+	enqueue(t, s, entries)
+	claimed, err := s.ClaimDue(ctx(t), at, time.Minute, 10)
+	require.NoError(t, err)
+	require.Len(t, claimed, 4)
+	byID := map[string]store.OutboxEntry{}
+	for _, e := range claimed {
+		byID[e.OutboxID] = e
+	}
+	require.NoError(t, s.DeadLetter(ctx(t), byID[entries[0].OutboxID], "HTTP 410"))
+	require.NoError(t, s.MarkCompleted(ctx(t), byID[entries[1].OutboxID]))
+	require.NoError(t, s.MarkFailed(ctx(t), byID[entries[2].OutboxID], at.Add(5*time.Second), "HTTP 500"))
+	require.NoError(t, s.DeadLetter(ctx(t), byID[entries[3].OutboxID], "HTTP 500"))
 	for _, c := range []struct {
-		entity, outboxID string
-		attempts         int
-	}{{"order-6", "ob-6", 1}, {"order-7", "", 0}, {"order-8", "ob-8", 5}} {
+		entity, outboxID, want string
+		attempts               int
+	}{
+		{"order-6", entries[0].OutboxID, partnerstatus.DeadLetter, 1}, // dead letter: never selected again
+		{"order-7", entries[1].OutboxID, partnerstatus.Success, 1},    // delivered, the attempt's record lost
+		{"order-8", entries[2].OutboxID, partnerstatus.Failed, 1},     // retry scheduled: the relay's
+		{"order-9", entries[3].OutboxID, partnerstatus.Failed, 5},     // capped: the query leaves it
+		{"order-10", "", partnerstatus.Failed, 1},                     // no outbox entry
+	} {
 		ev := partnerEvent("6231cfc8800d284c981b3146", c.entity, partnerstatus.Failed, c.attempts, at)
 		ev.EventDirection, ev.OutboxID = partnerstatus.DirectionOut, c.outboxID
-		_, err := s.InsertPartnerEvent(ctx(t), ev)
+		stored, err := s.InsertPartnerEvent(ctx(t), ev)
 		require.NoError(t, err)
+		defer func() {
+			got, err := s.GetPartnerEvent(ctx(t), stored.ID)
+			require.NoError(t, err)
+			assert.Equal(t, c.want, got.EventStatus, c.entity)
+		}()
 	}
-	outboxIDs, err := s.FailedDeliveriesForRetry(ctx(t), 0)
+	n, err := s.ReconcilePartnerDeliveries(ctx(t), 0)
 	require.NoError(t, err)
-	assert.Equal(t, []string{"ob-6"}, outboxIDs, "failed IN events, OUT ones without an entry and capped ones are left out")
+	assert.Equal(t, 2, n, "the dead letter and the delivered one")
+	n, err = s.ReconcilePartnerDeliveries(ctx(t), 0)
+	require.NoError(t, err)
+	assert.Zero(t, n, "repaired once")
+	for i, want := range []string{outboxstatus.DeadLetter, outboxstatus.Completed, outboxstatus.Failed, outboxstatus.DeadLetter} {
+		e, err := s.GetOutboxEntry(ctx(t), entries[i].OutboxID)
+		require.NoError(t, err)
+		assert.Equal(t, want, e.Status, "the outbox is never touched: a dead letter stays one")
+	}
 }
 
 func testPartnerHistory(t *testing.T, open Opener) {
