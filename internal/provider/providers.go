@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"os"
 	"regexp"
+
+	"github.com/streamops/streamops/internal/pii"
 )
 
 // defaultProviders is the provider table used when no file is configured.
@@ -105,6 +107,10 @@ type Provider struct {
 	// Routes map event types to the work they start, first match wins (see
 	// Route). Default none: every event is stored and marked skipped.
 	Routes []Route `json:"routes,omitempty"`
+
+	// scrubber is DefaultDenylist with RedactPaths, built by NewRegistry
+	// (Redact builds one for a Provider that did not come from a Registry).
+	scrubber *pii.Scrubber
 }
 
 // Signature configures a provider's signature scheme.
@@ -225,7 +231,7 @@ func (p *Provider) validate(field string, errs *configErrors) {
 		errs.add(field+".maxBodyBytes", "%d is outside 1..%d", p.MaxBodyBytes, MaxBodyBytesLimit)
 	}
 	for i, path := range p.RedactPaths {
-		if _, err := parseRedactPath(path); err != nil {
+		if _, err := pii.ParsePath(path); err != nil {
 			errs.add(fmt.Sprintf("%s.redactPaths[%d]", field, i), "%v", err)
 		}
 	}
@@ -287,6 +293,9 @@ func NewRegistry(cfg Config) (*Registry, error) {
 	r := &Registry{providers: make(map[string]*Provider, len(cfg.Providers))}
 	for i := range cfg.Providers {
 		p := cfg.Providers[i]
+		if p.scrubber, err = pii.Default.WithPaths(p.RedactPaths...); err != nil {
+			return nil, err // validated above
+		}
 		r.providers[p.Name] = &p
 		r.names = append(r.names, p.Name)
 	}

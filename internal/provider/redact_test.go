@@ -115,6 +115,11 @@ func TestRedact(t *testing.T) {
 			`{"a.b":{"c":"[REDACTED]"},"a":{"b":{"c":"kept"}}}`},
 		{"absent path scrubs nothing", `{"a":1}`, []string{"b.c", "a.b"}, nil, `{"a":1}`},
 		{"top-level array", `[{"email":"a@b.c"}]`, nil, []string{"email"}, `[{"email":"[REDACTED]"}]`},
+		{"values under any key, free text included", `{"note":"call +1 415 555 0100 or mail jane.doe@example.com","id":"cus_123"}`, nil, nil,
+			`{"note":"call [redacted:phone] or mail [redacted:email]","id":"cus_123"}`},
+		{"keys, paths and values in one pass", `{"email":"x","metadata":{"crm":"bob"},"memo":"IBAN DE89 3704 0044 0532 0130 00"}`,
+			[]string{"metadata.crm"}, []string{"email"},
+			`{"email":"[REDACTED]","metadata":{"crm":"[REDACTED]"},"memo":"IBAN [redacted:iban]"}`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -126,11 +131,11 @@ func TestRedact(t *testing.T) {
 	}
 }
 
-func TestRedactKeepsNumbersExactly(t *testing.T) {
-	out, err := provider.Redact([]byte(`{"price":129.90,"big":12345678901234567890,"exp":1e3,"neg":-0.0}`), nil, nil)
+func TestRedactKeepsNumbersAndKeyOrderExactly(t *testing.T) {
+	out, err := provider.Redact([]byte(`{"price":129.90,"big":12345678901234567890,"exp":1e3,"neg":-0.0,"email":"a@b.co"}`), nil, provider.DefaultDenylist)
 
 	require.NoError(t, err)
-	assert.Equal(t, `{"big":12345678901234567890,"exp":1e3,"neg":-0.0,"price":129.90}`, string(out))
+	assert.Equal(t, `{"price":129.90,"big":12345678901234567890,"exp":1e3,"neg":-0.0,"email":"[REDACTED]"}`, string(out))
 }
 
 func TestRedactKeepsHTMLCharactersAsSent(t *testing.T) {

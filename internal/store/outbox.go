@@ -18,7 +18,8 @@ import (
 const DefaultMaxAttempts = 5
 
 // OutboxEntry is an integration_outbox row of seed 004 as a document, plus
-// the lease a claim puts on it. _id is outbox_id (see OutboxID).
+// the lease a claim puts on it. _id is outbox_id (see OutboxID). Payload is
+// scrubbed of personal data when the entry is enqueued.
 type OutboxEntry struct {
 	ID             string     `bson:"_id" json:"-"`
 	OutboxID       string     `bson:"outbox_id" json:"outbox_id"`
@@ -43,7 +44,8 @@ type OutboxEntry struct {
 	ClaimToken string `bson:"claim_token,omitempty" json:"-"`
 }
 
-// EnqueueOutbox stores new outbox entries with one unordered bulk insert.
+// EnqueueOutbox stores new outbox entries with one unordered bulk insert,
+// their payloads scrubbed of personal data (pii.Scrub; seed 004).
 // OutboxID must be set (derive it with OutboxID so a repeated enqueue is a
 // duplicate); status, attempts, max_attempts, next_attempt_at and
 // created_at get their defaults (pending, 0, DefaultMaxAttempts, now, now).
@@ -53,6 +55,10 @@ func (s *Store) EnqueueOutbox(ctx context.Context, entries ...OutboxEntry) (Inse
 	return insertAll(ctx, s.outbox, "outbox entries", inOneWrite, entries, func(e OutboxEntry) (string, any, error) {
 		if e.OutboxID == "" || e.TargetProvider == "" {
 			return "", nil, errors.New("store: outbox entry needs outbox_id and target_provider")
+		}
+		var err error
+		if e.Payload, err = scrubPayload(e.Payload); err != nil {
+			return "", nil, err
 		}
 		e.ID, e.Status, e.Attempts = e.OutboxID, outboxstatus.Pending, 0
 		e.LeaseExpiresAt, e.ClaimToken, e.CompletedAt = nil, "", nil

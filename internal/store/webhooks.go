@@ -15,6 +15,7 @@ import (
 
 // WebhookEvent is a webhook_events row of seed 004 as a document. _id is
 // event_id, derived from (provider, provider_event_id) by WebhookEventID.
+// Payload is scrubbed of personal data when the row is inserted.
 type WebhookEvent struct {
 	ID                  string     `bson:"_id" json:"-"`
 	EventID             string     `bson:"event_id" json:"event_id"`
@@ -36,7 +37,8 @@ type WebhookEvent struct {
 	ExpireAt time.Time `bson:"expire_at" json:"-"`
 }
 
-// InsertWebhookEvent stores a newly received webhook, with status received
+// InsertWebhookEvent stores a newly received webhook, its payload scrubbed
+// of personal data (pii.Scrub; seed 004), with status received
 // unless ev carries its routing outcome already (processing, skipped,
 // failed), stamped as SetWebhookStatus would. EventID and ReceivedAt are
 // filled when empty. A redelivery of the same
@@ -50,6 +52,10 @@ func (s *Store) InsertWebhookEvent(ctx context.Context, ev WebhookEvent) (Webhoo
 		ev.EventID = WebhookEventID(ev.Provider, ev.ProviderEventID)
 	}
 	ev.ID = ev.EventID
+	var err error
+	if ev.Payload, err = scrubPayload(ev.Payload); err != nil {
+		return WebhookEvent{}, err
+	}
 	if ev.ReceivedAt.IsZero() {
 		ev.ReceivedAt = s.now()
 	}

@@ -84,6 +84,7 @@ func Run(t *testing.T, open Opener) {
 		{"WebhookOutcomesSettleOnlyOpenRows", testWebhookOutcomes},
 		{"WorkflowRecordsAreStoredOncePerID", testWorkflowRecords},
 		{"ExportReadsOnlyExportableFieldsAsPlainJSON", testExport},
+		{"PayloadsSeed004KeepFreeOfPIIAreScrubbedOnInsert", testPayloadsScrubbed},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) { tc.fn(t, open) })
