@@ -72,7 +72,8 @@ FUZZ_TARGETS := \
 	./internal/apigw:FuzzAPIGatewayRequest \
 	./internal/httpapi:FuzzAPIRoutesNeverAnswer5xx \
 	./internal/httpapi:FuzzReplayFilterQuery \
-	./internal/jsonbody:FuzzCheck
+	./internal/jsonbody:FuzzCheck \
+	./internal/pii:FuzzScrub
 
 # Go 1.26's fuzz coordinator can fail a target with a bare "context deadline
 # exceeded" when -fuzztime ends while a worker is mid-input on a busy
