@@ -33,8 +33,8 @@ const RetrySource = "retry-sweeper"
 //     still at that retryCount;
 //   - its eventId is derived from (taskId, "task.created", retryCount), so
 //     a sweep that runs twice emits a duplicate the store drops;
-//   - metadata carries source "retry-sweeper" and the task's correlationId
-//     and partnerId.
+//   - metadata carries source "retry-sweeper" and the task's correlationId,
+//     partnerId and userId.
 //
 // Retrier does exactly that for the retry-sweeper; after emitting, it marks
 // the tasks emitted (store.MarkTaskRetriesEmitted) so they stop being due.
@@ -45,7 +45,7 @@ func RetryEvent(t State, at time.Time) (events.Envelope, error) {
 	env, err := events.NewEventAt(events.TaskCreatedPayload{
 		TaskID: t.ID, Type: events.TaskType(t.Type), Data: t.Data,
 		RetryCount: t.RetryCount, MaxRetries: t.MaxRetries, CreatedAt: events.At(t.CreatedAt),
-	}, &events.Metadata{Source: RetrySource, CorrelationID: t.CorrelationID, PartnerID: t.PartnerID},
+	}, &events.Metadata{Source: RetrySource, CorrelationID: t.CorrelationID, PartnerID: t.PartnerID, UserID: events.OptionalString(t.UserID)},
 		attemptEventID(t.ID, events.TaskCreated, t.RetryCount), events.At(at))
 	if err != nil {
 		return env, fmt.Errorf("task: build retry of %s: %w", t.ID, err)

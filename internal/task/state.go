@@ -35,8 +35,11 @@ type State struct {
 	CorrelationID  string
 	WebhookEventID string
 	PartnerID      string
-	CreatedAt      time.Time
-	CompletedAt    *time.Time
+	// UserID is the principal whose request started the task
+	// (metadata.userId of all its events); empty for a webhook delivery's.
+	UserID      string
+	CreatedAt   time.Time
+	CompletedAt *time.Time
 }
 
 // Ended reports whether the task completed or was dead-lettered: no
