@@ -23,6 +23,6 @@ func main() {
 			Objects:   app.Must(s3bucket.ExportStore(ctx)),
 			Auth:      app.Must(wire.Auth(wire.TokensFromEnv())),
 		})
-		return apigw.Handler(handler), err
+		return apigw.Function(handler), err
 	})
 }

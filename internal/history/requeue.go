@@ -8,6 +8,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/streamops/streamops/events"
+	"github.com/streamops/streamops/internal/jsonbody"
 	"github.com/streamops/streamops/internal/store"
 )
 
@@ -107,8 +108,13 @@ func (dl deadLetter) record(userID string) *kgo.Record {
 }
 
 // envelope is the event envelope dl's value holds; ok is false when the
-// value is no event.
+// value is no event, one nested too deep for a consumer among them
+// (jsonbody.MaxEventDepth), which goes back as it is and is dead-lettered
+// again.
 func (dl deadLetter) envelope() (env events.Envelope, ok bool) {
+	if jsonbody.CheckDepth(dl.value, jsonbody.MaxEventDepth) != nil {
+		return env, false
+	}
 	if json.Unmarshal(dl.value, &env) != nil || env.EventID == "" || env.EventType == "" {
 		return env, false
 	}

@@ -2,6 +2,7 @@ package history
 
 import (
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -9,6 +10,7 @@ import (
 
 	"github.com/streamops/streamops/events"
 	"github.com/streamops/streamops/internal/history/replaystatus"
+	"github.com/streamops/streamops/internal/jsonbody"
 	"github.com/streamops/streamops/internal/store"
 )
 
@@ -72,6 +74,11 @@ func TestARequeuedDeadLetterGoesBackAsItArrived(t *testing.T) {
 	assert.Equal(t, []byte(`not json`), rec.Value, "the record's value, its event, is as it arrived")
 	_, ok := dl.envelope()
 	assert.False(t, ok, "a value that is not an envelope is no event")
+
+	deep := `{"eventId":"evt-1","eventType":"workflow.created","payload":` + strings.Repeat("[", jsonbody.MaxEventDepth) +
+		strings.Repeat("]", jsonbody.MaxEventDepth) + `}`
+	_, ok = deadLetterFromDocument(store.DeadLetterEntry{Value: []byte(deep)}).envelope()
+	assert.False(t, ok, "a value nested past the consumers' limit is no event to store: it goes back as it is")
 
 	dl = deadLetterFromDocument(store.DeadLetterEntry{Key: "wf-1", Value: []byte(`{"eventId":"evt-1","eventType":"workflow.created"}`)})
 	assert.Equal(t, []byte("wf-1"), dl.record("").Key)
