@@ -88,3 +88,12 @@ func (n *NullString) UnmarshalJSON(b []byte) error {
 	n.Valid = true
 	return json.Unmarshal(b, &n.Value)
 }
+
+// OptionalString is s as a present string, or absent when s is empty: a
+// field such as userId that only some events carry.
+func OptionalString(s string) NullString {
+	if s == "" {
+		return NullString{}
+	}
+	return String(s)
+}

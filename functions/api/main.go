@@ -21,8 +21,8 @@ func main() {
 			Providers: app.Must(app.Providers()),
 			Partners:  app.Must(outbox.LoadPartners(os.Getenv("STREAMOPS_PARTNERS_FILE"))),
 			Objects:   app.Must(s3bucket.ExportStore(ctx)),
-			Auth:      wire.Auth(os.Getenv("STREAMOPS_ADMIN_TOKEN"), os.Getenv("STREAMOPS_PARTNER_TOKENS")),
+			Auth:      app.Must(wire.Auth(wire.TokensFromEnv())),
 		})
-		return apigw.Handler(handler), err
+		return apigw.Function(handler), err
 	})
 }

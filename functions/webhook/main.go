@@ -20,6 +20,6 @@ func main() {
 		providers := app.Must(app.Providers())
 		svc, err := ingest.New(ingest.Config{Providers: providers, Secrets: app.Must(app.Secrets(ctx, app.WebhookSecrets)),
 			Store: a.Store, Emitter: a.Emitter, Logger: a.Logger, Metrics: a.Metrics})
-		return apigw.Handler(httpapi.Webhooks(svc, a.Logger)), err
+		return apigw.Function(httpapi.Webhooks(svc, a.Logger)), err
 	})
 }

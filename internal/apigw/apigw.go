@@ -14,9 +14,16 @@ import (
 	"github.com/aws/aws-lambda-go/events"
 )
 
-// Handler returns a Lambda handler that serves API Gateway v2 requests with h.
+// Handler returns a Lambda handler that serves API Gateway HTTP API
+// requests (payload format 2.0) with h. An event that is not one (no
+// version 2.0, routeKey or requestContext.http.method) fails the
+// invocation with an *InvocationError; Function names what it was.
 func Handler(h http.Handler) func(context.Context, events.APIGatewayV2HTTPRequest) (events.APIGatewayV2HTTPResponse, error) {
 	return func(ctx context.Context, req events.APIGatewayV2HTTPRequest) (events.APIGatewayV2HTTPResponse, error) {
+		if !isHTTPRequest(req) {
+			return events.APIGatewayV2HTTPResponse{}, &InvocationError{Got: fmt.Sprintf("an event of version %q, routeKey %q "+
+				"and method %q", req.Version, req.RouteKey, req.RequestContext.HTTP.Method)}
+		}
 		r, err := NewRequest(ctx, req)
 		if err != nil {
 			return events.APIGatewayV2HTTPResponse{

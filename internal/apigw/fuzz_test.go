@@ -16,7 +16,8 @@ import (
 // fuzzed method, path, query, header, cookie and body (base64 or not): it
 // never panics and never fails the invocation; a request it cannot turn
 // into an *http.Request is a 400 with a JSON error body, and one it can
-// reaches the handler with the body intact.
+// reaches the handler with the body intact; one without a method is no
+// HTTP API request and fails the invocation.
 func FuzzAPIGatewayRequest(f *testing.F) {
 	f.Add("POST", "/webhooks/stripe", "a=1&b=%zz", "content-type", "application/json", "c=1", `{"id":"evt_1"}`, false)
 	f.Add("GET", "/api/events/%2F..%00", "event_types=a,b", "x", "\x00", "", "", false)
@@ -29,9 +30,15 @@ func FuzzAPIGatewayRequest(f *testing.F) {
 		}))
 		resp, err := h(context.Background(), events.APIGatewayV2HTTPRequest{
 			RawPath: path, RawQueryString: query, Headers: map[string]string{hk: hv}, Cookies: []string{cookie},
-			Body: body, IsBase64Encoded: b64,
+			Body: body, IsBase64Encoded: b64, Version: "2.0", RouteKey: "ANY /{proxy+}",
 			RequestContext: events.APIGatewayV2HTTPRequestContext{HTTP: events.APIGatewayV2HTTPRequestContextHTTPDescription{Method: method, Path: path}},
 		})
+		if method == "" {
+			if err == nil {
+				t.Fatalf("a request without a method was served: %d", resp.StatusCode)
+			}
+			return
+		}
 		if err != nil {
 			t.Fatalf("the invocation failed: %v", err)
 		}

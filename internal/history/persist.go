@@ -15,13 +15,13 @@ import (
 
 // sessionFor is a new session replaying what cfg asks for.
 func sessionFor(cfg store.ReplayConfig) session {
-	return session{filter: cfg.Filter, targetTopic: cfg.TargetTopic, batchSize: cfg.BatchSize}
+	return session{filter: cfg.Filter, targetTopic: cfg.TargetTopic, batchSize: cfg.BatchSize, userID: cfg.UserID}
 }
 
 // sessionFromDocument is the session a replay_sessions document holds.
 func sessionFromDocument(d store.ReplaySession) session {
 	s := session{
-		id: d.ID, filter: d.Config.Filter, targetTopic: d.Config.TargetTopic, batchSize: d.Config.BatchSize,
+		id: d.ID, filter: d.Config.Filter, targetTopic: d.Config.TargetTopic, batchSize: d.Config.BatchSize, userID: d.Config.UserID,
 		status: d.Status, total: d.TotalEvents, replayed: d.ReplayedEvents, failed: d.FailedEvents,
 		cursor: d.Cursor, createdAt: d.CreatedAt, updatedAt: d.UpdatedAt,
 	}
@@ -38,7 +38,7 @@ func (s *session) document() store.ReplaySession {
 		errs[i] = store.ReplayError{Timestamp: e.at, Error: e.msg, ErrorType: e.errType, EventID: e.eventID}
 	}
 	return store.ReplaySession{
-		ID: s.id, Config: store.ReplayConfig{Filter: s.filter, TargetTopic: s.targetTopic, BatchSize: s.batchSize},
+		ID: s.id, Config: store.ReplayConfig{Filter: s.filter, TargetTopic: s.targetTopic, BatchSize: s.batchSize, UserID: s.userID},
 		Status: s.status, TotalEvents: s.total, ReplayedEvents: s.replayed, FailedEvents: s.failed,
 		Errors: errs, Cursor: s.cursor, CreatedAt: s.createdAt, UpdatedAt: s.updatedAt,
 	}

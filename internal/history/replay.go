@@ -56,7 +56,8 @@ func (r *Replayer) Preview(ctx context.Context, f store.ReplayFilter) (int64, []
 // page (so per key the original order holds), each as a new event
 // (eventId derived from the session and the original) marked
 // metadata.replayOf. Progress is saved after every page; the session is
-// returned when done. Events with no topic of their own (webhook.received)
+// returned when done. cfg.UserID, the principal who asked, is each
+// replayed event's metadata.userId. Events with no topic of their own (webhook.received)
 // need a TargetTopic and are recorded as failed without one.
 func (r *Replayer) Replay(ctx context.Context, cfg store.ReplayConfig) (store.ReplaySession, error) {
 	s := sessionFor(cfg)
@@ -83,7 +84,7 @@ func (r *Replayer) Replay(ctx context.Context, cfg store.ReplayConfig) (store.Re
 		for _, d := range docs {
 			env, err := d.Envelope()
 			if err == nil {
-				env, err = replayOf(s.id, env)
+				env, err = replayOf(s.id, s.userID, env)
 			}
 			topic := s.topic(env)
 			if err == nil && topic == "" {
@@ -130,14 +131,19 @@ func (r *Replayer) fail(ctx context.Context, s *session, cause error) (store.Rep
 	return s.document(), cause
 }
 
-// replayOf is the replay of env in session: a new event id, the original
-// id in metadata.replayOf, everything else as it was.
-func replayOf(session string, env events.Envelope) (events.Envelope, error) {
+// replayOf is the replay of env in session, asked for by userID: a new
+// event id, the original id in metadata.replayOf, the principal who
+// replays it in metadata.userId (when known; the original's is one lookup
+// away by replayOf), everything else as it was.
+func replayOf(session, userID string, env events.Envelope) (events.Envelope, error) {
 	meta := events.Metadata{}
 	if env.Metadata != nil {
 		meta = *env.Metadata
 	}
 	meta.ReplayOf = env.EventID
+	if userID != "" {
+		meta.UserID = events.String(userID)
+	}
 	env.Metadata = &meta
 	env.EventID = events.DeriveID(events.EventIDPrefix, session, env.EventID)
 	return env, nil

@@ -8,6 +8,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/streamops/streamops/events"
+	"github.com/streamops/streamops/internal/jsonbody"
 	"github.com/streamops/streamops/internal/store"
 )
 
@@ -18,6 +19,12 @@ type RecordPublisher interface {
 
 // HeaderRequeuedFrom names the dead letter a requeued record came from.
 const HeaderRequeuedFrom = "requeued-from"
+
+// HeaderRequeuedBy names the principal who requeued the record. The
+// record's event itself is unchanged (same eventId, so consumers and the
+// store recognise it; its metadata.userId stays its producer's): a
+// requeue redelivers an event, it makes no new one.
+const HeaderRequeuedBy = "requeued-by"
 
 // RequeueStore records requeued dead letters; *store.Store implements it.
 type RequeueStore interface {
@@ -34,8 +41,9 @@ type Requeuer struct {
 }
 
 // Requeue produces the dead letters' records with one flush and records the
-// attempt on each (requeue_attempts + 1, status replayed). A record that
-// fails again is dead-lettered anew at its new offset.
+// attempt on each (requeue_attempts + 1, status replayed), asked for by
+// the principal userID (HeaderRequeuedBy). A record that fails again is
+// dead-lettered anew at its new offset.
 //
 // Store first, as every writer: a record whose value is an event envelope
 // is stored in the events collection (under its own eventId, so a
@@ -43,7 +51,7 @@ type Requeuer struct {
 // published after, so GET /api/events shows every event a consumer
 // received; if producing fails, the retry-sweeper publishes it. A value
 // that is not an envelope is no event and is produced as it is.
-func (q *Requeuer) Requeue(ctx context.Context, dls ...store.DeadLetterEntry) (int, error) {
+func (q *Requeuer) Requeue(ctx context.Context, userID string, dls ...store.DeadLetterEntry) (int, error) {
 	if len(dls) == 0 {
 		return 0, nil
 	}
@@ -58,7 +66,7 @@ func (q *Requeuer) Requeue(ctx context.Context, dls ...store.DeadLetterEntry) (i
 	recs := make([]*kgo.Record, len(letters))
 	ids := make([]string, len(letters))
 	for i, dl := range letters {
-		recs[i], ids[i] = dl.record(), dl.id
+		recs[i], ids[i] = dl.record(userID), dl.id
 	}
 	if err := q.Publisher.PublishRecords(ctx, recs); err != nil {
 		return 0, fmt.Errorf("history: requeue dead letters: %w", err)
@@ -82,8 +90,9 @@ type deadLetter struct {
 type header struct{ key, value string }
 
 // record is the record that sends dl back to its topic as it arrived, with
-// HeaderRequeuedFrom naming it; an empty key stays no key.
-func (dl deadLetter) record() *kgo.Record {
+// HeaderRequeuedFrom naming it and HeaderRequeuedBy the principal userID
+// (when known); an empty key stays no key.
+func (dl deadLetter) record(userID string) *kgo.Record {
 	rec := &kgo.Record{Topic: dl.topic, Value: dl.value}
 	if dl.key != "" {
 		rec.Key = []byte(dl.key)
@@ -92,12 +101,20 @@ func (dl deadLetter) record() *kgo.Record {
 		rec.Headers = append(rec.Headers, kgo.RecordHeader{Key: h.key, Value: []byte(h.value)})
 	}
 	rec.Headers = append(rec.Headers, kgo.RecordHeader{Key: HeaderRequeuedFrom, Value: []byte(dl.deadLetterID)})
+	if userID != "" {
+		rec.Headers = append(rec.Headers, kgo.RecordHeader{Key: HeaderRequeuedBy, Value: []byte(userID)})
+	}
 	return rec
 }
 
 // envelope is the event envelope dl's value holds; ok is false when the
-// value is no event.
+// value is no event, one nested too deep for a consumer among them
+// (jsonbody.MaxEventDepth), which goes back as it is and is dead-lettered
+// again.
 func (dl deadLetter) envelope() (env events.Envelope, ok bool) {
+	if jsonbody.CheckDepth(dl.value, jsonbody.MaxEventDepth) != nil {
+		return env, false
+	}
 	if json.Unmarshal(dl.value, &env) != nil || env.EventID == "" || env.EventType == "" {
 		return env, false
 	}

@@ -22,6 +22,8 @@ type session struct {
 	filter      store.ReplayFilter
 	targetTopic string
 	batchSize   int
+	// userID is who asked for the replay (metadata.userId of its events).
+	userID string
 	// status is a replaystatus value.
 	status   string
 	total    int64

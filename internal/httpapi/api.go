@@ -20,9 +20,10 @@ import (
 // maxAPIBody caps a request body.
 const maxAPIBody = 1 << 20
 
-// WebhookRouter routes a stored webhook event again (ingest.Service).
+// WebhookRouter routes a stored webhook event again (ingest.Service), as
+// asked by the principal userID, whose id the execution it starts carries.
 type WebhookRouter interface {
-	Route(ctx context.Context, ev store.WebhookEvent) error
+	RouteAs(ctx context.Context, ev store.WebhookEvent, userID string) error
 }
 
 // APIConfig wires the /api routes.
@@ -122,15 +123,16 @@ func (a *api) authenticate(r *http.Request) (Principal, bool) {
 	return a.cfg.Auth.Authenticate(r)
 }
 
-// actOnID answers POST …/{id}/<action>: act on what load finds, then
+// actOnID answers POST …/{id}/<action>: act, as the caller, on what load
+// finds, then
 // 202 with it as it is after (loaded again by its id), shown through
 // view; an unknown id is 404 naming the kind of resource.
 func actOnID[T, V any](a *api, kind string, load func(context.Context, string) (T, error), id func(T) string,
-	act func(context.Context, T) error, view func(T) V) handlerFunc {
-	return func(w http.ResponseWriter, r *http.Request, _ Principal) {
+	act func(context.Context, Principal, T) error, view func(T) V) handlerFunc {
+	return func(w http.ResponseWriter, r *http.Request, p Principal) {
 		v, err := load(r.Context(), r.PathValue("id"))
 		if err == nil {
-			err = act(r.Context(), v)
+			err = act(r.Context(), p, v)
 		}
 		if err == nil {
 			v, err = load(r.Context(), id(v))
@@ -144,16 +146,16 @@ func actOnID[T, V any](a *api, kind string, load func(context.Context, string) (
 }
 
 // submitRoute answers POST /api/workflows and POST /api/tasks: the body,
-// read strictly (decodeBody), goes to submit with the Idempotency-Key
-// header, and its receipt is the 201.
-func submitRoute[Req, Receipt any](a *api, submit func(ctx context.Context, req Req, idempotencyKey string) (Receipt, error)) handlerFunc {
-	return func(w http.ResponseWriter, r *http.Request, _ Principal) {
+// read strictly (decodeBody), goes to submit with the caller's principal
+// and the Idempotency-Key header, and its receipt is the 201.
+func submitRoute[Req, Receipt any](a *api, submitReq func(ctx context.Context, req Req, by submit.Caller) (Receipt, error)) handlerFunc {
+	return func(w http.ResponseWriter, r *http.Request, p Principal) {
 		var req Req
 		if err := decodeBody(w, r, &req); err != nil {
 			writeError(w, r, a.log, err)
 			return
 		}
-		receipt, err := submit(r.Context(), req, r.Header.Get("Idempotency-Key"))
+		receipt, err := submitReq(r.Context(), req, submit.Caller{UserID: p.ID, IdempotencyKey: r.Header.Get("Idempotency-Key")})
 		if err != nil {
 			writeError(w, r, a.log, err)
 			return

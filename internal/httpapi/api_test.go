@@ -44,7 +44,8 @@ var testPartners = map[string]httpapi.PartnerConfig{
 
 func apiHandler(env *stacktest.Env, svc *submit.Service) http.Handler {
 	return httpapi.API(httpapi.APIConfig{Submit: svc, Store: env.Store, Logger: env.Logger, Partners: testPartners,
-		Auth: httpapi.TokenAuth{AdminToken: adminToken, PartnerTokens: map[string]string{"acme-token": "acme", "beta-token": "beta"}}})
+		Auth: httpapi.TokenAuth{AdminToken: adminToken, PartnerTokens: map[string]string{"acme-token": "acme", "beta-token": "beta"},
+			Tokens: map[string]httpapi.Principal{"alice-token": httpapi.AdminPrincipal("alice")}}})
 }
 
 func (s *apiStack) call(t testing.TB, method, path, body string, headers ...string) response {
@@ -73,6 +74,7 @@ func TestSubmitWorkflowStoresPublishesAndShowsProgress(t *testing.T) {
 	require.Len(t, published, 1)
 	assert.Equal(t, resp.body["eventId"], published[0].EventID)
 	assert.Equal(t, "api-gateway", published[0].Metadata.Source)
+	assert.Equal(t, events.String("admin"), published[0].Metadata.UserID, "the principal of the token")
 	p, err := events.PayloadAs[events.WorkflowCreatedPayload](published[0])
 	require.NoError(t, err)
 	assert.Equal(t, id, p.WorkflowID)
@@ -81,6 +83,7 @@ func TestSubmitWorkflowStoresPublishesAndShowsProgress(t *testing.T) {
 	got := s.call(t, "GET", "/api/workflows/"+id, "")
 	require.Equal(t, http.StatusOK, got.status)
 	assert.Equal(t, "pending", got.body["status"])
+	assert.Equal(t, "admin", got.body["userId"], "the projection keeps it for the processors")
 	progress := got.body["progress"].([]any)
 	require.Len(t, progress, 3)
 	assert.Equal(t, map[string]any{"name": "validate", "index": float64(0), "status": "pending"}, progress[0])
@@ -113,6 +116,9 @@ func TestIdempotencyKeyReturnsTheFirstSubmission(t *testing.T) {
 	other := s.call(t, "POST", "/api/workflows", `{"name":"Other","steps":["validate"],"priority":"low"}`, "Idempotency-Key", "req-42")
 	assert.Equal(t, http.StatusUnprocessableEntity, other.status)
 	assert.Equal(t, "idempotency_key_reused", errorCode(other))
+	byAlice := s.call(t, "POST", "/api/workflows", body, "Idempotency-Key", "req-42", "Authorization", "Bearer alice-token")
+	assert.Equal(t, http.StatusUnprocessableEntity, byAlice.status, "the same key and body from another principal is not its request")
+	assert.Equal(t, "idempotency_key_reused", errorCode(byAlice))
 
 	task := s.call(t, "POST", "/api/tasks", `{"type":"data_export","data":{"format":"csv"}}`, "Idempotency-Key", "t-1")
 	taskAgain := s.call(t, "POST", "/api/tasks", `{"type":"data_export","data":{"format":"csv"}}`, "Idempotency-Key", "t-1")

@@ -53,13 +53,13 @@ func (a *api) listDeadLetters() handlerFunc {
 // requeueDeadLetter is POST /api/dead-letters/{id}/requeue.
 func (a *api) requeueDeadLetter() handlerFunc {
 	return actOnID(a, "dead letter", a.cfg.Store.GetDeadLetter, func(dl store.DeadLetterEntry) string { return dl.ID },
-		func(ctx context.Context, dl store.DeadLetterEntry) error {
-			_, err := a.cfg.Requeuer.Requeue(ctx, dl)
+		func(ctx context.Context, p Principal, dl store.DeadLetterEntry) error {
+			_, err := a.cfg.Requeuer.Requeue(ctx, p.ID, dl)
 			return err
 		}, toDeadLetter)
 }
 
-func (a *api) requeueDeadLetters(w http.ResponseWriter, r *http.Request, _ Principal) {
+func (a *api) requeueDeadLetters(w http.ResponseWriter, r *http.Request, p Principal) {
 	var req bulkRequeue
 	if err := decodeBody(w, r, &req); err != nil {
 		writeError(w, r, a.log, err)
@@ -86,7 +86,7 @@ func (a *api) requeueDeadLetters(w http.ResponseWriter, r *http.Request, _ Princ
 		writeError(w, r, a.log, err)
 		return
 	}
-	n, err := a.cfg.Requeuer.Requeue(r.Context(), dls...)
+	n, err := a.cfg.Requeuer.Requeue(r.Context(), p.ID, dls...)
 	if err != nil {
 		writeError(w, r, a.log, err)
 		return

@@ -30,6 +30,9 @@ type ErrorDetail struct {
 	// Allowed lists the values the field may take, when they are
 	// enumerated (a query parameter such as status).
 	Allowed []string `json:"allowed,omitempty"`
+	// Limit is the bound the request went past, when the code names one
+	// (too_deep: the deepest nesting admitted).
+	Limit int `json:"limit,omitempty"`
 }
 
 // RetryAfterSeconds is the Retry-After of a 503 when the store is
@@ -46,6 +49,7 @@ func classify(err error) (status int, code string) {
 	var verr *submit.ValidationError
 	var param *paramError
 	var dup *jsonbody.DuplicateKeyError
+	var deep *jsonbody.DepthError
 	var tooLarge *bus.TooLargeError
 	switch {
 	case errors.Is(err, ErrUnauthenticated):
@@ -76,6 +80,8 @@ func classify(err error) (status int, code string) {
 		return http.StatusServiceUnavailable, "secrets_unavailable"
 	case errors.As(err, &dup):
 		return http.StatusBadRequest, "duplicate_key"
+	case errors.As(err, &deep):
+		return http.StatusBadRequest, "too_deep"
 	case errors.Is(err, provider.ErrInvalidPayload), errors.Is(err, errBadJSON), errors.Is(err, jsonbody.ErrInvalid):
 		return http.StatusBadRequest, "invalid_payload"
 	case errors.As(err, &verr), errors.Is(err, events.ErrInvalid):
@@ -99,9 +105,12 @@ func writeError(w http.ResponseWriter, r *http.Request, log *slog.Logger, err er
 	var param *paramError
 	var invalid *store.InvalidDocumentError
 	var dup *jsonbody.DuplicateKeyError
+	var deep *jsonbody.DepthError
 	var tooLarge *bus.TooLargeError
 	var form *provider.FormError
 	switch {
+	case errors.As(err, &deep):
+		body.Error.Field, body.Error.Limit = "body", deep.Limit
 	case errors.As(err, &verr):
 		body.Error.Field = verr.Field
 	case errors.As(err, &form):

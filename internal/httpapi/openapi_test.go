@@ -549,7 +549,7 @@ func TestOpenAPIResponsesMatchTheDocument(t *testing.T) {
 	t.Run("GET /api/me", func(t *testing.T) {
 		api.get(t, adminToken, "/api/me", http.StatusOK)
 		w := api.get(t, "acme-token", "/api/me", http.StatusOK)
-		assert.JSONEq(t, `{"admin":false,"partnerId":"acme"}`, w.Body.String())
+		assert.JSONEq(t, `{"id":"partner:acme","role":"partner","admin":false,"partnerId":"acme"}`, w.Body.String())
 		api.get(t, "not-a-token", "/api/me", http.StatusUnauthorized)
 	})
 

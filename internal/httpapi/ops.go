@@ -246,7 +246,7 @@ type replayRequest struct {
 	TargetTopic string             `json:"targetTopic,omitempty"`
 }
 
-func (a *api) createReplay(w http.ResponseWriter, r *http.Request, _ Principal) {
+func (a *api) createReplay(w http.ResponseWriter, r *http.Request, p Principal) {
 	var req replayRequest
 	if err := decodeBody(w, r, &req); err != nil {
 		writeError(w, r, a.log, err)
@@ -269,7 +269,7 @@ func (a *api) createReplay(w http.ResponseWriter, r *http.Request, _ Principal) 
 		writeJSON(w, http.StatusOK, map[string]any{"dryRun": true, "count": n, "sample": sample})
 		return
 	}
-	rs, err := a.cfg.Replayer.Replay(r.Context(), store.ReplayConfig{Filter: req.Filter, TargetTopic: req.TargetTopic})
+	rs, err := a.cfg.Replayer.Replay(r.Context(), store.ReplayConfig{Filter: req.Filter, TargetTopic: req.TargetTopic, UserID: p.ID})
 	if err != nil {
 		writeError(w, r, a.log, err)
 		return
@@ -315,7 +315,9 @@ func listRoute[T any](a *api, list func(ctx context.Context, q url.Values, l lis
 // stored webhook event again.
 func (a *api) retryWebhookEvent() handlerFunc {
 	return actOnID(a, "webhook event", a.cfg.Store.GetWebhookEvent, func(ev store.WebhookEvent) string { return ev.EventID },
-		func(ctx context.Context, ev store.WebhookEvent) error { return a.cfg.Router.Route(ctx, ev) }, toWebhookEvent)
+		func(ctx context.Context, p Principal, ev store.WebhookEvent) error {
+			return a.cfg.Router.RouteAs(ctx, ev, p.ID)
+		}, toWebhookEvent)
 }
 
 // MaxStatsWindow is the longest window GET /api/stats counts over: a year,

@@ -80,8 +80,11 @@ func (a *api) loadOverview(ctx context.Context, window time.Duration, now time.T
 	return o, nil
 }
 
-// principalView is GET /api/me.
+// principalView is GET /api/me: the principal's id and role, with the
+// admin flag and partnerId the console reads.
 type principalView struct {
+	ID        string `json:"id"`
+	Role      string `json:"role"`
 	Admin     bool   `json:"admin"`
 	PartnerID string `json:"partnerId,omitempty"`
 }
@@ -89,5 +92,5 @@ type principalView struct {
 // me is GET /api/me: who the token acts for, so a client (the console)
 // shows only what that scope may read.
 func (a *api) me(w http.ResponseWriter, _ *http.Request, p Principal) {
-	writeJSON(w, http.StatusOK, principalView{Admin: p.Admin, PartnerID: p.PartnerID})
+	writeJSON(w, http.StatusOK, principalView{ID: p.ID, Role: p.Role(), Admin: p.Admin, PartnerID: p.PartnerID})
 }

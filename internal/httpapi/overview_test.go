@@ -139,7 +139,8 @@ func TestPartnersAreListedWithinTheTokensScope(t *testing.T) {
 	assert.Equal(t, []string{acme}, partners("acme-token"), "a partner sees only itself")
 	assert.Equal(t, []string{"beta:closed:"}, partners("beta-token"), "and no other's configuration")
 
-	for token, want := range map[string]string{adminToken: `{"admin":true}`, "beta-token": `{"admin":false,"partnerId":"beta"}`} {
+	for token, want := range map[string]string{adminToken: `{"id":"admin","role":"admin","admin":true}`,
+		"beta-token": `{"id":"partner:beta","role":"partner","admin":false,"partnerId":"beta"}`} {
 		w := serve(s.handler, request(http.MethodGet, "/api/me", "", token))
 		require.Equal(t, http.StatusOK, w.Code)
 		assert.JSONEq(t, want, w.Body.String())

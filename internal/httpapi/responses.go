@@ -42,6 +42,7 @@ type workflowResponse struct {
 	CorrelationID       string                `json:"correlationId,omitempty"`
 	WebhookEventID      string                `json:"webhookEventId,omitempty"`
 	PartnerID           string                `json:"partnerId,omitempty"`
+	UserID              string                `json:"userId,omitempty"`
 	CreatedAt           time.Time             `json:"createdAt"`
 	UpdatedAt           time.Time             `json:"updatedAt"`
 	StartedAt           *time.Time            `json:"startedAt,omitempty"`
@@ -76,7 +77,7 @@ func toWorkflow(wf store.Workflow) workflowResponse {
 		Status: wf.Status, CurrentStepIndex: wf.CurrentStepIndex, StepAttempts: wf.StepAttempts,
 		AttemptStepIndex: wf.AttemptStepIndex, StepAttemptsStarted: wf.StepAttemptsStarted,
 		StepResults: mapNil(wf.StepResults, toStepResult), Error: wf.Error, EventID: wf.EventID,
-		CorrelationID: wf.CorrelationID, WebhookEventID: wf.WebhookEventID, PartnerID: wf.PartnerID,
+		CorrelationID: wf.CorrelationID, WebhookEventID: wf.WebhookEventID, PartnerID: wf.PartnerID, UserID: wf.UserID,
 		CreatedAt: wf.CreatedAt, UpdatedAt: wf.UpdatedAt, StartedAt: wf.StartedAt, CompletedAt: wf.CompletedAt,
 	}
 }
@@ -96,6 +97,7 @@ type taskResponse struct {
 	CorrelationID  string            `json:"correlationId,omitempty"`
 	WebhookEventID string            `json:"webhookEventId,omitempty"`
 	PartnerID      string            `json:"partnerId,omitempty"`
+	UserID         string            `json:"userId,omitempty"`
 	CreatedAt      time.Time         `json:"createdAt"`
 	UpdatedAt      time.Time         `json:"updatedAt"`
 	CompletedAt    *time.Time        `json:"completedAt,omitempty"`
@@ -105,7 +107,7 @@ func toTask(t store.Task) taskResponse {
 	return taskResponse{
 		TaskID: t.TaskID, Type: t.Type, Data: rawJSON(t.Data), Status: t.Status, RetryCount: t.RetryCount,
 		MaxRetries: t.MaxRetries, NextRetryAt: t.NextRetryAt, LastError: t.LastError, Result: rawJSON(t.Result),
-		EventID: t.EventID, CorrelationID: t.CorrelationID, WebhookEventID: t.WebhookEventID, PartnerID: t.PartnerID,
+		EventID: t.EventID, CorrelationID: t.CorrelationID, WebhookEventID: t.WebhookEventID, PartnerID: t.PartnerID, UserID: t.UserID,
 		CreatedAt: t.CreatedAt, UpdatedAt: t.UpdatedAt, CompletedAt: t.CompletedAt,
 	}
 }

@@ -153,7 +153,7 @@ func (s *Service) Receive(ctx context.Context, providerName string, h http.Heade
 	// already carrying its outcome (processing, skipped, or failed with the
 	// reason) instead of being updated after, and an event the brokers
 	// could never carry is refused with nothing stored.
-	rt, planErr := s.plan(p, ev, 0)
+	rt, planErr := s.plan(p, ev, 0, "")
 	if planErr == nil {
 		if err := s.cfg.Emitter.CheckSize(rt.events...); err != nil {
 			return Receipt{}, fmt.Errorf("%w: %w", ErrBodyTooLarge, err)
@@ -188,11 +188,19 @@ func (s *Service) Receive(ctx context.Context, providerName string, h http.Heade
 // idempotent, so the retry-sweeper calls it for rows left received, failed
 // or stalled in processing.
 func (s *Service) Route(ctx context.Context, ev store.WebhookEvent) error {
+	return s.RouteAs(ctx, ev, "")
+}
+
+// RouteAs is Route asked for by the principal userID (POST
+// /api/webhook-events/{id}/retry): the workflow or task it starts, and so
+// every event of that execution, carries userID as metadata.userId; the
+// delivery's own webhook.received does not, it has no user.
+func (s *Service) RouteAs(ctx context.Context, ev store.WebhookEvent, userID string) error {
 	p, ok := s.cfg.Providers.Provider(ev.Provider)
 	if !ok {
 		return fmt.Errorf("%w %q", ErrUnknownProvider, ev.Provider)
 	}
-	rt, err := s.plan(p, ev, webhookstatus.Run(ev.Status, ev.RetryCount))
+	rt, err := s.plan(p, ev, webhookstatus.Run(ev.Status, ev.RetryCount), userID)
 	if err != nil {
 		s.fail(ctx, ev, err)
 		return err
@@ -236,9 +244,10 @@ func (rt routing) row(ev store.WebhookEvent, planErr error) store.WebhookEvent {
 	return ev
 }
 
-// plan builds what routing ev (attempt run) writes, storing nothing. Its
-// error is the event's content's: it will fail again on every attempt.
-func (s *Service) plan(p *provider.Provider, ev store.WebhookEvent, run int) (routing, error) {
+// plan builds what routing ev (attempt run, asked for by userID, "" for
+// the delivery itself and the sweeper) writes, storing nothing. Its error
+// is the event's content's: it will fail again on every attempt.
+func (s *Service) plan(p *provider.Provider, ev store.WebhookEvent, run int, userID string) (routing, error) {
 	payload := []byte(ev.Payload)
 	partner, err := s.partnerEvent(p, ev, payload)
 	if err != nil {
@@ -256,7 +265,13 @@ func (s *Service) plan(p *provider.Provider, ev store.WebhookEvent, run int) (ro
 	if !matched || route.Skip {
 		return rt, nil
 	}
-	work, err := s.routed(route, ev, payload, meta, run)
+	workMeta := meta
+	if userID != "" {
+		m := *meta
+		m.UserID = events.String(userID)
+		workMeta = &m
+	}
+	work, err := s.routed(route, ev, payload, workMeta, run)
 	if err != nil {
 		return routing{}, err
 	}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+	"strings"
 )
 
 // ErrInvalid matches every error Check returns.
@@ -29,23 +30,18 @@ func (e *DuplicateKeyError) Is(target error) bool { return target == ErrInvalid 
 // frame is an open object or array.
 type frame struct {
 	object    bool
-	path      string
 	keys      map[string]bool
 	expectKey bool   // object: the next token is a key or '}'
 	key       string // object: the key whose value is being read
 	index     int    // array: the index of the element being read
 }
 
-// child is the path of the value being read inside f.
-func (f *frame) child() string {
-	name := f.key
-	if !f.object {
-		name = strconv.Itoa(f.index)
+// name is the key or index of the value being read inside f.
+func (f *frame) name() string {
+	if f.object {
+		return f.key
 	}
-	if f.path == "" {
-		return name
-	}
-	return f.path + "." + name
+	return strconv.Itoa(f.index)
 }
 
 // done records that the value being read inside f is complete.
@@ -57,10 +53,28 @@ func (f *frame) done() {
 	}
 }
 
-// Check reports whether body is exactly one JSON value without duplicate
-// object keys at any depth. Errors match ErrInvalid; a repeated key is a
-// *DuplicateKeyError naming it.
+// pathOf is the dotted path of the value being read at the top of stack,
+// built only when an error names it: building it for every value would
+// cost depth × values.
+func pathOf(stack []*frame) string {
+	var b strings.Builder
+	for i, f := range stack {
+		if i > 0 {
+			b.WriteByte('.')
+		}
+		b.WriteString(f.name())
+	}
+	return b.String()
+}
+
+// Check reports whether body is exactly one JSON value, nested at most
+// MaxDepth deep, without duplicate object keys at any depth. Errors match
+// ErrInvalid; a body nested too deep is a *DepthError (checked first, in
+// one pass over the bytes), a repeated key a *DuplicateKeyError naming it.
 func Check(body []byte) error {
+	if err := CheckDepth(body, MaxDepth); err != nil {
+		return err
+	}
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.UseNumber()
 	var stack []*frame
@@ -95,21 +109,18 @@ func Check(body []byte) error {
 			}
 			key, _ := tok.(string)
 			if f.keys[key] {
-				return &DuplicateKeyError{Path: (&frame{object: true, path: f.path, key: key}).child()}
+				f.key = key
+				return &DuplicateKeyError{Path: pathOf(stack)}
 			}
 			f.keys[key], f.key, f.expectKey = true, key, false
 			continue
 		}
-		path := ""
-		if f != nil {
-			path = f.child()
-		}
 		switch tok {
 		case json.Delim('{'):
-			stack = append(stack, &frame{object: true, path: path, keys: map[string]bool{}, expectKey: true})
+			stack = append(stack, &frame{object: true, keys: map[string]bool{}, expectKey: true})
 			continue
 		case json.Delim('['):
-			stack = append(stack, &frame{path: path})
+			stack = append(stack, &frame{})
 			continue
 		case json.Delim(']'):
 			stack = stack[:len(stack)-1]

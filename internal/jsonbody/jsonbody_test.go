@@ -3,6 +3,7 @@ package jsonbody_test
 import (
 	"encoding/json"
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -52,15 +53,19 @@ func TestCheckRefusesWhatIsNotOneJSONValue(t *testing.T) {
 	}
 }
 
-// FuzzCheck: Check never panics, and whatever it accepts encoding/json
-// accepts too.
+// FuzzCheck: Check never panics, whatever it accepts encoding/json
+// accepts too, and nothing it accepts nests deeper than MaxDepth.
 func FuzzCheck(f *testing.F) {
-	for _, s := range []string{`{"a":1}`, `{"a":{"b":[1,{"c":2}]}}`, `{"a":1,"a":2}`, `[]`, `"x"`, `{"a":`} {
+	for _, s := range []string{`{"a":1}`, `{"a":{"b":[1,{"c":2}]}}`, `{"a":1,"a":2}`, `[]`, `"x"`, `{"a":`,
+		strings.Repeat("[", jsonbody.MaxDepth) + strings.Repeat("]", jsonbody.MaxDepth),
+		strings.Repeat(`{"a":`, jsonbody.MaxDepth+1) + "1" + strings.Repeat("}", jsonbody.MaxDepth+1),
+		`{"s":"` + strings.Repeat("[", 100) + `"}`} {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, body []byte) {
 		if jsonbody.Check(body) == nil {
 			assert.True(t, json.Valid(body), "%q accepted but not valid JSON", body)
+			assert.NoError(t, jsonbody.CheckDepth(body, jsonbody.MaxDepth), "%q accepted but nested too deep", body)
 		}
 	})
 }

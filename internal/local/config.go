@@ -75,7 +75,13 @@ type Config struct {
 	// token you exported keeps working after a restart.
 	AdminToken string
 
-	// PartnerTokens are "partnerId=token,…" (env STREAMOPS_PARTNER_TOKENS).
+	// AdminTokens are more admin tokens, "name=token,…" (env
+	// STREAMOPS_ADMIN_TOKENS), each the principal of its name; AdminToken's
+	// principal is "admin".
+	AdminTokens string
+
+	// PartnerTokens are "partnerId=token,…" or "partnerId:name=token,…"
+	// (env STREAMOPS_PARTNER_TOKENS), principals "partner:<partnerId>[:<name>]".
 	PartnerTokens string
 
 	// ProvidersFile is the webhook provider table (env
@@ -129,6 +135,7 @@ func ConfigFromEnv() (Config, error) {
 		MongoURI:      os.Getenv("MONGODB_URI"),
 		Database:      os.Getenv("MONGODB_DATABASE"),
 		AdminToken:    os.Getenv("STREAMOPS_ADMIN_TOKEN"),
+		AdminTokens:   os.Getenv("STREAMOPS_ADMIN_TOKENS"),
 		PartnerTokens: os.Getenv("STREAMOPS_PARTNER_TOKENS"),
 		ProvidersFile: os.Getenv("STREAMOPS_PROVIDERS_FILE"),
 		PartnersFile:  os.Getenv("STREAMOPS_PARTNERS_FILE"),

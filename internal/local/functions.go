@@ -9,6 +9,7 @@ import (
 	"github.com/streamops/streamops/internal/app"
 	"github.com/streamops/streamops/internal/bus"
 	"github.com/streamops/streamops/internal/emit"
+	"github.com/streamops/streamops/internal/httpapi"
 	"github.com/streamops/streamops/internal/objects"
 	"github.com/streamops/streamops/internal/objects/s3bucket"
 	"github.com/streamops/streamops/internal/outbox"
@@ -112,8 +113,11 @@ func (w *wiring) apiFunction(ctx context.Context) (HTTPFunction, error) {
 			return nil, err
 		}
 	}
-	h, err := wire.API(a, wire.APIOptions{Providers: w.providers, Partners: w.partners, Objects: objs,
-		Auth: wire.Auth(w.admin, w.cfg.PartnerTokens)})
+	auth, err := wire.Auth(httpapi.TokenConfig{AdminToken: w.admin, AdminTokens: w.cfg.AdminTokens, PartnerTokens: w.cfg.PartnerTokens})
+	if err != nil {
+		return nil, err
+	}
+	h, err := wire.API(a, wire.APIOptions{Providers: w.providers, Partners: w.partners, Objects: objs, Auth: auth})
 	if err != nil {
 		return nil, err
 	}

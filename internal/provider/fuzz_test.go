@@ -6,6 +6,7 @@ import (
 	"maps"
 	"net/http"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -83,6 +84,9 @@ func FuzzDocument(f *testing.F) {
 		{form, "payload=%7B%22ref%22%3A%22main%22%7D"}, {form + "; charset=utf-8", "payload=%7B%7D&payload=%7B%7D"},
 		{form, "payload=%zz"}, {form, "a=1;payload=1"}, {form, "payload="}, {"application/json", `{"a":1,"a":2}`},
 		{"multipart/form-data; boundary=x", "payload={}"}, {"application/x-www-form-urlencoded;;", "payload={}"},
+		// Nested past jsonbody.MaxDepth, as JSON and as a form's payload.
+		{"application/json", strings.Repeat(`{"a":`, 65) + "1" + strings.Repeat("}", 65)},
+		{form, "payload=" + strings.Repeat("%5B", 65) + strings.Repeat("%5D", 65)},
 	} {
 		f.Add(uint8(1), seed.contentType, []byte(seed.body))
 	}

@@ -158,7 +158,7 @@ func upsertForward[T any](ctx context.Context, coll lungo.ICollection, what stri
 
 // setOrigin puts in a new projection's $setOnInsert the ids of what started
 // it, those that are known.
-func setOrigin(onInsert bson.M, correlationID, webhookEventID, partnerID string) {
+func setOrigin(onInsert bson.M, correlationID, webhookEventID, partnerID, userID string) {
 	if correlationID != "" {
 		onInsert["correlationId"] = correlationID
 	}
@@ -167,6 +167,9 @@ func setOrigin(onInsert bson.M, correlationID, webhookEventID, partnerID string)
 	}
 	if partnerID != "" {
 		onInsert["partnerId"] = partnerID
+	}
+	if userID != "" {
+		onInsert["userId"] = userID
 	}
 }
 

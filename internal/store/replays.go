@@ -16,6 +16,9 @@ type ReplayConfig struct {
 	// TargetTopic overrides each event's own topic when set.
 	TargetTopic string `bson:"target_topic,omitempty" json:"target_topic,omitempty"`
 	BatchSize   int    `bson:"batch_size" json:"batch_size"`
+	// UserID is the principal who asked for the replay: the replayed
+	// events carry it as metadata.userId (not in seed 001).
+	UserID string `bson:"user_id,omitempty" json:"user_id,omitempty"`
 }
 
 // ReplayError is seed 001's ReplayError: a session-level error carries

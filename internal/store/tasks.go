@@ -34,7 +34,11 @@ type Task struct {
 	WebhookEventID string `bson:"webhookEventId,omitempty" json:"webhookEventId,omitempty"`
 	// PartnerID is the provider or partner whose webhook started it; its
 	// events carry it as metadata.partnerId.
-	PartnerID      string     `bson:"partnerId,omitempty" json:"partnerId,omitempty"`
+	PartnerID string `bson:"partnerId,omitempty" json:"partnerId,omitempty"`
+	// UserID is the principal whose request started it (an API
+	// submission, a webhook event's retry); its events carry it as
+	// metadata.userId. Empty for a webhook delivery's.
+	UserID         string     `bson:"userId,omitempty" json:"userId,omitempty"`
 	IdempotencyKey string     `bson:"idempotencyKey,omitempty" json:"-"`
 	RequestHash    string     `bson:"requestHash,omitempty" json:"-"`
 	CreatedAt      time.Time  `bson:"createdAt" json:"createdAt"`
@@ -136,7 +140,7 @@ func outcomeUpdate(o TaskOutcome, now time.Time) bson.M {
 		"eventId":    o.EventID,
 		"createdAt":  bsonTime(o.CreatedAt),
 	}
-	setOrigin(onInsert, o.CorrelationID, o.WebhookEventID, o.PartnerID)
+	setOrigin(onInsert, o.CorrelationID, o.WebhookEventID, o.PartnerID, o.UserID)
 	update := bson.M{"$set": set, "$setOnInsert": onInsert}
 	if len(unset) > 0 {
 		update["$unset"] = unset

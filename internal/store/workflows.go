@@ -45,7 +45,11 @@ type Workflow struct {
 	WebhookEventID string `bson:"webhookEventId,omitempty" json:"webhookEventId,omitempty"`
 	// PartnerID is the provider or partner whose webhook started it; its
 	// events carry it as metadata.partnerId.
-	PartnerID      string     `bson:"partnerId,omitempty" json:"partnerId,omitempty"`
+	PartnerID string `bson:"partnerId,omitempty" json:"partnerId,omitempty"`
+	// UserID is the principal whose request started it (an API
+	// submission, a webhook event's retry); its events carry it as
+	// metadata.userId. Empty for a webhook delivery's.
+	UserID         string     `bson:"userId,omitempty" json:"userId,omitempty"`
 	IdempotencyKey string     `bson:"idempotencyKey,omitempty" json:"-"`
 	RequestHash    string     `bson:"requestHash,omitempty" json:"-"`
 	CreatedAt      time.Time  `bson:"createdAt" json:"createdAt"`
@@ -193,7 +197,7 @@ func checkpointUpdate(cp WorkflowCheckpoint, now time.Time) bson.M {
 	if len(cp.Input) > 0 {
 		onInsert["input"] = cp.Input
 	}
-	setOrigin(onInsert, cp.CorrelationID, cp.WebhookEventID, cp.PartnerID)
+	setOrigin(onInsert, cp.CorrelationID, cp.WebhookEventID, cp.PartnerID, cp.UserID)
 	update := bson.M{"$set": set, "$setOnInsert": onInsert}
 	if len(unset) > 0 {
 		update["$unset"] = unset

@@ -2,12 +2,14 @@ package stream_test
 
 import (
 	"encoding/base64"
+	"strings"
 	"testing"
 	"time"
 
 	lambdaevents "github.com/aws/aws-lambda-go/events"
 
 	"github.com/streamops/streamops/events"
+	"github.com/streamops/streamops/internal/jsonbody"
 	"github.com/streamops/streamops/internal/stream"
 )
 
@@ -20,6 +22,7 @@ func FuzzDecodeKafkaEvent(f *testing.F) {
 	f.Add([]byte("task-1"), valid, "content-type", []byte("application/json"), true)
 	f.Add([]byte{}, []byte("not json"), "", []byte{}, false)
 	f.Add([]byte("k"), []byte(`{"eventType":"task.created"}`), "schema-version", []byte{0xff}, true)
+	f.Add([]byte("k"), []byte(strings.Repeat("[", jsonbody.MaxEventDepth+1)+strings.Repeat("]", jsonbody.MaxEventDepth+1)), "", []byte{}, true)
 	f.Fuzz(func(t *testing.T, key, value []byte, header string, headerValue []byte, encode bool) {
 		v := string(value)
 		if encode {

@@ -16,6 +16,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/streamops/streamops/events"
+	"github.com/streamops/streamops/internal/jsonbody"
 )
 
 // EventSourceMSK is the eventSource of an Amazon MSK trigger.
@@ -159,6 +160,11 @@ func decodeRecord(mapKey string, rec lambdaevents.KafkaRecord, o decodeOptions) 
 		return fail(ReasonUndecodable, "value is empty", nil)
 	}
 
+	// Before any decoder whose cost grows with nesting: a record nested past
+	// the limit can never be an event StreamOps accepted, so it is poison.
+	if err := jsonbody.CheckDepth(m.Raw, jsonbody.MaxEventDepth); err != nil {
+		return fail(ReasonUndecodable, "value is nested too deep", err)
+	}
 	if err := json.Unmarshal(m.Raw, &m.Envelope); err != nil {
 		m.Envelope = events.Envelope{}
 		if _, ok := errors.AsType[*json.SyntaxError](err); ok || !json.Valid(m.Raw) {

@@ -86,10 +86,12 @@ func (r Runtime) NearDeadline(ctx context.Context) bool {
 	return !deadline.Left(ctx, r.DeadlineMargin)
 }
 
-// Metadata is what the events of one aggregate carry: its correlation id
-// and the partner it belongs to, if any.
-func (r Runtime) Metadata(correlationID, partnerID string) *events.Metadata {
-	return &events.Metadata{Source: Source, ProcessorID: r.ProcessorID, CorrelationID: correlationID, PartnerID: partnerID}
+// Metadata is what the events of one aggregate carry: its correlation id,
+// the partner it belongs to and the principal whose request started it
+// (metadata.userId), those it has.
+func (r Runtime) Metadata(correlationID, partnerID, userID string) *events.Metadata {
+	return &events.Metadata{Source: Source, ProcessorID: r.ProcessorID, CorrelationID: correlationID, PartnerID: partnerID,
+		UserID: events.OptionalString(userID)}
 }
 
 // Event builds a validated lifecycle event with a derived id, stamped at,

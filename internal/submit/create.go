@@ -60,7 +60,7 @@ func NewWorkflow(o Origin, p events.WorkflowCreatedPayload) (Creation, error) {
 	return Creation{Event: env, Workflow: &store.Workflow{
 		WorkflowID: p.WorkflowID, Name: p.Name, Steps: p.Steps, Priority: string(p.Priority), Input: store.JSONDoc(p.Input),
 		EventID: env.EventID, CorrelationID: o.WebhookEventID, WebhookEventID: o.WebhookEventID, PartnerID: o.Metadata.PartnerID,
-		IdempotencyKey: o.IdempotencyKey, RequestHash: o.RequestHash, CreatedAt: o.At.Time,
+		UserID: o.Metadata.UserID.Value, IdempotencyKey: o.IdempotencyKey, RequestHash: o.RequestHash, CreatedAt: o.At.Time,
 	}}, nil
 }
 
@@ -76,7 +76,7 @@ func NewTask(o Origin, p events.TaskCreatedPayload) (Creation, error) {
 	return Creation{Event: env, Task: &store.Task{
 		TaskID: p.TaskID, Type: string(p.Type), Data: store.JSONDoc(p.Data), MaxRetries: p.MaxRetries,
 		EventID: env.EventID, CorrelationID: o.WebhookEventID, WebhookEventID: o.WebhookEventID, PartnerID: o.Metadata.PartnerID,
-		IdempotencyKey: o.IdempotencyKey, RequestHash: o.RequestHash, CreatedAt: o.At.Time,
+		UserID: o.Metadata.UserID.Value, IdempotencyKey: o.IdempotencyKey, RequestHash: o.RequestHash, CreatedAt: o.At.Time,
 	}}, nil
 }
 

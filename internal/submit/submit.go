@@ -103,11 +103,31 @@ func New(st Creator, em *emit.Emitter, limits Limits, now func() time.Time, log 
 	return &Service{store: st, emitter: em, limits: limits, now: now, log: log}, nil
 }
 
-var metadata = &events.Metadata{Source: "api-gateway", UserID: events.Null, APIVersion: events.SchemaVersion}
+// Caller is who submits: the authenticated principal and the request's
+// Idempotency-Key.
+type Caller struct {
+	// UserID is the principal (httpapi.Principal.ID): metadata.userId of
+	// the *.created event and of every event of the execution it starts.
+	// Empty: userId null, as seed 003's example.
+	UserID string
+	// IdempotencyKey, when set, makes a retried submission find the first.
+	// A retry by another principal with the same key is
+	// ErrIdempotencyConflict, never the first one's receipt.
+	IdempotencyKey string
+}
+
+// metadata is the *.created event's metadata for a submission of userID.
+func metadata(userID string) *events.Metadata {
+	md := &events.Metadata{Source: "api-gateway", UserID: events.Null, APIVersion: events.SchemaVersion}
+	if userID != "" {
+		md.UserID = events.String(userID)
+	}
+	return md
+}
 
 // SubmitWorkflow validates and stores a workflow, then stores and publishes
-// its workflow.created. idempotencyKey may be empty.
-func (s *Service) SubmitWorkflow(ctx context.Context, req WorkflowRequest, idempotencyKey string) (WorkflowReceipt, error) {
+// its workflow.created.
+func (s *Service) SubmitWorkflow(ctx context.Context, req WorkflowRequest, by Caller) (WorkflowReceipt, error) {
 	if err := s.limits.checkWorkflow(req); err != nil {
 		return WorkflowReceipt{}, err
 	}
@@ -115,12 +135,12 @@ func (s *Service) SubmitWorkflow(ctx context.Context, req WorkflowRequest, idemp
 		return WorkflowReceipt{}, err
 	}
 	id := events.NewWorkflowID()
-	if idempotencyKey != "" {
-		id = events.DeriveID(events.WorkflowIDPrefix, "idempotency", idempotencyKey)
+	if by.IdempotencyKey != "" {
+		id = events.DeriveID(events.WorkflowIDPrefix, "idempotency", by.IdempotencyKey)
 	}
-	c, err := NewWorkflow(s.origin(id, events.WorkflowCreated, idempotencyKey, requestHash(req), "input"),
+	c, err := NewWorkflow(s.origin(id, events.WorkflowCreated, by, requestHash(req, by.UserID), "input"),
 		events.WorkflowCreatedPayload{Name: req.Name, Steps: req.Steps, Priority: events.Priority(req.Priority), Input: req.Input})
-	env, err := s.create(ctx, c, err, idempotencyKey)
+	env, err := s.create(ctx, c, err, by.IdempotencyKey)
 	if err != nil {
 		return WorkflowReceipt{}, err
 	}
@@ -129,8 +149,8 @@ func (s *Service) SubmitWorkflow(ctx context.Context, req WorkflowRequest, idemp
 }
 
 // SubmitTask validates and stores a task, then stores and publishes its
-// task.created. idempotencyKey may be empty.
-func (s *Service) SubmitTask(ctx context.Context, req TaskRequest, idempotencyKey string) (TaskReceipt, error) {
+// task.created.
+func (s *Service) SubmitTask(ctx context.Context, req TaskRequest, by Caller) (TaskReceipt, error) {
 	if err := s.limits.checkTask(req); err != nil {
 		return TaskReceipt{}, err
 	}
@@ -142,12 +162,12 @@ func (s *Service) SubmitTask(ctx context.Context, req TaskRequest, idempotencyKe
 		maxRetries = *req.MaxRetries
 	}
 	id := events.NewTaskID()
-	if idempotencyKey != "" {
-		id = events.DeriveID(events.TaskIDPrefix, "idempotency", idempotencyKey)
+	if by.IdempotencyKey != "" {
+		id = events.DeriveID(events.TaskIDPrefix, "idempotency", by.IdempotencyKey)
 	}
-	c, err := NewTask(s.origin(id, events.TaskCreated, idempotencyKey, requestHash(req), "data"),
+	c, err := NewTask(s.origin(id, events.TaskCreated, by, requestHash(req, by.UserID), "data"),
 		events.TaskCreatedPayload{Type: events.TaskType(req.Type), Data: req.Data, MaxRetries: maxRetries})
-	env, err := s.create(ctx, c, err, idempotencyKey)
+	env, err := s.create(ctx, c, err, by.IdempotencyKey)
 	if err != nil {
 		return TaskReceipt{}, err
 	}
@@ -190,9 +210,9 @@ func (s *Service) create(ctx context.Context, c Creation, buildErr error, idempo
 // from the id, created now; an event the brokers could not carry is
 // refused before anything is stored, naming field, the request field that
 // carries the bulk (Limits.Validate makes this a backstop).
-func (s *Service) origin(id string, created events.Type, idempotencyKey, hash, field string) Origin {
+func (s *Service) origin(id string, created events.Type, by Caller, hash, field string) Origin {
 	return Origin{ID: id, EventID: events.DeriveID(events.EventIDPrefix, id, string(created)), At: events.At(s.now()),
-		Metadata: metadata, IdempotencyKey: idempotencyKey, RequestHash: hash,
+		Metadata: metadata(by.UserID), IdempotencyKey: by.IdempotencyKey, RequestHash: hash,
 		Fits: func(env events.Envelope) error {
 			if err := s.emitter.CheckSize(env); err != nil {
 				return &ValidationError{Field: field, Reason: err.Error(), Err: err}
@@ -264,8 +284,14 @@ func catalogError(err error) error {
 	return err
 }
 
-func requestHash(req any) string {
+// requestHash identifies a submission for its Idempotency-Key: the request
+// and, when there is one, its principal, so the same key and body from
+// another principal is a conflict rather than the first one's answer.
+func requestHash(req any, userID string) string {
 	b, _ := json.Marshal(req)
+	if userID != "" {
+		b = append(append(b, 0), userID...)
+	}
 	sum := sha256.Sum256(b)
 	return hex.EncodeToString(sum[:])
 }

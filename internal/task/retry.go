@@ -206,7 +206,7 @@ func failedEvent(t State) (events.Envelope, error) {
 	}
 	env, err := events.NewEventAt(events.TaskFailedPayload{TaskID: t.ID, FailedAt: events.At(failedAt),
 		RetryCount: t.RetryCount, MaxRetries: t.MaxRetries, Error: *t.LastError, NextRetryAt: events.At(*t.NextRetryAt)},
-		&events.Metadata{Source: RetrySource, CorrelationID: t.CorrelationID, PartnerID: t.PartnerID},
+		&events.Metadata{Source: RetrySource, CorrelationID: t.CorrelationID, PartnerID: t.PartnerID, UserID: events.OptionalString(t.UserID)},
 		failedEventID(t.ID, t.RetryCount), events.At(failedAt))
 	if err != nil {
 		return env, fmt.Errorf("task: rebuild task.failed of %s: %w", t.ID, err)

@@ -127,7 +127,7 @@ func (s tasks) Rebuild(ctx context.Context, it item) *state {
 		RetryCount: p.RetryCount, MaxRetries: p.MaxRetries, EventID: env.EventID, CreatedAt: p.CreatedAt.Time,
 	}
 	if md := env.Metadata; md != nil {
-		t.CorrelationID, t.PartnerID = md.CorrelationID, md.PartnerID
+		t.CorrelationID, t.PartnerID, t.UserID = md.CorrelationID, md.PartnerID, md.UserID.Value
 		if md.Source == "webhook" {
 			t.WebhookEventID = md.CorrelationID
 		}
@@ -173,7 +173,7 @@ func (s tasks) attempt(ctx context.Context, b *stream.Batch, st *state, it item)
 		return ErrDeadline
 	}
 
-	meta := s.cfg.Metadata(t.CorrelationID, t.PartnerID)
+	meta := s.cfg.Metadata(t.CorrelationID, t.PartnerID, t.UserID)
 	var evs []events.Envelope
 	add := func(pl events.Payload, id string, at time.Time) error {
 		env, err := s.cfg.Event(pl, id, at, meta)

@@ -35,8 +35,11 @@ type State struct {
 	CorrelationID  string
 	WebhookEventID string
 	PartnerID      string
-	CreatedAt      time.Time
-	CompletedAt    *time.Time
+	// UserID is the principal whose request started the task
+	// (metadata.userId of all its events); empty for a webhook delivery's.
+	UserID      string
+	CreatedAt   time.Time
+	CompletedAt *time.Time
 	// UpdatedAt is when the store last wrote the task (for a failed task,
 	// its failure). Read, never written: the store stamps it.
 	UpdatedAt time.Time

@@ -58,13 +58,22 @@ type APIOptions struct {
 }
 
 // Auth is the api function's authenticator: the JWT claims API Gateway's
-// authorizer verified, else the bearer tokens adminToken
-// (STREAMOPS_ADMIN_TOKEN) and partnerTokens (STREAMOPS_PARTNER_TOKENS,
-// "partnerId=token,…").
-func Auth(adminToken, partnerTokens string) httpapi.Authenticator {
-	return httpapi.Authenticators{apigw.JWTAuth{}, httpapi.TokenAuth{
-		AdminToken: adminToken, PartnerTokens: httpapi.ParsePartnerTokens(partnerTokens),
-	}}
+// authorizer verified, else the bearer tokens of tokens
+// (STREAMOPS_ADMIN_TOKEN, STREAMOPS_ADMIN_TOKENS, STREAMOPS_PARTNER_TOKENS),
+// each a named principal. A malformed token list is an error: the function
+// refuses to start rather than admit a token under the wrong name.
+func Auth(tokens httpapi.TokenConfig) (httpapi.Authenticator, error) {
+	auth, err := httpapi.ParseTokens(tokens)
+	if err != nil {
+		return nil, err
+	}
+	return httpapi.Authenticators{apigw.JWTAuth{}, auth}, nil
+}
+
+// TokensFromEnv is the bearer-token configuration of the environment.
+func TokensFromEnv() httpapi.TokenConfig {
+	return httpapi.TokenConfig{AdminToken: os.Getenv("STREAMOPS_ADMIN_TOKEN"), AdminTokens: os.Getenv("STREAMOPS_ADMIN_TOKENS"),
+		PartnerTokens: os.Getenv("STREAMOPS_PARTNER_TOKENS")}
 }
 
 // API is the api function: everything under /api, and the operations

@@ -56,6 +56,9 @@ type Info struct {
 	// PartnerID is the provider or partner whose webhook started the
 	// workflow (metadata.partnerId), carried to every event and task of it.
 	PartnerID string
+	// UserID is the principal whose request started the workflow
+	// (metadata.userId), carried to every event and task of it.
+	UserID string
 }
 
 // Param decodes the parameter name into v; found is false when the input

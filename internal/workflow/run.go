@@ -53,7 +53,7 @@ func (s workflows) run(ctx context.Context, st *state, log *slog.Logger) error {
 		st.steps += done
 	}
 	emit := func(p events.Payload, id string, at time.Time) error {
-		env, err := s.cfg.Event(p, id, at, s.cfg.Metadata(wf.CorrelationID, wf.PartnerID))
+		env, err := s.cfg.Event(p, id, at, s.cfg.Metadata(wf.CorrelationID, wf.PartnerID, wf.UserID))
 		evs = append(evs, env)
 		return err
 	}
@@ -98,7 +98,7 @@ func (s workflows) run(ctx context.Context, st *state, log *slog.Logger) error {
 			stop := s.recordLongAttempt(ctx, log, id, i)
 			res, err = s.runStep(ctx, name, StepInput{
 				Workflow: st.info, StepName: name, StepIndex: i, At: start, Records: records,
-				Params: input.Params, Metadata: s.cfg.Metadata(wf.CorrelationID, wf.PartnerID), Effects: &stepEffects,
+				Params: input.Params, Metadata: s.cfg.Metadata(wf.CorrelationID, wf.PartnerID, wf.UserID), Effects: &stepEffects,
 			})
 			stop()
 		}

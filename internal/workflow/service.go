@@ -114,7 +114,7 @@ func (w workflows) Rebuild(ctx context.Context, it item) *state {
 		Status: workflowstatus.Pending, EventID: env.EventID, CreatedAt: p.CreatedAt.Time,
 	}
 	if md := env.Metadata; md != nil {
-		wf.CorrelationID, wf.PartnerID = md.CorrelationID, md.PartnerID
+		wf.CorrelationID, wf.PartnerID, wf.UserID = md.CorrelationID, md.PartnerID, md.UserID.Value
 		if md.Source == "webhook" {
 			wf.WebhookEventID = md.CorrelationID
 		}
@@ -125,7 +125,7 @@ func (w workflows) Rebuild(ctx context.Context, it item) *state {
 func newState(wf State) *state {
 	return &state{wf: wf, info: Info{
 		ID: wf.ID, Name: wf.Name, Priority: wf.Priority, CorrelationID: wf.CorrelationID, WebhookEventID: wf.WebhookEventID,
-		PartnerID: wf.PartnerID,
+		PartnerID: wf.PartnerID, UserID: wf.UserID,
 	}}
 }
 

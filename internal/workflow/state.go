@@ -45,9 +45,12 @@ type State struct {
 	CorrelationID  string
 	WebhookEventID string
 	PartnerID      string
-	CreatedAt      time.Time
-	StartedAt      *time.Time
-	CompletedAt    *time.Time
+	// UserID is the principal whose request started the workflow
+	// (metadata.userId of all its events); empty for a webhook delivery's.
+	UserID      string
+	CreatedAt   time.Time
+	StartedAt   *time.Time
+	CompletedAt *time.Time
 }
 
 // StepDone is one finished step of a workflow.

@@ -94,6 +94,13 @@ func engineFor(t *testing.T, dir string) store.Config {
 // stopped when the test ends; extra options override the defaults.
 func start(t *testing.T, dir string, x *flaky, extra ...local.Option) *stack {
 	t.Helper()
+	return startWith(t, dir, x, nil, extra...)
+}
+
+// startWith is start with configure, when not nil, changing the stack's
+// configuration last.
+func startWith(t *testing.T, dir string, x *flaky, configure func(*local.Config), extra ...local.Option) *stack {
+	t.Helper()
 	if dir == "" {
 		dir = t.TempDir()
 	}
@@ -109,11 +116,15 @@ func start(t *testing.T, dir string, x *flaky, extra ...local.Option) *stack {
 		local.WithTaskBackoff(backoff.Schedule{50 * time.Millisecond}),
 		local.WithBatchRetry(backoff.Schedule{50 * time.Millisecond}),
 	}, extra...)
-	s, err := local.Start(context.Background(), local.Config{
+	cfg := local.Config{
 		DataDir: dir, HTTPAddr: "127.0.0.1:0", KafkaAddr: "127.0.0.1:0", MongoURI: db.URI, Database: db.Database,
 		ScheduleInterval: interval, AdminToken: adminToken, LogOutput: l, LogLevel: "debug",
 		Getenv: func(k string) string { return env[k] },
-	}, opts...)
+	}
+	if configure != nil {
+		configure(&cfg)
+	}
+	s, err := local.Start(context.Background(), cfg, opts...)
 	require.NoError(t, err)
 	st := &stack{Stack: s, t: t, dir: dir, flaky: x, logs: l, api: stacktest.API{URL: s.URL(), Token: adminToken}}
 	t.Cleanup(func() {

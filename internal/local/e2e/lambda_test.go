@@ -245,6 +245,19 @@ func TestFunctionBinariesUnderTheLambdaRuntimeAPI(t *testing.T) {
 				assert.Equal(t, sevents.TaskCreated, env.EventType, "the task.created went to Kafka")
 				assert.Equal(t, receipt.EventID, env.EventID)
 			}},
+		{"api", stacktest.Testdata(t, "msk/workflows-pipeline.json"), []string{"STREAMOPS_ADMIN_TOKEN=lambda-test-admin-token"}, false,
+			func(t *testing.T, res result, logs string) {
+				// Not an HTTP API request: a function error naming it, not
+				// an HTTP answer (it once was a 307 to /).
+				require.Equal(t, "error", res.kind, "%s", res.body)
+				assert.Contains(t, string(res.body), `a Kafka event (eventSource \"aws:kafka\")`)
+				assert.Contains(t, string(res.body), "API Gateway HTTP API requests (payload format 2.0")
+			}},
+		{"webhook", stacktest.Testdata(t, "eventbridge/scheduled-retry-sweeper.json"), []string{"WEBHOOK_SECRET_STRIPE=" + stripeSecret}, true,
+			func(t *testing.T, res result, logs string) {
+				require.Equal(t, "error", res.kind, "%s", res.body)
+				assert.Contains(t, string(res.body), "an EventBridge event")
+			}},
 		{"workflow-processor", stacktest.Testdata(t, "msk/workflows-pipeline.json"), nil, false,
 			func(t *testing.T, res result, logs string) {
 				respondsNull(t, res, logs)
