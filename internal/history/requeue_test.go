@@ -35,7 +35,7 @@ func TestARequeuedConsumedEventKeepsTheFieldsItsProducerAdded(t *testing.T) {
 	require.Len(t, dls, 1)
 	q := &history.Requeuer{Store: env.Store, Publisher: env.Bus}
 
-	n, err := q.Requeue(context.Background(), dls[0])
+	n, err := q.Requeue(context.Background(), "admin", dls[0])
 	require.NoError(t, err)
 	assert.Equal(t, 1, n)
 
