@@ -111,18 +111,22 @@ func (e Envelope) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes the envelope's fields by their exact names and
-// keeps the others in Extra.
+// keeps the others in Extra. It decodes in place; on an error e is zero.
 func (e *Envelope) UnmarshalJSON(b []byte) error {
-	var out Envelope
-	extra, err := decodeObject(b, "envelope",
-		field{"eventType", &out.EventType}, field{"eventId", &out.EventID}, field{"timestamp", &out.Timestamp},
-		field{"schemaVersion", &out.SchemaVersion}, field{"payload", &out.Payload}, field{"metadata", &out.Metadata})
+	*e = Envelope{}
+	extra, err := decodeObject(b, "envelope", (*plainEnvelope)(e), e.fields()...)
 	if err != nil {
+		*e = Envelope{}
 		return err
 	}
-	out.Extra = extra
-	*e = out
+	e.Extra = extra
 	return nil
+}
+
+// fields are the envelope's members by their JSON names.
+func (e *Envelope) fields() []field {
+	return []field{{"eventType", &e.EventType}, {"eventId", &e.EventID}, {"timestamp", &e.Timestamp},
+		{"schemaVersion", &e.SchemaVersion}, {"payload", &e.Payload}, {"metadata", &e.Metadata}}
 }
 
 // DecodePayload unmarshals the payload into v.

@@ -75,8 +75,23 @@ type field struct {
 // decodeObject decodes the JSON object b into known, matching names
 // exactly as the schemas do (encoding/json would also take "EventId" for
 // eventId, which the schema calls an unknown field), and returns the
-// members it does not name as an Extra.
-func decodeObject(b []byte, what string, known ...field) (Extra, error) {
+// members it does not name as an Extra. plain is the value known's
+// destinations belong to, as a type without JSON methods: an object whose
+// members are all named exactly (every event StreamOps produces, most it
+// consumes) decodes straight into it, as fast as encoding/json does; only
+// an object with other members pays for decoding through a map.
+func decodeObject(b []byte, what string, plain any, known ...field) (Extra, error) {
+	if onlyNamed(b, known) {
+		if err := json.Unmarshal(b, plain); err != nil {
+			return "", fmt.Errorf("events: decode %s: %w", what, err)
+		}
+		return "", nil
+	}
+	return decodeMembers(b, what, known...)
+}
+
+// decodeMembers is decodeObject through a map of the object's members.
+func decodeMembers(b []byte, what string, known ...field) (Extra, error) {
 	var members map[string]json.RawMessage
 	if err := json.Unmarshal(b, &members); err != nil {
 		return "", fmt.Errorf("events: decode %s: %w", what, err)
@@ -92,4 +107,122 @@ func decodeObject(b []byte, what string, known ...field) (Extra, error) {
 		}
 	}
 	return ExtraOf(members)
+}
+
+// onlyNamed reports whether b is a JSON object every member of which has
+// one of known's names, spelt exactly and without escapes, by scanning its
+// top-level names without decoding anything. Then encoding/json's struct
+// decoding (which matches names case-insensitively too) reads it as
+// decodeMembers does. Its answer matters only for valid JSON: the decoder
+// that follows refuses anything else. An escaped name answers false (the
+// map decodes it, unescaped), so false is always safe.
+func onlyNamed(b []byte, known []field) bool {
+	i := skipSpace(b, 0)
+	if i >= len(b) || b[i] != '{' {
+		return false
+	}
+	i = skipSpace(b, i+1)
+	if i < len(b) && b[i] == '}' {
+		return true
+	}
+	for i < len(b) && b[i] == '"' {
+		end := i + 1
+		for end < len(b) && b[end] != '"' && b[end] != '\\' {
+			end++
+		}
+		if end >= len(b) || b[end] != '"' || !named(b[i+1:end], known) {
+			return false
+		}
+		i = skipSpace(b, end+1)
+		if i >= len(b) || b[i] != ':' {
+			return false
+		}
+		if i = skipValue(b, skipSpace(b, i+1)); i < 0 {
+			return false
+		}
+		i = skipSpace(b, i)
+		if i >= len(b) {
+			return false
+		}
+		switch b[i] {
+		case '}':
+			return true
+		case ',':
+			i = skipSpace(b, i+1)
+		default:
+			return false
+		}
+	}
+	return false
+}
+
+// named reports whether name is one of known's.
+func named(name []byte, known []field) bool {
+	for _, f := range known {
+		if string(name) == f.name {
+			return true
+		}
+	}
+	return false
+}
+
+// skipSpace is the index of the first byte of b from i on that is not
+// JSON whitespace.
+func skipSpace(b []byte, i int) int {
+	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
+		i++
+	}
+	return i
+}
+
+// skipValue is the index just past the JSON value starting at b[i], or -1
+// when b ends inside it.
+func skipValue(b []byte, i int) int {
+	if i >= len(b) {
+		return -1
+	}
+	switch b[i] {
+	case '"':
+		return skipString(b, i)
+	case '{', '[':
+		depth := 0
+		for ; i < len(b); i++ {
+			switch b[i] {
+			case '"':
+				end := skipString(b, i)
+				if end < 0 {
+					return -1
+				}
+				i = end - 1
+			case '{', '[':
+				depth++
+			case '}', ']':
+				if depth--; depth == 0 {
+					return i + 1
+				}
+			}
+		}
+		return -1
+	}
+	for ; i < len(b); i++ { // a number, true, false or null
+		switch b[i] {
+		case ',', '}', ']', ' ', '\t', '\n', '\r':
+			return i
+		}
+	}
+	return i
+}
+
+// skipString is the index just past the JSON string starting at b[i] (a
+// '"'), or -1 when b ends inside it.
+func skipString(b []byte, i int) int {
+	for i++; i < len(b); i++ {
+		switch b[i] {
+		case '\\':
+			i++
+		case '"':
+			return i + 1
+		}
+	}
+	return -1
 }

@@ -35,19 +35,23 @@ func (m Metadata) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes the metadata's fields by their exact names and
-// keeps the others in Extra.
+// keeps the others in Extra. It decodes in place; on an error m is zero.
 func (m *Metadata) UnmarshalJSON(b []byte) error {
-	var out Metadata
-	extra, err := decodeObject(b, "metadata",
-		field{"source", &out.Source}, field{"userId", &out.UserID}, field{"apiVersion", &out.APIVersion},
-		field{"processorId", &out.ProcessorID}, field{"traceId", &out.TraceID},
-		field{"correlationId", &out.CorrelationID}, field{"replayOf", &out.ReplayOf}, field{"partnerId", &out.PartnerID})
+	*m = Metadata{}
+	extra, err := decodeObject(b, "metadata", (*plainMetadata)(m), m.fields()...)
 	if err != nil {
+		*m = Metadata{}
 		return err
 	}
-	out.Extra = extra
-	*m = out
+	m.Extra = extra
 	return nil
+}
+
+// fields are the metadata's members by their JSON names.
+func (m *Metadata) fields() []field {
+	return []field{{"source", &m.Source}, {"userId", &m.UserID}, {"apiVersion", &m.APIVersion},
+		{"processorId", &m.ProcessorID}, {"traceId", &m.TraceID},
+		{"correlationId", &m.CorrelationID}, {"replayOf", &m.ReplayOf}, {"partnerId", &m.PartnerID}}
 }
 
 // NullString is a string that distinguishes absent, null and a value, so the

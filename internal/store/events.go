@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"strings"
 	"time"
 
@@ -68,6 +69,12 @@ type EventDocument struct {
 	// again. Absent otherwise.
 	EnvelopeExtra bson.M `bson:"envelope_extra,omitempty"`
 	MetadataExtra bson.M `bson:"metadata_extra,omitempty"`
+	// PayloadReserved are the payload's fields whose names are the
+	// document's own (a consumed event's payload may have a "timestamp"
+	// or a "metadata"): they cannot be inlined beside them, so they are
+	// kept here and put back into the payload by Envelope. Absent
+	// otherwise.
+	PayloadReserved bson.M `bson:"payload_reserved,omitempty"`
 	// Payload holds the event-specific fields, inlined at the top level.
 	Payload bson.M `bson:",inline"`
 }
@@ -85,12 +92,13 @@ type EventMetadata struct {
 	ReplayOf      string `bson:"replay_of,omitempty"`
 }
 
-// reservedEventFields are the top-level names a payload field may not take.
+// reservedEventFields are the document's own top-level names: a payload
+// field named as one is kept in PayloadReserved instead of inlined.
 var reservedEventFields = map[string]bool{
 	"_id": true, "event_id": true, "event_type": true, "event_version": true, "timestamp": true,
 	"aggregate_id": true, "metadata": true, "stored_at": true, "ttl_expires_at": true,
 	"execution_id": true, "partner_id": true, "seq": true, "publish_pending": true, "published_at": true, "archived_at": true, "dead_lettered_at": true,
-	"publish_topic": true, "envelope_extra": true, "metadata_extra": true,
+	"publish_topic": true, "envelope_extra": true, "metadata_extra": true, "payload_reserved": true,
 }
 
 // NewEventDocument converts an envelope into its stored form. storedAt is
@@ -110,9 +118,14 @@ func NewEventDocument(env events.Envelope, storedAt time.Time) (EventDocument, e
 			return EventDocument{}, fmt.Errorf("store: event %s: %w", env.EventID, err)
 		}
 	}
-	for k := range payload {
+	var reserved bson.M
+	for k, v := range payload {
 		if reservedEventFields[k] {
-			return EventDocument{}, &InvalidDocumentError{Field: k, Reason: fmt.Sprintf("event %s: the payload field collides with a stored base field", env.EventID)}
+			if reserved == nil {
+				reserved = bson.M{}
+			}
+			reserved[k] = v
+			delete(payload, k)
 		}
 	}
 	version := env.SchemaVersion
@@ -120,15 +133,16 @@ func NewEventDocument(env events.Envelope, storedAt time.Time) (EventDocument, e
 		version = events.SchemaVersion
 	}
 	doc := EventDocument{
-		ID:             env.EventID,
-		EventID:        env.EventID,
-		EventType:      string(env.EventType),
-		EventVersion:   version,
-		Timestamp:      bsonTime(env.Timestamp.Time),
-		AggregateID:    env.AggregateID(),
-		StoredAt:       bsonTime(storedAt),
-		PublishPending: env.EventType.Topic() != "",
-		Payload:        payload,
+		ID:              env.EventID,
+		EventID:         env.EventID,
+		EventType:       string(env.EventType),
+		EventVersion:    version,
+		Timestamp:       bsonTime(env.Timestamp.Time),
+		AggregateID:     env.AggregateID(),
+		StoredAt:        bsonTime(storedAt),
+		PublishPending:  env.EventType.Topic() != "",
+		PayloadReserved: reserved,
+		Payload:         payload,
 	}
 	var err error
 	if doc.EnvelopeExtra, err = extraToBSON(env.EventID, env.Extra); err != nil {
@@ -151,8 +165,12 @@ func NewEventDocument(env events.Envelope, storedAt time.Time) (EventDocument, e
 // Envelope rebuilds the seed-003 envelope from the stored document.
 func (d EventDocument) Envelope() (events.Envelope, error) {
 	payload := d.Payload
-	if payload == nil {
-		payload = bson.M{}
+	if payload == nil || d.PayloadReserved != nil {
+		payload = maps.Clone(payload)
+		if payload == nil {
+			payload = bson.M{}
+		}
+		maps.Copy(payload, d.PayloadReserved)
 	}
 	var b bytes.Buffer
 	err := writePlainJSON(&b, payload)
@@ -244,6 +262,29 @@ func (s *Store) InsertEvents(ctx context.Context, envs []events.Envelope) (Inser
 // their event type's topic (empty: theirs): each is stored pending
 // publication with topic as its PublishTopic.
 func (s *Store) InsertEventsTo(ctx context.Context, topic string, envs []events.Envelope) (InsertResult, error) {
+	return s.insertEvents(ctx, envs, func(doc *EventDocument, env events.Envelope) {
+		if topic != "" && topic != env.EventType.Topic() {
+			doc.PublishTopic, doc.PublishPending = topic, true
+		}
+	})
+}
+
+// InsertConsumedEvents stores events a processor read from their topic
+// that the history may not hold (a producer other than StreamOps
+// published them), with every field they carry: as InsertEvents, but
+// published when stored, so the retry-sweeper never publishes them again.
+// An event stored before is a duplicate, not an error.
+func (s *Store) InsertConsumedEvents(ctx context.Context, envs []events.Envelope) (InsertResult, error) {
+	return s.insertEvents(ctx, envs, func(doc *EventDocument, _ events.Envelope) {
+		at := doc.StoredAt
+		doc.PublishPending, doc.PublishedAt = false, &at
+	})
+}
+
+// insertEvents stores envs with one unordered bulk insert, each document
+// as NewEventDocument builds it, numbered in the order given, then
+// changed by adjust.
+func (s *Store) insertEvents(ctx context.Context, envs []events.Envelope, adjust func(*EventDocument, events.Envelope)) (InsertResult, error) {
 	if len(envs) == 0 {
 		return InsertResult{}, nil
 	}
@@ -254,9 +295,7 @@ func (s *Store) InsertEventsTo(ctx context.Context, topic string, envs []events.
 			return "", nil, err
 		}
 		doc.Seq, seq = seq, seq+1 // the next number, in the order given
-		if topic != "" && topic != env.EventType.Topic() {
-			doc.PublishTopic, doc.PublishPending = topic, true
-		}
+		adjust(&doc, env)
 		return env.EventID, doc, nil
 	})
 }

@@ -23,6 +23,7 @@ type Batch struct {
 	mu           sync.Mutex
 	pending      []pendingDeadLetter
 	deadLettered int
+	consumed     []events.Envelope
 }
 
 type pendingDeadLetter struct {
@@ -47,6 +48,24 @@ func (b *Batch) DeadLetter(m Message, reason Reason, err error) {
 	defer b.mu.Unlock()
 	b.pending = append(b.pending, pendingDeadLetter{m, reason, err})
 	b.deadLettered++
+}
+
+// Consumed sets aside envelopes of the batch that the history may not hold
+// (their aggregate had no projection, so StreamOps did not produce them),
+// for Runtime.Commit to store. Safe to call from concurrent partitions.
+func (b *Batch) Consumed(envs ...events.Envelope) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.consumed = append(b.consumed, envs...)
+}
+
+// takeConsumed is what Consumed set aside, and forgets it.
+func (b *Batch) takeConsumed() []events.Envelope {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	envs := b.consumed
+	b.consumed = nil
+	return envs
 }
 
 // FlushDeadLetters stores the dead letters set aside so far with one bulk

@@ -33,14 +33,16 @@
 // Aggregates: Key, Load, Rebuild, Step and Flush. HandleByKey (behind the
 // Keyed handler) does the rest: it decodes each payload (dead-lettering
 // the ones that do not decode), loads the batch's aggregates with one
-// query, rebuilds those whose producer crashed before storing them, runs
+// query, rebuilds those that have no projection (another producer
+// published their event: it is set aside for the history), runs
 // Step per message under the aggregate's lock, partitions concurrently and
 // each in offset order, stops a partition at its first transient error, and
 // calls Flush once with every aggregate that changed. Runtime carries what
 // every domain is configured with (emitter, processor id, clock, deadline
 // margin, logs, metrics) and builds the lifecycle events; Runtime.Commit
-// writes the events, dead letters and webhook outcomes in the one order
-// that is safe to repeat, before the domain's checkpoints. A third
+// writes the consumed events the history lacks, the events, dead letters
+// and webhook outcomes in the one order that is safe to repeat, before the
+// domain's checkpoints. A third
 // processor is one new package implementing Aggregates, not a copy.
 //
 // The dead letter lifecycle (open → replayed | discarded) is the leaf

@@ -31,10 +31,14 @@ type Aggregates[P any, S State] interface {
 	// Key is the id of the aggregate a payload acts on.
 	Key(p P) string
 	// Load reads the stored aggregates of ids (sorted, unique) with one
-	// query. An id it does not return is rebuilt with Rebuild.
+	// query. An id it does not return is rebuilt with Rebuild, and its
+	// messages' events are stored in the history (Batch.Consumed), which
+	// holds the events StreamOps produced but not those of other
+	// producers.
 	Load(ctx context.Context, ids []string) (map[string]S, error)
-	// Rebuild is the state of an aggregate whose producer stored its event
-	// but crashed before storing the aggregate itself.
+	// Rebuild is the state of an aggregate that has no projection: another
+	// producer published its event, or a producer crashed between storing
+	// the aggregate's event and the aggregate itself.
 	Rebuild(ctx context.Context, it Item[P]) S
 	// Step applies one message to its aggregate's state; the core holds
 	// the aggregate's lock. An error stops the message's partition (the
@@ -87,7 +91,7 @@ func HandleByKey[P any, S State](ctx context.Context, b *Batch, a Aggregates[P, 
 	slices.Sort(ids)
 	ids = slices.Compact(ids)
 
-	slots, err := load(ctx, a, parts, ids)
+	slots, err := load(ctx, a, b, parts, ids)
 	if err != nil {
 		return err
 	}
@@ -118,27 +122,36 @@ func HandleByKey[P any, S State](ctx context.Context, b *Batch, a Aggregates[P, 
 }
 
 // load is the state of every aggregate of the batch: stored, or rebuilt
-// from its first message, then prepared.
-func load[P any, S State](ctx context.Context, a Aggregates[P, S], parts [][]Item[P], ids []string) (map[string]*slot[S], error) {
+// from its first message, then prepared. The messages of an aggregate
+// that is not stored are set aside for the history (Batch.Consumed): no
+// StreamOps producer publishes a *.created before storing its aggregate,
+// so they may come from another producer, and the events StreamOps
+// produced itself cost no write here.
+func load[P any, S State](ctx context.Context, a Aggregates[P, S], b *Batch, parts [][]Item[P], ids []string) (map[string]*slot[S], error) {
 	stored, err := a.Load(ctx, ids)
 	if err != nil {
 		return nil, err
 	}
 	slots := make(map[string]*slot[S], len(ids))
 	states := make(map[string]S, len(ids))
+	var consumed []events.Envelope
 	for _, items := range parts {
 		for _, it := range items {
 			id := a.Key(it.Payload)
+			st, ok := stored[id]
+			if !ok {
+				consumed = append(consumed, it.Msg.Envelope)
+			}
 			if slots[id] != nil {
 				continue
 			}
-			st, ok := stored[id]
 			if !ok {
 				st = a.Rebuild(ctx, it)
 			}
 			slots[id], states[id] = &slot[S]{st: st}, st
 		}
 	}
+	b.Consumed(consumed...)
 	if p, ok := a.(Preparer[S]); ok {
 		if err := p.Prepare(ctx, states); err != nil {
 			return nil, err

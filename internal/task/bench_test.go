@@ -21,7 +21,7 @@ const benchRecords = 1000
 
 // benchBatch builds n email_notification task.created records over the
 // three partitions, and their pending projections.
-func benchBatch(b *testing.B, seed byte, n int) ([]*kgo.Record, []store.Task) {
+func benchBatch(tb testing.TB, seed byte, n int) ([]*kgo.Record, []store.Task) {
 	g := streamtest.NewGen(seed)
 	recs := make([]*kgo.Record, n)
 	tasks := make([]store.Task, n)
@@ -29,8 +29,8 @@ func benchBatch(b *testing.B, seed byte, n int) ([]*kgo.Record, []store.Task) {
 		data := []byte(fmt.Sprintf(`{"recipient":"user%d@example.com","template":"welcome_email"}`, i))
 		tc := events.TaskCreatedPayload{TaskID: events.TaskIDPrefix + g.UUID(), Type: events.TaskEmailNotification,
 			Data: data, MaxRetries: 3, CreatedAt: g.Now()}
-		env := g.Envelope(b, tc, streamtest.APIMetadata)
-		recs[i] = g.Record(b, env)
+		env := g.Envelope(tb, tc, streamtest.APIMetadata)
+		recs[i] = g.Record(tb, env)
 		tasks[i] = store.Task{ID: tc.TaskID, TaskID: tc.TaskID, Type: string(tc.Type), Data: store.JSONDoc(data),
 			MaxRetries: 3, EventID: env.EventID, CreatedAt: tc.CreatedAt.Time, Status: taskstatus.Pending}
 	}

@@ -1,6 +1,7 @@
 package task_test
 
 import (
+	"context"
 	"encoding/json"
 	"testing"
 
@@ -75,4 +76,68 @@ func TestATaskTypeWithoutAnExecutorFailsTheTask(t *testing.T) {
 			assert.Equal(t, string(stream.ReasonProcessingFailed), stored[0].Reason, "the task failed; the record was not poison")
 		})
 	}
+}
+
+// TestATaskCreatedFromAnotherProducerIsStoredInTheHistory: a task.created
+// put straight on the topic (README, "Kafka with kcat"; its task has no
+// projection: StreamOps stores a task before publishing its event) is
+// stored by the processor in the events collection with every field it
+// carries, published already, before the lifecycle it caused; a payload
+// field named as one of the stored document's own fields is kept too.
+func TestATaskCreatedFromAnotherProducerIsStoredInTheHistory(t *testing.T) {
+	tests := []struct {
+		name   string
+		change func(doc map[string]any)
+	}{
+		{"added envelope, metadata and payload fields", func(d map[string]any) {
+			d["traceparent"] = "00-abc-01"
+			d["metadata"].(map[string]any)["tenant"] = map[string]any{"id": "acme", "tier": 2}
+			d["payload"].(map[string]any)["channel"] = "email"
+		}},
+		{"payload fields named as the document's own", func(d map[string]any) {
+			p := d["payload"].(map[string]any)
+			p["timestamp"], p["event_type"], p["metadata"] = "yesterday", "other", map[string]any{"owner": "ops"}
+		}},
+		{"no metadata", func(d map[string]any) { delete(d, "metadata") }},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			doc := map[string]any{
+				"eventType": "task.created", "eventId": "evt-kcat-1", "timestamp": "2026-01-04T01:10:00.000Z", "schemaVersion": "1.0.0",
+				"payload": map[string]any{"taskId": "task-kcat-1", "type": "email_notification",
+					"data":       map[string]any{"recipient": "ops@example.com", "subject": "hi", "body": "from kcat"},
+					"retryCount": 0, "maxRetries": 3, "createdAt": "2026-01-04T01:10:00.000Z"},
+				"metadata": map[string]any{"source": "kcat"},
+			}
+			tt.change(doc)
+			value, err := json.Marshal(doc)
+			require.NoError(t, err)
+			h := newHarness(t, nil)
+			rec := streamtest.NewGen(43).Place(&kgo.Record{Topic: events.TopicTasks, Key: []byte("task-kcat-1"), Value: value}, 0)
+
+			require.NoError(t, h.Deliver(t, streamtest.Batch(rec)))
+			assert.Equal(t, taskstatus.Completed, h.task(t, "task-kcat-1").Status)
+			h.RequireConsumed(t, value)
+			var types []string
+			for _, d := range h.History(t, "task-kcat-1") {
+				types = append(types, d.EventType)
+			}
+			assert.Equal(t, []string{"task.created", "task.processing", "task.completed"}, types)
+		})
+	}
+}
+
+// TestStoringConsumedTaskEventsCostsOneInsertPerBatch: the history write
+// of consumed events is one insert per batch that has any, and none for
+// the task.created StreamOps produced.
+func TestStoringConsumedTaskEventsCostsOneInsertPerBatch(t *testing.T) {
+	recs, tasks := benchBatch(t, 9, 20)
+	streamtest.RequireOneInsertForConsumed(t, events.TaskCreated, recs, func(own bool) *streamtest.Harness {
+		h := newHarness(t, nil)
+		if own {
+			_, err := h.Env.Store.InsertTasks(context.Background(), tasks...)
+			require.NoError(t, err)
+		}
+		return h.Harness
+	})
 }

@@ -18,12 +18,14 @@ import (
 	"github.com/streamops/streamops/internal/task/taskstatus"
 )
 
-// StateStore is what the processor reads and writes besides events;
-// *store.Store implements it.
+// StateStore is what the processor reads and writes besides the events
+// it emits; *store.Store implements it.
 type StateStore interface {
+	// CommitStore stores the consumed events the history lacks and
+	// settles webhook events (stream.Runtime.Commit).
+	stream.CommitStore
 	GetTasks(ctx context.Context, taskIDs []string) (map[string]store.Task, error)
 	SaveTaskOutcomes(ctx context.Context, outcomes ...store.TaskOutcome) (int, error)
-	SettleWebhookEvents(ctx context.Context, outcomes ...store.WebhookOutcome) (int, error)
 }
 
 // Service runs task attempts: the task-processor's stream.Handler, the
@@ -289,9 +291,10 @@ func (s tasks) execute(ctx context.Context, a Attempt) (res Result, err error) {
 	return res, unclassified(err)
 }
 
-// Flush writes the batch's outcomes: the events, dead letters (so a task
-// is never dead_letter without its dead letter) and webhook outcomes
-// (stream.Runtime.Commit), and last the task outcomes with one bulk write.
+// Flush writes the batch's outcomes: the consumed events the history
+// lacks, the events, dead letters (so a task is never dead_letter without
+// its dead letter) and webhook outcomes (stream.Runtime.Commit), and last
+// the task outcomes with one bulk write.
 // A failure fails the batch; the redelivery writes duplicates of what was
 // already written.
 func (s tasks) Flush(ctx context.Context, b *stream.Batch, touched []*state) error {

@@ -32,15 +32,15 @@ var benchInput = eventstest.MustJSON(map[string]any{
 
 // benchBatch builds n workflow.created records over the three partitions
 // and their pending projections.
-func benchBatch(b *testing.B, seed byte, n int) ([]*kgo.Record, []store.WorkflowCheckpoint) {
+func benchBatch(tb testing.TB, seed byte, n int) ([]*kgo.Record, []store.WorkflowCheckpoint) {
 	g := streamtest.NewGen(seed)
 	recs := make([]*kgo.Record, n)
 	cps := make([]store.WorkflowCheckpoint, n)
 	for i := range recs {
 		wf := events.WorkflowCreatedPayload{WorkflowID: events.WorkflowIDPrefix + g.UUID(), Name: fmt.Sprint("bench-", i),
 			Steps: []string{"validate", "transform", "store"}, Priority: events.PriorityMedium, CreatedAt: g.Now(), Input: benchInput}
-		env := g.Envelope(b, wf, streamtest.APIMetadata)
-		recs[i] = g.Record(b, env)
+		env := g.Envelope(tb, wf, streamtest.APIMetadata)
+		recs[i] = g.Record(tb, env)
 		cps[i].Workflow = store.Workflow{ID: wf.WorkflowID, WorkflowID: wf.WorkflowID, Name: wf.Name, Steps: wf.Steps,
 			Priority: string(wf.Priority), Input: store.JSONDoc(wf.Input), EventID: env.EventID, CreatedAt: wf.CreatedAt.Time,
 			Status: workflowstatus.Pending}

@@ -11,15 +11,13 @@ import (
 
 // Flush writes what a batch's runs produced, one bulk write per collection,
 // in an order that makes every prefix safe to repeat: the steps' effects,
-// then the events, dead letters and webhook outcomes (stream.Runtime.Commit),
+// then the consumed events the history lacks, the events, dead letters and
+// webhook outcomes (stream.Runtime.Commit, also when no workflow changed),
 // and last the checkpoints, which are what make a redelivered
 // workflow.created a skip or a resume. A failure returns the error so the
 // whole batch is delivered again; what was written before it is then
 // written again as duplicates.
 func (s workflows) Flush(ctx context.Context, b *stream.Batch, touched []*state) error {
-	if len(touched) == 0 {
-		return nil
-	}
 	var effects Effects
 	outs := make([]*stream.Outcome, 0, len(touched))
 	cps := make([]store.WorkflowCheckpoint, 0, len(touched))

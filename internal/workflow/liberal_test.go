@@ -72,6 +72,12 @@ func TestSeedTestPublishFailsItsWorkflowWithUnknownStep(t *testing.T) {
 
 	assert.Empty(t, h.DeadLetters(t, store.DeadLetterQuery{}))
 	assert.Empty(t, h.Env.Records(t, events.DLQTopic(events.TopicWorkflows)), "nothing in workflows.dlq")
+
+	history := h.History(t, "wf-test")
+	require.Len(t, history, 3, "GET /api/events?aggregate_id=wf-test: the kcat event and what it caused")
+	assert.Equal(t, []string{"test-1", lifecycle[0].EventID, lifecycle[1].EventID},
+		[]string{history[0].EventID, history[1].EventID, history[2].EventID})
+	assert.Equal(t, string(events.WorkflowCreated), history[0].EventType)
 }
 
 // forwardWorkflow is a workflow.created as a 1.x producer other than
@@ -83,6 +89,17 @@ func forwardWorkflow(id string) map[string]any {
 			"priority": "medium", "createdAt": "2026-01-04T01:00:00.000Z"},
 		"metadata": map[string]any{"source": "partner-gateway"},
 	}
+}
+
+// forwardRecord is forwardWorkflow(id) as change leaves it, and the
+// record of topic workflows that carries it, placed by a Gen of seed.
+func forwardRecord(t *testing.T, id string, seed byte, change func(doc map[string]any)) ([]byte, *kgo.Record) {
+	t.Helper()
+	doc := forwardWorkflow(id)
+	change(doc)
+	value, err := json.Marshal(doc)
+	require.NoError(t, err)
+	return value, streamtest.NewGen(seed).Place(&kgo.Record{Topic: events.TopicWorkflows, Key: []byte(id), Value: value}, 0)
 }
 
 // TestForwardCompatibleWorkflowCreatedCompletesAndKeepsAddedFields: what
@@ -116,12 +133,8 @@ func TestForwardCompatibleWorkflowCreatedCompletesAndKeepsAddedFields(t *testing
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			doc := forwardWorkflow(tt.id)
-			tt.change(doc)
-			value, err := json.Marshal(doc)
-			require.NoError(t, err)
+			value, rec := forwardRecord(t, tt.id, 33, tt.change)
 			h := newHarness(t, nil)
-			rec := streamtest.NewGen(33).Place(&kgo.Record{Topic: events.TopicWorkflows, Key: []byte(tt.id), Value: value}, 0)
 			ev := streamtest.Batch(rec)
 
 			require.NoError(t, h.Deliver(t, ev))
@@ -185,4 +198,62 @@ func TestPoisonStaysPoisonForALiberalConsumer(t *testing.T) {
 			assert.Equal(t, value, stored[0].Value, "dead-lettered as it arrived")
 		})
 	}
+}
+
+// TestAWorkflowCreatedFromAnotherProducerIsStoredInTheHistory: seed 001's
+// events collection holds every event, so a workflow.created another
+// producer put straight on the topic (its workflow has no projection:
+// StreamOps stores a workflow before publishing its event) is stored by the
+// processor with every field it carries, published already, before the
+// lifecycle it caused; a payload field named as one of the stored
+// document's own fields is kept too.
+func TestAWorkflowCreatedFromAnotherProducerIsStoredInTheHistory(t *testing.T) {
+	tests := []struct {
+		name   string
+		id     string
+		change func(doc map[string]any)
+	}{
+		{"added envelope, metadata and payload fields", "wf-history-added", func(d map[string]any) {
+			d["traceparent"] = "00-abc-01"
+			d["metadata"].(map[string]any)["tenant"] = map[string]any{"id": "acme", "tier": 2}
+			d["payload"].(map[string]any)["deadline"] = "2026-02-01"
+		}},
+		{"payload fields named as the document's own", "wf-history-reserved", func(d map[string]any) {
+			p := d["payload"].(map[string]any)
+			p["timestamp"], p["metadata"], p["seq"], p["_id"] = "yesterday", map[string]any{"owner": "ops"}, 7, "mine"
+			p["payload_reserved"] = true
+		}},
+		{"no metadata", "wf-history-bare", func(d map[string]any) { delete(d, "metadata") }},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			value, rec := forwardRecord(t, tt.id, 35, tt.change)
+			h := newHarness(t, nil)
+
+			require.NoError(t, h.Deliver(t, streamtest.Batch(rec)))
+			assert.Equal(t, workflowstatus.Completed, h.workflow(t, tt.id).Status)
+			h.RequireConsumed(t, value)
+			var types []string
+			for _, d := range h.History(t, tt.id) {
+				types = append(types, d.EventType)
+			}
+			assert.Equal(t, []string{"workflow.created", "workflow.processing", "workflow.step.completed",
+				"workflow.step.completed", "workflow.completed"}, types)
+		})
+	}
+}
+
+// TestStoringConsumedWorkflowEventsCostsOneInsertPerBatch: the history
+// write of consumed events is one insert per batch that has any, and none
+// for the workflow.created StreamOps produced.
+func TestStoringConsumedWorkflowEventsCostsOneInsertPerBatch(t *testing.T) {
+	recs, cps := benchBatch(t, 9, 20)
+	streamtest.RequireOneInsertForConsumed(t, events.WorkflowCreated, recs, func(own bool) *streamtest.Harness {
+		h := newHarness(t, nil)
+		if own {
+			_, err := h.Env.Store.SaveWorkflowCheckpoints(context.Background(), cps...)
+			require.NoError(t, err)
+		}
+		return h.Harness
+	})
 }

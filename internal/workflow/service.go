@@ -12,15 +12,17 @@ import (
 	"github.com/streamops/streamops/internal/workflow/workflowstatus"
 )
 
-// StateStore is what the processor reads and writes besides events;
-// *store.Store implements it.
+// StateStore is what the processor reads and writes besides the events
+// it emits; *store.Store implements it.
 type StateStore interface {
+	// CommitStore stores the consumed events the history lacks and
+	// settles webhook events (stream.Runtime.Commit).
+	stream.CommitStore
 	GetWorkflowCheckpoints(ctx context.Context, workflowIDs []string) (map[string]store.WorkflowCheckpoint, error)
 	GetWebhookEvents(ctx context.Context, eventIDs []string) (map[string]store.WebhookEvent, error)
 	InsertWorkflowRecords(ctx context.Context, recs ...store.WorkflowRecord) (store.InsertResult, error)
 	InsertTasks(ctx context.Context, tasks ...store.Task) (store.InsertResult, error)
 	EnqueueOutbox(ctx context.Context, entries ...store.OutboxEntry) (store.InsertResult, error)
-	SettleWebhookEvents(ctx context.Context, outcomes ...store.WebhookOutcome) (int, error)
 	SaveWorkflowCheckpoints(ctx context.Context, cps ...store.WorkflowCheckpoint) (int, error)
 	// RecordStepAttempt records that a long step attempt is running and returns how
 	// often it was started (store.Store.RecordStepAttempt).

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"net/url"
 	"regexp"
 	"slices"
 	"strings"
@@ -110,4 +111,15 @@ func TestSeed003PublishTestEventAndManualInspection(t *testing.T) {
 		return false
 	})
 	assert.Zero(t, dlq, "records keyed %s on %s", key, events.DLQTopic(topic))
+
+	// Seed 001: the history has the event a producer other than StreamOps
+	// published, with what it caused.
+	var ids []string
+	for _, e := range s.events(url.Values{"aggregate_id": {string(key)}}) {
+		ids = append(ids, string(e.EventType)+" "+e.EventID)
+	}
+	require.Len(t, ids, 3, "GET /api/events?aggregate_id=wf-test: %q", ids)
+	assert.Equal(t, "workflow.created test-1", ids[0])
+	assert.True(t, strings.HasPrefix(ids[1], "workflow.processing "), ids[1])
+	assert.True(t, strings.HasPrefix(ids[2], "workflow.failed "), ids[2])
 }

@@ -54,6 +54,7 @@ func Run(t *testing.T, open Opener) {
 		{"EventInsertIsIdempotentAndKeepsTheSeedShape", testEventInsert},
 		{"EventBulkInsertReportsDuplicates", testEventBulkInsert},
 		{"AConsumedEventKeepsTheFieldsANewerProducerAdded", testConsumedEventKeepsAddedFields},
+		{"ConsumedEventsAreStoredPublishedOncePerEventID", testConsumedEventInsert},
 		{"ConcurrentDuplicateWritersStoreEachEventOnce", testConcurrentEventDedupe},
 		{"ConcurrentWebhookRedeliveriesStoreOneRow", testConcurrentWebhookDedupe},
 		{"WebhookLifecycle", testWebhookLifecycle},
@@ -178,6 +179,54 @@ func testConsumedEventKeepsAddedFields(t *testing.T, open Opener) {
 	again, err := json.Marshal(back)
 	require.NoError(t, err)
 	assert.JSONEq(t, raw, string(again))
+}
+
+// testConsumedEventInsert: an event a processor read from its topic is
+// stored with every field (those whose names are the document's own
+// included), published already so the retry-sweeper never publishes it
+// again, once per eventId: a second insert, or one of an event StreamOps
+// stored itself (still pending), is a duplicate that changes nothing.
+func testConsumedEventInsert(t *testing.T, open Opener) {
+	clock := NewClock()
+	s := open(t, store.Config{Now: clock.Now})
+	raw := `{"eventType":"task.created","eventId":"evt-kcat-1","timestamp":"2026-01-04T01:00:00.000Z","schemaVersion":"1.0.0",` +
+		`"payload":{"taskId":"task-kcat-1","type":"sms","data":{},"retryCount":0,"maxRetries":3,"createdAt":"2026-01-04T01:00:00.000Z",` +
+		`"timestamp":"yesterday","metadata":{"owner":"ops"},"seq":7,"_id":"mine","event_type":"x","payload_reserved":true},` +
+		`"metadata":{"source":"kcat","tenant":"acme"},"traceparent":"00-abc-01"}`
+	env, err := events.Consumed.Decode([]byte(raw))
+	require.NoError(t, err)
+	own := taskCreated(clock.Now())
+	_, err = s.InsertEvents(ctx(t), []events.Envelope{own})
+	require.NoError(t, err)
+
+	res, err := s.InsertConsumedEvents(ctx(t), []events.Envelope{env, own})
+	require.NoError(t, err)
+	assert.Equal(t, []string{"evt-kcat-1"}, res.Inserted)
+	assert.Equal(t, []string{own.EventID}, res.Duplicates, "StreamOps stored it already")
+	res, err = s.InsertConsumedEvents(ctx(t), []events.Envelope{env})
+	require.NoError(t, err, "a redelivered batch stores it again: a duplicate")
+	assert.Equal(t, []string{"evt-kcat-1"}, res.Duplicates)
+
+	doc, err := s.GetEvent(ctx(t), "evt-kcat-1")
+	require.NoError(t, err)
+	assert.False(t, doc.PublishPending)
+	require.NotNil(t, doc.PublishedAt)
+	assert.Equal(t, clock.Now(), *doc.PublishedAt)
+	assert.Equal(t, "task-kcat-1", doc.AggregateID)
+	assert.Equal(t, "kcat", doc.Metadata.ServiceName)
+	back, err := doc.Envelope()
+	require.NoError(t, err)
+	again, err := json.Marshal(back)
+	require.NoError(t, err)
+	assert.JSONEq(t, raw, string(again))
+
+	mine, err := s.GetEvent(ctx(t), own.EventID)
+	require.NoError(t, err)
+	assert.True(t, mine.PublishPending, "StreamOps' own event is still the sweeper's to publish")
+	pending, err := s.UnpublishedEvents(ctx(t), clock.Now().Add(time.Hour), 10)
+	require.NoError(t, err)
+	require.Len(t, pending, 1)
+	assert.Equal(t, own.EventID, pending[0].EventID)
 }
 
 func testEventBulkInsert(t *testing.T, open Opener) {

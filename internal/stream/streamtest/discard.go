@@ -15,9 +15,9 @@ import (
 )
 
 // Discard is an emitter, dead-letter store and dead-letter publisher that
-// keep nothing, and settles webhook events nowhere: what the processors'
-// processor-only benchmarks run against, each embedding it in a stand-in
-// for its own store.
+// keep nothing, and stores consumed events and settles webhook events
+// nowhere: what the processors' processor-only benchmarks run against,
+// each embedding it in a stand-in for its own store.
 type Discard struct{}
 
 // Emit emits nothing.
@@ -32,6 +32,11 @@ func (Discard) InsertDeadLetters(context.Context, ...store.DeadLetterEntry) (sto
 
 // PublishRecords publishes nothing.
 func (Discard) PublishRecords(context.Context, []*kgo.Record) error { return nil }
+
+// InsertConsumedEvents stores nothing.
+func (Discard) InsertConsumedEvents(context.Context, []events.Envelope) (store.InsertResult, error) {
+	return store.InsertResult{}, nil
+}
 
 // SettleWebhookEvents settles nothing.
 func (Discard) SettleWebhookEvents(context.Context, ...store.WebhookOutcome) (int, error) {

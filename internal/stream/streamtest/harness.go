@@ -8,6 +8,7 @@ import (
 
 	lambdaevents "github.com/aws/aws-lambda-go/events"
 	"github.com/stretchr/testify/require"
+	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/streamops/streamops/events"
 	"github.com/streamops/streamops/internal/stacktest"
@@ -73,6 +74,61 @@ func (h *Harness) DeliverWithin(tb testing.TB, d time.Duration, ev lambdaevents.
 func (h *Harness) Lifecycle(tb testing.TB, aggregateID string) []events.Envelope {
 	tb.Helper()
 	return h.Env.Lifecycle(tb, h.topic, aggregateID)
+}
+
+// History is what the events collection holds of aggregateID, in the
+// order GET /api/events?aggregate_id= lists it.
+func (h *Harness) History(tb testing.TB, aggregateID string) []store.EventDocument {
+	tb.Helper()
+	docs, _, err := h.Env.Store.FindEvents(context.Background(), store.ReplayFilter{AggregateID: aggregateID}, nil, 1000)
+	require.NoError(tb, err)
+	return docs
+}
+
+// RequireConsumed checks that the history holds value, an event another
+// producer put on the topic, as a consumed event: published already (the
+// retry-sweeper leaves it be) and read back with every field it carries.
+func (h *Harness) RequireConsumed(tb testing.TB, value []byte) {
+	tb.Helper()
+	var head struct {
+		EventID string `json:"eventId"`
+	}
+	require.NoError(tb, json.Unmarshal(value, &head))
+	doc, err := h.Env.Store.GetEvent(context.Background(), head.EventID)
+	require.NoError(tb, err, "the consumed event %s is in the history", head.EventID)
+	require.False(tb, doc.PublishPending, "the event is on its topic already")
+	require.NotNil(tb, doc.PublishedAt)
+	env, err := doc.Envelope()
+	require.NoError(tb, err)
+	again, err := json.Marshal(env)
+	require.NoError(tb, err)
+	require.JSONEq(tb, string(value), string(again), "every field the producer wrote is stored")
+}
+
+// RequireOneInsertForConsumed checks what storing consumed events costs a
+// processor: recs, records of created events delivered as one batch to
+// the harness fresh builds, cost exactly one store command more when
+// their aggregates have no projection (own false: another producer's
+// events, all of which the history then holds) than when they do (own
+// true: StreamOps stored each aggregate before publishing its event, and
+// the processor stores none of them again).
+func RequireOneInsertForConsumed(t *testing.T, created events.Type, recs []*kgo.Record, fresh func(own bool) *Harness) {
+	t.Helper()
+	filter := store.ReplayFilter{EventTypes: []string{string(created)}}
+	deliver := func(own bool) (commands, stored int64) {
+		h := fresh(own)
+		before := h.Env.Store.Commands()
+		require.NoError(t, h.Deliver(t, Batch(recs...)))
+		commands = h.Env.Store.Commands() - before
+		stored, err := h.Env.Store.CountEvents(context.Background(), filter)
+		require.NoError(t, err)
+		return commands, stored
+	}
+	own, ownStored := deliver(true)
+	foreign, foreignStored := deliver(false)
+	require.Equal(t, own+1, foreign, "one insert for the batch's consumed events")
+	require.Zero(t, ownStored, "StreamOps' own %s are not written again", created)
+	require.EqualValues(t, len(recs), foreignStored)
 }
 
 // Documents is every document of an exportable collection, as the export
