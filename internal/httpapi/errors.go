@@ -33,6 +33,10 @@ type ErrorDetail struct {
 	// Limit is the bound the request went past, when the code names one
 	// (too_deep: the deepest nesting admitted).
 	Limit int `json:"limit,omitempty"`
+	// Status is the resource's current status, when the code is
+	// status_conflict (Field is then "status" and Allowed the statuses the
+	// action applies to).
+	Status string `json:"status,omitempty"`
 }
 
 // RetryAfterSeconds is the Retry-After of a 503 when the store is
@@ -86,6 +90,8 @@ func classify(err error) (status int, code string) {
 		return http.StatusBadRequest, "invalid_payload"
 	case errors.As(err, &verr), errors.Is(err, events.ErrInvalid):
 		return http.StatusBadRequest, "validation_failed"
+	case errors.Is(err, store.ErrStatusConflict):
+		return http.StatusConflict, "status_conflict"
 	case errors.Is(err, submit.ErrIdempotencyConflict):
 		return http.StatusUnprocessableEntity, "idempotency_key_reused"
 	case errors.Is(err, store.ErrInvalidDocument):
@@ -108,6 +114,7 @@ func writeError(w http.ResponseWriter, r *http.Request, log *slog.Logger, err er
 	var deep *jsonbody.DepthError
 	var tooLarge *bus.TooLargeError
 	var form *provider.FormError
+	var conflict *store.StatusConflictError
 	switch {
 	case errors.As(err, &deep):
 		body.Error.Field, body.Error.Limit = "body", deep.Limit
@@ -121,6 +128,8 @@ func writeError(w http.ResponseWriter, r *http.Request, log *slog.Logger, err er
 		body.Error.Field, body.Error.Allowed = param.Param, param.Allowed
 	case errors.As(err, &dup):
 		body.Error.Field = dup.Path
+	case errors.As(err, &conflict):
+		body.Error.Field, body.Error.Allowed, body.Error.Status = "status", conflict.Allowed, conflict.Status
 	case errors.As(err, &invalid):
 		body.Error.Field = invalid.Field
 		body.Error.Message = "the body cannot be stored: " + invalid.Reason

@@ -34,6 +34,7 @@ import (
 	"github.com/streamops/streamops/internal/httpapi"
 	"github.com/streamops/streamops/internal/ingest"
 	"github.com/streamops/streamops/internal/objects"
+	"github.com/streamops/streamops/internal/outbox/outboxstatus"
 	"github.com/streamops/streamops/internal/provider"
 	"github.com/streamops/streamops/internal/stacktest"
 	"github.com/streamops/streamops/internal/store"
@@ -607,6 +608,13 @@ func TestOpenAPIResponsesMatchTheDocument(t *testing.T) {
 			unwired(t, request(http.MethodPost, "/api/dead-letters/requeue", `{"topic":`, adminToken), http.StatusBadRequest)
 			unwired(t, request(http.MethodPost, "/api/dead-letters/requeue", `{"status":"bogus"}`, adminToken), http.StatusBadRequest)
 		})
+	})
+
+	t.Run("POST /api/outbox/{id}/requeue", func(t *testing.T) {
+		id := env.OutboxEntryIn(t, "evt-contract-requeue", "acme", outboxstatus.DeadLetter)
+		api.post(t, adminToken, "/api/outbox/"+id+"/requeue", "", http.StatusAccepted)
+		api.post(t, adminToken, "/api/outbox/"+id+"/requeue", "", http.StatusConflict)
+		api.post(t, adminToken, "/api/outbox/nope/requeue", "", http.StatusNotFound)
 	})
 
 	c.requireCoverage(t)

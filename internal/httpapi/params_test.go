@@ -20,6 +20,7 @@ import (
 	"github.com/streamops/streamops/internal/httpapi"
 	"github.com/streamops/streamops/internal/ingest/webhookstatus"
 	"github.com/streamops/streamops/internal/objects"
+	"github.com/streamops/streamops/internal/outbox/outboxstatus"
 	"github.com/streamops/streamops/internal/stacktest"
 	"github.com/streamops/streamops/internal/store"
 	"github.com/streamops/streamops/internal/stream/deadletterstatus"
@@ -168,6 +169,7 @@ func TestDocumentedEnumsAreTheCodesOwnValues(t *testing.T) {
 	assert.ElementsMatch(t, types, enumOf("EventType"))
 	assert.Equal(t, deadletterstatus.All(), enumOf("DeadLetterStatus"))
 	assert.Equal(t, append(slices.Clone(deadletterstatus.All()), httpapi.AllValues), enumOf("DeadLetterStatusFilter"))
+	assert.Equal(t, outboxstatus.All(), enumOf("OutboxStatus"))
 	byParam := map[string][]string{}
 	for _, e := range documentedEnums(t) {
 		byParam[e.route+" "+e.param] = e.values

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/256dpi/lungo"
 	"go.mongodb.org/mongo-driver/mongo"
@@ -19,6 +20,30 @@ var ErrDuplicate = errors.New("store: duplicate key")
 
 // ErrNotFound is returned when a document looked up by id does not exist.
 var ErrNotFound = errors.New("store: not found")
+
+// ErrStatusConflict is returned when an operator's action does not apply
+// to a document in its current status (a requeue of an outbox entry that
+// is not dead-lettered). errors.As gives the *StatusConflictError that
+// names the status. Nothing was changed.
+var ErrStatusConflict = errors.New("store: status conflict")
+
+// StatusConflictError says which status a document is in and which ones
+// the refused action applies to.
+type StatusConflictError struct {
+	// Action names what was refused ("requeue").
+	Action string
+	// Status is the document's current status.
+	Status string
+	// Allowed are the statuses the action applies to.
+	Allowed []string
+}
+
+func (e *StatusConflictError) Error() string {
+	return fmt.Sprintf("store: status is %s; %s applies to %s only", e.Status, e.Action, strings.Join(e.Allowed, ", "))
+}
+
+// Is makes errors.Is(err, ErrStatusConflict) hold.
+func (e *StatusConflictError) Is(target error) bool { return target == ErrStatusConflict }
 
 // isDuplicate recognises a duplicate-key error from either engine: the
 // official driver's typed error and lungo's plain-text one.

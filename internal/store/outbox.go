@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/google/uuid"
@@ -42,6 +43,13 @@ type OutboxEntry struct {
 	// it, so a relay whose lease was reclaimed cannot overwrite the newer
 	// claim's outcome.
 	ClaimToken string `bson:"claim_token,omitempty" json:"-"`
+	// RequeuedBy is the principal id of the operator who last requeued the
+	// entry out of dead_letter (RequeueOutboxEntry), RequeuedAt when, and
+	// Requeues how often: each requeue started a new round of attempts.
+	// Not in seed 004, whose lifecycle ends at dead_letter.
+	RequeuedBy string     `bson:"requeued_by,omitempty" json:"requeued_by,omitempty"`
+	RequeuedAt *time.Time `bson:"requeued_at,omitempty" json:"requeued_at,omitempty"`
+	Requeues   int        `bson:"requeues,omitempty" json:"requeues,omitempty"`
 }
 
 // EnqueueOutbox stores new outbox entries with one unordered bulk insert,
@@ -263,21 +271,48 @@ func (s *Store) NextDueOutbox(ctx context.Context) (next time.Time, ok bool, err
 	return e.NextAttemptAt, err == nil, err
 }
 
-// RequeueOutbox makes failed or dead-lettered entries due again at now,
-// keeping their attempt counts (max_attempts still applies): an
-// operator's requeue. Nothing scheduled calls it, since dead_letter is
-// final. It returns how many were requeued.
-func (s *Store) RequeueOutbox(ctx context.Context, now time.Time, outboxIDs ...string) (int, error) {
-	if len(outboxIDs) == 0 {
-		return 0, nil
+// RequeueOutboxEntry is an operator's requeue of a dead-lettered entry:
+// it starts a new round of attempts. The entry becomes pending, due now,
+// with attempts 0 (max_attempts unchanged, so a partner delivery gets seed
+// 000's five attempts again, recorded as resilienceAttemptCount 1..5),
+// and records who (the principal id by) and when; last_error keeps why the
+// previous round ended until the next attempt overwrites it. Its partner
+// delivery, if it has one, goes back to PENDING with no attempts recorded
+// (restartPartnerDelivery). It returns the entry as the requeue left it.
+//
+// An unknown id is ErrNotFound; an entry in another status is a
+// *StatusConflictError naming it (ErrStatusConflict), and nothing changes.
+// One conditional update decides, so two operators requeueing at once
+// start one round.
+func (s *Store) RequeueOutboxEntry(ctx context.Context, outboxID, by string) (OutboxEntry, error) {
+	now := bsonTime(s.now())
+	requeueable := outboxstatus.Requeueable()
+	var status string
+	for range 2 { // again once if it was dead-lettered between the update and the read
+		var e OutboxEntry
+		err := s.outbox.FindOneAndUpdate(ctx,
+			bson.M{"_id": outboxID, "status": bson.M{"$in": requeueable}},
+			bson.M{
+				"$set": bson.M{"status": outboxstatus.Pending, "attempts": 0, "next_attempt_at": now,
+					"requeued_by": by, "requeued_at": now},
+				"$inc": bson.M{"requeues": 1},
+			},
+			options.FindOneAndUpdate().SetReturnDocument(options.After)).Decode(&e)
+		if err = normalise(err); err == nil {
+			return e, s.restartPartnerDelivery(ctx, outboxID, now)
+		}
+		if !errors.Is(err, ErrNotFound) {
+			return OutboxEntry{}, fmt.Errorf("store: requeue outbox entry %s: %w", outboxID, err)
+		}
+		cur, err := s.GetOutboxEntry(ctx, outboxID)
+		if err != nil {
+			return OutboxEntry{}, err
+		}
+		if status = cur.Status; !slices.Contains(requeueable, status) {
+			break
+		}
 	}
-	res, err := s.outbox.UpdateMany(ctx,
-		bson.M{"_id": bson.M{"$in": outboxIDs}, "status": bson.M{"$in": outboxstatus.Requeueable()}},
-		bson.M{"$set": bson.M{"status": outboxstatus.Failed, "next_attempt_at": bsonTime(now)}})
-	if err != nil {
-		return 0, fmt.Errorf("store: requeue outbox entries: %w", err)
-	}
-	return int(res.ModifiedCount), nil
+	return OutboxEntry{}, &StatusConflictError{Action: "requeue", Status: status, Allowed: requeueable}
 }
 
 // PurgeOutbox deletes every outbox entry (benchmarks and tests only).

@@ -144,23 +144,51 @@ func (s *Store) RecordPartnerAttempt(ctx context.Context, id string, n int, at t
 
 // RecordPartnerAttempts records many attempts with one bulk write and
 // returns how many partner events matched. An attempt number outside
-// 1..MaxPartnerAttempts is refused: the seed caps the count.
+// 1..MaxPartnerAttempts is refused: the seed caps the count. Attempt 1
+// begins a round: it replaces resilienceAttemptCount, so an operator's
+// requeue (a new round, RequeueOutboxEntry) never shows the previous
+// round's later attempts beside the new ones.
 func (s *Store) RecordPartnerAttempts(ctx context.Context, attempts ...PartnerAttempt) (int, error) {
 	now := epochMillis(s.now())
 	res, err := writeEach(ctx, s.partnerEvents, "record partner attempts", attempts, func(a PartnerAttempt) (mongo.WriteModel, error) {
 		if a.N < 1 || a.N > MaxPartnerAttempts {
 			return nil, fmt.Errorf("store: partner attempt %d outside 1..%d", a.N, MaxPartnerAttempts)
 		}
-		return mongo.NewUpdateOneModel().SetFilter(bson.M{"_id": a.ID}).SetUpdate(bson.M{"$set": bson.M{
-			"entity_metadata.resilienceAttemptCount." + strconv.Itoa(a.N): epochMillis(a.At),
-			"event_status":    a.Status,
-			"lastUpdatedTime": now,
-		}}), nil
+		set := bson.M{"event_status": a.Status, "lastUpdatedTime": now}
+		if a.N == 1 {
+			// The first attempt of a round: a requeued delivery's earlier
+			// round is not this one's.
+			set["entity_metadata.resilienceAttemptCount"] = bson.M{"1": epochMillis(a.At)}
+		} else {
+			set["entity_metadata.resilienceAttemptCount."+strconv.Itoa(a.N)] = epochMillis(a.At)
+		}
+		return mongo.NewUpdateOneModel().SetFilter(bson.M{"_id": a.ID}).SetUpdate(bson.M{"$set": set}), nil
 	})
 	if err != nil {
 		return 0, err
 	}
 	return int(res.MatchedCount), nil
+}
+
+// restartPartnerDelivery puts the OUT delivery of a requeued outbox entry
+// back to PENDING with no attempts recorded, so the relay records the new
+// round as resilienceAttemptCount 1..5 and seed 000's "Failed Events for
+// Retry" query sees it as it sees any delivery in progress. The relay's
+// first attempt of a round replaces resilienceAttemptCount too
+// (RecordPartnerAttempts), so a requeue interrupted between its two writes
+// still ends with the new round's attempts alone. An entry never delivered
+// to a partner has none: nothing changes.
+func (s *Store) restartPartnerDelivery(ctx context.Context, outboxID string, now time.Time) error {
+	_, err := s.partnerEvents.UpdateMany(ctx,
+		bson.M{"outbox_id": outboxID, "event_direction": partnerstatus.DirectionOut},
+		bson.M{
+			"$set":   bson.M{"event_status": partnerstatus.Pending, "lastUpdatedTime": epochMillis(now)},
+			"$unset": bson.M{"entity_metadata.resilienceAttemptCount": ""},
+		})
+	if err != nil {
+		return fmt.Errorf("store: restart the partner delivery of outbox entry %s: %w", outboxID, err)
+	}
+	return nil
 }
 
 // FailedPartnerEventsForRetry is seed 000's "Failed Events for Retry" query:

@@ -9,6 +9,7 @@
 //	streamops replay [filter flags]   dry run, confirm, then POST /api/replays
 //	streamops dead-letters [list]     GET /api/dead-letters
 //	streamops dead-letters requeue ID POST /api/dead-letters/{id}/requeue (or -all)
+//	streamops outbox requeue ID       POST /api/outbox/{id}/requeue
 //	streamops stats [-window 1h]      GET /api/stats
 //	streamops openapi                 the OpenAPI document GET /api/openapi.json serves
 //

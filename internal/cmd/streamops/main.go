@@ -29,6 +29,7 @@ const usage = `usage: streamops <command> [flags]
   replay                      replay events: a dry run first, then confirm
   dead-letters [list]         list dead letters
   dead-letters requeue ID…    requeue dead letters (or -all with filters, after asking)
+  outbox requeue ID…          requeue dead-lettered outbox entries: a new round of attempts each
   stats                       counts by status and type (GET /api/stats)
   openapi                     print the OpenAPI document this build's API serves (make openapi-lint lints it)
 
@@ -55,6 +56,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		err = replay(ctx, rest, stdin, stdout, stderr)
 	case "dead-letters", "dlq":
 		err = deadLetters(ctx, rest, stdin, stdout, stderr)
+	case "outbox":
+		err = outboxCmd(ctx, rest, stdout, stderr)
 	case "stats":
 		err = stats(ctx, rest, stdout, stderr)
 	case "openapi":

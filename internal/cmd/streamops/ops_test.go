@@ -65,7 +65,7 @@ func (a *api) submitWorkflow(t *testing.T, name string) string {
 func (a *api) ops(t *testing.T, stdin string, args ...string) (int, string, string) {
 	t.Helper()
 	head := 1 // the flags go after the command words
-	if args[0] == "dead-letters" && len(args) > 1 && !strings.HasPrefix(args[1], "-") {
+	if (args[0] == "dead-letters" || args[0] == "outbox") && len(args) > 1 && !strings.HasPrefix(args[1], "-") {
 		head = 2
 	}
 	args = append(append(slices.Clone(args[:head]), "-url", a.srv.URL, "-token", token), args[head:]...)
@@ -246,6 +246,40 @@ func TestOpsReportsAPIErrors(t *testing.T) {
 			code, _, errOut := runCLI("", tc.args...)
 			assert.NotEqual(t, 0, code)
 			assert.Contains(t, errOut, tc.want)
+		})
+	}
+}
+
+// TestOpsOutboxRequeueStartsANewRound: `streamops outbox requeue ID`
+// requeues a dead-lettered outbox entry; an entry in another status and
+// an unknown id are the API's errors, named.
+func TestOpsOutboxRequeueStartsANewRound(t *testing.T) {
+	a := newAPI(t)
+	id := a.OutboxEntryIn(t, "evt-ops-requeue", "acme", "dead_letter")
+
+	code, out, errOut := a.ops(t, "", "outbox", "requeue", id)
+	require.Equal(t, 0, code, errOut)
+	assert.Equal(t, "requeued "+id+": now pending, a new round of 5 attempts, 1 requeue(s)\n", out)
+	e, err := a.Store.GetOutboxEntry(context.Background(), id)
+	require.NoError(t, err)
+	assert.Equal(t, "pending", e.Status)
+	assert.Equal(t, "admin", e.RequeuedBy, "the token's principal")
+
+	for _, c := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"already requeued", []string{"outbox", "requeue", id}, "409 status_conflict: outbox entry \"" + id + "\": store: status is pending; requeue applies to dead_letter only (field status)"},
+		{"unknown id", []string{"outbox", "requeue", "no-such-entry"}, "404 not_found"},
+		{"no id", []string{"outbox", "requeue"}, "name the dead-lettered outbox entries"},
+		{"no subcommand", []string{"outbox"}, "name a subcommand: requeue"},
+		{"unknown subcommand", []string{"outbox", "list"}, `unknown subcommand "list"`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			code, _, errOut := a.ops(t, "", c.args...)
+			assert.Equal(t, 1, code)
+			assert.Contains(t, errOut, c.want)
 		})
 	}
 }

@@ -7,7 +7,9 @@
 // pending → processing (claimed) → completed | failed (to be claimed again
 // at next_attempt_at) | dead_letter. A Retry of an entry that used all its
 // attempts is DeadLettered. A Deferred attempt (not made) gives the
-// claim's attempt back.
+// claim's attempt back. dead_letter is final for every scheduled function;
+// only an operator's requeue (Requeueable) makes it pending again, with a
+// new round of attempts.
 //
 // It is a leaf (it imports nothing of StreamOps) so that package store can
 // import it without a cycle: package outbox imports store, so the
@@ -24,12 +26,18 @@ const (
 	DeadLetter = "dead_letter"
 )
 
+// All lists every status, in lifecycle order (the API document's
+// OutboxStatus enum).
+func All() []string { return []string{Pending, Processing, Completed, Failed, DeadLetter} }
+
 // Due lists the statuses of an entry waiting for delivery: it is claimed
 // once its next_attempt_at has come.
 func Due() []string { return []string{Pending, Failed} }
 
-// Requeueable lists the statuses an operator's requeue makes due again.
-func Requeueable() []string { return []string{Failed, DeadLetter} }
+// Requeueable lists the statuses an operator's requeue makes due again:
+// dead_letter alone. A failed entry is not: its retry is scheduled and its
+// round is still the relay's.
+func Requeueable() []string { return []string{DeadLetter} }
 
 // Outcome is how a delivery attempt of an outbox entry ended.
 type Outcome int

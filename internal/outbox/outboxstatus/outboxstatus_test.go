@@ -30,5 +30,5 @@ func TestEachOutcomeLeavesTheEntryInItsStatus(t *testing.T) {
 	}
 	assert.Empty(t, Outcome(0).Status(1))
 	assert.Equal(t, []string{Pending, Failed}, Due())
-	assert.Equal(t, []string{Failed, DeadLetter}, Requeueable())
+	assert.Equal(t, []string{DeadLetter}, Requeueable())
 }

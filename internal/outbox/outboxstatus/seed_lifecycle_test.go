@@ -40,7 +40,7 @@ func TestSeed004OutboxStatusLifecycle(t *testing.T) {
 	require.Equal(t, "pending -> processing -> completed | failed -> (retry) | dead_letter", seed.StatusLifecycle)
 	for _, f := range seed.Fields {
 		if f.Field == "status" {
-			assert.Equal(t, strings.Join([]string{Pending, Processing, Completed, Failed, DeadLetter}, ", ")+".", f.Purpose)
+			assert.Equal(t, strings.Join(All(), ", ")+".", f.Purpose)
 		}
 	}
 	// pending -> processing, and failed -> (retry): both are claimed.

@@ -63,6 +63,7 @@ func Run(t *testing.T, open Opener) {
 		{"ClaimTakesOnlyDueEntriesOldestFirst", testClaimDueOnly},
 		{"ExpiredLeasesAreReclaimed", testLeaseReclaim},
 		{"SettlingRecordsEachOutcome", testSettle},
+		{"AnOperatorsRequeueStartsANewRoundOfADeadLetterOnly", testRequeue},
 		{"PartnerFailedForRetryQuery", testPartnerRetryQuery},
 		{"PartnerHistoryQuery", testPartnerHistory},
 		{"EveryIndexExistsAndEnsureIsIdempotent", testIndexes},

@@ -1,0 +1,83 @@
+package httpapi_test
+
+import (
+	"context"
+	"net/http"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/streamops/streamops/internal/outbox/outboxstatus"
+	"github.com/streamops/streamops/internal/store"
+)
+
+// TestOperatorRequeuesOneDeadLetteredOutboxEntry: POST
+// /api/outbox/{id}/requeue is an admin's, applies to a dead_letter entry
+// only, and records the caller's principal; every refusal is a JSON
+// error naming why, and changes nothing.
+func TestOperatorRequeuesOneDeadLetteredOutboxEntry(t *testing.T) {
+	for _, c := range []struct {
+		name, token, status string // status: the entry's before the call; "" for an unknown id
+		want                int
+		code, by            string
+	}{
+		{"admin requeues a dead letter", adminToken, outboxstatus.DeadLetter, http.StatusAccepted, "", "admin"},
+		{"a named admin is recorded", "alice-token", outboxstatus.DeadLetter, http.StatusAccepted, "", "alice"},
+		{"partner token", "acme-token", outboxstatus.DeadLetter, http.StatusForbidden, "forbidden", ""},
+		{"no known token", "nobody", outboxstatus.DeadLetter, http.StatusUnauthorized, "unauthenticated", ""},
+		{"unknown id", adminToken, "", http.StatusNotFound, "not_found", ""},
+		{"pending", adminToken, outboxstatus.Pending, http.StatusConflict, "status_conflict", ""},
+		{"processing", adminToken, outboxstatus.Processing, http.StatusConflict, "status_conflict", ""},
+		{"completed", adminToken, outboxstatus.Completed, http.StatusConflict, "status_conflict", ""},
+		{"failed: its retry is scheduled", adminToken, outboxstatus.Failed, http.StatusConflict, "status_conflict", ""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			s := newAPIStack(t) // of its own: a requeued entry is due, and claimed by the next case's setup
+			id := "no-such-entry"
+			var before store.OutboxEntry
+			if c.status != "" {
+				id = s.OutboxEntryIn(t, "evt-requeue", "acme", c.status)
+				var err error
+				before, err = s.Store.GetOutboxEntry(context.Background(), id)
+				require.NoError(t, err)
+			}
+			resp := s.call(t, http.MethodPost, "/api/outbox/"+id+"/requeue", "", "Authorization", "Bearer "+c.token)
+			require.Equal(t, c.want, resp.status, resp.body)
+			if c.want != http.StatusAccepted {
+				assert.Equal(t, c.code, errorCode(resp))
+				if c.code == "status_conflict" {
+					e := resp.body["error"].(map[string]any)
+					assert.Equal(t, c.status, e["status"], "names the entry's status")
+					assert.Equal(t, "status", e["field"])
+					assert.Equal(t, []any{outboxstatus.DeadLetter}, e["allowed"])
+				}
+				if c.status != "" {
+					after, err := s.Store.GetOutboxEntry(context.Background(), id)
+					require.NoError(t, err)
+					assert.Equal(t, before, after, "a refused requeue changes nothing")
+				}
+				return
+			}
+			assert.Equal(t, true, resp.body["requeued"])
+			assert.Equal(t, id, resp.body["outboxId"])
+			assert.Equal(t, outboxstatus.Pending, resp.body["status"])
+			assert.Equal(t, float64(0), resp.body["attempts"], "a new round")
+			assert.Equal(t, float64(store.DefaultMaxAttempts), resp.body["maxAttempts"])
+			assert.Equal(t, c.by, resp.body["requeuedBy"], "the caller's principal id")
+			assert.Equal(t, float64(1), resp.body["requeues"])
+			assert.Equal(t, "HTTP 410", resp.body["lastError"])
+			stored, err := s.Store.GetOutboxEntry(context.Background(), id)
+			require.NoError(t, err)
+			assert.Equal(t, outboxstatus.Pending, stored.Status)
+			assert.Zero(t, stored.Attempts)
+			assert.Equal(t, c.by, stored.RequeuedBy)
+			assert.WithinDuration(t, time.Now(), stored.NextAttemptAt, time.Minute, "due now")
+
+			again := s.call(t, http.MethodPost, "/api/outbox/"+id+"/requeue", "", "Authorization", "Bearer "+c.token)
+			assert.Equal(t, http.StatusConflict, again.status, "requeued once: it is pending now")
+			assert.Equal(t, outboxstatus.Pending, again.body["error"].(map[string]any)["status"])
+		})
+	}
+}
