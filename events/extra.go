@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+
+	"github.com/streamops/streamops/internal/jsonbody"
 )
 
 // Extra is the members of a JSON object that the Go type holding it does
@@ -117,11 +119,11 @@ func decodeMembers(b []byte, what string, known ...field) (Extra, error) {
 // that follows refuses anything else. An escaped name answers false (the
 // map decodes it, unescaped), so false is always safe.
 func onlyNamed(b []byte, known []field) bool {
-	i := skipSpace(b, 0)
+	i := jsonbody.SkipSpace(b, 0)
 	if i >= len(b) || b[i] != '{' {
 		return false
 	}
-	i = skipSpace(b, i+1)
+	i = jsonbody.SkipSpace(b, i+1)
 	if i < len(b) && b[i] == '}' {
 		return true
 	}
@@ -133,14 +135,14 @@ func onlyNamed(b []byte, known []field) bool {
 		if end >= len(b) || b[end] != '"' || !named(b[i+1:end], known) {
 			return false
 		}
-		i = skipSpace(b, end+1)
+		i = jsonbody.SkipSpace(b, end+1)
 		if i >= len(b) || b[i] != ':' {
 			return false
 		}
-		if i = skipValue(b, skipSpace(b, i+1)); i < 0 {
+		if i = jsonbody.SkipValue(b, jsonbody.SkipSpace(b, i+1)); i < 0 {
 			return false
 		}
-		i = skipSpace(b, i)
+		i = jsonbody.SkipSpace(b, i)
 		if i >= len(b) {
 			return false
 		}
@@ -148,7 +150,7 @@ func onlyNamed(b []byte, known []field) bool {
 		case '}':
 			return true
 		case ',':
-			i = skipSpace(b, i+1)
+			i = jsonbody.SkipSpace(b, i+1)
 		default:
 			return false
 		}
@@ -164,65 +166,4 @@ func named(name []byte, known []field) bool {
 		}
 	}
 	return false
-}
-
-// skipSpace is the index of the first byte of b from i on that is not
-// JSON whitespace.
-func skipSpace(b []byte, i int) int {
-	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
-		i++
-	}
-	return i
-}
-
-// skipValue is the index just past the JSON value starting at b[i], or -1
-// when b ends inside it.
-func skipValue(b []byte, i int) int {
-	if i >= len(b) {
-		return -1
-	}
-	switch b[i] {
-	case '"':
-		return skipString(b, i)
-	case '{', '[':
-		depth := 0
-		for ; i < len(b); i++ {
-			switch b[i] {
-			case '"':
-				end := skipString(b, i)
-				if end < 0 {
-					return -1
-				}
-				i = end - 1
-			case '{', '[':
-				depth++
-			case '}', ']':
-				if depth--; depth == 0 {
-					return i + 1
-				}
-			}
-		}
-		return -1
-	}
-	for ; i < len(b); i++ { // a number, true, false or null
-		switch b[i] {
-		case ',', '}', ']', ' ', '\t', '\n', '\r':
-			return i
-		}
-	}
-	return i
-}
-
-// skipString is the index just past the JSON string starting at b[i] (a
-// '"'), or -1 when b ends inside it.
-func skipString(b []byte, i int) int {
-	for i++; i < len(b); i++ {
-		switch b[i] {
-		case '\\':
-			i++
-		case '"':
-			return i + 1
-		}
-	}
-	return -1
 }

@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+
+	"github.com/streamops/streamops/internal/jsonbody"
 )
 
 // ErrNotJSON is the error of a document that is not exactly one JSON value.
@@ -70,7 +72,7 @@ func (s *Scrubber) Scrub(doc []byte) ([]byte, error) {
 		return nil, fmt.Errorf("%w: %v", ErrNotJSON, err)
 	}
 	w := walker{s: s, in: doc}
-	w.value(skipSpace(doc, 0))
+	w.value(jsonbody.SkipSpace(doc, 0))
 	if w.out == nil {
 		return doc, nil
 	}
@@ -95,21 +97,21 @@ func (w *walker) value(i int) int {
 	case '[':
 		return w.array(i)
 	case '"':
-		end := stringEnd(w.in, i)
+		end := jsonbody.SkipString(w.in, i)
 		w.text(i, end, 0)
 		return end
 	}
-	return literalEnd(w.in, i)
+	return jsonbody.SkipLiteral(w.in, i)
 }
 
 func (w *walker) object(i int) int {
 	in := w.in
-	i = skipSpace(in, i+1)
+	i = jsonbody.SkipSpace(in, i+1)
 	if in[i] == '}' {
 		return i + 1
 	}
 	for renamed := 0; ; {
-		kEnd := stringEnd(in, i)
+		kEnd := jsonbody.SkipString(in, i)
 		key := in[i+1 : kEnd-1]
 		if bytes.IndexByte(key, '\\') >= 0 {
 			key = unquote(in[i:kEnd])
@@ -117,29 +119,29 @@ func (w *walker) object(i int) int {
 		if w.text(i, kEnd, renamed+1) {
 			renamed++
 		}
-		v := skipSpace(in, skipSpace(in, kEnd)+1) // past ':'
+		v := jsonbody.SkipSpace(in, jsonbody.SkipSpace(in, kEnd)+1) // past ':'
 		end := w.member(v, step{key: key}, denied(w.s.deny, key))
-		i = skipSpace(in, end)
+		i = jsonbody.SkipSpace(in, end)
 		if in[i] == '}' {
 			return i + 1
 		}
-		i = skipSpace(in, i+1) // past ','
+		i = jsonbody.SkipSpace(in, i+1) // past ','
 	}
 }
 
 func (w *walker) array(i int) int {
 	in := w.in
-	i = skipSpace(in, i+1)
+	i = jsonbody.SkipSpace(in, i+1)
 	if in[i] == ']' {
 		return i + 1
 	}
 	for n := 0; ; n++ {
 		end := w.member(i, step{index: n, elem: true}, false)
-		i = skipSpace(in, end)
+		i = jsonbody.SkipSpace(in, end)
 		if in[i] == ']' {
 			return i + 1
 		}
-		i = skipSpace(in, i+1)
+		i = jsonbody.SkipSpace(in, i+1)
 	}
 }
 
@@ -154,7 +156,7 @@ func (w *walker) member(v int, st step, deny bool) int {
 	if !deny {
 		return w.value(v)
 	}
-	end := skipValue(w.in, v)
+	end := jsonbody.SkipValue(w.in, v)
 	if w.in[v] != 'n' {
 		w.cut(v, end)
 		w.out = append(w.out, `"`+Redacted+`"`...)
@@ -228,66 +230,6 @@ func worthAny(c Counts) bool {
 		}
 	}
 	return false
-}
-
-// The scanners below read a document json.Valid accepted.
-
-func skipSpace(in []byte, i int) int {
-	for i < len(in) && (in[i] == ' ' || in[i] == '\t' || in[i] == '\n' || in[i] == '\r') {
-		i++
-	}
-	return i
-}
-
-// stringEnd returns the end of the string starting at in[i] ('"').
-func stringEnd(in []byte, i int) int {
-	for j := i + 1; j < len(in); j++ {
-		switch in[j] {
-		case '\\':
-			j++
-		case '"':
-			return j + 1
-		}
-	}
-	return len(in)
-}
-
-// literalEnd returns the end of the number, true, false or null at in[i].
-func literalEnd(in []byte, i int) int {
-	for i < len(in) {
-		switch in[i] {
-		case ',', '}', ']', ' ', '\t', '\n', '\r':
-			return i
-		}
-		i++
-	}
-	return i
-}
-
-// skipValue returns the end of the value starting at in[i].
-func skipValue(in []byte, i int) int {
-	switch in[i] {
-	case '"':
-		return stringEnd(in, i)
-	case '{', '[':
-		depth := 0
-		for j := i; j < len(in); {
-			switch in[j] {
-			case '"':
-				j = stringEnd(in, j)
-				continue
-			case '{', '[':
-				depth++
-			case '}', ']':
-				if depth--; depth == 0 {
-					return j + 1
-				}
-			}
-			j++
-		}
-		return len(in)
-	}
-	return literalEnd(in, i)
 }
 
 // unquote decodes a JSON string with escapes.
