@@ -190,3 +190,19 @@ func Types(tb testing.TB, name string) map[string]string {
 	}
 	return out
 }
+
+// PublishTestEvent reads seed 003's "Publish Test Event" command: the topic
+// it produces to and the line it echoes, split as kafka-console-producer
+// with parse.key=true and key.separator=| splits it, at its first |: the
+// key before it, the value after.
+func PublishTestEvent(tb testing.TB) (topic string, key, value []byte) {
+	tb.Helper()
+	cmd := string(Read(tb, "003_testing.publish_test_event.sh"))
+	echo := regexp.MustCompile(`echo '([^']*)'`).FindStringSubmatch(cmd)
+	require.NotNil(tb, echo, "the echoed line")
+	require.Contains(tb, cmd, `--property "parse.key=true"`)
+	require.Contains(tb, cmd, `--property "key.separator=|"`)
+	k, v, ok := strings.Cut(echo[1], "|")
+	require.True(tb, ok)
+	return regexp.MustCompile(`--topic (\S+)`).FindStringSubmatch(cmd)[1], []byte(k), []byte(v)
+}

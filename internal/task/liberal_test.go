@@ -23,7 +23,7 @@ import (
 // the welcome email is sent) or skipped (the lifecycle events), never
 // dead-lettered.
 func TestSeed003ExamplesOnTheTasksTopicAreNeverDeadLettered(t *testing.T) {
-	examples := streamtest.SeedExamplesOf(events.TopicTasks)
+	examples := streamtest.SeedExamplesOf(t, events.TopicTasks)
 	require.Len(t, examples, 5)
 	for _, ex := range examples {
 		t.Run(ex.Name, func(t *testing.T) {

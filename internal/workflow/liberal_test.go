@@ -24,7 +24,7 @@ import (
 // (workflow.created) or skipped (the lifecycle events), never
 // dead-lettered; the workflows they start reach an end.
 func TestSeed003ExamplesOnTheWorkflowsTopicAreNeverDeadLettered(t *testing.T) {
-	examples := streamtest.SeedExamplesOf(events.TopicWorkflows)
+	examples := streamtest.SeedExamplesOf(t, events.TopicWorkflows)
 	require.Len(t, examples, 7, "five workflow events, the Kafka message example and the test publish")
 	for _, ex := range examples {
 		t.Run(ex.Name, func(t *testing.T) {
@@ -50,7 +50,7 @@ func TestSeed003ExamplesOnTheWorkflowsTopicAreNeverDeadLettered(t *testing.T) {
 // and nothing reaches workflows.dlq.
 func TestSeedTestPublishFailsItsWorkflowWithUnknownStep(t *testing.T) {
 	h := newHarness(t, nil)
-	rec := streamtest.SeedTestPublish.Record(t, streamtest.NewGen(32))
+	rec := streamtest.SeedTestPublish(t).Record(t, streamtest.NewGen(32))
 	require.Equal(t, "wf-test", string(rec.Key), "the kcat line's key")
 
 	require.NoError(t, h.Deliver(t, streamtest.Batch(rec)))

@@ -22,21 +22,6 @@ import (
 	"github.com/streamops/streamops/internal/workflow/workflowstatus"
 )
 
-// publishTestEvent reads seed 003's "Publish Test Event" command: the line
-// it echoes and the topic it produces to. kafka-console-producer with
-// parse.key=true and key.separator=| splits the line at its first |: the
-// key before it, the value after.
-func publishTestEvent(t *testing.T) (topic string, key, value []byte) {
-	cmd := string(seedtest.Read(t, "003_testing.publish_test_event.sh"))
-	echo := regexp.MustCompile(`echo '([^']*)'`).FindStringSubmatch(cmd)
-	require.NotNil(t, echo, "the echoed line")
-	require.Contains(t, cmd, `--property "parse.key=true"`)
-	require.Contains(t, cmd, `--property "key.separator=|"`)
-	k, v, ok := strings.Cut(echo[1], "|")
-	require.True(t, ok)
-	return regexp.MustCompile(`--topic (\S+)`).FindStringSubmatch(cmd)[1], []byte(k), []byte(v)
-}
-
 // consoleConsumer is seed 003's "Manual Event Inspection" command as a
 // plain franz-go client: the topic from its beginning, each record printed
 // as key|value (print.key=true, key.separator="|"), until stop accepts the
@@ -63,7 +48,7 @@ func consoleConsumer(t *testing.T, brokers []string, d time.Duration, stop func(
 // consumer's output has the line the seed shows, for wf-test.
 func TestSeed003PublishTestEventAndManualInspection(t *testing.T) {
 	s := start(t, "", nil)
-	topic, key, value := publishTestEvent(t)
+	topic, key, value := seedtest.PublishTestEvent(t)
 	require.Equal(t, events.TopicWorkflows, topic)
 	require.Equal(t, "wf-test", string(key))
 	require.NoError(t, s.kafka().ProduceSync(context.Background(), &kgo.Record{Topic: topic, Key: key, Value: value}).FirstErr())

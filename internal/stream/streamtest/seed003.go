@@ -1,11 +1,13 @@
 package streamtest
 
 import (
+	"encoding/json"
 	"testing"
 
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/streamops/streamops/events"
+	"github.com/streamops/streamops/internal/seedtest"
 )
 
 // SeedExample is one event example of seed 003 as a record of its topic,
@@ -15,218 +17,86 @@ type SeedExample struct {
 	Name string
 	// Topic is the topic its event type belongs on.
 	Topic string
-	// Value is the example's JSON as the seed prints it.
+	// Value is the example's JSON as testdata/seeds holds it, read by
+	// seedtest's rules.
 	Value string
 }
 
-// Seed003 are seed 003's event examples: every one of "Workflow Events",
-// "Task Events", the "Example Kafka Message" and the "Publish Test Event",
-// verbatim but for two comments JSON cannot hold: the Kafka message's
-// payload `{ /* ... */ }` is the workflow.created example's payload, and
-// task.dead_letter's originalEvent payload `{ /* original task data */ }`
-// is the task.created example's.
-var Seed003 = []SeedExample{
-	{"workflow.created", events.TopicWorkflows, `{
-  "eventType": "workflow.created",
-  "eventId": "evt-a1b2c3d4-e5f6-7890-abcd-ef1234567890",
-  "timestamp": "2026-01-04T01:09:27.123Z",
-  "payload": {
-    "workflowId": "wf-a1b2c3d4-e5f6-7890-abcd-ef1234567890",
-    "name": "Data Processing Pipeline",
-    "steps": ["validate", "transform", "store"],
-    "priority": "high",
-    "createdAt": "2026-01-04T01:09:27.123Z"
-  },
-  "metadata": {
-    "source": "api-gateway",
-    "userId": null,
-    "apiVersion": "1.0.0"
-  }
-}`},
-	{"workflow.processing", events.TopicWorkflows, `{
-  "eventType": "workflow.processing",
-  "eventId": "evt-b2c3d4e5-f6a7-8901-bcde-f12345678901",
-  "timestamp": "2026-01-04T01:09:30.456Z",
-  "payload": {
-    "workflowId": "wf-a1b2c3d4-e5f6-7890-abcd-ef1234567890",
-    "startedAt": "2026-01-04T01:09:30.456Z",
-    "currentStep": "validate",
-    "currentStepIndex": 0
-  },
-  "metadata": {
-    "source": "event-processor",
-    "processorId": "worker-1"
-  }
-}`},
-	{"workflow.step.completed", events.TopicWorkflows, `{
-  "eventType": "workflow.step.completed",
-  "eventId": "evt-c3d4e5f6-a7b8-9012-cdef-123456789012",
-  "timestamp": "2026-01-04T01:09:33.789Z",
-  "payload": {
-    "workflowId": "wf-a1b2c3d4-e5f6-7890-abcd-ef1234567890",
-    "stepName": "validate",
-    "stepIndex": 0,
-    "completedAt": "2026-01-04T01:09:33.789Z",
-    "duration": 3333,
-    "result": {
-      "recordsProcessed": 1000,
-      "validRecords": 950,
-      "invalidRecords": 50
-    }
-  }
-}`},
-	{"workflow.completed", events.TopicWorkflows, `{
-  "eventType": "workflow.completed",
-  "eventId": "evt-d4e5f6a7-b8c9-0123-def1-234567890123",
-  "timestamp": "2026-01-04T01:09:45.123Z",
-  "payload": {
-    "workflowId": "wf-a1b2c3d4-e5f6-7890-abcd-ef1234567890",
-    "completedAt": "2026-01-04T01:09:45.123Z",
-    "duration": 17667,
-    "stepsCompleted": 3,
-    "summary": {
-      "totalRecords": 1000,
-      "successfulRecords": 950,
-      "failedRecords": 50
-    }
-  },
-  "metadata": {
-    "source": "event-processor",
-    "processorId": "worker-1"
-  }
-}`},
-	{"workflow.failed", events.TopicWorkflows, `{
-  "eventType": "workflow.failed",
-  "eventId": "evt-e5f6a7b8-c9d0-1234-ef12-345678901234",
-  "timestamp": "2026-01-04T01:09:35.999Z",
-  "payload": {
-    "workflowId": "wf-a1b2c3d4-e5f6-7890-abcd-ef1234567890",
-    "failedAt": "2026-01-04T01:09:35.999Z",
-    "failedStep": "transform",
-    "failedStepIndex": 1,
-    "error": {
-      "code": "TRANSFORM_ERROR",
-      "message": "Invalid data format in record 523",
-      "stack": "Error: Invalid data format...\n  at transform.js:45:12"
-    }
-  },
-  "metadata": {
-    "source": "event-processor",
-    "processorId": "worker-1"
-  }
-}`},
-	{"task.created", events.TopicTasks, `{
-  "eventType": "task.created",
-  "eventId": "evt-f6a7b8c9-d0e1-2345-f123-456789012345",
-  "timestamp": "2026-01-04T01:10:00.000Z",
-  "payload": {
-    "taskId": "task-x1y2z3a4-b5c6-7890-defg-hi1234567890",
-    "type": "email_notification",
-    "data": {
-      "recipient": "user@example.com",
-      "subject": "Welcome to StreamOps",
-      "template": "welcome_email"
-    },
-    "retryCount": 0,
-    "maxRetries": 3,
-    "createdAt": "2026-01-04T01:10:00.000Z"
-  },
-  "metadata": {
-    "source": "api-gateway",
-    "userId": null
-  }
-}`},
-	{"task.processing", events.TopicTasks, `{
-  "eventType": "task.processing",
-  "eventId": "evt-a7b8c9d0-e1f2-3456-1234-567890123456",
-  "timestamp": "2026-01-04T01:10:02.000Z",
-  "payload": {
-    "taskId": "task-x1y2z3a4-b5c6-7890-defg-hi1234567890",
-    "startedAt": "2026-01-04T01:10:02.000Z",
-    "retryCount": 0
-  }
-}`},
-	{"task.completed", events.TopicTasks, `{
-  "eventType": "task.completed",
-  "eventId": "evt-b8c9d0e1-f2a3-4567-2345-678901234567",
-  "timestamp": "2026-01-04T01:10:05.000Z",
-  "payload": {
-    "taskId": "task-x1y2z3a4-b5c6-7890-defg-hi1234567890",
-    "completedAt": "2026-01-04T01:10:05.000Z",
-    "duration": 3000,
-    "result": {
-      "emailSent": true,
-      "messageId": "msg-123456"
-    }
-  }
-}`},
-	{"task.failed", events.TopicTasks, `{
-  "eventType": "task.failed",
-  "eventId": "evt-c9d0e1f2-a3b4-5678-3456-789012345678",
-  "timestamp": "2026-01-04T01:10:05.000Z",
-  "payload": {
-    "taskId": "task-x1y2z3a4-b5c6-7890-defg-hi1234567890",
-    "failedAt": "2026-01-04T01:10:05.000Z",
-    "retryCount": 1,
-    "maxRetries": 3,
-    "error": {
-      "code": "SMTP_ERROR",
-      "message": "Connection timeout to mail server",
-      "retryable": true
-    },
-    "nextRetryAt": "2026-01-04T01:10:35.000Z"
-  }
-}`},
-	{"task.dead_letter", events.TopicTasks, `{
-  "eventType": "task.dead_letter",
-  "eventId": "evt-d0e1f2a3-b4c5-6789-4567-890123456789",
-  "timestamp": "2026-01-04T01:12:00.000Z",
-  "payload": {
-    "taskId": "task-x1y2z3a4-b5c6-7890-defg-hi1234567890",
-    "originalEvent": {
-      "eventType": "task.created",
-      "payload": {
-        "taskId": "task-x1y2z3a4-b5c6-7890-defg-hi1234567890",
-        "type": "email_notification",
-        "data": {
-          "recipient": "user@example.com",
-          "subject": "Welcome to StreamOps",
-          "template": "welcome_email"
-        },
-        "retryCount": 0,
-        "maxRetries": 3,
-        "createdAt": "2026-01-04T01:10:00.000Z"
-      }
-    },
-    "retryCount": 3,
-    "maxRetries": 3,
-    "finalError": {
-      "code": "SMTP_ERROR",
-      "message": "Connection timeout to mail server",
-      "stack": "..."
-    },
-    "deadLetteredAt": "2026-01-04T01:12:00.000Z"
-  }
-}`},
-	{"Example Kafka Message", events.TopicWorkflows, `{
-    "eventType": "workflow.created",
-    "eventId": "evt-123",
-    "timestamp": "2026-01-04T01:09:27Z",
-    "payload": {
-      "workflowId": "wf-a1b2c3d4-e5f6-7890-abcd-ef1234567890",
-      "name": "Data Processing Pipeline",
-      "steps": ["validate", "transform", "store"],
-      "priority": "high",
-      "createdAt": "2026-01-04T01:09:27.123Z"
-    }
-  }`},
-	{"Publish Test Event", events.TopicWorkflows,
-		`{"eventType":"workflow.created","eventId":"test-1","timestamp":"2026-01-04T01:00:00Z","payload":{"workflowId":"wf-test","name":"Test","steps":["step1"],"priority":"low","createdAt":"2026-01-04T01:00:00Z"}}`},
+// Seed003 are seed 003's event examples, read from testdata/seeds: every
+// one of "Workflow Events", "Task Events", the "Example Kafka Message" and
+// the "Publish Test Event". Two comments JSON cannot hold are filled in:
+// the Kafka message's payload `{ /* ... */ }` is the workflow.created
+// example's payload, and task.dead_letter's originalEvent payload
+// `{ /* original task data */ }` is the task.created example's.
+func Seed003(tb testing.TB) []SeedExample {
+	tb.Helper()
+	var out []SeedExample
+	for _, t := range events.Types {
+		if t == events.WebhookReceived { // StreamOps' own: no seed example
+			continue
+		}
+		value := seedtest.JSON(tb, seedFile(t))
+		if t == events.TaskDeadLetter {
+			value = withPayload(tb, value, payloadOf(tb, events.TaskCreated), "payload", "originalEvent")
+		}
+		out = append(out, SeedExample{string(t), t.Topic(), string(value)})
+	}
+	msg := seedtest.JSObject(tb, "003_message_format.example_kafka_message.js")
+	value, err := json.Marshal(msg["value"])
+	if err != nil {
+		tb.Fatalf("seed 003 Example Kafka Message: %v", err)
+	}
+	out = append(out, SeedExample{"Example Kafka Message", events.TopicWorkflows,
+		string(withPayload(tb, value, payloadOf(tb, events.WorkflowCreated)))})
+	return append(out, SeedTestPublish(tb))
 }
 
 // SeedTestPublish is seed 003's "Publish Test Event": what its kcat line
 // sends to topic workflows under key wf-test.
-var SeedTestPublish = Seed003[len(Seed003)-1]
+func SeedTestPublish(tb testing.TB) SeedExample {
+	tb.Helper()
+	topic, _, value := seedtest.PublishTestEvent(tb)
+	return SeedExample{"Publish Test Event", topic, string(value)}
+}
+
+// seedFile is the testdata/seeds file of t's example.
+func seedFile(t events.Type) string {
+	if t == events.TaskDeadLetter { // it holds a comment
+		return "003_event." + string(t) + ".jsonc"
+	}
+	return "003_event." + string(t) + ".json"
+}
+
+// payloadOf is the payload of seed 003's example of t.
+func payloadOf(tb testing.TB, t events.Type) json.RawMessage {
+	var ex struct {
+		Payload json.RawMessage `json:"payload"`
+	}
+	if err := json.Unmarshal(seedtest.JSON(tb, seedFile(t)), &ex); err != nil {
+		tb.Fatalf("seed 003 example %s: %v", t, err)
+	}
+	return ex.Payload
+}
+
+// withPayload is the event value with the payload member of the object
+// at path (the objects to descend into; none: the event's own) set.
+func withPayload(tb testing.TB, value []byte, payload json.RawMessage, path ...string) []byte {
+	tb.Helper()
+	var doc map[string]any
+	if err := json.Unmarshal(value, &doc); err != nil {
+		tb.Fatalf("seed 003 example: %v", err)
+	}
+	obj := doc
+	for _, k := range path {
+		obj = obj[k].(map[string]any)
+	}
+	obj["payload"] = payload
+	out, err := json.Marshal(doc)
+	if err != nil {
+		tb.Fatalf("seed 003 example: %v", err)
+	}
+	return out
+}
 
 // Record is the example as a record of its topic, keyed by the aggregate id
 // of its payload (the seed's `wf-test|…` for the test publish), placed by
@@ -241,9 +111,10 @@ func (s SeedExample) Record(tb testing.TB, g *Gen) *kgo.Record {
 }
 
 // SeedExamplesOf are the examples of topic.
-func SeedExamplesOf(topic string) []SeedExample {
+func SeedExamplesOf(tb testing.TB, topic string) []SeedExample {
+	tb.Helper()
 	var out []SeedExample
-	for _, s := range Seed003 {
+	for _, s := range Seed003(tb) {
 		if s.Topic == topic {
 			out = append(out, s)
 		}
