@@ -41,13 +41,13 @@ race: ## the race detector over everything but the large-volume tests (-short)
 	$(GO) test -count=1 -race -short -timeout 20m ./...
 
 # The MongoDB tier: every package whose tests open a store (their test
-# binary links internal/store/enginetest, directly or through a harness such
-# as stacktest or streamtest) runs again with the store on the MongoDB at
+# binary links internal/store/storetest, directly or through a harness such
+# as testenv or streamtest) runs again with the store on the MongoDB at
 # MONGODB_URI, each test in a database of its own; the console's browser
 # tests among them (tag browser: chromium needed). The summary counts the
 # tests that ran on it from the harness's log.
 STORE_TEST_PKGS = $(shell $(GO) list -test -tags browser -f '{{.ImportPath}} {{join .Deps " "}}' ./... \
-	| awk '$$1 ~ /\.test$$/ && / [^ ]*internal\/store\/enginetest( |$$)/ {sub(/\.test$$/, "", $$1); print $$1}')
+	| awk '$$1 ~ /\.test$$/ && / [^ ]*internal\/store\/storetest( |$$)/ {sub(/\.test$$/, "", $$1); print $$1}')
 
 test-mongo: ## every store-touching test again on the MongoDB at MONGODB_URI (Atlas, mongod, FerretDB)
 	@test -n "$$MONGODB_URI" || { echo "test-mongo: set MONGODB_URI (e.g. mongodb://127.0.0.1:27017/); README: The MongoDB tier"; exit 2; }

@@ -162,7 +162,7 @@ type Config struct {
 	// Default 3, the partition count of each topic: one poller per
 	// partition is as parallel as a partition-ordered consumer gets.
 	MSKMaxPollers int
-	// MappingSettingsFile is internal/esm/mapping.json, the MSK event
+	// MappingSettingsFile is internal/eventsource/mapping.json, the MSK event
 	// source mappings' settings the local stack uses too. Default
 	// defaultMappingSettingsFile, relative to the repository root (cdk.json).
 	MappingSettingsFile string

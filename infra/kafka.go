@@ -13,7 +13,7 @@ import (
 
 // esmMinPollers: provisioned mode, which Lambda requires for the retry,
 // record-age and bisect controls on Kafka mappings. The other mapping
-// settings are Config.Mapping (internal/esm/mapping.json, shared with the
+// settings are Config.Mapping (internal/eventsource/mapping.json, shared with the
 // local stack).
 const esmMinPollers = 1
 

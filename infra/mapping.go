@@ -8,16 +8,16 @@ import (
 )
 
 // defaultMappingSettingsFile is where the main module keeps the event
-// source mapping settings (package internal/esm), relative to the
+// source mapping settings (package internal/eventsource), relative to the
 // repository root where the CDK CLI runs this app (cdk.json). infra is a
 // module of its own and cannot import the main module's internal
 // packages, so it reads the file the local stack embeds: one source for
 // both stacks.
-const defaultMappingSettingsFile = "internal/esm/mapping.json"
+const defaultMappingSettingsFile = "internal/eventsource/mapping.json"
 
 // mappingSettings are the MSK event source mappings' delivery settings as
-// internal/esm/mapping.json holds them, keyed by the CloudFormation
-// property each sets (see internal/esm for why these values). Unknown keys
+// internal/eventsource/mapping.json holds them, keyed by the CloudFormation
+// property each sets (see internal/eventsource for why these values). Unknown keys
 // are an error, so a setting added there is not silently left out here.
 type mappingSettings struct {
 	BatchSize                      int  `json:"BatchSize"`

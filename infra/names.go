@@ -54,7 +54,7 @@ const (
 	envWebhookEventsTTL = "STREAMOPS_WEBHOOK_EVENTS_TTL"
 	// envSchedulePeriod is the period of the schedule that invokes the
 	// outbox relay: each run serves until just before the next
-	// (internal/wire.EnvSchedulePeriod).
+	// (internal/handlers.EnvSchedulePeriod).
 	envSchedulePeriod = "STREAMOPS_SCHEDULE_PERIOD"
 	// internal/task's backends on Lambda: both are required there.
 	envEmailSender         = "STREAMOPS_EMAIL_SENDER"

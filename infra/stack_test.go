@@ -340,7 +340,7 @@ func TestEventSourceMappings(t *testing.T) {
 	}
 }
 
-// sharedMappingSettings is internal/esm/mapping.json, the settings the
+// sharedMappingSettings is internal/eventsource/mapping.json, the settings the
 // local stack's MSK stand-in embeds, read as plain JSON rather than
 // through loadMappingSettings, so the template is compared with the file
 // itself.

@@ -10,18 +10,18 @@ import (
 
 	"github.com/streamops/streamops/internal/apigw"
 	"github.com/streamops/streamops/internal/app"
+	"github.com/streamops/streamops/internal/handlers"
 	"github.com/streamops/streamops/internal/objects/s3bucket"
 	"github.com/streamops/streamops/internal/outbox"
-	"github.com/streamops/streamops/internal/wire"
 )
 
 func main() {
 	app.Start("api", func(ctx context.Context, a *app.App) (any, error) {
-		handler, err := wire.API(a, wire.APIOptions{
+		handler, err := handlers.API(a, handlers.APIOptions{
 			Providers: app.Must(app.Providers()),
 			Partners:  app.Must(outbox.LoadPartners(os.Getenv("STREAMOPS_PARTNERS_FILE"))),
 			Objects:   app.Must(s3bucket.ExportStore(ctx)),
-			Auth:      app.Must(wire.Auth(wire.TokensFromEnv())),
+			Auth:      app.Must(handlers.Auth(handlers.TokensFromEnv())),
 		})
 		return apigw.Function(handler), err
 	})

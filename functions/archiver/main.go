@@ -6,9 +6,9 @@ import (
 	"context"
 
 	"github.com/streamops/streamops/internal/app"
-	"github.com/streamops/streamops/internal/wire"
+	"github.com/streamops/streamops/internal/handlers"
 )
 
 func main() {
-	app.Start("archiver", func(_ context.Context, a *app.App) (any, error) { return wire.Archiver(a) })
+	app.Start("archiver", func(_ context.Context, a *app.App) (any, error) { return handlers.Archiver(a) })
 }

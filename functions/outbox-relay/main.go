@@ -8,14 +8,14 @@ import (
 	"os"
 
 	"github.com/streamops/streamops/internal/app"
+	"github.com/streamops/streamops/internal/handlers"
 	"github.com/streamops/streamops/internal/outbox"
-	"github.com/streamops/streamops/internal/wire"
 )
 
 func main() {
 	app.Start("outbox-relay", func(ctx context.Context, a *app.App) (any, error) {
 		partners := app.Must(outbox.LoadPartners(os.Getenv("STREAMOPS_PARTNERS_FILE")))
-		period := app.Must(wire.SchedulePeriod())
-		return wire.OutboxRelay(a, partners, app.Must(app.Secrets(ctx, app.PartnerSecrets)), period)
+		period := app.Must(handlers.SchedulePeriod())
+		return handlers.OutboxRelay(a, partners, app.Must(app.Secrets(ctx, app.PartnerSecrets)), period)
 	})
 }

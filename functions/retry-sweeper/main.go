@@ -9,11 +9,11 @@ import (
 	"context"
 
 	"github.com/streamops/streamops/internal/app"
-	"github.com/streamops/streamops/internal/wire"
+	"github.com/streamops/streamops/internal/handlers"
 )
 
 func main() {
 	app.Start("retry-sweeper", func(_ context.Context, a *app.App) (any, error) {
-		return wire.RetrySweeper(a, app.Must(app.Providers()))
+		return handlers.RetrySweeper(a, app.Must(app.Providers()))
 	})
 }

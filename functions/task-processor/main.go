@@ -7,14 +7,14 @@ import (
 	"context"
 
 	"github.com/streamops/streamops/internal/app"
+	"github.com/streamops/streamops/internal/handlers/streamhandlers"
 	"github.com/streamops/streamops/internal/task"
 	"github.com/streamops/streamops/internal/task/taskaws"
-	"github.com/streamops/streamops/internal/wire/streamwire"
 )
 
 func main() {
 	app.Start("task-processor", func(_ context.Context, a *app.App) (any, error) {
 		executors := app.Must(task.NewExecutors(app.Must(taskaws.Backends(task.BackendConfigFromEnv())), a.Store))
-		return streamwire.TaskProcessor(a, executors, nil)
+		return streamhandlers.TaskProcessor(a, executors, nil)
 	})
 }

@@ -1,7 +1,7 @@
 // Command webhook is the StreamOps webhook Lambda behind API Gateway's
 // POST /webhooks/{provider}: verify, dedupe, scrub, store, route, publish.
 //
-// It wires ingest itself rather than through internal/wire, which links
+// It wires ingest itself rather than through internal/handlers, which links
 // every function's dependencies (the task executors' SES and S3 clients
 // among them) and would cost this bootstrap half a megabyte.
 package main

@@ -7,9 +7,9 @@ import (
 	"context"
 
 	"github.com/streamops/streamops/internal/app"
-	"github.com/streamops/streamops/internal/wire/streamwire"
+	"github.com/streamops/streamops/internal/handlers/streamhandlers"
 )
 
 func main() {
-	app.Start("workflow-processor", func(_ context.Context, a *app.App) (any, error) { return streamwire.WorkflowProcessor(a) })
+	app.Start("workflow-processor", func(_ context.Context, a *app.App) (any, error) { return streamhandlers.WorkflowProcessor(a) })
 }

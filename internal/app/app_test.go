@@ -11,7 +11,7 @@ import (
 
 	"github.com/streamops/streamops/internal/emit"
 	"github.com/streamops/streamops/internal/store"
-	"github.com/streamops/streamops/internal/store/enginetest"
+	"github.com/streamops/streamops/internal/store/storetest"
 )
 
 // TestOpenFailsClosed: a function missing its broker or, on Lambda, its
@@ -47,10 +47,10 @@ func TestOpenFailsClosed(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			var mongo store.Config
 			if tc.mongo {
-				if enginetest.Engine() != store.EngineMongoDB {
+				if storetest.Engine() != store.EngineMongoDB {
 					t.Skip("needs a MongoDB (make test-mongo)")
 				}
-				mongo = enginetest.Configure(t, store.Config{})
+				mongo = storetest.Configure(t, store.Config{})
 			}
 			for _, k := range []string{"KAFKA_BROKERS", "AWS_LAMBDA_FUNCTION_NAME", "STREAMOPS_ALLOW_EMBEDDED_STORE", "MONGODB_URI",
 				"MONGODB_DATABASE", "STREAMOPS_DATA_DIR", "STREAMOPS_STORE_OPERATION_TIMEOUT", "KAFKA_AUTH",

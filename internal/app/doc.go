@@ -5,6 +5,6 @@
 // handler (their service wrapped in its trigger adapter); Start opens the
 // App and hands the handler to the Lambda runtime.
 //
-// What must not live here: a function's own handler (package wire), domain
+// What must not live here: a function's own handler (package handlers), domain
 // logic of any kind.
 package app

@@ -12,7 +12,6 @@ import (
 	"github.com/streamops/streamops/events"
 	"github.com/streamops/streamops/internal/archive"
 	"github.com/streamops/streamops/internal/store"
-	"github.com/streamops/streamops/internal/store/enginetest"
 	"github.com/streamops/streamops/internal/store/storetest"
 )
 
@@ -41,7 +40,7 @@ func insertPublished(t *testing.T, s *store.Store, envs ...events.Envelope) {
 func TestArchiverCopiesEveryDueEventOldestFirstInBatches(t *testing.T) {
 	clock := storetest.NewClock()
 	ctx := context.Background()
-	s := enginetest.Open(t, store.Config{Now: clock.Now, EventTTL: 90 * day})
+	s := storetest.Open(t, store.Config{Now: clock.Now, EventTTL: 90 * day})
 
 	var old []events.Envelope
 	for range 7 {
@@ -91,11 +90,11 @@ func TestArchiverCopiesEveryDueEventOldestFirstInBatches(t *testing.T) {
 // is published. The engine's own TTL monitor does the deleting, on real
 // time; the clock starts in the past, so whatever it stamps is past.
 func TestAnEventIsNeverDeletedUnarchivedEvenWhenTheArchiverMissesAWeek(t *testing.T) {
-	enginetest.Require(t, enginetest.FastTTL)
+	storetest.Require(t, storetest.FastTTL)
 	clock := storetest.NewClock()
 	require.True(t, clock.Now().Add(30*day).Before(time.Now()), "the test clock runs in the past")
 	ctx := context.Background()
-	s := enginetest.Open(t, store.Config{Now: clock.Now, EventTTL: day, WebhookEventTTL: day, ExpireInterval: 20 * time.Millisecond})
+	s := storetest.Open(t, store.Config{Now: clock.Now, EventTTL: day, WebhookEventTTL: day, ExpireInterval: 20 * time.Millisecond})
 	a, err := archive.New(archive.Config{Store: s})
 	require.NoError(t, err)
 	gone := func(get func() error) func() bool {

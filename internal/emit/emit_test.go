@@ -13,8 +13,8 @@ import (
 	"github.com/streamops/streamops/events/eventstest"
 	"github.com/streamops/streamops/internal/bus"
 	"github.com/streamops/streamops/internal/emit"
-	"github.com/streamops/streamops/internal/stacktest"
 	"github.com/streamops/streamops/internal/store"
+	"github.com/streamops/streamops/internal/testenv"
 )
 
 func created(t *testing.T) events.Envelope {
@@ -25,7 +25,7 @@ func created(t *testing.T) events.Envelope {
 }
 
 func TestEmitStoresThenPublishesOnlyNewEvents(t *testing.T) {
-	env := stacktest.New(t, stacktest.Options{})
+	env := testenv.New(t, testenv.Options{})
 	ctx := context.Background()
 	a, b := created(t), created(t)
 	res, err := env.Emitter.Emit(ctx, a, b)
@@ -44,7 +44,7 @@ func TestEmitStoresThenPublishesOnlyNewEvents(t *testing.T) {
 }
 
 func TestEmitWithTheBrokerDownStoresAndLeavesEventsForTheSweeper(t *testing.T) {
-	env := stacktest.New(t, stacktest.Options{PublishTimeout: 300 * time.Millisecond})
+	env := testenv.New(t, testenv.Options{PublishTimeout: 300 * time.Millisecond})
 	env.StopBroker()
 	e := created(t)
 	res, err := env.Emitter.Emit(context.Background(), e)
@@ -78,7 +78,7 @@ func TestUnpublishedNamesWhatAPublishErrorLeft(t *testing.T) {
 }
 
 func TestEmitRefusesAnEventTheBrokersWouldRefuseAndStoresNothing(t *testing.T) {
-	env := stacktest.New(t, stacktest.Options{})
+	env := testenv.New(t, testenv.Options{})
 	big, err := events.NewEvent(events.TaskCreatedPayload{TaskID: events.NewTaskID(), Type: events.TaskDataExport,
 		Data: eventstest.Pad(bus.DefaultMaxMessageBytes), MaxRetries: 3, CreatedAt: events.Now()}, nil)
 	require.NoError(t, err)

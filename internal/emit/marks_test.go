@@ -11,11 +11,11 @@ import (
 
 	"github.com/streamops/streamops/events"
 	"github.com/streamops/streamops/internal/emit"
-	"github.com/streamops/streamops/internal/stacktest"
+	"github.com/streamops/streamops/internal/testenv"
 )
 
 // pendingIDs are the events still waiting for their "published" mark.
-func pendingIDs(t *testing.T, env *stacktest.Env) []string {
+func pendingIDs(t *testing.T, env *testenv.Env) []string {
 	t.Helper()
 	docs, err := env.Store.UnpublishedEvents(context.Background(), time.Now().Add(time.Hour), 1000)
 	require.NoError(t, err)
@@ -89,7 +89,7 @@ func TestPublishedMarksAreWrittenAtOnceOrCoalescedNeverLost(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			env := stacktest.New(t, stacktest.Options{})
+			env := testenv.New(t, testenv.Options{})
 			tc.cfg.Store, tc.cfg.Publisher, tc.cfg.Logger = env.Store, env.Bus, env.Logger
 			em, err := emit.New(tc.cfg)
 			require.NoError(t, err)
@@ -114,7 +114,7 @@ func TestPublishedMarksAreWrittenAtOnceOrCoalescedNeverLost(t *testing.T) {
 func TestAMarkThatCannotBeWrittenLeavesTheEventToTheSweeper(t *testing.T) {
 	for _, delay := range []time.Duration{0, time.Hour} {
 		t.Run(delay.String(), func(t *testing.T) {
-			env := stacktest.New(t, stacktest.Options{})
+			env := testenv.New(t, testenv.Options{})
 			em, err := emit.New(emit.Config{Store: failingMarks{env.Store}, Publisher: env.Bus, Logger: env.Logger, MarkDelay: delay})
 			require.NoError(t, err)
 			sent := burst(2)(t, em)
@@ -126,7 +126,7 @@ func TestAMarkThatCannotBeWrittenLeavesTheEventToTheSweeper(t *testing.T) {
 }
 
 func TestMarkSettingsAreValidated(t *testing.T) {
-	env := stacktest.New(t, stacktest.Options{})
+	env := testenv.New(t, testenv.Options{})
 	for _, cfg := range []emit.Config{{MarkDelay: -time.Second}, {MarkBatch: -1}} {
 		cfg.Store, cfg.Publisher = env.Store, env.Bus
 		_, err := emit.New(cfg)

@@ -12,8 +12,8 @@ import (
 
 	"github.com/streamops/streamops/events"
 	"github.com/streamops/streamops/internal/history"
-	"github.com/streamops/streamops/internal/stacktest"
 	"github.com/streamops/streamops/internal/store"
+	"github.com/streamops/streamops/internal/testenv"
 )
 
 // TestARequeuedConsumedEventKeepsTheFieldsItsProducerAdded: a dead letter
@@ -22,7 +22,7 @@ import (
 // for byte, and the event stored for it on the way keeps every field, so
 // a later replay publishes them too.
 func TestARequeuedConsumedEventKeepsTheFieldsItsProducerAdded(t *testing.T) {
-	env := stacktest.New(t, stacktest.Options{})
+	env := testenv.New(t, testenv.Options{})
 	value := []byte(`{"eventType":"workflow.created","eventId":"test-1","timestamp":"2026-01-04T01:00:00.000Z","schemaVersion":"1.4.0",` +
 		`"payload":{"workflowId":"wf-test","name":"Test","steps":["validate"],"priority":"low","createdAt":"2026-01-04T01:00:00.000Z","labels":["a"]},` +
 		`"metadata":{"source":"partner-gateway","tenant":"acme"},"traceparent":"00-abc-01"}`)
@@ -39,7 +39,7 @@ func TestARequeuedConsumedEventKeepsTheFieldsItsProducerAdded(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, 1, n)
 
-	rec := stacktest.Consume(t, env.Brokers, events.TopicWorkflows, 10*time.Second, func(r *kgo.Record) bool { return string(r.Key) == "wf-test" })
+	rec := testenv.Consume(t, env.Brokers, events.TopicWorkflows, 10*time.Second, func(r *kgo.Record) bool { return string(r.Key) == "wf-test" })
 	require.NotNil(t, rec)
 	assert.Equal(t, string(value), string(rec.Value), "requeued as it arrived")
 

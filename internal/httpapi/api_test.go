@@ -15,17 +15,17 @@ import (
 	"github.com/streamops/streamops/internal/httpapi"
 	"github.com/streamops/streamops/internal/ingest/webhookstatus"
 	"github.com/streamops/streamops/internal/provider"
-	"github.com/streamops/streamops/internal/stacktest"
 	"github.com/streamops/streamops/internal/submit"
+	"github.com/streamops/streamops/internal/testenv"
 )
 
 type apiStack struct {
-	*stacktest.Env
+	*testenv.Env
 	handler http.Handler
 }
 
 func newAPIStack(t testing.TB) *apiStack {
-	env := stacktest.New(t, stacktest.Options{})
+	env := testenv.New(t, testenv.Options{})
 	svc, err := submit.New(env.Store, env.Emitter, submit.Limits{}, nil, env.Logger)
 	require.NoError(t, err)
 	return &apiStack{Env: env, handler: apiHandler(env, svc)}
@@ -42,7 +42,7 @@ var testPartners = map[string]httpapi.PartnerConfig{
 	"delta": {ID: "delta", Name: "Delta", URL: "https://delta.example/in"},
 }
 
-func apiHandler(env *stacktest.Env, svc *submit.Service) http.Handler {
+func apiHandler(env *testenv.Env, svc *submit.Service) http.Handler {
 	return httpapi.API(httpapi.APIConfig{Submit: svc, Store: env.Store, Logger: env.Logger, Partners: testPartners,
 		Auth: httpapi.TokenAuth{AdminToken: adminToken, PartnerTokens: map[string]string{"acme-token": "acme", "beta-token": "beta"},
 			Tokens: map[string]httpapi.Principal{"alice-token": httpapi.AdminPrincipal("alice")}}})
@@ -196,7 +196,7 @@ func TestUnknownRoutesAreHiddenFromCallersWithoutAToken(t *testing.T) {
 // webhooks and submissions are answered 2xx, every accepted event is stored
 // and stays marked unpublished for the retry-sweeper.
 func TestBrokerDownStillAcceptsAndLosesNothing(t *testing.T) {
-	env := stacktest.New(t, stacktest.Options{})
+	env := testenv.New(t, testenv.Options{})
 	reg, err := provider.LoadProviders("")
 	require.NoError(t, err)
 	ing, err := ingestService(env, reg)
@@ -207,7 +207,7 @@ func TestBrokerDownStillAcceptsAndLosesNothing(t *testing.T) {
 	api := &apiStack{Env: env, handler: apiHandler(env, sub)}
 	env.StopBroker()
 
-	hook := hooks.do(t, hooks.signed(t, "stripe", stacktest.Testdata(t, "webhooks/stripe-invoice-finalized.json"), "whsec_stripe_test", provider.SignOptions{}))
+	hook := hooks.do(t, hooks.signed(t, "stripe", testenv.Testdata(t, "webhooks/stripe-invoice-finalized.json"), "whsec_stripe_test", provider.SignOptions{}))
 	assert.Equal(t, http.StatusAccepted, hook.status, hook.body)
 	wf := api.call(t, "POST", "/api/workflows", `{"name":"x","steps":["validate"],"priority":"low"}`)
 	assert.Equal(t, http.StatusCreated, wf.status, wf.body)

@@ -18,7 +18,7 @@ import (
 	"github.com/streamops/streamops/internal/httpapi"
 	"github.com/streamops/streamops/internal/provider"
 	"github.com/streamops/streamops/internal/store"
-	"github.com/streamops/streamops/internal/store/enginetest"
+	"github.com/streamops/streamops/internal/store/storetest"
 )
 
 // deliveriesPerOp is how many webhook deliveries one benchmark iteration
@@ -29,7 +29,7 @@ const deliveriesPerOp = 500
 // scrub, store, route, publish, mark; with the webhook function's
 // emitter, whose marks are coalesced) with its floor: one raw store insert
 // and one raw produce of the same bytes per delivery, on the same engines
-// (the store's engine is enginetest's: STREAMOPS_TEST_ENGINE=mongodb runs
+// (the store's engine is storetest's: STREAMOPS_TEST_ENGINE=mongodb runs
 // every side on MongoDB).
 //
 // A third side, "minimum", does only the writes the delivery contract cannot
@@ -44,7 +44,7 @@ func BenchmarkWebhookThroughput(b *testing.B) {
 	}
 	b.Run("floor", func(b *testing.B) {
 		s := newWebhookStack(b)
-		coll := enginetest.RawCollection(b, "raw")
+		coll := storetest.RawCollection(b, "raw")
 		cl, err := kgo.NewClient(kgo.SeedBrokers(s.Brokers...))
 		require.NoError(b, err)
 		defer cl.Close()

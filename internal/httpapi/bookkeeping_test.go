@@ -14,15 +14,15 @@ import (
 	"github.com/streamops/streamops/events"
 	"github.com/streamops/streamops/internal/history"
 	"github.com/streamops/streamops/internal/httpapi"
-	"github.com/streamops/streamops/internal/stacktest"
 	"github.com/streamops/streamops/internal/store"
 	"github.com/streamops/streamops/internal/stream/deadletterstatus"
 	"github.com/streamops/streamops/internal/submit"
+	"github.com/streamops/streamops/internal/testenv"
 )
 
 // replayAPI is the API on env with workflow submission, replays and
 // dead-letter requeues.
-func replayAPI(t *testing.T, env *stacktest.Env) *apiStack {
+func replayAPI(t *testing.T, env *testenv.Env) *apiStack {
 	sub, err := submit.New(env.Store, env.Emitter, submit.Limits{}, nil, env.Logger)
 	require.NoError(t, err)
 	return &apiStack{Env: env, handler: httpapi.API(httpapi.APIConfig{Submit: sub, Store: env.Store, Logger: env.Logger,
@@ -47,7 +47,7 @@ func historyIDs(t *testing.T, s *apiStack, query string) map[string]events.Envel
 }
 
 // recordIDs are the eventIds of the records on topic.
-func recordIDs(t *testing.T, env *stacktest.Env, topic string) []string {
+func recordIDs(t *testing.T, env *testenv.Env, topic string) []string {
 	var ids []string
 	for _, r := range env.Records(t, topic) {
 		var e events.Envelope
@@ -61,7 +61,7 @@ func recordIDs(t *testing.T, env *stacktest.Env, topic string) []string {
 // events' own topic and to a target topic) and a dead-letter requeue, every
 // record on the topics is an event GET /api/events shows.
 func TestReplayedAndRequeuedEventsAreInTheHistory(t *testing.T) {
-	env := stacktest.New(t, stacktest.Options{})
+	env := testenv.New(t, testenv.Options{})
 	env.CreateTopic(t, "workflows.replay")
 	ctx := context.Background()
 	s := replayAPI(t, env)
@@ -118,7 +118,7 @@ func TestReplayedAndRequeuedEventsAreInTheHistory(t *testing.T) {
 }
 
 func TestBulkRequeueOfAHundredDeadLettersDeliversAndRecordsEach(t *testing.T) {
-	env := stacktest.New(t, stacktest.Options{})
+	env := testenv.New(t, testenv.Options{})
 	ctx := context.Background()
 	var dls []store.DeadLetterEntry
 	for i := range 100 {
@@ -140,7 +140,7 @@ func TestBulkRequeueOfAHundredDeadLettersDeliversAndRecordsEach(t *testing.T) {
 	recs := env.Records(t, events.TopicTasks)
 	assert.Len(t, recs, 100, "one new delivery per dead letter")
 	for _, r := range recs {
-		assert.NotEmpty(t, stacktest.Header(r, history.HeaderRequeuedFrom), "each requeued record names its dead letter")
+		assert.NotEmpty(t, testenv.Header(r, history.HeaderRequeuedFrom), "each requeued record names its dead letter")
 	}
 	listed, _, err := env.Store.ListDeadLetters(ctx, store.DeadLetterQuery{Topic: events.TopicTasks, Limit: 1000})
 	require.NoError(t, err)

@@ -24,15 +24,15 @@ import (
 	"github.com/streamops/streamops/internal/history/replaystatus"
 	"github.com/streamops/streamops/internal/httpapi"
 	"github.com/streamops/streamops/internal/objects"
-	"github.com/streamops/streamops/internal/stacktest"
 	"github.com/streamops/streamops/internal/store"
 	"github.com/streamops/streamops/internal/submit"
+	"github.com/streamops/streamops/internal/testenv"
 )
 
 // historyStack is the API over 10,000 stored events across types, services,
 // users and two partners' executions.
 type historyStack struct {
-	*stacktest.Env
+	*testenv.Env
 	handler   http.Handler
 	events    []events.Envelope // in (timestamp, eventId) order
 	exportTo  string
@@ -55,7 +55,7 @@ func newHistoryStack(t *testing.T) *historyStack { return newHistoryStackOf(t, h
 
 // newHistoryStackOf is newHistoryStack with n events (a multiple of 1,000).
 func newHistoryStackOf(t testing.TB, n int) *historyStack {
-	env := stacktest.New(t, stacktest.Options{})
+	env := testenv.New(t, testenv.Options{})
 	ctx := context.Background()
 	h := &historyStack{Env: env, exportTo: t.TempDir(), byPartner: map[string][]string{}}
 	partnerOf := map[string]string{} // execution id -> partner, as ingest stamps metadata.partnerId

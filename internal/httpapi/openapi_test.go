@@ -36,10 +36,10 @@ import (
 	"github.com/streamops/streamops/internal/objects"
 	"github.com/streamops/streamops/internal/outbox/outboxstatus"
 	"github.com/streamops/streamops/internal/provider"
-	"github.com/streamops/streamops/internal/stacktest"
 	"github.com/streamops/streamops/internal/store"
 	"github.com/streamops/streamops/internal/submit"
 	"github.com/streamops/streamops/internal/task/taskstatus"
+	"github.com/streamops/streamops/internal/testenv"
 	"github.com/streamops/streamops/internal/workflow/workflowstatus"
 )
 
@@ -318,7 +318,7 @@ func (unavailableSecrets) Secrets(context.Context, string) ([]string, error) {
 // against openapi.json: success and the typical errors of each.
 func TestOpenAPIResponsesMatchTheDocument(t *testing.T) {
 	c := newContract(t)
-	env := stacktest.New(t, stacktest.Options{})
+	env := testenv.New(t, testenv.Options{})
 	ctx := context.Background()
 	reg, err := provider.LoadProviders("")
 	require.NoError(t, err)
@@ -372,13 +372,13 @@ func TestOpenAPIResponsesMatchTheDocument(t *testing.T) {
 		}
 	})
 
-	invoice := stacktest.Testdata(t, "webhooks/stripe-invoice-finalized.json")
+	invoice := testenv.Testdata(t, "webhooks/stripe-invoice-finalized.json")
 	var stripeEventID, acmeEventID string
 	t.Run("POST /webhooks/{provider}", func(t *testing.T) {
 		w := hooks.send(t, signedDelivery(t, reg, "stripe", invoice, "whsec_stripe_test", provider.SignOptions{}), http.StatusAccepted)
 		stripeEventID = decodeAs[ingest.Receipt](t, w).WebhookEventID
 		hooks.send(t, signedDelivery(t, reg, "stripe", invoice, "whsec_stripe_old", provider.SignOptions{}), http.StatusOK)
-		w = hooks.send(t, signedDelivery(t, reg, "acme", stacktest.Testdata(t, "webhooks/acme-order.json"), "acme-secret", provider.SignOptions{}), http.StatusAccepted)
+		w = hooks.send(t, signedDelivery(t, reg, "acme", testenv.Testdata(t, "webhooks/acme-order.json"), "acme-secret", provider.SignOptions{}), http.StatusAccepted)
 		acmeEventID = decodeAs[ingest.Receipt](t, w).WebhookEventID
 
 		hooks.send(t, signedDelivery(t, reg, "github", []byte(`{"ref":`), "gh-secret", provider.SignOptions{ID: "d-1", EventType: "push"}), http.StatusBadRequest)
@@ -388,7 +388,7 @@ func TestOpenAPIResponsesMatchTheDocument(t *testing.T) {
 		hooks.send(t, httptest.NewRequest(http.MethodPost, "/webhooks/nobody", bytes.NewReader(invoice)), http.StatusNotFound)
 		big := []byte(`{"id":"evt_big","type":"invoice.paid","pad":"` + strings.Repeat("x", 1<<20) + `"}`)
 		hooks.send(t, signedDelivery(t, reg, "stripe", big, "whsec_stripe_test", provider.SignOptions{}), http.StatusRequestEntityTooLarge)
-		std := stacktest.Testdata(t, "webhooks/standard-event.json")
+		std := testenv.Testdata(t, "webhooks/standard-event.json")
 		hooks.send(t, signedDelivery(t, reg, "standard", std, secrets["WEBHOOK_SECRET_STANDARD"], provider.SignOptions{ID: "msg_1"}), http.StatusInternalServerError)
 		hooksDown.send(t, signedDelivery(t, reg, "stripe", invoice, "whsec_stripe_test", provider.SignOptions{}), http.StatusServiceUnavailable)
 	})

@@ -21,9 +21,9 @@ import (
 	"github.com/streamops/streamops/internal/ingest/webhookstatus"
 	"github.com/streamops/streamops/internal/objects"
 	"github.com/streamops/streamops/internal/outbox/outboxstatus"
-	"github.com/streamops/streamops/internal/stacktest"
 	"github.com/streamops/streamops/internal/store"
 	"github.com/streamops/streamops/internal/stream/deadletterstatus"
+	"github.com/streamops/streamops/internal/testenv"
 )
 
 // documentedEnum is one enumerated query parameter of one operation, as
@@ -68,8 +68,8 @@ func documentedEnums(t *testing.T) []documentedEnum {
 
 // enumStack is the API over a store holding a dead letter of every status
 // and a webhook event of two statuses.
-func enumStack(t *testing.T) (*apiStack, *stacktest.Env) {
-	env := stacktest.New(t, stacktest.Options{})
+func enumStack(t *testing.T) (*apiStack, *testenv.Env) {
+	env := testenv.New(t, testenv.Options{})
 	ctx := context.Background()
 	var dls []store.DeadLetterEntry
 	for i, status := range deadletterstatus.All() {

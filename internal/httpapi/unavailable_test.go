@@ -16,10 +16,10 @@ import (
 	"github.com/streamops/streamops/internal/emit"
 	"github.com/streamops/streamops/internal/httpapi"
 	"github.com/streamops/streamops/internal/provider"
-	"github.com/streamops/streamops/internal/stacktest"
 	"github.com/streamops/streamops/internal/store"
-	"github.com/streamops/streamops/internal/store/enginetest"
+	"github.com/streamops/streamops/internal/store/storetest"
 	"github.com/streamops/streamops/internal/submit"
+	"github.com/streamops/streamops/internal/testenv"
 )
 
 // gate blocks whoever waits on it while closed.
@@ -87,13 +87,13 @@ type staller interface {
 
 // unansweringStore opens the store on the test's engine behind something
 // that stops answering when the returned staller stalls: a stalling TCP
-// proxy (enginetest.Proxy) on MongoDB, a hanging disk under the embedded
+// proxy (storetest.Proxy) on MongoDB, a hanging disk under the embedded
 // engine.
 func unansweringStore(t *testing.T, opTimeout time.Duration) (*store.Store, staller) {
 	var g staller
-	cfg := enginetest.Configure(t, store.Config{OperationTimeout: opTimeout, ConnectTimeout: 2 * time.Second})
+	cfg := storetest.Configure(t, store.Config{OperationTimeout: opTimeout, ConnectTimeout: 2 * time.Second})
 	if cfg.URI != "" {
-		cfg.URI, g = enginetest.ProxyURI(t, cfg.URI)
+		cfg.URI, g = storetest.ProxyURI(t, cfg.URI)
 	} else {
 		disk := hangingDisk{disk: lungo.NewMemoryStore(), gate: newGate()}
 		cfg.Backing, g = disk, disk.gate
@@ -120,7 +120,7 @@ func TestStoreThatStopsAnsweringIs503WithinTheOperationTimeout(t *testing.T) {
 		request  func(hooks *webhookStack) (http.Handler, *http.Request)
 	}{
 		{"webhook", 10 * time.Second, func(hooks *webhookStack) (http.Handler, *http.Request) {
-			return hooks.handler, hooks.signed(t, "stripe", stacktest.Testdata(t, "webhooks/stripe-invoice-finalized.json"), "whsec_stripe_test", provider.SignOptions{})
+			return hooks.handler, hooks.signed(t, "stripe", testenv.Testdata(t, "webhooks/stripe-invoice-finalized.json"), "whsec_stripe_test", provider.SignOptions{})
 		}},
 		{"POST /api/workflows", 29 * time.Second, func(hooks *webhookStack) (http.Handler, *http.Request) {
 			svc, err := submit.New(hooks.Store, hooks.Emitter, submit.Limits{}, nil, hooks.Logger)
@@ -133,7 +133,7 @@ func TestStoreThatStopsAnsweringIs503WithinTheOperationTimeout(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			st, g := unansweringStore(t, opTimeout)
-			env := stacktest.New(t, stacktest.Options{})
+			env := testenv.New(t, testenv.Options{})
 			env.Store = st
 			env.Emitter, err = emit.New(emit.Config{Store: st, Publisher: env.Bus, PublishTimeout: time.Second, Logger: env.Logger})
 			require.NoError(t, err)

@@ -10,7 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/streamops/streamops/internal/provider"
-	"github.com/streamops/streamops/internal/stacktest"
+	"github.com/streamops/streamops/internal/testenv"
 )
 
 // TestWebhookStoreCommandsPerDelivery states what a delivery costs in
@@ -32,8 +32,8 @@ func TestWebhookStoreCommandsPerDelivery(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			s := newWebhookStack(t)
-			signed := s.signed(t, tc.provider, stacktest.Testdata(t, "webhooks/"+tc.fixture), tc.secret, provider.SignOptions{ID: "msg_commands"})
-			body := stacktest.Testdata(t, "webhooks/"+tc.fixture)
+			signed := s.signed(t, tc.provider, testenv.Testdata(t, "webhooks/"+tc.fixture), tc.secret, provider.SignOptions{ID: "msg_commands"})
+			body := testenv.Testdata(t, "webhooks/"+tc.fixture)
 			deliver := func() int {
 				r := httptest.NewRequest(http.MethodPost, signed.URL.Path, bytes.NewReader(body))
 				r.Header = signed.Header.Clone()

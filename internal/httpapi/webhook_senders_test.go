@@ -23,8 +23,8 @@ import (
 	svix "github.com/svix/svix-webhooks/go"
 
 	"github.com/streamops/streamops/events"
-	"github.com/streamops/streamops/internal/stacktest"
 	"github.com/streamops/streamops/internal/store"
+	"github.com/streamops/streamops/internal/testenv"
 )
 
 // Deliveries as third-party senders make them, through the HTTP route: the
@@ -36,7 +36,7 @@ import (
 // same event, so it is a duplicate.
 func TestWebhookStandardSenderUsingSvixHeadersIsAccepted(t *testing.T) {
 	s := newWebhookStack(t)
-	body := stacktest.Testdata(t, "webhooks/standard-event.json")
+	body := testenv.Testdata(t, "webhooks/standard-event.json")
 	wh, err := svix.NewWebhook(secrets["WEBHOOK_SECRET_STANDARD"])
 	require.NoError(t, err)
 	const id = "msg_svix_2KWPBgLlAfxdpx2AI54pPJ85f4W"
@@ -155,7 +155,7 @@ func goGitHubReads(t *testing.T, r *http.Request) ([]byte, any, error) {
 // refuse on purpose what go-github lets through (goGitHubAccepts and a 4xx).
 func TestWebhookGitHubDeliveriesAreReadAsGoGitHubReadsThem(t *testing.T) {
 	s := newWebhookStack(t)
-	event := stacktest.Testdata(t, "webhooks/github-push.json")
+	event := testenv.Testdata(t, "webhooks/github-push.json")
 	const form = "application/x-www-form-urlencoded"
 	encode := func(pairs ...string) []byte {
 		v := url.Values{}

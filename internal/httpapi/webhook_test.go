@@ -23,8 +23,8 @@ import (
 	"github.com/streamops/streamops/internal/ingest/webhookstatus"
 	"github.com/streamops/streamops/internal/outbox/partnerstatus"
 	"github.com/streamops/streamops/internal/provider"
-	"github.com/streamops/streamops/internal/stacktest"
 	"github.com/streamops/streamops/internal/store"
+	"github.com/streamops/streamops/internal/testenv"
 	"github.com/streamops/streamops/internal/workflow/workflowstatus"
 )
 
@@ -36,7 +36,7 @@ var secrets = map[string]string{
 }
 
 type webhookStack struct {
-	*stacktest.Env
+	*testenv.Env
 	providers *provider.Registry
 	handler   http.Handler
 }
@@ -49,13 +49,13 @@ func newWebhookStack(t testing.TB) *webhookStack {
 
 // newWebhookStackWith serves the providers of reg.
 func newWebhookStackWith(t testing.TB, reg *provider.Registry) *webhookStack {
-	env := stacktest.New(t, stacktest.Options{})
+	env := testenv.New(t, testenv.Options{})
 	svc, err := ingestService(env, reg)
 	require.NoError(t, err)
 	return &webhookStack{Env: env, providers: reg, handler: httpapi.Webhooks(svc, env.Logger)}
 }
 
-func ingestService(env *stacktest.Env, reg *provider.Registry) (*ingest.Service, error) {
+func ingestService(env *testenv.Env, reg *provider.Registry) (*ingest.Service, error) {
 	return ingest.New(ingest.Config{
 		Providers: reg, Secrets: provider.EnvSecrets{Lookup: func(k string) string { return secrets[k] }},
 		Store: env.Store, Emitter: env.Emitter, Logger: env.Logger,
@@ -70,7 +70,7 @@ func (s *webhookStack) signed(t testing.TB, provider string, body []byte, secret
 // signedDelivery is a JSON delivery to POST /webhooks/{name}, signed as
 // reg's provider name would sign it.
 func signedDelivery(t testing.TB, reg *provider.Registry, name string, body []byte, secret string, opts provider.SignOptions) *http.Request {
-	h := stacktest.Sign(t, reg, name, body, secret, opts)
+	h := testenv.Sign(t, reg, name, body, secret, opts)
 	r := httptest.NewRequest(http.MethodPost, "/webhooks/"+name, bytes.NewReader(body))
 	for k, v := range h {
 		r.Header[k] = v
@@ -101,7 +101,7 @@ func errorCode(r response) string {
 
 func TestWebhookRoutedToAWorkflowIsStoredThenPublished(t *testing.T) {
 	s := newWebhookStack(t)
-	body := stacktest.Testdata(t, "webhooks/stripe-invoice-finalized.json")
+	body := testenv.Testdata(t, "webhooks/stripe-invoice-finalized.json")
 	resp := s.do(t, s.signed(t, "stripe", body, "whsec_stripe_test", provider.SignOptions{}))
 	require.Equal(t, http.StatusAccepted, resp.status, resp.body)
 	assert.Equal(t, "accepted", resp.body["status"])
@@ -139,7 +139,7 @@ func TestWebhookRoutedToAWorkflowIsStoredThenPublished(t *testing.T) {
 
 func TestWebhookDuplicateDeliveryIsAcknowledgedOnce(t *testing.T) {
 	s := newWebhookStack(t)
-	body := stacktest.Testdata(t, "webhooks/stripe-invoice-finalized.json")
+	body := testenv.Testdata(t, "webhooks/stripe-invoice-finalized.json")
 	first := s.do(t, s.signed(t, "stripe", body, "whsec_stripe_test", provider.SignOptions{}))
 	require.Equal(t, http.StatusAccepted, first.status)
 	again := s.do(t, s.signed(t, "stripe", body, "whsec_stripe_old", provider.SignOptions{}))
@@ -150,14 +150,14 @@ func TestWebhookDuplicateDeliveryIsAcknowledgedOnce(t *testing.T) {
 
 func TestWebhookUnroutedEventIsSkippedAndPartnerDeliveryRecorded(t *testing.T) {
 	s := newWebhookStack(t)
-	std := s.do(t, s.signed(t, "standard", stacktest.Testdata(t, "webhooks/standard-event.json"), secrets["WEBHOOK_SECRET_STANDARD"],
+	std := s.do(t, s.signed(t, "standard", testenv.Testdata(t, "webhooks/standard-event.json"), secrets["WEBHOOK_SECRET_STANDARD"],
 		provider.SignOptions{ID: "msg_2KWPBgLlAfxdpx2AI54pPJ85f4W"}))
 	require.Equal(t, http.StatusAccepted, std.status, std.body)
 	wev, err := s.Store.GetWebhookEvent(context.Background(), std.body["webhookEventId"].(string))
 	require.NoError(t, err)
 	assert.Equal(t, webhookstatus.Skipped, wev.Status, "no route: stored and skipped")
 
-	acme := s.do(t, s.signed(t, "acme", stacktest.Testdata(t, "webhooks/acme-order.json"), "acme-secret", provider.SignOptions{}))
+	acme := s.do(t, s.signed(t, "acme", testenv.Testdata(t, "webhooks/acme-order.json"), "acme-secret", provider.SignOptions{}))
 	require.Equal(t, http.StatusAccepted, acme.status, acme.body)
 	history, err := s.Store.PartnerHistory(context.Background(), "acme")
 	require.NoError(t, err)
@@ -173,7 +173,7 @@ func TestWebhookUnroutedEventIsSkippedAndPartnerDeliveryRecorded(t *testing.T) {
 
 func TestWebhookPayloadIsStoredWithoutPII(t *testing.T) {
 	s := newWebhookStack(t)
-	body := stacktest.Testdata(t, "webhooks/stripe-customer-created.json")
+	body := testenv.Testdata(t, "webhooks/stripe-customer-created.json")
 	resp := s.do(t, s.signed(t, "stripe", body, "whsec_stripe_test", provider.SignOptions{}))
 	require.Equal(t, http.StatusAccepted, resp.status, resp.body)
 	wev, err := s.Store.GetWebhookEvent(context.Background(), resp.body["webhookEventId"].(string))
@@ -204,7 +204,7 @@ func TestWebhookRoutedToATaskTakesItsDataFromTheRedactedPayload(t *testing.T) {
 	require.NoError(t, err)
 	s := newWebhookStackWith(t, reg)
 
-	resp := s.do(t, s.signed(t, "stripe", stacktest.Testdata(t, "webhooks/stripe-customer-created.json"), "whsec_stripe_test", provider.SignOptions{}))
+	resp := s.do(t, s.signed(t, "stripe", testenv.Testdata(t, "webhooks/stripe-customer-created.json"), "whsec_stripe_test", provider.SignOptions{}))
 
 	require.Equal(t, http.StatusAccepted, resp.status, resp.body)
 	webhookEventID := resp.body["webhookEventId"].(string)
@@ -226,7 +226,7 @@ func TestWebhookRoutedToATaskTakesItsDataFromTheRedactedPayload(t *testing.T) {
 
 func TestWebhookRejectionsStoreNothing(t *testing.T) {
 	s := newWebhookStack(t)
-	body := stacktest.Testdata(t, "webhooks/stripe-invoice-finalized.json")
+	body := testenv.Testdata(t, "webhooks/stripe-invoice-finalized.json")
 	tooBig := []byte(`{"id":"evt_big","type":"invoice.paid","pad":"` + strings.Repeat("x", 1<<20) + `"}`)
 	tests := []struct {
 		name   string
@@ -366,7 +366,7 @@ func TestStoreThatDoesNotAnswerIs503WithRetryAfter(t *testing.T) {
 		handler http.Handler
 		req     *http.Request
 	}{
-		{"webhook", hooks.handler, hooks.signed(t, "stripe", stacktest.Testdata(t, "webhooks/stripe-invoice-finalized.json"), "whsec_stripe_test", provider.SignOptions{})},
+		{"webhook", hooks.handler, hooks.signed(t, "stripe", testenv.Testdata(t, "webhooks/stripe-invoice-finalized.json"), "whsec_stripe_test", provider.SignOptions{})},
 		{"POST /api/workflows", api.handler, authed("POST", "/api/workflows", `{"name":"x","steps":["validate"],"priority":"low"}`)},
 		{"POST /api/tasks", api.handler, authed("POST", "/api/tasks", `{"type":"data_export","data":{}}`)},
 		{"GET /api/events", api.handler, authed("GET", "/api/events", "")},

@@ -10,7 +10,7 @@
 //     cluster (KAFKA_BROKERS); topics are created as on MSK (bus.EnsureTopics).
 //   - MSK event source mappings: one consumer group per processor hands it
 //     batches shaped exactly like Lambda's events.KafkaEvent, each partition
-//     on its own, with the deployed mapping's settings (internal/esm): a
+//     on its own, with the deployed mapping's settings (internal/eventsource): a
 //     failed batch is retried with backoff and bisected up to the retry
 //     limit, records past the maximum age are not delivered, and what is
 //     given up goes to the processor's dead letters (msk.go).

@@ -13,7 +13,7 @@ import (
 
 	"github.com/streamops/streamops/events"
 	"github.com/streamops/streamops/internal/store"
-	"github.com/streamops/streamops/internal/store/enginetest"
+	"github.com/streamops/streamops/internal/store/storetest"
 )
 
 // storedEvents opens the data file in dir as the store would after a
@@ -38,7 +38,7 @@ func openBackground(t *testing.T, dir string, interval time.Duration) (*store.St
 }
 
 func TestBackgroundStoreCoalescesCommitsAndCloseLosesNothing(t *testing.T) {
-	enginetest.Require(t, enginetest.EmbeddedFiles)
+	storetest.Require(t, storetest.EmbeddedFiles)
 	dir := t.TempDir()
 	s, bg := openBackground(t, dir, time.Hour) // nothing is written before Close
 	ctx := context.Background()
@@ -53,7 +53,7 @@ func TestBackgroundStoreCoalescesCommitsAndCloseLosesNothing(t *testing.T) {
 }
 
 func TestBackgroundStoreWritesWithinTheInterval(t *testing.T) {
-	enginetest.Require(t, enginetest.EmbeddedFiles)
+	storetest.Require(t, storetest.EmbeddedFiles)
 	dir := t.TempDir()
 	s, bg := openBackground(t, dir, 20*time.Millisecond)
 	defer bg.Close()
@@ -78,7 +78,7 @@ func storedEventsIn(c *lungo.Catalog) int {
 }
 
 func TestBackgroundStoreFailingWritesFailCommitsUntilTheyWorkAgain(t *testing.T) {
-	enginetest.Require(t, enginetest.EmbeddedFiles)
+	storetest.Require(t, storetest.EmbeddedFiles)
 	dir := filepath.Join(t.TempDir(), "gone")
 	require.NoError(t, os.MkdirAll(dir, 0o755))
 	s, bg := openBackground(t, dir, time.Millisecond)

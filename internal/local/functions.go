@@ -9,6 +9,8 @@ import (
 	"github.com/streamops/streamops/internal/app"
 	"github.com/streamops/streamops/internal/bus"
 	"github.com/streamops/streamops/internal/emit"
+	"github.com/streamops/streamops/internal/handlers"
+	"github.com/streamops/streamops/internal/handlers/streamhandlers"
 	"github.com/streamops/streamops/internal/httpapi"
 	"github.com/streamops/streamops/internal/objects"
 	"github.com/streamops/streamops/internal/objects/s3bucket"
@@ -17,8 +19,6 @@ import (
 	"github.com/streamops/streamops/internal/store"
 	"github.com/streamops/streamops/internal/task"
 	"github.com/streamops/streamops/internal/task/taskaws"
-	"github.com/streamops/streamops/internal/wire"
-	"github.com/streamops/streamops/internal/wire/streamwire"
 )
 
 // functions are the seven Lambda handlers.
@@ -32,7 +32,7 @@ type functions struct {
 // wiring is what every function shares in one process: one store (the
 // embedded engine can be opened once), one producer and the configuration.
 // Each function gets its own logger and emitter, as each Lambda's app.Open
-// builds them. The handlers themselves are built by package wire, as the
+// builds them. The handlers themselves are built by package handlers, as the
 // Lambda mains build them; only where settings come from differs.
 type wiring struct {
 	cfg       Config
@@ -92,7 +92,7 @@ func (w *wiring) webhookFunction() (HTTPFunction, error) {
 	if err != nil {
 		return nil, err
 	}
-	h, err := wire.Webhook(a, w.providers, secretSource{byProvider: w.secrets, env: provider.EnvSecrets{Lookup: w.cfg.Getenv}})
+	h, err := handlers.Webhook(a, w.providers, secretSource{byProvider: w.secrets, env: provider.EnvSecrets{Lookup: w.cfg.Getenv}})
 	if err != nil {
 		return nil, err
 	}
@@ -113,11 +113,11 @@ func (w *wiring) apiFunction(ctx context.Context) (HTTPFunction, error) {
 			return nil, err
 		}
 	}
-	auth, err := wire.Auth(httpapi.TokenConfig{AdminToken: w.admin, AdminTokens: w.cfg.AdminTokens, PartnerTokens: w.cfg.PartnerTokens})
+	auth, err := handlers.Auth(httpapi.TokenConfig{AdminToken: w.admin, AdminTokens: w.cfg.AdminTokens, PartnerTokens: w.cfg.PartnerTokens})
 	if err != nil {
 		return nil, err
 	}
-	h, err := wire.API(a, wire.APIOptions{Providers: w.providers, Partners: w.partners, Objects: objs, Auth: auth})
+	h, err := handlers.API(a, handlers.APIOptions{Providers: w.providers, Partners: w.partners, Objects: objs, Auth: auth})
 	if err != nil {
 		return nil, err
 	}
@@ -129,7 +129,7 @@ func (w *wiring) workflowProcessor() (KafkaFunction, error) {
 	if err != nil {
 		return nil, err
 	}
-	return streamwire.WorkflowProcessor(a)
+	return streamhandlers.WorkflowProcessor(a)
 }
 
 // taskProcessor: the executors' files under the stack's data directory,
@@ -152,7 +152,7 @@ func (w *wiring) taskProcessor(ctx context.Context) (KafkaFunction, error) {
 	for typ, ex := range w.opts.executors {
 		executors[typ] = ex
 	}
-	return streamwire.TaskProcessor(a, executors, w.opts.taskBackoff)
+	return streamhandlers.TaskProcessor(a, executors, w.opts.taskBackoff)
 }
 
 // outboxRelay: partners from STREAMOPS_PARTNERS_FILE, their secrets from
@@ -163,7 +163,7 @@ func (w *wiring) outboxRelay() (ScheduledFunction, error) {
 	if err != nil {
 		return nil, err
 	}
-	return wire.OutboxRelay(a, w.partners, provider.EnvSecrets{Prefix: "PARTNER_SECRET_", Lookup: w.cfg.Getenv},
+	return handlers.OutboxRelay(a, w.partners, provider.EnvSecrets{Prefix: "PARTNER_SECRET_", Lookup: w.cfg.Getenv},
 		w.cfg.ScheduleInterval)
 }
 
@@ -172,7 +172,7 @@ func (w *wiring) retrySweeper() (ScheduledFunction, error) {
 	if err != nil {
 		return nil, err
 	}
-	return wire.RetrySweeper(a, w.providers)
+	return handlers.RetrySweeper(a, w.providers)
 }
 
 func (w *wiring) archiverFunction() (ScheduledFunction, error) {
@@ -180,5 +180,5 @@ func (w *wiring) archiverFunction() (ScheduledFunction, error) {
 	if err != nil {
 		return nil, err
 	}
-	return wire.Archiver(a)
+	return handlers.Archiver(a)
 }

@@ -20,7 +20,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/streamops/streamops/internal/apigw"
-	"github.com/streamops/streamops/internal/stacktest"
+	"github.com/streamops/streamops/internal/testenv"
 )
 
 var update = flag.Bool("update", false, "rewrite the testdata fixtures this package generates")
@@ -112,7 +112,7 @@ func normalized(t *testing.T, req events.APIGatewayV2HTTPRequest) []byte {
 }
 
 func TestGatewayBuildsTheAPIGatewayV2Event(t *testing.T) {
-	body := stacktest.Testdata(t, "webhooks/stripe-invoice-finalized.json")
+	body := testenv.Testdata(t, "webhooks/stripe-invoice-finalized.json")
 	stripe := http.Header{
 		"Content-Type":     {"application/json"},
 		"User-Agent":       {"Stripe/1.0 (+https://stripe.com/docs/webhooks)"},
@@ -151,7 +151,7 @@ func TestGatewayBuildsTheAPIGatewayV2Event(t *testing.T) {
 			g.ServeHTTP(w, r)
 			require.Equal(t, 200, w.Code, w.Body.String())
 
-			stacktest.GoldenJSON(t, "apigw/"+tc.fixture, normalized(t, c.event()), *update)
+			testenv.GoldenJSON(t, "apigw/"+tc.fixture, normalized(t, c.event()), *update)
 
 			lc, ok := lambdacontext.FromContext(c.ctx)
 			require.True(t, ok, "the invocation carries a lambdacontext")

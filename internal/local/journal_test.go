@@ -17,7 +17,7 @@ import (
 	mongoopts "go.mongodb.org/mongo-driver/mongo/options"
 
 	"github.com/streamops/streamops/internal/store"
-	"github.com/streamops/streamops/internal/store/enginetest"
+	"github.com/streamops/streamops/internal/store/storetest"
 )
 
 // openJournal opens an embedded engine on a journal in dir, as the local
@@ -140,7 +140,7 @@ func seedJournal(t *testing.T, db lungo.IDatabase) {
 }
 
 func TestJournalStoreKeepsEveryCommitWithoutClose(t *testing.T) {
-	enginetest.Require(t, enginetest.EmbeddedFiles)
+	storetest.Require(t, storetest.EmbeddedFiles)
 	for _, tc := range journalChanges {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
@@ -155,7 +155,7 @@ func TestJournalStoreKeepsEveryCommitWithoutClose(t *testing.T) {
 }
 
 func TestJournalStoreAllChangesInOneRunSurviveACrashAndACleanStop(t *testing.T) {
-	enginetest.Require(t, enginetest.EmbeddedFiles)
+	storetest.Require(t, storetest.EmbeddedFiles)
 	for _, clean := range []bool{false, true} {
 		t.Run(fmt.Sprintf("clean=%v", clean), func(t *testing.T) {
 			dir := t.TempDir()
@@ -177,7 +177,7 @@ func TestJournalStoreAllChangesInOneRunSurviveACrashAndACleanStop(t *testing.T) 
 }
 
 func TestJournalStoreDropsARecordTornByACrash(t *testing.T) {
-	enginetest.Require(t, enginetest.EmbeddedFiles)
+	storetest.Require(t, storetest.EmbeddedFiles)
 	for _, torn := range []struct {
 		name string
 		tail []byte
@@ -202,7 +202,7 @@ func TestJournalStoreDropsARecordTornByACrash(t *testing.T) {
 }
 
 func TestJournalStoreCompactsWhileCommitsGoOn(t *testing.T) {
-	enginetest.Require(t, enginetest.EmbeddedFiles)
+	storetest.Require(t, storetest.EmbeddedFiles)
 	dir := t.TempDir()
 	db, j := openJournal(t, dir, 1) // compact whenever the journal outgrows the snapshot
 	ctx := context.Background()
@@ -224,7 +224,7 @@ func TestJournalStoreCompactsWhileCommitsGoOn(t *testing.T) {
 }
 
 func TestJournalStoreFailedAppendFailsTheCommitAndIsRolledBack(t *testing.T) {
-	enginetest.Require(t, enginetest.EmbeddedFiles)
+	storetest.Require(t, storetest.EmbeddedFiles)
 	dir := t.TempDir()
 	db, j := openJournal(t, dir, 0)
 	seedJournal(t, db)
@@ -287,7 +287,7 @@ func TestJournalDiffFindsEveryChangedDocument(t *testing.T) {
 }
 
 func TestJournalLeftByACrashIsFoldedForTheBackgroundWriter(t *testing.T) {
-	enginetest.Require(t, enginetest.EmbeddedFiles)
+	storetest.Require(t, storetest.EmbeddedFiles)
 	dir := t.TempDir()
 	db, j := openJournal(t, dir, 0)
 	seedJournal(t, db)

@@ -12,7 +12,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/streamops/streamops/events"
-	"github.com/streamops/streamops/internal/stacktest"
+	"github.com/streamops/streamops/internal/testenv"
 )
 
 // TestRealClusterIsReachedWithKafkaAuth points the stack at a plaintext
@@ -31,7 +31,7 @@ func TestRealClusterIsReachedWithKafkaAuth(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.auth, func(t *testing.T) {
-			cluster := stacktest.Broker(t)
+			cluster := testenv.Broker(t)
 			ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
 			defer cancel()
 

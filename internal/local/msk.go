@@ -15,7 +15,7 @@ import (
 	sevents "github.com/streamops/streamops/events"
 	"github.com/streamops/streamops/internal/backoff"
 	"github.com/streamops/streamops/internal/bus"
-	"github.com/streamops/streamops/internal/esm"
+	"github.com/streamops/streamops/internal/eventsource"
 	"github.com/streamops/streamops/internal/store"
 	"github.com/streamops/streamops/internal/stream"
 )
@@ -27,7 +27,7 @@ type KafkaFunction func(context.Context, events.KafkaEvent) error
 // maxBatchBytes keeps a batch's event under Lambda's 6 MB payload limit,
 // base64 and JSON framing included. The delivery settings (batch size,
 // batching window, retries, bisecting, record age, on-failure destination)
-// are esm.Deployed(), internal/esm/mapping.json, the file infra deploys.
+// are eventsource.Deployed(), internal/eventsource/mapping.json, the file infra deploys.
 const maxBatchBytes = 4 << 20
 
 // Reasons of the dead letters the mapping itself writes to its on-failure
@@ -72,9 +72,9 @@ type Mapping struct {
 	// Retry spaces redeliveries of a failed batch. Default
 	// DefaultBatchRetry.
 	Retry backoff.Policy
-	// Settings are the delivery settings. Default esm.Deployed(), the
+	// Settings are the delivery settings. Default eventsource.Deployed(), the
 	// values the CDK stack deploys; tests shorten them.
-	Settings *esm.Settings
+	Settings *eventsource.Settings
 	// OnFailure receives, as dead letters of Function, the records the
 	// mapping gives up. Required when Settings.OnFailureDestination.
 	OnFailure DeadLetterStore
@@ -83,7 +83,7 @@ type Mapping struct {
 // poller runs one Mapping as Lambda's event source mapping does: one
 // consumer group polls the topic; each partition's records are delivered
 // apart from the others' (a partition whose batch is being retried is
-// paused, and only it), in batches of at most BatchSize records (esm.Settings) that
+// paused, and only it), in batches of at most BatchSize records (eventsource.Settings) that
 // become the exact events.KafkaEvent Lambda delivers (stream.ToKafkaEvent),
 // JSON round-tripped so an encoding slip shows. A batch's offsets are
 // committed once the function returned nil for it or the mapping gave its
@@ -95,7 +95,7 @@ type Mapping struct {
 // dead-letter; the mapping gives up only on what keeps failing the batch.
 type poller struct {
 	m         Mapping
-	s         esm.Settings
+	s         eventsource.Settings
 	cl        *kgo.Client
 	bootstrap string
 	arn       string
@@ -132,7 +132,7 @@ func newPoller(m Mapping, conn bus.Config, clusterARN string, log *slog.Logger) 
 	if m.Retry == nil {
 		m.Retry = DefaultBatchRetry
 	}
-	settings := esm.Deployed()
+	settings := eventsource.Deployed()
 	if m.Settings != nil {
 		settings = *m.Settings
 	}

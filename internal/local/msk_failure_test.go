@@ -22,10 +22,10 @@ import (
 	"github.com/streamops/streamops/events/eventstest"
 	"github.com/streamops/streamops/internal/backoff"
 	"github.com/streamops/streamops/internal/bus"
-	"github.com/streamops/streamops/internal/esm"
+	"github.com/streamops/streamops/internal/eventsource"
 	"github.com/streamops/streamops/internal/httpapi"
 	"github.com/streamops/streamops/internal/store"
-	"github.com/streamops/streamops/internal/store/enginetest"
+	"github.com/streamops/streamops/internal/store/storetest"
 )
 
 // failingOn is a KafkaFunction that fails every batch holding a record at
@@ -118,13 +118,13 @@ func TestMappingRetriesAFailingBatchTheRetryLimitThenGivesItUpToTheDeadLetters(t
 		t.Run(tc.name, func(t *testing.T) {
 			brokers := broker(t, "tasks")
 			recs := produceTo(t, brokers, "tasks", 0, 4, time.Time{})
-			st := enginetest.Open(t, store.Config{})
+			st := storetest.Open(t, store.Config{})
 			fn := &failingOn{fail: map[int64]bool{}}
 			for _, o := range tc.fail {
 				fn.fail[o] = true
 			}
 			p, _, _ := startPoller(t, brokers, "tasks", fn.handle, pollerOpts{onFailure: st,
-				settings: settings(func(s *esm.Settings) {
+				settings: settings(func(s *eventsource.Settings) {
 					s.MaximumRetryAttempts, s.BisectBatchOnFunctionError = retries, tc.bisect
 				})})
 			require.Eventually(t, func() bool {
@@ -158,10 +158,10 @@ func TestMappingDoesNotDeliverRecordsOlderThanTheMaximumAge(t *testing.T) {
 	brokers := broker(t, "tasks")
 	stale := produceTo(t, brokers, "tasks", 2, 3, time.Now().Add(-2*time.Hour))
 	fresh := produceTo(t, brokers, "tasks", 2, 1, time.Time{})
-	st := enginetest.Open(t, store.Config{})
+	st := storetest.Open(t, store.Config{})
 	r := newRecorder()
 	startPoller(t, brokers, "tasks", r.handle, pollerOpts{onFailure: st,
-		settings: settings(func(s *esm.Settings) { s.MaximumRecordAgeInSeconds = 3600 })})
+		settings: settings(func(s *eventsource.Settings) { s.MaximumRecordAgeInSeconds = 3600 })})
 	require.Eventually(t, func() bool {
 		return assert.ObjectsAreEqual(ends(fresh), committed(t, brokers, ConsumerGroup(FnTaskProcessor), "tasks"))
 	}, 20*time.Second, 20*time.Millisecond)
@@ -230,8 +230,8 @@ func TestAFailingPartitionDoesNotHoldBackTheOthers(t *testing.T) {
 // whose own timestamp is two days old, whatever its envelope says, is given
 // up into the dead letters.
 func TestMaximumRecordAgeIsMeasuredByTheRecordTimestamp(t *testing.T) {
-	deployed := esm.Deployed()
-	require.Equal(t, 24*time.Hour, deployed.MaxRecordAge(), "internal/esm/mapping.json, as deployed")
+	deployed := eventsource.Deployed()
+	require.Equal(t, 24*time.Hour, deployed.MaxRecordAge(), "internal/eventsource/mapping.json, as deployed")
 	brokers := broker(t, sevents.TopicTasks)
 	twoDaysAgo := time.Now().Add(-48 * time.Hour)
 	client, err := bus.New(bus.Config{Brokers: brokers})
@@ -273,7 +273,7 @@ func TestMaximumRecordAgeIsMeasuredByTheRecordTimestamp(t *testing.T) {
 		want[env.EventID] = tt.delivered
 	}
 
-	st := enginetest.Open(t, store.Config{})
+	st := storetest.Open(t, store.Config{})
 	r := newRecorder()
 	startPoller(t, brokers, sevents.TopicTasks, r.handle, pollerOpts{onFailure: st})
 	got := map[string]bool{}

@@ -21,11 +21,11 @@ import (
 
 	"github.com/streamops/streamops/internal/backoff"
 	"github.com/streamops/streamops/internal/bus"
-	"github.com/streamops/streamops/internal/esm"
-	"github.com/streamops/streamops/internal/stacktest"
+	"github.com/streamops/streamops/internal/eventsource"
 	"github.com/streamops/streamops/internal/store"
-	"github.com/streamops/streamops/internal/store/enginetest"
+	"github.com/streamops/streamops/internal/store/storetest"
 	"github.com/streamops/streamops/internal/stream"
+	"github.com/streamops/streamops/internal/testenv"
 )
 
 var quiet = slog.New(slog.DiscardHandler)
@@ -33,7 +33,7 @@ var quiet = slog.New(slog.DiscardHandler)
 // broker starts kfake with a 3-partition topic and returns its address.
 func broker(t *testing.T, topic string) []string {
 	t.Helper()
-	return stacktest.Broker(t, kfake.SeedTopics(3, topic)).ListenAddrs()
+	return testenv.Broker(t, kfake.SeedTopics(3, topic)).ListenAddrs()
 }
 
 // produce writes n keyed records with seed-003 headers and returns them as
@@ -132,16 +132,16 @@ func (r *recorder) records() int {
 
 // pollerOpts tune startPoller.
 type pollerOpts struct {
-	// settings default to the deployed ones (esm.Deployed).
-	settings *esm.Settings
+	// settings default to the deployed ones (eventsource.Deployed).
+	settings *eventsource.Settings
 	// onFailure defaults to a fresh store on the test's engine.
 	onFailure DeadLetterStore
 	retry     backoff.Policy
 }
 
-// settings is esm.Deployed() changed by edit.
-func settings(edit func(*esm.Settings)) *esm.Settings {
-	s := esm.Deployed()
+// settings is eventsource.Deployed() changed by edit.
+func settings(edit func(*eventsource.Settings)) *eventsource.Settings {
+	s := eventsource.Deployed()
 	edit(&s)
 	return &s
 }
@@ -153,7 +153,7 @@ func startPoller(t *testing.T, brokers []string, topic string, h KafkaFunction, 
 		o = opts[0]
 	}
 	if o.onFailure == nil {
-		o.onFailure = enginetest.Open(t, store.Config{})
+		o.onFailure = storetest.Open(t, store.Config{})
 	}
 	if o.retry == nil {
 		o.retry = backoff.Schedule{20 * time.Millisecond}
@@ -202,7 +202,7 @@ func TestMappingDeliversLambdaShapedBatchesAndCommitsOnlyOnSuccess(t *testing.T)
 	recs := produceTo(t, brokers, "tasks", 1, 6, time.Time{})
 	transient := errors.New("store unreachable")
 	r := newRecorder(transient, transient)
-	_, _, _ = startPoller(t, brokers, "tasks", r.handle, pollerOpts{settings: settings(func(s *esm.Settings) { s.BisectBatchOnFunctionError = false })})
+	_, _, _ = startPoller(t, brokers, "tasks", r.handle, pollerOpts{settings: settings(func(s *eventsource.Settings) { s.BisectBatchOnFunctionError = false })})
 	waitCalls(t, r, 3)
 
 	require.Eventually(t, func() bool {
@@ -279,7 +279,7 @@ func TestMappingStoppedWhileRetryingCommitsNothingAndRedelivers(t *testing.T) {
 	recs := produce(t, brokers, "tasks", 3)
 	failing := newRecorder()
 	failing.failAll = errors.New("down")
-	_, cancel, done := startPoller(t, brokers, "tasks", failing.handle, pollerOpts{settings: settings(func(s *esm.Settings) { s.MaximumRetryAttempts = esm.Unlimited })})
+	_, cancel, done := startPoller(t, brokers, "tasks", failing.handle, pollerOpts{settings: settings(func(s *eventsource.Settings) { s.MaximumRetryAttempts = eventsource.Unlimited })})
 	waitCalls(t, failing, 2)
 	cancel()
 	<-done
@@ -303,7 +303,7 @@ func TestMappingTreatsAPanicAsAFailedInvocation(t *testing.T) {
 		err := r.handle(ctx, ev)
 		first.Do(func() { panic("nil map") })
 		return err
-	}, pollerOpts{settings: settings(func(s *esm.Settings) { s.BisectBatchOnFunctionError = false })})
+	}, pollerOpts{settings: settings(func(s *eventsource.Settings) { s.BisectBatchOnFunctionError = false })})
 	require.Eventually(t, func() bool {
 		return assert.ObjectsAreEqual(ends(recs), committed(t, brokers, ConsumerGroup(FnTaskProcessor), "tasks"))
 	}, 20*time.Second, 20*time.Millisecond)

@@ -13,7 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/streamops/streamops/internal/deadline"
-	"github.com/streamops/streamops/internal/stacktest"
+	"github.com/streamops/streamops/internal/testenv"
 )
 
 func TestScheduleFiringTimes(t *testing.T) {
@@ -48,7 +48,7 @@ func TestScheduledEventIsWhatTheDeployedScheduleSends(t *testing.T) {
 	ev.ID = "4b6d6c8e-0f1a-4c2b-9d3e-5f7a8b9c0d1e"
 	got, err := json.MarshalIndent(ev, "", "  ")
 	require.NoError(t, err)
-	stacktest.GoldenJSON(t, "eventbridge/scheduled-retry-sweeper.json", got, *update)
+	testenv.GoldenJSON(t, "eventbridge/scheduled-retry-sweeper.json", got, *update)
 }
 
 func TestSchedulerInvokesWithDeadlineAndNeverOverlaps(t *testing.T) {

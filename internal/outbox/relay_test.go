@@ -19,9 +19,9 @@ import (
 	"github.com/streamops/streamops/internal/outbox/outboxstatus"
 	"github.com/streamops/streamops/internal/outbox/partnerstatus"
 	"github.com/streamops/streamops/internal/provider"
-	"github.com/streamops/streamops/internal/stacktest"
 	"github.com/streamops/streamops/internal/store"
 	"github.com/streamops/streamops/internal/store/storetest"
+	"github.com/streamops/streamops/internal/testenv"
 )
 
 const partnerSecret = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
@@ -82,14 +82,14 @@ func (p *partner) delivered() map[string]int {
 }
 
 type harness struct {
-	*stacktest.Env
+	*testenv.Env
 	clock   *storetest.Clock
 	partner *partner
 }
 
 func newHarness(t testing.TB, script ...int) *harness {
 	clock := storetest.NewClock()
-	env := stacktest.New(t, stacktest.Options{Store: store.Config{Now: clock.Now}})
+	env := testenv.New(t, testenv.Options{Store: store.Config{Now: clock.Now}})
 	return &harness{Env: env, clock: clock, partner: newPartner(t, script...)}
 }
 

@@ -15,7 +15,7 @@ import (
 
 	"github.com/streamops/streamops/internal/bus"
 	"github.com/streamops/streamops/internal/provision"
-	"github.com/streamops/streamops/internal/stacktest"
+	"github.com/streamops/streamops/internal/testenv"
 )
 
 // The handler runs against kfake, a real Kafka-protocol broker, through
@@ -23,7 +23,7 @@ import (
 
 func newCluster(t *testing.T) (*provision.Topics, *kadm.Client) {
 	t.Helper()
-	cluster := stacktest.Broker(t)
+	cluster := testenv.Broker(t)
 	client, err := bus.New(bus.Config{Brokers: cluster.ListenAddrs()})
 	require.NoError(t, err)
 	t.Cleanup(client.Close)

@@ -15,11 +15,11 @@ import (
 
 	"github.com/streamops/streamops/events"
 	"github.com/streamops/streamops/internal/store"
-	"github.com/streamops/streamops/internal/store/enginetest"
+	"github.com/streamops/streamops/internal/store/storetest"
 )
 
 // BenchmarkEventGrowth is how the cost of the events collection grows with
-// its size, on the engine under test (enginetest): for each size (env
+// its size, on the engine under test (storetest): for each size (env
 // STREAMOPS_BENCH_GROWTH_SIZES, comma-separated; default 1000,10000) the
 // collection is filled with that many events of 100 workflows, untimed,
 // then "commit" stores one webhook's two events (one bulk insert) and
@@ -39,7 +39,7 @@ func BenchmarkEventGrowth(b *testing.B) {
 	for _, size := range sizes {
 		// No operation timeout: the fill writes 1,000 events a command
 		// into a collection growing to the size measured.
-		s := enginetest.Open(b, store.Config{OperationTimeout: time.Hour})
+		s := storetest.Open(b, store.Config{OperationTimeout: time.Hour})
 		for i := 0; i < size; i += 1000 {
 			batch := make([]events.Envelope, min(1000, size-i))
 			for j := range batch {

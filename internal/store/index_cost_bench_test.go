@@ -10,7 +10,7 @@ import (
 
 	"github.com/streamops/streamops/events"
 	"github.com/streamops/streamops/internal/store"
-	"github.com/streamops/streamops/internal/store/enginetest"
+	"github.com/streamops/streamops/internal/store/storetest"
 )
 
 // BenchmarkEventInsertIndexCost is what the events collection's indexes
@@ -34,7 +34,7 @@ func BenchmarkEventInsertIndexCost(b *testing.B) {
 	}
 	for _, side := range sides {
 		b.Run(side.name, func(b *testing.B) {
-			cfg := enginetest.Configure(b, store.Config{})
+			cfg := storetest.Configure(b, store.Config{})
 			s, err := store.Open(ctx, cfg)
 			require.NoError(b, err)
 			b.Cleanup(func() { _ = s.Close(ctx) })

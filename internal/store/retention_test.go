@@ -10,7 +10,6 @@ import (
 	"go.mongodb.org/mongo-driver/bson"
 
 	"github.com/streamops/streamops/internal/store"
-	"github.com/streamops/streamops/internal/store/enginetest"
 	"github.com/streamops/streamops/internal/store/storetest"
 )
 
@@ -21,7 +20,7 @@ import (
 func TestBackfillRetentionBringsEarlierDocumentsUnderTheRules(t *testing.T) {
 	clock := storetest.NewClock()
 	ctx := context.Background()
-	s := enginetest.Open(t, store.Config{Now: clock.Now, EventTTL: 90 * 24 * time.Hour, WebhookEventTTL: 30 * 24 * time.Hour})
+	s := storetest.Open(t, store.Config{Now: clock.Now, EventTTL: 90 * 24 * time.Hour, WebhookEventTTL: 30 * 24 * time.Hour})
 	now := clock.Now()
 	later, earlier := now.Add(90*24*time.Hour), now.Add(-time.Hour)
 	_, err := s.Collection(store.CollEvents).InsertMany(ctx, []any{

@@ -16,7 +16,7 @@ import (
 	"github.com/streamops/streamops/internal/outbox/partnerstatus"
 	"github.com/streamops/streamops/internal/seedtest"
 	"github.com/streamops/streamops/internal/store"
-	"github.com/streamops/streamops/internal/store/enginetest"
+	"github.com/streamops/streamops/internal/store/storetest"
 )
 
 // TestSeed000PartnerEventDocumentAsWritten stores seed 000's partner_events
@@ -28,7 +28,7 @@ func TestSeed000PartnerEventDocumentAsWritten(t *testing.T) {
 	require.NoError(t, json.Unmarshal(raw, &ev))
 	// The store stamps lastUpdatedTime with its clock: the example's instant.
 	at := time.UnixMilli(1655292885101).UTC()
-	s := enginetest.Open(t, store.Config{Now: func() time.Time { return at }})
+	s := storetest.Open(t, store.Config{Now: func() time.Time { return at }})
 	_, err := s.InsertPartnerEvent(t.Context(), ev)
 	require.NoError(t, err)
 	got, err := s.GetPartnerEvent(t.Context(), ev.ID)
@@ -168,7 +168,7 @@ func TestSeed001ReplayFilterIsEmpty(t *testing.T) {
 // each selects exactly the events the seed's query names.
 func TestSeed001ReplayFilterSelectsOnEveryEngine(t *testing.T) {
 	base := time.Date(2026, 1, 4, 1, 0, 0, 0, time.UTC)
-	s := enginetest.Open(t, store.Config{Now: func() time.Time { return base }})
+	s := storetest.Open(t, store.Config{Now: func() time.Time { return base }})
 	mk := func(typ events.Type, agg string, at time.Duration, meta *events.Metadata) events.Envelope {
 		key := "workflowId"
 		if typ.Topic() == events.TopicTasks {

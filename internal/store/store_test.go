@@ -13,19 +13,18 @@ import (
 	"github.com/streamops/streamops/internal/fault"
 	"github.com/streamops/streamops/internal/ingest/webhookstatus"
 	"github.com/streamops/streamops/internal/store"
-	"github.com/streamops/streamops/internal/store/enginetest"
 	"github.com/streamops/streamops/internal/store/storetest"
 )
 
 // TestContract runs the store's contract suite on the engine the test
-// process runs on (enginetest: embedded by default, MongoDB in make
+// process runs on (storetest: embedded by default, MongoDB in make
 // test-mongo).
 func TestContract(t *testing.T) {
-	storetest.Run(t, enginetest.Open)
+	storetest.Run(t, storetest.Open)
 }
 
 func TestFileStoreKeepsDataAcrossRestarts(t *testing.T) {
-	enginetest.Require(t, enginetest.EmbeddedFiles)
+	storetest.Require(t, storetest.EmbeddedFiles)
 	dir := t.TempDir()
 	ctx := context.Background()
 	s, err := store.Open(ctx, store.Config{DataDir: dir})
@@ -61,7 +60,7 @@ func (l *lastCatalog) Store(c *lungo.Catalog) error {
 }
 
 func TestEmbeddedEngineKeepsNoOplog(t *testing.T) {
-	enginetest.Require(t, enginetest.EmbeddedFiles)
+	storetest.Require(t, storetest.EmbeddedFiles)
 	ctx := context.Background()
 	backing := &lastCatalog{mem: lungo.NewMemoryStore()}
 	s, err := store.Open(ctx, store.Config{Backing: backing})
@@ -88,19 +87,19 @@ func TestEmbeddedEngineKeepsNoOplog(t *testing.T) {
 // a permanent error or "not found", within the store's operation timeout
 // rather than at the caller's deadline, and work again once it is back.
 func TestLostConnectionIsTransient(t *testing.T) {
-	enginetest.Require(t, enginetest.Network)
+	storetest.Require(t, storetest.Network)
 	tests := []struct {
 		name string
-		lose func(*enginetest.Proxy)
+		lose func(*storetest.Proxy)
 	}{
-		{"cut", (*enginetest.Proxy).Cut},
-		{"stalled", (*enginetest.Proxy).Stall},
+		{"cut", (*storetest.Proxy).Cut},
+		{"stalled", (*storetest.Proxy).Stall},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			cfg := enginetest.Configure(t, store.Config{ConnectTimeout: 2 * time.Second, OperationTimeout: time.Second})
-			var p *enginetest.Proxy
-			cfg.URI, p = enginetest.ProxyURI(t, cfg.URI)
+			cfg := storetest.Configure(t, store.Config{ConnectTimeout: 2 * time.Second, OperationTimeout: time.Second})
+			var p *storetest.Proxy
+			cfg.URI, p = storetest.ProxyURI(t, cfg.URI)
 			ctx := context.Background()
 			s, err := store.Open(ctx, cfg)
 			require.NoError(t, err)
@@ -148,7 +147,7 @@ func TestCheckDocumentRefusesWhatNoEngineCanStore(t *testing.T) {
 }
 
 func TestStoreErrorsCarryTheirRetryVerdict(t *testing.T) {
-	s := enginetest.Open(t, store.Config{})
+	s := storetest.Open(t, store.Config{})
 	expired, cancel := context.WithTimeout(context.Background(), -time.Second)
 	defer cancel()
 	_, err := s.GetWebhookEvent(expired, "x")

@@ -15,17 +15,17 @@ import (
 	"github.com/streamops/streamops/internal/outbox/outboxstatus"
 	"github.com/streamops/streamops/internal/outbox/partnerstatus"
 	"github.com/streamops/streamops/internal/provider"
-	"github.com/streamops/streamops/internal/stacktest"
 	"github.com/streamops/streamops/internal/store"
 	"github.com/streamops/streamops/internal/store/storetest"
 	"github.com/streamops/streamops/internal/sweep"
 	"github.com/streamops/streamops/internal/task"
 	"github.com/streamops/streamops/internal/task/taskstatus"
+	"github.com/streamops/streamops/internal/testenv"
 	"github.com/streamops/streamops/internal/workflow/workflowstatus"
 )
 
 type harness struct {
-	*stacktest.Env
+	*testenv.Env
 	clock   *storetest.Clock
 	router  *ingest.Service
 	sweeper *sweep.Sweeper
@@ -33,7 +33,7 @@ type harness struct {
 
 func newHarness(t *testing.T) *harness {
 	clock := storetest.NewClock()
-	env := stacktest.New(t, stacktest.Options{Store: store.Config{Now: clock.Now}})
+	env := testenv.New(t, testenv.Options{Store: store.Config{Now: clock.Now}})
 	reg, err := provider.LoadProviders("")
 	require.NoError(t, err)
 	router, err := ingest.New(ingest.Config{Providers: reg, Secrets: provider.EnvSecrets{}, Store: env.Store,

@@ -12,6 +12,7 @@ import (
 	"github.com/streamops/streamops/events"
 	"github.com/streamops/streamops/internal/backoff"
 	"github.com/streamops/streamops/internal/store"
+	"github.com/streamops/streamops/internal/store/storetest"
 	"github.com/streamops/streamops/internal/stream"
 	"github.com/streamops/streamops/internal/stream/streamtest"
 	"github.com/streamops/streamops/internal/task"
@@ -23,7 +24,7 @@ import (
 type harness struct {
 	*streamtest.Harness
 	retrier *task.Retrier
-	clock   *streamtest.Clock
+	clock   *storetest.Clock
 	// consumed is, per partition of tasks, the next offset drain delivers.
 	consumed map[int32]int64
 }
@@ -42,7 +43,7 @@ func newHarness(tb testing.TB, executors task.Executors) *harness {
 		executors = task.Executors{events.TaskEmailNotification: task.EmailExecutor{Mailer: task.FileMailer{Dir: tb.TempDir()}}}
 	}
 	h := &harness{Harness: streamtest.NewHarness(tb, "task-processor", events.TopicTasks, 30*time.Second),
-		clock: streamtest.NewClock(5 * time.Millisecond), consumed: map[int32]int64{}}
+		clock: storetest.NewTickingClock(5 * time.Millisecond), consumed: map[int32]int64{}}
 	h.useExecutors(tb, executors)
 	retrier, err := task.NewRetrier(h.Env.Store, h.Env.Bus, h.Env.Emitter, h.Env.Logger)
 	require.NoError(tb, err)

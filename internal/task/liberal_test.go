@@ -50,9 +50,9 @@ func TestATaskTypeWithoutAnExecutorFailsTheTask(t *testing.T) {
 		t.Run(typ, func(t *testing.T) {
 			h := newHarness(t, nil) // email_notification only
 			value, err := json.Marshal(map[string]any{
-				"eventType": "task.created", "eventId": "evt-partner-7", "timestamp": "2026-01-04T01:10:00.000Z",
+				"eventType": "task.created", "eventId": "evt-partner-7", "timestamp": "2026-01-04T01:09:00.000Z",
 				"payload": map[string]any{"taskId": "task-partner-7", "type": typ, "data": map[string]any{"to": "+15550100"},
-					"retryCount": 0, "maxRetries": 3, "createdAt": "2026-01-04T01:10:00.000Z", "channel": "sms"},
+					"retryCount": 0, "maxRetries": 3, "createdAt": "2026-01-04T01:09:00.000Z", "channel": "sms"},
 			})
 			require.NoError(t, err)
 			rec := streamtest.NewGen(42).Place(&kgo.Record{Topic: events.TopicTasks, Key: []byte("task-partner-7"), Value: value}, 0)
@@ -68,7 +68,7 @@ func TestATaskTypeWithoutAnExecutorFailsTheTask(t *testing.T) {
 			require.Len(t, dead, 1)
 			p := streamtest.Payload[events.TaskDeadLetterPayload](t, dead[0])
 			assert.Equal(t, task.CodeUnknownType, p.FinalError.Code)
-			assert.JSONEq(t, string(value), `{"eventType":"task.created","eventId":"evt-partner-7","timestamp":"2026-01-04T01:10:00.000Z","payload":`+string(p.OriginalEvent.Payload)+`}`,
+			assert.JSONEq(t, string(value), `{"eventType":"task.created","eventId":"evt-partner-7","timestamp":"2026-01-04T01:09:00.000Z","payload":`+string(p.OriginalEvent.Payload)+`}`,
 				"the original payload, its added field too, travels in the dead letter")
 
 			stored := h.DeadLetters(t, store.DeadLetterQuery{})
@@ -103,10 +103,10 @@ func TestATaskCreatedFromAnotherProducerIsStoredInTheHistory(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			doc := map[string]any{
-				"eventType": "task.created", "eventId": "evt-kcat-1", "timestamp": "2026-01-04T01:10:00.000Z", "schemaVersion": "1.0.0",
+				"eventType": "task.created", "eventId": "evt-kcat-1", "timestamp": "2026-01-04T01:09:00.000Z", "schemaVersion": "1.0.0",
 				"payload": map[string]any{"taskId": "task-kcat-1", "type": "email_notification",
 					"data":       map[string]any{"recipient": "ops@example.com", "subject": "hi", "body": "from kcat"},
-					"retryCount": 0, "maxRetries": 3, "createdAt": "2026-01-04T01:10:00.000Z"},
+					"retryCount": 0, "maxRetries": 3, "createdAt": "2026-01-04T01:09:00.000Z"},
 				"metadata": map[string]any{"source": "kcat"},
 			}
 			tt.change(doc)

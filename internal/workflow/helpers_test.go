@@ -12,6 +12,7 @@ import (
 
 	"github.com/streamops/streamops/events"
 	"github.com/streamops/streamops/internal/store"
+	"github.com/streamops/streamops/internal/store/storetest"
 	"github.com/streamops/streamops/internal/stream"
 	"github.com/streamops/streamops/internal/stream/streamtest"
 	"github.com/streamops/streamops/internal/workflow"
@@ -23,7 +24,7 @@ type harness struct{ *streamtest.Harness }
 
 // ticking is a clock that moves 7 ms per reading, so durations are
 // positive and reproducible.
-func ticking() func() time.Time { return streamtest.NewClock(7 * time.Millisecond).Now }
+func ticking() func() time.Time { return storetest.NewTickingClock(7 * time.Millisecond).Now }
 
 // counts are counters that steps under test bump from the processor's
 // goroutines.

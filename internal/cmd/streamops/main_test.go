@@ -14,7 +14,7 @@ import (
 	"github.com/streamops/streamops/internal/httpapi"
 	"github.com/streamops/streamops/internal/local"
 	"github.com/streamops/streamops/internal/provider"
-	"github.com/streamops/streamops/internal/stacktest"
+	"github.com/streamops/streamops/internal/testenv"
 )
 
 // TestRunStartsTheStackAndStopsOnSignal runs `streamops run` as make run
@@ -31,7 +31,7 @@ func TestRunStartsTheStackAndStopsOnSignal(t *testing.T) {
 	t.Setenv("STREAMOPS_ADMIN_TOKEN", "")
 	t.Setenv("WEBHOOK_SECRET_STRIPE", "")
 
-	var out, errOut stacktest.Output
+	var out, errOut testenv.Output
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan int)
 	go func() { done <- run(ctx, []string{"run"}, strings.NewReader(""), &out, &errOut) }()

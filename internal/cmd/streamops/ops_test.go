@@ -19,9 +19,9 @@ import (
 	"github.com/streamops/streamops/internal/history"
 	"github.com/streamops/streamops/internal/httpapi"
 	"github.com/streamops/streamops/internal/objects"
-	"github.com/streamops/streamops/internal/stacktest"
 	"github.com/streamops/streamops/internal/store"
 	"github.com/streamops/streamops/internal/submit"
+	"github.com/streamops/streamops/internal/testenv"
 )
 
 const token = "ops-test-token"
@@ -29,14 +29,14 @@ const token = "ops-test-token"
 // api is an httptest server running the real API handler over kfake and
 // the embedded store.
 type api struct {
-	*stacktest.Env
+	*testenv.Env
 	srv    *httptest.Server
-	client stacktest.API
+	client testenv.API
 }
 
 func newAPI(t *testing.T) *api {
 	t.Helper()
-	env := stacktest.New(t, stacktest.Options{})
+	env := testenv.New(t, testenv.Options{})
 	sub, err := submit.New(env.Store, env.Emitter, submit.Limits{}, nil, env.Logger)
 	require.NoError(t, err)
 	h := httpapi.API(httpapi.APIConfig{
@@ -48,7 +48,7 @@ func newAPI(t *testing.T) *api {
 	})
 	srv := httptest.NewServer(h)
 	t.Cleanup(srv.Close)
-	return &api{Env: env, srv: srv, client: stacktest.API{URL: srv.URL, Token: token}}
+	return &api{Env: env, srv: srv, client: testenv.API{URL: srv.URL, Token: token}}
 }
 
 // submitWorkflow submits a workflow through the API and returns its id.
@@ -75,7 +75,7 @@ func (a *api) ops(t *testing.T, stdin string, args ...string) (int, string, stri
 // runCLI runs the command line with args and stdin, and returns the exit
 // code, stdout and stderr.
 func runCLI(stdin string, args ...string) (int, string, string) {
-	var out, errOut stacktest.Output
+	var out, errOut testenv.Output
 	code := run(context.Background(), args, strings.NewReader(stdin), &out, &errOut)
 	return code, out.String(), errOut.String()
 }
@@ -106,7 +106,7 @@ func TestOpsTailPrintsHistoryOnceAndFollowsNewEvents(t *testing.T) {
 		assert.Contains(t, lines[i], "workflow.created")
 	}
 
-	var buf stacktest.Output
+	var buf testenv.Output
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan int)
 	go func() {

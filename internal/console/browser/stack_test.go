@@ -21,10 +21,10 @@ import (
 	"github.com/streamops/streamops/internal/local"
 	"github.com/streamops/streamops/internal/outbox/partnerstatus"
 	"github.com/streamops/streamops/internal/provider"
-	"github.com/streamops/streamops/internal/stacktest"
 	"github.com/streamops/streamops/internal/store"
-	"github.com/streamops/streamops/internal/store/enginetest"
+	"github.com/streamops/streamops/internal/store/storetest"
 	"github.com/streamops/streamops/internal/task/taskstatus"
+	"github.com/streamops/streamops/internal/testenv"
 	"github.com/streamops/streamops/internal/workflow/workflowstatus"
 )
 
@@ -44,8 +44,8 @@ const (
 type stack struct {
 	*local.Stack
 	t       *testing.T
-	logs    *stacktest.Output
-	api     stacktest.API
+	logs    *testenv.Output
+	api     testenv.API
 	acmeURL string // acme's delivery endpoint (the partners file)
 
 	stripeExecution string   // the webhook event id of the Stripe delivery
@@ -76,8 +76,8 @@ func startStack(t *testing.T) *stack {
 		provider.SecretEnvVar("acme"):   acmeSecret,
 		"PARTNER_SECRET_ACME":           "whsec_YWNtZS1wYXJ0bmVyLXNpZ25pbmc=",
 	}
-	db := enginetest.Configure(t, store.Config{})
-	l := &stacktest.Output{}
+	db := storetest.Configure(t, store.Config{})
+	l := &testenv.Output{}
 	s, err := local.Start(context.Background(), local.Config{
 		DataDir: filepath.Join(dir, "data"), HTTPAddr: "127.0.0.1:0", KafkaAddr: "127.0.0.1:0",
 		MongoURI: db.URI, Database: db.Database, ScheduleInterval: 200 * time.Millisecond,
@@ -85,7 +85,7 @@ func startStack(t *testing.T) *stack {
 		LogOutput: l, Getenv: func(k string) string { return env[k] },
 	})
 	require.NoError(t, err)
-	st := &stack{Stack: s, t: t, logs: l, api: stacktest.API{URL: s.URL(), Token: adminToken}, acmeURL: partner.URL}
+	st := &stack{Stack: s, t: t, logs: l, api: testenv.API{URL: s.URL(), Token: adminToken}, acmeURL: partner.URL}
 	t.Cleanup(func() {
 		_ = s.Shutdown(context.Background())
 		if t.Failed() {
@@ -106,17 +106,17 @@ func (s *stack) call(method, path string, body []byte, header http.Header, out a
 // signs, and returns the status and the webhook event id.
 func (s *stack) webhook(name, secret string, body []byte) (int, string) {
 	s.t.Helper()
-	h := stacktest.Sign(s.t, s.Providers(), name, body, secret, provider.SignOptions{Now: time.Now()})
+	h := testenv.Sign(s.t, s.Providers(), name, body, secret, provider.SignOptions{Now: time.Now()})
 	var receipt struct {
 		WebhookEventID string `json:"webhookEventId"`
 	}
 	return s.call(http.MethodPost, "/webhooks/"+name, body, h, &receipt), receipt.WebhookEventID
 }
 
-// eventually polls cond for up to d (stacktest.Eventually).
+// eventually polls cond for up to d (testenv.Eventually).
 func (s *stack) eventually(d time.Duration, cond func() bool, msg string) {
 	s.t.Helper()
-	stacktest.Eventually(s.t, d, cond, "%s", msg)
+	testenv.Eventually(s.t, d, cond, "%s", msg)
 }
 
 // eventTypes lists the types of the events GET /api/events answers q with.
@@ -248,7 +248,7 @@ func (s *stack) deadLetterOf(r *kgo.Record) store.DeadLetterEntry {
 func (s *stack) recordsWithValue(topic string, value []byte, want int, d time.Duration) int {
 	s.t.Helper()
 	n := 0
-	stacktest.Scan(s.t, s.Brokers(), topic, d, func(r *kgo.Record) bool {
+	testenv.Scan(s.t, s.Brokers(), topic, d, func(r *kgo.Record) bool {
 		if bytes.Equal(r.Value, value) {
 			n++
 		}

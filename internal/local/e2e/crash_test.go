@@ -23,8 +23,8 @@ import (
 	"github.com/streamops/streamops/events"
 	"github.com/streamops/streamops/internal/ingest/webhookstatus"
 	"github.com/streamops/streamops/internal/provider"
-	"github.com/streamops/streamops/internal/stacktest"
 	"github.com/streamops/streamops/internal/store"
+	"github.com/streamops/streamops/internal/testenv"
 )
 
 // crashStack is the real `streamops run` binary as a child process.
@@ -179,7 +179,7 @@ func TestKill9DuringAWebhookStreamLosesNothingAcknowledged(t *testing.T) {
 	require.NoError(t, err)
 	stripe, ok := providers.Provider("stripe")
 	require.True(t, ok)
-	template := string(stacktest.Testdata(t, "webhooks/stripe-invoice-finalized.json"))
+	template := string(testenv.Testdata(t, "webhooks/stripe-invoice-finalized.json"))
 
 	// The stream: four senders, each webhook a new Stripe event id.
 	var (

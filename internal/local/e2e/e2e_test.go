@@ -17,9 +17,9 @@ import (
 
 	"github.com/streamops/streamops/events"
 	"github.com/streamops/streamops/internal/ingest/webhookstatus"
-	"github.com/streamops/streamops/internal/stacktest"
 	"github.com/streamops/streamops/internal/store"
 	"github.com/streamops/streamops/internal/task/taskstatus"
+	"github.com/streamops/streamops/internal/testenv"
 	"github.com/streamops/streamops/internal/workflow/workflowstatus"
 )
 
@@ -45,7 +45,7 @@ func TestLocalStackEndToEnd(t *testing.T) {
 
 	t.Run("StripeWebhookRunsItsThreeStepWorkflowToCompletion", func(t *testing.T) {
 		s.t = t
-		body := stacktest.Testdata(t, "webhooks/stripe-invoice-finalized.json")
+		body := testenv.Testdata(t, "webhooks/stripe-invoice-finalized.json")
 		require.Equal(t, http.StatusAccepted, s.call("POST", "/webhooks/stripe", body, s.signedStripe(body), &hook))
 		require.Equal(t, "accepted", hook.Status)
 
@@ -85,7 +85,7 @@ func TestLocalStackEndToEnd(t *testing.T) {
 		s.t = t
 		require.NotEmpty(t, hook.WebhookEventID, "needs the first scenario")
 		before := snapshot(s, hook.WebhookEventID)
-		body := stacktest.Testdata(t, "webhooks/stripe-invoice-finalized.json")
+		body := testenv.Testdata(t, "webhooks/stripe-invoice-finalized.json")
 		var again receipt
 		require.Equal(t, http.StatusOK, s.call("POST", "/webhooks/stripe", body, s.signedStripe(body), &again))
 		assert.Equal(t, receipt{Status: "duplicate", WebhookEventID: hook.WebhookEventID}, again)
@@ -162,12 +162,12 @@ func TestLocalStackEndToEnd(t *testing.T) {
 			return task.Status == taskstatus.Completed
 		}, "the task behind the poison record is %s", task.Status)
 
-		dlq := stacktest.Consume(t, s.Brokers(), events.TopicTasks+".dlq", 10*time.Second, func(r *kgo.Record) bool {
-			return stacktest.Header(r, "dlq-original-partition") == strconv.Itoa(int(poison.Partition)) &&
-				stacktest.Header(r, "dlq-original-offset") == strconv.FormatInt(poison.Offset, 10)
+		dlq := testenv.Consume(t, s.Brokers(), events.TopicTasks+".dlq", 10*time.Second, func(r *kgo.Record) bool {
+			return testenv.Header(r, "dlq-original-partition") == strconv.Itoa(int(poison.Partition)) &&
+				testenv.Header(r, "dlq-original-offset") == strconv.FormatInt(poison.Offset, 10)
 		})
 		assert.Equal(t, poison.Value, dlq.Value, "tasks.dlq holds the record as it arrived")
-		assert.Equal(t, "undecodable", stacktest.Header(dlq, "dlq-reason"))
+		assert.Equal(t, "undecodable", testenv.Header(dlq, "dlq-reason"))
 
 		var page struct {
 			DeadLetters []store.DeadLetterEntry `json:"deadLetters"`

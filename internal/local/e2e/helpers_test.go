@@ -19,10 +19,10 @@ import (
 	"github.com/streamops/streamops/internal/fault"
 	"github.com/streamops/streamops/internal/local"
 	"github.com/streamops/streamops/internal/provider"
-	"github.com/streamops/streamops/internal/stacktest"
 	"github.com/streamops/streamops/internal/store"
-	"github.com/streamops/streamops/internal/store/enginetest"
+	"github.com/streamops/streamops/internal/store/storetest"
 	"github.com/streamops/streamops/internal/task"
+	"github.com/streamops/streamops/internal/testenv"
 )
 
 const (
@@ -71,8 +71,8 @@ type stack struct {
 	t     *testing.T
 	dir   string
 	flaky *flaky
-	logs  *stacktest.Output
-	api   stacktest.API
+	logs  *testenv.Output
+	api   testenv.API
 }
 
 // databases remembers the store each data directory's stacks use, so a
@@ -80,12 +80,12 @@ type stack struct {
 var databases sync.Map // dir → store.Config
 
 // engineFor is the store configuration of the stacks on dir: the embedded
-// engine in dir, or a MongoDB database of its own (enginetest).
+// engine in dir, or a MongoDB database of its own (storetest).
 func engineFor(t *testing.T, dir string) store.Config {
 	if cfg, ok := databases.Load(dir); ok {
 		return cfg.(store.Config)
 	}
-	cfg := enginetest.Configure(t, store.Config{})
+	cfg := storetest.Configure(t, store.Config{})
 	databases.Store(dir, cfg)
 	return cfg
 }
@@ -107,7 +107,7 @@ func startWith(t *testing.T, dir string, x *flaky, configure func(*local.Config)
 	if x == nil {
 		x = &flaky{attempts: map[string]int{}}
 	}
-	l := &stacktest.Output{}
+	l := &testenv.Output{}
 	db := engineFor(t, dir)
 	env := map[string]string{provider.SecretEnvVar("stripe"): stripeSecret,
 		provider.SecretEnvVar("github"): githubSecret, provider.SecretEnvVar("standard"): standardSecret}
@@ -126,7 +126,7 @@ func startWith(t *testing.T, dir string, x *flaky, configure func(*local.Config)
 	}
 	s, err := local.Start(context.Background(), cfg, opts...)
 	require.NoError(t, err)
-	st := &stack{Stack: s, t: t, dir: dir, flaky: x, logs: l, api: stacktest.API{URL: s.URL(), Token: adminToken}}
+	st := &stack{Stack: s, t: t, dir: dir, flaky: x, logs: l, api: testenv.API{URL: s.URL(), Token: adminToken}}
 	t.Cleanup(func() {
 		_ = s.Shutdown(context.Background())
 		if t.Failed() {
@@ -151,7 +151,7 @@ func (s *stack) call(method, path string, body []byte, header http.Header, out a
 // signedStripe signs body as Stripe would, now.
 func (s *stack) signedStripe(body []byte) http.Header {
 	s.t.Helper()
-	return stacktest.Sign(s.t, s.Providers(), "stripe", body, stripeSecret, provider.SignOptions{Now: time.Now()})
+	return testenv.Sign(s.t, s.Providers(), "stripe", body, stripeSecret, provider.SignOptions{Now: time.Now()})
 }
 
 // eventPage is GET /api/events.
@@ -185,10 +185,10 @@ func typesOf(evs []events.Envelope) map[events.Type]int {
 	return out
 }
 
-// eventually polls cond for up to d (stacktest.Eventually).
+// eventually polls cond for up to d (testenv.Eventually).
 func (s *stack) eventually(d time.Duration, cond func() bool, msg string, args ...any) {
 	s.t.Helper()
-	stacktest.Eventually(s.t, d, cond, msg, args...)
+	testenv.Eventually(s.t, d, cond, msg, args...)
 }
 
 // kafka is a plain franz-go client of the stack's broker, for what a user

@@ -14,9 +14,9 @@ import (
 	"github.com/streamops/streamops/events"
 	"github.com/streamops/streamops/internal/ingest/webhookstatus"
 	"github.com/streamops/streamops/internal/local"
-	"github.com/streamops/streamops/internal/stacktest"
 	"github.com/streamops/streamops/internal/store"
 	"github.com/streamops/streamops/internal/task/taskstatus"
+	"github.com/streamops/streamops/internal/testenv"
 	"github.com/streamops/streamops/internal/workflow/workflowstatus"
 )
 
@@ -30,7 +30,7 @@ import (
 func TestEveryEventARequestCausesCarriesItsPrincipal(t *testing.T) {
 	const aliceToken = "e2e-alice-token"
 	s := startWith(t, "", nil, func(c *local.Config) { c.AdminTokens = "alice=" + aliceToken })
-	alice := stacktest.API{URL: s.URL(), Token: aliceToken}
+	alice := testenv.API{URL: s.URL(), Token: aliceToken}
 
 	var me struct {
 		ID, Role string
@@ -54,7 +54,7 @@ func TestEveryEventARequestCausesCarriesItsPrincipal(t *testing.T) {
 	require.Equal(t, http.StatusCreated, s.call("POST", "/api/tasks", []byte(`{"type":"report_generation","data":{}}`), nil, &adminTask))
 	// A webhook delivery: no user.
 	var hook receipt
-	body := stacktest.Testdata(t, "webhooks/stripe-invoice-finalized.json")
+	body := testenv.Testdata(t, "webhooks/stripe-invoice-finalized.json")
 	require.Equal(t, http.StatusAccepted, s.call("POST", "/webhooks/stripe", body, s.signedStripe(body), &hook))
 
 	s.eventually(30*time.Second, func() bool {

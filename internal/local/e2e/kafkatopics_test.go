@@ -13,7 +13,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/streamops/streamops/internal/bus"
-	"github.com/streamops/streamops/internal/stacktest"
+	"github.com/streamops/streamops/internal/testenv"
 )
 
 // TestKafkaTopicsBinaryAnswersCloudFormation runs functions/kafka-topics
@@ -25,7 +25,7 @@ func TestKafkaTopicsBinaryAnswersCloudFormation(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the function binaries")
 	}
-	cluster := stacktest.Broker(t)
+	cluster := testenv.Broker(t)
 	answers := make(chan map[string]any, 2)
 	s3 := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		assert.Equal(t, http.MethodPut, r.Method)
@@ -38,7 +38,7 @@ func TestKafkaTopicsBinaryAnswersCloudFormation(t *testing.T) {
 
 	request := func(kind, physicalID string) []byte {
 		var ev map[string]any
-		require.NoError(t, json.Unmarshal(stacktest.Testdata(t, "cloudformation/kafka-topics-create.json"), &ev))
+		require.NoError(t, json.Unmarshal(testenv.Testdata(t, "cloudformation/kafka-topics-create.json"), &ev))
 		ev["RequestType"] = kind
 		ev["ResponseURL"] = s3.URL + "/response?X-Amz-Signature=test"
 		if physicalID != "" {

@@ -26,9 +26,9 @@ import (
 	sevents "github.com/streamops/streamops/events"
 	"github.com/streamops/streamops/internal/bus"
 	"github.com/streamops/streamops/internal/provider"
-	"github.com/streamops/streamops/internal/stacktest"
 	"github.com/streamops/streamops/internal/store"
-	"github.com/streamops/streamops/internal/store/enginetest"
+	"github.com/streamops/streamops/internal/store/storetest"
+	"github.com/streamops/streamops/internal/testenv"
 )
 
 // runtimeAPI is a minimal Lambda Runtime API (2018-06-01): it hands out
@@ -172,7 +172,7 @@ func TestMain(m *testing.M) {
 // API, which sets AWS_LAMBDA_FUNCTION_NAME, refuses to start without
 // MONGODB_URI otherwise (TestFunctionBinariesRefuseToStartOnLambdaWithoutMongoDB).
 func storeEnv(t *testing.T) []string {
-	cfg := enginetest.Configure(t, store.Config{})
+	cfg := storetest.Configure(t, store.Config{})
 	if cfg.URI == "" {
 		return []string{"STREAMOPS_DATA_DIR=" + t.TempDir(), "STREAMOPS_ALLOW_EMBEDDED_STORE=true"}
 	}
@@ -212,13 +212,13 @@ func TestFunctionBinariesUnderTheLambdaRuntimeAPI(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the function binaries")
 	}
-	cluster := stacktest.Broker(t)
+	cluster := testenv.Broker(t)
 	admin, err := bus.New(bus.Config{Brokers: cluster.ListenAddrs()})
 	require.NoError(t, err)
 	defer admin.Close()
 	require.NoError(t, admin.EnsureTopics(context.Background()))
 
-	scheduled := stacktest.Testdata(t, "eventbridge/scheduled-retry-sweeper.json")
+	scheduled := testenv.Testdata(t, "eventbridge/scheduled-retry-sweeper.json")
 	tests := []struct {
 		function string
 		event    []byte
@@ -236,7 +236,7 @@ func TestFunctionBinariesUnderTheLambdaRuntimeAPI(t *testing.T) {
 				env := consumeType(t, cluster.ListenAddrs(), sevents.TopicWorkflows, sevents.WorkflowCreated)
 				assert.Equal(t, "webhook", env.Metadata.Source, "the invoice started its workflow")
 			}},
-		{"api", stacktest.Testdata(t, "apigw/api-post-task.json"), []string{"STREAMOPS_ADMIN_TOKEN=lambda-test-admin-token"}, false,
+		{"api", testenv.Testdata(t, "apigw/api-post-task.json"), []string{"STREAMOPS_ADMIN_TOKEN=lambda-test-admin-token"}, false,
 			func(t *testing.T, res result, logs string) {
 				resp := respondsHTTP(t, res, logs, http.StatusCreated)
 				var receipt struct{ TaskID, EventID string }
@@ -245,7 +245,7 @@ func TestFunctionBinariesUnderTheLambdaRuntimeAPI(t *testing.T) {
 				assert.Equal(t, sevents.TaskCreated, env.EventType, "the task.created went to Kafka")
 				assert.Equal(t, receipt.EventID, env.EventID)
 			}},
-		{"api", stacktest.Testdata(t, "msk/workflows-pipeline.json"), []string{"STREAMOPS_ADMIN_TOKEN=lambda-test-admin-token"}, false,
+		{"api", testenv.Testdata(t, "msk/workflows-pipeline.json"), []string{"STREAMOPS_ADMIN_TOKEN=lambda-test-admin-token"}, false,
 			func(t *testing.T, res result, logs string) {
 				// Not an HTTP API request: a function error naming it, not
 				// an HTTP answer (it once was a 307 to /).
@@ -253,18 +253,18 @@ func TestFunctionBinariesUnderTheLambdaRuntimeAPI(t *testing.T) {
 				assert.Contains(t, string(res.body), `a Kafka event (eventSource \"aws:kafka\")`)
 				assert.Contains(t, string(res.body), "API Gateway HTTP API requests (payload format 2.0")
 			}},
-		{"webhook", stacktest.Testdata(t, "eventbridge/scheduled-retry-sweeper.json"), []string{"WEBHOOK_SECRET_STRIPE=" + stripeSecret}, true,
+		{"webhook", testenv.Testdata(t, "eventbridge/scheduled-retry-sweeper.json"), []string{"WEBHOOK_SECRET_STRIPE=" + stripeSecret}, true,
 			func(t *testing.T, res result, logs string) {
 				require.Equal(t, "error", res.kind, "%s", res.body)
 				assert.Contains(t, string(res.body), "an EventBridge event")
 			}},
-		{"workflow-processor", stacktest.Testdata(t, "msk/workflows-pipeline.json"), nil, false,
+		{"workflow-processor", testenv.Testdata(t, "msk/workflows-pipeline.json"), nil, false,
 			func(t *testing.T, res result, logs string) {
 				respondsNull(t, res, logs)
 				env := consumeKey(t, cluster.ListenAddrs(), sevents.TopicWorkflows, "wf-98160bf0-0cf3-490f-bf9b-09c9c0adb944")
 				assert.Equal(t, sevents.WorkflowProcessing, env.EventType, "the workflow ran and published its lifecycle")
 			}},
-		{"task-processor", stacktest.Testdata(t, "msk/tasks-email.json"), nil, false,
+		{"task-processor", testenv.Testdata(t, "msk/tasks-email.json"), nil, false,
 			func(t *testing.T, res result, logs string) {
 				// On Lambda the executors need SES and S3; without them the
 				// cold start fails rather than mailing into the sandbox's disk.
@@ -287,7 +287,7 @@ func TestFunctionBinariesUnderTheLambdaRuntimeAPI(t *testing.T) {
 			tc.check(t, res, logs)
 			if res.kind == "response" {
 				assert.Contains(t, logs, `"msg":"cold start"`, "app.Open logged its cold start")
-				assert.Contains(t, logs, fmt.Sprintf(`"store":%q`, enginetest.Engine()))
+				assert.Contains(t, logs, fmt.Sprintf(`"store":%q`, storetest.Engine()))
 			}
 		})
 	}
@@ -301,16 +301,16 @@ func TestFunctionBinariesRefuseToStartOnLambdaWithoutMongoDB(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the function binaries")
 	}
-	cluster := stacktest.Broker(t)
-	scheduled := stacktest.Testdata(t, "eventbridge/scheduled-retry-sweeper.json")
+	cluster := testenv.Broker(t)
+	scheduled := testenv.Testdata(t, "eventbridge/scheduled-retry-sweeper.json")
 	tests := []struct {
 		function string
 		event    []byte
 	}{
-		{"webhook", stacktest.Testdata(t, "apigw/webhooks-stripe.json")},
-		{"api", stacktest.Testdata(t, "apigw/api-post-task.json")},
-		{"workflow-processor", stacktest.Testdata(t, "msk/workflows-pipeline.json")},
-		{"task-processor", stacktest.Testdata(t, "msk/tasks-email.json")},
+		{"webhook", testenv.Testdata(t, "apigw/webhooks-stripe.json")},
+		{"api", testenv.Testdata(t, "apigw/api-post-task.json")},
+		{"workflow-processor", testenv.Testdata(t, "msk/workflows-pipeline.json")},
+		{"task-processor", testenv.Testdata(t, "msk/tasks-email.json")},
 		{"outbox-relay", scheduled},
 		{"retry-sweeper", scheduled},
 		{"archiver", scheduled},
@@ -353,10 +353,10 @@ func respondsNull(t *testing.T, res result, logs string) {
 func resigned(t *testing.T, path, secret string) []byte {
 	t.Helper()
 	var req events.APIGatewayV2HTTPRequest
-	require.NoError(t, json.Unmarshal(stacktest.Testdata(t, path), &req))
+	require.NoError(t, json.Unmarshal(testenv.Testdata(t, path), &req))
 	providers, err := provider.LoadProviders("")
 	require.NoError(t, err)
-	h := stacktest.Sign(t, providers, "stripe", []byte(req.Body), secret, provider.SignOptions{Now: time.Now()})
+	h := testenv.Sign(t, providers, "stripe", []byte(req.Body), secret, provider.SignOptions{Now: time.Now()})
 	req.Headers["stripe-signature"] = h.Get("Stripe-Signature")
 	out, err := json.Marshal(req)
 	require.NoError(t, err)
@@ -380,7 +380,7 @@ func consumeKey(t *testing.T, brokers []string, topic, key string) sevents.Envel
 func consumeEvent(t *testing.T, brokers []string, topic string, match func(*kgo.Record, sevents.Envelope) bool) sevents.Envelope {
 	t.Helper()
 	var env sevents.Envelope
-	stacktest.Consume(t, brokers, topic, 10*time.Second, func(r *kgo.Record) bool {
+	testenv.Consume(t, brokers, topic, 10*time.Second, func(r *kgo.Record) bool {
 		var err error
 		env, err = sevents.Decode(r.Value)
 		return err == nil && match(r, env)

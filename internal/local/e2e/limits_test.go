@@ -15,8 +15,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/streamops/streamops/events"
-	"github.com/streamops/streamops/internal/stacktest"
 	"github.com/streamops/streamops/internal/submit"
+	"github.com/streamops/streamops/internal/testenv"
 	"github.com/streamops/streamops/internal/workflow/workflowstatus"
 )
 
@@ -70,7 +70,7 @@ func TestLargestAllowedWorkflowDoesNotPushWebhookAnswersPastOneSecond(t *testing
 	}
 	const webhooks, senders = 200, 4
 	s := start(t, "", nil)
-	fixtureBody := stacktest.Testdata(t, "webhooks/stripe-invoice-finalized.json")
+	fixtureBody := testenv.Testdata(t, "webhooks/stripe-invoice-finalized.json")
 
 	var created struct {
 		WorkflowID string `json:"workflowId"`

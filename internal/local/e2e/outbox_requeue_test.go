@@ -21,8 +21,8 @@ import (
 	"github.com/streamops/streamops/internal/outbox"
 	"github.com/streamops/streamops/internal/outbox/outboxstatus"
 	"github.com/streamops/streamops/internal/outbox/partnerstatus"
-	"github.com/streamops/streamops/internal/stacktest"
 	"github.com/streamops/streamops/internal/store"
+	"github.com/streamops/streamops/internal/testenv"
 )
 
 // recoveringPartner is a partner endpoint whose answer the test changes,
@@ -131,7 +131,7 @@ func TestARefusedDeliveryStaysDeadUntilAnOperatorRequeuesIt(t *testing.T) {
 	assert.Equal(t, partnerstatus.DeadLetter, delivery().EventStatus)
 
 	partner.answerWith(http.StatusOK)
-	ops := stacktest.API{URL: s.URL(), Token: opsToken}
+	ops := testenv.API{URL: s.URL(), Token: opsToken}
 	var me struct {
 		ID string `json:"id"`
 	}

@@ -24,8 +24,8 @@ import (
 	"github.com/streamops/streamops/internal/outbox/outboxstatus"
 	"github.com/streamops/streamops/internal/outbox/partnerstatus"
 	"github.com/streamops/streamops/internal/provider"
-	"github.com/streamops/streamops/internal/stacktest"
 	"github.com/streamops/streamops/internal/store"
+	"github.com/streamops/streamops/internal/testenv"
 )
 
 // timedOut in a partner's answers is no answer within the relay's
@@ -90,7 +90,7 @@ func startWithPartners(t *testing.T, period time.Duration, partners []*timedPart
 	file := filepath.Join(dir, "partners.json")
 	require.NoError(t, os.WriteFile(file, raw, 0o600))
 	db := engineFor(t, dir)
-	logs := &stacktest.Output{}
+	logs := &testenv.Output{}
 	getenv := func(k string) string {
 		switch {
 		case strings.HasPrefix(k, "PARTNER_SECRET_"):

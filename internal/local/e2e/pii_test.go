@@ -16,8 +16,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/streamops/streamops/internal/local"
-	"github.com/streamops/streamops/internal/stacktest"
 	"github.com/streamops/streamops/internal/store"
+	"github.com/streamops/streamops/internal/testenv"
 )
 
 // delivery is one request a partner endpoint received.
@@ -72,7 +72,7 @@ func TestWorkflowSubmittedOverTheAPIDeliversNoPersonalData(t *testing.T) {
 
 // localStack is a running local stack: its API and its store.
 type localStack struct {
-	stacktest.API
+	testenv.API
 	store *store.Store
 }
 
@@ -85,7 +85,7 @@ func startWithPartner(t *testing.T, id, url string) *localStack {
 	require.NoError(t, os.WriteFile(partners, fmt.Appendf(nil, `[{"id":%q,"name":%q,"url":%q}]`, id, id, url), 0o600))
 	env := map[string]string{"PARTNER_SECRET_" + strings.ToUpper(id): "whsec_cGlpLWUyZS1wYXJ0bmVy"}
 	db := engineFor(t, dir)
-	logs := &stacktest.Output{}
+	logs := &testenv.Output{}
 	s, err := local.Start(context.Background(), local.Config{
 		DataDir: filepath.Join(dir, "data"), HTTPAddr: "127.0.0.1:0", KafkaAddr: "127.0.0.1:0", MongoURI: db.URI, Database: db.Database,
 		ScheduleInterval: interval, AdminToken: adminToken, PartnersFile: partners, LogOutput: logs,
@@ -98,5 +98,5 @@ func startWithPartner(t *testing.T, id, url string) *localStack {
 			t.Logf("last log lines of the stack:\n%s", logs.Tail(40))
 		}
 	})
-	return &localStack{API: stacktest.API{URL: s.URL(), Token: adminToken}, store: s.Store()}
+	return &localStack{API: testenv.API{URL: s.URL(), Token: adminToken}, store: s.Store()}
 }

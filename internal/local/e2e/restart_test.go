@@ -18,9 +18,9 @@ import (
 	"github.com/streamops/streamops/internal/backoff"
 	"github.com/streamops/streamops/internal/ingest/webhookstatus"
 	"github.com/streamops/streamops/internal/local"
-	"github.com/streamops/streamops/internal/stacktest"
 	"github.com/streamops/streamops/internal/store"
 	"github.com/streamops/streamops/internal/task/taskstatus"
+	"github.com/streamops/streamops/internal/testenv"
 	"github.com/streamops/streamops/internal/workflow/workflowstatus"
 )
 
@@ -66,7 +66,7 @@ func TestRestartMidRunLosesNothing(t *testing.T) {
 		)
 		switch kind {
 		case "webhook":
-			payload := strings.Replace(string(stacktest.Testdata(t, "webhooks/stripe-invoice-finalized.json")),
+			payload := strings.Replace(string(testenv.Testdata(t, "webhooks/stripe-invoice-finalized.json")),
 				"evt_1QdXyZ2eZvKYlo2C8hTn4bLm", fmt.Sprintf("evt_restart_%02d", i), 1)
 			status, body, err = first.do("POST", "/webhooks/stripe", []byte(payload), first.signedStripe([]byte(payload)))
 		case "workflow":

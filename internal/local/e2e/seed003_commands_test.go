@@ -17,8 +17,8 @@ import (
 
 	"github.com/streamops/streamops/events"
 	"github.com/streamops/streamops/internal/seedtest"
-	"github.com/streamops/streamops/internal/stacktest"
 	"github.com/streamops/streamops/internal/store"
+	"github.com/streamops/streamops/internal/testenv"
 	"github.com/streamops/streamops/internal/workflow/workflowstatus"
 )
 
@@ -33,7 +33,7 @@ func consoleConsumer(t *testing.T, brokers []string, d time.Duration, stop func(
 	}
 	topic := regexp.MustCompile(`--topic (\S+)`).FindStringSubmatch(cmd)[1]
 	var lines []string
-	stacktest.Scan(t, brokers, topic, d, func(r *kgo.Record) bool {
+	testenv.Scan(t, brokers, topic, d, func(r *kgo.Record) bool {
 		lines = append(lines, string(r.Key)+"|"+string(r.Value))
 		return stop(lines)
 	})
@@ -89,7 +89,7 @@ func TestSeed003PublishTestEventAndManualInspection(t *testing.T) {
 	assert.True(t, slices.ContainsFunc(lines, func(l string) bool { return strings.HasPrefix(l, failed) }), "a line %s… in %q", failed, lines)
 
 	dlq := 0
-	stacktest.Scan(t, s.Brokers(), events.DLQTopic(topic), time.Second, func(r *kgo.Record) bool {
+	testenv.Scan(t, s.Brokers(), events.DLQTopic(topic), time.Second, func(r *kgo.Record) bool {
 		if string(r.Key) == string(key) {
 			dlq++
 		}

@@ -14,8 +14,8 @@ import (
 	"github.com/stretchr/testify/require"
 	svix "github.com/svix/svix-webhooks/go"
 
-	"github.com/streamops/streamops/internal/stacktest"
 	"github.com/streamops/streamops/internal/store"
+	"github.com/streamops/streamops/internal/testenv"
 )
 
 // TestThirdPartySendersThroughTheGateway sends what GitHub and Svix send
@@ -26,7 +26,7 @@ import (
 func TestThirdPartySendersThroughTheGateway(t *testing.T) {
 	s := start(t, "", nil)
 
-	event := stacktest.Testdata(t, "webhooks/github-push.json")
+	event := testenv.Testdata(t, "webhooks/github-push.json")
 	form := []byte(url.Values{"payload": {string(event)}}.Encode())
 	m := hmac.New(sha256.New, []byte(githubSecret))
 	m.Write(form)
@@ -38,7 +38,7 @@ func TestThirdPartySendersThroughTheGateway(t *testing.T) {
 	var accepted struct{ Status, WebhookEventID string }
 	require.Equal(t, http.StatusAccepted, s.call(http.MethodPost, "/webhooks/github", form, gh, &accepted))
 
-	std := stacktest.Testdata(t, "webhooks/standard-event.json")
+	std := testenv.Testdata(t, "webhooks/standard-event.json")
 	wh, err := svix.NewWebhook(standardSecret)
 	require.NoError(t, err)
 	sentAt := time.Now()

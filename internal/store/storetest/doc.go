@@ -1,11 +1,13 @@
-// Package storetest is the contract suite every store engine must pass: the
-// embedded engine in make test, the MongoDB at MONGODB_URI in make
-// test-mongo (the engine comes from internal/store/enginetest). It
-// checks the delivery contract the rest of StreamOps relies on: idempotent
-// writes under concurrency, exclusive claims, lease recovery, the seeds'
-// queries and the seeds' indexes with their options, the partner scope,
-// stats, and errors that are the same on every engine (duplicates,
-// unavailable, documents no engine can store).
+// Package storetest runs store-touching tests on each store engine and
+// holds the contract suite every engine must pass.
 //
-// What must not live here: tests of code above the store.
+// Open gives a test a fresh store on the engine STREAMOPS_TEST_ENGINE
+// selects: "embedded" (the default, make test) or "mongodb" (MONGODB_URI,
+// make test-mongo), each test in a database of its own. A test that cannot
+// hold on an engine says so with Require and a named Feature, never by
+// skipping silently. Proxy puts a TCP proxy between a store and its
+// MongoDB so a test can cut or stall the connection. Run is the contract
+// suite: idempotent writes, exclusive claims, lease recovery, the seeds'
+// queries and indexes, and errors that read the same on every engine.
+// Clock is the one test clock.
 package storetest

@@ -10,7 +10,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/streamops/streamops/internal/store"
-	"github.com/streamops/streamops/internal/store/enginetest"
 )
 
 // seedIndex is one index as a seed writes it, transcribed here by hand
@@ -61,7 +60,7 @@ func testSeedIndexes(t *testing.T, open Opener) {
 	for _, want := range seedIndexes {
 		t.Run(fmt.Sprintf("seed %s %s %s%s", want.seed, want.collection, want.name, want.keys), func(t *testing.T) {
 			if want.keys[:4] == "text" {
-				enginetest.Require(t, enginetest.TextIndex)
+				Require(t, TextIndex)
 			}
 			if listed[want.collection] == nil {
 				var err error
@@ -89,7 +88,7 @@ func testSeedIndexes(t *testing.T, open Opener) {
 			if want.sparse {
 				// The embedded engine has no sparse index: the same set as a partial one.
 				assert.True(t, got.Sparse || len(got.PartialFilterExpression) > 0, "sparse")
-				if enginetest.Engine() == store.EngineMongoDB {
+				if Engine() == store.EngineMongoDB {
 					assert.True(t, got.Sparse, "sparse, as the seed declares it")
 				}
 			}

@@ -20,7 +20,6 @@ import (
 	"github.com/streamops/streamops/internal/outbox/outboxstatus"
 	"github.com/streamops/streamops/internal/outbox/partnerstatus"
 	"github.com/streamops/streamops/internal/store"
-	"github.com/streamops/streamops/internal/store/enginetest"
 	"github.com/streamops/streamops/internal/stream/deadletterstatus"
 	"github.com/streamops/streamops/internal/task/taskstatus"
 	"github.com/streamops/streamops/internal/workflow/workflowstatus"
@@ -30,19 +29,32 @@ import (
 // clock) and closes it when the test ends.
 type Opener func(tb testing.TB, cfg store.Config) *store.Store
 
-// Clock is a settable test clock.
+// Clock is the test clock: it starts at a fixed, millisecond-aligned
+// instant and moves only when told to, or by a fixed step per reading
+// (NewTickingClock), so durations are positive and reproducible.
 type Clock struct {
-	mu sync.Mutex
-	t  time.Time
+	mu   sync.Mutex
+	t    time.Time
+	step time.Duration
 }
 
-// NewClock starts a clock at a fixed, millisecond-aligned instant.
-func NewClock() *Clock { return &Clock{t: time.Date(2026, 1, 4, 1, 9, 27, 123e6, time.UTC)} }
+// NewClock starts a clock that moves only with Advance.
+func NewClock() *Clock { return NewTickingClock(0) }
 
-// Now reads the clock.
-func (c *Clock) Now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.t }
+// NewTickingClock starts a clock that moves step with every reading.
+func NewTickingClock(step time.Duration) *Clock {
+	return &Clock{t: time.Date(2026, 1, 4, 1, 9, 27, 123e6, time.UTC), step: step}
+}
 
-// Advance moves the clock forward.
+// Now moves the clock one step (if it ticks) and reads it.
+func (c *Clock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.t = c.t.Add(c.step)
+	return c.t
+}
+
+// Advance moves the clock forward by d.
 func (c *Clock) Advance(d time.Duration) { c.mu.Lock(); c.t = c.t.Add(d); c.mu.Unlock() }
 
 // Run runs the whole contract suite against the engine open gives.
@@ -883,7 +895,7 @@ func testCountBy(t *testing.T, open Opener) {
 	window, err := s.CountBy(ctx(t), store.CollEvents, "event_type", "timestamp", clock.Now().Add(-time.Hour))
 	require.NoError(t, err)
 	assert.Equal(t, map[string]int64{"workflow.created": 2, "task.created": 2}, window, "the window leaves the old event out")
-	if enginetest.Has(enginetest.Aggregation) {
+	if Has(Aggregation) {
 		assert.EqualValues(t, 1, s.Commands()-before, "one aggregation, whatever the number of values")
 	}
 
@@ -966,7 +978,7 @@ func testPartnerOverview(t *testing.T, open Opener) {
 // ran), a younger one is kept, and an event past EventTTL stays in events
 // until it is archived, then goes.
 func testTTL(t *testing.T, open Opener) {
-	enginetest.Require(t, enginetest.FastTTL)
+	Require(t, FastTTL)
 	s := open(t, store.Config{EventTTL: time.Millisecond, WebhookEventTTL: time.Hour, ExpireInterval: 20 * time.Millisecond})
 	env := workflowCreated(time.Now())
 	require.NoError(t, s.InsertEvent(ctx(t), env))

@@ -11,18 +11,18 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/streamops/streamops/events"
-	"github.com/streamops/streamops/internal/stacktest"
 	"github.com/streamops/streamops/internal/store"
 	"github.com/streamops/streamops/internal/stream"
+	"github.com/streamops/streamops/internal/testenv"
 )
 
 // Harness is one processor as its Lambda wires it: a stream.Processor over
 // the processor's service, dead-lettering to the store and the broker of a
-// stacktest.Env (kfake and the store of the engine under test). The task
+// testenv.Env (kfake and the store of the engine under test). The task
 // and workflow processors' tests build their harnesses on it.
 type Harness struct {
 	// Env is the broker, store, emitter and logger.
-	Env *stacktest.Env
+	Env *testenv.Env
 	// Proc is the processor Deliver hands batches to; Use replaces it.
 	Proc    *stream.Processor
 	name    string
@@ -35,7 +35,7 @@ type Harness struct {
 // each (the deployed function's). Use gives it its service.
 func NewHarness(tb testing.TB, name, topic string, timeout time.Duration) *Harness {
 	tb.Helper()
-	return &Harness{Env: stacktest.New(tb, stacktest.Options{}), name: name, topic: topic, timeout: timeout}
+	return &Harness{Env: testenv.New(tb, testenv.Options{}), name: name, topic: topic, timeout: timeout}
 }
 
 // Runtime is the runtime a service under test gets: the Env's emitter and

@@ -1,4 +1,4 @@
-package enginetest
+package storetest
 
 import (
 	"context"
@@ -63,7 +63,7 @@ func Engine() store.Engine {
 	case string(store.EngineMongoDB):
 		return store.EngineMongoDB
 	default:
-		panic(fmt.Sprintf("enginetest: %s=%q: want %q or %q", EnvEngine, e, store.EngineEmbedded, store.EngineMongoDB))
+		panic(fmt.Sprintf("storetest: %s=%q: want %q or %q", EnvEngine, e, store.EngineEmbedded, store.EngineMongoDB))
 	}
 }
 
@@ -93,7 +93,7 @@ func Require(tb testing.TB, f Feature) {
 		if path := os.Getenv(EnvLog); path != "" {
 			appendLine(tb, path, fmt.Sprintf("skip:%s\t%s\t%s", f, packageDir(), tb.Name()))
 		}
-		tb.Skipf("enginetest: needs feature %q, which the %s engine lacks", f, Engine())
+		tb.Skipf("storetest: needs feature %q, which the %s engine lacks", f, Engine())
 	}
 }
 
@@ -108,7 +108,7 @@ func Configure(tb testing.TB, cfg store.Config) store.Config {
 		return cfg
 	}
 	uri := os.Getenv(EnvURI)
-	require.NotEmpty(tb, uri, "enginetest: %s=mongodb needs %s", EnvEngine, EnvURI)
+	require.NotEmpty(tb, uri, "storetest: %s=mongodb needs %s", EnvEngine, EnvURI)
 	cfg.URI = uri
 	cfg.Database = "streamops_test_" + strings.ReplaceAll(uuid.NewString()[:13], "-", "")
 	if d, err := time.ParseDuration(os.Getenv(EnvTTLSweep)); err == nil && cfg.ExpireInterval == 0 {
@@ -142,7 +142,7 @@ func drop(tb testing.TB, cfg store.Config) {
 		_ = client.Disconnect(ctx)
 	}
 	if err != nil {
-		tb.Logf("enginetest: drop %s: %v", cfg.Database, err)
+		tb.Logf("storetest: drop %s: %v", cfg.Database, err)
 	}
 }
 
@@ -178,7 +178,7 @@ func appendLine(tb testing.TB, path, line string) {
 	defer logMu.Unlock()
 	f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
 	if err != nil {
-		tb.Logf("enginetest: %s: %v", EnvLog, err)
+		tb.Logf("storetest: %s: %v", EnvLog, err)
 		return
 	}
 	defer f.Close()

@@ -1,4 +1,4 @@
-package esm_test
+package eventsource_test
 
 import (
 	"testing"
@@ -6,11 +6,11 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/streamops/streamops/internal/esm"
+	"github.com/streamops/streamops/internal/eventsource"
 )
 
 func TestDeployedSettingsParse(t *testing.T) {
-	s := esm.Deployed()
+	s := eventsource.Deployed()
 	require.NoError(t, s.Validate())
 	assert.True(t, s.OnFailureDestination, "given-up records must stay visible")
 }
@@ -30,7 +30,7 @@ func TestParseRejectsWhatLambdaRejects(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := esm.Parse([]byte(tc.json))
+			_, err := eventsource.Parse([]byte(tc.json))
 			if tc.wantErr == "" {
 				assert.NoError(t, err)
 				return

@@ -1,4 +1,4 @@
-package wire
+package handlers
 
 import (
 	"os/exec"
@@ -18,29 +18,29 @@ import (
 func TestFunctionsLinkOnlyWhatTheyCall(t *testing.T) {
 	const mod = "github.com/streamops/streamops/"
 	const (
-		s3         = "github.com/aws/aws-sdk-go-v2/service/s3"
-		ses        = "github.com/aws/aws-sdk-go-v2/service/sesv2"
-		sdkConfig  = "github.com/aws/aws-sdk-go-v2/config"
-		httpapi    = mod + "internal/httpapi"
-		console    = mod + "internal/console"
-		outbox     = mod + "internal/outbox"
-		sweep      = mod + "internal/sweep"
-		archive    = mod + "internal/archive"
-		ingest     = mod + "internal/ingest"
-		workflow   = mod + "internal/workflow"
-		task       = mod + "internal/task"
-		wirePkg    = mod + "internal/wire"
-		localStack = mod + "internal/local"
+		s3          = "github.com/aws/aws-sdk-go-v2/service/s3"
+		ses         = "github.com/aws/aws-sdk-go-v2/service/sesv2"
+		sdkConfig   = "github.com/aws/aws-sdk-go-v2/config"
+		httpapi     = mod + "internal/httpapi"
+		console     = mod + "internal/console"
+		outbox      = mod + "internal/outbox"
+		sweep       = mod + "internal/sweep"
+		archive     = mod + "internal/archive"
+		ingest      = mod + "internal/ingest"
+		workflow    = mod + "internal/workflow"
+		task        = mod + "internal/task"
+		handlersPkg = mod + "internal/handlers"
+		localStack  = mod + "internal/local"
 	)
 	everywhere := []string{sdkConfig, localStack}
 	tests := []struct {
 		function string
 		mustNot  []string
 	}{
-		{"webhook", []string{s3, ses, console, outbox, sweep, archive, wirePkg}},
+		{"webhook", []string{s3, ses, console, outbox, sweep, archive, handlersPkg}},
 		{"api", []string{ses}},
-		{"workflow-processor", []string{s3, ses, httpapi, console, outbox, sweep, archive, ingest, wirePkg}},
-		{"task-processor", []string{httpapi, console, outbox, sweep, archive, ingest, wirePkg}},
+		{"workflow-processor", []string{s3, ses, httpapi, console, outbox, sweep, archive, ingest, handlersPkg}},
+		{"task-processor", []string{httpapi, console, outbox, sweep, archive, ingest, handlersPkg}},
 		{"kafka-topics", []string{s3, ses, httpapi, console, outbox, sweep, archive, ingest, workflow, task}},
 	}
 	for _, tc := range tests {

@@ -1,4 +1,4 @@
-package wire
+package handlers
 
 import (
 	"testing"

@@ -1,4 +1,4 @@
-package esm
+package eventsource
 
 import (
 	"bytes"
@@ -11,7 +11,7 @@ import (
 
 // Path is mapping.json's path from the repository root, where the CDK CLI
 // runs the infra app (cdk.json), which reads it from there.
-const Path = "internal/esm/mapping.json"
+const Path = "internal/eventsource/mapping.json"
 
 //go:embed mapping.json
 var mappingJSON []byte
@@ -62,7 +62,7 @@ func Parse(b []byte) (Settings, error) {
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&s); err != nil {
-		return Settings{}, fmt.Errorf("esm: mapping.json: %w", err)
+		return Settings{}, fmt.Errorf("eventsource: mapping.json: %w", err)
 	}
 	if err := s.Validate(); err != nil {
 		return Settings{}, err
@@ -74,16 +74,16 @@ func Parse(b []byte) (Settings, error) {
 func (s Settings) Validate() error {
 	var errs []error
 	if s.BatchSize < 1 || s.BatchSize > 10000 {
-		errs = append(errs, fmt.Errorf("esm: BatchSize %d: want 1–10000", s.BatchSize))
+		errs = append(errs, fmt.Errorf("eventsource: BatchSize %d: want 1–10000", s.BatchSize))
 	}
 	if s.MaximumBatchingWindowInSeconds < 0 || s.MaximumBatchingWindowInSeconds > 300 {
-		errs = append(errs, fmt.Errorf("esm: MaximumBatchingWindowInSeconds %d: want 0–300", s.MaximumBatchingWindowInSeconds))
+		errs = append(errs, fmt.Errorf("eventsource: MaximumBatchingWindowInSeconds %d: want 0–300", s.MaximumBatchingWindowInSeconds))
 	}
 	if s.MaximumRetryAttempts != Unlimited && (s.MaximumRetryAttempts < 0 || s.MaximumRetryAttempts > 10000) {
-		errs = append(errs, fmt.Errorf("esm: MaximumRetryAttempts %d: want 0–10000 or -1", s.MaximumRetryAttempts))
+		errs = append(errs, fmt.Errorf("eventsource: MaximumRetryAttempts %d: want 0–10000 or -1", s.MaximumRetryAttempts))
 	}
 	if s.MaximumRecordAgeInSeconds != Unlimited && (s.MaximumRecordAgeInSeconds < 60 || s.MaximumRecordAgeInSeconds > 604800) {
-		errs = append(errs, fmt.Errorf("esm: MaximumRecordAgeInSeconds %d: want 60–604800 or -1", s.MaximumRecordAgeInSeconds))
+		errs = append(errs, fmt.Errorf("eventsource: MaximumRecordAgeInSeconds %d: want 60–604800 or -1", s.MaximumRecordAgeInSeconds))
 	}
 	return errors.Join(errs...)
 }

@@ -1,4 +1,4 @@
-package streamwire
+package streamhandlers
 
 import (
 	"context"

@@ -1,4 +1,4 @@
-package stacktest
+package testenv
 
 import (
 	"bytes"

@@ -1,4 +1,4 @@
-// Package esm holds the settings of the MSK event source mappings that feed
+// Package eventsource holds the settings of the MSK event source mappings that feed
 // workflow-processor and task-processor, in one file, mapping.json, read
 // by both stacks: the CDK app in infra/ (a Go module of its own, which
 // cannot import this one) reads the file at synth and deploys its values,
@@ -27,4 +27,4 @@
 //     replay it from Kafka.
 //
 // Nothing else lives here: no Kafka or AWS client, only the values.
-package esm
+package eventsource

@@ -1,4 +1,4 @@
-package stacktest
+package testenv
 
 import (
 	"context"
@@ -15,7 +15,7 @@ import (
 	"github.com/streamops/streamops/internal/bus"
 	"github.com/streamops/streamops/internal/emit"
 	"github.com/streamops/streamops/internal/store"
-	"github.com/streamops/streamops/internal/store/enginetest"
+	"github.com/streamops/streamops/internal/store/storetest"
 )
 
 // Env is a running broker, store, producer and emitter.
@@ -30,7 +30,7 @@ type Env struct {
 
 // Options tune New.
 type Options struct {
-	// Store is the store configuration, on the engine enginetest selects
+	// Store is the store configuration, on the engine storetest selects
 	// (default: the embedded engine in memory).
 	Store store.Config
 	// PublishTimeout bounds the emitter's inline publish. Default 1 s, so a
@@ -59,7 +59,7 @@ func New(tb testing.TB, opts Options) *Env {
 		// runs in the middle of a test.
 		opts.Store.EventTTL = 100 * 365 * 24 * time.Hour
 	}
-	e.Store = enginetest.Open(tb, opts.Store)
+	e.Store = storetest.Open(tb, opts.Store)
 
 	if opts.PublishTimeout == 0 {
 		opts.PublishTimeout = time.Second

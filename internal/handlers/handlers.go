@@ -1,4 +1,4 @@
-package wire
+package handlers
 
 import (
 	"context"
@@ -227,7 +227,7 @@ func durationEnv(name string) (time.Duration, error) {
 	}
 	d, err := time.ParseDuration(v)
 	if err != nil || d < 0 {
-		return 0, fmt.Errorf("wire: %s=%q is not a positive Go duration such as 10m", name, v)
+		return 0, fmt.Errorf("handlers: %s=%q is not a positive Go duration such as 10m", name, v)
 	}
 	return d, nil
 }
