@@ -33,7 +33,7 @@ FORCE:
 test: lint openapi-lint unit race fuzz build infra-test test-console ## everything CI runs: lint, the OpenAPI lint, all tests, the race run, a short fuzz of each target, the Lambda build, the template tests, the console in a browser
 
 # The embedded engine copies a collection on every write, which makes the
-# large-volume tests allocation-bound: a lazier GC saves a fifth of their time.
+# large-volume tests allocation-bound: a lazier GC shortens them.
 unit: ## go test ./... (store suite on the embedded engine, bus suite on kfake)
 	GOGC=400 $(GO) test -count=1 -timeout 20m ./...
 
