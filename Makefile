@@ -6,7 +6,7 @@ BUILD_DIR ?= build
 # Benchmarks run a fixed number of iterations so one run compares a result
 # with its baseline on equal terms; raise them for steadier numbers.
 # MONGO_BENCHTIME is for the MongoDB at MONGODB_URI, whose event inserts
-# are an order slower (README: Performance); QUICK_BENCHTIME for the
+# are an order slower (docs/performance.md); QUICK_BENCHTIME for the
 # benchmarks that never touch the store (produce, start to ready), which
 # need many short iterations on a busy machine.
 BENCHTIME         ?= 3x
@@ -33,7 +33,7 @@ FORCE:
 test: lint openapi-lint unit race fuzz build infra-test test-console ## everything CI runs: lint, the OpenAPI lint, all tests, the race run, a short fuzz of each target, the Lambda build, the template tests, the console in a browser
 
 # The embedded engine copies a collection on every write, which makes the
-# large-volume tests allocation-bound: a lazier GC saves a fifth of their time.
+# large-volume tests allocation-bound: a lazier GC shortens them.
 unit: ## go test ./... (store suite on the embedded engine, bus suite on kfake)
 	GOGC=400 $(GO) test -count=1 -timeout 20m ./...
 
@@ -50,7 +50,7 @@ STORE_TEST_PKGS = $(shell $(GO) list -test -tags browser -f '{{.ImportPath}} {{j
 	| awk '$$1 ~ /\.test$$/ && / [^ ]*internal\/store\/storetest( |$$)/ {sub(/\.test$$/, "", $$1); print $$1}')
 
 test-mongo: ## every store-touching test again on the MongoDB at MONGODB_URI (Atlas, mongod, FerretDB)
-	@test -n "$$MONGODB_URI" || { echo "test-mongo: set MONGODB_URI (e.g. mongodb://127.0.0.1:27017/); README: The MongoDB tier"; exit 2; }
+	@test -n "$$MONGODB_URI" || { echo "test-mongo: set MONGODB_URI (e.g. mongodb://127.0.0.1:27017/); docs/testing.md"; exit 2; }
 	@log=$$(mktemp); trap 'rm -f $$log' EXIT; \
 	STREAMOPS_TEST_ENGINE=mongodb STREAMOPS_TEST_ENGINE_LOG=$$log \
 		$(GO) test -count=1 -tags browser -timeout 30m $(STORE_TEST_PKGS); rc=$$?; \
@@ -103,7 +103,7 @@ bench-all: ## every benchmark of every package, one run, BENCHTIME iterations
 	$(GO) test -run '^$$' -bench . -benchmem -benchtime $(BENCHTIME) ./...
 
 # The local stack's command, built for this machine: `streamops run` is the
-# whole system in one process (README: Local stack); the same binary is the
+# whole system in one process (docs/operations.md); the same binary is the
 # ops client (streamops tail, replay, dead-letters, stats).
 STREAMOPS := $(BUILD_DIR)/streamops
 
@@ -136,7 +136,7 @@ openapi-lint: $(REDOCLY) ## Redocly's recommended ruleset over the served OpenAP
 		../$(BUILD_DIR)/openapi.json >../$(BUILD_DIR)/openapi-lint.json 2>../$(BUILD_DIR)/openapi-lint.log; \
 	node check.mjs <../$(BUILD_DIR)/openapi-lint.json || { cat ../$(BUILD_DIR)/openapi-lint.log; exit 1; }
 
-# --- The operations console (README: Operations console) ---------------------
+# --- The operations console (docs/console.md) ---------------------
 # Its front end is built from console/ by esbuild with the packages pinned in
 # console/package.json and console/package-lock.json, installed there by
 # npm ci, and committed under internal/console/dist/, so go build needs no
@@ -190,7 +190,7 @@ synth: build $(CDK) ## cdk synth into cdk.out/, offline (cdk.json placeholders u
 	$(CDK_ENV) AWS_EC2_METADATA_DISABLED=true AWS_REGION=$${AWS_REGION:-us-east-1} \
 		$(CDK) synth --no-notices --quiet $(CDK_ARGS)
 
-deploy: build $(CDK) ## cdk deploy with your AWS credentials; real context in CDK_ARGS (README: Deploy)
+deploy: build $(CDK) ## cdk deploy with your AWS credentials; real context in CDK_ARGS (docs/deploy.md)
 	$(CDK_ENV) $(CDK) deploy --no-notices -c requireRealContext=true $(CDK_ARGS)
 
 bootstrap: $(CDK) ## cdk bootstrap, once per account and region, before the first deploy

@@ -22,7 +22,7 @@ import (
 //
 // The stack creates the webhook and partner secrets with random
 // placeholder values, so signatures fail closed until an operator puts the
-// real value (README, Deploy). They are retained when the stack is deleted.
+// real value (docs/deploy.md, Secrets). They are retained when the stack is deleted.
 
 // newPlaceholderSecrets creates prefix+name for every name.
 func newPlaceholderSecrets(stack awscdk.Stack, idPrefix, prefix, purpose string, names []string) {

@@ -3,7 +3,7 @@
 //
 // It wires ingest itself rather than through internal/handlers, which links
 // every function's dependencies (the task executors' SES and S3 clients
-// among them) and would cost this bootstrap half a megabyte.
+// among them) and would grow this bootstrap (docs/performance.md).
 package main
 
 import (

@@ -6,9 +6,9 @@
 // It exists for the size and cold start of the bootstraps: the SDK's
 // config.LoadDefaultConfig links the whole credential chain (SSO, STS,
 // sign-in, instance metadata, shared config files), and a Secrets Manager
-// client links the SDK's middleware stack, together about 2.5 MB of each
-// stripped arm64 bootstrap, for what Lambda hands over in four variables
-// and one JSON request. Functions that call S3 or SES (task-processor,
+// client links the SDK's middleware stack, megabytes of each bootstrap
+// (docs/performance.md), for what Lambda hands over in four variables and
+// one JSON request. Functions that call S3 or SES (task-processor,
 // api) build those SDK clients on Config.
 //
 // Outside Lambda, the same variables apply (AWS_ACCESS_KEY_ID,

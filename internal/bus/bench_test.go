@@ -89,8 +89,7 @@ func BenchmarkProduce(b *testing.B) {
 
 		// The raw client gets the producer settings Publish runs with (no
 		// linger, the brokers' batch size), so the quotient is what bus adds
-		// to franz-go, not a difference of settings: with kgo's default 10ms
-		// linger the raw side was the slower one.
+		// to franz-go, not a difference of settings.
 		raw, err := kgo.NewClient(kgo.SeedBrokers(newBroker(b)...), kgo.RequiredAcks(kgo.AllISRAcks()),
 			kgo.ProducerLinger(0), kgo.ProducerBatchMaxBytes(int32(DefaultMaxMessageBytes)))
 		if err != nil {

@@ -40,9 +40,8 @@ type Config struct {
 	// a batch. Default 0: Publish hands records to kgo as it encodes them,
 	// so the first batches are on the wire while the rest are encoded, and
 	// later records still batch up behind requests in flight; lingering
-	// only delayed that (10,000 1 KiB events published 20% slower with
-	// kgo's 10ms). When set, Publish sends its own batches as soon as it
-	// has handed over every record instead of waiting out the linger.
+	// only delays that. When set, Publish sends its own batches as soon as
+	// it has handed over every record instead of waiting out the linger.
 	Linger time.Duration
 
 	// MaxBufferedRecords caps records buffered in the client; Produce blocks

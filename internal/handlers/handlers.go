@@ -31,8 +31,8 @@ type ScheduledHandler = func(context.Context, lambdaevents.EventBridgeEvent) err
 // Webhook is the webhook function: POST /webhooks/{provider} for the
 // providers of reg, signatures checked against secrets. The webhook
 // function's own main wires the same without this package, whose imports
-// (every function's dependencies) would cost its bootstrap half a megabyte;
-// the local stack uses this.
+// (every function's dependencies) would grow its bootstrap; the local
+// stack uses this.
 func Webhook(a *app.App, reg *provider.Registry, secrets provider.SecretSource) (http.Handler, error) {
 	svc, err := ingest.New(ingest.Config{Providers: reg, Secrets: secrets,
 		Store: a.Store, Emitter: a.Emitter, Logger: a.Logger, Metrics: a.Metrics})

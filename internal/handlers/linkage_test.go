@@ -12,8 +12,8 @@ import (
 // TestFunctionsLinkOnlyWhatTheyCall lists each Lambda's dependencies as
 // `make build` compiles them and checks that none links a package only
 // another function calls: every imported package's initialisation and data
-// land in the bootstrap, whether or not the function calls it (README:
-// Performance, bootstrap sizes). A function that needs one of these
+// land in the bootstrap, whether or not the function calls it (docs/performance.md,
+// Bootstraps). A function that needs one of these
 // packages after all should say so here.
 func TestFunctionsLinkOnlyWhatTheyCall(t *testing.T) {
 	const mod = "github.com/streamops/streamops/"

@@ -25,7 +25,7 @@ const (
 )
 
 // Config is what Start needs. The zero value of every field means "use the
-// default"; ConfigFromEnv reads the environment the README documents.
+// default"; ConfigFromEnv reads the environment docs/operations.md documents.
 type Config struct {
 	// DataDir holds everything the stack keeps across restarts: the store's
 	// file (streamops.lungo), the broker's log and committed offsets

@@ -19,9 +19,9 @@ const (
 	FnArchiver          = "archiver"
 )
 
-// Timeouts are the deployed functions' timeouts (README "What runs
-// where"): each local invocation gets its function's as deadline, so the
-// handlers' deadline checks behave as on Lambda.
+// Timeouts are the deployed functions' timeouts (docs/deploy.md, "What
+// runs where"): each local invocation gets its function's as deadline, so
+// the handlers' deadline checks behave as on Lambda.
 var Timeouts = map[string]time.Duration{
 	FnWebhook:           10 * time.Second,
 	FnAPI:               29 * time.Second,

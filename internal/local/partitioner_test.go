@@ -9,7 +9,7 @@ import (
 	"github.com/streamops/streamops/internal/bus"
 )
 
-// TestKcatMurmur2RandomMatchesTheProducer pins what the README tells kcat
+// TestKcatMurmur2RandomMatchesTheProducer pins what docs/operations.md tells kcat
 // users: `kcat -X partitioner=murmur2_random` puts a key on the partition
 // our producer (kgo.StickyKeyPartitioner, Kafka's murmur2) does. The
 // partitions are what Debian's kcat 1.7 chose for these keys against the

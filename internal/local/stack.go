@@ -107,7 +107,7 @@ func Start(ctx context.Context, cfg Config, opts ...Option) (_ *Stack, err error
 		EventTTL: cfg.EventTTL, WebhookEventTTL: cfg.WebhookEventTTL}
 	switch {
 	case cfg.MongoURI != "":
-	case cfg.StoreFlushInterval > 0: // opted out of durability (README: the embedded store)
+	case cfg.StoreFlushInterval > 0: // opted out of durability (docs/operations.md)
 		if err := foldJournal(cfg.StoreFile(), 0o600); err != nil {
 			return nil, err
 		}

@@ -42,10 +42,9 @@ func (c countingCollection) begin(ctx context.Context) error {
 
 // BulkTimeoutPerDocument is what a bulk write's operation timeout grows by
 // per document it carries: a processor's batch writes thousands of
-// documents in one command, and FerretDB stores an event (with its seed
-// indexes) in about 3.4 ms on an idle 2-core machine and over 10 ms on a
-// loaded one, so the 5,000 events of a 1,000-workflow batch took 17 s or
-// more there, past the flat 5 s timeout, and the batch could never commit.
+// documents in one command, and on FerretDB each event costs milliseconds
+// with its seed indexes (docs/performance.md), so a flat timeout would
+// end a large batch's bulk write before it could commit.
 // A store that does not answer still fails the command, later (5,000
 // documents: 5 s + 50 s, inside the processors' 2 and 5 minutes).
 const BulkTimeoutPerDocument = 10 * time.Millisecond

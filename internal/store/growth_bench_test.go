@@ -24,7 +24,7 @@ import (
 // collection is filled with that many events of 100 workflows, untimed,
 // then "commit" stores one webhook's two events (one bulk insert) and
 // "query" reads one execution's history page, newest first (the API's
-// GET /api/events?execution_id=…, 50 events). README: Performance.
+// GET /api/events?execution_id=…, 50 events). docs/performance.md.
 func BenchmarkEventGrowth(b *testing.B) {
 	sizes := []int{1000, 10000}
 	if v := os.Getenv("STREAMOPS_BENCH_GROWTH_SIZES"); v != "" {

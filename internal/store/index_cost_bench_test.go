@@ -19,7 +19,7 @@ import (
 // seed index, without the text index, and with only the unique event_id
 // index, as a webhook's commit (2 events) and a processor's (500 in one
 // bulk insert). On FerretDB it is the reason the webhook and processor
-// ratios to their raw baselines stay low (README: Performance). Each side
+// ratios to their raw baselines stay low (docs/performance.md). Each side
 // has a store (a database) of its own.
 func BenchmarkEventInsertIndexCost(b *testing.B) {
 	ctx := context.Background()

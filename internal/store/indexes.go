@@ -164,7 +164,7 @@ func (s *Store) supported(spec IndexSpec) bool {
 // commits (rewrites and syncs its file) for every index it is asked to
 // create, even one it has, so there only the missing ones are asked for,
 // by name: its cold start on an existing data directory then writes
-// nothing (it wrote the file 38 times).
+// nothing.
 func (s *Store) EnsureIndexes(ctx context.Context) error {
 	byColl := map[string][]mongo.IndexModel{}
 	names := map[string][]string{}

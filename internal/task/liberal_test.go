@@ -79,7 +79,7 @@ func TestATaskTypeWithoutAnExecutorFailsTheTask(t *testing.T) {
 }
 
 // TestATaskCreatedFromAnotherProducerIsStoredInTheHistory: a task.created
-// put straight on the topic (README, "Kafka with kcat"; its task has no
+// put straight on the topic (docs/operations.md, "Kafka with kcat"; its task has no
 // projection: StreamOps stores a task before publishing its event) is
 // stored by the processor in the events collection with every field it
 // carries, published already, before the lifecycle it caused; a payload

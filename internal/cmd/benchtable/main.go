@@ -1,8 +1,8 @@
 // Command benchtable is `make bench`: it runs the performance benchmarks
 // with their baselines on the embedded engine and, when MONGODB_URI is
 // set, on that MongoDB too, builds the Lambda bootstraps, and prints one
-// table of the ratios the performance goals are stated in (README:
-// Performance), each row naming its engine.
+// table of the ratios the performance goals are stated in
+// (docs/performance.md), each row naming its engine.
 //
 // It runs `go test -bench` itself, one package at a time (-p 1, so no two
 // benchmarks share the CPUs), echoes the raw benchmark lines to stderr,

@@ -21,7 +21,7 @@ func runStack(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fs := flag.NewFlagSet("run", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: streamops run\n\nStarts the local stack; configured by the environment (README: Local stack).")
+		fmt.Fprintln(stderr, "usage: streamops run\n\nStarts the local stack; configured by the environment (docs/operations.md).")
 	}
 	if err := fs.Parse(args); err != nil {
 		return err
