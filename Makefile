@@ -16,7 +16,7 @@ QUICK_BENCHTIME   ?= 100x
 LAMBDA_ENV   := GOOS=linux GOARCH=arm64 CGO_ENABLED=0
 LAMBDA_FLAGS := -tags lambda.norpc -trimpath -ldflags='-s -w'
 
-.PHONY: help build test unit race lint bench bench-all run clean synth deploy bootstrap infra-test infra-clean test-mongo fuzz openapi-lint console console-check test-console
+.PHONY: help build test unit race lint docs bench bench-all run clean synth deploy bootstrap infra-test infra-clean test-mongo fuzz openapi-lint console console-check test-console
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-8s %s\n", $$1, $$2}'
@@ -110,6 +110,12 @@ STREAMOPS := $(BUILD_DIR)/streamops
 run: ## the local stack: every function in one process, data in .streamops/ (Ctrl-C stops it cleanly)
 	$(GO) build -o $(STREAMOPS) ./internal/cmd/streamops
 	@exec $(STREAMOPS) run
+
+# docs/configuration.md is generated from the structs of internal/config;
+# internal/config's TestDocsAreGenerated (in make unit) fails when the
+# committed file differs.
+docs: ## regenerate docs/configuration.md from the configuration structs
+	$(GO) run ./internal/cmd/configdoc > docs/configuration.md
 
 clean: ## remove build output
 	rm -rf $(BUILD_DIR)

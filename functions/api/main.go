@@ -6,22 +6,23 @@ package main
 
 import (
 	"context"
-	"os"
 
 	"github.com/streamops/streamops/internal/apigw"
 	"github.com/streamops/streamops/internal/app"
+	"github.com/streamops/streamops/internal/config"
 	"github.com/streamops/streamops/internal/handlers"
 	"github.com/streamops/streamops/internal/objects/s3bucket"
 	"github.com/streamops/streamops/internal/outbox"
 )
 
 func main() {
-	app.Start("api", func(ctx context.Context, a *app.App) (any, error) {
+	app.Start("api", func(_ context.Context, a *app.App, cfg config.API) (any, error) {
 		handler, err := handlers.API(a, handlers.APIOptions{
-			Providers: app.Must(app.Providers()),
-			Partners:  app.Must(outbox.LoadPartners(os.Getenv("STREAMOPS_PARTNERS_FILE"))),
-			Objects:   app.Must(s3bucket.ExportStore(ctx)),
-			Auth:      app.Must(handlers.Auth(handlers.TokensFromEnv())),
+			Providers: app.Must(app.Providers(cfg.Providers)),
+			Partners:  app.Must(outbox.LoadPartners(cfg.Partners.PartnersFile)),
+			Objects:   app.Must(s3bucket.ExportStore(cfg.Exports.Bucket, cfg.Store.DataDir)),
+			Auth:      app.Must(handlers.Auth(cfg.Tokens)),
+			Limits:    cfg.Limits,
 		})
 		return apigw.Function(handler), err
 	})

@@ -6,9 +6,10 @@ import (
 	"context"
 
 	"github.com/streamops/streamops/internal/app"
+	"github.com/streamops/streamops/internal/config"
 	"github.com/streamops/streamops/internal/handlers"
 )
 
 func main() {
-	app.Start("archiver", func(_ context.Context, a *app.App) (any, error) { return handlers.Archiver(a) })
+	app.Start("archiver", func(_ context.Context, a *app.App, _ config.Archiver) (any, error) { return handlers.Archiver(a) })
 }

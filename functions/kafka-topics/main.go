@@ -11,10 +11,12 @@ import (
 	"github.com/aws/aws-lambda-go/lambda"
 
 	"github.com/streamops/streamops/internal/app"
+	"github.com/streamops/streamops/internal/config"
 	"github.com/streamops/streamops/internal/provision"
 )
 
 func main() {
-	client := app.Must(app.OpenKafka(context.Background()))
+	cfg := app.Must(config.FromEnv[config.KafkaTopics]())
+	client := app.Must(app.OpenKafka(context.Background(), cfg.Kafka))
 	lambda.Start(cfn.LambdaWrap(provision.Topics{Admin: client}.Handle))
 }

@@ -5,17 +5,17 @@ package main
 
 import (
 	"context"
-	"os"
 
 	"github.com/streamops/streamops/internal/app"
+	"github.com/streamops/streamops/internal/config"
 	"github.com/streamops/streamops/internal/handlers"
 	"github.com/streamops/streamops/internal/outbox"
 )
 
 func main() {
-	app.Start("outbox-relay", func(ctx context.Context, a *app.App) (any, error) {
-		partners := app.Must(outbox.LoadPartners(os.Getenv("STREAMOPS_PARTNERS_FILE")))
-		period := app.Must(handlers.SchedulePeriod())
-		return handlers.OutboxRelay(a, partners, app.Must(app.Secrets(ctx, app.PartnerSecrets)), period)
+	app.Start("outbox-relay", func(_ context.Context, a *app.App, cfg config.OutboxRelay) (any, error) {
+		partners := app.Must(outbox.LoadPartners(cfg.Partners.PartnersFile))
+		secrets := app.Must(app.Secrets(app.PartnerSecrets, cfg.Lambda.OnLambda(), cfg.PartnerSecrets.Prefix))
+		return handlers.OutboxRelay(a, partners, secrets, cfg.Schedule.Period.Duration())
 	})
 }

@@ -9,11 +9,12 @@ import (
 	"context"
 
 	"github.com/streamops/streamops/internal/app"
+	"github.com/streamops/streamops/internal/config"
 	"github.com/streamops/streamops/internal/handlers"
 )
 
 func main() {
-	app.Start("retry-sweeper", func(_ context.Context, a *app.App) (any, error) {
-		return handlers.RetrySweeper(a, app.Must(app.Providers()))
+	app.Start("retry-sweeper", func(_ context.Context, a *app.App, cfg config.RetrySweeper) (any, error) {
+		return handlers.RetrySweeper(a, app.Must(app.Providers(cfg.Providers)), cfg.Sweep)
 	})
 }

@@ -7,14 +7,18 @@ import (
 	"context"
 
 	"github.com/streamops/streamops/internal/app"
+	"github.com/streamops/streamops/internal/config"
 	"github.com/streamops/streamops/internal/handlers/streamhandlers"
+	"github.com/streamops/streamops/internal/stream"
 	"github.com/streamops/streamops/internal/task"
 	"github.com/streamops/streamops/internal/task/taskaws"
 )
 
 func main() {
-	app.Start("task-processor", func(_ context.Context, a *app.App) (any, error) {
-		executors := app.Must(task.NewExecutors(app.Must(taskaws.Backends(task.BackendConfigFromEnv())), a.Store))
-		return streamhandlers.TaskProcessor(a, executors, nil)
+	app.Start("task-processor", func(_ context.Context, a *app.App, cfg config.TaskProcessor) (any, error) {
+		backends := task.BackendConfig{EmailSender: cfg.Backends.EmailSender, SESConfigurationSet: cfg.Backends.SESConfigurationSet,
+			ExportBucket: cfg.Backends.ExportBucket, DataDir: cfg.Store.DataDir, OnLambda: cfg.Lambda.OnLambda()}
+		executors := app.Must(task.NewExecutors(app.Must(taskaws.Backends(backends)), a.Store))
+		return streamhandlers.TaskProcessor(a, stream.ProcessorID(cfg.Processor.ID, cfg.Processor.LogStream), executors, nil)
 	})
 }

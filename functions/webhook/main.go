@@ -11,14 +11,16 @@ import (
 
 	"github.com/streamops/streamops/internal/apigw"
 	"github.com/streamops/streamops/internal/app"
+	"github.com/streamops/streamops/internal/config"
 	"github.com/streamops/streamops/internal/httpapi"
 	"github.com/streamops/streamops/internal/ingest"
 )
 
 func main() {
-	app.Start("webhook", func(ctx context.Context, a *app.App) (any, error) {
-		providers := app.Must(app.Providers())
-		svc, err := ingest.New(ingest.Config{Providers: providers, Secrets: app.Must(app.Secrets(ctx, app.WebhookSecrets)),
+	app.Start("webhook", func(_ context.Context, a *app.App, cfg config.Webhook) (any, error) {
+		providers := app.Must(app.Providers(cfg.Providers))
+		secrets := app.Must(app.Secrets(app.WebhookSecrets, cfg.Lambda.OnLambda(), cfg.WebhookSecrets.Prefix))
+		svc, err := ingest.New(ingest.Config{Providers: providers, Secrets: secrets,
 			Store: a.Store, Emitter: a.Emitter, Logger: a.Logger, Metrics: a.Metrics})
 		return apigw.Function(httpapi.Webhooks(svc, a.Logger)), err
 	})

@@ -7,9 +7,13 @@ import (
 	"context"
 
 	"github.com/streamops/streamops/internal/app"
+	"github.com/streamops/streamops/internal/config"
 	"github.com/streamops/streamops/internal/handlers/streamhandlers"
+	"github.com/streamops/streamops/internal/stream"
 )
 
 func main() {
-	app.Start("workflow-processor", func(_ context.Context, a *app.App) (any, error) { return streamhandlers.WorkflowProcessor(a) })
+	app.Start("workflow-processor", func(_ context.Context, a *app.App, cfg config.WorkflowProcessor) (any, error) {
+		return streamhandlers.WorkflowProcessor(a, stream.ProcessorID(cfg.Processor.ID, cfg.Processor.LogStream))
+	})
 }

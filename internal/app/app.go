@@ -6,12 +6,12 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
-	"strconv"
 	"strings"
 	"time"
 
 	"github.com/streamops/streamops/internal/awsenv"
 	"github.com/streamops/streamops/internal/bus"
+	"github.com/streamops/streamops/internal/config"
 	"github.com/streamops/streamops/internal/emit"
 	"github.com/streamops/streamops/internal/metrics"
 	"github.com/streamops/streamops/internal/provider"
@@ -29,7 +29,8 @@ type App struct {
 	Emitter *emit.Emitter
 }
 
-// Config is what Open needs; FromEnv reads it from the environment.
+// Config is what Open needs; NewConfig makes it of a function's
+// configuration.
 type Config struct {
 	// Name is the function's name, e.g. "webhook".
 	Name string
@@ -57,7 +58,7 @@ type Config struct {
 	// MarkDelay is STREAMOPS_MARK_DELAY (a Go duration, "0" to mark at
 	// once): how long published events may wait to be marked, so the
 	// marks of requests that follow each other share one store command
-	// (emit.Config.MarkDelay). Default MarkDelayFor(Name).
+	// (emit.Config.MarkDelay).
 	MarkDelay time.Duration
 	// AllowEmbeddedStore is STREAMOPS_ALLOW_EMBEDDED_STORE=true: on
 	// Lambda without MONGODB_URI, run on the embedded engine anyway. For
@@ -65,32 +66,26 @@ type Config struct {
 	// Runtime API emulator of internal/local/e2e); the CDK stack never
 	// sets it. See Open.
 	AllowEmbeddedStore bool
-	// err is a variable FromEnv could not read; Open returns it.
-	err error
+	// KafkaAuth is KAFKA_AUTH: iam, tls or none (see KafkaAuth).
+	KafkaAuth string
 }
 
-// FromEnv reads the configuration of function name from the environment.
-func FromEnv(name string) Config {
-	st, err := store.ConfigFromEnv()
-	markDelay := MarkDelayFor(name)
-	if v := os.Getenv("STREAMOPS_MARK_DELAY"); v != "" {
-		d, perr := time.ParseDuration(v)
-		if perr != nil || d < 0 {
-			err = errors.Join(err, fmt.Errorf("app: STREAMOPS_MARK_DELAY=%q: want a duration such as 250ms, or 0", v))
-		}
-		markDelay = d
-	}
+// NewConfig is the Config of function name with configuration c.
+func NewConfig(name string, c config.App) Config {
+	f := c.Common()
 	return Config{
-		Name:                  name,
-		Store:                 st,
-		MongoURISecret:        os.Getenv("MONGODB_URI_SECRET"),
-		MongoURISecretVersion: os.Getenv("MONGODB_URI_SECRET_VERSION"),
-		Bus:                   bus.Config{Brokers: bus.ParseBrokers(os.Getenv("KAFKA_BROKERS")), MaxMessageBytes: MaxMessageBytesFromEnv()},
-		LogLevel:              os.Getenv("STREAMOPS_LOG_LEVEL"),
-		OnLambda:              os.Getenv("AWS_LAMBDA_FUNCTION_NAME") != "",
-		AllowEmbeddedStore:    os.Getenv("STREAMOPS_ALLOW_EMBEDDED_STORE") == "true",
-		MarkDelay:             markDelay,
-		err:                   err,
+		Name: name,
+		Store: store.Config{URI: f.Store.URI, TLSCAFile: f.Store.TLSCAFile, Database: f.Store.Database, DataDir: f.Store.DataDir,
+			OperationTimeout: f.Store.OperationTimeout.Duration(), EventTTL: f.Store.EventsTTL.Duration(),
+			WebhookEventTTL: f.Store.WebhookEventsTTL.Duration()},
+		MongoURISecret:        f.Store.URISecret,
+		MongoURISecretVersion: f.Store.URISecretVersion,
+		Bus:                   bus.Config{Brokers: bus.ParseBrokers(f.Kafka.Brokers), MaxMessageBytes: int(f.Producer.MaxMessageBytes)},
+		KafkaAuth:             f.Kafka.Auth,
+		LogLevel:              f.Log.Level,
+		OnLambda:              f.Lambda.OnLambda(),
+		AllowEmbeddedStore:    bool(f.Store.AllowEmbedded),
+		MarkDelay:             c.Marks(),
 	}
 }
 
@@ -106,28 +101,10 @@ func MarkDelayFor(name string) time.Duration {
 	return 0
 }
 
-// MaxMessageBytes is KAFKA_MAX_MESSAGE_BYTES, the brokers'
-// message.max.bytes; unset is 0 (bus.DefaultMaxMessageBytes), a value that
-// is not a whole number -1, which bus.Config.Validate refuses.
-func MaxMessageBytesFromEnv() int {
-	v := os.Getenv("KAFKA_MAX_MESSAGE_BYTES")
-	if v == "" {
-		return 0
-	}
-	n, err := strconv.Atoi(v)
-	if err != nil {
-		return -1
-	}
-	return n
-}
-
 // Open connects everything. On error, what was opened is closed again.
 func Open(ctx context.Context, cfg Config) (*App, error) {
 	if cfg.Name == "" {
 		return nil, errors.New("app: Config.Name is required")
-	}
-	if cfg.err != nil {
-		return nil, cfg.err
 	}
 	if len(cfg.Bus.Brokers) == 0 {
 		return nil, errors.New("app: no Kafka brokers: set KAFKA_BROKERS (comma-separated host:port)")
@@ -151,7 +128,7 @@ func Open(ctx context.Context, cfg Config) (*App, error) {
 	if cfg.OnLambda && cfg.Store.URI == "" && !cfg.AllowEmbeddedStore {
 		return nil, errors.New("app: no store: set MONGODB_URI (or MONGODB_URI_SECRET); on Lambda the embedded store would keep accepted work only in this instance's memory")
 	}
-	if err := KafkaAuth(ctx, os.Getenv("KAFKA_AUTH"), &cfg.Bus); err != nil {
+	if err := KafkaAuth(ctx, cfg.KafkaAuth, &cfg.Bus); err != nil {
 		return nil, err
 	}
 	a := &App{Name: cfg.Name, Logger: NewLogger(cfg.Name, cfg.LogLevel)}

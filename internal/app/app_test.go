@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"github.com/twmb/franz-go/pkg/kfake"
 
+	"github.com/streamops/streamops/internal/config"
 	"github.com/streamops/streamops/internal/emit"
 	"github.com/streamops/streamops/internal/store"
 	"github.com/streamops/streamops/internal/store/storetest"
@@ -61,7 +62,11 @@ func TestOpenFailsClosed(t *testing.T) {
 				t.Setenv("MONGODB_URI", mongo.URI)
 				t.Setenv("MONGODB_DATABASE", mongo.Database)
 			}
-			a, err := Open(context.Background(), FromEnv("api"))
+			cfg, err := fromEnv[config.API]("api")
+			var a *App
+			if err == nil {
+				a, err = Open(context.Background(), cfg)
+			}
 			if tc.wantErr != "" {
 				require.ErrorContains(t, err, tc.wantErr)
 				assert.Nil(t, a)
@@ -73,7 +78,27 @@ func TestOpenFailsClosed(t *testing.T) {
 	}
 }
 
+// fromEnv is the Config of function name with its configuration T read
+// from the environment, as Start makes it.
+func fromEnv[T config.App](name string) (Config, error) {
+	c, err := config.FromEnv[T]()
+	return NewConfig(name, c), err
+}
+
+// TestMarkDelayComesFromTheEnvironmentWithADefaultPerFunction: each
+// function's default is MarkDelayFor's, which the local stack uses.
 func TestMarkDelayComesFromTheEnvironmentWithADefaultPerFunction(t *testing.T) {
+	load := map[string]func(string) (Config, error){
+		"webhook": fromEnv[config.Webhook], "api": fromEnv[config.API],
+		"workflow-processor": fromEnv[config.WorkflowProcessor], "task-processor": fromEnv[config.TaskProcessor],
+		"outbox-relay": fromEnv[config.OutboxRelay], "retry-sweeper": fromEnv[config.RetrySweeper], "archiver": fromEnv[config.Archiver],
+	}
+	for name, fromEnv := range load {
+		t.Setenv("STREAMOPS_MARK_DELAY", "")
+		cfg, err := fromEnv(name)
+		require.NoError(t, err)
+		assert.Equal(t, MarkDelayFor(name), cfg.MarkDelay, name)
+	}
 	tests := []struct {
 		function, env string
 		want          time.Duration
@@ -91,12 +116,12 @@ func TestMarkDelayComesFromTheEnvironmentWithADefaultPerFunction(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.function+"="+tc.env, func(t *testing.T) {
 			t.Setenv("STREAMOPS_MARK_DELAY", tc.env)
-			cfg := FromEnv(tc.function)
+			cfg, err := load[tc.function](tc.function)
 			if tc.wantErr {
-				assert.ErrorContains(t, cfg.err, "STREAMOPS_MARK_DELAY")
+				assert.ErrorContains(t, err, "STREAMOPS_MARK_DELAY")
 				return
 			}
-			assert.NoError(t, cfg.err)
+			assert.NoError(t, err)
 			assert.Equal(t, tc.want, cfg.MarkDelay)
 		})
 	}

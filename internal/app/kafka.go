@@ -5,13 +5,13 @@ import (
 	"crypto/tls"
 	"errors"
 	"fmt"
-	"os"
 	"strings"
 
 	saslaws "github.com/twmb/franz-go/pkg/sasl/aws"
 
 	"github.com/streamops/streamops/internal/awsenv"
 	"github.com/streamops/streamops/internal/bus"
+	"github.com/streamops/streamops/internal/config"
 )
 
 // KafkaAuth applies mode (env KAFKA_AUTH) to a Kafka client configuration:
@@ -42,15 +42,15 @@ func KafkaAuth(ctx context.Context, mode string, cfg *bus.Config) error {
 	}
 }
 
-// OpenKafka builds a Kafka client from KAFKA_BROKERS and KAFKA_AUTH alone,
+// OpenKafka builds a Kafka client from the brokers and auth of k alone,
 // for a function that administers the cluster and needs no store (the
 // stack's topics resource).
-func OpenKafka(ctx context.Context) (*bus.Client, error) {
-	cfg := bus.Config{Brokers: bus.ParseBrokers(os.Getenv("KAFKA_BROKERS"))}
+func OpenKafka(ctx context.Context, k config.Kafka) (*bus.Client, error) {
+	cfg := bus.Config{Brokers: bus.ParseBrokers(k.Brokers)}
 	if len(cfg.Brokers) == 0 {
 		return nil, errors.New("app: no Kafka brokers: set KAFKA_BROKERS (comma-separated host:port)")
 	}
-	if err := KafkaAuth(ctx, os.Getenv("KAFKA_AUTH"), &cfg); err != nil {
+	if err := KafkaAuth(ctx, k.Auth, &cfg); err != nil {
 		return nil, err
 	}
 	return bus.New(cfg)

@@ -14,6 +14,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"github.com/twmb/franz-go/pkg/kfake"
+
+	"github.com/streamops/streamops/internal/config"
 )
 
 // secretsManagerServer answers GetSecretValue as Secrets Manager's JSON
@@ -88,9 +90,10 @@ func TestOpenReadsMongoURISecretOnceAndFailsClosedWithoutIt(t *testing.T) {
 
 	t.Run("unreadable secret", func(t *testing.T) {
 		client, calls, _ := secretsManagerServer(t, nil)
-		cfg := FromEnv("api")
+		cfg, err := fromEnv[config.API]("api")
+		require.NoError(t, err)
 		cfg.Secrets = client
-		_, err := Open(context.Background(), cfg)
+		_, err = Open(context.Background(), cfg)
 		require.ErrorContains(t, err, "read the MongoDB URI from secret streamops/mongodb-uri")
 		assert.EqualValues(t, 1, calls.Load())
 	})
@@ -98,17 +101,19 @@ func TestOpenReadsMongoURISecretOnceAndFailsClosedWithoutIt(t *testing.T) {
 		// A URI no server answers: Open gets as far as dialling it, which
 		// shows the secret's value became the store's URI.
 		client, calls, _ := secretsManagerServer(t, map[string]string{"streamops/mongodb-uri": "mongodb://127.0.0.1:1/?connectTimeoutMS=200&serverSelectionTimeoutMS=200"})
-		cfg := FromEnv("api")
+		cfg, err := fromEnv[config.API]("api")
+		require.NoError(t, err)
 		cfg.Secrets = client
 		cfg.Store.ConnectTimeout = 500e6
-		_, err := Open(context.Background(), cfg)
+		_, err = Open(context.Background(), cfg)
 		require.ErrorContains(t, err, "MongoDB")
 		assert.EqualValues(t, 1, calls.Load())
 	})
 	t.Run("MONGODB_URI wins for local use", func(t *testing.T) {
 		t.Setenv("MONGODB_URI", "mongodb://127.0.0.1:1/?serverSelectionTimeoutMS=200")
 		client, calls, _ := secretsManagerServer(t, nil)
-		cfg := FromEnv("api")
+		cfg, err := fromEnv[config.API]("api")
+		require.NoError(t, err)
 		cfg.Secrets = client
 		cfg.Store.ConnectTimeout = 500e6
 		_, _ = Open(context.Background(), cfg)

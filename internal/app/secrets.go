@@ -1,7 +1,6 @@
 package app
 
 import (
-	"context"
 	"os"
 
 	"github.com/streamops/streamops/internal/awsenv"
@@ -20,19 +19,17 @@ const (
 )
 
 // Secrets picks where secrets of kind come from: AWS Secrets Manager on
-// Lambda (AWS_LAMBDA_FUNCTION_NAME is set there; the secret id prefix can be
-// overridden with WEBHOOK_SECRETS_PREFIX / PARTNER_SECRETS_PREFIX), else
-// environment variables.
-func Secrets(ctx context.Context, kind string) (provider.SecretSource, error) {
-	envPrefix, smPrefix, override := "WEBHOOK_SECRET_", "streamops/webhook/", "WEBHOOK_SECRETS_PREFIX"
+// Lambda, under the secret id prefix smPrefix (WEBHOOK_SECRETS_PREFIX /
+// PARTNER_SECRETS_PREFIX), else the environment variables
+// WEBHOOK_SECRET_<PROVIDER> / PARTNER_SECRET_<PARTNER>, whose names depend
+// on the providers and partners configured and so are looked up by name.
+func Secrets(kind string, onLambda bool, smPrefix string) (provider.SecretSource, error) {
+	envPrefix := "WEBHOOK_SECRET_"
 	if kind == PartnerSecrets {
-		envPrefix, smPrefix, override = "PARTNER_SECRET_", "streamops/partner/", "PARTNER_SECRETS_PREFIX"
+		envPrefix = "PARTNER_SECRET_"
 	}
-	if os.Getenv("AWS_LAMBDA_FUNCTION_NAME") == "" {
-		return provider.EnvSecrets{Prefix: envPrefix}, nil
-	}
-	if p := os.Getenv(override); p != "" {
-		smPrefix = p
+	if !onLambda {
+		return provider.EnvSecrets{Prefix: envPrefix, Lookup: os.Getenv}, nil
 	}
 	return provider.NewSecretsManagerSecrets(awsenv.NewSecretsManager(), provider.SecretsManagerOptions{Prefix: smPrefix})
 }

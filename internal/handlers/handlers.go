@@ -2,9 +2,7 @@ package handlers
 
 import (
 	"context"
-	"fmt"
 	"net/http"
-	"os"
 	"time"
 
 	lambdaevents "github.com/aws/aws-lambda-go/events"
@@ -12,6 +10,7 @@ import (
 	"github.com/streamops/streamops/internal/apigw"
 	"github.com/streamops/streamops/internal/app"
 	"github.com/streamops/streamops/internal/archive"
+	"github.com/streamops/streamops/internal/config"
 	"github.com/streamops/streamops/internal/console"
 	"github.com/streamops/streamops/internal/history"
 	"github.com/streamops/streamops/internal/httpapi"
@@ -55,6 +54,8 @@ type APIOptions struct {
 	Objects objects.Store
 	// Auth names the caller of every route but the OpenAPI document.
 	Auth httpapi.Authenticator
+	// Limits bound one submission (zero: submit's defaults).
+	Limits config.Limits
 }
 
 // Auth is the api function's authenticator: the JWT claims API Gateway's
@@ -62,18 +63,13 @@ type APIOptions struct {
 // (STREAMOPS_ADMIN_TOKEN, STREAMOPS_ADMIN_TOKENS, STREAMOPS_PARTNER_TOKENS),
 // each a named principal. A malformed token list is an error: the function
 // refuses to start rather than admit a token under the wrong name.
-func Auth(tokens httpapi.TokenConfig) (httpapi.Authenticator, error) {
-	auth, err := httpapi.ParseTokens(tokens)
+func Auth(tokens config.Tokens) (httpapi.Authenticator, error) {
+	auth, err := httpapi.ParseTokens(httpapi.TokenConfig{AdminToken: tokens.Admin, AdminTokens: tokens.Admins,
+		PartnerTokens: tokens.Partner})
 	if err != nil {
 		return nil, err
 	}
 	return httpapi.Authenticators{apigw.JWTAuth{}, auth}, nil
-}
-
-// TokensFromEnv is the bearer-token configuration of the environment.
-func TokensFromEnv() httpapi.TokenConfig {
-	return httpapi.TokenConfig{AdminToken: os.Getenv("STREAMOPS_ADMIN_TOKEN"), AdminTokens: os.Getenv("STREAMOPS_ADMIN_TOKENS"),
-		PartnerTokens: os.Getenv("STREAMOPS_PARTNER_TOKENS")}
 }
 
 // API is the api function: everything under /api, and the operations
@@ -83,10 +79,8 @@ func API(a *app.App, o APIOptions) (http.Handler, error) {
 	if err != nil {
 		return nil, err
 	}
-	limits, err := submit.LimitsFromEnv()
-	if err != nil {
-		return nil, err
-	}
+	limits := submit.Limits{MaxSteps: int(o.Limits.MaxSteps), MaxNameBytes: int(o.Limits.MaxNameBytes),
+		MaxInputBytes: int(o.Limits.MaxInputBytes), MaxTaskDataBytes: int(o.Limits.MaxTaskDataBytes)}
 	sub, err := submit.New(a.Store, a.Emitter, limits, nil, a.Logger)
 	if err != nil {
 		return nil, err
@@ -138,15 +132,6 @@ func partnerConfigs(partners map[string]outbox.Partner, providers *provider.Regi
 	return out
 }
 
-// EnvSchedulePeriod names the period of the schedule that invokes the
-// outbox relay, a Go duration such as 1m0s: the CDK stack sets it from the
-// schedule's own period, the local stack from STREAMOPS_SCHEDULE_INTERVAL.
-const EnvSchedulePeriod = "STREAMOPS_SCHEDULE_PERIOD"
-
-// SchedulePeriod reads EnvSchedulePeriod; unset is zero (each run
-// delivers what is due and returns).
-func SchedulePeriod() (time.Duration, error) { return durationEnv(EnvSchedulePeriod) }
-
 // OutboxRelay is the outbox-relay function, delivering to partners signed
 // with secrets. period is its schedule's period: each run serves until
 // shortly before the next one (outbox.Config.Period), so retries go out
@@ -167,8 +152,9 @@ func OutboxRelay(a *app.App, partners map[string]outbox.Partner, secrets provide
 }
 
 // RetrySweeper is the retry-sweeper function; providers route the webhook
-// events it finds failed or stranded.
-func RetrySweeper(a *app.App, providers *provider.Registry) (ScheduledHandler, error) {
+// events it finds failed or stranded, waits say when it acts (zero:
+// sweep's defaults).
+func RetrySweeper(a *app.App, providers *provider.Registry, waits config.Sweep) (ScheduledHandler, error) {
 	rt, err := router(a, providers)
 	if err != nil {
 		return nil, err
@@ -177,16 +163,8 @@ func RetrySweeper(a *app.App, providers *provider.Registry) (ScheduledHandler, e
 	if err != nil {
 		return nil, err
 	}
-	stallAfter, err := durationEnv("STREAMOPS_SWEEP_STALL_AFTER")
-	if err != nil {
-		return nil, err
-	}
-	giveUpAfter, err := durationEnv("STREAMOPS_SWEEP_GIVE_UP_AFTER")
-	if err != nil {
-		return nil, err
-	}
 	sweeper, err := sweep.New(sweep.Config{Store: a.Store, Publisher: a.Bus, Router: rt, Tasks: retrier,
-		StallAfter: stallAfter, GiveUpAfter: giveUpAfter, Logger: a.Logger, Metrics: a.Metrics})
+		StallAfter: waits.StallAfter.Duration(), GiveUpAfter: waits.GiveUpAfter.Duration(), Logger: a.Logger, Metrics: a.Metrics})
 	if err != nil {
 		return nil, err
 	}
@@ -216,18 +194,4 @@ func scheduled[R any](run func(context.Context) (R, error)) ScheduledHandler {
 		_, err := run(ctx)
 		return err
 	}
-}
-
-// durationEnv reads a Go duration such as 10m from the environment; unset
-// is zero (the default).
-func durationEnv(name string) (time.Duration, error) {
-	v := os.Getenv(name)
-	if v == "" {
-		return 0, nil
-	}
-	d, err := time.ParseDuration(v)
-	if err != nil || d < 0 {
-		return 0, fmt.Errorf("handlers: %s=%q is not a positive Go duration such as 10m", name, v)
-	}
-	return d, nil
 }

@@ -1,7 +1,6 @@
 package local
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -12,7 +11,7 @@ import (
 	"time"
 
 	"github.com/streamops/streamops/internal/bus"
-	"github.com/streamops/streamops/internal/store"
+	"github.com/streamops/streamops/internal/config"
 )
 
 // Defaults of Config; see the field comments for why.
@@ -108,7 +107,7 @@ type Config struct {
 
 	// EventTTL and WebhookEventTTL are the retention periods (env
 	// STREAMOPS_EVENTS_TTL and STREAMOPS_WEBHOOK_EVENTS_TTL, as the
-	// functions read them: store.ParseRetention). Default 90 days each.
+	// functions read them: config.RetentionPeriod). Default 90 days each.
 	EventTTL, WebhookEventTTL time.Duration
 
 	// LogLevel is debug, info, warn or error (env STREAMOPS_LOG_LEVEL).
@@ -122,50 +121,59 @@ type Config struct {
 	// Getenv reads WEBHOOK_SECRET_<PROVIDER> and PARTNER_SECRET_<PARTNER>.
 	// Default os.Getenv; tests pass a map.
 	Getenv func(string) string
+
+	// The functions' settings the stack applies, as the functions read
+	// them (config.Local); zero values are the functions' defaults.
+
+	// MaxMessageBytes is the brokers' message.max.bytes (env
+	// KAFKA_MAX_MESSAGE_BYTES). Default bus.DefaultMaxMessageBytes.
+	MaxMessageBytes int
+	// Limits bound one submission to the api (env STREAMOPS_MAX_*).
+	Limits config.Limits
+	// Sweep is when the retry-sweeper acts (env STREAMOPS_SWEEP_*).
+	Sweep config.Sweep
+	// Backends name the SES sender and S3 bucket of the task executors
+	// and of large exports (env STREAMOPS_EMAIL_SENDER,
+	// STREAMOPS_SES_CONFIGURATION_SET, STREAMOPS_EXPORT_BUCKET). Default:
+	// files under DataDir.
+	Backends config.Backends
+	// ProcessorID is the processors' metadata.processorId (env
+	// STREAMOPS_PROCESSOR_ID). Default the host name.
+	ProcessorID string
 }
 
-// ConfigFromEnv reads the local stack's configuration from the environment.
+// ConfigFromEnv reads the local stack's configuration from the
+// environment (config.Local).
 func ConfigFromEnv() (Config, error) {
-	cfg := Config{
-		DataDir:       os.Getenv("STREAMOPS_DATA_DIR"),
-		HTTPAddr:      os.Getenv("STREAMOPS_HTTP_ADDR"),
-		KafkaAddr:     os.Getenv("STREAMOPS_KAFKA_ADDR"),
-		KafkaBrokers:  bus.ParseBrokers(os.Getenv("KAFKA_BROKERS")),
-		KafkaAuth:     os.Getenv("KAFKA_AUTH"),
-		MongoURI:      os.Getenv("MONGODB_URI"),
-		Database:      os.Getenv("MONGODB_DATABASE"),
-		AdminToken:    os.Getenv("STREAMOPS_ADMIN_TOKEN"),
-		AdminTokens:   os.Getenv("STREAMOPS_ADMIN_TOKENS"),
-		PartnerTokens: os.Getenv("STREAMOPS_PARTNER_TOKENS"),
-		ProvidersFile: os.Getenv("STREAMOPS_PROVIDERS_FILE"),
-		PartnersFile:  os.Getenv("STREAMOPS_PARTNERS_FILE"),
-		LogLevel:      os.Getenv("STREAMOPS_LOG_LEVEL"),
+	c, err := config.FromEnv[config.Local]()
+	if err != nil {
+		return Config{}, err
 	}
-	var errs []error
-	duration := func(name string, dst *time.Duration, zero time.Duration) {
-		v := os.Getenv(name)
-		if v == "" {
-			return
-		}
-		d, err := time.ParseDuration(v)
-		if err != nil {
-			errs = append(errs, fmt.Errorf("local: %s=%q is not a Go duration such as 10s: %w", name, v, err))
-			return
-		}
-		if d == 0 {
-			d = zero
-		}
-		*dst = d
-	}
-	duration("STREAMOPS_SCHEDULE_INTERVAL", &cfg.ScheduleInterval, 0)
-	duration("STREAMOPS_STORE_FLUSH_INTERVAL", &cfg.StoreFlushInterval, 0)
-	duration("STREAMOPS_STORE_OPERATION_TIMEOUT", &cfg.StoreOperationTimeout, 0)
-	for name, dst := range map[string]*time.Duration{store.EnvEventsTTL: &cfg.EventTTL, store.EnvWebhookEventsTTL: &cfg.WebhookEventTTL} {
-		d, err := store.RetentionFromEnv(name)
-		errs = append(errs, err)
-		*dst = d
-	}
-	return cfg, errors.Join(errs...)
+	return Config{
+		DataDir:               c.DataDir,
+		HTTPAddr:              c.HTTPAddr,
+		KafkaAddr:             c.KafkaAddr,
+		KafkaBrokers:          bus.ParseBrokers(c.Kafka.Brokers),
+		KafkaAuth:             c.Kafka.Auth,
+		MongoURI:              c.Mongo.URI,
+		Database:              c.Mongo.Database,
+		ScheduleInterval:      c.ScheduleInterval.Duration(),
+		AdminToken:            c.Tokens.Admin,
+		AdminTokens:           c.Tokens.Admins,
+		PartnerTokens:         c.Tokens.Partner,
+		ProvidersFile:         c.Providers.ProvidersFile,
+		PartnersFile:          c.Partners.PartnersFile,
+		StoreFlushInterval:    c.StoreFlushInterval.Duration(),
+		StoreOperationTimeout: c.StoreTimeout.OperationTimeout.Duration(),
+		EventTTL:              c.Retention.EventsTTL.Duration(),
+		WebhookEventTTL:       c.Retention.WebhookEventsTTL.Duration(),
+		LogLevel:              c.Log.Level,
+		MaxMessageBytes:       int(c.Producer.MaxMessageBytes),
+		Limits:                c.Limits,
+		Sweep:                 c.Sweep,
+		Backends:              c.Backends,
+		ProcessorID:           c.Processor.ID,
+	}, nil
 }
 
 func (c *Config) setDefaults() {

@@ -3,20 +3,19 @@ package local
 import (
 	"context"
 	"log/slog"
-	"path/filepath"
 
 	"github.com/streamops/streamops/internal/apigw"
 	"github.com/streamops/streamops/internal/app"
 	"github.com/streamops/streamops/internal/bus"
+	"github.com/streamops/streamops/internal/config"
 	"github.com/streamops/streamops/internal/emit"
 	"github.com/streamops/streamops/internal/handlers"
 	"github.com/streamops/streamops/internal/handlers/streamhandlers"
-	"github.com/streamops/streamops/internal/httpapi"
-	"github.com/streamops/streamops/internal/objects"
 	"github.com/streamops/streamops/internal/objects/s3bucket"
 	"github.com/streamops/streamops/internal/outbox"
 	"github.com/streamops/streamops/internal/provider"
 	"github.com/streamops/streamops/internal/store"
+	"github.com/streamops/streamops/internal/stream"
 	"github.com/streamops/streamops/internal/task"
 	"github.com/streamops/streamops/internal/task/taskaws"
 )
@@ -107,17 +106,16 @@ func (w *wiring) apiFunction(ctx context.Context) (HTTPFunction, error) {
 	if err != nil {
 		return nil, err
 	}
-	var objs objects.Store = objects.Files{Dir: filepath.Join(w.cfg.DataDir, "exports")}
-	if w.cfg.Getenv("STREAMOPS_EXPORT_BUCKET") != "" {
-		if objs, err = s3bucket.ExportStore(ctx); err != nil {
-			return nil, err
-		}
-	}
-	auth, err := handlers.Auth(httpapi.TokenConfig{AdminToken: w.admin, AdminTokens: w.cfg.AdminTokens, PartnerTokens: w.cfg.PartnerTokens})
+	objs, err := s3bucket.ExportStore(w.cfg.Backends.ExportBucket, w.cfg.DataDir)
 	if err != nil {
 		return nil, err
 	}
-	h, err := handlers.API(a, handlers.APIOptions{Providers: w.providers, Partners: w.partners, Objects: objs, Auth: auth})
+	auth, err := handlers.Auth(config.Tokens{Admin: w.admin, Admins: w.cfg.AdminTokens, Partner: w.cfg.PartnerTokens})
+	if err != nil {
+		return nil, err
+	}
+	h, err := handlers.API(a, handlers.APIOptions{Providers: w.providers, Partners: w.partners, Objects: objs, Auth: auth,
+		Limits: w.cfg.Limits})
 	if err != nil {
 		return nil, err
 	}
@@ -129,7 +127,7 @@ func (w *wiring) workflowProcessor() (KafkaFunction, error) {
 	if err != nil {
 		return nil, err
 	}
-	return streamhandlers.WorkflowProcessor(a)
+	return streamhandlers.WorkflowProcessor(a, stream.ProcessorID(w.cfg.ProcessorID))
 }
 
 // taskProcessor: the executors' files under the stack's data directory,
@@ -139,9 +137,8 @@ func (w *wiring) taskProcessor(ctx context.Context) (KafkaFunction, error) {
 	if err != nil {
 		return nil, err
 	}
-	backends := task.BackendConfigFromEnv()
-	backends.DataDir = w.cfg.DataDir
-	b, err := taskaws.Backends(backends)
+	b, err := taskaws.Backends(task.BackendConfig{EmailSender: w.cfg.Backends.EmailSender,
+		SESConfigurationSet: w.cfg.Backends.SESConfigurationSet, ExportBucket: w.cfg.Backends.ExportBucket, DataDir: w.cfg.DataDir})
 	if err != nil {
 		return nil, err
 	}
@@ -152,7 +149,7 @@ func (w *wiring) taskProcessor(ctx context.Context) (KafkaFunction, error) {
 	for typ, ex := range w.opts.executors {
 		executors[typ] = ex
 	}
-	return streamhandlers.TaskProcessor(a, executors, w.opts.taskBackoff)
+	return streamhandlers.TaskProcessor(a, stream.ProcessorID(w.cfg.ProcessorID), executors, w.opts.taskBackoff)
 }
 
 // outboxRelay: partners from STREAMOPS_PARTNERS_FILE, their secrets from
@@ -172,7 +169,7 @@ func (w *wiring) retrySweeper() (ScheduledFunction, error) {
 	if err != nil {
 		return nil, err
 	}
-	return handlers.RetrySweeper(a, w.providers)
+	return handlers.RetrySweeper(a, w.providers, w.cfg.Sweep)
 }
 
 func (w *wiring) archiverFunction() (ScheduledFunction, error) {

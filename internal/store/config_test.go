@@ -23,85 +23,6 @@ import (
 	"github.com/streamops/streamops/internal/store"
 )
 
-func TestOperationTimeoutFromEnv(t *testing.T) {
-	tests := []struct {
-		env     string
-		want    time.Duration
-		wantErr bool
-	}{
-		{"", 0, false}, // Open's default, store.DefaultOperationTimeout
-		{"2s", 2 * time.Second, false},
-		{"250ms", 250 * time.Millisecond, false},
-		{"5", 0, true},
-		{"-1s", 0, true},
-		{"0s", 0, true},
-	}
-	for _, tc := range tests {
-		t.Run(tc.env, func(t *testing.T) {
-			t.Setenv("STREAMOPS_STORE_OPERATION_TIMEOUT", tc.env)
-			cfg, err := store.ConfigFromEnv()
-			if tc.wantErr {
-				assert.ErrorContains(t, err, "STREAMOPS_STORE_OPERATION_TIMEOUT")
-				return
-			}
-			require.NoError(t, err)
-			assert.Equal(t, tc.want, cfg.OperationTimeout)
-		})
-	}
-}
-
-// TestRetentionFromEnv: both retention variables take days or a Go
-// duration of at least an hour; anything else is refused at start with an
-// error naming the variable.
-func TestRetentionFromEnv(t *testing.T) {
-	tests := []struct {
-		env     string
-		want    time.Duration
-		wantErr string
-	}{
-		{"", 0, ""}, // Open's default, store.DefaultRetention
-		{"90d", 90 * 24 * time.Hour, ""},
-		{"2160h", 90 * 24 * time.Hour, ""},
-		{"1d", 24 * time.Hour, ""},
-		{" 30d ", 30 * 24 * time.Hour, ""},
-		{"36h30m", 36*time.Hour + 30*time.Minute, ""},
-		{"1h", time.Hour, ""},
-		{"90", 0, "such as 90d or 2160h"},
-		{"90s", 0, "at least 1h0m0s"},
-		{"0d", 0, "at least"},
-		{"-1d", 0, "at least"},
-		{"-5h", 0, "at least"},
-		{"1.5d", 0, "not a whole number of days"},
-		{"d", 0, "not a whole number of days"},
-		{"ninety days", 0, "such as 90d"},
-		{"9999999999999d", 0, "too long"},
-	}
-	for _, name := range []string{store.EnvEventsTTL, store.EnvWebhookEventsTTL} {
-		for _, tc := range tests {
-			t.Run(name+"="+tc.env, func(t *testing.T) {
-				t.Setenv(store.EnvEventsTTL, "")
-				t.Setenv(store.EnvWebhookEventsTTL, "")
-				t.Setenv(name, tc.env)
-				cfg, err := store.ConfigFromEnv()
-				if tc.wantErr != "" {
-					require.Error(t, err)
-					assert.Contains(t, err.Error(), name, "the error names the variable")
-					assert.Contains(t, err.Error(), tc.wantErr)
-					return
-				}
-				require.NoError(t, err)
-				got := map[string]time.Duration{store.EnvEventsTTL: cfg.EventTTL, store.EnvWebhookEventsTTL: cfg.WebhookEventTTL}
-				assert.Equal(t, tc.want, got[name])
-				for other, d := range got {
-					if other != name {
-						assert.Zero(t, d, "%s is left to its default", other)
-					}
-				}
-			})
-		}
-	}
-}
-
 func TestNegativeOperationTimeoutIsRefused(t *testing.T) {
 	_, err := store.Open(context.Background(), store.Config{OperationTimeout: -time.Second})
 	assert.ErrorContains(t, err, "OperationTimeout")
@@ -132,11 +53,6 @@ func TestTLSCAFileReachesTheDriver(t *testing.T) {
 		})
 	}
 	assert.Equal(t, "mongodb://h:27017/?tls=true", store.WithTLSCAFile("mongodb://h:27017/?tls=true", ""), "no file: the URI as it is")
-
-	t.Setenv("MONGODB_TLS_CA_FILE", ca)
-	cfg, err := store.ConfigFromEnv()
-	require.NoError(t, err)
-	assert.Equal(t, ca, cfg.TLSCAFile)
 }
 
 // writeTestCA writes a self-signed CA certificate as PEM and returns its path.

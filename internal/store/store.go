@@ -141,34 +141,6 @@ func (c Config) Validate() error {
 	return nil
 }
 
-// ConfigFromEnv reads MONGODB_URI, MONGODB_TLS_CA_FILE, MONGODB_DATABASE, STREAMOPS_DATA_DIR,
-// STREAMOPS_STORE_OPERATION_TIMEOUT (a Go duration, e.g. "5s") and the
-// retention periods STREAMOPS_EVENTS_TTL and STREAMOPS_WEBHOOK_EVENTS_TTL
-// (ParseRetention: "90d" or "2160h").
-func ConfigFromEnv() (Config, error) {
-	cfg := Config{
-		URI:       os.Getenv("MONGODB_URI"),
-		TLSCAFile: os.Getenv("MONGODB_TLS_CA_FILE"),
-		Database:  os.Getenv("MONGODB_DATABASE"),
-		DataDir:   os.Getenv("STREAMOPS_DATA_DIR"),
-	}
-	if v := os.Getenv("STREAMOPS_STORE_OPERATION_TIMEOUT"); v != "" {
-		d, err := time.ParseDuration(v)
-		if err != nil || d <= 0 {
-			return Config{}, fmt.Errorf("store: STREAMOPS_STORE_OPERATION_TIMEOUT=%q: want a positive duration such as 5s", v)
-		}
-		cfg.OperationTimeout = d
-	}
-	var err error
-	if cfg.EventTTL, err = RetentionFromEnv(EnvEventsTTL); err != nil {
-		return Config{}, err
-	}
-	if cfg.WebhookEventTTL, err = RetentionFromEnv(EnvWebhookEventsTTL); err != nil {
-		return Config{}, err
-	}
-	return cfg, nil
-}
-
 // WithTLSCAFile returns uri with tlsCAFile=caFile added to its options,
 // unless caFile is empty or uri names a tlsCAFile of its own (the URI's
 // choice wins).

@@ -213,13 +213,13 @@ func (p *Processor) owns(topic string) bool {
 	return slices.Contains(p.topics, strings.TrimSuffix(topic, events.DLQSuffix))
 }
 
-// ProcessorIDFromEnv is the processorId processors stamp on the events they
-// emit: STREAMOPS_PROCESSOR_ID when set, else the Lambda's log stream
-// (AWS_LAMBDA_LOG_STREAM_NAME, one per execution environment), else the
-// host name.
-func ProcessorIDFromEnv() string {
-	for _, v := range []string{"STREAMOPS_PROCESSOR_ID", "AWS_LAMBDA_LOG_STREAM_NAME"} {
-		if id := os.Getenv(v); id != "" {
+// ProcessorID is the processorId processors stamp on the events they
+// emit: the first of ids that is not empty (STREAMOPS_PROCESSOR_ID, then
+// the Lambda's log stream, one per execution environment), else the host
+// name.
+func ProcessorID(ids ...string) string {
+	for _, id := range ids {
+		if id != "" {
 			return id
 		}
 	}

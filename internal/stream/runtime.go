@@ -29,7 +29,7 @@ type Runtime struct {
 	// Emitter stores then publishes the lifecycle events. Required.
 	Emitter Emitter
 	// ProcessorID is metadata.processorId of the emitted events (the
-	// Lambda's log stream; see ProcessorIDFromEnv). Default Source.
+	// Lambda's log stream; see ProcessorID). Default Source.
 	ProcessorID string
 	// DeadlineMargin is how close to the invocation's deadline the
 	// processor stops starting work, keeps its progress and fails the

@@ -1,10 +1,7 @@
 package submit
 
 import (
-	"errors"
 	"fmt"
-	"os"
-	"strconv"
 
 	"github.com/streamops/streamops/events"
 )
@@ -52,21 +49,21 @@ type Limits struct {
 	MaxTaskDataBytes int
 }
 
-// limit is one field of Limits: its name, the environment variable that
-// sets it, its default, and the field itself.
+// limit is one field of Limits: its name, its default, and the field
+// itself.
 type limit struct {
-	name, env string
-	def       int
-	v         *int
+	name string
+	def  int
+	v    *int
 }
 
-// fields lists l's fields, for setDefaults, Validate and LimitsFromEnv.
+// fields lists l's fields, for setDefaults and Validate.
 func (l *Limits) fields() []limit {
 	return []limit{
-		{"MaxSteps", "STREAMOPS_MAX_WORKFLOW_STEPS", DefaultMaxSteps, &l.MaxSteps},
-		{"MaxNameBytes", "STREAMOPS_MAX_WORKFLOW_NAME_BYTES", DefaultMaxNameBytes, &l.MaxNameBytes},
-		{"MaxInputBytes", "STREAMOPS_MAX_WORKFLOW_INPUT_BYTES", DefaultMaxInputBytes, &l.MaxInputBytes},
-		{"MaxTaskDataBytes", "STREAMOPS_MAX_TASK_DATA_BYTES", DefaultMaxTaskDataBytes, &l.MaxTaskDataBytes},
+		{"MaxSteps", DefaultMaxSteps, &l.MaxSteps},
+		{"MaxNameBytes", DefaultMaxNameBytes, &l.MaxNameBytes},
+		{"MaxInputBytes", DefaultMaxInputBytes, &l.MaxInputBytes},
+		{"MaxTaskDataBytes", DefaultMaxTaskDataBytes, &l.MaxTaskDataBytes},
 	}
 }
 
@@ -103,27 +100,6 @@ func (l Limits) Validate(maxMessageBytes int) error {
 			task, maxMessageBytes)
 	}
 	return nil
-}
-
-// LimitsFromEnv reads the limits from STREAMOPS_MAX_WORKFLOW_STEPS,
-// STREAMOPS_MAX_WORKFLOW_NAME_BYTES, STREAMOPS_MAX_WORKFLOW_INPUT_BYTES and
-// STREAMOPS_MAX_TASK_DATA_BYTES; unset is the default.
-func LimitsFromEnv() (Limits, error) {
-	var l Limits
-	var errs []error
-	for _, f := range l.fields() {
-		v := os.Getenv(f.env)
-		if v == "" {
-			continue
-		}
-		n, err := strconv.Atoi(v)
-		if err != nil || n <= 0 {
-			errs = append(errs, fmt.Errorf("submit: %s=%q is not a positive whole number", f.env, v))
-			continue
-		}
-		*f.v = n
-	}
-	return l, errors.Join(errs...)
 }
 
 // checkWorkflow applies the limits to a workflow submission.

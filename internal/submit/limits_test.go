@@ -39,35 +39,3 @@ func TestLimitsMustFitTheBrokersMessageSize(t *testing.T) {
 		})
 	}
 }
-
-func TestLimitsFromEnv(t *testing.T) {
-	tests := []struct {
-		name    string
-		env     map[string]string
-		want    Limits
-		wantErr string
-	}{
-		{"unset", nil, Limits{}, ""},
-		{"every limit", map[string]string{
-			"STREAMOPS_MAX_WORKFLOW_STEPS": "5", "STREAMOPS_MAX_WORKFLOW_NAME_BYTES": "64",
-			"STREAMOPS_MAX_WORKFLOW_INPUT_BYTES": "1024", "STREAMOPS_MAX_TASK_DATA_BYTES": "2048",
-		}, Limits{MaxSteps: 5, MaxNameBytes: 64, MaxInputBytes: 1024, MaxTaskDataBytes: 2048}, ""},
-		{"not a number", map[string]string{"STREAMOPS_MAX_WORKFLOW_STEPS": "many"}, Limits{}, "STREAMOPS_MAX_WORKFLOW_STEPS"},
-		{"zero", map[string]string{"STREAMOPS_MAX_TASK_DATA_BYTES": "0"}, Limits{}, "STREAMOPS_MAX_TASK_DATA_BYTES"},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			for _, k := range []string{"STREAMOPS_MAX_WORKFLOW_STEPS", "STREAMOPS_MAX_WORKFLOW_NAME_BYTES", "STREAMOPS_MAX_WORKFLOW_INPUT_BYTES", "STREAMOPS_MAX_TASK_DATA_BYTES"} {
-				t.Setenv(k, tc.env[k])
-			}
-			got, err := LimitsFromEnv()
-			if tc.wantErr != "" {
-				require.Error(t, err)
-				assert.Contains(t, err.Error(), tc.wantErr)
-				return
-			}
-			require.NoError(t, err)
-			assert.Equal(t, tc.want, got)
-		})
-	}
-}

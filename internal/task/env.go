@@ -3,14 +3,13 @@ package task
 import (
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 
 	"github.com/streamops/streamops/events"
 	"github.com/streamops/streamops/internal/objects"
 )
 
-// Environment variables of the executors' backends.
+// Environment variables of the executors' backends, named in errors.
 const (
 	EnvEmailSender         = "STREAMOPS_EMAIL_SENDER"
 	EnvSESConfigurationSet = "STREAMOPS_SES_CONFIGURATION_SET"
@@ -35,18 +34,6 @@ type BackendConfig struct {
 	// OnLambda requires the AWS backends: a Lambda's file system is
 	// ephemeral, so "sent" mail and exports written there would vanish.
 	OnLambda bool
-}
-
-// BackendConfigFromEnv reads the backends from the environment; OnLambda is
-// set when AWS_LAMBDA_FUNCTION_NAME is.
-func BackendConfigFromEnv() BackendConfig {
-	return BackendConfig{
-		EmailSender:         os.Getenv(EnvEmailSender),
-		SESConfigurationSet: os.Getenv(EnvSESConfigurationSet),
-		ExportBucket:        os.Getenv(EnvExportBucket),
-		DataDir:             os.Getenv(EnvDataDir),
-		OnLambda:            os.Getenv("AWS_LAMBDA_FUNCTION_NAME") != "",
-	}
 }
 
 func (c *BackendConfig) setDefaults() {

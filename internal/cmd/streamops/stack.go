@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/streamops/streamops/internal/app"
+	"github.com/streamops/streamops/internal/config"
 	"github.com/streamops/streamops/internal/local"
 	"github.com/streamops/streamops/internal/provider"
 )
@@ -57,7 +58,11 @@ func runStack(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 func printCurl(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("curl", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	url := fs.String("url", envOr("STREAMOPS_URL", "http://"+envOr("STREAMOPS_HTTP_ADDR", local.DefaultHTTPAddr)), "base URL of the local stack")
+	stackCfg, err := config.FromEnv[config.Local]()
+	if err != nil {
+		return err
+	}
+	url := fs.String("url", envOr("STREAMOPS_URL", "http://"+stackCfg.HTTPAddr), "base URL of the local stack")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -68,7 +73,7 @@ func printCurl(args []string, stdout, stderr io.Writer) error {
 	if name != "stripe" {
 		return fmt.Errorf("only stripe has a sample event; sign others with provider.Provider.Sign")
 	}
-	providers, err := app.Providers()
+	providers, err := app.Providers(stackCfg.Providers)
 	if err != nil {
 		return err
 	}
@@ -76,7 +81,7 @@ func printCurl(args []string, stdout, stderr io.Writer) error {
 	if !ok {
 		return fmt.Errorf("no provider %q is configured", name)
 	}
-	secret, err := local.WebhookSecret(envOr("STREAMOPS_DATA_DIR", local.DefaultDataDir), name, os.Getenv)
+	secret, err := local.WebhookSecret(stackCfg.DataDir, name, os.Getenv)
 	if err != nil {
 		return err
 	}

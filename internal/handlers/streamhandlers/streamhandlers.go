@@ -15,9 +15,10 @@ import (
 // KafkaHandler handles one MSK batch (workflow-processor, task-processor).
 type KafkaHandler = func(context.Context, lambdaevents.KafkaEvent) error
 
-// WorkflowProcessor is the workflow-processor function.
-func WorkflowProcessor(a *app.App) (KafkaHandler, error) {
-	svc, err := workflow.New(workflow.Config{Store: a.Store, Runtime: runtime(a)})
+// WorkflowProcessor is the workflow-processor function, stamping
+// processorID on the events it emits.
+func WorkflowProcessor(a *app.App, processorID string) (KafkaHandler, error) {
+	svc, err := workflow.New(workflow.Config{Store: a.Store, Runtime: runtime(a, processorID)})
 	if err != nil {
 		return nil, err
 	}
@@ -25,9 +26,10 @@ func WorkflowProcessor(a *app.App) (KafkaHandler, error) {
 }
 
 // TaskProcessor is the task-processor function, running tasks with
-// executors and spacing retries with retries (nil: task.DefaultBackoff).
-func TaskProcessor(a *app.App, executors task.Executors, retries backoff.Policy) (KafkaHandler, error) {
-	svc, err := task.New(task.Config{Store: a.Store, Executors: executors, Backoff: retries, Runtime: runtime(a)})
+// executors and spacing retries with retries (nil: task.DefaultBackoff),
+// stamping processorID on the events it emits.
+func TaskProcessor(a *app.App, processorID string, executors task.Executors, retries backoff.Policy) (KafkaHandler, error) {
+	svc, err := task.New(task.Config{Store: a.Store, Executors: executors, Backoff: retries, Runtime: runtime(a, processorID)})
 	if err != nil {
 		return nil, err
 	}
@@ -35,8 +37,8 @@ func TaskProcessor(a *app.App, executors task.Executors, retries backoff.Policy)
 }
 
 // runtime is what every processor's domain service emits and reports with.
-func runtime(a *app.App) stream.Runtime {
-	return stream.Runtime{Emitter: a.Emitter, ProcessorID: stream.ProcessorIDFromEnv(), Logger: a.Logger, Metrics: a.Metrics}
+func runtime(a *app.App, processorID string) stream.Runtime {
+	return stream.Runtime{Emitter: a.Emitter, ProcessorID: processorID, Logger: a.Logger, Metrics: a.Metrics}
 }
 
 // processor puts a stream processor, dead-lettering poison records, in

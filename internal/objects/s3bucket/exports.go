@@ -1,8 +1,6 @@
 package s3bucket
 
 import (
-	"context"
-	"os"
 	"path/filepath"
 	"time"
 
@@ -16,16 +14,15 @@ import (
 const ExportLinkTTL = 15 * time.Minute
 
 // ExportStore is where exports too large for a response go: the S3 bucket
-// STREAMOPS_EXPORT_BUCKET when set (answered with a presigned link), else the
-// directory exports/ under STREAMOPS_DATA_DIR (default .streamops). It lives
-// here, not in package app, so that only the functions that export (api)
-// link the S3 client.
-func ExportStore(ctx context.Context) (objects.Store, error) {
-	if bucket := os.Getenv("STREAMOPS_EXPORT_BUCKET"); bucket != "" {
+// when one is named (STREAMOPS_EXPORT_BUCKET; answered with a presigned
+// link), else the directory exports/ under dir (STREAMOPS_DATA_DIR,
+// default .streamops). It lives here, not in package app, so that only the
+// functions that export (api) link the S3 client.
+func ExportStore(bucket, dir string) (objects.Store, error) {
+	if bucket != "" {
 		client := s3.NewFromConfig(awsenv.Config())
 		return Bucket{Client: client, Bucket: bucket, Presign: s3.NewPresignClient(client), LinkTTL: ExportLinkTTL}, nil
 	}
-	dir := os.Getenv("STREAMOPS_DATA_DIR")
 	if dir == "" {
 		dir = ".streamops"
 	}

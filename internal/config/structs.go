@@ -1,0 +1,271 @@
+package config
+
+import "time"
+
+// Kafka is how a function reaches the brokers.
+type Kafka struct {
+	Brokers string `env:"KAFKA_BROKERS" desc:"comma-separated bootstrap brokers (host:port) of the Kafka/MSK cluster; every function refuses to start without them"`
+	Auth    string `env:"KAFKA_AUTH" envDefault:"none" desc:"how the functions reach Kafka: iam (Amazon MSK IAM: TLS + SASL AWS_MSK_IAM with the credentials of AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, AWS_SESSION_TOKEN and AWS_REGION, which Lambda sets), tls, or none"`
+}
+
+// Producer is the size the brokers accept.
+type Producer struct {
+	MaxMessageBytes Bytes `env:"KAFKA_MAX_MESSAGE_BYTES" envDefault:"1048588" desc:"the brokers' message.max.bytes (Kafka's and MSK's default): the producer sends records up to this size, and every writer refuses, before storing anything, an event whose record would be larger"`
+}
+
+// Mongo names the MongoDB and its database.
+type Mongo struct {
+	URI      string `env:"MONGODB_URI" desc:"a real MongoDB (Atlas, DocumentDB, mongod). Unset: the embedded engine, except on Lambda, where a function then refuses to start (see STREAMOPS_ALLOW_EMBEDDED_STORE)"`
+	Database string `env:"MONGODB_DATABASE" envDefault:"streamops" desc:"database name"`
+}
+
+// Retention is how long the store keeps events and webhook events.
+type Retention struct {
+	EventsTTL        RetentionPeriod `env:"STREAMOPS_EVENTS_TTL" envDefault:"90d" desc:"how long an event stays in events: whole days (90d) or a Go duration (2160h), at least 1h. Once it has passed the archiver copies the event to events_archive and only then lets the TTL index delete it"`
+	WebhookEventsTTL RetentionPeriod `env:"STREAMOPS_WEBHOOK_EVENTS_TTL" envDefault:"90d" desc:"how long a webhook_events row is kept, read like STREAMOPS_EVENTS_TTL; a change applies to rows stored after it"`
+}
+
+// StoreTimeout bounds each store command.
+type StoreTimeout struct {
+	OperationTimeout Timeout `env:"STREAMOPS_STORE_OPERATION_TIMEOUT" envDefault:"5s" desc:"each store command's own timeout, inside the function's deadline: a store that does not answer makes the webhook and the API answer 503 with Retry-After after it"`
+}
+
+// Store is the store of a deployed function.
+type Store struct {
+	Mongo
+	URISecret        string `env:"MONGODB_URI_SECRET" desc:"the Secrets Manager secret (name or ARN) whose value is the MongoDB URI, read once at cold start when MONGODB_URI is unset; a secret that cannot be read fails the cold start"`
+	URISecretVersion string `env:"MONGODB_URI_SECRET_VERSION" desc:"a version of MONGODB_URI_SECRET to pin; unset: the current one"`
+	TLSCAFile        string `env:"MONGODB_TLS_CA_FILE" desc:"PEM bundle the MongoDB server's certificate is checked against, added to the URI as tlsCAFile unless the URI names one; unset: the system roots"`
+	DataDir          string `env:"STREAMOPS_DATA_DIR" desc:"where the embedded engine keeps its data (streamops.lungo); unset: in memory. Also the directory of local mail, objects and exports (default .streamops)"`
+	AllowEmbedded    OptIn  `env:"STREAMOPS_ALLOW_EMBEDDED_STORE" desc:"true lets a function run on the embedded engine on Lambda; for tests of the real binaries under a Runtime API emulator only, never set by the CDK stack"`
+	StoreTimeout
+	Retention
+}
+
+// Log is the log level.
+type Log struct {
+	Level string `env:"STREAMOPS_LOG_LEVEL" envDefault:"info" desc:"debug, info, warn or error; logs are JSON (slog)"`
+}
+
+// Lambda is what the Lambda runtime sets.
+type Lambda struct {
+	FunctionName string `env:"AWS_LAMBDA_FUNCTION_NAME" desc:"set by Lambda: the function runs there, so it needs a MongoDB, Secrets Manager secrets and the AWS backends"`
+}
+
+// OnLambda reports whether the function runs on Lambda.
+func (l Lambda) OnLambda() bool { return l.FunctionName != "" }
+
+// Function is what every function that opens the App (app.Open) reads.
+type Function struct {
+	Store    Store
+	Kafka    Kafka
+	Producer Producer
+	Log      Log
+	Lambda   Lambda
+}
+
+// RequestMarks is the mark delay of the functions that serve one request at
+// a time (webhook, api), where a mark per request was one store command in
+// four.
+type RequestMarks struct {
+	MarkDelay Delay `env:"STREAMOPS_MARK_DELAY" envDefault:"1s" desc:"how long an event published inline may wait for its published mark, so the marks of requests that follow each other share one store command; 0 marks every request's events before it answers"`
+}
+
+// BatchMarks is the mark delay of the functions that publish a batch and
+// mark it in one command already.
+type BatchMarks struct {
+	MarkDelay Delay `env:"STREAMOPS_MARK_DELAY" envDefault:"0s" desc:"how long published events may wait for their published mark (see the webhook function)"`
+}
+
+// Providers is the webhook provider table.
+type Providers struct {
+	ProvidersFile string `env:"STREAMOPS_PROVIDERS_FILE" desc:"webhook provider configuration (signature scheme, id/type extraction, PII paths, partner mapping, route table); unset: the embedded internal/provider/providers.json"`
+}
+
+// Partners is the partner table.
+type Partners struct {
+	PartnersFile string `env:"STREAMOPS_PARTNERS_FILE" desc:"partner endpoints the outbox relay delivers to ([{\"id\":\"acme\",\"name\":\"Acme Corp\",\"url\":\"https://…\"}]); unset: no partners"`
+}
+
+// WebhookSecrets is where inbound webhooks' signing secrets come from.
+type WebhookSecrets struct {
+	WebhookWebhookVars struct{} `env:"-" var:"WEBHOOK_SECRET_<PROVIDER>" desc:"off Lambda: a provider's signing secrets, comma-separated while rotating (WEBHOOK_SECRET_STRIPE=whsec_old,whsec_new)"`
+	Prefix             string   `env:"WEBHOOK_SECRETS_PREFIX" envDefault:"streamops/webhook/" desc:"on Lambda: the Secrets Manager id prefix of a provider's secrets (+ provider name)"`
+}
+
+// PartnerSecrets is where outbound deliveries' signing secrets come from.
+type PartnerSecrets struct {
+	PartnerPartnerVars struct{} `env:"-" var:"PARTNER_SECRET_<PARTNER>" desc:"off Lambda: a partner's Standard Webhooks signing secret (whsec_…)"`
+	Prefix             string   `env:"PARTNER_SECRETS_PREFIX" envDefault:"streamops/partner/" desc:"on Lambda: the Secrets Manager id prefix of a partner's secret (+ partner id)"`
+}
+
+// Tokens are the api's bearer tokens.
+type Tokens struct {
+	Admin   string `env:"STREAMOPS_ADMIN_TOKEN" desc:"bearer token that may use every /api route, as the principal admin (on AWS the JWT authorizer's scope streamops/admin does)"`
+	Admins  string `env:"STREAMOPS_ADMIN_TOKENS" desc:"name=token,…: more admin tokens, each the principal of its name"`
+	Partner string `env:"STREAMOPS_PARTNER_TOKENS" desc:"partnerId=token,… or partnerId:name=token,…: tokens that read only that partner's events, as the principal partner:<partnerId>[:<name>]; a malformed list makes the api refuse to start"`
+}
+
+// Limits are the api's submission limits.
+type Limits struct {
+	MaxSteps         Count `env:"STREAMOPS_MAX_WORKFLOW_STEPS" envDefault:"10" desc:"most steps of one POST /api/workflows"`
+	MaxNameBytes     Count `env:"STREAMOPS_MAX_WORKFLOW_NAME_BYTES" envDefault:"200" desc:"longest workflow name, in bytes"`
+	MaxInputBytes    Count `env:"STREAMOPS_MAX_WORKFLOW_INPUT_BYTES" envDefault:"32768" desc:"largest workflow input, in bytes as sent"`
+	MaxTaskDataBytes Count `env:"STREAMOPS_MAX_TASK_DATA_BYTES" envDefault:"32768" desc:"largest task data, in bytes as sent"`
+}
+
+// Exports is where exports too large to answer inline go.
+type Exports struct {
+	Bucket string `env:"STREAMOPS_EXPORT_BUCKET" desc:"S3 bucket of large /api/events/export results (presigned links, 15 min); unset: files under the data directory's exports/"`
+}
+
+// Backends are where the task executors send email and store files.
+type Backends struct {
+	EmailSender         string `env:"STREAMOPS_EMAIL_SENDER" desc:"SES v2 sender of email_notification tasks; required on Lambda. Unset: .eml files under the data directory's mail/"`
+	SESConfigurationSet string `env:"STREAMOPS_SES_CONFIGURATION_SET" desc:"optional SES configuration set of the sent mail"`
+	ExportBucket        string `env:"STREAMOPS_EXPORT_BUCKET" desc:"S3 bucket of data_export / report_generation outputs (and, locally, of large exports); required on Lambda. Unset: files under the data directory's objects/"`
+}
+
+// Processor names the processor in the events it emits.
+type Processor struct {
+	ID        string `env:"STREAMOPS_PROCESSOR_ID" desc:"metadata.processorId of the events the processor emits; unset: the Lambda log stream, else the host name"`
+	LogStream string `env:"AWS_LAMBDA_LOG_STREAM_NAME" desc:"set by Lambda: the execution environment's log stream, the processorId when STREAMOPS_PROCESSOR_ID is unset"`
+}
+
+// Schedule is the period of the schedule that invokes a function.
+type Schedule struct {
+	Period Delay `env:"STREAMOPS_SCHEDULE_PERIOD" envDefault:"0s" desc:"the schedule's period, set by the CDK stack: each run serves until shortly before the next one; 0: each run delivers what is due and returns"`
+}
+
+// Sweep is how long the retry-sweeper waits before it acts.
+type Sweep struct {
+	StallAfter  Delay `env:"STREAMOPS_SWEEP_STALL_AFTER" envDefault:"10m" desc:"how long a pending/processing workflow or task, or a processing webhook event, may make no progress before it is driven again from its stored state"`
+	GiveUpAfter Delay `env:"STREAMOPS_SWEEP_GIVE_UP_AFTER" envDefault:"24h" desc:"how long a stored event may stay unpublished before it is dead-lettered (publish-expired) instead of retried"`
+}
+
+// App is the configuration of a function that opens the App (app.Start):
+// the settings every function shares and its mark delay.
+type App interface {
+	Common() Function
+	Marks() time.Duration
+}
+
+// Common is f, the part of a function's configuration every function has.
+func (f Function) Common() Function { return f }
+
+// Marks is the mark delay.
+func (m RequestMarks) Marks() time.Duration { return time.Duration(m.MarkDelay) }
+
+// Marks is the mark delay.
+func (m BatchMarks) Marks() time.Duration { return time.Duration(m.MarkDelay) }
+
+// Webhook is the webhook function's configuration.
+type Webhook struct {
+	Function
+	RequestMarks
+	Providers      Providers
+	WebhookSecrets WebhookSecrets
+}
+
+// API is the api function's configuration.
+type API struct {
+	Function
+	RequestMarks
+	Providers Providers
+	Partners  Partners
+	Tokens    Tokens
+	Limits    Limits
+	Exports   Exports
+}
+
+// WorkflowProcessor is the workflow-processor function's configuration.
+type WorkflowProcessor struct {
+	Function
+	BatchMarks
+	Processor Processor
+}
+
+// TaskProcessor is the task-processor function's configuration.
+type TaskProcessor struct {
+	Function
+	BatchMarks
+	Processor Processor
+	Backends  Backends
+}
+
+// OutboxRelay is the outbox-relay function's configuration.
+type OutboxRelay struct {
+	Function
+	BatchMarks
+	Partners       Partners
+	PartnerSecrets PartnerSecrets
+	Schedule       Schedule
+}
+
+// RetrySweeper is the retry-sweeper function's configuration.
+type RetrySweeper struct {
+	Function
+	BatchMarks
+	Providers Providers
+	Sweep     Sweep
+}
+
+// Archiver is the archiver function's configuration.
+type Archiver struct {
+	Function
+	BatchMarks
+}
+
+// KafkaTopics is the kafka-topics custom resource's configuration.
+type KafkaTopics struct {
+	Kafka Kafka
+}
+
+// Local is the local stack's configuration (streamops run): the
+// functions' settings it applies, and its own.
+type Local struct {
+	DataDir            string `env:"STREAMOPS_DATA_DIR" envDefault:".streamops" desc:"everything kept across restarts: the store, the broker's log and offsets, generated secrets (secrets/), mail, objects, exports. Delete it to start empty"`
+	HTTPAddr           string `env:"STREAMOPS_HTTP_ADDR" envDefault:"127.0.0.1:8080" desc:"the HTTP API (loopback: the admin token is printed)"`
+	KafkaAddr          string `env:"STREAMOPS_KAFKA_ADDR" envDefault:"127.0.0.1:9092" desc:"the embedded broker (ignored with KAFKA_BROKERS)"`
+	ScheduleInterval   Delay  `env:"STREAMOPS_SCHEDULE_INTERVAL" envDefault:"10s" desc:"outbox-relay and retry-sweeper period; partner retries keep seed 000's 5, 10, 20, 40 s whatever it is"`
+	StoreFlushInterval Delay  `env:"STREAMOPS_STORE_FLUSH_INTERVAL" envDefault:"0s" desc:"0s: the embedded store journals every commit and fsyncs it before answering, so a 2xx is on disk. A positive duration holds commits in memory up to that long, and a crash loses them"`
+	Kafka              Kafka
+	Producer           Producer
+	Mongo              Mongo
+	StoreTimeout       StoreTimeout
+	Retention          Retention
+	Log                Log
+	Tokens             Tokens
+	WebhookSecrets     LocalWebhookSecrets
+	PartnerSecrets     LocalPartnerSecrets
+	Providers          Providers
+	Partners           Partners
+	Limits             Limits
+	Sweep              Sweep
+	Backends           Backends
+	Processor          LocalProcessor
+}
+
+// LocalWebhookSecrets are the local stack's webhook secrets.
+type LocalWebhookSecrets struct {
+	WebhookVars struct{} `env:"-" var:"WEBHOOK_SECRET_<PROVIDER>" desc:"a provider's signing secrets, comma-separated while rotating; unset: a whsec_… secret per configured provider, generated once into the data directory's secrets/"`
+}
+
+// LocalPartnerSecrets are the local stack's partner secrets.
+type LocalPartnerSecrets struct {
+	PartnerVars struct{} `env:"-" var:"PARTNER_SECRET_<PARTNER>" desc:"a partner's Standard Webhooks signing secret (whsec_…)"`
+}
+
+// LocalProcessor names the local stack's processors.
+type LocalProcessor struct {
+	ID string `env:"STREAMOPS_PROCESSOR_ID" desc:"metadata.processorId of the events the processors emit; unset: the host name"`
+}
+
+// Duration returns d as a time.Duration.
+func (d Delay) Duration() time.Duration { return time.Duration(d) }
+
+// Duration returns t as a time.Duration.
+func (t Timeout) Duration() time.Duration { return time.Duration(t) }
+
+// Duration returns r as a time.Duration.
+func (r RetentionPeriod) Duration() time.Duration { return time.Duration(r) }

@@ -1,0 +1,119 @@
+package config
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// MinRetention is the shortest retention a RetentionPeriod accepts. A shorter
+// period is a mistaken unit (90s for 90d) rather than a policy: it would
+// delete webhook rows while their providers still redeliver them.
+const MinRetention = time.Hour
+
+// RetentionPeriod is a whole number of days ("90d") or a Go duration
+// ("2160h", "36h30m"), at least MinRetention.
+type RetentionPeriod time.Duration
+
+// UnmarshalText parses a retention period.
+func (r *RetentionPeriod) UnmarshalText(b []byte) error {
+	d, err := ParseRetention(string(b))
+	*r = RetentionPeriod(d)
+	return err
+}
+
+// ParseRetention reads a retention period (see RetentionPeriod); the error
+// says what is wanted.
+func ParseRetention(value string) (time.Duration, error) {
+	d, err := parseDays(strings.TrimSpace(value))
+	if err != nil {
+		return 0, fmt.Errorf("want a retention period such as 90d or 2160h: %w", err)
+	}
+	if d < MinRetention {
+		return 0, fmt.Errorf("want a retention period of at least %s (such as 90d or 2160h)", MinRetention)
+	}
+	return d, nil
+}
+
+// parseDays parses "<n>d" or a Go duration.
+func parseDays(v string) (time.Duration, error) {
+	days, ok := strings.CutSuffix(v, "d")
+	if !ok {
+		return time.ParseDuration(v)
+	}
+	n, err := strconv.ParseInt(days, 10, 64)
+	if err != nil {
+		return 0, fmt.Errorf("%q is not a whole number of days", days)
+	}
+	if n > math.MaxInt64/int64(24*time.Hour) {
+		return 0, fmt.Errorf("%d days is too long", n)
+	}
+	return time.Duration(n) * 24 * time.Hour, nil
+}
+
+// Delay is a Go duration that may be 0 but not negative ("250ms", "10m",
+// "0").
+type Delay time.Duration
+
+// UnmarshalText parses a non-negative Go duration.
+func (d *Delay) UnmarshalText(b []byte) error {
+	v, err := time.ParseDuration(string(b))
+	if err != nil || v < 0 {
+		return errors.New("want a Go duration such as 250ms or 10m, or 0")
+	}
+	*d = Delay(v)
+	return nil
+}
+
+// Timeout is a positive Go duration ("5s").
+type Timeout time.Duration
+
+// UnmarshalText parses a positive Go duration.
+func (t *Timeout) UnmarshalText(b []byte) error {
+	v, err := time.ParseDuration(string(b))
+	if err != nil || v <= 0 {
+		return errors.New("want a positive duration such as 5s")
+	}
+	*t = Timeout(v)
+	return nil
+}
+
+// Count is a positive whole number (a limit).
+type Count int
+
+// UnmarshalText parses a positive whole number.
+func (c *Count) UnmarshalText(b []byte) error {
+	n, err := strconv.Atoi(string(b))
+	if err != nil || n <= 0 {
+		return errors.New("is not a positive whole number")
+	}
+	*c = Count(n)
+	return nil
+}
+
+// Bytes is a whole number of bytes; its range is checked by its consumer
+// (bus.Config.Validate for KAFKA_MAX_MESSAGE_BYTES).
+type Bytes int
+
+// UnmarshalText parses a whole number.
+func (n *Bytes) UnmarshalText(b []byte) error {
+	v, err := strconv.Atoi(string(b))
+	if err != nil {
+		return errors.New("want a whole number of bytes")
+	}
+	*n = Bytes(v)
+	return nil
+}
+
+// OptIn is true only for the exact value "true": anything else leaves a
+// guard in place rather than failing the start.
+type OptIn bool
+
+// UnmarshalText is true for "true" only.
+func (o *OptIn) UnmarshalText(b []byte) error {
+	*o = string(b) == "true"
+	return nil
+}
