@@ -57,6 +57,19 @@ func (h *harness) stored(t *testing.T) (workflows, tasks, evs, records int) {
 		len(h.env.Records(t, events.TopicWorkflows)) + len(h.env.Records(t, events.TopicTasks))
 }
 
+// requireRefused checks err is a *ValidationError on field whose reason
+// contains reason (the API's 400), and that nothing was stored or
+// published.
+func (h *harness) requireRefused(t *testing.T, err error, field, reason string) {
+	t.Helper()
+	verr, ok := errors.AsType[*submit.ValidationError](err)
+	require.True(t, ok, "a *ValidationError, got %v", err)
+	assert.Equal(t, field, verr.Field)
+	assert.Contains(t, verr.Reason, reason)
+	wfs, tasks, evs, recs := h.stored(t)
+	assert.Equal(t, [4]int{}, [4]int{wfs, tasks, evs, recs}, "nothing stored or published")
+}
+
 func validWorkflow() submit.WorkflowRequest {
 	return submit.WorkflowRequest{Name: "Data Processing Pipeline", Steps: []string{"validate", "transform", "store"}, Priority: "high",
 		Input: json.RawMessage(`{"source":"s3://bucket/file.csv"}`)}
@@ -121,13 +134,8 @@ func TestSubmitWorkflowRefusesEveryInvalidRequestWithNothingStored(t *testing.T)
 			req := validWorkflow()
 			tc.change(&req)
 			receipt, err := h.svc.SubmitWorkflow(context.Background(), req, submit.Caller{UserID: "user-1", IdempotencyKey: "key-1"})
-			verr, ok := errors.AsType[*submit.ValidationError](err)
-			require.True(t, ok, "a *ValidationError, got %v", err)
-			assert.Equal(t, tc.wantField, verr.Field)
-			assert.Contains(t, verr.Reason, tc.wantReason)
 			assert.Equal(t, submit.WorkflowReceipt{}, receipt)
-			wfs, tasks, evs, recs := h.stored(t)
-			assert.Equal(t, [4]int{}, [4]int{wfs, tasks, evs, recs}, "nothing stored or published")
+			h.requireRefused(t, err, tc.wantField, tc.wantReason)
 		})
 	}
 }
@@ -158,13 +166,8 @@ func TestSubmitTaskRefusesEveryInvalidRequestWithNothingStored(t *testing.T) {
 			req := validTask()
 			tc.change(&req)
 			receipt, err := h.svc.SubmitTask(context.Background(), req, submit.Caller{IdempotencyKey: "key-1"})
-			verr, ok := errors.AsType[*submit.ValidationError](err)
-			require.True(t, ok, "a *ValidationError, got %v", err)
-			assert.Equal(t, tc.wantField, verr.Field)
-			assert.Contains(t, verr.Reason, tc.wantReason)
 			assert.Equal(t, submit.TaskReceipt{}, receipt)
-			wfs, tasks, evs, recs := h.stored(t)
-			assert.Equal(t, [4]int{}, [4]int{wfs, tasks, evs, recs}, "nothing stored or published")
+			h.requireRefused(t, err, tc.wantField, tc.wantReason)
 		})
 	}
 }
