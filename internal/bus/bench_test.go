@@ -2,7 +2,6 @@ package bus
 
 import (
 	"context"
-	"encoding/json"
 	"strings"
 	"testing"
 	"time"
@@ -67,8 +66,8 @@ func builtEnvelopes(tb testing.TB, n, size int) (built, decoded []events.Envelop
 // functions publish what they emit (New keeps the JSON it validated, so
 // nothing is encoded twice); and Publish of the same events decoded from
 // JSON, as the retry-sweeper and replays publish them (Publish encodes
-// each). Its one sub-benchmark, raw-vs-bus, reports raw-records/s,
-// bus-records/s and bus-decoded-records/s; bus over raw is the
+// each with encoding/json). Its one sub-benchmark, raw-vs-bus, reports
+// raw-records/s, bus-records/s and bus-decoded-records/s; bus over raw is the
 // performance table's produce row.
 func BenchmarkProduce(b *testing.B) {
 	b.Run("raw-vs-bus", func(b *testing.B) {
@@ -154,45 +153,6 @@ func BenchmarkProduce(b *testing.B) {
 		b.ReportMetric(n/rawTime.Seconds(), "raw-records/s")
 		b.ReportMetric(n/builtTime.Seconds(), "bus-records/s")
 		b.ReportMetric(n/decodedTime.Seconds(), "bus-decoded-records/s")
-	})
-}
-
-// BenchmarkEnvelopeEncoding weighs the hand-written encoder (encode.go)
-// against encoding/json in the same run: both turn the 10,000 envelopes of
-// BenchmarkProduce (1 KiB each) into a record value and a partition key,
-// the scanner by its fast path, encoding/json by json.Marshal and
-// Envelope.AggregateID, which is what the encoder falls back to. The
-// scanner is kept only while it pays for itself here. (encoding/json/v2
-// needs GOEXPERIMENT=jsonv2 in Go 1.26, so it is not compared.)
-func BenchmarkEnvelopeEncoding(b *testing.B) {
-	envs := benchEnvelopes(benchRecords, benchRecordBytes)
-	report := func(b *testing.B) {
-		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(benchRecords*b.N), "ns/record")
-	}
-	b.Run("scanner", func(b *testing.B) {
-		b.ReportAllocs()
-		for range b.N {
-			enc := newEnvelopeEncoder(envs)
-			for i := range envs {
-				if _, _, err := enc.encode(&envs[i]); err != nil {
-					b.Fatal(err)
-				}
-			}
-			enc.release()
-		}
-		report(b)
-	})
-	b.Run("encoding-json", func(b *testing.B) {
-		b.ReportAllocs()
-		for range b.N {
-			for i := range envs {
-				if _, err := json.Marshal(&envs[i]); err != nil {
-					b.Fatal(err)
-				}
-				_ = []byte(envs[i].AggregateID())
-			}
-		}
-		report(b)
 	})
 }
 

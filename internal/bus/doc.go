@@ -1,7 +1,8 @@
 // Package bus is StreamOps' Kafka (Amazon MSK) producing and admin edge,
 // built on franz-go like its kgo/kadm split: the producer that publishes
-// event envelopes with the seed-003 key, value, timestamp and headers (and
-// its envelope encoder), and the declarative topic table and EnsureTopics.
+// event envelopes with the seed-003 key, value, timestamp and headers (the
+// value is the JSON events.New kept, else encoding/json's), and the
+// declarative topic table and EnsureTopics.
 //
 // What must not live here: event schemas and payload types (package events),
 // the MSK trigger adapter, Lambda's KafkaEvent and the dead-letter record

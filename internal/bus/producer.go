@@ -88,21 +88,21 @@ func (c *Client) Close() { c.cl.Close() }
 // ErrUnroutable when there is no topic or no key.
 func NewRecord(env events.Envelope, topic string) (*kgo.Record, error) {
 	r := new(kgo.Record)
-	if err := new(envelopeEncoder).fill(r, &env, topic); err != nil {
+	if err := fill(r, &env, topic); err != nil {
 		return nil, err
 	}
 	return r, nil
 }
 
 // fill makes r the record of env (see NewRecord).
-func (e *envelopeEncoder) fill(r *kgo.Record, env *events.Envelope, topic string) error {
+func fill(r *kgo.Record, env *events.Envelope, topic string) error {
 	if topic == "" {
 		topic = env.EventType.Topic()
 	}
 	if topic == "" {
 		return fmt.Errorf("%w: %s %s has no Kafka topic", ErrUnroutable, env.EventType, env.EventID)
 	}
-	value, key, err := e.encode(env)
+	value, key, err := encode(env)
 	if err != nil {
 		return errEncode(env, err)
 	}
@@ -158,7 +158,7 @@ func (c *Client) publish(ctx context.Context, topic string, envs []events.Envelo
 	// the first batches are on the wire while the rest are being encoded.
 	recs := make([]kgo.Record, len(envs))
 	w := newProduceWait(ctx, len(envs))
-	encs := encodeInOrder(envs, recs, topic, func(i int, err error) {
+	encodeInOrder(envs, recs, topic, func(i int, err error) {
 		if err != nil {
 			recs[i].Topic = cmp.Or(topic, envs[i].EventType.Topic())
 			w.settle(i, err)
@@ -169,9 +169,6 @@ func (c *Client) publish(ctx context.Context, topic string, envs []events.Envelo
 	c.flush(ctx)
 	failed := w.wait(ctx, func(i int) *kgo.Record { return &recs[i] })
 	if len(failed) == 0 {
-		for _, enc := range encs {
-			enc.release()
-		}
 		return nil
 	}
 	for j := range failed {

@@ -1,0 +1,431 @@
+package ingest_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/streamops/streamops/events"
+	"github.com/streamops/streamops/internal/ingest"
+	"github.com/streamops/streamops/internal/ingest/webhookstatus"
+	"github.com/streamops/streamops/internal/jsonbody"
+	"github.com/streamops/streamops/internal/outbox/partnerstatus"
+	"github.com/streamops/streamops/internal/provider"
+	"github.com/streamops/streamops/internal/store"
+	"github.com/streamops/streamops/internal/testenv"
+)
+
+const secret = "whsec_ingest_test"
+
+// acme signs with HMAC and routes by its route table; partner is a
+// seed-000 partner whose deliveries are also partner events.
+var testProviders = []provider.Provider{
+	{
+		Name:      "acme",
+		Signature: provider.Signature{Scheme: provider.SchemeHMAC, Header: "X-Acme-Signature"},
+		EventID:   provider.Field{Path: "id"}, EventType: provider.Field{Path: "type"},
+		MaxBodyBytes: 4 << 20,
+		Routes: []provider.Route{
+			{Match: "order.created", Workflow: &provider.WorkflowTemplate{Name: "Order intake", Steps: []string{"validate", "store"}, Priority: "high"}},
+			{Match: "invoice.ignored", Skip: true},
+			{Match: "invoice.*", Task: &provider.TaskTemplate{Type: events.TaskDataExport, Data: map[string]string{"invoice": "invoice.id"}, MaxRetries: 5}},
+		},
+	},
+	{
+		Name:      "partner",
+		Signature: provider.Signature{Scheme: provider.SchemeHMAC, Header: "X-Partner-Signature"},
+		EventID:   provider.Field{Path: "id"}, EventType: provider.Field{Path: "type"},
+		Partner: &provider.Partner{PartnerID: "globex", PartnerName: "Globex", EntityIDPath: "order.id", EntityType: "Order"},
+	},
+	{
+		Name:      "tiny",
+		Signature: provider.Signature{Scheme: provider.SchemeHMAC, Header: "X-Tiny-Signature"},
+		EventID:   provider.Field{Path: "id"}, EventType: provider.Field{Path: "type"},
+		MaxBodyBytes: 64,
+	},
+	{
+		Name:      "unkeyed",
+		Signature: provider.Signature{Scheme: provider.SchemeHMAC, Header: "X-Unkeyed-Signature"},
+		EventID:   provider.Field{Path: "id"}, EventType: provider.Field{Path: "type"},
+	},
+}
+
+type harness struct {
+	env *testenv.Env
+	reg *provider.Registry
+	svc *ingest.Service
+}
+
+// secretsDown is a secret source that cannot be read.
+type secretsDown struct{}
+
+func (secretsDown) Secrets(context.Context, string) ([]string, error) {
+	return nil, errors.New("secrets manager unreachable")
+}
+
+// newHarness is a Service over a real store (storetest's engine) and a
+// kfake broker; secrets is the secret source, nil for every provider but
+// "unkeyed" holding secret.
+func newHarness(t *testing.T, secrets provider.SecretSource) *harness {
+	t.Helper()
+	reg, err := provider.NewRegistry(provider.Config{Providers: testProviders})
+	require.NoError(t, err)
+	if secrets == nil {
+		secrets = provider.EnvSecrets{Lookup: func(name string) string {
+			if name == provider.SecretEnvVar("unkeyed") {
+				return ""
+			}
+			return secret
+		}}
+	}
+	env := testenv.New(t, testenv.Options{})
+	svc, err := ingest.New(ingest.Config{Providers: reg, Secrets: secrets, Store: env.Store, Emitter: env.Emitter, Logger: env.Logger})
+	require.NoError(t, err)
+	return &harness{env: env, reg: reg, svc: svc}
+}
+
+// deliver signs body as provider does and hands it to Receive.
+func (h *harness) deliver(t *testing.T, name string, body string) (ingest.Receipt, error) {
+	t.Helper()
+	hdr := http.Header{"Content-Type": {"application/json"}}
+	if p, ok := h.reg.Provider(name); ok {
+		signed, err := p.Sign([]byte(body), secret, provider.SignOptions{})
+		require.NoError(t, err)
+		for k, v := range signed {
+			hdr[k] = v
+		}
+	}
+	return h.svc.Receive(context.Background(), name, hdr, []byte(body))
+}
+
+// webhookRows is every stored webhook event.
+func (h *harness) webhookRows(t *testing.T) []store.WebhookEvent {
+	t.Helper()
+	rows, _, err := h.env.Store.FindWebhookEvents(context.Background(), store.WebhookEventFilter{}, nil, 100)
+	require.NoError(t, err)
+	return rows
+}
+
+// published is every envelope on the workflows and tasks topics.
+func (h *harness) published(t *testing.T) []events.Envelope {
+	t.Helper()
+	return append(h.env.Envelopes(t, events.TopicWorkflows), h.env.Envelopes(t, events.TopicTasks)...)
+}
+
+func TestNewRequiresEveryDependency(t *testing.T) {
+	reg, err := provider.NewRegistry(provider.Config{Providers: testProviders})
+	require.NoError(t, err)
+	env := testenv.New(t, testenv.Options{})
+	full := ingest.Config{Providers: reg, Secrets: provider.EnvSecrets{}, Store: env.Store, Emitter: env.Emitter}
+	tests := []struct {
+		name    string
+		drop    func(*ingest.Config)
+		wantErr string
+	}{
+		{"complete", func(*ingest.Config) {}, ""},
+		{"no providers", func(c *ingest.Config) { c.Providers = nil }, "Providers"},
+		{"no secrets", func(c *ingest.Config) { c.Secrets = nil }, "Secrets"},
+		{"no store", func(c *ingest.Config) { c.Store = nil }, "Store"},
+		{"no emitter", func(c *ingest.Config) { c.Emitter = nil }, "Emitter"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg := full
+			tc.drop(&cfg)
+			svc, err := ingest.New(cfg)
+			if tc.wantErr == "" {
+				require.NoError(t, err)
+				assert.NotNil(t, svc)
+				return
+			}
+			assert.ErrorContains(t, err, tc.wantErr)
+			assert.Nil(t, svc)
+		})
+	}
+}
+
+// TestReceiveRefusesBadDeliveriesWithNothingStored: every refusal is an
+// error the HTTP layer maps to a 4xx (503 for secrets), and leaves no row,
+// no event and no record behind.
+func TestReceiveRefusesBadDeliveriesWithNothingStored(t *testing.T) {
+	// A workflow.created carrying a 1 MiB body as its input is larger than
+	// the brokers' message size, though the body is within acme's limit.
+	huge := `{"id":"evt_huge","type":"order.created","pad":"` + strings.Repeat("x", 1<<20) + `"}`
+	tests := []struct {
+		name     string
+		secrets  provider.SecretSource
+		provider string
+		body     string
+		header   http.Header // replaces the signature when set
+		want     error
+	}{
+		{"unknown provider", nil, "nobody", `{"id":"evt_1","type":"order.created"}`, nil, ingest.ErrUnknownProvider},
+		{"body over the provider's limit", nil, "tiny", `{"id":"evt_1","type":"order.created","pad":"` + strings.Repeat("x", 64) + `"}`, nil, ingest.ErrBodyTooLarge},
+		{"secrets unreadable", secretsDown{}, "acme", `{"id":"evt_1","type":"order.created"}`, nil, ingest.ErrSecretsUnavailable},
+		{"no secret configured", nil, "unkeyed", `{"id":"evt_1","type":"order.created"}`, nil, provider.ErrNoSecret},
+		{"missing signature", nil, "acme", `{"id":"evt_1","type":"order.created"}`, http.Header{}, provider.ErrMissingSignature},
+		{"wrong signature", nil, "acme", `{"id":"evt_1","type":"order.created"}`, http.Header{"X-Acme-Signature": {strings.Repeat("ab", 32)}}, provider.ErrInvalidSignature},
+		{"not JSON", nil, "acme", `{"id":`, nil, jsonbody.ErrInvalid},
+		{"two JSON values", nil, "acme", `{"id":"evt_1","type":"order.created"}{}`, nil, jsonbody.ErrInvalid},
+		{"no event id", nil, "acme", `{"type":"order.created"}`, nil, provider.ErrInvalidPayload},
+		{"no event type", nil, "acme", `{"id":"evt_1"}`, nil, provider.ErrInvalidPayload},
+		{"created event over the brokers' limit", nil, "acme", huge, nil, ingest.ErrBodyTooLarge},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			h := newHarness(t, tc.secrets)
+			var (
+				receipt ingest.Receipt
+				err     error
+			)
+			if tc.header != nil {
+				receipt, err = h.svc.Receive(context.Background(), tc.provider, tc.header, []byte(tc.body))
+			} else {
+				receipt, err = h.deliver(t, tc.provider, tc.body)
+			}
+			require.ErrorIs(t, err, tc.want)
+			assert.Equal(t, ingest.Receipt{}, receipt)
+			assert.Empty(t, h.webhookRows(t), "no webhook row")
+			assert.Empty(t, h.published(t), "nothing published")
+			pending, err := h.env.Store.UnpublishedEvents(context.Background(), events.Now().Add(1e12), 10)
+			require.NoError(t, err)
+			assert.Empty(t, pending, "no event stored")
+		})
+	}
+}
+
+// TestReceiveRoutesByTheRouteTable: the row is stored with its outcome,
+// the route's workflow or task is stored with ids derived from the
+// webhook event, and its *.created is published; a skipped or unroutable
+// event starts nothing.
+func TestReceiveRoutesByTheRouteTable(t *testing.T) {
+	tests := []struct {
+		name       string
+		body       string
+		wantStatus string
+		wantError  string // the row's error_message
+		wantKind   string // "workflow", "task" or "" for nothing started
+	}{
+		{"exact match starts a workflow", `{"id":"evt_w","type":"order.created","order":{"id":"o-1"}}`, webhookstatus.Processing, "", "workflow"},
+		{"pattern starts a task", `{"id":"evt_t","type":"invoice.paid","invoice":{"id":"in_1"}}`, webhookstatus.Processing, "", "task"},
+		{"skip route before the pattern", `{"id":"evt_s","type":"invoice.ignored","invoice":{"id":"in_1"}}`, webhookstatus.Skipped, "", ""},
+		{"no route", `{"id":"evt_n","type":"customer.deleted"}`, webhookstatus.Skipped, "", ""},
+		{"task data path missing", `{"id":"evt_f","type":"invoice.paid"}`, webhookstatus.Failed, "invoice.id", ""},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			h := newHarness(t, nil)
+			ctx := context.Background()
+			receipt, err := h.deliver(t, "acme", tc.body)
+			require.NoError(t, err)
+			var doc struct{ ID, Type string }
+			require.NoError(t, json.Unmarshal([]byte(tc.body), &doc))
+			whID := store.WebhookEventID("acme", doc.ID)
+			assert.Equal(t, ingest.Receipt{Status: ingest.Accepted, WebhookEventID: whID}, receipt)
+
+			row, err := h.env.Store.GetWebhookEvent(ctx, whID)
+			require.NoError(t, err)
+			assert.Equal(t, tc.wantStatus, row.Status)
+			assert.Equal(t, doc.Type, row.EventType)
+			assert.Equal(t, doc.ID, row.ProviderEventID)
+			if tc.wantError != "" {
+				assert.Contains(t, row.ErrorMessage, tc.wantError)
+				assert.Equal(t, 1, row.RetryCount, "a failed routing counts as an attempt")
+			}
+
+			received, err := h.env.Store.GetEvent(ctx, events.DeriveID(events.EventIDPrefix, whID, string(events.WebhookReceived)))
+			if tc.wantStatus == webhookstatus.Failed {
+				assert.ErrorIs(t, err, store.ErrNotFound, "an unroutable event stores no webhook.received")
+			} else {
+				require.NoError(t, err)
+				assert.Equal(t, string(events.WebhookReceived), received.EventType)
+			}
+
+			published := h.published(t)
+			switch tc.wantKind {
+			case "workflow":
+				id := events.DeriveID(events.WorkflowIDPrefix, whID, "workflow", "run-0")
+				wf, err := h.env.Store.GetWorkflow(ctx, id)
+				require.NoError(t, err)
+				assert.Equal(t, "Order intake", wf.Name)
+				assert.Equal(t, []string{"validate", "store"}, wf.Steps)
+				assert.Equal(t, whID, wf.WebhookEventID)
+				assert.JSONEq(t, tc.body, string(wf.Input), "the workflow's input is the (redacted) payload")
+				require.Len(t, published, 1)
+				assert.Equal(t, events.WorkflowCreated, published[0].EventType)
+				assert.Equal(t, id, published[0].AggregateID())
+				assert.Equal(t, events.DeriveID(events.EventIDPrefix, whID, string(events.WorkflowCreated), "run-0"), published[0].EventID)
+				assert.Equal(t, "webhook", published[0].Metadata.Source)
+				assert.Equal(t, whID, published[0].Metadata.CorrelationID)
+				assert.Equal(t, "acme", published[0].Metadata.PartnerID)
+			case "task":
+				id := events.DeriveID(events.TaskIDPrefix, whID, "task", "run-0")
+				task, err := h.env.Store.GetTask(ctx, id)
+				require.NoError(t, err)
+				assert.Equal(t, string(events.TaskDataExport), task.Type)
+				assert.JSONEq(t, `{"invoice":"in_1"}`, string(task.Data), "data read from the payload by the template's paths")
+				assert.Equal(t, 5, task.MaxRetries)
+				require.Len(t, published, 1)
+				assert.Equal(t, events.TaskCreated, published[0].EventType)
+				assert.Equal(t, id, published[0].AggregateID())
+			default:
+				assert.Empty(t, published)
+			}
+		})
+	}
+}
+
+func TestReceiveAnswersARedeliveryAsADuplicateAndStartsNothingTwice(t *testing.T) {
+	h := newHarness(t, nil)
+	body := `{"id":"evt_dup","type":"order.created"}`
+	first, err := h.deliver(t, "acme", body)
+	require.NoError(t, err)
+	require.Equal(t, ingest.Accepted, first.Status)
+	for range 2 {
+		again, err := h.deliver(t, "acme", body)
+		require.NoError(t, err)
+		assert.Equal(t, ingest.Receipt{Status: ingest.Duplicate, WebhookEventID: first.WebhookEventID}, again)
+	}
+	// The provider name is case-insensitive: the same delivery.
+	again, err := h.svc.Receive(context.Background(), "ACME", signed(t, h, "acme", body), []byte(body))
+	require.NoError(t, err)
+	assert.Equal(t, ingest.Duplicate, again.Status)
+	assert.Len(t, h.webhookRows(t), 1)
+	assert.Len(t, h.published(t), 1, "one workflow.created")
+}
+
+func signed(t *testing.T, h *harness, name, body string) http.Header {
+	return testenv.Sign(t, h.reg, name, []byte(body), secret, provider.SignOptions{})
+}
+
+// TestReceiveScrubsThePayloadBeforeStoringIt: the row, the workflow's
+// input and the published event carry the redacted payload only.
+func TestReceiveScrubsThePayloadBeforeStoringIt(t *testing.T) {
+	h := newHarness(t, nil)
+	ctx := context.Background()
+	receipt, err := h.deliver(t, "acme", `{"id":"evt_pii","type":"order.created","customer":{"email":"jane@example.com","name":"Jane"}}`)
+	require.NoError(t, err)
+	row, err := h.env.Store.GetWebhookEvent(ctx, receipt.WebhookEventID)
+	require.NoError(t, err)
+	wf, err := h.env.Store.GetWorkflow(ctx, events.DeriveID(events.WorkflowIDPrefix, receipt.WebhookEventID, "workflow", "run-0"))
+	require.NoError(t, err)
+	published := h.published(t)
+	require.Len(t, published, 1)
+	for what, doc := range map[string]string{"row": string(row.Payload), "workflow input": string(wf.Input), "workflow.created": string(published[0].Payload)} {
+		assert.NotContains(t, doc, "jane@example.com", what)
+		assert.Contains(t, doc, provider.Redacted, what)
+	}
+}
+
+func TestReceiveRecordsAPartnerDeliveryAsAnInboundPartnerEvent(t *testing.T) {
+	tests := []struct {
+		name    string
+		body    string
+		wantErr bool
+	}{
+		{"with its entity id", `{"id":"evt_p1","type":"order.shipped","order":{"id":"ORD-7"}}`, false},
+		{"without it", `{"id":"evt_p2","type":"order.shipped"}`, true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			h := newHarness(t, nil)
+			ctx := context.Background()
+			receipt, err := h.deliver(t, "partner", tc.body)
+			require.NoError(t, err)
+			row, err := h.env.Store.GetWebhookEvent(ctx, receipt.WebhookEventID)
+			require.NoError(t, err)
+			pe, err := h.env.Store.GetPartnerEvent(ctx, events.DeriveID("", receipt.WebhookEventID, "partner_event"))
+			if tc.wantErr {
+				assert.Equal(t, webhookstatus.Failed, row.Status)
+				assert.Contains(t, row.ErrorMessage, "entity_id")
+				assert.ErrorIs(t, err, store.ErrNotFound)
+				return
+			}
+			require.NoError(t, err)
+			assert.Equal(t, webhookstatus.Skipped, row.Status, "no route: stored and skipped")
+			assert.Equal(t, partnerstatus.DirectionIn, pe.EventDirection)
+			assert.Equal(t, partnerstatus.Success, pe.EventStatus)
+			assert.Equal(t, "order.shipped", pe.EventType)
+			assert.Equal(t, "webhook:partner", pe.CreatedBy)
+			assert.Equal(t, store.PartnerEntityMetadata{PartnerID: "globex", PartnerName: "Globex", EntityID: "ORD-7", EntityType: "Order"},
+				pe.EntityMetadata)
+		})
+	}
+}
+
+// TestRouteRepeatsAnAttemptAndRetriesAFailureAsAFreshRun: routing a row
+// stalled in processing again yields the same ids (duplicates, not twins);
+// routing a failed row starts the next run; RouteAs names its user on the
+// work it starts.
+func TestRouteRepeatsAnAttemptAndRetriesAFailureAsAFreshRun(t *testing.T) {
+	h := newHarness(t, nil)
+	ctx := context.Background()
+	receipt, err := h.deliver(t, "acme", `{"id":"evt_r","type":"order.created"}`)
+	require.NoError(t, err)
+	row, err := h.env.Store.GetWebhookEvent(ctx, receipt.WebhookEventID)
+	require.NoError(t, err)
+	require.Equal(t, webhookstatus.Processing, row.Status)
+
+	require.NoError(t, h.svc.Route(ctx, row), "the sweeper routing a stalled row")
+	wfs := h.env.Envelopes(t, events.TopicWorkflows)
+	require.Len(t, wfs, 1, "the same ids: its events are duplicates, stored and published once")
+	run0 := events.DeriveID(events.WorkflowIDPrefix, receipt.WebhookEventID, "workflow", "run-0")
+	assert.Equal(t, run0, wfs[0].AggregateID())
+
+	row.Status, row.RetryCount = webhookstatus.Failed, 1
+	require.NoError(t, h.svc.RouteAs(ctx, row, "operator-1"))
+	require.Len(t, h.env.Envelopes(t, events.TopicWorkflows), 2)
+	run1 := events.DeriveID(events.WorkflowIDPrefix, receipt.WebhookEventID, "workflow", "run-1")
+	fresh := h.env.Lifecycle(t, events.TopicWorkflows, run1)
+	require.Len(t, fresh, 1, "a retried failure is a fresh run")
+	assert.Equal(t, events.String("operator-1"), fresh[0].Metadata.UserID)
+	wf, err := h.env.Store.GetWorkflow(ctx, run1)
+	require.NoError(t, err)
+	assert.Equal(t, "operator-1", wf.UserID)
+	stored, err := h.env.Store.GetWebhookEvent(ctx, receipt.WebhookEventID)
+	require.NoError(t, err)
+	assert.Equal(t, webhookstatus.Processing, stored.Status)
+}
+
+func TestRouteMarksAnUnroutableRowFailed(t *testing.T) {
+	tests := []struct {
+		name    string
+		row     store.WebhookEvent
+		want    error
+		wantMsg string
+	}{
+		{"unknown provider", store.WebhookEvent{EventID: "wh-gone", Provider: "gone", EventType: "order.created", Payload: store.JSONDoc(`{}`)},
+			ingest.ErrUnknownProvider, ""},
+		{"task data missing", store.WebhookEvent{Provider: "acme", ProviderEventID: "evt_m", EventType: "invoice.paid", Payload: store.JSONDoc(`{"id":"evt_m"}`)},
+			provider.ErrInvalidPayload, "invoice.id"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			h := newHarness(t, nil)
+			ctx := context.Background()
+			row := tc.row
+			if row.Provider == "acme" {
+				var err error
+				row, err = h.env.Store.InsertWebhookEvent(ctx, row)
+				require.NoError(t, err)
+				require.Equal(t, webhookstatus.Received, row.Status)
+			}
+			require.ErrorIs(t, h.svc.Route(ctx, row), tc.want)
+			assert.Empty(t, h.published(t))
+			if tc.wantMsg == "" {
+				return
+			}
+			stored, err := h.env.Store.GetWebhookEvent(ctx, row.EventID)
+			require.NoError(t, err)
+			assert.Equal(t, webhookstatus.Failed, stored.Status)
+			assert.Contains(t, stored.ErrorMessage, tc.wantMsg)
+			assert.Equal(t, 1, stored.RetryCount, "counted as an attempt, so the sweeper's retries are bounded")
+		})
+	}
+}
