@@ -5,12 +5,40 @@ import (
 	"encoding/hex"
 	"net/http"
 	"strings"
+	"time"
 )
+
+// SchemeHMAC is a plain HMAC-SHA256 of the body in a configured header.
+const SchemeHMAC Scheme = "hmac"
+
+// hmacScheme is the configurable one: the header, encoding and prefix are
+// the provider's, and so are where the event id and type are.
+var hmacScheme = scheme{
+	name:   SchemeHMAC,
+	verify: (*Provider).verifyHMAC,
+	sign: func(p *Provider, h http.Header, secret string, body []byte, _ SignOptions) error {
+		signHMAC(h, p.Signature, []byte(secret), body)
+		return nil
+	},
+	configure: func(s *Signature) {
+		if s.Encoding == "" {
+			s.Encoding = EncodingHex
+		}
+	},
+	check: func(s Signature, field string, errs *configErrors) {
+		if s.Header == "" {
+			errs.add(field+".header", "is required for the hmac scheme")
+		}
+		if s.Encoding != EncodingHex && s.Encoding != EncodingBase64 {
+			errs.add(field+".encoding", "%q must be hex or base64", s.Encoding)
+		}
+	},
+}
 
 // verifyHMAC checks the plain hmac scheme: HMAC-SHA256 over the body, hex
 // or base64, in the configured header after an optional prefix. It signs no
 // timestamp, so replays are caught only by provider_event_id deduplication.
-func (p *Provider) verifyHMAC(h http.Header, body []byte, secrets []string) error {
+func (p *Provider) verifyHMAC(h http.Header, body []byte, secrets []string, _ time.Time) error {
 	s := p.Signature
 	v, err := p.signatureHeader(h, s.Header)
 	if err != nil {

@@ -3,11 +3,37 @@ package provider
 import (
 	"encoding/base64"
 	"errors"
+	"fmt"
 	"net/http"
 	"strconv"
 	"strings"
 	"time"
 )
+
+// SchemeStandard is the Standard Webhooks spec (webhook-id,
+// webhook-timestamp, webhook-signature, or the same under the svix-* names
+// Svix sends; whsec_ secrets).
+const SchemeStandard Scheme = "standard"
+
+// standardScheme signs "<id>.<timestamp>.<body>"; the event id is the
+// webhook-id header (or svix-id), the type the body's "type".
+var standardScheme = scheme{
+	name:   SchemeStandard,
+	verify: (*Provider).verifyStandard,
+	sign: func(_ *Provider, h http.Header, secret string, body []byte, opts SignOptions) error {
+		if opts.ID == "" {
+			return errors.New("webhook: sign: the standard scheme signs the webhook-id: SignOptions.ID is required")
+		}
+		key, err := standardKey(secret)
+		if err != nil {
+			return fmt.Errorf("webhook: sign: %w", err)
+		}
+		signStandard(h, key, opts.ID, body, opts.Now)
+		return nil
+	},
+	eventID: Field{Header: standardIDHeader}, eventType: Field{Path: "type"},
+	header: func(h http.Header, name string) string { return standardFamilyOf(h).alias(name) },
+}
 
 // The Standard Webhooks headers and secret prefix
 // (https://www.standardwebhooks.com).

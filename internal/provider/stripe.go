@@ -8,6 +8,21 @@ import (
 	"time"
 )
 
+// SchemeStripe is Stripe's `Stripe-Signature: t=…,v1=…` header.
+const SchemeStripe Scheme = "stripe"
+
+// stripeScheme signs "<t>.<body>"; the event id and type are the body's
+// "id" and "type".
+var stripeScheme = scheme{
+	name:   SchemeStripe,
+	verify: (*Provider).verifyStripe,
+	sign: func(_ *Provider, h http.Header, secret string, body []byte, opts SignOptions) error {
+		signStripe(h, []byte(secret), body, opts.Now)
+		return nil
+	},
+	eventID: Field{Path: "id"}, eventType: Field{Path: "type"},
+}
+
 // stripeSignatureHeader carries "t=<unix>,v1=<hex>[,v1=<hex>…]".
 const stripeSignatureHeader = "Stripe-Signature"
 
