@@ -2,6 +2,8 @@ package httpapi
 
 import (
 	"encoding/json"
+	"maps"
+	"slices"
 	"strings"
 	"testing"
 
@@ -73,4 +75,58 @@ func TestOpenAPIEnumSlotsNameAList(t *testing.T) {
 	for name := range derivedEnums {
 		assert.Contains(t, string(openAPITemplate), `"enum": "`+name+`"`, "openapi.json uses the list %s", name)
 	}
+}
+
+// TestFilterParametersAreOneList holds the OpenAPI document to
+// store.ReplayFilter's fields (filterParams): the query parameters of the
+// filtering routes and the replay body's filter name exactly its JSON
+// fields, so a field added to the filter without its parameter in
+// openapi.json fails here.
+func TestFilterParametersAreOneList(t *testing.T) {
+	var want []string
+	for _, p := range filterParams {
+		want = append(want, p.name)
+	}
+	var doc struct {
+		Paths map[string]map[string]struct {
+			Parameters []struct {
+				Ref string `json:"$ref"`
+			} `json:"parameters"`
+		} `json:"paths"`
+		Components struct {
+			Parameters map[string]struct {
+				Name string `json:"name"`
+			} `json:"parameters"`
+			Schemas struct {
+				ReplayFilter struct {
+					Properties map[string]json.RawMessage `json:"properties"`
+				} `json:"ReplayFilter"`
+			} `json:"schemas"`
+		} `json:"components"`
+	}
+	require.NoError(t, json.Unmarshal(OpenAPIDocument, &doc))
+	for _, tt := range []struct {
+		path  string
+		other []string // the route's parameters that are not the filter's
+	}{
+		{"/api/events", []string{"limit", "cursor"}},
+		{"/api/events/export", []string{"format"}},
+	} {
+		t.Run("GET "+tt.path, func(t *testing.T) {
+			var got []string
+			for _, p := range doc.Paths[tt.path]["get"].Parameters {
+				name, ok := strings.CutPrefix(p.Ref, "#/components/parameters/")
+				if !ok {
+					continue // an inline parameter is the route's own
+				}
+				if n := doc.Components.Parameters[name].Name; !slices.Contains(tt.other, n) {
+					got = append(got, n)
+				}
+			}
+			assert.Equal(t, want, got, "the filter's parameters, in store.ReplayFilter's order")
+		})
+	}
+	t.Run("ReplayFilter body", func(t *testing.T) {
+		assert.ElementsMatch(t, want, slices.Collect(maps.Keys(doc.Components.Schemas.ReplayFilter.Properties)))
+	})
 }
