@@ -10,19 +10,6 @@ import (
 // SchemeGitHub is GitHub's `X-Hub-Signature-256: sha256=…` header.
 const SchemeGitHub Scheme = "github"
 
-// githubScheme signs the body; the event id and type are headers, and a
-// webhook may post the event as the form field "payload".
-var githubScheme = scheme{
-	name:   SchemeGitHub,
-	verify: (*Provider).verifyGitHub,
-	sign: func(_ *Provider, h http.Header, secret string, body []byte, _ SignOptions) error {
-		signGitHub(h, []byte(secret), body)
-		return nil
-	},
-	eventID: Field{Header: githubDeliveryHeader}, eventType: Field{Header: githubEventHeader},
-	formField: githubFormField,
-}
-
 // GitHub's delivery headers, and the form field a form post carries the
 // event in.
 const (
@@ -60,6 +47,7 @@ func (p *Provider) verifyGitHub(h http.Header, body []byte, secrets []string, _ 
 }
 
 // signGitHub sets the X-Hub-Signature-256 header GitHub would send.
-func signGitHub(h http.Header, key, body []byte) {
-	h.Set(githubSignatureHeader, githubSignaturePrefix+hex.EncodeToString(mac(key, body)))
+func (*Provider) signGitHub(h http.Header, secret string, body []byte, _ SignOptions) error {
+	h.Set(githubSignatureHeader, githubSignaturePrefix+hex.EncodeToString(mac([]byte(secret), body)))
+	return nil
 }

@@ -11,28 +11,22 @@ import (
 // SchemeHMAC is a plain HMAC-SHA256 of the body in a configured header.
 const SchemeHMAC Scheme = "hmac"
 
-// hmacScheme is the configurable one: the header, encoding and prefix are
-// the provider's, and so are where the event id and type are.
-var hmacScheme = scheme{
-	name:   SchemeHMAC,
-	verify: (*Provider).verifyHMAC,
-	sign: func(p *Provider, h http.Header, secret string, body []byte, _ SignOptions) error {
-		signHMAC(h, p.Signature, []byte(secret), body)
-		return nil
-	},
-	configure: func(s *Signature) {
-		if s.Encoding == "" {
-			s.Encoding = EncodingHex
-		}
-	},
-	check: func(s Signature, field string, errs *configErrors) {
-		if s.Header == "" {
-			errs.add(field+".header", "is required for the hmac scheme")
-		}
-		if s.Encoding != EncodingHex && s.Encoding != EncodingBase64 {
-			errs.add(field+".encoding", "%q must be hex or base64", s.Encoding)
-		}
-	},
+// configureHMAC fills the hmac scheme's default encoding, hex.
+func configureHMAC(s *Signature) {
+	if s.Encoding == "" {
+		s.Encoding = EncodingHex
+	}
+}
+
+// checkHMAC validates the hmac scheme's options: a header, and hex or
+// base64.
+func checkHMAC(s Signature, field string, errs *configErrors) {
+	if s.Header == "" {
+		errs.add(field+".header", "is required for the hmac scheme")
+	}
+	if s.Encoding != EncodingHex && s.Encoding != EncodingBase64 {
+		errs.add(field+".encoding", "%q must be hex or base64", s.Encoding)
+	}
 }
 
 // verifyHMAC checks the plain hmac scheme: HMAC-SHA256 over the body, hex
@@ -88,6 +82,8 @@ func encodeSignature(enc Encoding, sig []byte) string {
 }
 
 // signHMAC sets the configured signature header.
-func signHMAC(h http.Header, s Signature, key, body []byte) {
-	h.Set(s.Header, s.Prefix+encodeSignature(s.Encoding, mac(key, body)))
+func (p *Provider) signHMAC(h http.Header, secret string, body []byte, _ SignOptions) error {
+	s := p.Signature
+	h.Set(s.Header, s.Prefix+encodeSignature(s.Encoding, mac([]byte(secret), body)))
+	return nil
 }

@@ -63,15 +63,15 @@ type Provider struct {
 	// Signature says how deliveries are signed. Required.
 	Signature Signature `json:"signature"`
 
-	// EventID is where provider_event_id is read. Default per scheme:
-	// stripe body "id", github header X-GitHub-Delivery, standard header
-	// webhook-id (svix-id for a delivery with svix-* headers). Required for
-	// hmac.
+	// EventID is where provider_event_id is read. Default: where the
+	// scheme's sender puts it (its entry in schemes, e.g. stripe body "id",
+	// github header X-GitHub-Delivery); required for a scheme without one
+	// (hmac).
 	EventID Field `json:"eventId"`
 
-	// EventType is where event_type is read. Default per scheme: stripe body
-	// "type", github header X-GitHub-Event, standard body "type". Required
-	// for hmac.
+	// EventType is where event_type is read. Default: where the scheme's
+	// sender puts it (e.g. stripe body "type", github header
+	// X-GitHub-Event); required for a scheme without one (hmac).
 	EventType Field `json:"eventType"`
 
 	// MaxBodyBytes is the largest body accepted; the caller answers 413
@@ -99,8 +99,7 @@ type Provider struct {
 
 // Signature configures a provider's signature scheme.
 type Signature struct {
-	// Scheme is one of SchemeNames: stripe, github, standard or hmac.
-	// Required.
+	// Scheme is one of SchemeNames (the table in scheme.go). Required.
 	Scheme Scheme `json:"scheme"`
 	// Header carries the signature (hmac only, required there), e.g.
 	// "X-Acme-Signature".

@@ -8,9 +8,9 @@ import (
 // Scheme names how a provider signs its deliveries.
 type Scheme string
 
-// scheme is everything StreamOps knows about one signature scheme. Each
-// scheme's file (stripe.go, github.go, standard.go, hmac.go) defines its
-// entry; schemes lists them.
+// scheme is everything StreamOps knows about one signature scheme: its
+// entry in schemes, pointing at the functions of the scheme's own file
+// (stripe.go, github.go, standard.go, hmac.go).
 type scheme struct {
 	// name is the scheme's Signature.Scheme.
 	name Scheme
@@ -41,10 +41,20 @@ type scheme struct {
 // that depends on the scheme (defaults, validation, verification, signing,
 // identification, the body's form) looks it up here.
 var schemes = []scheme{
-	stripeScheme,
-	githubScheme,
-	standardScheme,
-	hmacScheme,
+	// Stripe signs "<t>.<body>"; the event id and type are in the body.
+	{name: SchemeStripe, verify: (*Provider).verifyStripe, sign: (*Provider).signStripe,
+		eventID: Field{Path: "id"}, eventType: Field{Path: "type"}},
+	// GitHub signs the body; the event id and type are headers, and a
+	// webhook may post the event as the form field "payload".
+	{name: SchemeGitHub, verify: (*Provider).verifyGitHub, sign: (*Provider).signGitHub,
+		eventID: Field{Header: githubDeliveryHeader}, eventType: Field{Header: githubEventHeader}, formField: githubFormField},
+	// Standard Webhooks signs "<id>.<timestamp>.<body>"; the id is the
+	// webhook-id (or svix-id) header, the type in the body.
+	{name: SchemeStandard, verify: (*Provider).verifyStandard, sign: (*Provider).signStandardDelivery,
+		eventID: Field{Header: standardIDHeader}, eventType: Field{Path: "type"}, header: standardAlias},
+	// Plain HMAC: the header, encoding and prefix are the provider's, and
+	// so are where the event id and type are.
+	{name: SchemeHMAC, verify: (*Provider).verifyHMAC, sign: (*Provider).signHMAC, configure: configureHMAC, check: checkHMAC},
 }
 
 // lookupScheme returns the entry of the scheme called name.

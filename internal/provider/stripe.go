@@ -11,18 +11,6 @@ import (
 // SchemeStripe is Stripe's `Stripe-Signature: t=…,v1=…` header.
 const SchemeStripe Scheme = "stripe"
 
-// stripeScheme signs "<t>.<body>"; the event id and type are the body's
-// "id" and "type".
-var stripeScheme = scheme{
-	name:   SchemeStripe,
-	verify: (*Provider).verifyStripe,
-	sign: func(_ *Provider, h http.Header, secret string, body []byte, opts SignOptions) error {
-		signStripe(h, []byte(secret), body, opts.Now)
-		return nil
-	},
-	eventID: Field{Path: "id"}, eventType: Field{Path: "type"},
-}
-
 // stripeSignatureHeader carries "t=<unix>,v1=<hex>[,v1=<hex>…]".
 const stripeSignatureHeader = "Stripe-Signature"
 
@@ -67,7 +55,8 @@ func (p *Provider) verifyStripe(h http.Header, body []byte, secrets []string, no
 }
 
 // signStripe sets the Stripe-Signature header Stripe would send.
-func signStripe(h http.Header, key, body []byte, now time.Time) {
-	t := strconv.FormatInt(now.Unix(), 10)
-	h.Set(stripeSignatureHeader, "t="+t+",v1="+hex.EncodeToString(mac(key, []byte(t), []byte("."), body)))
+func (*Provider) signStripe(h http.Header, secret string, body []byte, opts SignOptions) error {
+	t := strconv.FormatInt(opts.Now.Unix(), 10)
+	h.Set(stripeSignatureHeader, "t="+t+",v1="+hex.EncodeToString(mac([]byte(secret), []byte(t), []byte("."), body)))
+	return nil
 }
