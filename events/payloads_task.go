@@ -1,6 +1,9 @@
 package events
 
-import "encoding/json"
+import (
+	"encoding/json"
+	"slices"
+)
 
 // TaskType says what a task does; it selects the handler and the shape of
 // the task's data and result.
@@ -12,6 +15,24 @@ const (
 	TaskDataExport        TaskType = "data_export"
 	TaskReportGeneration  TaskType = "report_generation"
 )
+
+// TaskTypes are the task types the task processor has an executor for, in
+// seed 003's order: the one list of them. Submission, webhook routes, the
+// produce-mode schema (schemas/mode/produce.json) and the OpenAPI document
+// take their task types from here or are tested against it.
+var TaskTypes = []TaskType{TaskEmailNotification, TaskDataExport, TaskReportGeneration}
+
+// Known reports whether t is one of TaskTypes.
+func (t TaskType) Known() bool { return slices.Contains(TaskTypes, t) }
+
+// TaskTypeNames returns TaskTypes as strings, in order.
+func TaskTypeNames() []string {
+	names := make([]string, len(TaskTypes))
+	for i, t := range TaskTypes {
+		names[i] = string(t)
+	}
+	return names
+}
 
 // TaskCreatedPayload is the payload of task.created: a task submitted
 // through POST /api/tasks.

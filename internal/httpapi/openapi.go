@@ -1,19 +1,95 @@
 package httpapi
 
 import (
+	"bytes"
 	_ "embed"
+	"encoding/json"
 	"errors"
+	"fmt"
 	"mime"
 	"net/http"
+	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/streamops/streamops/events"
+	"github.com/streamops/streamops/internal/provider"
 )
 
-// OpenAPIDocument is the OpenAPI 3.1 description of every route. Its enums
-// are also the allowed values the handlers enforce (queryEnums).
+// openAPITemplate is the OpenAPI document as written: complete but for
+// the enums that have one list elsewhere, each written as the list's name
+// (`"enum": "events.TaskTypes"`) and filled from derivedEnums.
 //
 //go:embed openapi.json
-var OpenAPIDocument []byte
+var openAPITemplate []byte
+
+// derivedEnums are the lists the document's enums are taken from, by the
+// name openapi.json writes in their place. Adding a value to one of these
+// lists adds it to the document, and so to what the handlers accept.
+var derivedEnums = map[string][]string{
+	"events.Types":         eventTypeNames(),
+	"events.TaskTypes":     events.TaskTypeNames(),
+	"events.Steps":         events.Steps,
+	"provider.SchemeNames": provider.SchemeNames(),
+}
+
+// OpenAPIDocument is the OpenAPI 3.1 description of every route:
+// openapi.json with its derived enums filled in. Its enums are also the
+// allowed values the handlers enforce (queryEnums).
+var OpenAPIDocument = mustFillEnums(openAPITemplate, derivedEnums)
+
+// enumSlot is an enum openapi.json leaves to a list: the line's indent and
+// the list's name.
+var enumSlot = regexp.MustCompile(`(?m)^([ \t]*)"enum": "([A-Za-z.]+)"`)
+
+// fillEnums writes each enum slot of doc as the JSON array of its list,
+// indented as the document's other arrays. A slot naming no list is an
+// error.
+func fillEnums(doc []byte, lists map[string][]string) ([]byte, error) {
+	var missing []string
+	out := enumSlot.ReplaceAllFunc(doc, func(slot []byte) []byte {
+		m := enumSlot.FindSubmatch(slot)
+		indent, name := string(m[1]), string(m[2])
+		values, ok := lists[name]
+		if !ok || len(values) == 0 {
+			missing = append(missing, name)
+			return slot
+		}
+		var b bytes.Buffer
+		b.WriteString(indent + `"enum": [`)
+		for i, v := range values {
+			item, _ := json.Marshal(v)
+			b.WriteString("\n" + indent + "  ")
+			b.Write(item)
+			if i < len(values)-1 {
+				b.WriteByte(',')
+			}
+		}
+		b.WriteString("\n" + indent + "]")
+		return b.Bytes()
+	})
+	if len(missing) > 0 {
+		return nil, fmt.Errorf("httpapi: openapi.json: no list for enum %s", strings.Join(missing, ", "))
+	}
+	return out, nil
+}
+
+func mustFillEnums(doc []byte, lists map[string][]string) []byte {
+	out, err := fillEnums(doc, lists)
+	if err != nil {
+		panic(err) // the embedded document and the lists are fixed at build time, and tested
+	}
+	return out
+}
+
+// eventTypeNames returns events.Types as strings.
+func eventTypeNames() []string {
+	names := make([]string, len(events.Types))
+	for i, t := range events.Types {
+		names[i] = string(t)
+	}
+	return names
+}
 
 // errNotAcceptable: the Accept header admits no JSON (406).
 var errNotAcceptable = errors.New("the OpenAPI document is JSON: send Accept: application/json (or */*), or no Accept header")

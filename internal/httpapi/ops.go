@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"reflect"
 	"strconv"
 	"strings"
 	"time"
@@ -56,19 +57,63 @@ func timeParam(q url.Values, name string) (*time.Time, error) {
 	return &t, nil
 }
 
-// replayFilter reads seed 001's ReplayFilter from query parameters.
+// filterParam is a field of store.ReplayFilter read from the query
+// parameter its JSON name gives.
+type filterParam struct {
+	name  string
+	index []int
+	read  func(q url.Values, name string, into reflect.Value) error
+}
+
+// filterParams are the query parameters of seed 001's ReplayFilter, one per
+// field with a JSON name, in field order: adding a field to
+// store.ReplayFilter adds its parameter (a []string is a list, a string one
+// value, a *time.Time an RFC 3339 time), and TestFilterParametersAreOneList
+// checks the OpenAPI document lists it.
+var filterParams = mustFilterParams(reflect.TypeFor[store.ReplayFilter]())
+
+func mustFilterParams(t reflect.Type) []filterParam {
+	var out []filterParam
+	for _, f := range reflect.VisibleFields(t) {
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		if name == "" || name == "-" {
+			continue
+		}
+		p := filterParam{name: name, index: f.Index}
+		switch f.Type {
+		case reflect.TypeFor[[]string]():
+			p.read = func(q url.Values, name string, into reflect.Value) error {
+				into.Set(reflect.ValueOf(list(q, name)))
+				return nil
+			}
+		case reflect.TypeFor[string]():
+			p.read = func(q url.Values, name string, into reflect.Value) error {
+				into.SetString(q.Get(name))
+				return nil
+			}
+		case reflect.TypeFor[*time.Time]():
+			p.read = func(q url.Values, name string, into reflect.Value) error {
+				t, err := timeParam(q, name)
+				into.Set(reflect.ValueOf(t))
+				return err
+			}
+		default:
+			panic(fmt.Sprintf("httpapi: ReplayFilter.%s: no query parameter reads a %s", f.Name, f.Type))
+		}
+		out = append(out, p)
+	}
+	return out
+}
+
+// replayFilter reads seed 001's ReplayFilter from query parameters
+// (filterParams), stopping at the first that does not parse.
 func replayFilter(q url.Values) (store.ReplayFilter, error) {
-	f := store.ReplayFilter{
-		EventIDs: list(q, "event_ids"), ExecutionID: q.Get("execution_id"), AggregateID: q.Get("aggregate_id"),
-		EventTypes: list(q, "event_types"), ExcludeEventTypes: list(q, "exclude_event_types"),
-		UserID: q.Get("user_id"), ServiceName: q.Get("service_name"),
-	}
-	var err error
-	if f.StartTime, err = timeParam(q, "start_time"); err != nil {
-		return f, err
-	}
-	if f.EndTime, err = timeParam(q, "end_time"); err != nil {
-		return f, err
+	var f store.ReplayFilter
+	v := reflect.ValueOf(&f).Elem()
+	for _, p := range filterParams {
+		if err := p.read(q, p.name, v.FieldByIndex(p.index)); err != nil {
+			return f, err
+		}
 	}
 	return f, checkFilter(f, "")
 }

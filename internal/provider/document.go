@@ -9,12 +9,12 @@ import (
 	"github.com/streamops/streamops/internal/jsonbody"
 )
 
-// A GitHub webhook may be set to post application/x-www-form-urlencoded
-// instead of JSON: the event's JSON is then the value of the form field
-// "payload", and X-Hub-Signature-256 still covers the raw body.
+// A sender may post application/x-www-form-urlencoded instead of JSON
+// (GitHub can be set to): the event's JSON is then the value of the form
+// field its scheme names (scheme.formField), and the signature still
+// covers the raw body.
 const (
 	formContentType  = "application/x-www-form-urlencoded"
-	githubFormField  = "payload"
 	contentTypeField = "Content-Type"
 )
 
@@ -40,7 +40,8 @@ func (e *FormError) Is(target error) bool { return target == ErrInvalidPayload }
 
 // Document returns the JSON event a verified delivery carries: the body
 // itself or, for a provider of the github scheme whose Content-Type is
-// application/x-www-form-urlencoded, the decoded "payload" form field.
+// application/x-www-form-urlencoded, the decoded "payload" form field (the
+// form field of a scheme that has one).
 // Call it after Verify, which checks the raw body, and give its result, not
 // the body, to Identify and Redact, and store that: everything after the
 // signature reads this one document. It is checked to be exactly one JSON
@@ -49,13 +50,13 @@ func (e *FormError) Is(target error) bool { return target == ErrInvalidPayload }
 // (both 400); a repeated key is a *jsonbody.DuplicateKeyError.
 func (p *Provider) Document(h http.Header, body []byte) ([]byte, error) {
 	doc := body
-	if p.Signature.Scheme == SchemeGitHub && isForm(h) {
+	if sc, _ := lookupScheme(p.Signature.Scheme); sc.formField != "" && isForm(h) {
 		var err error
-		if doc, err = p.formPayload(body); err != nil {
+		if doc, err = p.formPayload(body, sc.formField); err != nil {
 			return nil, err
 		}
 		if err := jsonbody.Check(doc); err != nil {
-			return nil, fmt.Errorf("webhook: %s: form field %q: %w", p.Name, githubFormField, err)
+			return nil, fmt.Errorf("webhook: %s: form field %q: %w", p.Name, sc.formField, err)
 		}
 		return doc, nil
 	}
@@ -73,25 +74,25 @@ func isForm(h http.Header) bool {
 	return err == nil && mediaType == formContentType
 }
 
-// formPayload decodes a form body and returns its one payload field. A
-// body url.ParseQuery refuses, a payload field missing, empty or given
-// twice (which value would be the event?) is a *FormError.
-func (p *Provider) formPayload(body []byte) ([]byte, error) {
+// formPayload decodes a form body and returns its one field named field.
+// A body url.ParseQuery refuses, a field missing, empty or given twice
+// (which value would be the event?) is a *FormError.
+func (p *Provider) formPayload(body []byte, field string) ([]byte, error) {
 	fail := func(format string, args ...any) error {
-		return &FormError{Provider: p.Name, Field: githubFormField, Reason: fmt.Sprintf(format, args...)}
+		return &FormError{Provider: p.Name, Field: field, Reason: fmt.Sprintf(format, args...)}
 	}
 	form, err := url.ParseQuery(string(body))
 	if err != nil {
 		return nil, fail("not a well-formed form: %v", err)
 	}
-	values := form[githubFormField]
+	values := form[field]
 	switch {
 	case len(values) == 0:
-		return nil, fail("has no %q field; GitHub sends the event's JSON there", githubFormField)
+		return nil, fail("has no %q field; GitHub sends the event's JSON there", field)
 	case len(values) > 1:
-		return nil, fail("has the %q field %d times; send it once", githubFormField, len(values))
+		return nil, fail("has the %q field %d times; send it once", field, len(values))
 	case values[0] == "":
-		return nil, fail("the %q field is empty", githubFormField)
+		return nil, fail("the %q field is empty", field)
 	}
 	return []byte(values[0]), nil
 }

@@ -4,20 +4,26 @@ import (
 	"encoding/hex"
 	"net/http"
 	"strings"
+	"time"
 )
 
-// GitHub's delivery headers.
+// SchemeGitHub is GitHub's `X-Hub-Signature-256: sha256=…` header.
+const SchemeGitHub Scheme = "github"
+
+// GitHub's delivery headers, and the form field a form post carries the
+// event in.
 const (
 	githubSignatureHeader = "X-Hub-Signature-256" // "sha256=<hex>"
 	githubDeliveryHeader  = "X-GitHub-Delivery"   // a GUID per delivery
 	githubEventHeader     = "X-GitHub-Event"      // "push", "pull_request", …
 	githubSignaturePrefix = "sha256="
+	githubFormField       = "payload"
 )
 
 // verifyGitHub checks GitHub's scheme: HMAC-SHA256, hex, over the body. It
 // signs no timestamp, so replays are caught only by provider_event_id
 // deduplication (X-GitHub-Delivery).
-func (p *Provider) verifyGitHub(h http.Header, body []byte, secrets []string) error {
+func (p *Provider) verifyGitHub(h http.Header, body []byte, secrets []string, _ time.Time) error {
 	v, err := p.signatureHeader(h, githubSignatureHeader)
 	if err != nil {
 		return err
@@ -41,6 +47,7 @@ func (p *Provider) verifyGitHub(h http.Header, body []byte, secrets []string) er
 }
 
 // signGitHub sets the X-Hub-Signature-256 header GitHub would send.
-func signGitHub(h http.Header, key, body []byte) {
-	h.Set(githubSignatureHeader, githubSignaturePrefix+hex.EncodeToString(mac(key, body)))
+func (*Provider) signGitHub(h http.Header, secret string, body []byte, _ SignOptions) error {
+	h.Set(githubSignatureHeader, githubSignaturePrefix+hex.EncodeToString(mac([]byte(secret), body)))
+	return nil
 }

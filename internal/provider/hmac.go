@@ -5,12 +5,34 @@ import (
 	"encoding/hex"
 	"net/http"
 	"strings"
+	"time"
 )
+
+// SchemeHMAC is a plain HMAC-SHA256 of the body in a configured header.
+const SchemeHMAC Scheme = "hmac"
+
+// configureHMAC fills the hmac scheme's default encoding, hex.
+func configureHMAC(s *Signature) {
+	if s.Encoding == "" {
+		s.Encoding = EncodingHex
+	}
+}
+
+// checkHMAC validates the hmac scheme's options: a header, and hex or
+// base64.
+func checkHMAC(s Signature, field string, errs *configErrors) {
+	if s.Header == "" {
+		errs.add(field+".header", "is required for the hmac scheme")
+	}
+	if s.Encoding != EncodingHex && s.Encoding != EncodingBase64 {
+		errs.add(field+".encoding", "%q must be hex or base64", s.Encoding)
+	}
+}
 
 // verifyHMAC checks the plain hmac scheme: HMAC-SHA256 over the body, hex
 // or base64, in the configured header after an optional prefix. It signs no
 // timestamp, so replays are caught only by provider_event_id deduplication.
-func (p *Provider) verifyHMAC(h http.Header, body []byte, secrets []string) error {
+func (p *Provider) verifyHMAC(h http.Header, body []byte, secrets []string, _ time.Time) error {
 	s := p.Signature
 	v, err := p.signatureHeader(h, s.Header)
 	if err != nil {
@@ -60,6 +82,8 @@ func encodeSignature(enc Encoding, sig []byte) string {
 }
 
 // signHMAC sets the configured signature header.
-func signHMAC(h http.Header, s Signature, key, body []byte) {
-	h.Set(s.Header, s.Prefix+encodeSignature(s.Encoding, mac(key, body)))
+func (p *Provider) signHMAC(h http.Header, secret string, body []byte, _ SignOptions) error {
+	s := p.Signature
+	h.Set(s.Header, s.Prefix+encodeSignature(s.Encoding, mac([]byte(secret), body)))
+	return nil
 }

@@ -87,8 +87,8 @@ func (p *Provider) read(h http.Header, body []byte, name string, src Field, maxL
 // Webhooks sender may use the svix-* names for the webhook-* headers, so
 // there a webhook-* name is read in the family the delivery uses.
 func (p *Provider) header(h http.Header, name string) string {
-	if p.Signature.Scheme == SchemeStandard {
-		name = standardFamilyOf(h).alias(name)
+	if sc, _ := lookupScheme(p.Signature.Scheme); sc.header != nil {
+		name = sc.header(h, name)
 	}
 	return strings.TrimSpace(h.Get(name))
 }

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"regexp"
+	"strings"
 
 	"github.com/streamops/streamops/internal/pii"
 )
@@ -16,23 +17,6 @@ import (
 //
 //go:embed providers.json
 var defaultProviders []byte
-
-// Scheme names how a provider signs its deliveries.
-type Scheme string
-
-// The signature schemes Verify and Sign understand.
-const (
-	// SchemeStripe is Stripe's `Stripe-Signature: t=…,v1=…` header.
-	SchemeStripe Scheme = "stripe"
-	// SchemeGitHub is GitHub's `X-Hub-Signature-256: sha256=…` header.
-	SchemeGitHub Scheme = "github"
-	// SchemeStandard is the Standard Webhooks spec (webhook-id,
-	// webhook-timestamp, webhook-signature, or the same under the svix-*
-	// names Svix sends; whsec_ secrets).
-	SchemeStandard Scheme = "standard"
-	// SchemeHMAC is a plain HMAC-SHA256 of the body in a configured header.
-	SchemeHMAC Scheme = "hmac"
-)
 
 // Encoding is how an hmac-scheme signature is written in its header.
 type Encoding string
@@ -79,15 +63,15 @@ type Provider struct {
 	// Signature says how deliveries are signed. Required.
 	Signature Signature `json:"signature"`
 
-	// EventID is where provider_event_id is read. Default per scheme:
-	// stripe body "id", github header X-GitHub-Delivery, standard header
-	// webhook-id (svix-id for a delivery with svix-* headers). Required for
-	// hmac.
+	// EventID is where provider_event_id is read. Default: where the
+	// scheme's sender puts it (its entry in schemes, e.g. stripe body "id",
+	// github header X-GitHub-Delivery); required for a scheme without one
+	// (hmac).
 	EventID Field `json:"eventId"`
 
-	// EventType is where event_type is read. Default per scheme: stripe body
-	// "type", github header X-GitHub-Event, standard body "type". Required
-	// for hmac.
+	// EventType is where event_type is read. Default: where the scheme's
+	// sender puts it (e.g. stripe body "type", github header
+	// X-GitHub-Event); required for a scheme without one (hmac).
 	EventType Field `json:"eventType"`
 
 	// MaxBodyBytes is the largest body accepted; the caller answers 413
@@ -115,7 +99,7 @@ type Provider struct {
 
 // Signature configures a provider's signature scheme.
 type Signature struct {
-	// Scheme is stripe, github, standard or hmac. Required.
+	// Scheme is one of SchemeNames (the table in scheme.go). Required.
 	Scheme Scheme `json:"scheme"`
 	// Header carries the signature (hmac only, required there), e.g.
 	// "X-Acme-Signature".
@@ -162,11 +146,12 @@ func (c *configErrors) add(field, format string, args ...any) {
 	*c = append(*c, &ConfigError{Field: field, Reason: fmt.Sprintf(format, args...)})
 }
 
-// schemeDefaults are where each scheme's sender puts the event id and type.
-var schemeDefaults = map[Scheme]struct{ id, typ Field }{
-	SchemeStripe:   {Field{Path: "id"}, Field{Path: "type"}},
-	SchemeGitHub:   {Field{Header: githubDeliveryHeader}, Field{Header: githubEventHeader}},
-	SchemeStandard: {Field{Header: standardIDHeader}, Field{Path: "type"}},
+// oneOf writes choices as a sentence: "a, b or c".
+func oneOf(choices []string) string {
+	if len(choices) < 2 {
+		return strings.Join(choices, "")
+	}
+	return strings.Join(choices[:len(choices)-1], ", ") + " or " + choices[len(choices)-1]
 }
 
 func (c *Config) setDefaults() {
@@ -197,18 +182,18 @@ func (c *Config) Validate() error {
 }
 
 func (p *Provider) setDefaults() {
-	d := schemeDefaults[p.Signature.Scheme]
+	sc, _ := lookupScheme(p.Signature.Scheme)
 	if p.EventID == (Field{}) {
-		p.EventID = d.id
+		p.EventID = sc.eventID
 	}
 	if p.EventType == (Field{}) {
-		p.EventType = d.typ
+		p.EventType = sc.eventType
 	}
 	if p.MaxBodyBytes == 0 {
 		p.MaxBodyBytes = DefaultMaxBodyBytes
 	}
-	if p.Signature.Scheme == SchemeHMAC && p.Signature.Encoding == "" {
-		p.Signature.Encoding = EncodingHex
+	if sc.configure != nil {
+		sc.configure(&p.Signature)
 	}
 	for i := range p.Routes {
 		p.Routes[i].setDefaults()
@@ -244,22 +229,16 @@ func (p *Provider) validate(field string, errs *configErrors) {
 }
 
 func (s Signature) validate(field string, errs *configErrors) {
-	switch s.Scheme {
-	case SchemeStripe, SchemeGitHub, SchemeStandard:
-		if s.Header != "" || s.Encoding != "" || s.Prefix != "" {
-			errs.add(field, "header, encoding and prefix apply to the hmac scheme only, not %s", s.Scheme)
-		}
-	case SchemeHMAC:
-		if s.Header == "" {
-			errs.add(field+".header", "is required for the hmac scheme")
-		}
-		if s.Encoding != EncodingHex && s.Encoding != EncodingBase64 {
-			errs.add(field+".encoding", "%q must be hex or base64", s.Encoding)
-		}
-	case "":
-		errs.add(field+".scheme", "is required (stripe, github, standard or hmac)")
-	default:
-		errs.add(field+".scheme", "%q must be stripe, github, standard or hmac", s.Scheme)
+	sc, known := lookupScheme(s.Scheme)
+	switch {
+	case s.Scheme == "":
+		errs.add(field+".scheme", "is required (%s)", oneOf(SchemeNames()))
+	case !known:
+		errs.add(field+".scheme", "%q must be %s", s.Scheme, oneOf(SchemeNames()))
+	case sc.check != nil:
+		sc.check(s, field, errs)
+	case s.Header != "" || s.Encoding != "" || s.Prefix != "":
+		errs.add(field, "header, encoding and prefix apply to the hmac scheme only, not %s", s.Scheme)
 	}
 }
 

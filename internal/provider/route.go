@@ -49,7 +49,7 @@ type WorkflowTemplate struct {
 // TaskTemplate is the task a route creates: a task.created payload without
 // its id and creation time, its data read from the event's payload.
 type TaskTemplate struct {
-	// Type is email_notification, data_export or report_generation.
+	// Type is one of events.TaskTypes.
 	Type events.TaskType `json:"type"`
 	// Data maps each field of the task's data to a gjson path into the
 	// redacted payload, e.g. {"recipientId": "data.object.id"}. Paths read
@@ -150,10 +150,8 @@ func (w *WorkflowTemplate) validate(field string, errs *configErrors) {
 }
 
 func (t *TaskTemplate) validate(field string, errs *configErrors) {
-	switch t.Type {
-	case events.TaskEmailNotification, events.TaskDataExport, events.TaskReportGeneration:
-	default:
-		errs.add(field+".type", "%q must be email_notification, data_export or report_generation", t.Type)
+	if !t.Type.Known() {
+		errs.add(field+".type", "%q must be %s", t.Type, oneOf(events.TaskTypeNames()))
 	}
 	for _, out := range slices.Sorted(maps.Keys(t.Data)) {
 		switch path := t.Data[out]; {

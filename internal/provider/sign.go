@@ -43,24 +43,12 @@ func (p *Provider) Sign(body []byte, secret string, opts SignOptions) (http.Head
 	if opts.EventType != "" && p.EventType.Header != "" {
 		h.Set(p.EventType.Header, opts.EventType)
 	}
-	switch p.Signature.Scheme {
-	case SchemeStripe:
-		signStripe(h, []byte(secret), body, opts.Now)
-	case SchemeGitHub:
-		signGitHub(h, []byte(secret), body)
-	case SchemeStandard:
-		if opts.ID == "" {
-			return nil, errors.New("webhook: sign: the standard scheme signs the webhook-id: SignOptions.ID is required")
-		}
-		key, err := standardKey(secret)
-		if err != nil {
-			return nil, fmt.Errorf("webhook: sign: %w", err)
-		}
-		signStandard(h, key, opts.ID, body, opts.Now)
-	case SchemeHMAC:
-		signHMAC(h, p.Signature, []byte(secret), body)
-	default:
+	sc, ok := lookupScheme(p.Signature.Scheme)
+	if !ok {
 		return nil, fmt.Errorf("webhook: sign: unknown signature scheme %q", p.Signature.Scheme)
+	}
+	if err := sc.sign(p, h, secret, body, opts); err != nil {
+		return nil, err
 	}
 	return h, nil
 }

@@ -3,11 +3,17 @@ package provider
 import (
 	"encoding/base64"
 	"errors"
+	"fmt"
 	"net/http"
 	"strconv"
 	"strings"
 	"time"
 )
+
+// SchemeStandard is the Standard Webhooks spec (webhook-id,
+// webhook-timestamp, webhook-signature, or the same under the svix-* names
+// Svix sends; whsec_ secrets).
+const SchemeStandard Scheme = "standard"
 
 // The Standard Webhooks headers and secret prefix
 // (https://www.standardwebhooks.com).
@@ -53,6 +59,10 @@ func (f standardHeaders) alias(name string) string {
 	}
 	return name
 }
+
+// standardAlias reads a configured webhook-* header name in the family
+// the delivery uses (standardFamilyOf).
+func standardAlias(h http.Header, name string) string { return standardFamilyOf(h).alias(name) }
 
 // standardFamilyOf picks the header family a delivery is read with, as
 // svix-go's verifier does: svix-* when all three are present, otherwise
@@ -145,6 +155,20 @@ func standardKey(secret string) ([]byte, error) {
 		return nil, errors.New("webhook: Standard Webhooks secret is not whsec_<base64>")
 	}
 	return key, nil
+}
+
+// signStandardDelivery signs as a Standard Webhooks sender: the webhook-id
+// is signed too, so opts.ID is required.
+func (*Provider) signStandardDelivery(h http.Header, secret string, body []byte, opts SignOptions) error {
+	if opts.ID == "" {
+		return errors.New("webhook: sign: the standard scheme signs the webhook-id: SignOptions.ID is required")
+	}
+	key, err := standardKey(secret)
+	if err != nil {
+		return fmt.Errorf("webhook: sign: %w", err)
+	}
+	signStandard(h, key, opts.ID, body, opts.Now)
+	return nil
 }
 
 // signStandard sets the three headers a Standard Webhooks sender sends.

@@ -8,6 +8,9 @@ import (
 	"time"
 )
 
+// SchemeStripe is Stripe's `Stripe-Signature: t=…,v1=…` header.
+const SchemeStripe Scheme = "stripe"
+
 // stripeSignatureHeader carries "t=<unix>,v1=<hex>[,v1=<hex>…]".
 const stripeSignatureHeader = "Stripe-Signature"
 
@@ -52,7 +55,8 @@ func (p *Provider) verifyStripe(h http.Header, body []byte, secrets []string, no
 }
 
 // signStripe sets the Stripe-Signature header Stripe would send.
-func signStripe(h http.Header, key, body []byte, now time.Time) {
-	t := strconv.FormatInt(now.Unix(), 10)
-	h.Set(stripeSignatureHeader, "t="+t+",v1="+hex.EncodeToString(mac(key, []byte(t), []byte("."), body)))
+func (*Provider) signStripe(h http.Header, secret string, body []byte, opts SignOptions) error {
+	t := strconv.FormatInt(opts.Now.Unix(), 10)
+	h.Set(stripeSignatureHeader, "t="+t+",v1="+hex.EncodeToString(mac([]byte(secret), []byte(t), []byte("."), body)))
+	return nil
 }

@@ -65,17 +65,11 @@ func (e *SignatureError) Unwrap() error { return e.Kind }
 // it with Header.Set or HeaderFromMap (API Gateway v2 lower-cases header
 // names). Failures are *SignatureError.
 func (p *Provider) Verify(h http.Header, body []byte, secrets []string, now time.Time) error {
-	switch p.Signature.Scheme {
-	case SchemeStripe:
-		return p.verifyStripe(h, body, secrets, now)
-	case SchemeGitHub:
-		return p.verifyGitHub(h, body, secrets)
-	case SchemeStandard:
-		return p.verifyStandard(h, body, secrets, now)
-	case SchemeHMAC:
-		return p.verifyHMAC(h, body, secrets)
+	sc, ok := lookupScheme(p.Signature.Scheme)
+	if !ok {
+		return fmt.Errorf("webhook: %s: unknown signature scheme %q", p.Name, p.Signature.Scheme)
 	}
-	return fmt.Errorf("webhook: %s: unknown signature scheme %q", p.Name, p.Signature.Scheme)
+	return sc.verify(p, h, body, secrets, now)
 }
 
 // HeaderFromMap builds a canonical http.Header from single-valued headers

@@ -255,12 +255,10 @@ func validateWorkflow(req WorkflowRequest) error {
 	return nil
 }
 
-var taskTypes = []string{"email_notification", "data_export", "report_generation"}
-
 func validateTask(req TaskRequest) error {
 	switch {
-	case !slices.Contains(taskTypes, req.Type):
-		return &ValidationError{Field: "type", Reason: fmt.Sprintf("unknown task type %q (known types: %s)", req.Type, strings.Join(taskTypes, ", "))}
+	case !events.TaskType(req.Type).Known():
+		return &ValidationError{Field: "type", Reason: fmt.Sprintf("unknown task type %q (known types: %s)", req.Type, strings.Join(events.TaskTypeNames(), ", "))}
 	case !isObject(req.Data):
 		return &ValidationError{Field: "data", Reason: "is required and must be a JSON object"}
 	case req.MaxRetries != nil && (*req.MaxRetries < 0 || *req.MaxRetries > maxRetriesLimit):

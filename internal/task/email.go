@@ -6,6 +6,7 @@ import (
 	"net/mail"
 	"strings"
 
+	"github.com/streamops/streamops/events"
 	"github.com/streamops/streamops/internal/fault"
 )
 
@@ -105,6 +106,10 @@ var templates = map[string]emailTemplate{
 		func(v templateVars) string { return "Your " + v.or("StreamOps", "reportType") + " report is ready" },
 		func(v templateVars) string { return "Your report is ready: " + v.get("location") + "\n" }},
 	"generic": {fixed("StreamOps notification"), fixed("You have a new StreamOps notification.\n")},
+}
+
+func init() {
+	registerExecutor(events.TaskEmailNotification, func(b Backends, _ ReadStore) Executor { return EmailExecutor{Mailer: b.Mailer} })
 }
 
 // EmailExecutor runs email_notification tasks: it renders the task's

@@ -76,7 +76,8 @@ func LocalBackends(cfg BackendConfig) Backends {
 		Objects: objects.Files{Dir: filepath.Join(cfg.DataDir, "objects"), DefaultBucket: "local"}}
 }
 
-// NewExecutors builds the executor of every task type on b.
+// NewExecutors builds the executor of every task type of events.TaskTypes
+// on b, each with the builder its file registered (registerExecutor).
 func NewExecutors(b Backends, st ReadStore) (Executors, error) {
 	if st == nil {
 		return nil, errors.New("task: NewExecutors needs the store")
@@ -84,9 +85,18 @@ func NewExecutors(b Backends, st ReadStore) (Executors, error) {
 	if b.Mailer == nil || b.Objects == nil {
 		return nil, errors.New("task: NewExecutors needs a mailer and an object store")
 	}
-	return Executors{
-		events.TaskEmailNotification: EmailExecutor{Mailer: b.Mailer},
-		events.TaskDataExport:        DataExportExecutor{Source: st, Objects: b.Objects},
-		events.TaskReportGeneration:  ReportExecutor{Events: st, Objects: b.Objects},
-	}, nil
+	for t := range builders {
+		if !t.Known() {
+			return nil, fmt.Errorf("task: an executor is registered for task type %q, which events.TaskTypes does not list", t)
+		}
+	}
+	out := make(Executors, len(events.TaskTypes))
+	for _, t := range events.TaskTypes {
+		build, ok := builders[t]
+		if !ok {
+			return nil, fmt.Errorf("task: no executor registered for task type %q", t)
+		}
+		out[t] = build(b, st)
+	}
+	return out, nil
 }

@@ -26,6 +26,24 @@ func (f ExecutorFunc) Execute(ctx context.Context, a Attempt) (Result, error) { 
 // Executors maps task types to their executors.
 type Executors map[events.TaskType]Executor
 
+// executorBuilder builds a task type's executor on the backends and the
+// store.
+type executorBuilder func(b Backends, st ReadStore) Executor
+
+// builders are the executor builders by task type, each registered by its
+// executor's file, so adding a task type is its file and its line in
+// events.TaskTypes. NewExecutors builds one per type of events.TaskTypes.
+var builders = map[events.TaskType]executorBuilder{}
+
+// registerExecutor adds the builder of type t's executor; an executor's
+// file calls it from init.
+func registerExecutor(t events.TaskType, build executorBuilder) {
+	if _, dup := builders[t]; dup {
+		panic("task: two executors registered for task type " + string(t))
+	}
+	builders[t] = build
+}
+
 // Attempt is one attempt of a task.
 type Attempt struct {
 	TaskID string

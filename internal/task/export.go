@@ -10,6 +10,7 @@ import (
 	"maps"
 	"slices"
 
+	"github.com/streamops/streamops/events"
 	"github.com/streamops/streamops/internal/fault"
 	"github.com/streamops/streamops/internal/objects"
 	"github.com/streamops/streamops/internal/store"
@@ -33,6 +34,12 @@ type exportData struct {
 	// Destination is s3://bucket/key or a key; default
 	// exports/<collection>/<taskId>.<format>.
 	Destination string `json:"destination"`
+}
+
+func init() {
+	registerExecutor(events.TaskDataExport, func(b Backends, st ReadStore) Executor {
+		return DataExportExecutor{Source: st, Objects: b.Objects}
+	})
 }
 
 // DataExportExecutor runs data_export tasks: it reads documents of an

@@ -51,6 +51,12 @@ type reportPeriod struct {
 	To    events.Time `json:"to"`
 }
 
+func init() {
+	registerExecutor(events.TaskReportGeneration, func(b Backends, st ReadStore) Executor {
+		return ReportExecutor{Events: st, Objects: b.Objects}
+	})
+}
+
 // ReportExecutor runs report_generation tasks: it counts the events of a
 // period in the store by type and stores the report as JSON.
 type ReportExecutor struct {

@@ -1,0 +1,132 @@
+package httpapi
+
+import (
+	"encoding/json"
+	"maps"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/streamops/streamops/events"
+	"github.com/streamops/streamops/internal/provider"
+)
+
+// TestOpenAPIEnumsAreTheLists holds each enum of the served document that
+// has one list elsewhere to that list: the task types, the workflow steps,
+// the signature schemes and the event types. openapi.json names the list
+// in the enum's place (derivedEnums), so adding a value to a list adds it
+// here and to what the handlers accept.
+func TestOpenAPIEnumsAreTheLists(t *testing.T) {
+	var doc struct {
+		Components struct {
+			Schemas map[string]json.RawMessage `json:"schemas"`
+		} `json:"components"`
+	}
+	require.NoError(t, json.Unmarshal(OpenAPIDocument, &doc))
+	enumAt := func(t *testing.T, schema string, path ...string) []string {
+		var node any
+		require.NoError(t, json.Unmarshal(doc.Components.Schemas[schema], &node))
+		for _, key := range path {
+			m, ok := node.(map[string]any)
+			require.True(t, ok, "%s: no object at %s", schema, key)
+			node = m[key]
+		}
+		var out []string
+		for _, v := range node.([]any) {
+			out = append(out, v.(string))
+		}
+		return out
+	}
+	var eventTypes []string
+	for _, typ := range events.Types {
+		eventTypes = append(eventTypes, string(typ))
+	}
+	for _, tt := range []struct {
+		schema string
+		path   []string
+		want   []string
+	}{
+		{"TaskRequest", []string{"properties", "type", "enum"}, events.TaskTypeNames()},
+		{"Task", []string{"properties", "type", "enum"}, events.TaskTypeNames()},
+		{"WorkflowRequest", []string{"properties", "steps", "items", "enum"}, events.Steps},
+		{"PartnerWebhook", []string{"properties", "signatureScheme", "enum"}, provider.SchemeNames()},
+		{"EventType", []string{"enum"}, eventTypes},
+	} {
+		t.Run(tt.schema+"/"+strings.Join(tt.path, "/"), func(t *testing.T) {
+			assert.Equal(t, tt.want, enumAt(t, tt.schema, tt.path...))
+		})
+	}
+	assert.NotContains(t, string(OpenAPIDocument), `"enum": "`, "every enum slot of openapi.json is filled")
+}
+
+// TestOpenAPIEnumSlotsNameAList: a slot naming a list derivedEnums does not
+// have is an error naming it, not a document with a string for an enum.
+func TestOpenAPIEnumSlotsNameAList(t *testing.T) {
+	doc := []byte("{\n  \"a\": {\n    \"enum\": \"events.Steps\"\n  },\n  \"b\": {\n    \"enum\": \"events.Colours\"\n  }\n}")
+	_, err := fillEnums(doc, derivedEnums)
+	assert.EqualError(t, err, "httpapi: openapi.json: no list for enum events.Colours")
+
+	out, err := fillEnums(doc[:strings.Index(string(doc), ",\n  \"b\"")], map[string][]string{"events.Steps": {"x", "y"}})
+	require.NoError(t, err)
+	assert.Equal(t, "{\n  \"a\": {\n    \"enum\": [\n      \"x\",\n      \"y\"\n    ]\n  }", string(out))
+	for name := range derivedEnums {
+		assert.Contains(t, string(openAPITemplate), `"enum": "`+name+`"`, "openapi.json uses the list %s", name)
+	}
+}
+
+// TestFilterParametersAreOneList holds the OpenAPI document to
+// store.ReplayFilter's fields (filterParams): the query parameters of the
+// filtering routes and the replay body's filter name exactly its JSON
+// fields, so a field added to the filter without its parameter in
+// openapi.json fails here.
+func TestFilterParametersAreOneList(t *testing.T) {
+	var want []string
+	for _, p := range filterParams {
+		want = append(want, p.name)
+	}
+	var doc struct {
+		Paths map[string]map[string]struct {
+			Parameters []struct {
+				Ref string `json:"$ref"`
+			} `json:"parameters"`
+		} `json:"paths"`
+		Components struct {
+			Parameters map[string]struct {
+				Name string `json:"name"`
+			} `json:"parameters"`
+			Schemas struct {
+				ReplayFilter struct {
+					Properties map[string]json.RawMessage `json:"properties"`
+				} `json:"ReplayFilter"`
+			} `json:"schemas"`
+		} `json:"components"`
+	}
+	require.NoError(t, json.Unmarshal(OpenAPIDocument, &doc))
+	for _, tt := range []struct {
+		path  string
+		other []string // the route's parameters that are not the filter's
+	}{
+		{"/api/events", []string{"limit", "cursor"}},
+		{"/api/events/export", []string{"format"}},
+	} {
+		t.Run("GET "+tt.path, func(t *testing.T) {
+			var got []string
+			for _, p := range doc.Paths[tt.path]["get"].Parameters {
+				name, ok := strings.CutPrefix(p.Ref, "#/components/parameters/")
+				if !ok {
+					continue // an inline parameter is the route's own
+				}
+				if n := doc.Components.Parameters[name].Name; !slices.Contains(tt.other, n) {
+					got = append(got, n)
+				}
+			}
+			assert.Equal(t, want, got, "the filter's parameters, in store.ReplayFilter's order")
+		})
+	}
+	t.Run("ReplayFilter body", func(t *testing.T) {
+		assert.ElementsMatch(t, want, slices.Collect(maps.Keys(doc.Components.Schemas.ReplayFilter.Properties)))
+	})
+}

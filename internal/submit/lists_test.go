@@ -1,0 +1,33 @@
+package submit
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+
+	"github.com/streamops/streamops/events"
+)
+
+// TestSubmissionTakesTheTaskTypesAndStepsOfTheLists: POST /api/tasks
+// accepts exactly the types of events.TaskTypes and POST /api/workflows
+// exactly the steps of events.Steps, and a refusal names them all.
+func TestSubmissionTakesTheTaskTypesAndStepsOfTheLists(t *testing.T) {
+	data := json.RawMessage(`{}`)
+	for _, typ := range events.TaskTypeNames() {
+		t.Run("task type "+typ, func(t *testing.T) {
+			assert.NoError(t, validateTask(TaskRequest{Type: typ, Data: data}))
+		})
+	}
+	for _, step := range events.Steps {
+		t.Run("step "+step, func(t *testing.T) {
+			assert.NoError(t, validateWorkflow(WorkflowRequest{Name: "w", Steps: []string{step}, Priority: "low"}))
+		})
+	}
+
+	err := validateTask(TaskRequest{Type: "sms_notification", Data: data})
+	assert.EqualError(t, err, `type: unknown task type "sms_notification" (known types: `+strings.Join(events.TaskTypeNames(), ", ")+`)`)
+	err = validateWorkflow(WorkflowRequest{Name: "w", Steps: []string{"validate", "compile"}, Priority: "low"})
+	assert.EqualError(t, err, `steps[1]: unknown step "compile" (known steps: `+strings.Join(events.Steps, ", ")+`)`)
+}
