@@ -1,4 +1,4 @@
-package partnerstatus
+package status
 
 import (
 	"testing"

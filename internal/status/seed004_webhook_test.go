@@ -1,4 +1,4 @@
-package webhookstatus
+package status
 
 import (
 	"encoding/json"
@@ -41,14 +41,14 @@ func TestSeed004WebhookEventsStatusLifecycle(t *testing.T) {
 			}
 		}
 	}
-	assert.ElementsMatch(t, statuses, All())
+	assert.ElementsMatch(t, statuses, WebhookAll())
 	status := slices.IndexFunc(tbl.Fields, func(f struct{ Field, Purpose string }) bool { return f.Field == "status" })
 	require.GreaterOrEqual(t, status, 0)
-	assert.Equal(t, "Processing state: "+strings.Join(All(), ", ")+".", tbl.Fields[status].Purpose)
+	assert.Equal(t, "Processing state: "+strings.Join(WebhookAll(), ", ")+".", tbl.Fields[status].Purpose)
 
 	allowed := map[[2]string]bool{}
-	for _, to := range All() {
-		from, ok := From(to)
+	for _, to := range WebhookAll() {
+		from, ok := WebhookFrom(to)
 		require.True(t, ok, to)
 		for _, f := range from {
 			if f != to {
@@ -61,7 +61,7 @@ func TestSeed004WebhookEventsStatusLifecycle(t *testing.T) {
 		delete(allowed, tr)
 	}
 	assert.Equal(t, map[[2]string]bool{
-		{Received, Completed}: true, {Received, Failed}: true, {Received, Skipped}: true, // inserted with its outcome
-		{Failed, Processing}: true, // routed again
+		{WebhookReceived, WebhookCompleted}: true, {WebhookReceived, WebhookFailed}: true, {WebhookReceived, WebhookSkipped}: true, // inserted with its outcome
+		{WebhookFailed, WebhookProcessing}: true, // routed again
 	}, allowed, "the transitions beyond the seed's are the documented deviations")
 }

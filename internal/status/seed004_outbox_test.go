@@ -1,4 +1,4 @@
-package outboxstatus
+package status
 
 import (
 	"encoding/json"
@@ -32,31 +32,31 @@ func readSeedOutbox(t *testing.T) seedOutbox {
 // "Status lifecycle: pending -> processing -> completed | failed ->
 // (retry) | dead_letter", read as: a pending entry is claimed
 // (processing); an attempt ends completed, failed or dead_letter; a
-// failed entry is retried, claimed again. The Deferred outcome (an
-// attempt not made while a partner's breaker is open) and an operator's
-// requeue of a dead letter are StreamOps' additions (docs/conformance.md).
+// failed entry is retried, claimed again. The deferred outcome (an attempt
+// not made while a partner's breaker is open) and an operator's requeue of
+// a dead letter are StreamOps' additions (docs/conformance.md).
 func TestSeed004OutboxStatusLifecycle(t *testing.T) {
 	seed := readSeedOutbox(t)
 	require.Equal(t, "pending -> processing -> completed | failed -> (retry) | dead_letter", seed.StatusLifecycle)
 	for _, f := range seed.Fields {
 		if f.Field == "status" {
-			assert.Equal(t, strings.Join(All(), ", ")+".", f.Purpose)
+			assert.Equal(t, strings.Join(OutboxAll(), ", ")+".", f.Purpose)
 		}
 	}
 	// pending -> processing, and failed -> (retry): both are claimed.
-	assert.ElementsMatch(t, []string{Pending, Failed}, Due())
+	assert.ElementsMatch(t, []string{OutboxPending, OutboxFailed}, OutboxDue())
 	// processing -> completed | failed | dead_letter: the attempt's outcome.
-	for outcome, want := range map[Outcome]string{Delivered: Completed, Retry: Failed, DeadLettered: DeadLetter} {
+	for outcome, want := range map[Outcome]string{OutcomeDelivered: OutboxCompleted, OutcomeRetry: OutboxFailed, OutcomeDeadLettered: OutboxDeadLetter} {
 		assert.Equal(t, want, outcome.Recorded(1, 5).Status(1))
 	}
 	// max_attempts: "Maximum delivery attempts before moving to dead letter".
-	assert.Equal(t, DeadLetter, Retry.Recorded(5, 5).Status(5))
+	assert.Equal(t, OutboxDeadLetter, OutcomeRetry.Recorded(5, 5).Status(5))
 }
 
 // TestSeed004OutboxPollingQuery is seed 004's polling query "WHERE status
 // IN ('pending', 'failed') AND next_attempt_at <= NOW() ORDER BY
-// next_attempt_at LIMIT $batch_size": the statuses it claims are Due. The
-// store runs it on both engines in the contract suite
+// next_attempt_at LIMIT $batch_size": the statuses it claims are
+// OutboxDue. The store runs it on both engines in the contract suite
 // (TestContract/ClaimTakesOnlyDueEntriesOldestFirst).
 func TestSeed004OutboxPollingQuery(t *testing.T) {
 	q := readSeedOutbox(t).PollingQuery
@@ -66,5 +66,5 @@ func TestSeed004OutboxPollingQuery(t *testing.T) {
 	for _, s := range strings.Split(in, ", ") {
 		statuses = append(statuses, strings.Trim(s, "'"))
 	}
-	assert.Equal(t, statuses, Due())
+	assert.Equal(t, statuses, OutboxDue())
 }
