@@ -11,8 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/streamops/streamops/internal/httpapi"
-	"github.com/streamops/streamops/internal/ingest/webhookstatus"
-	"github.com/streamops/streamops/internal/stream/deadletterstatus"
+	"github.com/streamops/streamops/internal/status"
 )
 
 // TestStatusMenusOfferWhatTheAPIAccepts reads the status menus of the
@@ -24,8 +23,8 @@ func TestStatusMenusOfferWhatTheAPIAccepts(t *testing.T) {
 		page string
 		want []string
 	}{
-		{"deadletters.jsx", append(deadletterstatus.All(), httpapi.AllValues)},
-		{"webhooks.jsx", append([]string{""}, webhookstatus.All()...)},
+		{"deadletters.jsx", append(status.DeadLetterAll(), httpapi.AllValues)},
+		{"webhooks.jsx", append([]string{""}, status.WebhookAll()...)},
 	}
 	menu := regexp.MustCompile(`(?m)^const statuses = \[([^\]]*)\];`)
 	for _, tc := range tests {

@@ -61,3 +61,57 @@ func TestFunctionsLinkOnlyWhatTheyCall(t *testing.T) {
 		})
 	}
 }
+
+// TestPackagesDependOnlyDownward guards the package graph's layers, top
+// to bottom: the mains (functions/, internal/cmd/), the local stack, the
+// handlers the mains and the local stack wire, the Lambda bootstrap
+// (internal/app), and under them every other package. No package depends
+// on a layer above its own, so no arrow runs back up; and package status
+// depends on nothing of the module, so the store and the domains that
+// import the store can all import it.
+func TestPackagesDependOnlyDownward(t *testing.T) {
+	const mod = "github.com/streamops/streamops/"
+	layers := [][]string{ // top first, as package paths and the trees under them
+		{"functions", "internal/cmd"},
+		{"internal/local"},
+		{"internal/handlers"},
+		{"internal/app"},
+	}
+	matched := map[string]bool{}
+	layer := func(pkg string) int {
+		rel := strings.TrimPrefix(pkg, mod)
+		for i, l := range layers {
+			for _, p := range l {
+				if rel == p || strings.HasPrefix(rel, p+"/") {
+					matched[p] = true
+					return i
+				}
+			}
+		}
+		return len(layers) // the bottom layer
+	}
+	cmd := exec.Command("go", "list", "-f", `{{.ImportPath}}{{range .Deps}} {{.}}{{end}}`, "./...")
+	cmd.Dir = "../.."
+	out, err := cmd.Output()
+	require.NoError(t, err, "go list ./...")
+	sawStatus := false
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		pkg, deps, _ := strings.Cut(line, " ")
+		sawStatus = sawStatus || pkg == mod+"internal/status"
+		for _, dep := range strings.Fields(deps) {
+			switch {
+			case !strings.HasPrefix(dep, mod):
+			case pkg == mod+"internal/status":
+				t.Errorf("package status depends on %s: it must be a leaf", dep)
+			case layer(dep) < layer(pkg):
+				t.Errorf("%s depends on %s, a layer above its own", pkg, dep)
+			}
+		}
+	}
+	assert.True(t, sawStatus, "package status is listed")
+	for _, l := range layers {
+		for _, p := range l {
+			assert.True(t, matched[p], "%s names packages of the module", p)
+		}
+	}
+}

@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/streamops/streamops/events"
-	"github.com/streamops/streamops/internal/history/replaystatus"
+	"github.com/streamops/streamops/internal/status"
 	"github.com/streamops/streamops/internal/store"
 )
 
@@ -24,7 +24,7 @@ type session struct {
 	batchSize   int
 	// userID is who asked for the replay (metadata.userId of its events).
 	userID string
-	// status is a replaystatus value.
+	// status is a status.Replay… value.
 	status   string
 	total    int64
 	replayed int64
@@ -84,10 +84,10 @@ func (s *session) emitted(topic string, n int, unpublished []string) {
 }
 
 // finish ends a session that went through every event.
-func (s *session) finish() { s.status = replaystatus.Finished(s.failed) }
+func (s *session) finish() { s.status = status.ReplayFinished(s.failed) }
 
 // abort ends a session that could not go on because of cause.
 func (s *session) abort(cause error) {
-	s.status = replaystatus.Failed
+	s.status = status.ReplayFailed
 	s.errors = append(s.errors, replayError{at: time.Now().UTC(), msg: cause.Error(), errType: fmt.Sprintf("%T", errors.Unwrap(cause))})
 }

@@ -9,8 +9,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/streamops/streamops/events"
-	"github.com/streamops/streamops/internal/history/replaystatus"
 	"github.com/streamops/streamops/internal/jsonbody"
+	"github.com/streamops/streamops/internal/status"
 	"github.com/streamops/streamops/internal/store"
 )
 
@@ -36,16 +36,16 @@ func TestReplayedEventsGoToTheTargetTopicOrTheirOwn(t *testing.T) {
 }
 
 func TestSessionCountsAndEndsAsTheSeedSays(t *testing.T) {
-	s := session{status: replaystatus.Running}
+	s := session{status: status.ReplayRunning}
 	s.emitted("workflows", 3, nil)
 	s.finish()
-	assert.Equal(t, replaystatus.Completed, s.status)
+	assert.Equal(t, status.ReplayCompleted, s.status)
 	assert.EqualValues(t, 3, s.replayed)
 
 	s.emitted("workflows", 2, []string{"evt-1"})
 	s.eventFailed("evt-2", errors.New("no topic"))
 	s.finish()
-	assert.Equal(t, replaystatus.Failed, s.status, "an event that did not replay fails the session")
+	assert.Equal(t, status.ReplayFailed, s.status, "an event that did not replay fails the session")
 	assert.EqualValues(t, 4, s.replayed)
 	assert.EqualValues(t, 2, s.failed)
 

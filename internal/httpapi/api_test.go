@@ -13,8 +13,8 @@ import (
 
 	"github.com/streamops/streamops/events"
 	"github.com/streamops/streamops/internal/httpapi"
-	"github.com/streamops/streamops/internal/ingest/webhookstatus"
 	"github.com/streamops/streamops/internal/provider"
+	"github.com/streamops/streamops/internal/status"
 	"github.com/streamops/streamops/internal/submit"
 	"github.com/streamops/streamops/internal/testenv"
 )
@@ -225,5 +225,5 @@ func TestBrokerDownStillAcceptsAndLosesNothing(t *testing.T) {
 	assert.Contains(t, aggregates, task.body["taskId"])
 	whev, err := env.Store.GetWebhookEvent(context.Background(), hook.body["webhookEventId"].(string))
 	require.NoError(t, err)
-	assert.Equal(t, webhookstatus.Processing, whev.Status)
+	assert.Equal(t, status.WebhookProcessing, whev.Status)
 }

@@ -14,8 +14,8 @@ import (
 	"github.com/streamops/streamops/events"
 	"github.com/streamops/streamops/internal/history"
 	"github.com/streamops/streamops/internal/httpapi"
+	"github.com/streamops/streamops/internal/status"
 	"github.com/streamops/streamops/internal/store"
-	"github.com/streamops/streamops/internal/stream/deadletterstatus"
 	"github.com/streamops/streamops/internal/submit"
 	"github.com/streamops/streamops/internal/testenv"
 )
@@ -147,7 +147,7 @@ func TestBulkRequeueOfAHundredDeadLettersDeliversAndRecordsEach(t *testing.T) {
 	require.Len(t, listed, 100)
 	for _, dl := range listed {
 		assert.Equal(t, 1, dl.RequeueAttempts, "the requeue is recorded as an attempt")
-		assert.Equal(t, deadletterstatus.Replayed, dl.Status)
+		assert.Equal(t, status.DeadLetterReplayed, dl.Status)
 		assert.NotNil(t, dl.LastRequeuedAt)
 	}
 	again := api.call(t, "POST", "/api/dead-letters/requeue", `{"topic":"tasks"}`)

@@ -7,8 +7,8 @@ import (
 	"net/url"
 	"time"
 
+	"github.com/streamops/streamops/internal/status"
 	"github.com/streamops/streamops/internal/store"
-	"github.com/streamops/streamops/internal/stream/deadletterstatus"
 )
 
 // deadLetterPage is GET /api/dead-letters.
@@ -71,7 +71,7 @@ func (a *api) requeueDeadLetters(w http.ResponseWriter, r *http.Request, p Princ
 	}
 	switch req.Status {
 	case "":
-		req.Status = deadletterstatus.Open
+		req.Status = status.DeadLetterOpen
 	case AllValues:
 		req.Status = ""
 	default:

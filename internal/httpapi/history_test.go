@@ -21,9 +21,9 @@ import (
 
 	"github.com/streamops/streamops/events"
 	"github.com/streamops/streamops/internal/history"
-	"github.com/streamops/streamops/internal/history/replaystatus"
 	"github.com/streamops/streamops/internal/httpapi"
 	"github.com/streamops/streamops/internal/objects"
+	"github.com/streamops/streamops/internal/status"
 	"github.com/streamops/streamops/internal/store"
 	"github.com/streamops/streamops/internal/submit"
 	"github.com/streamops/streamops/internal/testenv"
@@ -236,8 +236,8 @@ func TestEventHistoryOverTenThousandEvents(t *testing.T) {
 	})
 
 	t.Run("ExportStreamsTenThousandEventsToAFile", func(t *testing.T) {
-		status, body := h.get(t, adminToken, "/api/events/export?format=ndjson&event_types="+strings.Join(typeNames(), ","))
-		require.Equal(t, http.StatusOK, status, string(body))
+		code, body := h.get(t, adminToken, "/api/events/export?format=ndjson&event_types="+strings.Join(typeNames(), ","))
+		require.Equal(t, http.StatusOK, code, string(body))
 		var res struct {
 			URL    string `json:"url"`
 			Events int    `json:"events"`
@@ -259,8 +259,8 @@ func TestEventHistoryOverTenThousandEvents(t *testing.T) {
 		}
 		assert.Equal(t, historyEvents, lines)
 
-		status, small := h.get(t, adminToken, "/api/events/export?format=csv&user_id=user-1&event_types=task.failed")
-		require.Equal(t, http.StatusOK, status)
+		code, small := h.get(t, adminToken, "/api/events/export?format=csv&user_id=user-1&event_types=task.failed")
+		require.Equal(t, http.StatusOK, code)
 		rows := strings.Split(strings.TrimSpace(string(small)), "\n")
 		assert.Equal(t, "event_id,event_type,timestamp,aggregate_id,execution_id,service_name,user_id,payload", rows[0])
 		assert.Len(t, rows, 1+len(h.want(func(i int, e events.Envelope) bool { return i%10 == 1 && e.EventType == events.TaskFailed })))
@@ -269,8 +269,8 @@ func TestEventHistoryOverTenThousandEvents(t *testing.T) {
 	t.Run("DryRunCountEqualsTheReplayAndReplayKeepsPerKeyOrder", func(t *testing.T) {
 		h.CreateTopic(t, "workflows.replay")
 		filter := `{"event_types":["workflow.created","workflow.processing","workflow.step.completed","workflow.completed"],"user_id":"user-4"}`
-		status, body := h.post(t, "/api/replays", `{"dryRun":true,"filter":`+filter+`}`)
-		require.Equal(t, http.StatusOK, status, string(body))
+		code, body := h.post(t, "/api/replays", `{"dryRun":true,"filter":`+filter+`}`)
+		require.Equal(t, http.StatusOK, code, string(body))
 		var dry struct {
 			Count  int64             `json:"count"`
 			Sample []events.Envelope `json:"sample"`
@@ -278,16 +278,16 @@ func TestEventHistoryOverTenThousandEvents(t *testing.T) {
 		require.NoError(t, json.Unmarshal(body, &dry))
 		assert.Len(t, dry.Sample, history.SampleSize)
 
-		status, body = h.post(t, "/api/replays", `{"filter":`+filter+`,"targetTopic":"workflows.replay"}`)
-		require.Equal(t, http.StatusCreated, status, string(body))
+		code, body = h.post(t, "/api/replays", `{"filter":`+filter+`,"targetTopic":"workflows.replay"}`)
+		require.Equal(t, http.StatusCreated, code, string(body))
 		var rs store.ReplaySession
 		require.NoError(t, json.Unmarshal(body, &rs))
-		assert.Equal(t, replaystatus.Completed, rs.Status)
+		assert.Equal(t, status.ReplayCompleted, rs.Status)
 		assert.Equal(t, dry.Count, rs.ReplayedEvents, "the dry run counted what the replay published")
 		assert.Equal(t, dry.Count, rs.TotalEvents)
 
-		status, body = h.get(t, adminToken, "/api/replays/"+rs.ID)
-		require.Equal(t, http.StatusOK, status)
+		code, body = h.get(t, adminToken, "/api/replays/"+rs.ID)
+		require.Equal(t, http.StatusOK, code)
 		assert.Contains(t, string(body), `"replayed_events":`+fmt.Sprint(dry.Count))
 
 		original := map[string]int{}
@@ -333,7 +333,7 @@ func TestEventHistoryOverTenThousandEvents(t *testing.T) {
 
 		for _, tc := range []struct {
 			token, path string
-			status      int
+			code        int
 		}{
 			{"beta-token", "/api/partners/acme/events", http.StatusForbidden},
 			{"beta-token", "/api/partners/acme/endpoint", http.StatusForbidden},
@@ -344,14 +344,14 @@ func TestEventHistoryOverTenThousandEvents(t *testing.T) {
 			{"not-a-token", "/api/events", http.StatusUnauthorized},
 			{"", "/api/openapi.json", http.StatusOK},
 		} {
-			status, body := h.get(t, tc.token, tc.path)
-			assert.Equal(t, tc.status, status, "%s %s: %s", tc.token, tc.path, body)
+			code, body := h.get(t, tc.token, tc.path)
+			assert.Equal(t, tc.code, code, "%s %s: %s", tc.token, tc.path, body)
 		}
 	})
 
 	t.Run("StatsCountByTypeAndStatus", func(t *testing.T) {
-		status, body := h.get(t, adminToken, "/api/stats")
-		require.Equal(t, http.StatusOK, status, string(body))
+		code, body := h.get(t, adminToken, "/api/stats")
+		require.Equal(t, http.StatusOK, code, string(body))
 		var st struct {
 			Collections map[string]map[string]map[string]int64 `json:"collections"`
 		}
@@ -359,8 +359,8 @@ func TestEventHistoryOverTenThousandEvents(t *testing.T) {
 		assert.EqualValues(t, len(h.want(func(_ int, e events.Envelope) bool { return e.EventType == events.TaskFailed })),
 			st.Collections["events"]["event_type"]["task.failed"])
 		assert.EqualValues(t, 10, st.Collections["webhook_events"]["status"]["received"])
-		status, _ = h.get(t, adminToken, "/api/stats?window=forever")
-		assert.Equal(t, http.StatusBadRequest, status)
+		code, _ = h.get(t, adminToken, "/api/stats?window=forever")
+		assert.Equal(t, http.StatusBadRequest, code)
 	})
 }
 

@@ -34,13 +34,11 @@ import (
 	"github.com/streamops/streamops/internal/httpapi"
 	"github.com/streamops/streamops/internal/ingest"
 	"github.com/streamops/streamops/internal/objects"
-	"github.com/streamops/streamops/internal/outbox/outboxstatus"
 	"github.com/streamops/streamops/internal/provider"
+	"github.com/streamops/streamops/internal/status"
 	"github.com/streamops/streamops/internal/store"
 	"github.com/streamops/streamops/internal/submit"
-	"github.com/streamops/streamops/internal/task/taskstatus"
 	"github.com/streamops/streamops/internal/testenv"
-	"github.com/streamops/streamops/internal/workflow/workflowstatus"
 )
 
 // loadOpenAPI parses the served document.
@@ -411,7 +409,7 @@ func TestOpenAPIResponsesMatchTheDocument(t *testing.T) {
 		// Further along: a finished step with its result, the next one running.
 		started := time.Now().UTC()
 		_, err := env.Store.SaveWorkflowCheckpoints(ctx, store.WorkflowCheckpoint{Workflow: store.Workflow{
-			WorkflowID: workflowID, Status: workflowstatus.Processing, CurrentStepIndex: 1, StartedAt: &started,
+			WorkflowID: workflowID, Status: status.WorkflowProcessing, CurrentStepIndex: 1, StartedAt: &started,
 			StepResults: []store.StepProgress{{StepName: "validate", StepIndex: 0, CompletedAt: started, Duration: 12, Result: store.JSONDoc(`{"valid":1}`)}},
 		}})
 		require.NoError(t, err)
@@ -432,7 +430,7 @@ func TestOpenAPIResponsesMatchTheDocument(t *testing.T) {
 	t.Run("GET /api/tasks/{id}", func(t *testing.T) {
 		api.get(t, adminToken, "/api/tasks/"+taskID, http.StatusOK)
 		next := time.Now().Add(time.Minute).UTC()
-		_, err := env.Store.SaveTaskOutcomes(ctx, store.TaskOutcome{Attempt: 0, Task: store.Task{TaskID: taskID, Status: taskstatus.Failed,
+		_, err := env.Store.SaveTaskOutcomes(ctx, store.TaskOutcome{Attempt: 0, Task: store.Task{TaskID: taskID, Status: status.TaskFailed,
 			RetryCount: 1, NextRetryAt: &next, LastError: &events.TaskError{Code: "EXPORT_ERROR", Message: "disk full", Retryable: true}}})
 		require.NoError(t, err)
 		w := api.get(t, adminToken, "/api/tasks/"+taskID, http.StatusOK)
@@ -611,7 +609,7 @@ func TestOpenAPIResponsesMatchTheDocument(t *testing.T) {
 	})
 
 	t.Run("POST /api/outbox/{id}/requeue", func(t *testing.T) {
-		id := env.OutboxEntryIn(t, "evt-contract-requeue", "acme", outboxstatus.DeadLetter)
+		id := env.OutboxEntryIn(t, "evt-contract-requeue", "acme", status.OutboxDeadLetter)
 		api.post(t, adminToken, "/api/outbox/"+id+"/requeue", "", http.StatusAccepted)
 		api.post(t, adminToken, "/api/outbox/"+id+"/requeue", "", http.StatusConflict)
 		api.post(t, adminToken, "/api/outbox/nope/requeue", "", http.StatusNotFound)

@@ -9,7 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/streamops/streamops/internal/outbox/outboxstatus"
+	"github.com/streamops/streamops/internal/status"
 	"github.com/streamops/streamops/internal/store"
 )
 
@@ -23,15 +23,15 @@ func TestOperatorRequeuesOneDeadLetteredOutboxEntry(t *testing.T) {
 		want                int
 		code, by            string
 	}{
-		{"admin requeues a dead letter", adminToken, outboxstatus.DeadLetter, http.StatusAccepted, "", "admin"},
-		{"a named admin is recorded", "alice-token", outboxstatus.DeadLetter, http.StatusAccepted, "", "alice"},
-		{"partner token", "acme-token", outboxstatus.DeadLetter, http.StatusForbidden, "forbidden", ""},
-		{"no known token", "nobody", outboxstatus.DeadLetter, http.StatusUnauthorized, "unauthenticated", ""},
+		{"admin requeues a dead letter", adminToken, status.OutboxDeadLetter, http.StatusAccepted, "", "admin"},
+		{"a named admin is recorded", "alice-token", status.OutboxDeadLetter, http.StatusAccepted, "", "alice"},
+		{"partner token", "acme-token", status.OutboxDeadLetter, http.StatusForbidden, "forbidden", ""},
+		{"no known token", "nobody", status.OutboxDeadLetter, http.StatusUnauthorized, "unauthenticated", ""},
 		{"unknown id", adminToken, "", http.StatusNotFound, "not_found", ""},
-		{"pending", adminToken, outboxstatus.Pending, http.StatusConflict, "status_conflict", ""},
-		{"processing", adminToken, outboxstatus.Processing, http.StatusConflict, "status_conflict", ""},
-		{"completed", adminToken, outboxstatus.Completed, http.StatusConflict, "status_conflict", ""},
-		{"failed: its retry is scheduled", adminToken, outboxstatus.Failed, http.StatusConflict, "status_conflict", ""},
+		{"pending", adminToken, status.OutboxPending, http.StatusConflict, "status_conflict", ""},
+		{"processing", adminToken, status.OutboxProcessing, http.StatusConflict, "status_conflict", ""},
+		{"completed", adminToken, status.OutboxCompleted, http.StatusConflict, "status_conflict", ""},
+		{"failed: its retry is scheduled", adminToken, status.OutboxFailed, http.StatusConflict, "status_conflict", ""},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			s := newAPIStack(t) // of its own: a requeued entry is due, and claimed by the next case's setup
@@ -51,7 +51,7 @@ func TestOperatorRequeuesOneDeadLetteredOutboxEntry(t *testing.T) {
 					e := resp.body["error"].(map[string]any)
 					assert.Equal(t, c.status, e["status"], "names the entry's status")
 					assert.Equal(t, "status", e["field"])
-					assert.Equal(t, []any{outboxstatus.DeadLetter}, e["allowed"])
+					assert.Equal(t, []any{status.OutboxDeadLetter}, e["allowed"])
 				}
 				if c.status != "" {
 					after, err := s.Store.GetOutboxEntry(context.Background(), id)
@@ -62,7 +62,7 @@ func TestOperatorRequeuesOneDeadLetteredOutboxEntry(t *testing.T) {
 			}
 			assert.Equal(t, true, resp.body["requeued"])
 			assert.Equal(t, id, resp.body["outboxId"])
-			assert.Equal(t, outboxstatus.Pending, resp.body["status"])
+			assert.Equal(t, status.OutboxPending, resp.body["status"])
 			assert.Equal(t, float64(0), resp.body["attempts"], "a new round")
 			assert.Equal(t, float64(store.DefaultMaxAttempts), resp.body["maxAttempts"])
 			assert.Equal(t, c.by, resp.body["requeuedBy"], "the caller's principal id")
@@ -70,14 +70,14 @@ func TestOperatorRequeuesOneDeadLetteredOutboxEntry(t *testing.T) {
 			assert.Equal(t, "HTTP 410", resp.body["lastError"])
 			stored, err := s.Store.GetOutboxEntry(context.Background(), id)
 			require.NoError(t, err)
-			assert.Equal(t, outboxstatus.Pending, stored.Status)
+			assert.Equal(t, status.OutboxPending, stored.Status)
 			assert.Zero(t, stored.Attempts)
 			assert.Equal(t, c.by, stored.RequeuedBy)
 			assert.WithinDuration(t, time.Now(), stored.NextAttemptAt, time.Minute, "due now")
 
 			again := s.call(t, http.MethodPost, "/api/outbox/"+id+"/requeue", "", "Authorization", "Bearer "+c.token)
 			assert.Equal(t, http.StatusConflict, again.status, "requeued once: it is pending now")
-			assert.Equal(t, outboxstatus.Pending, again.body["error"].(map[string]any)["status"])
+			assert.Equal(t, status.OutboxPending, again.body["error"].(map[string]any)["status"])
 		})
 	}
 }

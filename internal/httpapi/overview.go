@@ -5,8 +5,8 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/streamops/streamops/internal/status"
 	"github.com/streamops/streamops/internal/store"
-	"github.com/streamops/streamops/internal/stream/deadletterstatus"
 )
 
 // rateBuckets is how many points GET /api/stats's eventRate has at most:
@@ -57,7 +57,7 @@ func (a *api) loadOverview(ctx context.Context, window time.Duration, now time.T
 	if err != nil {
 		return o, err
 	}
-	o.OpenDeadLetters = dls[deadletterstatus.Open]
+	o.OpenDeadLetters = dls[status.DeadLetterOpen]
 	oldest, ok, err := a.cfg.Store.OldestPendingOutbox(ctx)
 	if err != nil {
 		return o, err

@@ -12,9 +12,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/streamops/streamops/events"
-	"github.com/streamops/streamops/internal/outbox/partnerstatus"
+	"github.com/streamops/streamops/internal/status"
 	"github.com/streamops/streamops/internal/store"
-	"github.com/streamops/streamops/internal/stream/deadletterstatus"
 )
 
 // statsAnswer is the part of GET /api/stats the overview tests read.
@@ -61,14 +60,14 @@ func TestStatsReportWhatNeedsActingOnWhateverTheWindow(t *testing.T) {
 	require.NoError(t, err)
 	until := time.Now().Add(time.Minute)
 	require.NoError(t, s.Store.SavePartnerEndpoints(ctx,
-		store.PartnerEndpoint{PartnerID: "acme", State: partnerstatus.BreakerOpen, ConsecutiveFailures: 5, OpenUntil: &until, LastError: "HTTP 503"},
-		store.PartnerEndpoint{PartnerID: "beta", State: partnerstatus.BreakerClosed}))
+		store.PartnerEndpoint{PartnerID: "acme", State: status.BreakerOpen, ConsecutiveFailures: 5, OpenUntil: &until, LastError: "HTTP 503"},
+		store.PartnerEndpoint{PartnerID: "beta", State: status.BreakerClosed}))
 	resp := s.call(t, http.MethodPost, "/api/workflows", `{"name":"Rate","steps":["validate"],"priority":"low"}`)
 	require.Equal(t, http.StatusCreated, resp.status, resp.body)
 
 	st := s.stats(t, "?window=1h")
 	assert.EqualValues(t, 2, st.OpenDeadLetters, "open dead letters are counted whatever the window")
-	assert.EqualValues(t, 1, st.Collections[store.CollDeadLetters]["status"][deadletterstatus.Open], "the counts keep to the window")
+	assert.EqualValues(t, 1, st.Collections[store.CollDeadLetters]["status"][status.DeadLetterOpen], "the counts keep to the window")
 	require.NotNil(t, st.OldestPendingOutboxAgeSeconds)
 	assert.GreaterOrEqual(t, *st.OldestPendingOutboxAgeSeconds, 0.0)
 	require.Len(t, st.OpenBreakers, 1)
@@ -114,12 +113,12 @@ func TestPartnersAreListedWithinTheTokensScope(t *testing.T) {
 	s := newAPIStack(t)
 	ctx := context.Background()
 	for _, p := range []string{"acme", "beta"} {
-		_, err := s.Store.InsertPartnerEvent(ctx, store.PartnerEvent{EventType: "OR_MGMT", EventStatus: partnerstatus.Success,
-			EventDirection: partnerstatus.DirectionIn, EntityMetadata: store.PartnerEntityMetadata{PartnerID: p, EntityID: "order-1", EntityType: "Order"},
+		_, err := s.Store.InsertPartnerEvent(ctx, store.PartnerEvent{EventType: "OR_MGMT", EventStatus: status.PartnerSuccess,
+			EventDirection: status.DirectionIn, EntityMetadata: store.PartnerEntityMetadata{PartnerID: p, EntityID: "order-1", EntityType: "Order"},
 			EntityData: store.JSONDoc(`{}`)})
 		require.NoError(t, err)
 	}
-	require.NoError(t, s.Store.SavePartnerEndpoints(ctx, store.PartnerEndpoint{PartnerID: "gamma", State: partnerstatus.BreakerOpen, ConsecutiveFailures: 5}))
+	require.NoError(t, s.Store.SavePartnerEndpoints(ctx, store.PartnerEndpoint{PartnerID: "gamma", State: status.BreakerOpen, ConsecutiveFailures: 5}))
 
 	partners := func(token string) []string {
 		w := serve(s.handler, request(http.MethodGet, "/api/partners", "", token))

@@ -18,11 +18,9 @@ import (
 	"github.com/streamops/streamops/events"
 	"github.com/streamops/streamops/internal/history"
 	"github.com/streamops/streamops/internal/httpapi"
-	"github.com/streamops/streamops/internal/ingest/webhookstatus"
 	"github.com/streamops/streamops/internal/objects"
-	"github.com/streamops/streamops/internal/outbox/outboxstatus"
+	"github.com/streamops/streamops/internal/status"
 	"github.com/streamops/streamops/internal/store"
-	"github.com/streamops/streamops/internal/stream/deadletterstatus"
 	"github.com/streamops/streamops/internal/testenv"
 )
 
@@ -72,7 +70,7 @@ func enumStack(t *testing.T) (*apiStack, *testenv.Env) {
 	env := testenv.New(t, testenv.Options{})
 	ctx := context.Background()
 	var dls []store.DeadLetterEntry
-	for i, status := range deadletterstatus.All() {
+	for i, status := range status.DeadLetterAll() {
 		dls = append(dls, store.DeadLetterEntry{Processor: "task-processor", Topic: events.TopicTasks, Offset: int64(i),
 			Value: []byte("x"), Reason: "undecodable", Error: "not JSON", Status: status})
 	}
@@ -82,7 +80,7 @@ func enumStack(t *testing.T) (*apiStack, *testenv.Env) {
 		_, err := env.Store.InsertWebhookEvent(ctx, store.WebhookEvent{Provider: "stripe", ProviderEventID: id, EventType: "invoice.paid", Payload: store.JSONDoc(`{}`)})
 		require.NoError(t, err)
 	}
-	require.NoError(t, env.Store.SetWebhookStatus(ctx, store.WebhookEventID("stripe", "evt_b"), webhookstatus.Skipped, ""))
+	require.NoError(t, env.Store.SetWebhookStatus(ctx, store.WebhookEventID("stripe", "evt_b"), status.WebhookSkipped, ""))
 	return &apiStack{Env: env, handler: httpapi.API(httpapi.APIConfig{Store: env.Store, Logger: env.Logger,
 		Requeuer: &history.Requeuer{Store: env.Store, Publisher: env.Bus},
 		Exporter: &history.Exporter{Store: env.Store, Objects: objects.Files{Dir: t.TempDir()}, SpillDir: t.TempDir(), Logger: env.Logger},
@@ -167,14 +165,14 @@ func TestDocumentedEnumsAreTheCodesOwnValues(t *testing.T) {
 		types = append(types, string(typ))
 	}
 	assert.ElementsMatch(t, types, enumOf("EventType"))
-	assert.Equal(t, deadletterstatus.All(), enumOf("DeadLetterStatus"))
-	assert.Equal(t, append(slices.Clone(deadletterstatus.All()), httpapi.AllValues), enumOf("DeadLetterStatusFilter"))
-	assert.Equal(t, outboxstatus.All(), enumOf("OutboxStatus"))
+	assert.Equal(t, status.DeadLetterAll(), enumOf("DeadLetterStatus"))
+	assert.Equal(t, append(slices.Clone(status.DeadLetterAll()), httpapi.AllValues), enumOf("DeadLetterStatusFilter"))
+	assert.Equal(t, status.OutboxAll(), enumOf("OutboxStatus"))
 	byParam := map[string][]string{}
 	for _, e := range documentedEnums(t) {
 		byParam[e.route+" "+e.param] = e.values
 	}
-	assert.Equal(t, append(slices.Clone(webhookstatus.All()), httpapi.AllValues), byParam["GET /api/webhook-events status"])
+	assert.Equal(t, append(slices.Clone(status.WebhookAll()), httpapi.AllValues), byParam["GET /api/webhook-events status"])
 	assert.Equal(t, []string{history.NDJSON, history.CSV}, byParam["GET /api/events/export format"])
 }
 
@@ -193,7 +191,7 @@ func TestStatusAllMeansNoFilter(t *testing.T) {
 		sort.Strings(out)
 		return out
 	}
-	every := slices.Sorted(slices.Values(deadletterstatus.All()))
+	every := slices.Sorted(slices.Values(status.DeadLetterAll()))
 	assert.Equal(t, every, statuses(t, "?status=all"))
 	assert.Equal(t, every, statuses(t, ""))
 	assert.Equal(t, []string{"discarded"}, statuses(t, "?status=discarded"))
@@ -211,8 +209,8 @@ func TestStatusAllMeansNoFilter(t *testing.T) {
 	assert.Equal(t, "status", bad.body["error"].(map[string]any)["field"])
 	resp := s.call(t, http.MethodPost, "/api/dead-letters/requeue", `{"status":"all"}`)
 	require.Equal(t, http.StatusAccepted, resp.status, resp.body)
-	assert.Equal(t, float64(len(deadletterstatus.All())), resp.body["requeued"], "all: whatever the status")
-	assert.Len(t, env.Records(t, events.TopicTasks), len(deadletterstatus.All()))
+	assert.Equal(t, float64(len(status.DeadLetterAll())), resp.body["requeued"], "all: whatever the status")
+	assert.Len(t, env.Records(t, events.TopicTasks), len(status.DeadLetterAll()))
 }
 
 // The enum check runs before the handler, for a partner token too.

@@ -7,7 +7,7 @@ import (
 	"net/url"
 	"slices"
 
-	"github.com/streamops/streamops/internal/outbox/partnerstatus"
+	"github.com/streamops/streamops/internal/status"
 	"github.com/streamops/streamops/internal/store"
 )
 
@@ -106,7 +106,7 @@ func toPartnerConfig(c PartnerConfig) *partnerConfigView {
 func (a *api) partner(eps map[string]store.PartnerEndpoint, id string) partnerView {
 	ep, ok := eps[id]
 	if !ok {
-		ep = store.PartnerEndpoint{PartnerID: id, State: partnerstatus.BreakerClosed}
+		ep = store.PartnerEndpoint{PartnerID: id, State: status.BreakerClosed}
 	}
 	v := partnerView{partnerEndpointResponse: toPartnerEndpoint(ep)}
 	if c, ok := a.cfg.Partners[id]; ok {

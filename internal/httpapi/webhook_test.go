@@ -20,12 +20,10 @@ import (
 	"github.com/streamops/streamops/events"
 	"github.com/streamops/streamops/internal/httpapi"
 	"github.com/streamops/streamops/internal/ingest"
-	"github.com/streamops/streamops/internal/ingest/webhookstatus"
-	"github.com/streamops/streamops/internal/outbox/partnerstatus"
 	"github.com/streamops/streamops/internal/provider"
+	"github.com/streamops/streamops/internal/status"
 	"github.com/streamops/streamops/internal/store"
 	"github.com/streamops/streamops/internal/testenv"
-	"github.com/streamops/streamops/internal/workflow/workflowstatus"
 )
 
 var secrets = map[string]string{
@@ -112,7 +110,7 @@ func TestWebhookRoutedToAWorkflowIsStoredThenPublished(t *testing.T) {
 	assert.Equal(t, store.WebhookEventID("stripe", stripeEvent.ID), whID)
 	wev, err := s.Store.GetWebhookEvent(context.Background(), whID)
 	require.NoError(t, err)
-	assert.Equal(t, webhookstatus.Processing, wev.Status)
+	assert.Equal(t, status.WebhookProcessing, wev.Status)
 	assert.Equal(t, stripeEvent.Type, wev.EventType)
 
 	published := s.Envelopes(t, events.TopicWorkflows)
@@ -128,7 +126,7 @@ func TestWebhookRoutedToAWorkflowIsStoredThenPublished(t *testing.T) {
 
 	stored, err := s.Store.GetWorkflow(context.Background(), wf.WorkflowID)
 	require.NoError(t, err)
-	assert.Equal(t, workflowstatus.Pending, stored.Status)
+	assert.Equal(t, status.WorkflowPending, stored.Status)
 	doc, err := s.Store.GetEvent(context.Background(), created.EventID)
 	require.NoError(t, err)
 	assert.False(t, doc.PublishPending, "the published event is marked published")
@@ -155,7 +153,7 @@ func TestWebhookUnroutedEventIsSkippedAndPartnerDeliveryRecorded(t *testing.T) {
 	require.Equal(t, http.StatusAccepted, std.status, std.body)
 	wev, err := s.Store.GetWebhookEvent(context.Background(), std.body["webhookEventId"].(string))
 	require.NoError(t, err)
-	assert.Equal(t, webhookstatus.Skipped, wev.Status, "no route: stored and skipped")
+	assert.Equal(t, status.WebhookSkipped, wev.Status, "no route: stored and skipped")
 
 	acme := s.do(t, s.signed(t, "acme", testenv.Testdata(t, "webhooks/acme-order.json"), "acme-secret", provider.SignOptions{}))
 	require.Equal(t, http.StatusAccepted, acme.status, acme.body)
@@ -163,7 +161,7 @@ func TestWebhookUnroutedEventIsSkippedAndPartnerDeliveryRecorded(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, history, 1)
 	pe := history[0]
-	assert.Equal(t, partnerstatus.DirectionIn, pe.EventDirection)
+	assert.Equal(t, status.DirectionIn, pe.EventDirection)
 	assert.Equal(t, "order-12345", pe.EntityMetadata.EntityID)
 	assert.Equal(t, "Order", pe.EntityMetadata.EntityType)
 	assert.Equal(t, "OR_MGMT", pe.EventType)
@@ -221,7 +219,7 @@ func TestWebhookRoutedToATaskTakesItsDataFromTheRedactedPayload(t *testing.T) {
 	assert.Equal(t, webhookEventID, stored.WebhookEventID)
 	wev, err := s.Store.GetWebhookEvent(context.Background(), webhookEventID)
 	require.NoError(t, err)
-	assert.Equal(t, webhookstatus.Processing, wev.Status)
+	assert.Equal(t, status.WebhookProcessing, wev.Status)
 }
 
 func TestWebhookRejectionsStoreNothing(t *testing.T) {

@@ -14,10 +14,9 @@ import (
 
 	"github.com/streamops/streamops/events"
 	"github.com/streamops/streamops/internal/emit"
-	"github.com/streamops/streamops/internal/ingest/webhookstatus"
 	"github.com/streamops/streamops/internal/metrics"
-	"github.com/streamops/streamops/internal/outbox/partnerstatus"
 	"github.com/streamops/streamops/internal/provider"
+	"github.com/streamops/streamops/internal/status"
 	"github.com/streamops/streamops/internal/store"
 	"github.com/streamops/streamops/internal/submit"
 )
@@ -200,7 +199,7 @@ func (s *Service) RouteAs(ctx context.Context, ev store.WebhookEvent, userID str
 	if !ok {
 		return fmt.Errorf("%w %q", ErrUnknownProvider, ev.Provider)
 	}
-	rt, err := s.plan(p, ev, webhookstatus.Run(ev.Status, ev.RetryCount), userID)
+	rt, err := s.plan(p, ev, status.WebhookRun(ev.Status, ev.RetryCount), userID)
 	if err != nil {
 		s.fail(ctx, ev, err)
 		return err
@@ -235,9 +234,9 @@ type routing struct {
 func (rt routing) row(ev store.WebhookEvent, planErr error) store.WebhookEvent {
 	switch {
 	case planErr != nil:
-		ev.Status, ev.ErrorMessage, ev.RetryCount = webhookstatus.Failed, planErr.Error(), 1
-	case rt.status == webhookstatus.Processing:
-		ev.Status, ev.RetryCount = webhookstatus.Processing, 1
+		ev.Status, ev.ErrorMessage, ev.RetryCount = status.WebhookFailed, planErr.Error(), 1
+	case rt.status == status.WebhookProcessing:
+		ev.Status, ev.RetryCount = status.WebhookProcessing, 1
 	default:
 		ev.Status = rt.status
 	}
@@ -260,7 +259,7 @@ func (s *Service) plan(p *provider.Provider, ev store.WebhookEvent, run int, use
 	if err != nil {
 		return routing{}, fmt.Errorf("ingest: build webhook.received: %w", err)
 	}
-	rt := routing{status: webhookstatus.Skipped, events: []events.Envelope{received}, partner: partner}
+	rt := routing{status: status.WebhookSkipped, events: []events.Envelope{received}, partner: partner}
 	route, matched := p.Route(ev.EventType)
 	if !matched || route.Skip {
 		return rt, nil
@@ -275,7 +274,7 @@ func (s *Service) plan(p *provider.Provider, ev store.WebhookEvent, run int, use
 	if err != nil {
 		return routing{}, err
 	}
-	rt.status, rt.work, rt.events = webhookstatus.Processing, &work, append(rt.events, work.Event)
+	rt.status, rt.work, rt.events = status.WebhookProcessing, &work, append(rt.events, work.Event)
 	return rt, nil
 }
 
@@ -366,8 +365,8 @@ func (s *Service) partnerEvent(p *provider.Provider, ev store.WebhookEvent, payl
 	return &store.PartnerEvent{
 		ID:             events.DeriveID("", ev.EventID, "partner_event"),
 		EventType:      ev.EventType,
-		EventStatus:    partnerstatus.Success, // received and stored: the IN leg is done
-		EventDirection: partnerstatus.DirectionIn,
+		EventStatus:    status.PartnerSuccess, // received and stored: the IN leg is done
+		EventDirection: status.DirectionIn,
 		CreatedBy:      "webhook:" + p.Name,
 		EntityMetadata: store.PartnerEntityMetadata{
 			PartnerID: md.PartnerID, PartnerName: md.PartnerName, EntityID: md.EntityID, EntityType: md.EntityType,
@@ -381,9 +380,9 @@ func (s *Service) partnerEvent(p *provider.Provider, ev store.WebhookEvent, payl
 // The failed routing counts as a processing attempt (retry_count), so the
 // sweeper's retries of it are bounded.
 func (s *Service) fail(ctx context.Context, ev store.WebhookEvent, cause error) {
-	err := s.cfg.Store.SetWebhookStatus(ctx, ev.EventID, webhookstatus.Processing, "")
+	err := s.cfg.Store.SetWebhookStatus(ctx, ev.EventID, status.WebhookProcessing, "")
 	if err == nil {
-		err = s.cfg.Store.SetWebhookStatus(ctx, ev.EventID, webhookstatus.Failed, cause.Error())
+		err = s.cfg.Store.SetWebhookStatus(ctx, ev.EventID, status.WebhookFailed, cause.Error())
 	}
 	if err != nil {
 		s.cfg.Logger.ErrorContext(ctx, "could not mark webhook failed", "webhookEventId", ev.EventID, "error", err)

@@ -22,6 +22,7 @@ import (
 	"github.com/streamops/streamops/internal/outbox"
 	"github.com/streamops/streamops/internal/provider"
 	"github.com/streamops/streamops/internal/store"
+	"github.com/streamops/streamops/internal/store/embedded"
 )
 
 // Stack is the whole system running in this process. Start it with Start
@@ -108,10 +109,10 @@ func Start(ctx context.Context, cfg Config, opts ...Option) (_ *Stack, err error
 	switch {
 	case cfg.MongoURI != "":
 	case cfg.StoreFlushInterval > 0: // opted out of durability (docs/operations.md)
-		if err := foldJournal(cfg.StoreFile(), 0o600); err != nil {
+		if err := embedded.FoldJournal(cfg.StoreFile(), 0o600); err != nil {
 			return nil, err
 		}
-		bg, err := NewBackgroundFileStore(cfg.StoreFile(), 0o600, cfg.StoreFlushInterval)
+		bg, err := embedded.NewBackgroundFileStore(cfg.StoreFile(), 0o600, cfg.StoreFlushInterval)
 		if err != nil {
 			return nil, err
 		}
@@ -119,7 +120,7 @@ func Start(ctx context.Context, cfg Config, opts ...Option) (_ *Stack, err error
 		s.log.Warn("the embedded store writes in the background: a crash loses up to STREAMOPS_STORE_FLUSH_INTERVAL of acknowledged writes",
 			"interval", cfg.StoreFlushInterval)
 	default:
-		j, err := NewJournalFileStore(cfg.StoreFile(), 0o600, 0)
+		j, err := embedded.NewJournalFileStore(cfg.StoreFile(), 0o600, 0)
 		if err != nil {
 			return nil, err
 		}

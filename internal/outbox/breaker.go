@@ -5,7 +5,7 @@ import (
 	"time"
 
 	"github.com/streamops/streamops/internal/fault"
-	"github.com/streamops/streamops/internal/outbox/partnerstatus"
+	"github.com/streamops/streamops/internal/status"
 )
 
 // BreakerConfig tunes the per-partner circuit breaker.
@@ -31,7 +31,7 @@ func (c *BreakerConfig) setDefaults() {
 // it. The methods are its transitions; the store persists it as a
 // partner_endpoints document (see persist.go).
 type Breaker struct {
-	// State is a partnerstatus breaker state.
+	// State is a status.Breaker… state.
 	State               string
 	ConsecutiveFailures int
 	OpenedAt            *time.Time
@@ -48,13 +48,13 @@ type Breaker struct {
 // when the breaker lets deliveries try again. An open breaker whose
 // cooldown is over turns half-open (changed) and lets one go.
 func (b *Breaker) allow(now time.Time) (ok bool, until time.Time, changed bool) {
-	if b.State != partnerstatus.BreakerOpen {
+	if b.State != status.BreakerOpen {
 		return true, time.Time{}, false
 	}
 	if b.OpenUntil != nil && now.Before(*b.OpenUntil) {
 		return false, *b.OpenUntil, false
 	}
-	b.State = partnerstatus.BreakerHalfOpen
+	b.State = status.BreakerHalfOpen
 	return true, time.Time{}, true
 }
 
@@ -67,14 +67,14 @@ func (b *Breaker) record(err error, now time.Time, cfg BreakerConfig) {
 		if err == nil {
 			b.LastSuccessAt = &now
 		}
-		b.State, b.ConsecutiveFailures, b.OpenedAt, b.OpenUntil = partnerstatus.BreakerClosed, 0, nil, nil
+		b.State, b.ConsecutiveFailures, b.OpenedAt, b.OpenUntil = status.BreakerClosed, 0, nil, nil
 		return
 	}
 	b.ConsecutiveFailures++
 	b.LastError, b.LastFailureAt = err.Error(), &now
-	if b.State == partnerstatus.BreakerHalfOpen || b.ConsecutiveFailures >= cfg.Failures {
+	if b.State == status.BreakerHalfOpen || b.ConsecutiveFailures >= cfg.Failures {
 		until := now.Add(cfg.Cooldown)
-		b.State, b.OpenedAt, b.OpenUntil = partnerstatus.BreakerOpen, &now, &until
+		b.State, b.OpenedAt, b.OpenUntil = status.BreakerOpen, &now, &until
 	}
 }
 
@@ -99,7 +99,7 @@ func newBreakers(cfg BreakerConfig, loaded map[string]Breaker) *breakers {
 func (b *breakers) get(id string) *Breaker {
 	br, ok := b.brk[id]
 	if !ok {
-		br = &Breaker{State: partnerstatus.BreakerClosed}
+		br = &Breaker{State: status.BreakerClosed}
 		b.brk[id] = br
 	}
 	return br

@@ -6,8 +6,7 @@ import (
 
 	"github.com/streamops/streamops/internal/backoff"
 	"github.com/streamops/streamops/internal/fault"
-	"github.com/streamops/streamops/internal/outbox/outboxstatus"
-	"github.com/streamops/streamops/internal/outbox/partnerstatus"
+	"github.com/streamops/streamops/internal/status"
 )
 
 // Entry is a claimed outbox entry as the relay decides it: where it goes,
@@ -38,7 +37,7 @@ type claim struct{ docID, token string }
 // are capped at seed 000's five (resilienceAttemptCount).
 func (e Entry) maxAttempts(partner bool) int {
 	if partner {
-		return min(e.MaxAttempts, partnerstatus.MaxAttempts)
+		return min(e.MaxAttempts, status.PartnerMaxAttempts)
 	}
 	return e.MaxAttempts
 }
@@ -52,23 +51,23 @@ func (e Entry) exhausted() bool { return e.Attempts > e.maxAttempts(true) }
 // nil, retried after policy's delay while the error is retryable and
 // attempts are left, dead-lettered otherwise. next is when it is due again
 // (Deferred and Retry only).
-func (e Entry) outcome(err error, deferTill time.Time, partner bool, policy backoff.Policy, now time.Time) (o outboxstatus.Outcome, next time.Time) {
+func (e Entry) outcome(err error, deferTill time.Time, partner bool, policy backoff.Policy, now time.Time) (o status.Outcome, next time.Time) {
 	switch {
 	case !deferTill.IsZero():
-		return outboxstatus.Deferred, deferTill
+		return status.OutcomeDeferred, deferTill
 	case err == nil:
-		return outboxstatus.Delivered, time.Time{}
+		return status.OutcomeDelivered, time.Time{}
 	case fault.IsRetryable(err) && e.Attempts < e.maxAttempts(partner):
-		return outboxstatus.Retry, now.Add(policy.Delay(e.Attempts))
+		return status.OutcomeRetry, now.Add(policy.Delay(e.Attempts))
 	default:
-		return outboxstatus.DeadLettered, time.Time{}
+		return status.OutcomeDeadLettered, time.Time{}
 	}
 }
 
 // attemptRecorded reports whether this attempt goes into the partner
 // event's resilienceAttemptCount, which holds attempts 1 to 5.
 func (e Entry) attemptRecorded() bool {
-	return e.Attempts >= 1 && e.Attempts <= partnerstatus.MaxAttempts
+	return e.Attempts >= 1 && e.Attempts <= status.PartnerMaxAttempts
 }
 
 // attemptStatus is the partner event status an attempt that ended in o
@@ -76,12 +75,12 @@ func (e Entry) attemptRecorded() bool {
 // or when it was the fifth (seed 000: FAILED with a fifth attempt is
 // over); DEAD_LETTER when it ended the delivery before the fifth, so seed
 // 000's "Failed Events for Retry" query never selects a dead letter.
-func (e Entry) attemptStatus(o outboxstatus.Outcome) string {
+func (e Entry) attemptStatus(o status.Outcome) string {
 	switch {
-	case o == outboxstatus.Delivered:
-		return partnerstatus.Success
-	case o == outboxstatus.DeadLettered && e.Attempts < partnerstatus.MaxAttempts:
-		return partnerstatus.DeadLetter
+	case o == status.OutcomeDelivered:
+		return status.PartnerSuccess
+	case o == status.OutcomeDeadLettered && e.Attempts < status.PartnerMaxAttempts:
+		return status.PartnerDeadLetter
 	}
-	return partnerstatus.Failed
+	return status.PartnerFailed
 }

@@ -9,8 +9,7 @@ import (
 
 	"github.com/streamops/streamops/internal/backoff"
 	"github.com/streamops/streamops/internal/emit"
-	"github.com/streamops/streamops/internal/outbox/outboxstatus"
-	"github.com/streamops/streamops/internal/outbox/partnerstatus"
+	"github.com/streamops/streamops/internal/status"
 )
 
 func TestAnAttemptEndsDeferredDeliveredRetriedOrDeadLettered(t *testing.T) {
@@ -23,16 +22,16 @@ func TestAnAttemptEndsDeferredDeliveredRetriedOrDeadLettered(t *testing.T) {
 		err           error
 		deferTill     time.Time
 		partner       bool
-		want          outboxstatus.Outcome
+		want          status.Outcome
 		wantNext      time.Time
 	}{
-		{"an open breaker defers it", 3, 10, nil, now.Add(time.Minute), true, outboxstatus.Deferred, now.Add(time.Minute)},
-		{"no error delivers it", 3, 10, nil, time.Time{}, false, outboxstatus.Delivered, time.Time{}},
-		{"a retryable error with attempts left retries after the gap", 2, 10, down, time.Time{}, true, outboxstatus.Retry, now.Add(backoff.PartnerGaps.Delay(2))},
-		{"a refusal dead-letters it", 1, 10, refused, time.Time{}, false, outboxstatus.DeadLettered, time.Time{}},
-		{"a retryable error on the last attempt dead-letters it", 10, 10, down, time.Time{}, false, outboxstatus.DeadLettered, time.Time{}},
-		{"a partner delivery stops at seed 000's fifth attempt", 5, 10, down, time.Time{}, true, outboxstatus.DeadLettered, time.Time{}},
-		{"a Kafka entry goes on past five", 5, 10, down, time.Time{}, false, outboxstatus.Retry, now.Add(backoff.PartnerGaps.Delay(5))},
+		{"an open breaker defers it", 3, 10, nil, now.Add(time.Minute), true, status.OutcomeDeferred, now.Add(time.Minute)},
+		{"no error delivers it", 3, 10, nil, time.Time{}, false, status.OutcomeDelivered, time.Time{}},
+		{"a retryable error with attempts left retries after the gap", 2, 10, down, time.Time{}, true, status.OutcomeRetry, now.Add(backoff.PartnerGaps.Delay(2))},
+		{"a refusal dead-letters it", 1, 10, refused, time.Time{}, false, status.OutcomeDeadLettered, time.Time{}},
+		{"a retryable error on the last attempt dead-letters it", 10, 10, down, time.Time{}, false, status.OutcomeDeadLettered, time.Time{}},
+		{"a partner delivery stops at seed 000's fifth attempt", 5, 10, down, time.Time{}, true, status.OutcomeDeadLettered, time.Time{}},
+		{"a Kafka entry goes on past five", 5, 10, down, time.Time{}, false, status.OutcomeRetry, now.Add(backoff.PartnerGaps.Delay(5))},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -68,15 +67,15 @@ func TestAttemptStatusKeepsDeadLettersOutOfTheRetryQuery(t *testing.T) {
 	for _, c := range []struct {
 		name     string
 		attempts int
-		outcome  outboxstatus.Outcome
+		outcome  status.Outcome
 		want     string
 	}{
-		{"delivered", 2, outboxstatus.Delivered, partnerstatus.Success},
-		{"failed, retry scheduled", 1, outboxstatus.Retry, partnerstatus.Failed},
-		{"failed, fourth of five", 4, outboxstatus.Retry, partnerstatus.Failed},
-		{"fifth failure: over, as seed 000 records it", 5, outboxstatus.DeadLettered, partnerstatus.Failed},
-		{"refused for good on the first attempt", 1, outboxstatus.DeadLettered, partnerstatus.DeadLetter},
-		{"refused for good on the fourth attempt", 4, outboxstatus.DeadLettered, partnerstatus.DeadLetter},
+		{"delivered", 2, status.OutcomeDelivered, status.PartnerSuccess},
+		{"failed, retry scheduled", 1, status.OutcomeRetry, status.PartnerFailed},
+		{"failed, fourth of five", 4, status.OutcomeRetry, status.PartnerFailed},
+		{"fifth failure: over, as seed 000 records it", 5, status.OutcomeDeadLettered, status.PartnerFailed},
+		{"refused for good on the first attempt", 1, status.OutcomeDeadLettered, status.PartnerDeadLetter},
+		{"refused for good on the fourth attempt", 4, status.OutcomeDeadLettered, status.PartnerDeadLetter},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			assert.Equal(t, c.want, Entry{Attempts: c.attempts}.attemptStatus(c.outcome))
@@ -120,14 +119,14 @@ func TestBreakerOpensHalfOpensAndCloses(t *testing.T) {
 	cfg := BreakerConfig{Failures: 3, Cooldown: time.Minute}
 	now := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 	down := &DeliveryError{Retryable: true, Err: errors.New("503")}
-	b := Breaker{State: partnerstatus.BreakerClosed}
+	b := Breaker{State: status.BreakerClosed}
 
 	for range 2 {
 		b.record(down, now, cfg)
 	}
-	assert.Equal(t, partnerstatus.BreakerClosed, b.State, "two failures of three leave it closed")
+	assert.Equal(t, status.BreakerClosed, b.State, "two failures of three leave it closed")
 	b.record(down, now, cfg)
-	assert.Equal(t, partnerstatus.BreakerOpen, b.State, "the third opens it")
+	assert.Equal(t, status.BreakerOpen, b.State, "the third opens it")
 	assert.Equal(t, now.Add(time.Minute), *b.OpenUntil)
 	assert.Equal(t, "503", b.LastError)
 
@@ -139,20 +138,20 @@ func TestBreakerOpensHalfOpensAndCloses(t *testing.T) {
 	ok, _, changed = b.allow(now.Add(time.Minute))
 	assert.True(t, ok, "cooldown over: one probe goes")
 	assert.True(t, changed)
-	assert.Equal(t, partnerstatus.BreakerHalfOpen, b.State)
+	assert.Equal(t, status.BreakerHalfOpen, b.State)
 
 	b.record(down, now.Add(time.Minute), cfg)
-	assert.Equal(t, partnerstatus.BreakerOpen, b.State, "a failed probe opens it again")
+	assert.Equal(t, status.BreakerOpen, b.State, "a failed probe opens it again")
 	assert.Equal(t, now.Add(2*time.Minute), *b.OpenUntil)
 
 	b.record(&DeliveryError{Retryable: false, Err: errors.New("400")}, now.Add(2*time.Minute), cfg)
-	assert.Equal(t, partnerstatus.BreakerClosed, b.State, "a refusal comes from a working endpoint")
+	assert.Equal(t, status.BreakerClosed, b.State, "a refusal comes from a working endpoint")
 	assert.Zero(t, b.ConsecutiveFailures)
 	assert.Nil(t, b.OpenUntil)
 	assert.Nil(t, b.LastSuccessAt)
 
 	b.record(nil, now.Add(3*time.Minute), cfg)
-	assert.Equal(t, partnerstatus.BreakerClosed, b.State)
+	assert.Equal(t, status.BreakerClosed, b.State)
 	assert.Equal(t, now.Add(3*time.Minute), *b.LastSuccessAt)
 }
 

@@ -5,8 +5,7 @@ import (
 	"encoding/json"
 	"time"
 
-	"github.com/streamops/streamops/internal/outbox/outboxstatus"
-	"github.com/streamops/streamops/internal/outbox/partnerstatus"
+	"github.com/streamops/streamops/internal/status"
 	"github.com/streamops/streamops/internal/store"
 )
 
@@ -41,7 +40,7 @@ func (r *Relay) claimDue(ctx context.Context, now time.Time) ([]Entry, error) {
 
 // settlement is what store.Store.SettleOutbox records for this claim of e:
 // outcome o, due again at next, failed with errMsg.
-func (e Entry) settlement(o outboxstatus.Outcome, next time.Time, errMsg string) store.Settlement {
+func (e Entry) settlement(o status.Outcome, next time.Time, errMsg string) store.Settlement {
 	return store.Settlement{
 		Entry: store.OutboxEntry{ID: e.claim.docID, OutboxID: e.ID, ClaimToken: e.claim.token,
 			Attempts: e.Attempts, MaxAttempts: e.MaxAttempts},
@@ -98,8 +97,8 @@ func partnerEvent(p Partner, e Entry) store.PartnerEvent {
 		eventType = "delivery"
 	}
 	return store.PartnerEvent{
-		ID: partnerEventID(e), EventType: eventType, EventStatus: partnerstatus.Pending,
-		EventDirection: partnerstatus.DirectionOut, CreatedBy: "outbox-relay", OutboxID: e.ID,
+		ID: partnerEventID(e), EventType: eventType, EventStatus: status.PartnerPending,
+		EventDirection: status.DirectionOut, CreatedBy: "outbox-relay", OutboxID: e.ID,
 		EntityMetadata: store.PartnerEntityMetadata{PartnerID: p.ID, PartnerName: p.Name,
 			EntityID: entityID, EntityType: e.AggregateType},
 		EntityData: store.JSONDoc(e.Payload),

@@ -12,7 +12,7 @@ import (
 	"github.com/streamops/streamops/internal/backoff"
 	"github.com/streamops/streamops/internal/deadline"
 	"github.com/streamops/streamops/internal/metrics"
-	"github.com/streamops/streamops/internal/outbox/outboxstatus"
+	"github.com/streamops/streamops/internal/status"
 	"github.com/streamops/streamops/internal/store"
 )
 
@@ -500,11 +500,11 @@ func (r *Relay) settle(outcomes []outcome, st *Stats) ([]store.Settlement, []sto
 		out, next := e.outcome(o.err, o.deferTill, partner, policy, now)
 		var errMsg string
 		switch out {
-		case outboxstatus.Deferred:
+		case status.OutcomeDeferred:
 			st.Deferred++
-		case outboxstatus.Delivered:
+		case status.OutcomeDelivered:
 			st.Delivered++
-		case outboxstatus.Retry:
+		case status.OutcomeRetry:
 			errMsg = o.err.Error()
 			st.Retried++
 		default:

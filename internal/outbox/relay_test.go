@@ -16,9 +16,8 @@ import (
 
 	"github.com/streamops/streamops/events"
 	"github.com/streamops/streamops/internal/outbox"
-	"github.com/streamops/streamops/internal/outbox/outboxstatus"
-	"github.com/streamops/streamops/internal/outbox/partnerstatus"
 	"github.com/streamops/streamops/internal/provider"
+	"github.com/streamops/streamops/internal/status"
 	"github.com/streamops/streamops/internal/store"
 	"github.com/streamops/streamops/internal/store/storetest"
 	"github.com/streamops/streamops/internal/testenv"
@@ -159,14 +158,14 @@ func TestPartnerRetriesWithTheSeedGapsUntilDelivered(t *testing.T) {
 	}
 	entry, err := h.Store.GetOutboxEntry(ctx, id)
 	require.NoError(t, err)
-	assert.Equal(t, outboxstatus.Completed, entry.Status)
+	assert.Equal(t, status.OutboxCompleted, entry.Status)
 	assert.Equal(t, 4, entry.Attempts)
 	assert.Equal(t, []time.Duration{5 * time.Second, 15 * time.Second, 35 * time.Second},
 		[]time.Duration{at[1].Sub(start), at[2].Sub(start), at[3].Sub(start)}, "gaps of 5, 10 and 20 s")
 
 	ev := partnerEventOf(t, h.Store, id)
-	assert.Equal(t, partnerstatus.DirectionOut, ev.EventDirection)
-	assert.Equal(t, partnerstatus.Success, ev.EventStatus)
+	assert.Equal(t, status.DirectionOut, ev.EventDirection)
+	assert.Equal(t, status.PartnerSuccess, ev.EventStatus)
 	assert.Equal(t, "acme", ev.EntityMetadata.PartnerID)
 	want := map[string]string{}
 	for i, t := range at {
@@ -184,11 +183,11 @@ func TestPartnerGoneDeadLettersAtOnce(t *testing.T) {
 	assert.Equal(t, 1, st.DeadLettered)
 	entry, err := h.Store.GetOutboxEntry(context.Background(), id)
 	require.NoError(t, err)
-	assert.Equal(t, outboxstatus.DeadLetter, entry.Status)
+	assert.Equal(t, status.OutboxDeadLetter, entry.Status)
 	assert.Equal(t, 1, entry.Attempts)
 	assert.Contains(t, entry.LastError, "410")
 	ev := partnerEventOf(t, h.Store, id)
-	assert.Equal(t, partnerstatus.DeadLetter, ev.EventStatus, "not FAILED: seed 000's retry query must not select it")
+	assert.Equal(t, status.PartnerDeadLetter, ev.EventStatus, "not FAILED: seed 000's retry query must not select it")
 	assert.Len(t, ev.EntityMetadata.ResilienceAttemptCount, 1)
 }
 
@@ -215,14 +214,14 @@ func TestEachAnswerIsRetriedOrDeadLetteredAsClassified(t *testing.T) {
 			ev := partnerEventOf(t, h.Store, id)
 			if c.retry {
 				assert.Equal(t, 1, st.Retried)
-				assert.Equal(t, outboxstatus.Failed, entry.Status)
+				assert.Equal(t, status.OutboxFailed, entry.Status)
 				assert.True(t, h.clock.Now().Add(5*time.Second).Equal(entry.NextAttemptAt), "retried after seed 000's first gap")
-				assert.Equal(t, partnerstatus.Failed, ev.EventStatus, "seed 000's retry query selects it")
+				assert.Equal(t, status.PartnerFailed, ev.EventStatus, "seed 000's retry query selects it")
 				return
 			}
 			assert.Equal(t, 1, st.DeadLettered)
-			assert.Equal(t, outboxstatus.DeadLetter, entry.Status)
-			assert.Equal(t, partnerstatus.DeadLetter, ev.EventStatus, "seed 000's retry query leaves it")
+			assert.Equal(t, status.OutboxDeadLetter, entry.Status)
+			assert.Equal(t, status.PartnerDeadLetter, ev.EventStatus, "seed 000's retry query leaves it")
 			h.clock.Advance(time.Hour)
 			st, err = r.Run(context.Background())
 			require.NoError(t, err)
@@ -252,7 +251,7 @@ func TestRelayKilledAfterClaimingIsReclaimedAndDeliveredOnceMore(t *testing.T) {
 		assert.Equal(t, 1, delivered[id], "delivered once, with webhook-id = outbox id %s", id)
 		e, err := h.Store.GetOutboxEntry(context.Background(), id)
 		require.NoError(t, err)
-		assert.Equal(t, outboxstatus.Completed, e.Status)
+		assert.Equal(t, status.OutboxCompleted, e.Status)
 		assert.Equal(t, 2, e.Attempts, "the dead relay's attempt stays counted")
 	}
 }
@@ -290,14 +289,14 @@ func TestBreakerOpensAfterFiveFailuresAndClosesAfterCooldown(t *testing.T) {
 	eps, err := h.Store.PartnerEndpoints(ctx, "acme")
 	require.NoError(t, err)
 	ep := eps["acme"]
-	assert.Equal(t, partnerstatus.BreakerOpen, ep.State)
+	assert.Equal(t, status.BreakerOpen, ep.State)
 	assert.Equal(t, 5, ep.ConsecutiveFailures)
 	require.NotNil(t, ep.OpenUntil)
 	assert.Equal(t, h.clock.Now().Add(time.Minute), *ep.OpenUntil)
 	deferred, err := h.Store.GetOutboxEntry(ctx, ids[7])
 	require.NoError(t, err)
 	assert.Equal(t, 0, deferred.Attempts)
-	assert.Equal(t, outboxstatus.Pending, deferred.Status)
+	assert.Equal(t, status.OutboxPending, deferred.Status)
 
 	h.clock.Advance(30 * time.Second)
 	st, err = r.Run(ctx)
@@ -310,7 +309,7 @@ func TestBreakerOpensAfterFiveFailuresAndClosesAfterCooldown(t *testing.T) {
 	assert.Equal(t, 8, st.Delivered, "after the cooldown the partner (now healthy) gets everything")
 	eps, err = h.Store.PartnerEndpoints(ctx, "acme")
 	require.NoError(t, err)
-	assert.Equal(t, partnerstatus.BreakerClosed, eps["acme"].State)
+	assert.Equal(t, status.BreakerClosed, eps["acme"].State)
 	assert.Zero(t, eps["acme"].ConsecutiveFailures)
 }
 

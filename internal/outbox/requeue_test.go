@@ -11,8 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/streamops/streamops/internal/outbox"
-	"github.com/streamops/streamops/internal/outbox/outboxstatus"
-	"github.com/streamops/streamops/internal/outbox/partnerstatus"
+	"github.com/streamops/streamops/internal/status"
 )
 
 // TestARequeuedDeadLetterIsSentAgainAsANewRound: a dead letter stays one
@@ -27,8 +26,8 @@ func TestARequeuedDeadLetterIsSentAgainAsANewRound(t *testing.T) {
 		attempts int   // the first round's
 		status   string
 	}{
-		{"refused at the first attempt", []int{http.StatusGone}, 1, partnerstatus.DeadLetter},
-		{"five attempts spent", []int{500, 500, 500, 500, 500}, 5, partnerstatus.Failed},
+		{"refused at the first attempt", []int{http.StatusGone}, 1, status.PartnerDeadLetter},
+		{"five attempts spent", []int{500, 500, 500, 500, 500}, 5, status.PartnerFailed},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			h := newHarness(t, append(c.script, 503)...) // the new round's first attempt fails once more, then 200
@@ -43,7 +42,7 @@ func TestARequeuedDeadLetterIsSentAgainAsANewRound(t *testing.T) {
 			}
 			entry, err := h.Store.GetOutboxEntry(ctx, id)
 			require.NoError(t, err)
-			require.Equal(t, outboxstatus.DeadLetter, entry.Status)
+			require.Equal(t, status.OutboxDeadLetter, entry.Status)
 			require.Equal(t, c.attempts, entry.Attempts)
 			for range 3 {
 				h.clock.Advance(time.Hour)
@@ -57,7 +56,7 @@ func TestARequeuedDeadLetterIsSentAgainAsANewRound(t *testing.T) {
 			_, err = h.Store.RequeueOutboxEntry(ctx, id, "alice")
 			require.NoError(t, err)
 			ev := partnerEventOf(t, h.Store, id)
-			assert.Equal(t, partnerstatus.Pending, ev.EventStatus, "back to a state the relay updates")
+			assert.Equal(t, status.PartnerPending, ev.EventStatus, "back to a state the relay updates")
 			assert.Empty(t, ev.EntityMetadata.ResilienceAttemptCount)
 
 			first := h.clock.Now()
@@ -72,12 +71,12 @@ func TestARequeuedDeadLetterIsSentAgainAsANewRound(t *testing.T) {
 
 			entry, err = h.Store.GetOutboxEntry(ctx, id)
 			require.NoError(t, err)
-			assert.Equal(t, outboxstatus.Completed, entry.Status)
+			assert.Equal(t, status.OutboxCompleted, entry.Status)
 			assert.Equal(t, 2, entry.Attempts, "the new round's")
 			assert.Equal(t, "alice", entry.RequeuedBy)
 			assert.Equal(t, 1, entry.Requeues)
 			ev = partnerEventOf(t, h.Store, id)
-			assert.Equal(t, partnerstatus.Success, ev.EventStatus)
+			assert.Equal(t, status.PartnerSuccess, ev.EventStatus)
 			assert.Equal(t, map[string]string{"1": fmt.Sprint(first.UnixMilli()), "2": fmt.Sprint(second.UnixMilli())},
 				ev.EntityMetadata.ResilienceAttemptCount, "the new round's attempts alone")
 			assert.Len(t, h.partner.calls, c.attempts+2)

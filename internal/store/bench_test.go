@@ -14,7 +14,7 @@ import (
 	"go.mongodb.org/mongo-driver/mongo/options"
 
 	"github.com/streamops/streamops/events"
-	"github.com/streamops/streamops/internal/outbox/outboxstatus"
+	"github.com/streamops/streamops/internal/status"
 )
 
 func openBench(tb testing.TB) *Store {
@@ -51,8 +51,8 @@ func (s *Store) claimOneAtATime(ctx context.Context, now time.Time, lease time.D
 	for n < limit {
 		var e OutboxEntry
 		err := s.outbox.FindOneAndUpdate(ctx,
-			bson.M{"status": bson.M{"$in": []string{outboxstatus.Pending, outboxstatus.Failed}}, "next_attempt_at": bson.M{"$lte": now}},
-			bson.M{"$set": bson.M{"status": outboxstatus.Processing, "lease_expires_at": now.Add(lease)}, "$inc": bson.M{"attempts": 1}},
+			bson.M{"status": bson.M{"$in": []string{status.OutboxPending, status.OutboxFailed}}, "next_attempt_at": bson.M{"$lte": now}},
+			bson.M{"$set": bson.M{"status": status.OutboxProcessing, "lease_expires_at": now.Add(lease)}, "$inc": bson.M{"attempts": 1}},
 			options.FindOneAndUpdate().SetSort(bson.D{{Key: "next_attempt_at", Value: 1}}).SetReturnDocument(options.After)).Decode(&e)
 		if normalise(err) == ErrNotFound {
 			break
@@ -81,7 +81,7 @@ func TestClaimDueCostsThreeCommandsPerBatch(t *testing.T) {
 	_, err = s.SettleOutbox(ctx, func() []Settlement {
 		st := make([]Settlement, len(got))
 		for i, e := range got {
-			st[i] = Settlement{Entry: e, Outcome: outboxstatus.Delivered}
+			st[i] = Settlement{Entry: e, Outcome: status.OutcomeDelivered}
 		}
 		return st
 	}()...)

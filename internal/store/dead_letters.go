@@ -10,7 +10,7 @@ import (
 	"go.mongodb.org/mongo-driver/bson"
 
 	"github.com/streamops/streamops/events"
-	"github.com/streamops/streamops/internal/stream/deadletterstatus"
+	"github.com/streamops/streamops/internal/status"
 )
 
 // CollDeadLetters holds the Kafka records the processors could not use
@@ -112,7 +112,7 @@ func (s *Store) InsertDeadLetters(ctx context.Context, dls ...DeadLetterEntry) (
 		}
 		dl.ID = dl.DeadLetterID
 		if dl.Status == "" {
-			dl.Status = deadletterstatus.Open
+			dl.Status = status.DeadLetterOpen
 		}
 		if dl.ReceivedAt.IsZero() {
 			dl.ReceivedAt = now
@@ -165,7 +165,7 @@ func (s *Store) RecordRequeues(ctx context.Context, ids ...string) (int, error) 
 	now := s.now()
 	res, err := s.countedCollection(CollDeadLetters).UpdateMany(ctx, bson.M{"_id": bson.M{"$in": ids}}, bson.M{
 		"$inc": bson.M{"requeue_attempts": 1},
-		"$set": bson.M{"status": deadletterstatus.Replayed, "resolved_at": now, "last_requeued_at": now},
+		"$set": bson.M{"status": status.DeadLetterReplayed, "resolved_at": now, "last_requeued_at": now},
 	})
 	if err != nil {
 		return 0, normalise(err)
@@ -175,13 +175,13 @@ func (s *Store) RecordRequeues(ctx context.Context, ids ...string) (int, error) 
 
 // ResolveDeadLetter closes an open dead letter as replayed or discarded. It
 // returns ErrNotFound when there is no open dead letter with that id.
-func (s *Store) ResolveDeadLetter(ctx context.Context, id, status string) error {
-	if !deadletterstatus.IsResolution(status) {
-		return fmt.Errorf("store: a dead letter is resolved as %s or %s, not %q", deadletterstatus.Replayed, deadletterstatus.Discarded, status)
+func (s *Store) ResolveDeadLetter(ctx context.Context, id, resolution string) error {
+	if !status.DeadLetterIsResolution(resolution) {
+		return fmt.Errorf("store: a dead letter is resolved as %s or %s, not %q", status.DeadLetterReplayed, status.DeadLetterDiscarded, resolution)
 	}
 	res, err := s.countedCollection(CollDeadLetters).UpdateOne(ctx,
-		bson.M{"_id": id, "status": deadletterstatus.Open},
-		bson.M{"$set": bson.M{"status": status, "resolved_at": s.now()}})
+		bson.M{"_id": id, "status": status.DeadLetterOpen},
+		bson.M{"$set": bson.M{"status": resolution, "resolved_at": s.now()}})
 	if err != nil {
 		return normalise(err)
 	}

@@ -12,7 +12,7 @@ import (
 	"go.mongodb.org/mongo-driver/mongo"
 	"go.mongodb.org/mongo-driver/mongo/options"
 
-	"github.com/streamops/streamops/internal/outbox/outboxstatus"
+	"github.com/streamops/streamops/internal/status"
 )
 
 // DefaultMaxAttempts is max_attempts when an entry is enqueued without one.
@@ -68,7 +68,7 @@ func (s *Store) EnqueueOutbox(ctx context.Context, entries ...OutboxEntry) (Inse
 		if e.Payload, err = scrubPayload(e.Payload); err != nil {
 			return "", nil, err
 		}
-		e.ID, e.Status, e.Attempts = e.OutboxID, outboxstatus.Pending, 0
+		e.ID, e.Status, e.Attempts = e.OutboxID, status.OutboxPending, 0
 		e.LeaseExpiresAt, e.ClaimToken, e.CompletedAt = nil, "", nil
 		if e.MaxAttempts <= 0 {
 			e.MaxAttempts = DefaultMaxAttempts
@@ -114,7 +114,7 @@ func (s *Store) ClaimDue(ctx context.Context, now time.Time, lease time.Duration
 		return nil, fmt.Errorf("store: ClaimDue lease must be positive, got %s", lease)
 	}
 	now = bsonTime(now)
-	due := bson.M{"status": bson.M{"$in": outboxstatus.Due()}, "next_attempt_at": bson.M{"$lte": now}}
+	due := bson.M{"status": bson.M{"$in": status.OutboxDue()}, "next_attempt_at": bson.M{"$lte": now}}
 	oldest := bson.D{{Key: "next_attempt_at", Value: 1}, {Key: "_id", Value: 1}}
 	for range claimRounds {
 		candidates, err := findAll[idOnly](ctx, s.outbox, due, options.Find().SetSort(oldest).SetLimit(int64(limit)).
@@ -132,7 +132,7 @@ func (s *Store) ClaimDue(ctx context.Context, now time.Time, lease time.Duration
 		token := uuid.NewString()
 		filter := bson.M{"_id": bson.M{"$in": ids}, "status": due["status"], "next_attempt_at": due["next_attempt_at"]}
 		res, err := s.outbox.UpdateMany(ctx, filter, bson.M{
-			"$set": bson.M{"status": outboxstatus.Processing, "lease_expires_at": now.Add(lease), "claim_token": token},
+			"$set": bson.M{"status": status.OutboxProcessing, "lease_expires_at": now.Add(lease), "claim_token": token},
 			"$inc": bson.M{"attempts": 1},
 		})
 		if err != nil {
@@ -157,7 +157,7 @@ type Settlement struct {
 	Entry OutboxEntry
 	// Outcome of the attempt. A Retry of an entry whose attempts are
 	// exhausted is recorded as DeadLettered.
-	Outcome outboxstatus.Outcome
+	Outcome status.Outcome
 	// NextAttemptAt is when to retry (Retry only).
 	NextAttemptAt time.Time
 	// Error is recorded as last_error (Retry and DeadLetter).
@@ -178,20 +178,20 @@ func (s *Store) SettleOutbox(ctx context.Context, settlements ...Settlement) (in
 		set := bson.M{"status": outcome.Status(st.Entry.Attempts)}
 		update := bson.M{"$set": set, "$unset": bson.M{"claim_token": "", "lease_expires_at": ""}}
 		switch outcome {
-		case outboxstatus.Delivered:
+		case status.OutcomeDelivered:
 			set["completed_at"] = now
-		case outboxstatus.Retry:
+		case status.OutcomeRetry:
 			set["next_attempt_at"], set["last_error"] = bsonTime(st.NextAttemptAt), st.Error
-		case outboxstatus.DeadLettered:
+		case status.OutcomeDeadLettered:
 			set["last_error"] = st.Error
-		case outboxstatus.Deferred:
+		case status.OutcomeDeferred:
 			set["next_attempt_at"] = bsonTime(st.NextAttemptAt)
 			update["$inc"] = bson.M{"attempts": -1}
 		default:
 			return nil, fmt.Errorf("store: settle outbox %s: unknown outcome %d", st.Entry.OutboxID, st.Outcome)
 		}
 		return mongo.NewUpdateOneModel().
-			SetFilter(bson.M{"_id": st.Entry.ID, "claim_token": st.Entry.ClaimToken, "status": outboxstatus.Processing}).
+			SetFilter(bson.M{"_id": st.Entry.ID, "claim_token": st.Entry.ClaimToken, "status": status.OutboxProcessing}).
 			SetUpdate(update), nil
 	})
 	if err != nil {
@@ -202,18 +202,18 @@ func (s *Store) SettleOutbox(ctx context.Context, settlements ...Settlement) (in
 
 // MarkCompleted records a successful delivery of a claimed entry.
 func (s *Store) MarkCompleted(ctx context.Context, e OutboxEntry) error {
-	return s.settleOne(ctx, Settlement{Entry: e, Outcome: outboxstatus.Delivered})
+	return s.settleOne(ctx, Settlement{Entry: e, Outcome: status.OutcomeDelivered})
 }
 
 // MarkFailed records a failed attempt to be retried at next; an entry with
 // no attempts left is dead-lettered instead.
 func (s *Store) MarkFailed(ctx context.Context, e OutboxEntry, next time.Time, errMsg string) error {
-	return s.settleOne(ctx, Settlement{Entry: e, Outcome: outboxstatus.Retry, NextAttemptAt: next, Error: errMsg})
+	return s.settleOne(ctx, Settlement{Entry: e, Outcome: status.OutcomeRetry, NextAttemptAt: next, Error: errMsg})
 }
 
 // DeadLetter records that a claimed entry will never be delivered.
 func (s *Store) DeadLetter(ctx context.Context, e OutboxEntry, errMsg string) error {
-	return s.settleOne(ctx, Settlement{Entry: e, Outcome: outboxstatus.DeadLettered, Error: errMsg})
+	return s.settleOne(ctx, Settlement{Entry: e, Outcome: status.OutcomeDeadLettered, Error: errMsg})
 }
 
 // ErrLeaseLost is returned when settling an entry whose claim was reclaimed
@@ -235,9 +235,9 @@ func (s *Store) settleOne(ctx context.Context, st Settlement) error {
 func (s *Store) ReclaimExpiredLeases(ctx context.Context, now time.Time) (int, error) {
 	now = bsonTime(now)
 	res, err := s.outbox.UpdateMany(ctx,
-		bson.M{"status": outboxstatus.Processing, "lease_expires_at": bson.M{"$lte": now}},
+		bson.M{"status": status.OutboxProcessing, "lease_expires_at": bson.M{"$lte": now}},
 		bson.M{
-			"$set":   bson.M{"status": outboxstatus.Failed, "next_attempt_at": now, "last_error": "lease expired before the attempt was settled"},
+			"$set":   bson.M{"status": status.OutboxFailed, "next_attempt_at": now, "last_error": "lease expired before the attempt was settled"},
 			"$unset": bson.M{"claim_token": "", "lease_expires_at": ""},
 		})
 	if err != nil {
@@ -250,7 +250,7 @@ func (s *Store) ReclaimExpiredLeases(ctx context.Context, now time.Time) (int, e
 // for delivery (pending or failed); ok is false when none waits. The relay
 // reports its age as a metric to alarm on.
 func (s *Store) OldestPendingOutbox(ctx context.Context) (oldest time.Time, ok bool, err error) {
-	e, err := findOne[OutboxEntry](ctx, s.outbox, bson.M{"status": bson.M{"$in": outboxstatus.Due()}},
+	e, err := findOne[OutboxEntry](ctx, s.outbox, bson.M{"status": bson.M{"$in": status.OutboxDue()}},
 		options.FindOne().SetSort(bson.D{{Key: "created_at", Value: 1}}))
 	if errors.Is(err, ErrNotFound) {
 		return time.Time{}, false, nil
@@ -262,7 +262,7 @@ func (s *Store) OldestPendingOutbox(ctx context.Context) (oldest time.Time, ok b
 // delivery (pending or failed); ok is false when none waits. A relay that
 // keeps serving through its schedule's period sleeps until it.
 func (s *Store) NextDueOutbox(ctx context.Context) (next time.Time, ok bool, err error) {
-	e, err := findOne[OutboxEntry](ctx, s.outbox, bson.M{"status": bson.M{"$in": outboxstatus.Due()}},
+	e, err := findOne[OutboxEntry](ctx, s.outbox, bson.M{"status": bson.M{"$in": status.OutboxDue()}},
 		options.FindOne().SetSort(bson.D{{Key: "next_attempt_at", Value: 1}}).
 			SetProjection(bson.M{"next_attempt_at": 1}))
 	if errors.Is(err, ErrNotFound) {
@@ -286,14 +286,14 @@ func (s *Store) NextDueOutbox(ctx context.Context) (next time.Time, ok bool, err
 // start one round.
 func (s *Store) RequeueOutboxEntry(ctx context.Context, outboxID, by string) (OutboxEntry, error) {
 	now := bsonTime(s.now())
-	requeueable := outboxstatus.Requeueable()
-	var status string
+	requeueable := status.OutboxRequeueable()
+	var was string
 	for range 2 { // again once if it was dead-lettered between the update and the read
 		var e OutboxEntry
 		err := s.outbox.FindOneAndUpdate(ctx,
 			bson.M{"_id": outboxID, "status": bson.M{"$in": requeueable}},
 			bson.M{
-				"$set": bson.M{"status": outboxstatus.Pending, "attempts": 0, "next_attempt_at": now,
+				"$set": bson.M{"status": status.OutboxPending, "attempts": 0, "next_attempt_at": now,
 					"requeued_by": by, "requeued_at": now},
 				"$inc": bson.M{"requeues": 1},
 			},
@@ -308,11 +308,11 @@ func (s *Store) RequeueOutboxEntry(ctx context.Context, outboxID, by string) (Ou
 		if err != nil {
 			return OutboxEntry{}, err
 		}
-		if status = cur.Status; !slices.Contains(requeueable, status) {
+		if was = cur.Status; !slices.Contains(requeueable, was) {
 			break
 		}
 	}
-	return OutboxEntry{}, &StatusConflictError{Action: "requeue", Status: status, Allowed: requeueable}
+	return OutboxEntry{}, &StatusConflictError{Action: "requeue", Status: was, Allowed: requeueable}
 }
 
 // PurgeOutbox deletes every outbox entry (benchmarks and tests only).

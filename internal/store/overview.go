@@ -11,7 +11,7 @@ import (
 	"go.mongodb.org/mongo-driver/mongo"
 	"go.mongodb.org/mongo-driver/mongo/options"
 
-	"github.com/streamops/streamops/internal/outbox/partnerstatus"
+	"github.com/streamops/streamops/internal/status"
 )
 
 // MaxRateBuckets bounds EventRate: a trend needs no more points than a
@@ -72,7 +72,7 @@ func (s *Store) EventRate(ctx context.Context, since time.Time, bucket time.Dura
 // OpenBreakers lists the partner endpoints whose circuit breaker is not
 // closed (open, or half open and probing), by partner id.
 func (s *Store) OpenBreakers(ctx context.Context) ([]PartnerEndpoint, error) {
-	out, err := findAll[PartnerEndpoint](ctx, s.partnerEndpoints, bson.M{"state": bson.M{"$in": bson.A{partnerstatus.BreakerOpen, partnerstatus.BreakerHalfOpen}}},
+	out, err := findAll[PartnerEndpoint](ctx, s.partnerEndpoints, bson.M{"state": bson.M{"$in": bson.A{status.BreakerOpen, status.BreakerHalfOpen}}},
 		options.Find().SetSort(bson.D{{Key: "_id", Value: 1}}))
 	if out == nil && err == nil {
 		out = []PartnerEndpoint{} // a JSON list, never null

@@ -11,13 +11,12 @@ import (
 	"go.mongodb.org/mongo-driver/mongo"
 	"go.mongodb.org/mongo-driver/mongo/options"
 
-	"github.com/streamops/streamops/internal/outbox/outboxstatus"
-	"github.com/streamops/streamops/internal/outbox/partnerstatus"
+	"github.com/streamops/streamops/internal/status"
 )
 
-// MaxPartnerAttempts caps resilienceAttemptCount (partnerstatus.MaxAttempts);
+// MaxPartnerAttempts caps resilienceAttemptCount (status.PartnerMaxAttempts);
 // the retry query excludes events that reached it.
-const MaxPartnerAttempts = partnerstatus.MaxAttempts
+const MaxPartnerAttempts = status.PartnerMaxAttempts
 
 // PartnerHistoryLimit is the page size of seed 000's partner history query.
 const PartnerHistoryLimit = 100
@@ -86,7 +85,7 @@ func (s *Store) partnerDefaults(ev PartnerEvent) (PartnerEvent, error) {
 	if md.PartnerID == "" || md.EntityID == "" || ev.EventType == "" {
 		return PartnerEvent{}, errors.New("store: partner event needs entity_metadata.partnerId, entity_metadata.entity_id and event_type")
 	}
-	if !partnerstatus.IsDirection(ev.EventDirection) {
+	if !status.IsDirection(ev.EventDirection) {
 		return PartnerEvent{}, fmt.Errorf("store: partner event direction must be IN or OUT, got %q", ev.EventDirection)
 	}
 	now := s.now()
@@ -94,7 +93,7 @@ func (s *Store) partnerDefaults(ev PartnerEvent) (PartnerEvent, error) {
 		ev.ID = PartnerEventID(md.PartnerID, ev.EventDirection, md.EntityID, ev.EventType)
 	}
 	if ev.EventStatus == "" {
-		ev.EventStatus = partnerstatus.Pending
+		ev.EventStatus = status.PartnerPending
 	}
 	if ev.EventVersion == "" {
 		ev.EventVersion = "v1"
@@ -180,9 +179,9 @@ func (s *Store) RecordPartnerAttempts(ctx context.Context, attempts ...PartnerAt
 // to a partner has none: nothing changes.
 func (s *Store) restartPartnerDelivery(ctx context.Context, outboxID string, now time.Time) error {
 	_, err := s.partnerEvents.UpdateMany(ctx,
-		bson.M{"outbox_id": outboxID, "event_direction": partnerstatus.DirectionOut},
+		bson.M{"outbox_id": outboxID, "event_direction": status.DirectionOut},
 		bson.M{
-			"$set":   bson.M{"event_status": partnerstatus.Pending, "lastUpdatedTime": epochMillis(now)},
+			"$set":   bson.M{"event_status": status.PartnerPending, "lastUpdatedTime": epochMillis(now)},
 			"$unset": bson.M{"entity_metadata.resilienceAttemptCount": ""},
 		})
 	if err != nil {
@@ -208,7 +207,7 @@ func (s *Store) FailedPartnerEventsForRetry(ctx context.Context, limit int) ([]P
 // looks at up to limit of the query's deliveries, oldest first (<= 0: all),
 // and returns how many it repaired.
 func (s *Store) ReconcilePartnerDeliveries(ctx context.Context, limit int) (int, error) {
-	evs, err := s.failedForRetry(ctx, bson.M{"event_direction": partnerstatus.DirectionOut,
+	evs, err := s.failedForRetry(ctx, bson.M{"event_direction": status.DirectionOut,
 		"outbox_id": bson.M{"$exists": true, "$ne": ""}}, limit)
 	if err != nil || len(evs) == 0 {
 		return 0, err
@@ -222,7 +221,7 @@ func (s *Store) ReconcilePartnerDeliveries(ctx context.Context, limit int) (int,
 		byOutbox[ev.OutboxID] = append(byOutbox[ev.OutboxID], ev.ID)
 	}
 	over, err := findAll[OutboxEntry](ctx, s.outbox, bson.M{"_id": bson.M{"$in": ids},
-		"status": bson.M{"$in": bson.A{outboxstatus.Completed, outboxstatus.DeadLetter}}},
+		"status": bson.M{"$in": bson.A{status.OutboxCompleted, status.OutboxDeadLetter}}},
 		options.Find().SetProjection(bson.M{"status": 1}))
 	if err != nil {
 		return 0, fmt.Errorf("store: outbox entries of failed partner deliveries: %w", err)
@@ -230,17 +229,17 @@ func (s *Store) ReconcilePartnerDeliveries(ctx context.Context, limit int) (int,
 	type repair struct{ id, status string }
 	var repairs []repair
 	for _, e := range over {
-		status := partnerstatus.DeadLetter
-		if e.Status == outboxstatus.Completed {
-			status = partnerstatus.Success
+		to := status.PartnerDeadLetter
+		if e.Status == status.OutboxCompleted {
+			to = status.PartnerSuccess
 		}
 		for _, id := range byOutbox[e.ID] {
-			repairs = append(repairs, repair{id, status})
+			repairs = append(repairs, repair{id, to})
 		}
 	}
 	now := epochMillis(s.now())
 	res, err := writeEach(ctx, s.partnerEvents, "reconcile partner deliveries", repairs, func(r repair) (mongo.WriteModel, error) {
-		return mongo.NewUpdateOneModel().SetFilter(bson.M{"_id": r.id, "event_status": partnerstatus.Failed}).
+		return mongo.NewUpdateOneModel().SetFilter(bson.M{"_id": r.id, "event_status": status.PartnerFailed}).
 			SetUpdate(bson.M{"$set": bson.M{"event_status": r.status, "lastUpdatedTime": now}}), nil
 	})
 	if err != nil {
@@ -256,7 +255,7 @@ func (s *Store) failedForRetry(ctx context.Context, filter bson.M, limit int) ([
 	if limit > 0 {
 		opts.SetLimit(int64(limit))
 	}
-	filter["event_status"] = partnerstatus.Failed
+	filter["event_status"] = status.PartnerFailed
 	filter["entity_metadata.resilienceAttemptCount."+strconv.Itoa(MaxPartnerAttempts)] = bson.M{"$exists": false}
 	return findAll[PartnerEvent](ctx, s.partnerEvents, filter, opts)
 }

@@ -7,7 +7,7 @@ import (
 
 	"go.mongodb.org/mongo-driver/bson"
 
-	"github.com/streamops/streamops/internal/history/replaystatus"
+	"github.com/streamops/streamops/internal/status"
 )
 
 // ReplayConfig is what a replay was asked to do (seed 001 ReplayConfig).
@@ -56,7 +56,7 @@ func (s *Store) CreateReplaySession(ctx context.Context, rs ReplaySession) (Repl
 		return rs, errors.New("store: replay session needs an id")
 	}
 	now := s.now()
-	rs.Status, rs.CreatedAt, rs.UpdatedAt = replaystatus.Running, now, now
+	rs.Status, rs.CreatedAt, rs.UpdatedAt = status.ReplayRunning, now, now
 	if rs.Errors == nil {
 		rs.Errors = []ReplayError{}
 	}
@@ -74,7 +74,7 @@ func (s *Store) SaveReplayProgress(ctx context.Context, rs ReplaySession) error 
 		"status": rs.Status, "replayed_events": rs.ReplayedEvents, "failed_events": rs.FailedEvents,
 		"errors": rs.Errors, "cursor": rs.Cursor, "updated_at": s.now(),
 	}
-	if replaystatus.IsFinal(rs.Status) {
+	if status.ReplayIsFinal(rs.Status) {
 		set["completed_at"] = s.now()
 	}
 	res, err := s.replaySessions.UpdateOne(ctx, bson.M{"_id": rs.ID}, bson.M{"$set": set})

@@ -13,8 +13,8 @@ import (
 	"go.mongodb.org/mongo-driver/bson"
 
 	"github.com/streamops/streamops/events"
-	"github.com/streamops/streamops/internal/outbox/partnerstatus"
 	"github.com/streamops/streamops/internal/seedtest"
+	"github.com/streamops/streamops/internal/status"
 	"github.com/streamops/streamops/internal/store"
 	"github.com/streamops/streamops/internal/store/storetest"
 )
@@ -95,10 +95,10 @@ func TestSeed000FieldDefinitions(t *testing.T) {
 			}
 		}
 	}
-	assert.Equal(t, "Processing status: "+strings.Join([]string{partnerstatus.Pending, partnerstatus.Processing,
-		partnerstatus.Success, partnerstatus.Failed}, ", "), core["event_status"][1])
+	assert.Equal(t, "Processing status: "+strings.Join([]string{status.PartnerPending, status.PartnerProcessing,
+		status.PartnerSuccess, status.PartnerFailed}, ", "), core["event_status"][1])
 	assert.Equal(t, "IN (from partner) or OUT (to partner)", core["event_direction"][1])
-	assert.Equal(t, [2]string{"IN", "OUT"}, [2]string{partnerstatus.DirectionIn, partnerstatus.DirectionOut})
+	assert.Equal(t, [2]string{"IN", "OUT"}, [2]string{status.DirectionIn, status.DirectionOut})
 }
 
 // TestSeed001ReplayFilterToMongoQuery is seed 001's

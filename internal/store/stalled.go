@@ -11,9 +11,7 @@ import (
 	"go.mongodb.org/mongo-driver/mongo/options"
 
 	"github.com/streamops/streamops/events"
-	"github.com/streamops/streamops/internal/ingest/webhookstatus"
-	"github.com/streamops/streamops/internal/task/taskstatus"
-	"github.com/streamops/streamops/internal/workflow/workflowstatus"
+	"github.com/streamops/streamops/internal/status"
 )
 
 // Stalled work is what a crash, a lost record or a rolled-back write left
@@ -36,7 +34,7 @@ var (
 // processing whose last progress (updatedAt) and last re-drive are both at
 // or before before, oldest first.
 func (s *Store) StalledWorkflows(ctx context.Context, before time.Time, limit int) ([]Workflow, error) {
-	return findStalled[Workflow](ctx, s.workflows, bson.M{"$in": workflowstatus.Active()}, projectionStall, before, limit)
+	return findStalled[Workflow](ctx, s.workflows, bson.M{"$in": status.WorkflowActive()}, projectionStall, before, limit)
 }
 
 // StalledTasks returns up to limit tasks still pending or processing whose
@@ -44,7 +42,7 @@ func (s *Store) StalledWorkflows(ctx context.Context, before time.Time, limit in
 // oldest first. A failed task waiting for its retry is not stalled: the
 // sweeper's retry pass redelivers its task.failed when it is due.
 func (s *Store) StalledTasks(ctx context.Context, before time.Time, limit int) ([]Task, error) {
-	return findStalled[Task](ctx, s.tasks, bson.M{"$in": taskstatus.Active()}, projectionStall, before, limit)
+	return findStalled[Task](ctx, s.tasks, bson.M{"$in": status.TaskActive()}, projectionStall, before, limit)
 }
 
 // StalledWebhookEvents returns up to limit webhook events still processing
@@ -52,7 +50,7 @@ func (s *Store) StalledTasks(ctx context.Context, before time.Time, limit int) (
 // and not re-driven since, oldest first. Rows left received are routed by
 // WebhookEventsToRoute.
 func (s *Store) StalledWebhookEvents(ctx context.Context, before time.Time, limit int) ([]WebhookEvent, error) {
-	return findStalled[WebhookEvent](ctx, s.webhookEvents, webhookstatus.Processing, webhookStall, before, limit)
+	return findStalled[WebhookEvent](ctx, s.webhookEvents, status.WebhookProcessing, webhookStall, before, limit)
 }
 
 // findStalled returns up to limit documents of coll whose status matches

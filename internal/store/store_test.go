@@ -11,7 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/streamops/streamops/internal/fault"
-	"github.com/streamops/streamops/internal/ingest/webhookstatus"
+	"github.com/streamops/streamops/internal/status"
 	"github.com/streamops/streamops/internal/store"
 	"github.com/streamops/streamops/internal/store/storetest"
 )
@@ -71,14 +71,14 @@ func TestEmbeddedEngineKeepsNoOplog(t *testing.T) {
 		_, err := s.InsertWebhookEvent(ctx, store.WebhookEvent{Provider: "stripe", ProviderEventID: fmt.Sprint("evt_", i), EventType: "invoice.paid"})
 		require.NoError(t, err)
 	}
-	require.NoError(t, s.SetWebhookStatus(ctx, store.WebhookEventID("stripe", "evt_0"), webhookstatus.Skipped, ""))
+	require.NoError(t, s.SetWebhookStatus(ctx, store.WebhookEventID("stripe", "evt_0"), status.WebhookSkipped, ""))
 
 	require.NotNil(t, backing.last)
 	assert.Len(t, backing.last.Namespaces[lungo.Oplog].Documents.List, 0, "every commit drops the oplog")
 	assert.Len(t, backing.last.Namespaces[lungo.Handle{"streamops", store.CollWebhookEvents}].Documents.List, n, "the data is all there")
 	got, err := s.GetWebhookEvent(ctx, store.WebhookEventID("stripe", "evt_0"))
 	require.NoError(t, err)
-	assert.Equal(t, webhookstatus.Skipped, got.Status)
+	assert.Equal(t, status.WebhookSkipped, got.Status)
 }
 
 // TestLostConnectionIsTransient takes MongoDB away from an open store, by

@@ -10,7 +10,7 @@ import (
 	"go.mongodb.org/mongo-driver/mongo/options"
 
 	"github.com/streamops/streamops/events"
-	"github.com/streamops/streamops/internal/task/taskstatus"
+	"github.com/streamops/streamops/internal/status"
 )
 
 // Task is the current state of a task (the tasks collection, a projection
@@ -63,7 +63,7 @@ func pendingTask(t Task, now time.Time) (Task, error) {
 	if t.TaskID == "" {
 		return Task{}, errors.New("store: task needs taskId")
 	}
-	t.ID, t.Status = t.TaskID, taskstatus.Pending
+	t.ID, t.Status = t.TaskID, status.TaskPending
 	stampCreated(&t.CreatedAt, &t.UpdatedAt, now)
 	return t, nil
 }
@@ -111,7 +111,7 @@ func (s *Store) SaveTaskOutcomes(ctx context.Context, outcomes ...TaskOutcome) (
 	return upsertForward(ctx, s.tasks, "task outcomes", outcomes, func(o TaskOutcome) (string, bson.D, bson.M) {
 		return o.TaskID, bson.D{
 			{Key: "retryCount", Value: o.Attempt},
-			{Key: "status", Value: bson.M{"$in": taskstatus.Unfinished()}},
+			{Key: "status", Value: bson.M{"$in": status.TaskUnfinished()}},
 		}, outcomeUpdate(o, now)
 	})
 }
@@ -152,7 +152,7 @@ func outcomeUpdate(o TaskOutcome, now time.Time) bson.M {
 // or before now, soonest first: the retries the retry-sweeper redelivers.
 func (s *Store) DueTaskRetries(ctx context.Context, now time.Time, limit int) ([]Task, error) {
 	return findAll[Task](ctx, s.tasks,
-		bson.M{"status": taskstatus.Failed, "nextRetryAt": bson.M{"$lte": bsonTime(now)}},
+		bson.M{"status": status.TaskFailed, "nextRetryAt": bson.M{"$lte": bsonTime(now)}},
 		options.Find().SetSort(bson.D{{Key: "nextRetryAt", Value: 1}, {Key: "_id", Value: 1}}).SetLimit(int64(limit)))
 }
 
@@ -173,8 +173,8 @@ func (s *Store) MarkTaskRetriesRedelivered(ctx context.Context, attempts ...Task
 	now := s.now()
 	res, err := writeEach(ctx, s.tasks, "mark task retries redelivered", attempts, func(a TaskAttempt) (mongo.WriteModel, error) {
 		return mongo.NewUpdateOneModel().
-			SetFilter(bson.M{"_id": a.TaskID, "status": taskstatus.Failed, "retryCount": a.RetryCount}).
-			SetUpdate(bson.M{"$set": bson.M{"status": taskstatus.Pending, "updatedAt": now}, "$unset": bson.M{"nextRetryAt": ""}}), nil
+			SetFilter(bson.M{"_id": a.TaskID, "status": status.TaskFailed, "retryCount": a.RetryCount}).
+			SetUpdate(bson.M{"$set": bson.M{"status": status.TaskPending, "updatedAt": now}, "$unset": bson.M{"nextRetryAt": ""}}), nil
 	})
 	if err != nil {
 		return 0, err

@@ -10,7 +10,7 @@ import (
 	"go.mongodb.org/mongo-driver/mongo"
 	"go.mongodb.org/mongo-driver/mongo/options"
 
-	"github.com/streamops/streamops/internal/ingest/webhookstatus"
+	"github.com/streamops/streamops/internal/status"
 )
 
 // WebhookEvent is a webhook_events row of seed 004 as a document. _id is
@@ -62,16 +62,16 @@ func (s *Store) InsertWebhookEvent(ctx context.Context, ev WebhookEvent) (Webhoo
 	ev.ReceivedAt = bsonTime(ev.ReceivedAt)
 	ev.ExpireAt = ev.ReceivedAt.Add(s.cfg.WebhookEventTTL)
 	if ev.Status == "" {
-		ev.Status = webhookstatus.Received
+		ev.Status = status.WebhookReceived
 	}
 	// A row inserted already carrying its routing outcome gets the stamps
 	// SetWebhookStatus would have given it.
 	switch now := ev.ReceivedAt; ev.Status {
-	case webhookstatus.Processing, webhookstatus.Failed:
+	case status.WebhookProcessing, status.WebhookFailed:
 		if ev.ProcessingStartedAt == nil {
 			ev.ProcessingStartedAt = &now
 		}
-	case webhookstatus.Completed, webhookstatus.Skipped:
+	case status.WebhookCompleted, status.WebhookSkipped:
 		if ev.CompletedAt == nil {
 			ev.CompletedAt = &now
 		}
@@ -89,22 +89,22 @@ func (s *Store) GetWebhookEvent(ctx context.Context, eventID string) (WebhookEve
 // on processing, completed_at on completed or skipped, and error_message on
 // failed. A transition the row has already moved past is a no-op; an
 // unknown id is ErrNotFound.
-func (s *Store) SetWebhookStatus(ctx context.Context, eventID, status, errMsg string) error {
-	from, ok := webhookstatus.From(status)
+func (s *Store) SetWebhookStatus(ctx context.Context, eventID, to, errMsg string) error {
+	from, ok := status.WebhookFrom(to)
 	if !ok {
-		return fmt.Errorf("store: unknown webhook status %q", status)
+		return fmt.Errorf("store: unknown webhook status %q", to)
 	}
 	now := s.now()
-	set := bson.M{"status": status}
+	set := bson.M{"status": to}
 	update := bson.M{"$set": set}
-	switch status {
-	case webhookstatus.Processing:
+	switch to {
+	case status.WebhookProcessing:
 		set["processing_started_at"] = now
 		update["$inc"] = bson.M{"retry_count": 1}
-	case webhookstatus.Completed, webhookstatus.Skipped:
+	case status.WebhookCompleted, status.WebhookSkipped:
 		set["completed_at"] = now
 		update["$unset"] = bson.M{"error_message": ""}
-	case webhookstatus.Failed:
+	case status.WebhookFailed:
 		set["error_message"] = errMsg
 	}
 	res, err := s.webhookEvents.UpdateOne(ctx, bson.M{"_id": eventID, "status": bson.M{"$in": from}}, update)
@@ -123,8 +123,8 @@ func (s *Store) SetWebhookStatus(ctx context.Context, eventID, status, errMsg st
 // received ones older than receivedBefore (a crash left them unrouted).
 func (s *Store) WebhookEventsToRoute(ctx context.Context, receivedBefore time.Time, maxRetries, limit int) ([]WebhookEvent, error) {
 	return findAll[WebhookEvent](ctx, s.webhookEvents, bson.M{"$or": bson.A{
-		bson.M{"status": webhookstatus.Failed, "retry_count": bson.M{"$lt": maxRetries}},
-		bson.M{"status": webhookstatus.Received, "received_at": bson.M{"$lte": bsonTime(receivedBefore)}},
+		bson.M{"status": status.WebhookFailed, "retry_count": bson.M{"$lt": maxRetries}},
+		bson.M{"status": status.WebhookReceived, "received_at": bson.M{"$lte": bsonTime(receivedBefore)}},
 	}}, options.Find().SetSort(bson.D{{Key: "received_at", Value: 1}}).SetLimit(int64(limit)))
 }
 
@@ -132,9 +132,9 @@ func (s *Store) WebhookEventsToRoute(ctx context.Context, receivedBefore time.Ti
 type WebhookOutcome struct {
 	// EventID is the webhook event's event_id.
 	EventID string
-	// Status is webhookstatus.Completed or webhookstatus.Failed.
+	// Status is status.WebhookCompleted or status.WebhookFailed.
 	Status string
-	// Error is recorded as error_message when Status is webhookstatus.Failed.
+	// Error is recorded as error_message when Status is status.WebhookFailed.
 	Error string
 }
 
@@ -147,16 +147,16 @@ func (s *Store) SettleWebhookEvents(ctx context.Context, outcomes ...WebhookOutc
 	res, err := writeEach(ctx, s.webhookEvents, "settle webhook events", outcomes, func(o WebhookOutcome) (mongo.WriteModel, error) {
 		update := bson.M{}
 		switch o.Status {
-		case webhookstatus.Completed:
+		case status.WebhookCompleted:
 			update["$set"] = bson.M{"status": o.Status, "completed_at": now}
 			update["$unset"] = bson.M{"error_message": ""}
-		case webhookstatus.Failed:
+		case status.WebhookFailed:
 			update["$set"] = bson.M{"status": o.Status, "error_message": o.Error}
 		default:
 			return nil, fmt.Errorf("store: webhook event %s cannot be settled as %q", o.EventID, o.Status)
 		}
 		return mongo.NewUpdateOneModel().
-			SetFilter(bson.M{"_id": o.EventID, "status": bson.M{"$in": webhookstatus.Unsettled()}}).
+			SetFilter(bson.M{"_id": o.EventID, "status": bson.M{"$in": status.WebhookUnsettled()}}).
 			SetUpdate(update), nil
 	})
 	if err != nil {

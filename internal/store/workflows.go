@@ -10,7 +10,7 @@ import (
 	"go.mongodb.org/mongo-driver/mongo/options"
 
 	"github.com/streamops/streamops/events"
-	"github.com/streamops/streamops/internal/workflow/workflowstatus"
+	"github.com/streamops/streamops/internal/status"
 )
 
 // Workflow is the current state of a workflow (the workflows collection, a
@@ -75,7 +75,7 @@ func (s *Store) CreateWorkflow(ctx context.Context, wf Workflow) (Workflow, erro
 		return Workflow{}, errors.New("store: workflow needs workflowId")
 	}
 	now := s.now()
-	wf.ID, wf.Status = wf.WorkflowID, workflowstatus.Pending
+	wf.ID, wf.Status = wf.WorkflowID, status.WorkflowPending
 	stampCreated(&wf.CreatedAt, &wf.UpdatedAt, now)
 	got, err := insertOrGet(ctx, s.workflows, wf, bson.M{"_id": wf.ID})
 	return got, inField("input", err)
@@ -96,7 +96,7 @@ func (s *Store) GetWorkflow(ctx context.Context, workflowID string) (Workflow, e
 // run. Single-document updates: a workflow's steps run one at a time, on
 // its partition.
 func (s *Store) RecordStepAttempt(ctx context.Context, workflowID string, stepIndex int) (int, error) {
-	active := bson.M{"$in": workflowstatus.Active()}
+	active := bson.M{"$in": status.WorkflowActive()}
 	var got struct {
 		Started int `bson:"stepAttemptsStarted"`
 	}
@@ -155,7 +155,7 @@ func (s *Store) SaveWorkflowCheckpoints(ctx context.Context, cps ...WorkflowChec
 	// nothing to write.
 	return upsertForward(ctx, s.workflows, "workflow checkpoints", cps, func(cp WorkflowCheckpoint) (string, bson.D, bson.M) {
 		return cp.WorkflowID, bson.D{
-			{Key: "status", Value: bson.M{"$in": workflowstatus.Active()}},
+			{Key: "status", Value: bson.M{"$in": status.WorkflowActive()}},
 			{Key: "currentStepIndex", Value: bson.M{"$lte": cp.CurrentStepIndex}},
 		}, checkpointUpdate(cp, now)
 	})
@@ -177,7 +177,7 @@ func checkpointUpdate(cp WorkflowCheckpoint, now time.Time) bson.M {
 	optional := func(field string, v any, present bool) { setOrUnset(set, unset, field, v, present) }
 	optional("error", cp.Error, cp.Error != nil)
 	optional("completedAt", cp.CompletedAt, cp.CompletedAt != nil)
-	optional("resumeRecords", cp.ResumeRecords, len(cp.ResumeRecords) > 0 && cp.Status == workflowstatus.Processing)
+	optional("resumeRecords", cp.ResumeRecords, len(cp.ResumeRecords) > 0 && cp.Status == status.WorkflowProcessing)
 	optional("stepAttempts", cp.StepAttempts, cp.StepAttempts > 0)
 	if cp.StartedAt != nil {
 		set["startedAt"] = bsonTime(*cp.StartedAt)

@@ -14,9 +14,8 @@ import (
 
 	"github.com/streamops/streamops/events"
 	"github.com/streamops/streamops/internal/emit"
+	"github.com/streamops/streamops/internal/status"
 	"github.com/streamops/streamops/internal/store"
-	"github.com/streamops/streamops/internal/task/taskstatus"
-	"github.com/streamops/streamops/internal/workflow/workflowstatus"
 )
 
 // ErrIdempotencyConflict: the Idempotency-Key was used before for a
@@ -145,7 +144,7 @@ func (s *Service) SubmitWorkflow(ctx context.Context, req WorkflowRequest, by Ca
 		return WorkflowReceipt{}, err
 	}
 	s.log.InfoContext(ctx, "workflow submitted", "workflowId", id, "eventId", env.EventID, "steps", req.Steps)
-	return WorkflowReceipt{WorkflowID: id, Status: workflowstatus.Pending, EventID: env.EventID}, nil
+	return WorkflowReceipt{WorkflowID: id, Status: status.WorkflowPending, EventID: env.EventID}, nil
 }
 
 // SubmitTask validates and stores a task, then stores and publishes its
@@ -172,7 +171,7 @@ func (s *Service) SubmitTask(ctx context.Context, req TaskRequest, by Caller) (T
 		return TaskReceipt{}, err
 	}
 	s.log.InfoContext(ctx, "task submitted", "taskId", id, "eventId", env.EventID, "type", req.Type)
-	return TaskReceipt{TaskID: id, Status: taskstatus.Pending, EventID: env.EventID}, nil
+	return TaskReceipt{TaskID: id, Status: status.TaskPending, EventID: env.EventID}, nil
 }
 
 // create stores c, which NewWorkflow or NewTask built (buildErr, their

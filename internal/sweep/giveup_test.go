@@ -11,9 +11,9 @@ import (
 	"github.com/streamops/streamops/events"
 	"github.com/streamops/streamops/events/eventstest"
 	"github.com/streamops/streamops/internal/bus"
+	"github.com/streamops/streamops/internal/status"
 	"github.com/streamops/streamops/internal/store"
 	"github.com/streamops/streamops/internal/stream"
-	"github.com/streamops/streamops/internal/stream/deadletterstatus"
 	"github.com/streamops/streamops/internal/sweep"
 )
 
@@ -89,7 +89,7 @@ func TestSweeperGivesUpOnEventsThatCannotBePublished(t *testing.T) {
 				assert.Equal(t, events.TopicWorkflows, dl.Topic)
 				assert.Equal(t, env.EventID, dl.EventID)
 				assert.Equal(t, env.AggregateID(), dl.Key, "the record it would have produced, to requeue")
-				assert.Equal(t, deadletterstatus.Open, dl.Status)
+				assert.Equal(t, status.DeadLetterOpen, dl.Status)
 
 				again, err := h.sweeper.Run(ctx)
 				if !tc.brokerDown {

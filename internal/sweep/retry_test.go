@@ -14,11 +14,11 @@ import (
 	"github.com/streamops/streamops/events"
 	"github.com/streamops/streamops/internal/backoff"
 	"github.com/streamops/streamops/internal/fault"
+	"github.com/streamops/streamops/internal/status"
 	"github.com/streamops/streamops/internal/stream"
 	"github.com/streamops/streamops/internal/stream/streamtest"
 	"github.com/streamops/streamops/internal/sweep"
 	"github.com/streamops/streamops/internal/task"
-	"github.com/streamops/streamops/internal/task/taskstatus"
 )
 
 // failOnce fails each task's first send with a retryable error.
@@ -93,7 +93,7 @@ func failedTask(t *testing.T, h *harness, p *taskProcessor) (string, events.Enve
 	require.Len(t, failed, 1)
 	tk, err := h.Store.GetTask(context.Background(), id)
 	require.NoError(t, err)
-	require.Equal(t, taskstatus.Failed, tk.Status)
+	require.Equal(t, status.TaskFailed, tk.Status)
 	return id, failed[0]
 }
 
@@ -171,11 +171,11 @@ func TestSweeperRedeliversDueTaskRetriesToTheTaskProcessor(t *testing.T) {
 			tk, err := h.Store.GetTask(context.Background(), id)
 			require.NoError(t, err)
 			if tt.redeliver == 0 {
-				assert.Equal(t, taskstatus.Failed, tk.Status)
+				assert.Equal(t, status.TaskFailed, tk.Status)
 				assert.Equal(t, 1, m.calls[id], "not run before its nextRetryAt")
 				return
 			}
-			assert.Equal(t, taskstatus.Completed, tk.Status)
+			assert.Equal(t, status.TaskCompleted, tk.Status)
 			assert.Equal(t, 1, tk.RetryCount)
 			assert.Equal(t, 2, m.calls[id], "the retry ran once")
 			created := 0

@@ -11,17 +11,13 @@ import (
 
 	"github.com/streamops/streamops/events"
 	"github.com/streamops/streamops/internal/ingest"
-	"github.com/streamops/streamops/internal/ingest/webhookstatus"
-	"github.com/streamops/streamops/internal/outbox/outboxstatus"
-	"github.com/streamops/streamops/internal/outbox/partnerstatus"
 	"github.com/streamops/streamops/internal/provider"
+	"github.com/streamops/streamops/internal/status"
 	"github.com/streamops/streamops/internal/store"
 	"github.com/streamops/streamops/internal/store/storetest"
 	"github.com/streamops/streamops/internal/sweep"
 	"github.com/streamops/streamops/internal/task"
-	"github.com/streamops/streamops/internal/task/taskstatus"
 	"github.com/streamops/streamops/internal/testenv"
-	"github.com/streamops/streamops/internal/workflow/workflowstatus"
 )
 
 type harness struct {
@@ -90,7 +86,7 @@ func TestSweeperRoutesWebhookEventsACrashLeftReceived(t *testing.T) {
 	assert.Equal(t, 1, st.WebhooksRouted)
 	got, err := h.Store.GetWebhookEvent(ctx, ev.EventID)
 	require.NoError(t, err)
-	assert.Equal(t, webhookstatus.Processing, got.Status)
+	assert.Equal(t, status.WebhookProcessing, got.Status)
 	wfs := h.Envelopes(t, events.TopicWorkflows)
 	require.Len(t, wfs, 1)
 	assert.Equal(t, ev.EventID, wfs[0].Metadata.CorrelationID)
@@ -114,8 +110,8 @@ func TestSweeperNeverResendsADeadLetteredPartnerDelivery(t *testing.T) {
 	claimed, err := h.Store.ClaimDue(ctx, h.clock.Now(), time.Minute, 1)
 	require.NoError(t, err)
 	require.NoError(t, h.Store.DeadLetter(ctx, claimed[0], "HTTP 410"))
-	_, err = h.Store.InsertPartnerEvent(ctx, store.PartnerEvent{ID: "pe-1", EventType: "OR_MGMT", EventStatus: partnerstatus.Failed,
-		EventDirection: partnerstatus.DirectionOut, OutboxID: id, EntityMetadata: store.PartnerEntityMetadata{PartnerID: "acme",
+	_, err = h.Store.InsertPartnerEvent(ctx, store.PartnerEvent{ID: "pe-1", EventType: "OR_MGMT", EventStatus: status.PartnerFailed,
+		EventDirection: status.DirectionOut, OutboxID: id, EntityMetadata: store.PartnerEntityMetadata{PartnerID: "acme",
 			EntityID: "order-1", ResilienceAttemptCount: map[string]string{"1": "1"}}})
 	require.NoError(t, err)
 
@@ -129,11 +125,11 @@ func TestSweeperNeverResendsADeadLetteredPartnerDelivery(t *testing.T) {
 	}
 	entry, err := h.Store.GetOutboxEntry(ctx, id)
 	require.NoError(t, err)
-	assert.Equal(t, outboxstatus.DeadLetter, entry.Status)
+	assert.Equal(t, status.OutboxDeadLetter, entry.Status)
 	assert.Equal(t, 1, entry.Attempts)
 	ev, err := h.Store.GetPartnerEvent(ctx, "pe-1")
 	require.NoError(t, err)
-	assert.Equal(t, partnerstatus.DeadLetter, ev.EventStatus)
+	assert.Equal(t, status.PartnerDeadLetter, ev.EventStatus)
 	left, err := h.Store.FailedPartnerEventsForRetry(ctx, 0)
 	require.NoError(t, err)
 	assert.Empty(t, left, "seed 000's retry query no longer selects it")
@@ -170,14 +166,14 @@ func createdWorkflow(t *testing.T, h *harness) (workflowID, eventID string) {
 	return p.WorkflowID, env.EventID
 }
 
-// checkpoint moves a stored workflow to status at step.
-func checkpoint(t *testing.T, h *harness, workflowID, status string, step int) {
+// checkpoint moves a stored workflow to status to at step.
+func checkpoint(t *testing.T, h *harness, workflowID, to string, step int) {
 	t.Helper()
 	wf, err := h.Store.GetWorkflow(context.Background(), workflowID)
 	require.NoError(t, err)
 	cp := store.WorkflowCheckpoint{Workflow: wf}
-	cp.Status, cp.CurrentStepIndex = status, step
-	if status == workflowstatus.Completed {
+	cp.Status, cp.CurrentStepIndex = to, step
+	if to == status.WorkflowCompleted {
 		done := h.clock.Now()
 		cp.CompletedAt = &done
 	}
@@ -218,7 +214,7 @@ func redeliveredTask(t *testing.T, h *harness) string {
 	require.NoError(t, err)
 	_, err = h.Emitter.Emit(ctx, failed)
 	require.NoError(t, err)
-	n, err := h.Store.SaveTaskOutcomes(ctx, store.TaskOutcome{Task: store.Task{TaskID: id, Status: taskstatus.Failed,
+	n, err := h.Store.SaveTaskOutcomes(ctx, store.TaskOutcome{Task: store.Task{TaskID: id, Status: status.TaskFailed,
 		RetryCount: 1, NextRetryAt: &next, LastError: &lastErr}})
 	require.NoError(t, err)
 	require.Equal(t, 1, n)
@@ -247,7 +243,7 @@ func routedWebhook(t *testing.T, h *harness, route bool) (row store.WebhookEvent
 	require.NotNil(t, wf)
 	row, err = h.Store.GetWebhookEvent(ctx, row.EventID)
 	require.NoError(t, err)
-	require.Equal(t, webhookstatus.Processing, row.Status)
+	require.Equal(t, status.WebhookProcessing, row.Status)
 	return row, wf.EventID
 }
 
@@ -263,7 +259,7 @@ func TestSweeperRedrivesWhatStalledAndNothingElse(t *testing.T) {
 		{name: "stalled processing workflow", advance: stall, want: sweep.Stats{WorkflowsRedriven: 1},
 			setup: func(t *testing.T, h *harness) []string {
 				wf, ev := createdWorkflow(t, h)
-				checkpoint(t, h, wf, workflowstatus.Processing, 1)
+				checkpoint(t, h, wf, status.WorkflowProcessing, 1)
 				return []string{ev}
 			}},
 		{name: "stalled pending task", advance: stall, want: sweep.Stats{TasksRedriven: 1},
@@ -276,7 +272,7 @@ func TestSweeperRedrivesWhatStalledAndNothingElse(t *testing.T) {
 				id, ev := createdTask(t, h)
 				task, err := h.Store.GetTask(context.Background(), id)
 				require.NoError(t, err)
-				task.Status = taskstatus.Processing
+				task.Status = status.TaskProcessing
 				n, err := h.Store.SaveTaskOutcomes(context.Background(), store.TaskOutcome{Task: task})
 				require.NoError(t, err)
 				require.Equal(t, 1, n)
@@ -293,7 +289,7 @@ func TestSweeperRedrivesWhatStalledAndNothingElse(t *testing.T) {
 				return nil
 			}},
 		{name: "stalled received webhook row", advance: stall, want: sweep.Stats{WebhooksRouted: 1},
-			webhookStatus: webhookstatus.Processing,
+			webhookStatus: status.WebhookProcessing,
 			setup: func(t *testing.T, h *harness) []string {
 				row, _ := routedWebhook(t, h, false)
 				webhookRow = row.EventID
@@ -301,7 +297,7 @@ func TestSweeperRedrivesWhatStalledAndNothingElse(t *testing.T) {
 			}},
 		{name: "stalled processing webhook row and its workflow, driven once",
 			advance: stall, want: sweep.Stats{WorkflowsRedriven: 1, WebhooksRedriven: 1},
-			webhookStatus: webhookstatus.Processing,
+			webhookStatus: status.WebhookProcessing,
 			setup: func(t *testing.T, h *harness) []string {
 				row, ev := routedWebhook(t, h, true)
 				webhookRow = row.EventID
@@ -313,12 +309,12 @@ func TestSweeperRedrivesWhatStalledAndNothingElse(t *testing.T) {
 			// pass finds nothing to publish (RedriveFailed), the webhook
 			// pass routes the row again.
 			advance: stall, want: sweep.Stats{WorkflowsRedriven: 1, WebhooksRedriven: 1, RedriveFailed: 1},
-			webhookStatus: webhookstatus.Processing,
+			webhookStatus: status.WebhookProcessing,
 			setup: func(t *testing.T, h *harness) []string {
 				ctx := context.Background()
 				row, _ := routedWebhook(t, h, false)
 				webhookRow = row.EventID
-				require.NoError(t, h.Store.SetWebhookStatus(ctx, row.EventID, webhookstatus.Processing, ""))
+				require.NoError(t, h.Store.SetWebhookStatus(ctx, row.EventID, status.WebhookProcessing, ""))
 				wfID := events.DeriveID(events.WorkflowIDPrefix, row.EventID, "workflow", "run-0")
 				created := events.DeriveID(events.EventIDPrefix, row.EventID, string(events.WorkflowCreated), "run-0")
 				_, err := h.Store.CreateWorkflow(ctx, store.Workflow{WorkflowID: wfID, Name: "Invoice Sync", Steps: []string{"validate"},
@@ -327,13 +323,13 @@ func TestSweeperRedrivesWhatStalledAndNothingElse(t *testing.T) {
 				return []string{created}
 			}},
 		{name: "processing webhook row whose workflow completed is settled",
-			advance: stall, want: sweep.Stats{WebhooksRedriven: 1}, webhookStatus: webhookstatus.Completed,
+			advance: stall, want: sweep.Stats{WebhooksRedriven: 1}, webhookStatus: status.WebhookCompleted,
 			setup: func(t *testing.T, h *harness) []string {
 				row, _ := routedWebhook(t, h, true)
 				webhookRow = row.EventID
 				wf, _, err := h.Store.WorkStartedBy(context.Background(), row.EventID)
 				require.NoError(t, err)
-				checkpoint(t, h, wf.WorkflowID, workflowstatus.Completed, 3)
+				checkpoint(t, h, wf.WorkflowID, status.WorkflowCompleted, 3)
 				return nil
 			}},
 		{name: "fresh pending workflow", advance: sweep.DefaultStallAfter - time.Minute,
@@ -341,7 +337,7 @@ func TestSweeperRedrivesWhatStalledAndNothingElse(t *testing.T) {
 				createdWorkflow(t, h)
 				return nil
 			}},
-		{name: "fresh processing webhook row and workflow", advance: time.Minute, webhookStatus: webhookstatus.Processing,
+		{name: "fresh processing webhook row and workflow", advance: time.Minute, webhookStatus: status.WebhookProcessing,
 			setup: func(t *testing.T, h *harness) []string {
 				row, _ := routedWebhook(t, h, true)
 				webhookRow = row.EventID
@@ -355,13 +351,13 @@ func TestSweeperRedrivesWhatStalledAndNothingElse(t *testing.T) {
 		{name: "completed workflow", advance: stall,
 			setup: func(t *testing.T, h *harness) []string {
 				wf, _ := createdWorkflow(t, h)
-				checkpoint(t, h, wf, workflowstatus.Completed, 3)
+				checkpoint(t, h, wf, status.WorkflowCompleted, 3)
 				return nil
 			}},
 		{name: "failed workflow", advance: stall,
 			setup: func(t *testing.T, h *harness) []string {
 				wf, _ := createdWorkflow(t, h)
-				checkpoint(t, h, wf, workflowstatus.Failed, 1)
+				checkpoint(t, h, wf, status.WorkflowFailed, 1)
 				return nil
 			}},
 		{name: "completed task", advance: stall,
@@ -369,21 +365,21 @@ func TestSweeperRedrivesWhatStalledAndNothingElse(t *testing.T) {
 				id, _ := createdTask(t, h)
 				task, err := h.Store.GetTask(context.Background(), id)
 				require.NoError(t, err)
-				task.Status = taskstatus.Completed
+				task.Status = status.TaskCompleted
 				done := h.clock.Now()
 				task.CompletedAt = &done
 				_, err = h.Store.SaveTaskOutcomes(context.Background(), store.TaskOutcome{Task: task})
 				require.NoError(t, err)
 				return nil
 			}},
-		{name: "completed webhook row", advance: stall, webhookStatus: webhookstatus.Completed,
+		{name: "completed webhook row", advance: stall, webhookStatus: status.WebhookCompleted,
 			setup: func(t *testing.T, h *harness) []string {
 				row, _ := routedWebhook(t, h, true)
 				webhookRow = row.EventID
-				require.NoError(t, h.Store.SetWebhookStatus(context.Background(), row.EventID, webhookstatus.Completed, ""))
+				require.NoError(t, h.Store.SetWebhookStatus(context.Background(), row.EventID, status.WebhookCompleted, ""))
 				wf, _, err := h.Store.WorkStartedBy(context.Background(), row.EventID)
 				require.NoError(t, err)
-				checkpoint(t, h, wf.WorkflowID, workflowstatus.Completed, 3)
+				checkpoint(t, h, wf.WorkflowID, status.WorkflowCompleted, 3)
 				return nil
 			}},
 	}

@@ -9,11 +9,11 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/streamops/streamops/events"
+	"github.com/streamops/streamops/internal/status"
 	"github.com/streamops/streamops/internal/store"
 	"github.com/streamops/streamops/internal/stream"
 	"github.com/streamops/streamops/internal/stream/streamtest"
 	"github.com/streamops/streamops/internal/task"
-	"github.com/streamops/streamops/internal/task/taskstatus"
 )
 
 // benchRecords is the batch size of the cost goal.
@@ -32,7 +32,7 @@ func benchBatch(tb testing.TB, seed byte, n int) ([]*kgo.Record, []store.Task) {
 		env := g.Envelope(tb, tc, streamtest.APIMetadata)
 		recs[i] = g.Record(tb, env)
 		tasks[i] = store.Task{ID: tc.TaskID, TaskID: tc.TaskID, Type: string(tc.Type), Data: store.JSONDoc(data),
-			MaxRetries: 3, EventID: env.EventID, CreatedAt: tc.CreatedAt.Time, Status: taskstatus.Pending}
+			MaxRetries: 3, EventID: env.EventID, CreatedAt: tc.CreatedAt.Time, Status: status.TaskPending}
 	}
 	return recs, tasks
 }

@@ -16,8 +16,8 @@ import (
 	"github.com/streamops/streamops/events"
 	"github.com/streamops/streamops/internal/fault"
 	"github.com/streamops/streamops/internal/objects"
+	"github.com/streamops/streamops/internal/status"
 	"github.com/streamops/streamops/internal/store"
-	"github.com/streamops/streamops/internal/task/taskstatus"
 )
 
 func attempt(typ events.TaskType, data string) Attempt {
@@ -215,7 +215,7 @@ func TestFailedEventIsRebuiltWithTheIDAndPayloadTheProcessorGaveIt(t *testing.T)
 	next := failedAt.Add(30 * time.Second)
 	lastErr := &events.TaskError{Code: "SMTP_ERROR", Message: "Connection timeout to mail server", Retryable: true}
 	tk := store.Task{TaskID: "task-0b6f3c1e-8d2a-4c5b-9e7f-1a2b3c4d5e6f", Type: "email_notification", Data: store.JSONDoc(`{"recipient":"a@example.com"}`),
-		Status: taskstatus.Failed, RetryCount: 2, MaxRetries: 3, NextRetryAt: &next, LastError: lastErr, CorrelationID: "hook-1",
+		Status: status.TaskFailed, RetryCount: 2, MaxRetries: 3, NextRetryAt: &next, LastError: lastErr, CorrelationID: "hook-1",
 		PartnerID: "acme", CreatedAt: failedAt.Add(-time.Minute), UpdatedAt: failedAt}
 
 	env, err := failedEvent(FromDocument(tk))
@@ -234,11 +234,11 @@ func TestFailedEventIsRebuiltWithTheIDAndPayloadTheProcessorGaveIt(t *testing.T)
 	assert.Equal(t, "hook-1", env.Metadata.CorrelationID)
 	assert.Equal(t, "acme", env.Metadata.PartnerID)
 
-	tk.RetryCount, tk.Status = 0, taskstatus.Pending
+	tk.RetryCount, tk.Status = 0, status.TaskPending
 	st = FromDocument(tk)
 	_, ok = st.RetryEventID()
 	assert.False(t, ok, "attempt 0 is driven by its task.created")
-	tk.RetryCount, tk.Status, tk.NextRetryAt = 2, taskstatus.Failed, nil
+	tk.RetryCount, tk.Status, tk.NextRetryAt = 2, status.TaskFailed, nil
 	_, err = failedEvent(FromDocument(tk))
 	assert.Error(t, err, "only a task with a retry scheduled has a task.failed")
 }

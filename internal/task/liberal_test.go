@@ -10,11 +10,11 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/streamops/streamops/events"
+	"github.com/streamops/streamops/internal/status"
 	"github.com/streamops/streamops/internal/store"
 	"github.com/streamops/streamops/internal/stream"
 	"github.com/streamops/streamops/internal/stream/streamtest"
 	"github.com/streamops/streamops/internal/task"
-	"github.com/streamops/streamops/internal/task/taskstatus"
 )
 
 // TestSeed003ExamplesOnTheTasksTopicAreNeverDeadLettered: every event
@@ -33,7 +33,7 @@ func TestSeed003ExamplesOnTheTasksTopicAreNeverDeadLettered(t *testing.T) {
 			require.NoError(t, h.Deliver(t, streamtest.Batch(rec)))
 			assert.Empty(t, h.DeadLetters(t, store.DeadLetterQuery{}), "seed 003's own example is no poison record")
 			if ex.Name == string(events.TaskCreated) {
-				assert.Equal(t, taskstatus.Completed, h.task(t, "task-x1y2z3a4-b5c6-7890-defg-hi1234567890").Status)
+				assert.Equal(t, status.TaskCompleted, h.task(t, "task-x1y2z3a4-b5c6-7890-defg-hi1234567890").Status)
 			}
 		})
 	}
@@ -60,7 +60,7 @@ func TestATaskTypeWithoutAnExecutorFailsTheTask(t *testing.T) {
 			require.NoError(t, h.Deliver(t, streamtest.Batch(rec)))
 
 			got := h.task(t, "task-partner-7")
-			assert.Equal(t, taskstatus.DeadLetter, got.Status)
+			assert.Equal(t, status.TaskDeadLetter, got.Status)
 			assert.Equal(t, 0, got.RetryCount, "not retried")
 			lifecycle := h.Lifecycle(t, "task-partner-7")
 			assert.Empty(t, ofType(lifecycle, events.TaskFailed), "no retry scheduled")
@@ -116,7 +116,7 @@ func TestATaskCreatedFromAnotherProducerIsStoredInTheHistory(t *testing.T) {
 			rec := streamtest.NewGen(43).Place(&kgo.Record{Topic: events.TopicTasks, Key: []byte("task-kcat-1"), Value: value}, 0)
 
 			require.NoError(t, h.Deliver(t, streamtest.Batch(rec)))
-			assert.Equal(t, taskstatus.Completed, h.task(t, "task-kcat-1").Status)
+			assert.Equal(t, status.TaskCompleted, h.task(t, "task-kcat-1").Status)
 			h.RequireConsumed(t, value)
 			var types []string
 			for _, d := range h.History(t, "task-kcat-1") {

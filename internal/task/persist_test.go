@@ -7,9 +7,8 @@ import (
 	"github.com/stretchr/testify/assert"
 
 	"github.com/streamops/streamops/events"
-	"github.com/streamops/streamops/internal/ingest/webhookstatus"
+	"github.com/streamops/streamops/internal/status"
 	"github.com/streamops/streamops/internal/store"
-	"github.com/streamops/streamops/internal/task/taskstatus"
 )
 
 // TestStateRoundTripsEveryOutcomeField: a field persist.go forgot would be
@@ -20,7 +19,7 @@ func TestStateRoundTripsEveryOutcomeField(t *testing.T) {
 	next, done := at.Add(time.Minute), at.Add(time.Hour)
 	doc := store.Task{
 		ID: "task-1", TaskID: "task-1", Type: "email_notification", Data: store.JSONDoc(`{"recipient":"a@example.com"}`),
-		Status: taskstatus.Failed, RetryCount: 2, MaxRetries: 3, NextRetryAt: &next,
+		Status: status.TaskFailed, RetryCount: 2, MaxRetries: 3, NextRetryAt: &next,
 		LastError: &events.TaskError{Code: "X", Message: "m", Retryable: true}, Result: store.JSONDoc(`{"ok":true}`),
 		EventID: "evt-1", CorrelationID: "corr-1", WebhookEventID: "hook-1", PartnerID: "acme", CreatedAt: at, CompletedAt: &done,
 	}
@@ -44,13 +43,13 @@ func TestRetryLaterHoldsOnlyAFailedTaskWhoseRetryIsNotYetDue(t *testing.T) {
 		task State
 		wait bool
 	}{
-		{"failed, due later", State{Status: taskstatus.Failed, RetryCount: 1, NextRetryAt: &later}, true},
-		{"failed, due now", State{Status: taskstatus.Failed, RetryCount: 1, NextRetryAt: &now}, false},
-		{"failed, due before", State{Status: taskstatus.Failed, RetryCount: 1, NextRetryAt: &earlier}, false},
-		{"failed, no retry scheduled", State{Status: taskstatus.Failed, RetryCount: 1}, false},
-		{"pending: the sweeper redelivered its retry", State{Status: taskstatus.Pending, RetryCount: 1}, false},
-		{"pending, first attempt", State{Status: taskstatus.Pending}, false},
-		{"completed", State{Status: taskstatus.Completed, RetryCount: 1, NextRetryAt: &later}, false},
+		{"failed, due later", State{Status: status.TaskFailed, RetryCount: 1, NextRetryAt: &later}, true},
+		{"failed, due now", State{Status: status.TaskFailed, RetryCount: 1, NextRetryAt: &now}, false},
+		{"failed, due before", State{Status: status.TaskFailed, RetryCount: 1, NextRetryAt: &earlier}, false},
+		{"failed, no retry scheduled", State{Status: status.TaskFailed, RetryCount: 1}, false},
+		{"pending: the sweeper redelivered its retry", State{Status: status.TaskPending, RetryCount: 1}, false},
+		{"pending, first attempt", State{Status: status.TaskPending}, false},
+		{"completed", State{Status: status.TaskCompleted, RetryCount: 1, NextRetryAt: &later}, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -69,14 +68,14 @@ func TestSettledIsWhatTheTasksEndMakesItsWebhookEvent(t *testing.T) {
 		scheduled     bool
 		awaitingRetry bool
 	}{
-		{"pending", State{Status: taskstatus.Pending}, "", "", false, false, false},
-		{"processing", State{Status: taskstatus.Processing}, "", "", false, false, false},
-		{"completed", State{Status: taskstatus.Completed}, webhookstatus.Completed, "", true, false, false},
-		{"dead-lettered", State{Status: taskstatus.DeadLetter, LastError: &events.TaskError{Message: "bad recipient"}},
-			webhookstatus.Failed, "bad recipient", true, false, false},
-		{"dead-lettered without an error", State{Status: taskstatus.DeadLetter}, webhookstatus.Failed, "task dead_letter", true, false, false},
-		{"failed, no retry scheduled", State{Status: taskstatus.Failed, RetryCount: 1}, webhookstatus.Failed, "task failed", true, false, true},
-		{"failed, retry scheduled", State{Status: taskstatus.Failed, RetryCount: 1, NextRetryAt: &due}, "", "", false, true, true},
+		{"pending", State{Status: status.TaskPending}, "", "", false, false, false},
+		{"processing", State{Status: status.TaskProcessing}, "", "", false, false, false},
+		{"completed", State{Status: status.TaskCompleted}, status.WebhookCompleted, "", true, false, false},
+		{"dead-lettered", State{Status: status.TaskDeadLetter, LastError: &events.TaskError{Message: "bad recipient"}},
+			status.WebhookFailed, "bad recipient", true, false, false},
+		{"dead-lettered without an error", State{Status: status.TaskDeadLetter}, status.WebhookFailed, "task dead_letter", true, false, false},
+		{"failed, no retry scheduled", State{Status: status.TaskFailed, RetryCount: 1}, status.WebhookFailed, "task failed", true, false, true},
+		{"failed, retry scheduled", State{Status: status.TaskFailed, RetryCount: 1, NextRetryAt: &due}, "", "", false, true, true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

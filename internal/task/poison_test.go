@@ -7,8 +7,8 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/streamops/streamops/events"
+	"github.com/streamops/streamops/internal/status"
 	"github.com/streamops/streamops/internal/stream/streamtest"
-	"github.com/streamops/streamops/internal/task/taskstatus"
 )
 
 // TestEveryPoisonKindIsDeadLetteredAndTheTaskBehindItCompletes is the
@@ -32,7 +32,7 @@ func TestEveryPoisonKindIsDeadLetteredAndTheTaskBehindItCompletes(t *testing.T) 
 			},
 			Submit:    func(good *kgo.Record) { h.submitted(t, streamtest.Batch(good)) },
 			Status:    func() string { return h.task(t, p.TaskID).Status },
-			Completed: taskstatus.Completed,
+			Completed: status.TaskCompleted,
 		}
 	})
 }

@@ -15,11 +15,11 @@ import (
 
 	"github.com/streamops/streamops/events"
 	"github.com/streamops/streamops/internal/fault"
+	"github.com/streamops/streamops/internal/status"
 	"github.com/streamops/streamops/internal/store"
 	"github.com/streamops/streamops/internal/stream"
 	"github.com/streamops/streamops/internal/stream/streamtest"
 	"github.com/streamops/streamops/internal/task"
-	"github.com/streamops/streamops/internal/task/taskstatus"
 )
 
 // flakyMailer fails its first `failures` sends with err, then delivers.
@@ -64,7 +64,7 @@ func TestTaskFailingTwiceThenSucceedingShowsRetryCountsZeroOneTwoAndOneCompleted
 
 	require.NoError(t, h.Deliver(t, ev))
 	failed := h.task(t, tc.TaskID)
-	assert.Equal(t, taskstatus.Failed, failed.Status)
+	assert.Equal(t, status.TaskFailed, failed.Status)
 	assert.Equal(t, 1, failed.RetryCount)
 	require.NotNil(t, failed.NextRetryAt)
 	require.NoError(t, h.Deliver(t, h.sweep(t, 1)))
@@ -92,7 +92,7 @@ func TestTaskFailingTwiceThenSucceedingShowsRetryCountsZeroOneTwoAndOneCompleted
 	assert.Len(t, mailer.sent, 1)
 
 	final := h.task(t, tc.TaskID)
-	assert.Equal(t, taskstatus.Completed, final.Status)
+	assert.Equal(t, status.TaskCompleted, final.Status)
 	assert.Equal(t, 2, final.RetryCount)
 	assert.Nil(t, final.NextRetryAt)
 }
@@ -144,7 +144,7 @@ func TestTaskFailingPastMaxRetriesEndsInOneDeadLetter(t *testing.T) {
 		string(streamtest.Payload[events.TaskCreatedPayload](t, events.Envelope{EventType: events.TaskCreated, Payload: p.OriginalEvent.Payload}).Data))
 	assert.Equal(t, 4, mailer.calls)
 
-	assert.Equal(t, taskstatus.DeadLetter, h.task(t, tc.TaskID).Status)
+	assert.Equal(t, status.TaskDeadLetter, h.task(t, tc.TaskID).Status)
 	dlq := h.Env.Records(t, events.DLQTopic(events.TopicTasks))
 	require.Len(t, dlq, 1)
 	dl, ok := stream.ParseDeadLetter(dlq[0])

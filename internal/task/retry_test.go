@@ -13,10 +13,10 @@ import (
 
 	"github.com/streamops/streamops/events"
 	"github.com/streamops/streamops/internal/fault"
+	"github.com/streamops/streamops/internal/status"
 	"github.com/streamops/streamops/internal/store"
 	"github.com/streamops/streamops/internal/stream/streamtest"
 	"github.com/streamops/streamops/internal/task"
-	"github.com/streamops/streamops/internal/task/taskstatus"
 )
 
 // scriptMailer fails each task's first sends as its script says (-1:
@@ -88,7 +88,7 @@ func runToEnd(t *testing.T, h *harness, m *scriptMailer, taskID string) int {
 	for range 10 {
 		attempts := m.sends(taskID)
 		h.drain(t)
-		if tk := h.task(t, taskID); taskstatus.IsFinal(tk.Status) {
+		if tk := h.task(t, taskID); status.TaskIsFinal(tk.Status) {
 			return sweeps
 		}
 		// The task.failed was consumed before its nextRetryAt: acknowledged,
@@ -96,7 +96,7 @@ func runToEnd(t *testing.T, h *harness, m *scriptMailer, taskID string) int {
 		h.drain(t)
 		require.Equal(t, attempts+1, m.sends(taskID), "a retry not yet due does not run")
 		tk := h.task(t, taskID)
-		require.Equal(t, taskstatus.Failed, tk.Status)
+		require.Equal(t, status.TaskFailed, tk.Status)
 		require.NotNil(t, tk.NextRetryAt, "GET /api/tasks/{id} shows when the retry is due")
 		require.NotNil(t, tk.LastError)
 
@@ -121,19 +121,19 @@ func TestTaskRetriesShowSeed003SequenceWithOneTaskCreated(t *testing.T) {
 		wantStatus string
 	}{
 		{"succeeds at once", 3, 0, smtpTimeout,
-			[]string{"task.created", "task.processing(0)", "task.completed"}, taskstatus.Completed},
+			[]string{"task.created", "task.processing(0)", "task.completed"}, status.TaskCompleted},
 		{"fails once, succeeds on retry 1", 3, 1, smtpTimeout,
-			[]string{"task.created", "task.processing(0)", "task.failed(1)", "task.processing(1)", "task.completed"}, taskstatus.Completed},
+			[]string{"task.created", "task.processing(0)", "task.failed(1)", "task.processing(1)", "task.completed"}, status.TaskCompleted},
 		{"fails twice, succeeds on retry 2", 3, 2, smtpTimeout,
 			[]string{"task.created", "task.processing(0)", "task.failed(1)", "task.processing(1)", "task.failed(2)",
-				"task.processing(2)", "task.completed"}, taskstatus.Completed},
+				"task.processing(2)", "task.completed"}, status.TaskCompleted},
 		{"fails retryably every time: dead letter after maxRetries retries", 3, -1, smtpTimeout,
 			[]string{"task.created", "task.processing(0)", "task.failed(1)", "task.processing(1)", "task.failed(2)",
-				"task.processing(2)", "task.failed(3)", "task.processing(3)", "task.dead_letter(3)"}, taskstatus.DeadLetter},
+				"task.processing(2)", "task.failed(3)", "task.processing(3)", "task.dead_letter(3)"}, status.TaskDeadLetter},
 		{"maxRetries 0: a retryable failure dead-letters at once", 0, -1, smtpTimeout,
-			[]string{"task.created", "task.processing(0)", "task.dead_letter(0)"}, taskstatus.DeadLetter},
+			[]string{"task.created", "task.processing(0)", "task.dead_letter(0)"}, status.TaskDeadLetter},
 		{"non-retryable error: straight to dead letter", 3, -1, permanent,
-			[]string{"task.created", "task.processing(0)", "task.dead_letter(0)"}, taskstatus.DeadLetter},
+			[]string{"task.created", "task.processing(0)", "task.dead_letter(0)"}, status.TaskDeadLetter},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -157,7 +157,7 @@ func TestTaskRetriesShowSeed003SequenceWithOneTaskCreated(t *testing.T) {
 			tk := h.task(t, id)
 			assert.Equal(t, tt.wantStatus, tk.Status)
 			assert.Nil(t, tk.NextRetryAt)
-			if tt.wantStatus == taskstatus.DeadLetter {
+			if tt.wantStatus == status.TaskDeadLetter {
 				require.NotNil(t, tk.LastError, "GET /api/tasks/{id} shows the last error")
 				require.Len(t, h.DeadLetters(t, store.DeadLetterQuery{Topic: events.TopicTasks}), 1)
 			}
@@ -191,11 +191,11 @@ func TestTaskFailedRedeliveredByTheSweeperIsTheSameEvent(t *testing.T) {
 	require.NoError(t, err)
 	assert.False(t, stored.PublishPending)
 	redriven := h.task(t, id)
-	assert.Equal(t, taskstatus.Pending, redriven.Status, "its retry is on its way")
+	assert.Equal(t, status.TaskPending, redriven.Status, "its retry is on its way")
 	assert.Equal(t, 1, redriven.RetryCount)
 
 	require.NoError(t, h.Deliver(t, redelivered))
-	assert.Equal(t, taskstatus.Completed, h.task(t, id).Status)
+	assert.Equal(t, status.TaskCompleted, h.task(t, id).Status)
 	n, err := h.retrier.RetryDue(context.Background(), h.clock.Now().Add(24*time.Hour), 100)
 	require.NoError(t, err)
 	assert.Zero(t, n, "nothing left to redeliver")
@@ -243,16 +243,16 @@ func TestRetryNotYetDueIsAcknowledgedAndDoesNotHoldBackItsPartition(t *testing.T
 
 			h.drain(t)
 
-			assert.Equal(t, taskstatus.Completed, h.task(t, behind).Status, "the record behind it ran")
+			assert.Equal(t, status.TaskCompleted, h.task(t, behind).Status, "the record behind it ran")
 			assert.Equal(t, 1, m.sends(behind))
 			tk := h.task(t, slow)
 			if tt.retried {
 				assert.Equal(t, 2, m.sends(slow))
-				assert.Equal(t, taskstatus.Completed, tk.Status)
+				assert.Equal(t, status.TaskCompleted, tk.Status)
 				return
 			}
 			assert.Equal(t, 1, m.sends(slow), "not run before nextRetryAt")
-			assert.Equal(t, taskstatus.Failed, tk.Status)
+			assert.Equal(t, status.TaskFailed, tk.Status)
 			assert.Equal(t, 1, tk.RetryCount)
 			require.NotNil(t, tk.NextRetryAt)
 			assert.Equal(t, []string{"task.created", "task.processing(0)", "task.failed(1)"}, steps(t, h.Lifecycle(t, slow)))
@@ -297,7 +297,7 @@ func TestRetryWhoseMomentPassedWhileTheProcessorWasDownStillRuns(t *testing.T) {
 			require.NoError(t, err)
 			h.drain(t)
 
-			assert.Equal(t, taskstatus.Completed, h.task(t, id).Status)
+			assert.Equal(t, status.TaskCompleted, h.task(t, id).Status)
 			assert.Equal(t, 2, m.sends(id), "the retry ran once")
 			assert.Equal(t, []string{"task.created", "task.processing(0)", "task.failed(1)", "task.processing(1)", "task.completed"},
 				steps(t, h.Lifecycle(t, id)))
@@ -352,7 +352,7 @@ func TestDuplicateTaskFailedRunsTheRetryOnce(t *testing.T) {
 			tt.deliver(t, h)
 
 			assert.Equal(t, 2, m.sends(id))
-			assert.Equal(t, taskstatus.Completed, h.task(t, id).Status)
+			assert.Equal(t, status.TaskCompleted, h.task(t, id).Status)
 			assert.Equal(t, []string{"task.created", "task.processing(0)", "task.failed(1)", "task.processing(1)", "task.completed"},
 				steps(t, h.Lifecycle(t, id)))
 		})
@@ -371,7 +371,7 @@ func TestRetryWhoseTaskFailedIsNoLongerStoredIsRebuiltAndRun(t *testing.T) {
 		MaxRetries: 3, EventID: "evt-submitted", CreatedAt: p.CreatedAt.Time})
 	require.NoError(t, err)
 	next := h.clock.Now().Add(time.Minute)
-	failed := store.TaskOutcome{Task: store.Task{TaskID: id, Status: taskstatus.Failed, RetryCount: 1, NextRetryAt: &next,
+	failed := store.TaskOutcome{Task: store.Task{TaskID: id, Status: status.TaskFailed, RetryCount: 1, NextRetryAt: &next,
 		LastError: &events.TaskError{Code: "SMTP_ERROR", Message: "timeout", Retryable: true}}, Attempt: 0}
 	n, err := h.Env.Store.SaveTaskOutcomes(context.Background(), failed)
 	require.NoError(t, err)

@@ -11,11 +11,10 @@ import (
 	"github.com/streamops/streamops/events"
 	"github.com/streamops/streamops/internal/backoff"
 	"github.com/streamops/streamops/internal/fault"
-	"github.com/streamops/streamops/internal/ingest/webhookstatus"
 	"github.com/streamops/streamops/internal/metrics"
+	"github.com/streamops/streamops/internal/status"
 	"github.com/streamops/streamops/internal/store"
 	"github.com/streamops/streamops/internal/stream"
-	"github.com/streamops/streamops/internal/task/taskstatus"
 )
 
 // StateStore is what the processor reads and writes besides the events
@@ -125,7 +124,7 @@ func (s tasks) Rebuild(ctx context.Context, it item) *state {
 		return &state{task: State{ID: it.Payload.TaskID}, orphan: true}
 	}
 	t := State{
-		ID: p.TaskID, Type: string(p.Type), Data: p.Data, Status: taskstatus.Pending,
+		ID: p.TaskID, Type: string(p.Type), Data: p.Data, Status: status.TaskPending,
 		RetryCount: p.RetryCount, MaxRetries: p.MaxRetries, EventID: env.EventID, CreatedAt: p.CreatedAt.Time,
 	}
 	if md := env.Metadata; md != nil {
@@ -214,7 +213,7 @@ func (s tasks) attempt(ctx context.Context, b *stream.Batch, st *state, it item)
 		outcomeErr = add(events.TaskCompletedPayload{TaskID: t.ID, CompletedAt: events.At(end),
 			Duration: end.Sub(start).Milliseconds(), Result: result}, endEventID(t.ID, events.TaskCompleted), end)
 		if t.WebhookEventID != "" {
-			st.Webhook = &store.WebhookOutcome{EventID: t.WebhookEventID, Status: webhookstatus.Completed}
+			st.Webhook = &store.WebhookOutcome{EventID: t.WebhookEventID, Status: status.WebhookCompleted}
 		}
 		log.InfoContext(ctx, "task completed", "durationMs", end.Sub(start).Milliseconds())
 
@@ -241,7 +240,7 @@ func (s tasks) attempt(ctx context.Context, b *stream.Batch, st *state, it item)
 			deadLetter = stream.ReasonRetriesExhausted
 		}
 		if t.WebhookEventID != "" {
-			st.Webhook = &store.WebhookOutcome{EventID: t.WebhookEventID, Status: webhookstatus.Failed,
+			st.Webhook = &store.WebhookOutcome{EventID: t.WebhookEventID, Status: status.WebhookFailed,
 				Error: fmt.Sprintf("task %s dead-lettered: %s", t.ID, message)}
 		}
 		log.ErrorContext(ctx, "task dead-lettered", "code", code, "error", message, "retryable", retryable)
@@ -313,9 +312,9 @@ func (s tasks) Flush(ctx context.Context, b *stream.Batch, touched []*state) err
 		return fmt.Errorf("task: %w", err)
 	}
 	s.cfg.Metrics.Record(
-		metrics.Metric{Name: "TasksCompleted", Unit: metrics.Count, Value: count[taskstatus.Completed]},
-		metrics.Metric{Name: "TasksFailed", Unit: metrics.Count, Value: count[taskstatus.Failed]},
-		metrics.Metric{Name: "TasksDeadLettered", Unit: metrics.Count, Value: count[taskstatus.DeadLetter]},
+		metrics.Metric{Name: "TasksCompleted", Unit: metrics.Count, Value: count[status.TaskCompleted]},
+		metrics.Metric{Name: "TasksFailed", Unit: metrics.Count, Value: count[status.TaskFailed]},
+		metrics.Metric{Name: "TasksDeadLettered", Unit: metrics.Count, Value: count[status.TaskDeadLetter]},
 	)
 	return nil
 }

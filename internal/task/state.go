@@ -6,8 +6,7 @@ import (
 
 	"github.com/streamops/streamops/events"
 	"github.com/streamops/streamops/internal/fault"
-	"github.com/streamops/streamops/internal/ingest/webhookstatus"
-	"github.com/streamops/streamops/internal/task/taskstatus"
+	"github.com/streamops/streamops/internal/status"
 )
 
 // State is a task as this package decides it: its submission, the attempt
@@ -19,7 +18,7 @@ type State struct {
 	ID   string
 	Type string
 	Data json.RawMessage
-	// Status is a taskstatus value.
+	// Status is a status.Task… value.
 	Status string
 	// RetryCount is the attempt the task is at: the one it runs next (0,
 	// its task.created; r ≥ 1, the task.failed that scheduled retry r).
@@ -47,11 +46,11 @@ type State struct {
 
 // Ended reports whether the task completed or was dead-lettered: no
 // attempt runs any more.
-func (s *State) Ended() bool { return taskstatus.IsFinal(s.Status) }
+func (s *State) Ended() bool { return status.TaskIsFinal(s.Status) }
 
 // AwaitsRetry reports whether the task failed and waits for its next
 // attempt: the retry its task.failed scheduled (see Retrier).
-func (s *State) AwaitsRetry() bool { return s.Status == taskstatus.Failed && s.RetryCount >= 1 }
+func (s *State) AwaitsRetry() bool { return s.Status == status.TaskFailed && s.RetryCount >= 1 }
 
 // RetryEventID is the id of the task.failed that scheduled the retry the
 // task is at, the stored event that drives it on; ok is false at attempt
@@ -67,12 +66,12 @@ func (s *State) RetryEventID() (id string, ok bool) {
 // before NextRetryAt, which is after now: the attempt waits for the
 // retry-sweeper to redeliver its task.failed then.
 func (s *State) RetryLater(now time.Time) bool {
-	return s.Status == taskstatus.Failed && s.NextRetryAt != nil && s.NextRetryAt.After(now)
+	return s.Status == status.TaskFailed && s.NextRetryAt != nil && s.NextRetryAt.After(now)
 }
 
 // RetryScheduled reports whether the task failed with its next attempt
 // due at NextRetryAt.
-func (s *State) RetryScheduled() bool { return s.Status == taskstatus.Failed && s.NextRetryAt != nil }
+func (s *State) RetryScheduled() bool { return s.Status == status.TaskFailed && s.NextRetryAt != nil }
 
 // MayRetry reports whether an attempt that failed with err is retried: the
 // error is retryable and retries are left.
@@ -82,35 +81,35 @@ func (s *State) MayRetry(err error) bool {
 
 // Complete ends the task as completed at at with result.
 func (s *State) Complete(at time.Time, result json.RawMessage) {
-	s.Status, s.CompletedAt, s.Result, s.LastError, s.NextRetryAt = taskstatus.Completed, &at, result, nil, nil
+	s.Status, s.CompletedAt, s.Result, s.LastError, s.NextRetryAt = status.TaskCompleted, &at, result, nil, nil
 }
 
 // ScheduleRetry records a retryable failure of the current attempt: the
 // task is failed, at its next attempt, due again at retryAt.
 func (s *State) ScheduleRetry(retryAt time.Time, e events.TaskError) {
-	s.Status, s.RetryCount, s.NextRetryAt, s.LastError = taskstatus.Failed, s.RetryCount+1, &retryAt, &e
+	s.Status, s.RetryCount, s.NextRetryAt, s.LastError = status.TaskFailed, s.RetryCount+1, &retryAt, &e
 }
 
 // DeadLetter ends the task as dead-lettered with its last error.
 func (s *State) DeadLetter(e events.TaskError) {
-	s.Status, s.NextRetryAt, s.LastError = taskstatus.DeadLetter, nil, &e
+	s.Status, s.NextRetryAt, s.LastError = status.TaskDeadLetter, nil, &e
 }
 
 // Settled is what the webhook event that started the task becomes once
-// no attempt of it will run again: webhookstatus.Completed, or
-// webhookstatus.Failed with the task's last error when it was
+// no attempt of it will run again: status.WebhookCompleted, or
+// status.WebhookFailed with the task's last error when it was
 // dead-lettered or failed with no retry scheduled. ok is false while an
 // attempt may still run (see AwaitsRetry for one that is scheduled).
-func (s *State) Settled() (status, message string, ok bool) {
+func (s *State) Settled() (to, message string, ok bool) {
 	switch {
-	case s.Status == taskstatus.Completed:
-		return webhookstatus.Completed, "", true
-	case s.Status == taskstatus.DeadLetter, s.Status == taskstatus.Failed && s.NextRetryAt == nil:
+	case s.Status == status.TaskCompleted:
+		return status.WebhookCompleted, "", true
+	case s.Status == status.TaskDeadLetter, s.Status == status.TaskFailed && s.NextRetryAt == nil:
 		message = "task " + s.Status
 		if s.LastError != nil {
 			message = s.LastError.Message
 		}
-		return webhookstatus.Failed, message, true
+		return status.WebhookFailed, message, true
 	}
 	return "", "", false
 }

@@ -7,42 +7,42 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/streamops/streamops/internal/outbox/outboxstatus"
+	"github.com/streamops/streamops/internal/status"
 	"github.com/streamops/streamops/internal/store"
 )
 
 // OutboxEntryIn enqueues one delivery of an order to partner target, from
-// source event src, and settles it into status as the relay would: pending
+// source event src, and settles it into want as the relay would: pending
 // (due in an hour), processing (claimed), completed, failed (its retry due
 // in an hour) or dead_letter (refused with a 410). It returns its outbox
 // id. Nothing else may be due in e's outbox.
-func (e *Env) OutboxEntryIn(tb testing.TB, src, target, status string) string {
+func (e *Env) OutboxEntryIn(tb testing.TB, src, target, want string) string {
 	tb.Helper()
 	ctx := context.Background()
 	id := store.OutboxID(src, target)
 	next := time.Now()
-	if status == outboxstatus.Pending {
+	if want == status.OutboxPending {
 		next = next.Add(time.Hour)
 	}
 	_, err := e.Store.EnqueueOutbox(ctx, store.OutboxEntry{OutboxID: id, AggregateType: "Order", AggregateID: "order-" + src,
 		EventType: "OR_MGMT", TargetProvider: target, Payload: store.JSONDoc(`{"orderId":59734}`), NextAttemptAt: next})
 	require.NoError(tb, err)
-	if status != outboxstatus.Pending {
+	if want != status.OutboxPending {
 		claimed, err := e.Store.ClaimDue(ctx, time.Now(), time.Minute, 10)
 		require.NoError(tb, err)
 		require.Len(tb, claimed, 1, "only the new entry is due")
-		switch c := claimed[0]; status {
-		case outboxstatus.Completed:
+		switch c := claimed[0]; want {
+		case status.OutboxCompleted:
 			err = e.Store.MarkCompleted(ctx, c)
-		case outboxstatus.Failed:
+		case status.OutboxFailed:
 			err = e.Store.MarkFailed(ctx, c, time.Now().Add(time.Hour), "HTTP 503")
-		case outboxstatus.DeadLetter:
+		case status.OutboxDeadLetter:
 			err = e.Store.DeadLetter(ctx, c, "HTTP 410")
 		}
 		require.NoError(tb, err)
 	}
 	got, err := e.Store.GetOutboxEntry(ctx, id)
 	require.NoError(tb, err)
-	require.Equal(tb, status, got.Status)
+	require.Equal(tb, want, got.Status)
 	return id
 }

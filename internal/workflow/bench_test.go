@@ -10,11 +10,11 @@ import (
 
 	"github.com/streamops/streamops/events"
 	"github.com/streamops/streamops/events/eventstest"
+	"github.com/streamops/streamops/internal/status"
 	"github.com/streamops/streamops/internal/store"
 	"github.com/streamops/streamops/internal/stream"
 	"github.com/streamops/streamops/internal/stream/streamtest"
 	"github.com/streamops/streamops/internal/workflow"
-	"github.com/streamops/streamops/internal/workflow/workflowstatus"
 )
 
 // benchRecords is the batch size of the cost goal: at most 0.05
@@ -43,7 +43,7 @@ func benchBatch(tb testing.TB, seed byte, n int) ([]*kgo.Record, []store.Workflo
 		recs[i] = g.Record(tb, env)
 		cps[i].Workflow = store.Workflow{ID: wf.WorkflowID, WorkflowID: wf.WorkflowID, Name: wf.Name, Steps: wf.Steps,
 			Priority: string(wf.Priority), Input: store.JSONDoc(wf.Input), EventID: env.EventID, CreatedAt: wf.CreatedAt.Time,
-			Status: workflowstatus.Pending}
+			Status: status.WorkflowPending}
 	}
 	return recs, cps
 }

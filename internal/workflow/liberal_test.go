@@ -11,11 +11,11 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/streamops/streamops/events"
+	"github.com/streamops/streamops/internal/status"
 	"github.com/streamops/streamops/internal/store"
 	"github.com/streamops/streamops/internal/stream"
 	"github.com/streamops/streamops/internal/stream/streamtest"
 	"github.com/streamops/streamops/internal/workflow"
-	"github.com/streamops/streamops/internal/workflow/workflowstatus"
 )
 
 // TestSeed003ExamplesOnTheWorkflowsTopicAreNeverDeadLettered: every event
@@ -37,7 +37,7 @@ func TestSeed003ExamplesOnTheWorkflowsTopicAreNeverDeadLettered(t *testing.T) {
 			var env events.Envelope
 			require.NoError(t, json.Unmarshal([]byte(ex.Value), &env))
 			if env.EventType == events.WorkflowCreated {
-				assert.Contains(t, []string{workflowstatus.Completed, workflowstatus.Failed}, h.workflow(t, env.AggregateID()).Status)
+				assert.Contains(t, []string{status.WorkflowCompleted, status.WorkflowFailed}, h.workflow(t, env.AggregateID()).Status)
 			}
 		})
 	}
@@ -57,7 +57,7 @@ func TestSeedTestPublishFailsItsWorkflowWithUnknownStep(t *testing.T) {
 
 	wf, err := h.Env.Store.GetWorkflow(context.Background(), "wf-test")
 	require.NoError(t, err, "GET /api/workflows/wf-test reads this")
-	assert.Equal(t, workflowstatus.Failed, wf.Status)
+	assert.Equal(t, status.WorkflowFailed, wf.Status)
 	require.NotNil(t, wf.Error)
 	assert.Equal(t, workflow.CodeUnknownStep, wf.Error.Code)
 	assert.Contains(t, wf.Error.Message, `"step1"`)
@@ -139,7 +139,7 @@ func TestForwardCompatibleWorkflowCreatedCompletesAndKeepsAddedFields(t *testing
 
 			require.NoError(t, h.Deliver(t, ev))
 			assert.Empty(t, h.DeadLetters(t, store.DeadLetterQuery{}))
-			assert.Equal(t, workflowstatus.Completed, h.workflow(t, tt.id).Status)
+			assert.Equal(t, status.WorkflowCompleted, h.workflow(t, tt.id).Status)
 
 			// What the processor decoded re-encodes to what arrived.
 			parts := stream.DecodeKafkaEvent(ev, stream.WithValidator(events.Consumed.Validate))
@@ -231,7 +231,7 @@ func TestAWorkflowCreatedFromAnotherProducerIsStoredInTheHistory(t *testing.T) {
 			h := newHarness(t, nil)
 
 			require.NoError(t, h.Deliver(t, streamtest.Batch(rec)))
-			assert.Equal(t, workflowstatus.Completed, h.workflow(t, tt.id).Status)
+			assert.Equal(t, status.WorkflowCompleted, h.workflow(t, tt.id).Status)
 			h.RequireConsumed(t, value)
 			var types []string
 			for _, d := range h.History(t, tt.id) {

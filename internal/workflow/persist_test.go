@@ -8,8 +8,8 @@ import (
 	"github.com/stretchr/testify/assert"
 
 	"github.com/streamops/streamops/events"
+	"github.com/streamops/streamops/internal/status"
 	"github.com/streamops/streamops/internal/store"
-	"github.com/streamops/streamops/internal/workflow/workflowstatus"
 )
 
 // TestStateRoundTripsEveryCheckpointField: a field persist.go forgot would
@@ -21,7 +21,7 @@ func TestStateRoundTripsEveryCheckpointField(t *testing.T) {
 	cp := store.WorkflowCheckpoint{
 		Workflow: store.Workflow{
 			ID: "wf-1", WorkflowID: "wf-1", Name: "Invoice Sync", Steps: []string{"validate", "transform", "store"},
-			Priority: "high", Input: store.JSONDoc(`{"records":[]}`), Status: workflowstatus.Processing,
+			Priority: "high", Input: store.JSONDoc(`{"records":[]}`), Status: status.WorkflowProcessing,
 			CurrentStepIndex: 1, StepAttempts: 2,
 			StepResults: []store.StepProgress{{StepName: "validate", StepIndex: 0, CompletedAt: at, Duration: 12, Result: store.JSONDoc(`{"recordsProcessed":1}`)}},
 			Error:       &events.WorkflowError{Code: "X", Message: "m"}, EventID: "evt-1", CorrelationID: "corr-1",
@@ -57,10 +57,10 @@ func TestStepStatusIsWhereEachStepStands(t *testing.T) {
 		done   int
 		want   []string
 	}{
-		{"pending", workflowstatus.Pending, 0, 0, []string{StepPending, StepPending, StepPending}},
-		{"processing the second", workflowstatus.Processing, 1, 1, []string{StepCompleted, StepRunning, StepPending}},
-		{"failed in the second", workflowstatus.Failed, 1, 1, []string{StepCompleted, StepFailed, StepPending}},
-		{"completed", workflowstatus.Completed, 3, 3, []string{StepCompleted, StepCompleted, StepCompleted}},
+		{"pending", status.WorkflowPending, 0, 0, []string{StepPending, StepPending, StepPending}},
+		{"processing the second", status.WorkflowProcessing, 1, 1, []string{StepCompleted, StepRunning, StepPending}},
+		{"failed in the second", status.WorkflowFailed, 1, 1, []string{StepCompleted, StepFailed, StepPending}},
+		{"completed", status.WorkflowCompleted, 3, 3, []string{StepCompleted, StepCompleted, StepCompleted}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -8,8 +8,8 @@ import (
 
 	"github.com/streamops/streamops/events"
 	"github.com/streamops/streamops/events/eventstest"
+	"github.com/streamops/streamops/internal/status"
 	"github.com/streamops/streamops/internal/stream/streamtest"
-	"github.com/streamops/streamops/internal/workflow/workflowstatus"
 )
 
 // TestEveryPoisonKindIsDeadLetteredAndTheRecordBehindItCompletes is the
@@ -35,7 +35,7 @@ func TestEveryPoisonKindIsDeadLetteredAndTheRecordBehindItCompletes(t *testing.T
 			},
 			Submit:    func(good *kgo.Record) { h.submitted(t, streamtest.Batch(good)) },
 			Status:    func() string { return h.workflow(t, wf.WorkflowID).Status },
-			Completed: workflowstatus.Completed,
+			Completed: status.WorkflowCompleted,
 		}
 	})
 }

@@ -14,15 +14,11 @@ import (
 	"github.com/streamops/streamops/events"
 	"github.com/streamops/streamops/events/eventstest"
 	"github.com/streamops/streamops/internal/fault"
-	"github.com/streamops/streamops/internal/ingest/webhookstatus"
-	"github.com/streamops/streamops/internal/outbox/outboxstatus"
+	"github.com/streamops/streamops/internal/status"
 	"github.com/streamops/streamops/internal/store"
 	"github.com/streamops/streamops/internal/stream"
-	"github.com/streamops/streamops/internal/stream/deadletterstatus"
 	"github.com/streamops/streamops/internal/stream/streamtest"
-	"github.com/streamops/streamops/internal/task/taskstatus"
 	"github.com/streamops/streamops/internal/workflow"
-	"github.com/streamops/streamops/internal/workflow/workflowstatus"
 )
 
 func TestThreeStepWorkflowEmitsProcessingThreeStepsAndCompletedInOrder(t *testing.T) {
@@ -59,7 +55,7 @@ func TestThreeStepWorkflowEmitsProcessingThreeStepsAndCompletedInOrder(t *testin
 	}
 
 	wf := h.workflow(t, wfs[0].WorkflowID)
-	assert.Equal(t, workflowstatus.Completed, wf.Status)
+	assert.Equal(t, status.WorkflowCompleted, wf.Status)
 	assert.Equal(t, 3, wf.CurrentStepIndex)
 	assert.Len(t, wf.StepResults, 3)
 	assert.NotNil(t, wf.StartedAt)
@@ -83,7 +79,7 @@ func TestFailingStepEmitsWorkflowFailedNamingTheStep(t *testing.T) {
 	assert.Contains(t, failed.Error.Stack, "at step transform (index 1)")
 
 	wf := h.workflow(t, wfs[0].WorkflowID)
-	assert.Equal(t, workflowstatus.Failed, wf.Status)
+	assert.Equal(t, status.WorkflowFailed, wf.Status)
 	assert.Equal(t, workflow.CodeTransform, wf.Error.Code)
 	assert.Len(t, wf.StepResults, 1, "only validate finished")
 	assert.Zero(t, h.count(t, store.CollWorkflowRecords), "the store step never ran")
@@ -120,12 +116,12 @@ func TestPipelineRunsEveryBuiltinStepOnTheInputRecords(t *testing.T) {
 		"workflowId":"`+wf.WorkflowID+`","workflowName":"Order Sync","records":3}`, string(task.Data))
 	stored, err := h.Env.Store.GetTask(context.Background(), task.TaskID)
 	require.NoError(t, err)
-	assert.Equal(t, taskstatus.Pending, stored.Status)
+	assert.Equal(t, status.TaskPending, stored.Status)
 
 	entry, err := h.Env.Store.GetOutboxEntry(context.Background(), deliveryOutboxID(wf.WorkflowID, 4, "acme"))
 	require.NoError(t, err, "deliver enqueued one entry for acme, keyed by its step")
 	assert.Equal(t, "order.synced", entry.EventType)
-	assert.Equal(t, outboxstatus.Pending, entry.Status)
+	assert.Equal(t, status.OutboxPending, entry.Status)
 	assert.Contains(t, string(entry.Payload), `"orderId":"o-4"`)
 }
 
@@ -181,12 +177,12 @@ func TestRetriedBatchAfterALostCheckpointWritesEverythingOnce(t *testing.T) {
 	wf := h.submitted(t, ev)[0]
 
 	require.Error(t, h.Deliver(t, ev))
-	assert.Equal(t, workflowstatus.Pending, h.workflow(t, wf.WorkflowID).Status, "the checkpoint was lost")
+	assert.Equal(t, status.WorkflowPending, h.workflow(t, wf.WorkflowID).Status, "the checkpoint was lost")
 	published, stored := len(h.Env.Records(t, events.TopicWorkflows)), h.count(t, store.CollEvents)
 
 	require.NoError(t, h.Deliver(t, ev), "the redelivery runs the steps again")
 
-	assert.Equal(t, workflowstatus.Completed, h.workflow(t, wf.WorkflowID).Status)
+	assert.Equal(t, status.WorkflowCompleted, h.workflow(t, wf.WorkflowID).Status)
 	assert.Equal(t, published, len(h.Env.Records(t, events.TopicWorkflows)), "no event is published twice")
 	assert.Equal(t, stored, h.count(t, store.CollEvents), "no event is stored twice")
 	assert.Equal(t, 3, h.count(t, store.CollWorkflowRecords))
@@ -202,7 +198,7 @@ func TestPoisonRecordBetweenTwoGoodOnesIsDeadLetteredAndBothAreProcessed(t *test
 	require.NoError(t, h.Deliver(t, ev))
 
 	for _, wf := range wfs {
-		assert.Equal(t, workflowstatus.Completed, h.workflow(t, wf.WorkflowID).Status, wf.Name)
+		assert.Equal(t, status.WorkflowCompleted, h.workflow(t, wf.WorkflowID).Status, wf.Name)
 		assert.Equal(t, events.WorkflowCompleted, typesOf(h.Lifecycle(t, wf.WorkflowID))[len(wf.Steps)+1])
 	}
 	dlq := h.Env.Records(t, events.DLQTopic(events.TopicWorkflows))
@@ -218,7 +214,7 @@ func TestPoisonRecordBetweenTwoGoodOnesIsDeadLetteredAndBothAreProcessed(t *test
 	}
 	assert.ElementsMatch(t, []stream.Reason{stream.ReasonUndecodable, stream.ReasonSchemaInvalid}, reasons)
 
-	stored := h.DeadLetters(t, store.DeadLetterQuery{Status: deadletterstatus.Open})
+	stored := h.DeadLetters(t, store.DeadLetterQuery{Status: status.DeadLetterOpen})
 	require.Len(t, stored, 2)
 	for _, dl := range stored {
 		assert.Equal(t, "workflow-processor", dl.Processor)
@@ -287,11 +283,11 @@ func TestTransientStepFailureCheckpointsAndTheRetriedBatchResumesAtThatStep(t *t
 	require.Error(t, err, "a transient failure fails the batch so Lambda delivers it again")
 	assert.True(t, fault.IsRetryable(err))
 	cp := h.workflow(t, flaky.WorkflowID)
-	assert.Equal(t, workflowstatus.Processing, cp.Status)
+	assert.Equal(t, status.WorkflowProcessing, cp.Status)
 	assert.Equal(t, 1, cp.CurrentStepIndex, "checkpointed at the failed step")
 	assert.Len(t, cp.ResumeRecords, 2)
-	assert.Equal(t, workflowstatus.Pending, h.workflow(t, behind.WorkflowID).Status, "the partition stops at the failure")
-	assert.Equal(t, workflowstatus.Completed, h.workflow(t, elsewhere.WorkflowID).Status, "other partitions finish")
+	assert.Equal(t, status.WorkflowPending, h.workflow(t, behind.WorkflowID).Status, "the partition stops at the failure")
+	assert.Equal(t, status.WorkflowCompleted, h.workflow(t, elsewhere.WorkflowID).Status, "other partitions finish")
 
 	require.NoError(t, h.Deliver(t, ev))
 
@@ -308,7 +304,7 @@ func TestTransientStepFailureCheckpointsAndTheRetriedBatchResumesAtThatStep(t *t
 	require.Len(t, recs, 2)
 	assert.JSONEq(t, `{"b":1}`, string(recs[0].Record), "the resumed step read the checkpointed records")
 	assert.Len(t, h.Lifecycle(t, elsewhere.WorkflowID), 5, "nothing of the finished workflow is emitted twice")
-	assert.Equal(t, workflowstatus.Completed, h.workflow(t, behind.WorkflowID).Status)
+	assert.Equal(t, status.WorkflowCompleted, h.workflow(t, behind.WorkflowID).Status)
 }
 
 func TestAStepThatStaysDownFailsItsWorkflowAfterMaxStepAttempts(t *testing.T) {
@@ -349,19 +345,19 @@ func TestAStepThatStaysDownFailsItsWorkflowAfterMaxStepAttempts(t *testing.T) {
 		err := h.Deliver(t, ev)
 		require.Error(t, err, "delivery %d: a transient failure fails the batch", attempt)
 		cp := h.workflow(t, down)
-		assert.Equal(t, workflowstatus.Processing, cp.Status)
+		assert.Equal(t, status.WorkflowProcessing, cp.Status)
 		assert.Equal(t, attempt, cp.StepAttempts)
 		assert.Equal(t, 1, cp.CurrentStepIndex)
-		assert.Equal(t, workflowstatus.Pending, h.workflow(t, behind).Status)
+		assert.Equal(t, status.WorkflowPending, h.workflow(t, behind).Status)
 	}
 	require.Error(t, h.Deliver(t, ev), "Down fails for good and the batch goes on to Recovers, whose first failure fails it")
-	assert.Equal(t, workflowstatus.Failed, h.workflow(t, down).Status)
+	assert.Equal(t, status.WorkflowFailed, h.workflow(t, down).Status)
 	require.Error(t, h.Deliver(t, ev), "Recovers fails a second time")
 	assert.Equal(t, maxAttempts-1, h.workflow(t, recovers).StepAttempts)
 	require.NoError(t, h.Deliver(t, ev))
 
 	failed := h.workflow(t, down)
-	assert.Equal(t, workflowstatus.Failed, failed.Status)
+	assert.Equal(t, status.WorkflowFailed, failed.Status)
 	require.NotNil(t, failed.Error)
 	assert.Equal(t, workflow.CodeRetriesExhausted, failed.Error.Code)
 	assert.Contains(t, failed.Error.Message, "lookup service unreachable")
@@ -375,9 +371,9 @@ func TestAStepThatStaysDownFailsItsWorkflowAfterMaxStepAttempts(t *testing.T) {
 	assert.Equal(t, workflow.CodeRetriesExhausted, fp.Error.Code)
 
 	ok := h.workflow(t, recovers)
-	assert.Equal(t, workflowstatus.Completed, ok.Status, "fewer failures in a row than the limit: it finishes")
+	assert.Equal(t, status.WorkflowCompleted, ok.Status, "fewer failures in a row than the limit: it finishes")
 	assert.Zero(t, ok.StepAttempts, "a completed step resets the count")
-	assert.Equal(t, workflowstatus.Completed, h.workflow(t, behind).Status, "the partition moves on")
+	assert.Equal(t, status.WorkflowCompleted, h.workflow(t, behind).Status, "the partition moves on")
 }
 
 func TestWebhookRoutedWorkflowSettlesItsWebhookEvent(t *testing.T) {
@@ -390,7 +386,7 @@ func TestWebhookRoutedWorkflowSettlesItsWebhookEvent(t *testing.T) {
 		hook, err := h.Env.Store.InsertWebhookEvent(ctx, store.WebhookEvent{Provider: "acme", ProviderEventID: tc.name, EventType: "OR_PLC",
 			Payload: store.JSONDoc(`{"order":{"id":"o-9"}}`)})
 		require.NoError(t, err)
-		require.NoError(t, h.Env.Store.SetWebhookStatus(ctx, hook.EventID, webhookstatus.Processing, ""))
+		require.NoError(t, h.Env.Store.SetWebhookStatus(ctx, hook.EventID, status.WebhookProcessing, ""))
 		wf := events.WorkflowCreatedPayload{WorkflowID: events.WorkflowIDPrefix + g.UUID(), Name: tc.name,
 			Steps: splitSteps(tc.steps), Priority: events.PriorityHigh, CreatedAt: g.Now(), Input: []byte(`{"order":{"id":"o-9"}}`)}
 		batch = append(batch, g.Envelope(t, wf, &events.Metadata{Source: "webhook", CorrelationID: hook.EventID, APIVersion: "1.0.0"}))
@@ -403,12 +399,12 @@ func TestWebhookRoutedWorkflowSettlesItsWebhookEvent(t *testing.T) {
 
 	ok, err := h.Env.Store.GetWebhookEvent(ctx, hooks["Partner Order Sync"])
 	require.NoError(t, err)
-	assert.Equal(t, webhookstatus.Completed, ok.Status)
+	assert.Equal(t, status.WebhookCompleted, ok.Status)
 	_, err = h.Env.Store.GetOutboxEntry(ctx, deliveryOutboxID(wfs[0].WorkflowID, 1, "acme"))
 	assert.NoError(t, err, "deliver defaults its target to the provider that sent the webhook")
 	broken, err := h.Env.Store.GetWebhookEvent(ctx, hooks["Broken"])
 	require.NoError(t, err)
-	assert.Equal(t, webhookstatus.Failed, broken.Status)
+	assert.Equal(t, status.WebhookFailed, broken.Status)
 	assert.Contains(t, broken.ErrorMessage, "explode")
 	failed := h.Lifecycle(t, wfs[1].WorkflowID)
 	assert.Equal(t, workflow.CodeUnknownStep, streamtest.Payload[events.WorkflowFailedPayload](t, failed[len(failed)-1]).Error.Code)

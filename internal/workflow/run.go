@@ -12,7 +12,7 @@ import (
 
 	"github.com/streamops/streamops/events"
 	"github.com/streamops/streamops/internal/fault"
-	"github.com/streamops/streamops/internal/ingest/webhookstatus"
+	"github.com/streamops/streamops/internal/status"
 	"github.com/streamops/streamops/internal/store"
 )
 
@@ -121,7 +121,7 @@ func (s workflows) run(ctx context.Context, st *state, log *slog.Logger) error {
 				return err
 			}
 			if wf.WebhookEventID != "" {
-				st.Webhook = &store.WebhookOutcome{EventID: wf.WebhookEventID, Status: webhookstatus.Failed,
+				st.Webhook = &store.WebhookOutcome{EventID: wf.WebhookEventID, Status: status.WebhookFailed,
 					Error: fmt.Sprintf("workflow %s failed in step %s: %s", id, name, message)}
 			}
 			commit()
@@ -152,7 +152,7 @@ func (s workflows) run(ctx context.Context, st *state, log *slog.Logger) error {
 		return err
 	}
 	if wf.WebhookEventID != "" {
-		st.Webhook = &store.WebhookOutcome{EventID: wf.WebhookEventID, Status: webhookstatus.Completed}
+		st.Webhook = &store.WebhookOutcome{EventID: wf.WebhookEventID, Status: status.WebhookCompleted}
 	}
 	commit()
 	log.InfoContext(ctx, "workflow completed", "durationMs", duration, "steps", len(steps), "records", len(records))

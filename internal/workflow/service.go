@@ -7,9 +7,9 @@ import (
 
 	"github.com/streamops/streamops/events"
 	"github.com/streamops/streamops/internal/fault"
+	"github.com/streamops/streamops/internal/status"
 	"github.com/streamops/streamops/internal/store"
 	"github.com/streamops/streamops/internal/stream"
-	"github.com/streamops/streamops/internal/workflow/workflowstatus"
 )
 
 // StateStore is what the processor reads and writes besides the events
@@ -113,7 +113,7 @@ func (w workflows) Rebuild(ctx context.Context, it item) *state {
 	w.cfg.Logger.WarnContext(ctx, "workflow has no projection; creating it from its event", "workflowId", p.WorkflowID, "eventId", env.EventID)
 	wf := State{
 		ID: p.WorkflowID, Name: p.Name, Steps: p.Steps, Priority: string(p.Priority), Input: p.Input,
-		Status: workflowstatus.Pending, EventID: env.EventID, CreatedAt: p.CreatedAt.Time,
+		Status: status.WorkflowPending, EventID: env.EventID, CreatedAt: p.CreatedAt.Time,
 	}
 	if md := env.Metadata; md != nil {
 		wf.CorrelationID, wf.PartnerID, wf.UserID = md.CorrelationID, md.PartnerID, md.UserID.Value

@@ -6,8 +6,7 @@ import (
 	"time"
 
 	"github.com/streamops/streamops/events"
-	"github.com/streamops/streamops/internal/ingest/webhookstatus"
-	"github.com/streamops/streamops/internal/workflow/workflowstatus"
+	"github.com/streamops/streamops/internal/status"
 )
 
 // State is a workflow as this package decides it: its submission, where
@@ -22,7 +21,7 @@ type State struct {
 	Steps    []string
 	Priority string
 	Input    json.RawMessage
-	// Status is a workflowstatus value.
+	// Status is a status.Workflow… value.
 	Status string
 	// Next is the step running or next to run (currentStepIndex).
 	Next int
@@ -65,16 +64,16 @@ type StepDone struct {
 
 // Active reports whether the workflow may still run (pending or
 // processing); a workflow.created for one that is not is skipped.
-func (s *State) Active() bool { return workflowstatus.IsActive(s.Status) }
+func (s *State) Active() bool { return status.WorkflowIsActive(s.Status) }
 
 // Ended reports whether the workflow completed or failed.
-func (s *State) Ended() bool { return workflowstatus.IsFinal(s.Status) }
+func (s *State) Ended() bool { return status.WorkflowIsFinal(s.Status) }
 
 // Completed reports whether the workflow completed.
-func (s *State) Completed() bool { return s.Status == workflowstatus.Completed }
+func (s *State) Completed() bool { return s.Status == status.WorkflowCompleted }
 
 // Failed reports whether the workflow failed.
-func (s *State) Failed() bool { return s.Status == workflowstatus.Failed }
+func (s *State) Failed() bool { return s.Status == status.WorkflowFailed }
 
 // Delivers reports whether the workflow is a webhook's and still has to
 // run a deliver step, which needs the webhook's provider.
@@ -88,7 +87,7 @@ func (s *State) Start(now time.Time) int {
 	if s.StartedAt == nil {
 		s.StartedAt = &now
 	}
-	s.Status = workflowstatus.Processing
+	s.Status = status.WorkflowProcessing
 	return min(max(s.Next, 0), len(s.Steps))
 }
 
@@ -127,13 +126,13 @@ func (s *State) CompleteStep(d StepDone) {
 
 // Fail ends the workflow as failed in step i at at.
 func (s *State) Fail(i int, at time.Time, e events.WorkflowError) {
-	s.Status, s.Next, s.CompletedAt, s.Resume, s.Error = workflowstatus.Failed, i, &at, nil, &e
+	s.Status, s.Next, s.CompletedAt, s.Resume, s.Error = status.WorkflowFailed, i, &at, nil, &e
 }
 
 // Complete ends the workflow as completed at at and returns how long it
 // ran, in milliseconds, since it first started.
 func (s *State) Complete(at time.Time) int64 {
-	s.Status, s.CompletedAt, s.Resume, s.Error = workflowstatus.Completed, &at, nil, nil
+	s.Status, s.CompletedAt, s.Resume, s.Error = status.WorkflowCompleted, &at, nil, nil
 	return max(at.Sub(*s.StartedAt).Milliseconds(), 0)
 }
 
@@ -153,7 +152,7 @@ func (s *State) StepStatus(i int) string {
 	switch {
 	case i < len(s.Done):
 		return StepCompleted
-	case i == s.Next && s.Status == workflowstatus.Processing:
+	case i == s.Next && s.Status == status.WorkflowProcessing:
 		return StepRunning
 	case i == s.Next && s.Failed():
 		return StepFailed
@@ -162,18 +161,18 @@ func (s *State) StepStatus(i int) string {
 }
 
 // Settled is what the webhook event that started the workflow becomes
-// once it ended: webhookstatus.Completed, or webhookstatus.Failed with the
+// once it ended: status.WebhookCompleted, or status.WebhookFailed with the
 // workflow's error. ok is false while the workflow has not ended.
-func (s *State) Settled() (status, message string, ok bool) {
+func (s *State) Settled() (to, message string, ok bool) {
 	switch {
 	case s.Completed():
-		return webhookstatus.Completed, "", true
+		return status.WebhookCompleted, "", true
 	case s.Failed():
 		message = "workflow failed"
 		if s.Error != nil {
 			message = s.Error.Message
 		}
-		return webhookstatus.Failed, message, true
+		return status.WebhookFailed, message, true
 	}
 	return "", "", false
 }

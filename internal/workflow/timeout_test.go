@@ -11,10 +11,10 @@ import (
 	"github.com/streamops/streamops/events"
 	"github.com/streamops/streamops/events/eventstest"
 	"github.com/streamops/streamops/internal/fault"
+	"github.com/streamops/streamops/internal/status"
 	"github.com/streamops/streamops/internal/stream"
 	"github.com/streamops/streamops/internal/stream/streamtest"
 	"github.com/streamops/streamops/internal/workflow"
-	"github.com/streamops/streamops/internal/workflow/workflowstatus"
 )
 
 // A step that outlives the function's timeout is killed before anything
@@ -54,7 +54,7 @@ func TestAStepThatKeepsOutlivingTheTimeoutFailsItsWorkflow(t *testing.T) {
 	for attempt := 1; attempt <= maxAttempts; attempt++ {
 		require.Error(t, killed(), "invocation %d times out", attempt)
 		cp := h.workflow(t, wf.WorkflowID)
-		assert.Contains(t, []string{workflowstatus.Pending, workflowstatus.Processing}, cp.Status)
+		assert.Contains(t, []string{status.WorkflowPending, status.WorkflowProcessing}, cp.Status)
 		assert.Zero(t, cp.StepAttempts, "no checkpoint counted the attempt")
 		assert.Equal(t, 1, cp.AttemptStepIndex)
 		assert.Equal(t, attempt, cp.StepAttemptsStarted, "the attempt recorded before the step ran")
@@ -64,7 +64,7 @@ func TestAStepThatKeepsOutlivingTheTimeoutFailsItsWorkflow(t *testing.T) {
 	assert.Equal(t, map[string]int{"transform": maxAttempts, "validate": maxAttempts + 1}, calls.all(),
 		"transform is not started beyond the limit; validate ran in every invocation and is not blamed")
 	failed := h.workflow(t, wf.WorkflowID)
-	require.Equal(t, workflowstatus.Failed, failed.Status)
+	require.Equal(t, status.WorkflowFailed, failed.Status)
 	require.NotNil(t, failed.Error)
 	assert.Equal(t, workflow.CodeRetriesExhausted, failed.Error.Code)
 	got := h.Lifecycle(t, wf.WorkflowID)

@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/streamops/streamops/internal/httpapi"
-	"github.com/streamops/streamops/internal/stream/deadletterstatus"
+	"github.com/streamops/streamops/internal/status"
 )
 
 // deadLetterPage is GET /api/dead-letters.
@@ -31,7 +31,7 @@ type deadLetterSelection struct {
 func addSelectionFlags(fs *flag.FlagSet) *deadLetterSelection {
 	s := &deadLetterSelection{}
 	fs.StringVar(&s.topic, "topic", "", "only this topic's, e.g. tasks")
-	fs.StringVar(&s.status, "status", deadletterstatus.Open, "open, replayed, discarded, or all")
+	fs.StringVar(&s.status, "status", status.DeadLetterOpen, "open, replayed, discarded, or all")
 	fs.StringVar(&s.eventType, "event-type", "", "only those of this event type")
 	fs.IntVar(&s.limit, "limit", 100, "at most this many, 1 to 1000")
 	return s

@@ -19,13 +19,11 @@ import (
 
 	"github.com/streamops/streamops/events"
 	"github.com/streamops/streamops/internal/local"
-	"github.com/streamops/streamops/internal/outbox/partnerstatus"
 	"github.com/streamops/streamops/internal/provider"
+	"github.com/streamops/streamops/internal/status"
 	"github.com/streamops/streamops/internal/store"
 	"github.com/streamops/streamops/internal/store/storetest"
-	"github.com/streamops/streamops/internal/task/taskstatus"
 	"github.com/streamops/streamops/internal/testenv"
-	"github.com/streamops/streamops/internal/workflow/workflowstatus"
 )
 
 const (
@@ -142,14 +140,14 @@ func (s *stack) eventTypes(q url.Values) []events.Type {
 // on tasks that are no envelope (dead letters).
 func (s *stack) seed() {
 	t := s.t
-	status, id := s.webhook("stripe", stripeSecret, local.SampleInvoiceFinalized(time.Now()))
-	require.Equal(t, http.StatusAccepted, status)
+	code, id := s.webhook("stripe", stripeSecret, local.SampleInvoiceFinalized(time.Now()))
+	require.Equal(t, http.StatusAccepted, code)
 	s.stripeExecution = id
 	for i := range 5 {
 		body := fmt.Appendf(nil, `{"eventId":"acme-console-%d","eventType":"OR_MGMT","order":{"id":"order-%d","orderStatusLatest":"OR_PLC",`+
 			`"customer":{"email":"grace@example.com"},"orderSummary":{"currency":"USD","total":%d.5}}}`, i, 1000+i, 100+i)
-		status, id := s.webhook("acme", acmeSecret, body)
-		require.Equal(t, http.StatusAccepted, status)
+		code, id := s.webhook("acme", acmeSecret, body)
+		require.Equal(t, http.StatusAccepted, code)
 		s.acmeExecutions = append(s.acmeExecutions, id)
 	}
 	_, s.failedWebhook = s.webhook("acme", acmeSecret, []byte(`{"eventId":"acme-console-broken","eventType":"OR_MGMT","order":{}}`))
@@ -193,13 +191,13 @@ func (s *stack) seed() {
 		var tk struct {
 			Status string `json:"status"`
 		}
-		return s.call(http.MethodGet, "/api/tasks/"+s.taskID, nil, nil, &tk) == http.StatusOK && tk.Status == taskstatus.Completed
+		return s.call(http.MethodGet, "/api/tasks/"+s.taskID, nil, nil, &tk) == http.StatusOK && tk.Status == status.TaskCompleted
 	}, "the email task did not complete")
 	s.eventually(60*time.Second, func() bool {
 		var st struct {
 			Status string `json:"status"`
 		}
-		return s.call(http.MethodGet, "/api/workflows/"+s.failedWorkflow, nil, nil, &st) == http.StatusOK && st.Status == workflowstatus.Failed
+		return s.call(http.MethodGet, "/api/workflows/"+s.failedWorkflow, nil, nil, &st) == http.StatusOK && st.Status == status.WorkflowFailed
 	}, "the workflow without a delivery target did not fail")
 	s.eventually(60*time.Second, func() bool {
 		var page struct {
@@ -211,7 +209,7 @@ func (s *stack) seed() {
 	s.eventually(60*time.Second, func() bool {
 		var ep store.PartnerEndpoint
 		s.call(http.MethodGet, "/api/partners/acme/endpoint", nil, nil, &ep)
-		return ep.State == partnerstatus.BreakerOpen
+		return ep.State == status.BreakerOpen
 	}, "acme's breaker did not open")
 }
 

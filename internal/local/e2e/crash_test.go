@@ -21,8 +21,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/streamops/streamops/events"
-	"github.com/streamops/streamops/internal/ingest/webhookstatus"
 	"github.com/streamops/streamops/internal/provider"
+	"github.com/streamops/streamops/internal/status"
 	"github.com/streamops/streamops/internal/store"
 	"github.com/streamops/streamops/internal/testenv"
 )
@@ -298,7 +298,7 @@ func TestKill9DuringAWebhookStreamLosesNothingAcknowledged(t *testing.T) {
 				workflows[ev.AggregateID] = true
 			}
 		}
-		if row.Status != webhookstatus.Completed || types[string(events.WorkflowCompleted)] == 0 {
+		if row.Status != status.WebhookCompleted || types[string(events.WorkflowCompleted)] == 0 {
 			stranded = append(stranded, fmt.Sprintf("%s (webhook %s, events %v)", acked[id], row.Status, types))
 		}
 		want := map[string]int{string(events.WebhookReceived): 1, string(events.WorkflowCreated): 1,

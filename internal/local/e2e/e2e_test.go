@@ -16,11 +16,9 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/streamops/streamops/events"
-	"github.com/streamops/streamops/internal/ingest/webhookstatus"
+	"github.com/streamops/streamops/internal/status"
 	"github.com/streamops/streamops/internal/store"
-	"github.com/streamops/streamops/internal/task/taskstatus"
 	"github.com/streamops/streamops/internal/testenv"
-	"github.com/streamops/streamops/internal/workflow/workflowstatus"
 )
 
 // receipt is the answer of POST /webhooks/{provider}.
@@ -69,7 +67,7 @@ func TestLocalStackEndToEnd(t *testing.T) {
 		// state may lag them by a moment.
 		s.eventually(10*time.Second, func() bool {
 			require.Equal(t, http.StatusOK, s.call("GET", "/api/workflows/"+created.WorkflowID, nil, nil, &wf))
-			return wf.Status == workflowstatus.Completed
+			return wf.Status == status.WorkflowCompleted
 		}, "workflow %s is %q", created.WorkflowID, wf.Status)
 		require.Len(t, wf.Progress, 3)
 		for i, step := range []string{"validate", "transform", "store"} {
@@ -77,7 +75,7 @@ func TestLocalStackEndToEnd(t *testing.T) {
 			assert.Equal(t, "completed", wf.Progress[i].Status)
 		}
 		s.eventually(10*time.Second, func() bool {
-			return webhookStatus(s, hook.WebhookEventID) == webhookstatus.Completed
+			return webhookStatus(s, hook.WebhookEventID) == status.WebhookCompleted
 		}, "webhook event %s is %q, not completed", hook.WebhookEventID, webhookStatus(s, hook.WebhookEventID))
 	})
 
@@ -103,7 +101,7 @@ func TestLocalStackEndToEnd(t *testing.T) {
 		var task store.Task
 		s.eventually(20*time.Second, func() bool {
 			s.call("GET", "/api/tasks/"+sub.TaskID, nil, nil, &task)
-			return task.Status == taskstatus.Completed
+			return task.Status == status.TaskCompleted
 		}, "task %s is %s (retryCount %d)", sub.TaskID, task.Status, task.RetryCount)
 		assert.Equal(t, 2, task.RetryCount)
 		assert.Equal(t, 3, s.flaky.count(sub.TaskID), "two failed attempts and the one that succeeded")
@@ -159,7 +157,7 @@ func TestLocalStackEndToEnd(t *testing.T) {
 		var task store.Task
 		s.eventually(20*time.Second, func() bool {
 			s.call("GET", "/api/tasks/"+taskID, nil, nil, &task)
-			return task.Status == taskstatus.Completed
+			return task.Status == status.TaskCompleted
 		}, "the task behind the poison record is %s", task.Status)
 
 		dlq := testenv.Consume(t, s.Brokers(), events.TopicTasks+".dlq", 10*time.Second, func(r *kgo.Record) bool {

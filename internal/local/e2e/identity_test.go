@@ -12,12 +12,10 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/streamops/streamops/events"
-	"github.com/streamops/streamops/internal/ingest/webhookstatus"
 	"github.com/streamops/streamops/internal/local"
+	"github.com/streamops/streamops/internal/status"
 	"github.com/streamops/streamops/internal/store"
-	"github.com/streamops/streamops/internal/task/taskstatus"
 	"github.com/streamops/streamops/internal/testenv"
-	"github.com/streamops/streamops/internal/workflow/workflowstatus"
 )
 
 // TestEveryEventARequestCausesCarriesItsPrincipal: an API submission, a
@@ -63,8 +61,8 @@ func TestEveryEventARequestCausesCarriesItsPrincipal(t *testing.T) {
 		s.call("GET", "/api/workflows/"+wf.WorkflowID, nil, nil, &w)
 		s.call("GET", "/api/tasks/"+aliceTask.TaskID, nil, nil, &t1)
 		s.call("GET", "/api/tasks/"+adminTask.TaskID, nil, nil, &t2)
-		return w.Status == workflowstatus.Completed && t1.Status == taskstatus.Completed && t2.Status == taskstatus.Completed &&
-			webhookStatus(s, hook.WebhookEventID) == webhookstatus.Completed
+		return w.Status == status.WorkflowCompleted && t1.Status == status.TaskCompleted && t2.Status == status.TaskCompleted &&
+			webhookStatus(s, hook.WebhookEventID) == status.WebhookCompleted
 	}, "the executions did not complete")
 	notifyTask := events.DeriveID(events.TaskIDPrefix, wf.WorkflowID, "notify", "1")
 	s.eventually(20*time.Second, func() bool {

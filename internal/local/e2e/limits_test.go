@@ -15,9 +15,9 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/streamops/streamops/events"
+	"github.com/streamops/streamops/internal/status"
 	"github.com/streamops/streamops/internal/submit"
 	"github.com/streamops/streamops/internal/testenv"
-	"github.com/streamops/streamops/internal/workflow/workflowstatus"
 )
 
 // largestWorkflow is the largest POST /api/workflows the default limits
@@ -87,7 +87,7 @@ func TestLargestAllowedWorkflowDoesNotPushWebhookAnswersPastOneSecond(t *testing
 		for time.Since(accepted) < 3*time.Minute {
 			var wf struct{ Status string }
 			if st, b, err := s.do("GET", "/api/workflows/"+created.WorkflowID, nil, nil); err == nil && st == http.StatusOK &&
-				json.Unmarshal(b, &wf) == nil && (wf.Status == workflowstatus.Completed || wf.Status == workflowstatus.Failed) {
+				json.Unmarshal(b, &wf) == nil && (wf.Status == status.WorkflowCompleted || wf.Status == status.WorkflowFailed) {
 				completedAt = time.Now()
 				return
 			}
@@ -124,7 +124,7 @@ func TestLargestAllowedWorkflowDoesNotPushWebhookAnswersPastOneSecond(t *testing
 	<-watched
 	var wf struct{ Status string }
 	require.Equal(t, http.StatusOK, s.call("GET", "/api/workflows/"+created.WorkflowID, nil, nil, &wf))
-	require.Equal(t, workflowstatus.Completed, wf.Status, "the largest allowed workflow completes")
+	require.Equal(t, status.WorkflowCompleted, wf.Status, "the largest allowed workflow completes")
 	require.Len(t, s.events(url.Values{"aggregate_id": {created.WorkflowID}, "event_types": {string(events.WorkflowCompleted)}}), 1)
 
 	during := 0

@@ -19,8 +19,7 @@ import (
 	"github.com/streamops/streamops/internal/httpapi"
 	"github.com/streamops/streamops/internal/local"
 	"github.com/streamops/streamops/internal/outbox"
-	"github.com/streamops/streamops/internal/outbox/outboxstatus"
-	"github.com/streamops/streamops/internal/outbox/partnerstatus"
+	"github.com/streamops/streamops/internal/status"
 	"github.com/streamops/streamops/internal/store"
 	"github.com/streamops/streamops/internal/testenv"
 )
@@ -121,14 +120,14 @@ func TestARefusedDeliveryStaysDeadUntilAnOperatorRequeuesIt(t *testing.T) {
 		}, "three more relay and sweeper runs")
 	}
 
-	s.eventually(30*time.Second, func() bool { return entry().Status == outboxstatus.DeadLetter }, "410 dead-letters the entry")
+	s.eventually(30*time.Second, func() bool { return entry().Status == status.OutboxDeadLetter }, "410 dead-letters the entry")
 	runsAfter()
 	received, accepted := partner.counts()
 	assert.Equal(t, 1, received, "one attempt, never sent again")
 	assert.Empty(t, accepted)
-	assert.Equal(t, outboxstatus.DeadLetter, entry().Status, "dead_letter is final")
+	assert.Equal(t, status.OutboxDeadLetter, entry().Status, "dead_letter is final")
 	assert.Equal(t, 1, entry().Attempts)
-	assert.Equal(t, partnerstatus.DeadLetter, delivery().EventStatus)
+	assert.Equal(t, status.PartnerDeadLetter, delivery().EventStatus)
 
 	partner.answerWith(http.StatusOK)
 	ops := testenv.API{URL: s.URL(), Token: opsToken}
@@ -140,24 +139,24 @@ func TestARefusedDeliveryStaysDeadUntilAnOperatorRequeuesIt(t *testing.T) {
 	require.Equal(t, http.StatusAccepted, ops.Call(t, http.MethodPost, "/api/outbox/"+id+"/requeue", nil, nil, &res))
 	assert.True(t, res.Requeued)
 	assert.Equal(t, id, res.OutboxID)
-	assert.Equal(t, outboxstatus.Pending, res.Status)
+	assert.Equal(t, status.OutboxPending, res.Status)
 	assert.Equal(t, me.ID, res.RequeuedBy, "the principal GET /api/me names")
 
-	s.eventually(30*time.Second, func() bool { return entry().Status == outboxstatus.Completed }, "the requeued entry is delivered")
+	s.eventually(30*time.Second, func() bool { return entry().Status == status.OutboxCompleted }, "the requeued entry is delivered")
 	runsAfter()
 	received, accepted = partner.counts()
 	assert.Equal(t, 2, received, "the refused attempt and the new round's one")
 	assert.Equal(t, map[string]int{id: 1}, accepted, "received once, webhook-id = outbox id")
 	e := entry()
-	assert.Equal(t, outboxstatus.Completed, e.Status)
+	assert.Equal(t, status.OutboxCompleted, e.Status)
 	assert.Equal(t, 1, e.Attempts, "the new round's first attempt")
 	assert.Equal(t, "ops-alice", e.RequeuedBy)
 	ev := delivery()
-	assert.Equal(t, partnerstatus.Success, ev.EventStatus)
+	assert.Equal(t, status.PartnerSuccess, ev.EventStatus)
 	assert.Len(t, ev.EntityMetadata.ResilienceAttemptCount, 1, "the new round's attempt alone")
 
 	var conflict httpapi.ErrorBody
 	require.Equal(t, http.StatusConflict, ops.Call(t, http.MethodPost, "/api/outbox/"+id+"/requeue", nil, nil, &conflict))
 	assert.Equal(t, "status_conflict", conflict.Error.Code)
-	assert.Equal(t, outboxstatus.Completed, conflict.Error.Status)
+	assert.Equal(t, status.OutboxCompleted, conflict.Error.Status)
 }

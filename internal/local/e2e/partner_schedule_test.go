@@ -21,9 +21,8 @@ import (
 	"github.com/streamops/streamops/internal/backoff"
 	"github.com/streamops/streamops/internal/local"
 	"github.com/streamops/streamops/internal/outbox"
-	"github.com/streamops/streamops/internal/outbox/outboxstatus"
-	"github.com/streamops/streamops/internal/outbox/partnerstatus"
 	"github.com/streamops/streamops/internal/provider"
+	"github.com/streamops/streamops/internal/status"
 	"github.com/streamops/streamops/internal/store"
 	"github.com/streamops/streamops/internal/testenv"
 )
@@ -167,12 +166,12 @@ func TestPartnerRetriesKeepSeed000sScheduleWhateverThePeriod(t *testing.T) {
 					// the seed's gap: the second comes 15 s after the first.
 					require.GreaterOrEqual(t, len(got), 2, "%s: retried", p.id)
 					assert.InDelta(t, (15 * time.Second).Seconds(), got[1].Sub(got[0]).Seconds(), 1.5, "%s", p.id)
-					assert.Equal(t, partnerstatus.Failed, ev.EventStatus, "%s: retry scheduled", p.id)
+					assert.Equal(t, status.PartnerFailed, ev.EventStatus, "%s: retry scheduled", p.id)
 				case p.answer >= 400 && p.answer < 500 && p.answer != 408 && p.answer != 429:
 					assert.Len(t, got, 1, "%s: one attempt, never sent again", p.id)
-					assert.Equal(t, outboxstatus.DeadLetter, entry.Status, "%s", p.id)
+					assert.Equal(t, status.OutboxDeadLetter, entry.Status, "%s", p.id)
 					assert.Equal(t, 1, entry.Attempts, "%s", p.id)
-					assert.Equal(t, partnerstatus.DeadLetter, ev.EventStatus, "%s: seed 000's retry query leaves it", p.id)
+					assert.Equal(t, status.PartnerDeadLetter, ev.EventStatus, "%s: seed 000's retry query leaves it", p.id)
 					assert.Len(t, ev.EntityMetadata.ResilienceAttemptCount, 1, "%s", p.id)
 				default:
 					require.Len(t, got, 5, "%s: five attempts, no sixth", p.id)
@@ -189,9 +188,9 @@ func TestPartnerRetriesKeepSeed000sScheduleWhateverThePeriod(t *testing.T) {
 						rgap := recorded[n+1].Sub(recorded[n])
 						assert.InDelta(t, want.Seconds(), rgap.Seconds(), 1, "%s: resilienceAttemptCount %d→%d", p.id, n+1, n+2)
 					}
-					assert.Equal(t, outboxstatus.DeadLetter, entry.Status, "%s: the fifth failure ends it", p.id)
+					assert.Equal(t, status.OutboxDeadLetter, entry.Status, "%s: the fifth failure ends it", p.id)
 					assert.Equal(t, 5, entry.Attempts, "%s", p.id)
-					assert.Equal(t, partnerstatus.Failed, ev.EventStatus, "%s: FAILED with a fifth attempt, as seed 000 ends", p.id)
+					assert.Equal(t, status.PartnerFailed, ev.EventStatus, "%s: FAILED with a fifth attempt, as seed 000 ends", p.id)
 				}
 			}
 			left, err := s.Store().FailedPartnerEventsForRetry(ctx, 0)

@@ -16,12 +16,10 @@ import (
 
 	"github.com/streamops/streamops/events"
 	"github.com/streamops/streamops/internal/backoff"
-	"github.com/streamops/streamops/internal/ingest/webhookstatus"
 	"github.com/streamops/streamops/internal/local"
+	"github.com/streamops/streamops/internal/status"
 	"github.com/streamops/streamops/internal/store"
-	"github.com/streamops/streamops/internal/task/taskstatus"
 	"github.com/streamops/streamops/internal/testenv"
-	"github.com/streamops/streamops/internal/workflow/workflowstatus"
 )
 
 // accepted is one request the stack answered 2xx, and how to see its
@@ -123,13 +121,13 @@ func TestRestartMidRunLosesNothing(t *testing.T) {
 				return typesOf(evs)[events.WorkflowCompleted] > 0
 			}, "the workflow of webhook %s did not complete: %v", a.id, typesOf(evs))
 			assertSeed003Sequence(t, evs)
-			second.eventually(10*time.Second, func() bool { return webhookStatus(second, a.id) == webhookstatus.Completed },
+			second.eventually(10*time.Second, func() bool { return webhookStatus(second, a.id) == status.WebhookCompleted },
 				"webhook event %s is %q", a.id, webhookStatus(second, a.id))
 		case "workflow":
 			var wf store.Workflow
 			second.eventually(30*time.Second, func() bool {
 				second.call("GET", "/api/workflows/"+a.id, nil, nil, &wf)
-				return wf.Status == workflowstatus.Completed
+				return wf.Status == status.WorkflowCompleted
 			}, "workflow %s is %q", a.id, wf.Status)
 			assert.Equal(t, map[events.Type]int{events.WorkflowCreated: 1, events.WorkflowProcessing: 1,
 				events.WorkflowStepCompleted: 3, events.WorkflowCompleted: 1},
@@ -138,7 +136,7 @@ func TestRestartMidRunLosesNothing(t *testing.T) {
 			var tk store.Task
 			second.eventually(30*time.Second, func() bool {
 				second.call("GET", "/api/tasks/"+a.id, nil, nil, &tk)
-				return tk.Status == taskstatus.Completed
+				return tk.Status == status.TaskCompleted
 			}, "task %s is %q (retryCount %d)", a.id, tk.Status, tk.RetryCount)
 			types := typesOf(second.events(url.Values{"aggregate_id": {a.id}}))
 			assert.Equal(t, 1, types[events.TaskCompleted])

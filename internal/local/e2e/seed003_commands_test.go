@@ -17,9 +17,9 @@ import (
 
 	"github.com/streamops/streamops/events"
 	"github.com/streamops/streamops/internal/seedtest"
+	"github.com/streamops/streamops/internal/status"
 	"github.com/streamops/streamops/internal/store"
 	"github.com/streamops/streamops/internal/testenv"
-	"github.com/streamops/streamops/internal/workflow/workflowstatus"
 )
 
 // consoleConsumer is seed 003's "Manual Event Inspection" command as a
@@ -63,7 +63,7 @@ func TestSeed003PublishTestEventAndManualInspection(t *testing.T) {
 		dead = slices.DeleteFunc(page.DeadLetters, func(d store.DeadLetterEntry) bool { return d.Key != string(key) })
 		wf = store.Workflow{}
 		code := s.call("GET", "/api/workflows/"+string(key), nil, nil, &wf)
-		return len(dead) > 0 || code == http.StatusOK && workflowstatus.IsFinal(wf.Status)
+		return len(dead) > 0 || code == http.StatusOK && status.WorkflowIsFinal(wf.Status)
 	}, "the seed's test event neither ended its workflow nor was dead-lettered")
 
 	for _, d := range dead {
@@ -72,7 +72,7 @@ func TestSeed003PublishTestEventAndManualInspection(t *testing.T) {
 	if len(dead) > 0 {
 		t.FailNow()
 	}
-	assert.Equal(t, workflowstatus.Failed, wf.Status)
+	assert.Equal(t, status.WorkflowFailed, wf.Status)
 	if assert.NotNil(t, wf.Error, "GET /api/workflows/wf-test names the error") {
 		assert.Equal(t, "UNKNOWN_STEP", wf.Error.Code)
 		assert.Contains(t, wf.Error.Message, "step1")

@@ -15,8 +15,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/streamops/streamops/internal/status"
 	"github.com/streamops/streamops/internal/store"
-	"github.com/streamops/streamops/internal/workflow/workflowstatus"
 )
 
 // testRejectedDocuments: a document no engine can store is a permanent
@@ -117,7 +117,7 @@ func testUpsertRace(t *testing.T, open Opener) {
 	clock := NewClock()
 	s := open(t, store.Config{Now: clock.Now})
 	cp := store.WorkflowCheckpoint{Workflow: store.Workflow{ID: "wf-race", WorkflowID: "wf-race", Name: "race",
-		Steps: []string{"validate", "store"}, Priority: "low", Status: workflowstatus.Processing, EventID: "evt-race", CreatedAt: clock.Now()}}
+		Steps: []string{"validate", "store"}, Priority: "low", Status: status.WorkflowProcessing, EventID: "evt-race", CreatedAt: clock.Now()}}
 	var wg sync.WaitGroup
 	for range 8 {
 		wg.Go(func() {
@@ -129,7 +129,7 @@ func testUpsertRace(t *testing.T, open Opener) {
 	got, err := s.GetWorkflowCheckpoints(ctx(t), []string{"wf-race"})
 	require.NoError(t, err)
 	require.Len(t, got, 1)
-	assert.Equal(t, workflowstatus.Processing, got["wf-race"].Status)
+	assert.Equal(t, status.WorkflowProcessing, got["wf-race"].Status)
 }
 
 // testNumbersAsSent: every number comes back with the value it was sent

@@ -9,8 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/streamops/streamops/internal/outbox/outboxstatus"
-	"github.com/streamops/streamops/internal/outbox/partnerstatus"
+	"github.com/streamops/streamops/internal/status"
 	"github.com/streamops/streamops/internal/store"
 )
 
@@ -35,11 +34,11 @@ func testRequeue(t *testing.T, open Opener) {
 		byID[e.OutboxID] = e
 	}
 	_, err = s.SettleOutbox(ctx(t),
-		store.Settlement{Entry: byID[id(0)], Outcome: outboxstatus.Deferred, NextAttemptAt: later}, // pending again
-		store.Settlement{Entry: byID[id(2)], Outcome: outboxstatus.Delivered},
-		store.Settlement{Entry: byID[id(3)], Outcome: outboxstatus.Retry, NextAttemptAt: later, Error: "HTTP 503"},
-		store.Settlement{Entry: byID[id(4)], Outcome: outboxstatus.DeadLettered, Error: "HTTP 410"},
-		store.Settlement{Entry: byID[id(5)], Outcome: outboxstatus.Retry, NextAttemptAt: clock.Now(), Error: "HTTP 500"},
+		store.Settlement{Entry: byID[id(0)], Outcome: status.OutcomeDeferred, NextAttemptAt: later}, // pending again
+		store.Settlement{Entry: byID[id(2)], Outcome: status.OutcomeDelivered},
+		store.Settlement{Entry: byID[id(3)], Outcome: status.OutcomeRetry, NextAttemptAt: later, Error: "HTTP 503"},
+		store.Settlement{Entry: byID[id(4)], Outcome: status.OutcomeDeadLettered, Error: "HTTP 410"},
+		store.Settlement{Entry: byID[id(5)], Outcome: status.OutcomeRetry, NextAttemptAt: clock.Now(), Error: "HTTP 500"},
 	) // id(1) stays processing
 	require.NoError(t, err)
 	for range store.DefaultMaxAttempts - 1 { // id(5) fails its other four attempts
@@ -55,9 +54,9 @@ func testRequeue(t *testing.T, open Opener) {
 	for i, c := range []struct {
 		entry, status string
 		attempts      int
-	}{{id(4), partnerstatus.DeadLetter, 1}, {id(5), partnerstatus.Failed, 5}, {"", partnerstatus.Failed, 5}} {
+	}{{id(4), status.PartnerDeadLetter, 1}, {id(5), status.PartnerFailed, 5}, {"", status.PartnerFailed, 5}} {
 		ev := partnerEvent("acme", fmt.Sprintf("order-requeue-%d", i), c.status, c.attempts, clock.Now())
-		ev.EventDirection, ev.OutboxID = partnerstatus.DirectionOut, c.entry
+		ev.EventDirection, ev.OutboxID = status.DirectionOut, c.entry
 		stored, err := s.InsertPartnerEvent(ctx(t), ev)
 		require.NoError(t, err)
 		deliveries[c.entry] = stored.ID
@@ -66,10 +65,10 @@ func testRequeue(t *testing.T, open Opener) {
 	for _, c := range []struct {
 		name, id, status string
 	}{
-		{"pending", id(0), outboxstatus.Pending},
-		{"processing", id(1), outboxstatus.Processing},
-		{"completed", id(2), outboxstatus.Completed},
-		{"failed: its retry is scheduled", id(3), outboxstatus.Failed},
+		{"pending", id(0), status.OutboxPending},
+		{"processing", id(1), status.OutboxProcessing},
+		{"completed", id(2), status.OutboxCompleted},
+		{"failed: its retry is scheduled", id(3), status.OutboxFailed},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			before, err := s.GetOutboxEntry(ctx(t), c.id)
@@ -80,7 +79,7 @@ func testRequeue(t *testing.T, open Opener) {
 			var conflict *store.StatusConflictError
 			require.True(t, errors.As(err, &conflict))
 			assert.Equal(t, c.status, conflict.Status)
-			assert.Equal(t, []string{outboxstatus.DeadLetter}, conflict.Allowed)
+			assert.Equal(t, []string{status.OutboxDeadLetter}, conflict.Allowed)
 			after, err := s.GetOutboxEntry(ctx(t), c.id)
 			require.NoError(t, err)
 			assert.Equal(t, before, after, "a refused requeue changes nothing")
@@ -100,11 +99,11 @@ func testRequeue(t *testing.T, open Opener) {
 		t.Run(c.name, func(t *testing.T) {
 			before, err := s.GetOutboxEntry(ctx(t), c.id)
 			require.NoError(t, err)
-			require.Equal(t, outboxstatus.DeadLetter, before.Status)
+			require.Equal(t, status.OutboxDeadLetter, before.Status)
 			require.Equal(t, c.attempts, before.Attempts)
 			e, err := s.RequeueOutboxEntry(ctx(t), c.id, "alice")
 			require.NoError(t, err)
-			assert.Equal(t, outboxstatus.Pending, e.Status)
+			assert.Equal(t, status.OutboxPending, e.Status)
 			assert.Zero(t, e.Attempts, "a new round")
 			assert.Equal(t, store.DefaultMaxAttempts, e.MaxAttempts)
 			assert.Equal(t, clock.Now(), e.NextAttemptAt, "due now")
@@ -119,13 +118,13 @@ func testRequeue(t *testing.T, open Opener) {
 
 			ev, err := s.GetPartnerEvent(ctx(t), deliveries[c.id])
 			require.NoError(t, err)
-			assert.Equal(t, partnerstatus.Pending, ev.EventStatus)
+			assert.Equal(t, status.PartnerPending, ev.EventStatus)
 			assert.Empty(t, ev.EntityMetadata.ResilienceAttemptCount, "the new round has no attempt yet")
 
 			_, err = s.RequeueOutboxEntry(ctx(t), c.id, "bob")
 			var conflict *store.StatusConflictError
 			require.ErrorAs(t, err, &conflict, "requeued once")
-			assert.Equal(t, outboxstatus.Pending, conflict.Status)
+			assert.Equal(t, status.OutboxPending, conflict.Status)
 		})
 	}
 
@@ -137,11 +136,11 @@ func testRequeue(t *testing.T, open Opener) {
 	require.Len(t, again, 2)
 	for _, e := range again {
 		assert.Equal(t, 1, e.Attempts, e.OutboxID)
-		require.NoError(t, s.RecordPartnerAttempt(ctx(t), deliveries[e.OutboxID], 1, clock.Now(), partnerstatus.Failed))
+		require.NoError(t, s.RecordPartnerAttempt(ctx(t), deliveries[e.OutboxID], 1, clock.Now(), status.PartnerFailed))
 	}
 	// A requeue that did not reach its partner delivery: the round's first
 	// attempt replaces the earlier round's attempts all the same.
-	require.NoError(t, s.RecordPartnerAttempt(ctx(t), deliveries[""], 1, clock.Now(), partnerstatus.Failed))
+	require.NoError(t, s.RecordPartnerAttempt(ctx(t), deliveries[""], 1, clock.Now(), status.PartnerFailed))
 	retry, err := s.FailedPartnerEventsForRetry(ctx(t), 0)
 	require.NoError(t, err)
 	var ids []string

@@ -16,13 +16,8 @@ import (
 	"go.mongodb.org/mongo-driver/bson"
 
 	"github.com/streamops/streamops/events"
-	"github.com/streamops/streamops/internal/ingest/webhookstatus"
-	"github.com/streamops/streamops/internal/outbox/outboxstatus"
-	"github.com/streamops/streamops/internal/outbox/partnerstatus"
+	"github.com/streamops/streamops/internal/status"
 	"github.com/streamops/streamops/internal/store"
-	"github.com/streamops/streamops/internal/stream/deadletterstatus"
-	"github.com/streamops/streamops/internal/task/taskstatus"
-	"github.com/streamops/streamops/internal/workflow/workflowstatus"
 )
 
 // Opener opens a fresh, empty store with cfg (which carries the test's
@@ -347,7 +342,7 @@ func testWebhookLifecycle(t *testing.T, open Opener) {
 		Payload: store.JSONDoc(`{"ref":"refs/heads/main","commits":[{"id":"abc","added":2}],"size":1.5,"big":9007199254740993}`)}
 	stored, err := s.InsertWebhookEvent(ctx(t), in)
 	require.NoError(t, err)
-	assert.Equal(t, webhookstatus.Received, stored.Status)
+	assert.Equal(t, status.WebhookReceived, stored.Status)
 	assert.Equal(t, store.WebhookEventID("github", "d-1"), stored.EventID)
 	assert.Equal(t, clock.Now().Add(90*24*time.Hour), stored.ExpireAt, "expire_at: received_at + 90 days by default")
 
@@ -358,32 +353,32 @@ func testWebhookLifecycle(t *testing.T, open Opener) {
 	assert.JSONEq(t, string(in.Payload), string(dup.Payload), "the duplicate changed nothing")
 
 	clock.Advance(time.Second)
-	require.NoError(t, s.SetWebhookStatus(ctx(t), stored.EventID, webhookstatus.Processing, ""))
-	require.NoError(t, s.SetWebhookStatus(ctx(t), stored.EventID, webhookstatus.Failed, "step transform failed"))
+	require.NoError(t, s.SetWebhookStatus(ctx(t), stored.EventID, status.WebhookProcessing, ""))
+	require.NoError(t, s.SetWebhookStatus(ctx(t), stored.EventID, status.WebhookFailed, "step transform failed"))
 	got, err := s.GetWebhookEvent(ctx(t), stored.EventID)
 	require.NoError(t, err)
-	assert.Equal(t, webhookstatus.Failed, got.Status)
+	assert.Equal(t, status.WebhookFailed, got.Status)
 	assert.Equal(t, 1, got.RetryCount)
 	assert.Equal(t, "step transform failed", got.ErrorMessage)
 	require.NotNil(t, got.ProcessingStartedAt)
 	assert.Equal(t, clock.Now(), *got.ProcessingStartedAt)
 
-	require.NoError(t, s.SetWebhookStatus(ctx(t), stored.EventID, webhookstatus.Processing, ""))
-	require.NoError(t, s.SetWebhookStatus(ctx(t), stored.EventID, webhookstatus.Completed, ""))
+	require.NoError(t, s.SetWebhookStatus(ctx(t), stored.EventID, status.WebhookProcessing, ""))
+	require.NoError(t, s.SetWebhookStatus(ctx(t), stored.EventID, status.WebhookCompleted, ""))
 	got, err = s.GetWebhookEvent(ctx(t), stored.EventID)
 	require.NoError(t, err)
-	assert.Equal(t, webhookstatus.Completed, got.Status)
+	assert.Equal(t, status.WebhookCompleted, got.Status)
 	assert.Equal(t, 2, got.RetryCount)
 	assert.Empty(t, got.ErrorMessage)
 	assert.NotNil(t, got.CompletedAt)
 
-	require.NoError(t, s.SetWebhookStatus(ctx(t), stored.EventID, webhookstatus.Processing, ""), "a late transition is a no-op")
+	require.NoError(t, s.SetWebhookStatus(ctx(t), stored.EventID, status.WebhookProcessing, ""), "a late transition is a no-op")
 	got, err = s.GetWebhookEvent(ctx(t), stored.EventID)
 	require.NoError(t, err)
-	assert.Equal(t, webhookstatus.Completed, got.Status, "a completed row never moves back to processing")
+	assert.Equal(t, status.WebhookCompleted, got.Status, "a completed row never moves back to processing")
 	assert.Equal(t, 2, got.RetryCount)
 
-	assert.ErrorIs(t, s.SetWebhookStatus(ctx(t), "nope", webhookstatus.Completed, ""), store.ErrNotFound)
+	assert.ErrorIs(t, s.SetWebhookStatus(ctx(t), "nope", status.WebhookCompleted, ""), store.ErrNotFound)
 	_, err = s.GetWebhookEvent(ctx(t), "nope")
 	assert.ErrorIs(t, err, store.ErrNotFound)
 }
@@ -463,7 +458,7 @@ func testConcurrentClaims(t *testing.T, open Opener) {
 				for _, e := range got {
 					assert.False(t, e.NextAttemptAt.Before(last), "each claimer sees entries in next_attempt_at order")
 					last = e.NextAttemptAt
-					assert.Equal(t, outboxstatus.Processing, e.Status)
+					assert.Equal(t, status.OutboxProcessing, e.Status)
 					assert.Equal(t, 1, e.Attempts)
 					require.NotNil(t, e.LeaseExpiresAt)
 					assert.Equal(t, clock.Now().Add(time.Minute), *e.LeaseExpiresAt)
@@ -546,7 +541,7 @@ func testLeaseReclaim(t *testing.T, open Opener) {
 	require.NoError(t, s.MarkCompleted(ctx(t), second[0]))
 	got, err := s.GetOutboxEntry(ctx(t), second[0].OutboxID)
 	require.NoError(t, err)
-	assert.Equal(t, outboxstatus.Completed, got.Status)
+	assert.Equal(t, status.OutboxCompleted, got.Status)
 }
 
 func testSettle(t *testing.T, open Opener) {
@@ -568,10 +563,10 @@ func testSettle(t *testing.T, open Opener) {
 	}
 	retryAt := clock.Now().Add(10 * time.Second)
 	n, err := s.SettleOutbox(ctx(t),
-		store.Settlement{Entry: byID[entries[0].OutboxID], Outcome: outboxstatus.Delivered},
-		store.Settlement{Entry: byID[entries[1].OutboxID], Outcome: outboxstatus.Retry, NextAttemptAt: retryAt, Error: "HTTP 503"},
-		store.Settlement{Entry: byID[entries[2].OutboxID], Outcome: outboxstatus.DeadLettered, Error: "HTTP 410"},
-		store.Settlement{Entry: byID[entries[3].OutboxID], Outcome: outboxstatus.Retry, NextAttemptAt: retryAt, Error: "HTTP 500"},
+		store.Settlement{Entry: byID[entries[0].OutboxID], Outcome: status.OutcomeDelivered},
+		store.Settlement{Entry: byID[entries[1].OutboxID], Outcome: status.OutcomeRetry, NextAttemptAt: retryAt, Error: "HTTP 503"},
+		store.Settlement{Entry: byID[entries[2].OutboxID], Outcome: status.OutcomeDeadLettered, Error: "HTTP 410"},
+		store.Settlement{Entry: byID[entries[3].OutboxID], Outcome: status.OutcomeRetry, NextAttemptAt: retryAt, Error: "HTTP 500"},
 	)
 	require.NoError(t, err)
 	assert.Equal(t, 4, n, "one bulk write settles the batch")
@@ -579,10 +574,10 @@ func testSettle(t *testing.T, open Opener) {
 	want := []struct {
 		status, lastError string
 	}{
-		{outboxstatus.Completed, ""},
-		{outboxstatus.Failed, "HTTP 503"},
-		{outboxstatus.DeadLetter, "HTTP 410"},
-		{outboxstatus.DeadLetter, "HTTP 500"}, // max_attempts 1: a retry is a dead letter
+		{status.OutboxCompleted, ""},
+		{status.OutboxFailed, "HTTP 503"},
+		{status.OutboxDeadLetter, "HTTP 410"},
+		{status.OutboxDeadLetter, "HTTP 500"}, // max_attempts 1: a retry is a dead letter
 	}
 	for i, w := range want {
 		got, err := s.GetOutboxEntry(ctx(t), entries[i].OutboxID)
@@ -610,17 +605,17 @@ func testSettle(t *testing.T, open Opener) {
 	require.Len(t, again, 1)
 	require.NoError(t, s.DeadLetter(ctx(t), again[0], "gave up"))
 	got, _ = s.GetOutboxEntry(ctx(t), entries[1].OutboxID)
-	assert.Equal(t, outboxstatus.DeadLetter, got.Status)
+	assert.Equal(t, status.OutboxDeadLetter, got.Status)
 	assert.Equal(t, 3, got.Attempts)
 }
 
-func partnerEvent(partner, entity, status string, attempts int, created time.Time) store.PartnerEvent {
+func partnerEvent(partner, entity, eventStatus string, attempts int, created time.Time) store.PartnerEvent {
 	counts := map[string]string{}
 	for i := 1; i <= attempts; i++ {
 		counts[fmt.Sprint(i)] = fmt.Sprint(created.UnixMilli() + int64(i)*1000)
 	}
 	return store.PartnerEvent{
-		EventType: "OR_MGMT", EventStatus: status, EventDirection: partnerstatus.DirectionIn,
+		EventType: "OR_MGMT", EventStatus: eventStatus, EventDirection: status.DirectionIn,
 		Created: fmt.Sprint(created.UnixMilli()), CreatedBy: "624acf127ad1c76470951dff",
 		EntityMetadata: store.PartnerEntityMetadata{PartnerID: partner, PartnerName: "ExamplePartner",
 			EntityID: entity, EntityType: "Order", ResilienceAttemptCount: counts},
@@ -637,11 +632,11 @@ func testPartnerRetryQuery(t *testing.T, open Opener) {
 		attempts       int
 		retry          bool
 	}{
-		{"order-1", partnerstatus.Failed, 3, true},
-		{"order-2", partnerstatus.Failed, 5, false},
-		{"order-3", partnerstatus.Failed, 0, true},
-		{"order-4", partnerstatus.Success, 2, false},
-		{"order-5", partnerstatus.Pending, 0, false},
+		{"order-1", status.PartnerFailed, 3, true},
+		{"order-2", status.PartnerFailed, 5, false},
+		{"order-3", status.PartnerFailed, 0, true},
+		{"order-4", status.PartnerSuccess, 2, false},
+		{"order-5", status.PartnerPending, 0, false},
 	}
 	var want []string
 	for _, c := range cases {
@@ -651,7 +646,7 @@ func testPartnerRetryQuery(t *testing.T, open Opener) {
 			want = append(want, ev.ID)
 		}
 	}
-	_, err := s.InsertPartnerEvent(ctx(t), partnerEvent("6231cfc8800d284c981b3146", "order-1", partnerstatus.Failed, 0, at))
+	_, err := s.InsertPartnerEvent(ctx(t), partnerEvent("6231cfc8800d284c981b3146", "order-1", status.PartnerFailed, 0, at))
 	assert.ErrorIs(t, err, store.ErrDuplicate, "entity_id + event_type is the idempotency key")
 
 	got, err := s.FailedPartnerEventsForRetry(ctx(t), 0)
@@ -665,9 +660,9 @@ func testPartnerRetryQuery(t *testing.T, open Opener) {
 	// Attempts recorded one by one reach the cap and leave the retry set.
 	id := want[1]
 	for n := 1; n <= store.MaxPartnerAttempts; n++ {
-		require.NoError(t, s.RecordPartnerAttempt(ctx(t), id, n, at.Add(time.Duration(n)*time.Second), partnerstatus.Failed))
+		require.NoError(t, s.RecordPartnerAttempt(ctx(t), id, n, at.Add(time.Duration(n)*time.Second), status.PartnerFailed))
 	}
-	assert.Error(t, s.RecordPartnerAttempt(ctx(t), id, store.MaxPartnerAttempts+1, at, partnerstatus.Failed), "attempts are capped at 5")
+	assert.Error(t, s.RecordPartnerAttempt(ctx(t), id, store.MaxPartnerAttempts+1, at, status.PartnerFailed), "attempts are capped at 5")
 	ev, err := s.GetPartnerEvent(ctx(t), id)
 	require.NoError(t, err)
 	assert.Len(t, ev.EntityMetadata.ResilienceAttemptCount, 5)
@@ -699,14 +694,14 @@ func testPartnerRetryQuery(t *testing.T, open Opener) {
 		entity, outboxID, want string
 		attempts               int
 	}{
-		{"order-6", entries[0].OutboxID, partnerstatus.DeadLetter, 1}, // dead letter: never selected again
-		{"order-7", entries[1].OutboxID, partnerstatus.Success, 1},    // delivered, the attempt's record lost
-		{"order-8", entries[2].OutboxID, partnerstatus.Failed, 1},     // retry scheduled: the relay's
-		{"order-9", entries[3].OutboxID, partnerstatus.Failed, 5},     // capped: the query leaves it
-		{"order-10", "", partnerstatus.Failed, 1},                     // no outbox entry
+		{"order-6", entries[0].OutboxID, status.PartnerDeadLetter, 1}, // dead letter: never selected again
+		{"order-7", entries[1].OutboxID, status.PartnerSuccess, 1},    // delivered, the attempt's record lost
+		{"order-8", entries[2].OutboxID, status.PartnerFailed, 1},     // retry scheduled: the relay's
+		{"order-9", entries[3].OutboxID, status.PartnerFailed, 5},     // capped: the query leaves it
+		{"order-10", "", status.PartnerFailed, 1},                     // no outbox entry
 	} {
-		ev := partnerEvent("6231cfc8800d284c981b3146", c.entity, partnerstatus.Failed, c.attempts, at)
-		ev.EventDirection, ev.OutboxID = partnerstatus.DirectionOut, c.outboxID
+		ev := partnerEvent("6231cfc8800d284c981b3146", c.entity, status.PartnerFailed, c.attempts, at)
+		ev.EventDirection, ev.OutboxID = status.DirectionOut, c.outboxID
 		stored, err := s.InsertPartnerEvent(ctx(t), ev)
 		require.NoError(t, err)
 		defer func() {
@@ -721,7 +716,7 @@ func testPartnerRetryQuery(t *testing.T, open Opener) {
 	n, err = s.ReconcilePartnerDeliveries(ctx(t), 0)
 	require.NoError(t, err)
 	assert.Zero(t, n, "repaired once")
-	for i, want := range []string{outboxstatus.DeadLetter, outboxstatus.Completed, outboxstatus.Failed, outboxstatus.DeadLetter} {
+	for i, want := range []string{status.OutboxDeadLetter, status.OutboxCompleted, status.OutboxFailed, status.OutboxDeadLetter} {
 		e, err := s.GetOutboxEntry(ctx(t), entries[i].OutboxID)
 		require.NoError(t, err)
 		assert.Equal(t, want, e.Status, "the outbox is never touched: a dead letter stays one")
@@ -733,12 +728,12 @@ func testPartnerHistory(t *testing.T, open Opener) {
 	s := open(t, store.Config{Now: clock.Now})
 	const mine = 105
 	for i := range mine {
-		_, err := s.InsertPartnerEvent(ctx(t), partnerEvent("partner-a", fmt.Sprintf("order-%d", i), partnerstatus.Success, 1,
+		_, err := s.InsertPartnerEvent(ctx(t), partnerEvent("partner-a", fmt.Sprintf("order-%d", i), status.PartnerSuccess, 1,
 			clock.Now().Add(time.Duration(i)*time.Second)))
 		require.NoError(t, err)
 	}
 	for i := range 5 {
-		_, err := s.InsertPartnerEvent(ctx(t), partnerEvent("partner-b", fmt.Sprintf("order-%d", i), partnerstatus.Success, 1,
+		_, err := s.InsertPartnerEvent(ctx(t), partnerEvent("partner-b", fmt.Sprintf("order-%d", i), status.PartnerSuccess, 1,
 			clock.Now().Add(time.Hour)))
 		require.NoError(t, err)
 	}
@@ -950,14 +945,14 @@ func testPartnerOverview(t *testing.T, open Opener) {
 	assert.Empty(t, breakers)
 
 	for _, p := range []string{"partner-b", "partner-a", "partner-b"} {
-		_, err := s.InsertPartnerEvent(ctx(t), partnerEvent(p, "order-"+uuid.NewString(), partnerstatus.Success, 1, clock.Now()))
+		_, err := s.InsertPartnerEvent(ctx(t), partnerEvent(p, "order-"+uuid.NewString(), status.PartnerSuccess, 1, clock.Now()))
 		require.NoError(t, err)
 	}
 	until := clock.Now().Add(time.Minute)
 	require.NoError(t, s.SavePartnerEndpoints(ctx(t),
-		store.PartnerEndpoint{PartnerID: "partner-c", State: partnerstatus.BreakerOpen, ConsecutiveFailures: 5, OpenUntil: &until, LastError: "HTTP 503"},
-		store.PartnerEndpoint{PartnerID: "partner-a", State: partnerstatus.BreakerClosed},
-		store.PartnerEndpoint{PartnerID: "partner-d", State: partnerstatus.BreakerHalfOpen, ConsecutiveFailures: 5},
+		store.PartnerEndpoint{PartnerID: "partner-c", State: status.BreakerOpen, ConsecutiveFailures: 5, OpenUntil: &until, LastError: "HTTP 503"},
+		store.PartnerEndpoint{PartnerID: "partner-a", State: status.BreakerClosed},
+		store.PartnerEndpoint{PartnerID: "partner-d", State: status.BreakerHalfOpen, ConsecutiveFailures: 5},
 	))
 
 	ids, err = s.PartnerIDs(ctx(t))
@@ -968,7 +963,7 @@ func testPartnerOverview(t *testing.T, open Opener) {
 	require.NoError(t, err)
 	require.Len(t, breakers, 2)
 	assert.Equal(t, "partner-c", breakers[0].PartnerID)
-	assert.Equal(t, partnerstatus.BreakerOpen, breakers[0].State)
+	assert.Equal(t, status.BreakerOpen, breakers[0].State)
 	assert.Equal(t, "HTTP 503", breakers[0].LastError)
 	assert.Equal(t, "partner-d", breakers[1].PartnerID)
 }
@@ -1016,7 +1011,7 @@ func testSubmissions(t *testing.T, open Opener) {
 		Steps: []string{"validate", "transform"}, Priority: "high", Input: store.JSONDoc(`{"records":[{"a":1}]}`), EventID: "evt-1"}
 	got, err := s.CreateWorkflow(ctx(t), wf)
 	require.NoError(t, err)
-	assert.Equal(t, workflowstatus.Pending, got.Status)
+	assert.Equal(t, status.WorkflowPending, got.Status)
 	clock.Advance(time.Second)
 	again, err := s.CreateWorkflow(ctx(t), store.Workflow{WorkflowID: wf.WorkflowID, Name: "other"})
 	require.ErrorIs(t, err, store.ErrDuplicate)
@@ -1031,7 +1026,7 @@ func testSubmissions(t *testing.T, open Opener) {
 	require.ErrorIs(t, err, store.ErrDuplicate)
 	loaded, err := s.GetTask(ctx(t), task.TaskID)
 	require.NoError(t, err)
-	assert.Equal(t, taskstatus.Pending, loaded.Status)
+	assert.Equal(t, status.TaskPending, loaded.Status)
 	assert.Equal(t, 3, loaded.MaxRetries)
 
 	_, err = s.GetWorkflow(ctx(t), "wf-missing")
@@ -1065,13 +1060,13 @@ func testDeadLetters(t *testing.T, open Opener) {
 	got, err := s.GetDeadLetter(ctx(t), res.Duplicates[0])
 	require.NoError(t, err)
 	assert.Equal(t, []byte("wf-test|{not json"), got.Value, "the raw value is kept byte for byte")
-	assert.Equal(t, deadletterstatus.Open, got.Status)
+	assert.Equal(t, status.DeadLetterOpen, got.Status)
 	assert.Equal(t, clock.Now().Add(-time.Second), got.ReceivedAt, "the first insert wins")
 	assert.Equal(t, []store.DeadLetterHeader{{Key: "content.type", Value: "text/plain"}}, got.Headers)
 
-	require.NoError(t, s.ResolveDeadLetter(ctx(t), res.Duplicates[0], deadletterstatus.Discarded))
-	assert.ErrorIs(t, s.ResolveDeadLetter(ctx(t), res.Duplicates[0], deadletterstatus.Replayed), store.ErrNotFound, "only an open dead letter is resolved")
-	listed, _, err := s.ListDeadLetters(ctx(t), store.DeadLetterQuery{Status: deadletterstatus.Open})
+	require.NoError(t, s.ResolveDeadLetter(ctx(t), res.Duplicates[0], status.DeadLetterDiscarded))
+	assert.ErrorIs(t, s.ResolveDeadLetter(ctx(t), res.Duplicates[0], status.DeadLetterReplayed), store.ErrNotFound, "only an open dead letter is resolved")
+	listed, _, err := s.ListDeadLetters(ctx(t), store.DeadLetterQuery{Status: status.DeadLetterOpen})
 	require.NoError(t, err)
 	require.Len(t, listed, 1)
 	assert.Equal(t, "schema-invalid", listed[0].Reason)
@@ -1088,13 +1083,13 @@ func testWorkflowCheckpoints(t *testing.T, open Opener) {
 
 	started := clock.Now()
 	progress := store.WorkflowCheckpoint{Workflow: stored, ResumeRecords: []store.JSONDoc{store.JSONDoc(`{"a":1}`)}}
-	progress.Status, progress.CurrentStepIndex, progress.StartedAt = workflowstatus.Processing, 1, &started
+	progress.Status, progress.CurrentStepIndex, progress.StartedAt = status.WorkflowProcessing, 1, &started
 	progress.StepResults = []store.StepProgress{{StepName: "validate", StepIndex: 0, CompletedAt: started, Duration: 5,
 		Result: store.JSONDoc(`{"recordsProcessed":1,"validRecords":1,"invalidRecords":0}`)}}
 	missing := store.WorkflowCheckpoint{Workflow: store.Workflow{WorkflowID: "wf-" + uuid.NewString(), Name: "Recovered",
 		Steps: []string{"validate"}, Priority: "low", EventID: "evt-missing", CorrelationID: "hook-1", WebhookEventID: "hook-1",
 		Input: store.JSONDoc(`{"records":[]}`), CreatedAt: started.Add(-time.Minute)}}
-	missing.Status, missing.CurrentStepIndex = workflowstatus.Completed, 1
+	missing.Status, missing.CurrentStepIndex = status.WorkflowCompleted, 1
 	n, err := s.SaveWorkflowCheckpoints(ctx(t), progress, missing)
 	require.NoError(t, err)
 	assert.Equal(t, 2, n)
@@ -1102,13 +1097,13 @@ func testWorkflowCheckpoints(t *testing.T, open Opener) {
 	got, err := s.GetWorkflowCheckpoints(ctx(t), []string{stored.WorkflowID, missing.WorkflowID, "wf-none"})
 	require.NoError(t, err)
 	require.Len(t, got, 2)
-	assert.Equal(t, workflowstatus.Processing, got[stored.WorkflowID].Status)
+	assert.Equal(t, status.WorkflowProcessing, got[stored.WorkflowID].Status)
 	assert.Equal(t, 1, got[stored.WorkflowID].CurrentStepIndex)
 	require.Len(t, got[stored.WorkflowID].ResumeRecords, 1)
 	assert.JSONEq(t, `{"a":1}`, string(got[stored.WorkflowID].ResumeRecords[0]))
 	assert.Equal(t, "Pipeline", got[stored.WorkflowID].Name)
 	recovered := got[missing.WorkflowID]
-	assert.Equal(t, workflowstatus.Completed, recovered.Status, "a missing projection is created from its checkpoint")
+	assert.Equal(t, status.WorkflowCompleted, recovered.Status, "a missing projection is created from its checkpoint")
 	assert.Equal(t, "hook-1", recovered.WebhookEventID)
 	assert.Equal(t, "evt-missing", recovered.EventID)
 	assert.JSONEq(t, `{"records":[]}`, string(recovered.Input))
@@ -1116,7 +1111,7 @@ func testWorkflowCheckpoints(t *testing.T, open Opener) {
 	// The workflow ends; then a stale retry of the earlier checkpoint and a
 	// late one for the ended workflow change nothing.
 	done := got[stored.WorkflowID]
-	done.Status, done.CurrentStepIndex, done.ResumeRecords = workflowstatus.Completed, 2, nil
+	done.Status, done.CurrentStepIndex, done.ResumeRecords = status.WorkflowCompleted, 2, nil
 	done.CompletedAt = &started
 	_, err = s.SaveWorkflowCheckpoints(ctx(t), done)
 	require.NoError(t, err)
@@ -1125,7 +1120,7 @@ func testWorkflowCheckpoints(t *testing.T, open Opener) {
 	assert.Equal(t, 0, n, "a checkpoint never moves an ended workflow back")
 	wf, err := s.GetWorkflowCheckpoints(ctx(t), []string{stored.WorkflowID})
 	require.NoError(t, err)
-	assert.Equal(t, workflowstatus.Completed, wf[stored.WorkflowID].Status)
+	assert.Equal(t, status.WorkflowCompleted, wf[stored.WorkflowID].Status)
 	assert.Equal(t, 2, wf[stored.WorkflowID].CurrentStepIndex)
 	assert.Empty(t, wf[stored.WorkflowID].ResumeRecords, "an ended workflow keeps no resume records")
 }
@@ -1143,7 +1138,7 @@ func testTaskOutcomes(t *testing.T, open Opener) {
 
 	next := clock.Now().Add(30 * time.Second)
 	failed := store.TaskOutcome{Task: task, Attempt: 0}
-	failed.Status, failed.RetryCount, failed.NextRetryAt = taskstatus.Failed, 1, &next
+	failed.Status, failed.RetryCount, failed.NextRetryAt = status.TaskFailed, 1, &next
 	failed.LastError = &events.TaskError{Code: "SMTP_ERROR", Message: "timeout", Retryable: true}
 	n, err := s.SaveTaskOutcomes(ctx(t), failed)
 	require.NoError(t, err)
@@ -1175,12 +1170,12 @@ func testTaskOutcomes(t *testing.T, open Opener) {
 
 	completed := store.TaskOutcome{Task: task, Attempt: 1}
 	done := clock.Now()
-	completed.Status, completed.RetryCount, completed.CompletedAt, completed.Result = taskstatus.Completed, 1, &done, store.JSONDoc(`{"emailSent":true}`)
+	completed.Status, completed.RetryCount, completed.CompletedAt, completed.Result = status.TaskCompleted, 1, &done, store.JSONDoc(`{"emailSent":true}`)
 	stale := store.TaskOutcome{Task: task, Attempt: 0}
-	stale.Status, stale.RetryCount = taskstatus.DeadLetter, 0
+	stale.Status, stale.RetryCount = status.TaskDeadLetter, 0
 	created := store.TaskOutcome{Task: store.Task{TaskID: "task-" + uuid.NewString(), Type: "data_export", Data: store.JSONDoc(`{}`),
 		MaxRetries: 1, EventID: "evt-2", CreatedAt: done}, Attempt: 0}
-	created.Status, created.RetryCount = taskstatus.Completed, 0
+	created.Status, created.RetryCount = status.TaskCompleted, 0
 	n, err = s.SaveTaskOutcomes(ctx(t), completed, stale, created)
 	require.NoError(t, err)
 	assert.Equal(t, 2, n, "the stale attempt is ignored")
@@ -1188,12 +1183,12 @@ func testTaskOutcomes(t *testing.T, open Opener) {
 	tasks, err := s.GetTasks(ctx(t), []string{task.TaskID, created.TaskID})
 	require.NoError(t, err)
 	got := tasks[task.TaskID]
-	assert.Equal(t, taskstatus.Completed, got.Status)
+	assert.Equal(t, status.TaskCompleted, got.Status)
 	assert.Nil(t, got.NextRetryAt)
 	assert.Nil(t, got.LastError, "a completed task has no last error")
 	assert.JSONEq(t, `{"emailSent":true}`, string(got.Result))
 	assert.Equal(t, "data_export", tasks[created.TaskID].Type, "a missing task is created from its outcome")
-	assert.Equal(t, taskstatus.Completed, tasks[created.TaskID].Status)
+	assert.Equal(t, status.TaskCompleted, tasks[created.TaskID].Status)
 }
 
 func testWebhookOutcomes(t *testing.T, open Opener) {
@@ -1204,27 +1199,27 @@ func testWebhookOutcomes(t *testing.T, open Opener) {
 		require.NoError(t, err)
 		ids = append(ids, ev.EventID)
 	}
-	require.NoError(t, s.SetWebhookStatus(ctx(t), ids[1], webhookstatus.Processing, ""))
-	require.NoError(t, s.SetWebhookStatus(ctx(t), ids[2], webhookstatus.Skipped, ""))
+	require.NoError(t, s.SetWebhookStatus(ctx(t), ids[1], status.WebhookProcessing, ""))
+	require.NoError(t, s.SetWebhookStatus(ctx(t), ids[2], status.WebhookSkipped, ""))
 
 	n, err := s.SettleWebhookEvents(ctx(t),
-		store.WebhookOutcome{EventID: ids[0], Status: webhookstatus.Failed, Error: "workflow failed in transform"},
-		store.WebhookOutcome{EventID: ids[1], Status: webhookstatus.Completed},
-		store.WebhookOutcome{EventID: ids[2], Status: webhookstatus.Completed})
+		store.WebhookOutcome{EventID: ids[0], Status: status.WebhookFailed, Error: "workflow failed in transform"},
+		store.WebhookOutcome{EventID: ids[1], Status: status.WebhookCompleted},
+		store.WebhookOutcome{EventID: ids[2], Status: status.WebhookCompleted})
 	require.NoError(t, err)
 	assert.Equal(t, 2, n, "a skipped row keeps its status")
-	n, err = s.SettleWebhookEvents(ctx(t), store.WebhookOutcome{EventID: ids[1], Status: webhookstatus.Failed, Error: "late"})
+	n, err = s.SettleWebhookEvents(ctx(t), store.WebhookOutcome{EventID: ids[1], Status: status.WebhookFailed, Error: "late"})
 	require.NoError(t, err)
 	assert.Equal(t, 0, n, "an ended row keeps its first outcome")
 
 	got, err := s.GetWebhookEvents(ctx(t), ids)
 	require.NoError(t, err)
-	assert.Equal(t, webhookstatus.Failed, got[ids[0]].Status)
+	assert.Equal(t, status.WebhookFailed, got[ids[0]].Status)
 	assert.Equal(t, "workflow failed in transform", got[ids[0]].ErrorMessage)
-	assert.Equal(t, webhookstatus.Completed, got[ids[1]].Status)
+	assert.Equal(t, status.WebhookCompleted, got[ids[1]].Status)
 	assert.NotNil(t, got[ids[1]].CompletedAt)
-	assert.Equal(t, webhookstatus.Skipped, got[ids[2]].Status)
-	_, err = s.SettleWebhookEvents(ctx(t), store.WebhookOutcome{EventID: ids[0], Status: webhookstatus.Processing})
+	assert.Equal(t, status.WebhookSkipped, got[ids[2]].Status)
+	_, err = s.SettleWebhookEvents(ctx(t), store.WebhookOutcome{EventID: ids[0], Status: status.WebhookProcessing})
 	assert.Error(t, err, "only completed and failed settle a webhook event")
 }
 

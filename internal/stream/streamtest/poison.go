@@ -10,8 +10,8 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/streamops/streamops/events"
+	"github.com/streamops/streamops/internal/status"
 	"github.com/streamops/streamops/internal/store"
-	"github.com/streamops/streamops/internal/stream/deadletterstatus"
 )
 
 // Poison is one kind of record that fails the same way on every
@@ -99,7 +99,7 @@ func RunPoisons(t *testing.T, seed byte, setup func(t *testing.T, g *Gen) Poison
 
 			require.NoError(t, c.Harness.Deliver(t, Batch(poison, good)), "a poison record never fails its batch")
 			assert.Equal(t, c.Completed, c.Status(), "the aggregate behind it on the same key completes")
-			stored := c.Harness.DeadLetters(t, store.DeadLetterQuery{Status: deadletterstatus.Open})
+			stored := c.Harness.DeadLetters(t, store.DeadLetterQuery{Status: status.DeadLetterOpen})
 			require.Len(t, stored, 1, "the poison record is a visible dead letter")
 			assert.NotEmpty(t, stored[0].Reason)
 			assert.NotEmpty(t, stored[0].Error)

@@ -1,4 +1,4 @@
-package local
+package embedded
 
 import (
 	"bufio"
@@ -278,11 +278,11 @@ func (s *JournalFileStore) Close() error {
 	return err
 }
 
-// foldJournal replays a journal a crash left beside the snapshot at path
+// FoldJournal replays a journal a crash left beside the snapshot at path
 // into the snapshot, so a store that reads only the snapshot (lungo's
 // FileStore, BackgroundFileStore) sees every commit the journal
 // acknowledged. Without a journal it does nothing.
-func foldJournal(path string, mode os.FileMode) error {
+func FoldJournal(path string, mode os.FileMode) error {
 	j, err := NewJournalFileStore(path, mode, 0)
 	if err != nil {
 		return err

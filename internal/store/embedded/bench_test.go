@@ -1,4 +1,4 @@
-package local
+package embedded
 
 import (
 	"context"
@@ -15,6 +15,10 @@ import (
 	"github.com/streamops/streamops/events"
 	"github.com/streamops/streamops/internal/store"
 )
+
+// storeFileName is the data file store.Open keeps under Config.DataDir,
+// and the local stack's snapshot.
+const storeFileName = "streamops.lungo"
 
 // benchEvents are n workflow.created events with a 1 KiB input each, about
 // what a routed webhook stores.

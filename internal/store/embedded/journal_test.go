@@ -1,4 +1,4 @@
-package local
+package embedded
 
 import (
 	"context"
@@ -294,9 +294,9 @@ func TestJournalLeftByACrashIsFoldedForTheBackgroundWriter(t *testing.T) {
 	want := contents(t, j.prev)
 	// A crash, then a start with STREAMOPS_STORE_FLUSH_INTERVAL > 0, whose
 	// store reads only the snapshot.
-	require.NoError(t, foldJournal(filepath.Join(dir, storeFileName), 0o600))
+	require.NoError(t, FoldJournal(filepath.Join(dir, storeFileName), 0o600))
 	c, err := lungo.NewFileStore(filepath.Join(dir, storeFileName), 0).Load()
 	require.NoError(t, err)
 	assert.Equal(t, want, contents(t, c))
-	require.NoError(t, foldJournal(filepath.Join(dir, storeFileName), 0o600), "nothing left to fold")
+	require.NoError(t, FoldJournal(filepath.Join(dir, storeFileName), 0o600), "nothing left to fold")
 }
