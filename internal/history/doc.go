@@ -5,8 +5,8 @@
 // locally) when the result outgrows a Lambda response. Both select events
 // with store.ReplayFilter, the one filter browse uses too.
 //
-// The replay session lifecycle is the leaf package history/replaystatus,
-// which the store imports too. A replay is decided as a session
+// The replay session lifecycle is in package status (status/replay.go).
+// A replay is decided as a session
 // (session.go) and a requeued dead letter as a deadLetter; persist.go maps
 // both from and to the store's documents, and nothing else here reads a
 // document's fields.

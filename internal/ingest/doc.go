@@ -11,8 +11,7 @@
 // nothing of HTTP framing or Lambda: internal/httpapi serves it.
 //
 // The webhook event lifecycle (received → processing → completed | failed |
-// skipped) is defined in the leaf package ingest/webhookstatus, which the
-// store imports too.
+// skipped) is defined in package status (status/webhook.go).
 //
 // What must not live here: signature schemes and provider tables (package
 // provider), how a workflow or task is created (package submit), HTTP framing

@@ -13,10 +13,9 @@ import (
 
 	"github.com/streamops/streamops/events"
 	"github.com/streamops/streamops/internal/ingest"
-	"github.com/streamops/streamops/internal/ingest/webhookstatus"
 	"github.com/streamops/streamops/internal/jsonbody"
-	"github.com/streamops/streamops/internal/outbox/partnerstatus"
 	"github.com/streamops/streamops/internal/provider"
+	"github.com/streamops/streamops/internal/status"
 	"github.com/streamops/streamops/internal/store"
 	"github.com/streamops/streamops/internal/testenv"
 )
@@ -212,11 +211,11 @@ func TestReceiveRoutesByTheRouteTable(t *testing.T) {
 		wantError  string // the row's error_message
 		wantKind   string // "workflow", "task" or "" for nothing started
 	}{
-		{"exact match starts a workflow", `{"id":"evt_w","type":"order.created","order":{"id":"o-1"}}`, webhookstatus.Processing, "", "workflow"},
-		{"pattern starts a task", `{"id":"evt_t","type":"invoice.paid","invoice":{"id":"in_1"}}`, webhookstatus.Processing, "", "task"},
-		{"skip route before the pattern", `{"id":"evt_s","type":"invoice.ignored","invoice":{"id":"in_1"}}`, webhookstatus.Skipped, "", ""},
-		{"no route", `{"id":"evt_n","type":"customer.deleted"}`, webhookstatus.Skipped, "", ""},
-		{"task data path missing", `{"id":"evt_f","type":"invoice.paid"}`, webhookstatus.Failed, "invoice.id", ""},
+		{"exact match starts a workflow", `{"id":"evt_w","type":"order.created","order":{"id":"o-1"}}`, status.WebhookProcessing, "", "workflow"},
+		{"pattern starts a task", `{"id":"evt_t","type":"invoice.paid","invoice":{"id":"in_1"}}`, status.WebhookProcessing, "", "task"},
+		{"skip route before the pattern", `{"id":"evt_s","type":"invoice.ignored","invoice":{"id":"in_1"}}`, status.WebhookSkipped, "", ""},
+		{"no route", `{"id":"evt_n","type":"customer.deleted"}`, status.WebhookSkipped, "", ""},
+		{"task data path missing", `{"id":"evt_f","type":"invoice.paid"}`, status.WebhookFailed, "invoice.id", ""},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -240,7 +239,7 @@ func TestReceiveRoutesByTheRouteTable(t *testing.T) {
 			}
 
 			received, err := h.env.Store.GetEvent(ctx, events.DeriveID(events.EventIDPrefix, whID, string(events.WebhookReceived)))
-			if tc.wantStatus == webhookstatus.Failed {
+			if tc.wantStatus == status.WebhookFailed {
 				assert.ErrorIs(t, err, store.ErrNotFound, "an unroutable event stores no webhook.received")
 			} else {
 				require.NoError(t, err)
@@ -342,15 +341,15 @@ func TestReceiveRecordsAPartnerDeliveryAsAnInboundPartnerEvent(t *testing.T) {
 			require.NoError(t, err)
 			pe, err := h.env.Store.GetPartnerEvent(ctx, events.DeriveID("", receipt.WebhookEventID, "partner_event"))
 			if tc.wantErr {
-				assert.Equal(t, webhookstatus.Failed, row.Status)
+				assert.Equal(t, status.WebhookFailed, row.Status)
 				assert.Contains(t, row.ErrorMessage, "entity_id")
 				assert.ErrorIs(t, err, store.ErrNotFound)
 				return
 			}
 			require.NoError(t, err)
-			assert.Equal(t, webhookstatus.Skipped, row.Status, "no route: stored and skipped")
-			assert.Equal(t, partnerstatus.DirectionIn, pe.EventDirection)
-			assert.Equal(t, partnerstatus.Success, pe.EventStatus)
+			assert.Equal(t, status.WebhookSkipped, row.Status, "no route: stored and skipped")
+			assert.Equal(t, status.DirectionIn, pe.EventDirection)
+			assert.Equal(t, status.PartnerSuccess, pe.EventStatus)
 			assert.Equal(t, "order.shipped", pe.EventType)
 			assert.Equal(t, "webhook:partner", pe.CreatedBy)
 			assert.Equal(t, store.PartnerEntityMetadata{PartnerID: "globex", PartnerName: "Globex", EntityID: "ORD-7", EntityType: "Order"},
@@ -370,7 +369,7 @@ func TestRouteRepeatsAnAttemptAndRetriesAFailureAsAFreshRun(t *testing.T) {
 	require.NoError(t, err)
 	row, err := h.env.Store.GetWebhookEvent(ctx, receipt.WebhookEventID)
 	require.NoError(t, err)
-	require.Equal(t, webhookstatus.Processing, row.Status)
+	require.Equal(t, status.WebhookProcessing, row.Status)
 
 	require.NoError(t, h.svc.Route(ctx, row), "the sweeper routing a stalled row")
 	wfs := h.env.Envelopes(t, events.TopicWorkflows)
@@ -378,7 +377,7 @@ func TestRouteRepeatsAnAttemptAndRetriesAFailureAsAFreshRun(t *testing.T) {
 	run0 := events.DeriveID(events.WorkflowIDPrefix, receipt.WebhookEventID, "workflow", "run-0")
 	assert.Equal(t, run0, wfs[0].AggregateID())
 
-	row.Status, row.RetryCount = webhookstatus.Failed, 1
+	row.Status, row.RetryCount = status.WebhookFailed, 1
 	require.NoError(t, h.svc.RouteAs(ctx, row, "operator-1"))
 	require.Len(t, h.env.Envelopes(t, events.TopicWorkflows), 2)
 	run1 := events.DeriveID(events.WorkflowIDPrefix, receipt.WebhookEventID, "workflow", "run-1")
@@ -390,7 +389,7 @@ func TestRouteRepeatsAnAttemptAndRetriesAFailureAsAFreshRun(t *testing.T) {
 	assert.Equal(t, "operator-1", wf.UserID)
 	stored, err := h.env.Store.GetWebhookEvent(ctx, receipt.WebhookEventID)
 	require.NoError(t, err)
-	assert.Equal(t, webhookstatus.Processing, stored.Status)
+	assert.Equal(t, status.WebhookProcessing, stored.Status)
 }
 
 func TestRouteMarksAnUnroutableRowFailed(t *testing.T) {
@@ -414,7 +413,7 @@ func TestRouteMarksAnUnroutableRowFailed(t *testing.T) {
 				var err error
 				row, err = h.env.Store.InsertWebhookEvent(ctx, row)
 				require.NoError(t, err)
-				require.Equal(t, webhookstatus.Received, row.Status)
+				require.Equal(t, status.WebhookReceived, row.Status)
 			}
 			require.ErrorIs(t, h.svc.Route(ctx, row), tc.want)
 			assert.Empty(t, h.published(t))
@@ -423,7 +422,7 @@ func TestRouteMarksAnUnroutableRowFailed(t *testing.T) {
 			}
 			stored, err := h.env.Store.GetWebhookEvent(ctx, row.EventID)
 			require.NoError(t, err)
-			assert.Equal(t, webhookstatus.Failed, stored.Status)
+			assert.Equal(t, status.WebhookFailed, stored.Status)
 			assert.Contains(t, stored.ErrorMessage, tc.wantMsg)
 			assert.Equal(t, 1, stored.RetryCount, "counted as an attempt, so the sweeper's retries are bounded")
 		})

@@ -94,8 +94,8 @@ type Config struct {
 	// StoreFlushInterval chooses how the embedded store persists (env
 	// STREAMOPS_STORE_FLUSH_INTERVAL, a Go duration). Default 0: every
 	// commit is appended to a journal and fsynced before it returns
-	// (JournalFileStore), so a 2xx means the write is on disk and kill -9
-	// loses nothing. A positive value opts out of that: BackgroundFileStore
+	// (embedded.JournalFileStore), so a 2xx means the write is on disk and kill -9
+	// loses nothing. A positive value opts out of that: embedded.BackgroundFileStore
 	// holds commits up to that long in memory and a crash loses them.
 	StoreFlushInterval time.Duration
 

@@ -10,10 +10,10 @@
 // and each partner delivery has a seed-000 partner_events document
 // (direction OUT) recording every attempt.
 //
-// The lifecycles the relay decides are leaf packages the store imports too:
-// outbox/outboxstatus (an entry's statuses, the outcomes of an attempt and
-// the status each leaves it in) and outbox/partnerstatus (partner_events'
-// statuses and directions, and the states of a partner's circuit breaker).
+// The lifecycles the relay decides are in package status: status/outbox.go
+// (an entry's statuses, the outcomes of an attempt and the status each
+// leaves it in) and status/partner.go (partner_events' statuses and
+// directions, and the states of a partner's circuit breaker).
 // The relay decides on its own types, Entry (a claimed entry's attempts
 // and outcome) and Breaker (a partner's circuit breaker); persist.go maps
 // them from and to the store's documents, and nothing else here reads a

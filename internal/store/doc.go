@@ -10,7 +10,7 @@
 // one package split by aggregate into files (workflows.go, tasks.go, …).
 //
 // What must not live here: domain policy and lifecycles. Callers decide,
-// the store records; the statuses and their transitions are a leaf package
-// the store imports (boundary_test.go), and no package outside the store
+// the store records; the statuses and their transitions are package status,
+// a leaf the store imports (boundary_test.go), and no package outside the store
 // decides on a store document's lifecycle fields (decisions_test.go).
 package store

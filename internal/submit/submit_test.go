@@ -12,12 +12,11 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/streamops/streamops/events"
+	"github.com/streamops/streamops/internal/status"
 	"github.com/streamops/streamops/internal/store"
 	"github.com/streamops/streamops/internal/store/storetest"
 	"github.com/streamops/streamops/internal/submit"
-	"github.com/streamops/streamops/internal/task/taskstatus"
 	"github.com/streamops/streamops/internal/testenv"
-	"github.com/streamops/streamops/internal/workflow/workflowstatus"
 )
 
 type harness struct {
@@ -192,7 +191,7 @@ func TestSubmitWorkflowStoresThePendingWorkflowThenPublishesItsCreatedEvent(t *t
 			receipt, err := h.svc.SubmitWorkflow(ctx, req, submit.Caller{UserID: tc.user})
 			require.NoError(t, err)
 			assert.True(t, strings.HasPrefix(receipt.WorkflowID, events.WorkflowIDPrefix), receipt.WorkflowID)
-			assert.Equal(t, workflowstatus.Pending, receipt.Status)
+			assert.Equal(t, status.WorkflowPending, receipt.Status)
 			assert.Equal(t, events.DeriveID(events.EventIDPrefix, receipt.WorkflowID, string(events.WorkflowCreated)), receipt.EventID)
 
 			wf, err := h.env.Store.GetWorkflow(ctx, receipt.WorkflowID)
@@ -201,7 +200,7 @@ func TestSubmitWorkflowStoresThePendingWorkflowThenPublishesItsCreatedEvent(t *t
 			assert.Equal(t, req.Steps, wf.Steps)
 			assert.Equal(t, req.Priority, wf.Priority)
 			assert.JSONEq(t, string(req.Input), string(wf.Input))
-			assert.Equal(t, workflowstatus.Pending, wf.Status)
+			assert.Equal(t, status.WorkflowPending, wf.Status)
 			assert.Equal(t, receipt.EventID, wf.EventID)
 			assert.Equal(t, tc.user, wf.UserID)
 			assert.Equal(t, h.clock.Now(), wf.CreatedAt.UTC())
@@ -245,14 +244,14 @@ func TestSubmitTaskStoresThePendingTaskThenPublishesItsCreatedEvent(t *testing.T
 			receipt, err := h.svc.SubmitTask(ctx, req, submit.Caller{UserID: "user-3"})
 			require.NoError(t, err)
 			assert.True(t, strings.HasPrefix(receipt.TaskID, events.TaskIDPrefix), receipt.TaskID)
-			assert.Equal(t, taskstatus.Pending, receipt.Status)
+			assert.Equal(t, status.TaskPending, receipt.Status)
 
 			task, err := h.env.Store.GetTask(ctx, receipt.TaskID)
 			require.NoError(t, err)
 			assert.Equal(t, req.Type, task.Type)
 			assert.JSONEq(t, string(req.Data), string(task.Data))
 			assert.Equal(t, tc.want, task.MaxRetries)
-			assert.Equal(t, taskstatus.Pending, task.Status)
+			assert.Equal(t, status.TaskPending, task.Status)
 			assert.Equal(t, "user-3", task.UserID)
 
 			published := h.env.Envelopes(t, events.TopicTasks)
