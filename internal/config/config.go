@@ -105,17 +105,20 @@ type Program struct {
 	Type reflect.Type
 }
 
-// Programs lists every program with a configuration.
-var Programs = []Program{
-	{"webhook", "POST /webhooks/{provider} behind API Gateway.", reflect.TypeFor[Webhook]()},
-	{"api", "/api/… and the operations console behind API Gateway.", reflect.TypeFor[API]()},
-	{"workflow-processor", "the MSK topic workflows.", reflect.TypeFor[WorkflowProcessor]()},
-	{"task-processor", "the MSK topic tasks.", reflect.TypeFor[TaskProcessor]()},
-	{"outbox-relay", "EventBridge Scheduler, every STREAMOPS_SCHEDULE_PERIOD.", reflect.TypeFor[OutboxRelay]()},
-	{"retry-sweeper", "EventBridge Scheduler, every minute.", reflect.TypeFor[RetrySweeper]()},
-	{"archiver", "EventBridge Scheduler, daily.", reflect.TypeFor[Archiver]()},
-	{"kafka-topics", "the CloudFormation custom resource that creates the topics.", reflect.TypeFor[KafkaTopics]()},
-	{"streamops run", "the local stack: every function in one process.", reflect.TypeFor[Local]()},
+// Programs lists every program with a configuration. A function, so that
+// a program's binary links only its own struct, not every program's.
+func Programs() []Program {
+	return []Program{
+		{"webhook", "POST /webhooks/{provider} behind API Gateway.", reflect.TypeFor[Webhook]()},
+		{"api", "/api/… and the operations console behind API Gateway.", reflect.TypeFor[API]()},
+		{"workflow-processor", "the MSK topic workflows.", reflect.TypeFor[WorkflowProcessor]()},
+		{"task-processor", "the MSK topic tasks.", reflect.TypeFor[TaskProcessor]()},
+		{"outbox-relay", "EventBridge Scheduler, every STREAMOPS_SCHEDULE_PERIOD.", reflect.TypeFor[OutboxRelay]()},
+		{"retry-sweeper", "EventBridge Scheduler, every minute.", reflect.TypeFor[RetrySweeper]()},
+		{"archiver", "EventBridge Scheduler, daily.", reflect.TypeFor[Archiver]()},
+		{"kafka-topics", "the CloudFormation custom resource that creates the topics.", reflect.TypeFor[KafkaTopics]()},
+		{"streamops run", "the local stack: every function in one process.", reflect.TypeFor[Local]()},
+	}
 }
 
 // Markdown is docs/configuration.md: one table per program.
@@ -126,7 +129,7 @@ func Markdown() string {
 	b.WriteString("Every program reads its settings from the environment when it starts. A variable that is unset\n")
 	b.WriteString("or empty takes its default; a value that does not parse stops the program with an error\n")
 	b.WriteString("naming the variable.\n")
-	for _, p := range Programs {
+	for _, p := range Programs() {
 		fmt.Fprintf(&b, "\n## %s\n\n%s\n\n", p.Name, p.Doc)
 		b.WriteString("| variable | default | description |\n|---|---|---|\n")
 		for _, v := range Vars(p.Type) {

@@ -152,7 +152,7 @@ func TestInvalidValuesNameTheVariable(t *testing.T) {
 		"STREAMOPS_STORE_FLUSH_INTERVAL":     {"x"},
 	}
 	tried := map[string]bool{}
-	for _, p := range config.Programs {
+	for _, p := range config.Programs() {
 		names := map[string]bool{}
 		for _, v := range config.Vars(p.Type) {
 			names[v.Name] = true
@@ -220,7 +220,7 @@ func parse(t reflect.Type, environ map[string]string) error {
 // variable by the field's name, so the names a program parses are unique;
 // and every variable has a description for the docs.
 func TestEveryFieldIsNamedOnceAndDescribed(t *testing.T) {
-	for _, p := range config.Programs {
+	for _, p := range config.Programs() {
 		fields := map[string]string{}
 		var walk func(reflect.Type)
 		walk = func(st reflect.Type) {

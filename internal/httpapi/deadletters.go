@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"sync"
 	"time"
 
 	"github.com/streamops/streamops/internal/status"
@@ -31,7 +32,15 @@ type bulkRequeue struct {
 // deadLetterStatusFilter are the values a dead-letter status filter may
 // take (GET /api/dead-letters?status=, the requeue body's status): the
 // document's DeadLetterStatusFilter.
-var deadLetterStatusFilter = schemaEnum("DeadLetterStatusFilter")
+func deadLetterStatusFilter() []string {
+	deadLetterStatusOnce.Do(func() { deadLetterStatuses = schemaEnum("DeadLetterStatusFilter") })
+	return deadLetterStatuses
+}
+
+var (
+	deadLetterStatusOnce sync.Once
+	deadLetterStatuses   []string
+)
 
 // deadLetterRoutes registers the dead-letter routes.
 func (a *api) deadLetterRoutes(mux *http.ServeMux, admin func(handlerFunc) http.Handler) {
@@ -75,7 +84,7 @@ func (a *api) requeueDeadLetters(w http.ResponseWriter, r *http.Request, p Princ
 	case AllValues:
 		req.Status = ""
 	default:
-		if err := checkEnum("status", []string{req.Status}, deadLetterStatusFilter); err != nil {
+		if err := checkEnum("status", []string{req.Status}, deadLetterStatusFilter()); err != nil {
 			writeError(w, r, a.log, err)
 			return
 		}

@@ -25,7 +25,7 @@ func TestOpenAPIEnumsAreTheLists(t *testing.T) {
 			Schemas map[string]json.RawMessage `json:"schemas"`
 		} `json:"components"`
 	}
-	require.NoError(t, json.Unmarshal(OpenAPIDocument, &doc))
+	require.NoError(t, json.Unmarshal(OpenAPIDocument(), &doc))
 	enumAt := func(t *testing.T, schema string, path ...string) []string {
 		var node any
 		require.NoError(t, json.Unmarshal(doc.Components.Schemas[schema], &node))
@@ -59,7 +59,7 @@ func TestOpenAPIEnumsAreTheLists(t *testing.T) {
 			assert.Equal(t, tt.want, enumAt(t, tt.schema, tt.path...))
 		})
 	}
-	assert.NotContains(t, string(OpenAPIDocument), `"enum": "`, "every enum slot of openapi.json is filled")
+	assert.NotContains(t, string(OpenAPIDocument()), `"enum": "`, "every enum slot of openapi.json is filled")
 }
 
 // TestOpenAPIEnumSlotsNameAList: a slot naming a list derivedEnums does not
@@ -104,7 +104,7 @@ func TestFilterParametersAreOneList(t *testing.T) {
 			} `json:"schemas"`
 		} `json:"components"`
 	}
-	require.NoError(t, json.Unmarshal(OpenAPIDocument, &doc))
+	require.NoError(t, json.Unmarshal(OpenAPIDocument(), &doc))
 	for _, tt := range []struct {
 		path  string
 		other []string // the route's parameters that are not the filter's

@@ -11,6 +11,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/streamops/streamops/events"
 	"github.com/streamops/streamops/internal/provider"
@@ -35,8 +36,21 @@ var derivedEnums = map[string][]string{
 
 // OpenAPIDocument is the OpenAPI 3.1 description of every route:
 // openapi.json with its derived enums filled in. Its enums are also the
-// allowed values the handlers enforce (queryEnums).
-var OpenAPIDocument = mustFillEnums(openAPITemplate, derivedEnums)
+// allowed values the handlers enforce (queryEnums). It is built on first
+// use, so a function that serves no API route (the webhook) neither links
+// the document nor spends its cold start on it.
+func OpenAPIDocument() []byte {
+	openAPI.once.Do(func() { openAPI.doc = mustFillEnums(openAPITemplate, derivedEnums) })
+	return openAPI.doc
+}
+
+// openAPI holds OpenAPIDocument once built. A function, not a
+// sync.OnceValue variable, so that nothing reaches the embedded document
+// unless OpenAPIDocument is called.
+var openAPI struct {
+	once sync.Once
+	doc  []byte
+}
 
 // enumSlot is an enum openapi.json leaves to a list: the line's indent and
 // the list's name.
@@ -100,7 +114,7 @@ func (a *api) openAPI(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	w.Header().Set("Content-Type", "application/json")
-	_, _ = w.Write(OpenAPIDocument)
+	_, _ = w.Write(OpenAPIDocument())
 }
 
 // acceptsJSON reports whether Accept headers admit the document: none (or

@@ -45,7 +45,7 @@ import (
 func loadOpenAPI(t *testing.T) *openapi3.T {
 	t.Helper()
 	loader := openapi3.NewLoader()
-	doc, err := loader.LoadFromData(httpapi.OpenAPIDocument)
+	doc, err := loader.LoadFromData(httpapi.OpenAPIDocument())
 	require.NoError(t, err, "openapi.json does not load")
 	return doc
 }
@@ -60,7 +60,7 @@ func TestOpenAPIDocumentIsValidOpenAPI31(t *testing.T) {
 	// (OpenAPI 3.1's dialect), checked against the meta-schema by a second
 	// implementation.
 	var raw any
-	require.NoError(t, json.Unmarshal(httpapi.OpenAPIDocument, &raw))
+	require.NoError(t, json.Unmarshal(httpapi.OpenAPIDocument(), &raw))
 	compiler := jsonschema.NewCompiler()
 	compiler.DefaultDraft(jsonschema.Draft2020)
 	const base = "https://streamops.invalid/openapi.json"
@@ -554,7 +554,7 @@ func TestOpenAPIResponsesMatchTheDocument(t *testing.T) {
 
 	t.Run("GET /api/openapi.json", func(t *testing.T) {
 		w := api.get(t, "", "/api/openapi.json", http.StatusOK)
-		assert.Equal(t, httpapi.OpenAPIDocument, w.Body.Bytes(), "the embedded document is served as is")
+		assert.Equal(t, httpapi.OpenAPIDocument(), w.Body.Bytes(), "the embedded document is served as is")
 		api.send(t, request(http.MethodGet, "/api/openapi.json", "", "", "Accept", "text/html, application/json;q=0.9"), http.StatusOK)
 		api.send(t, request(http.MethodGet, "/api/openapi.json", "", "", "Accept", "application/yaml"), http.StatusNotAcceptable)
 		api.send(t, request(http.MethodGet, "/api/openapi.json", "", "", "Accept", "application/json;q=0"), http.StatusNotAcceptable)

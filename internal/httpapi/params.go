@@ -8,6 +8,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 )
 
 // AllValues is the value of a status filter that means no filter: what
@@ -30,7 +31,15 @@ type enumParam struct {
 // the document the API serves is the one list of allowed values, so what
 // it says and what the handlers accept cannot drift apart. checkQueryEnums
 // enforces them on every authenticated route, before the handler runs.
-var queryEnums = mustReadQueryEnums(OpenAPIDocument)
+func queryEnums() map[string][]enumParam {
+	queryEnumsOnce.Do(func() { queryEnumsTable = mustReadQueryEnums(OpenAPIDocument()) })
+	return queryEnumsTable
+}
+
+var (
+	queryEnumsOnce  sync.Once
+	queryEnumsTable map[string][]enumParam
+)
 
 // openAPIShape is as much of an OpenAPI 3.1 document as the enum table
 // needs.
@@ -76,7 +85,7 @@ func (d *openAPIShape) resolve(s openAPISchema) (openAPISchema, error) {
 // enumerates ($refs followed); nil when it enumerates none.
 func schemaEnum(name string) []string {
 	var d openAPIShape
-	if err := json.Unmarshal(OpenAPIDocument, &d); err != nil {
+	if err := json.Unmarshal(OpenAPIDocument(), &d); err != nil {
 		return nil
 	}
 	s, err := d.resolve(openAPISchema{Ref: "#/components/schemas/" + name})
@@ -161,7 +170,7 @@ func mustReadQueryEnums(doc []byte) map[string][]enumParam {
 // (a single-valued one) are given more than once: a *paramError naming the
 // parameter and the allowed values, 400 invalid_parameter.
 func checkQueryEnums(r *http.Request) error {
-	params := queryEnums[r.Pattern]
+	params := queryEnums()[r.Pattern]
 	if len(params) == 0 {
 		return nil
 	}

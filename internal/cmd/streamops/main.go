@@ -61,7 +61,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	case "stats":
 		err = stats(ctx, rest, stdout, stderr)
 	case "openapi":
-		_, err = stdout.Write(httpapi.OpenAPIDocument)
+		_, err = stdout.Write(httpapi.OpenAPIDocument())
 	case "-h", "-help", "--help", "help":
 		fmt.Fprint(stdout, usage)
 		return 0

@@ -81,5 +81,5 @@ func TestRunStartsTheStackAndStopsOnSignal(t *testing.T) {
 func TestOpenAPIPrintsTheDocumentTheAPIServes(t *testing.T) {
 	code, out, errOut := runCLI("", "openapi")
 	require.Equal(t, 0, code, errOut)
-	assert.Equal(t, string(httpapi.OpenAPIDocument), out)
+	assert.Equal(t, string(httpapi.OpenAPIDocument()), out)
 }
