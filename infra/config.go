@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"math"
@@ -293,49 +294,22 @@ func configFromContext(scope constructs.Construct) (Config, error) {
 	return cfg, nil
 }
 
+// setDefaults fills each setting left at its zero value with its default.
 func (c *Config) setDefaults() {
-	if c.AssetDir == "" {
-		c.AssetDir = "build"
-	}
-	if c.MappingSettingsFile == "" {
-		c.MappingSettingsFile = defaultMappingSettingsFile
-	}
-	if c.MongoURISecretName == "" {
-		c.MongoURISecretName = "streamops/mongodb-uri"
-	}
-	if c.MongoDatabase == "" {
-		c.MongoDatabase = "streamops"
-	}
-	if c.ExportRetentionDays == 0 {
-		c.ExportRetentionDays = 30
-	}
-	if c.LogLevel == "" {
-		c.LogLevel = "info"
-	}
-	if c.EventsTTL == "" {
-		c.EventsTTL = defaultRetention
-	}
-	if c.WebhookEventsTTL == "" {
-		c.WebhookEventsTTL = defaultRetention
-	}
-	if c.LogRetentionDays == 0 {
-		c.LogRetentionDays = 30
-	}
-	if c.APIThrottleRate == 0 {
-		c.APIThrottleRate = 200
-	}
-	if c.APIThrottleBurst == 0 {
-		c.APIThrottleBurst = 400
-	}
-	if c.MSKMaxPollers == 0 {
-		c.MSKMaxPollers = 3
-	}
-	if c.OffsetLagThreshold == 0 {
-		c.OffsetLagThreshold = 1000
-	}
-	if c.OutboxAgeAlarmSeconds == 0 {
-		c.OutboxAgeAlarmSeconds = 900
-	}
+	c.AssetDir = cmp.Or(c.AssetDir, "build")
+	c.MappingSettingsFile = cmp.Or(c.MappingSettingsFile, defaultMappingSettingsFile)
+	c.MongoURISecretName = cmp.Or(c.MongoURISecretName, "streamops/mongodb-uri")
+	c.MongoDatabase = cmp.Or(c.MongoDatabase, "streamops")
+	c.ExportRetentionDays = cmp.Or(c.ExportRetentionDays, 30)
+	c.LogLevel = cmp.Or(c.LogLevel, "info")
+	c.EventsTTL = cmp.Or(c.EventsTTL, defaultRetention)
+	c.WebhookEventsTTL = cmp.Or(c.WebhookEventsTTL, defaultRetention)
+	c.LogRetentionDays = cmp.Or(c.LogRetentionDays, 30)
+	c.APIThrottleRate = cmp.Or(c.APIThrottleRate, 200)
+	c.APIThrottleBurst = cmp.Or(c.APIThrottleBurst, 400)
+	c.MSKMaxPollers = cmp.Or(c.MSKMaxPollers, 3)
+	c.OffsetLagThreshold = cmp.Or(c.OffsetLagThreshold, 1000)
+	c.OutboxAgeAlarmSeconds = cmp.Or(c.OutboxAgeAlarmSeconds, 900)
 }
 
 var (

@@ -1,6 +1,7 @@
 package provider
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -41,12 +42,8 @@ type SecretsManagerOptions struct {
 }
 
 func (o *SecretsManagerOptions) setDefaults() {
-	if o.Prefix == "" {
-		o.Prefix = DefaultSecretPrefix
-	}
-	if o.TTL == 0 {
-		o.TTL = DefaultSecretTTL
-	}
+	o.Prefix = cmp.Or(o.Prefix, DefaultSecretPrefix)
+	o.TTL = cmp.Or(o.TTL, DefaultSecretTTL)
 	if o.Now == nil {
 		o.Now = time.Now
 	}

@@ -47,17 +47,23 @@ func TestSignSendsWhatARealSenderSends(t *testing.T) {
 	}
 }
 
+// TestSignedFixturesVerifyIdentifyAndRoute signs each default provider's
+// fixture as its sender would, then verifies it, reads its event id and
+// type, and routes it.
 func TestSignedFixturesVerifyIdentifyAndRoute(t *testing.T) {
 	tests := []struct {
 		provider, fixture string
 		opts              provider.SignOptions
+		wantID, wantType  string
 		route             string
 	}{
-		{"stripe", "stripe-invoice-finalized.json", provider.SignOptions{}, "invoice.*"},
-		{"stripe", "stripe-customer-created.json", provider.SignOptions{}, "customer.created"},
-		{"github", "github-push.json", provider.SignOptions{ID: "72d3162e-cc78-11e3-81ab-4c9367dc0958", EventType: "push"}, "push"},
-		{"standard", "standard-event.json", provider.SignOptions{ID: "msg_2KWPBgLlAfxdpx2AI54pPJ85f4W"}, ""},
-		{"acme", "acme-order.json", provider.SignOptions{}, "OR_*"},
+		{"stripe", "stripe-invoice-finalized.json", provider.SignOptions{}, "evt_1QdXyZ2eZvKYlo2C8hTn4bLm", "invoice.finalized", "invoice.*"},
+		{"stripe", "stripe-customer-created.json", provider.SignOptions{}, "evt_1QeR4sLkdIwHu7ixOq2bT9Zc", "customer.created", "customer.created"},
+		{"github", "github-push.json", provider.SignOptions{ID: "72d3162e-cc78-11e3-81ab-4c9367dc0958", EventType: "push"},
+			"72d3162e-cc78-11e3-81ab-4c9367dc0958", "push", "push"},
+		{"standard", "standard-event.json", provider.SignOptions{ID: "msg_2KWPBgLlAfxdpx2AI54pPJ85f4W"},
+			"msg_2KWPBgLlAfxdpx2AI54pPJ85f4W", "contact.created", ""},
+		{"acme", "acme-order.json", provider.SignOptions{}, "acme-evt-20250115-000042", "OR_MGMT", "OR_*"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.fixture, func(t *testing.T) {
@@ -69,8 +75,10 @@ func TestSignedFixturesVerifyIdentifyAndRoute(t *testing.T) {
 			require.NoError(t, err)
 
 			require.NoError(t, p.Verify(h, body, []string{secret}, now))
-			_, eventType, err := p.Identify(h, body)
+			id, eventType, err := p.Identify(h, body)
 			require.NoError(t, err)
+			assert.Equal(t, tt.wantID, id)
+			assert.Equal(t, tt.wantType, eventType)
 			r, ok := p.Route(eventType)
 			assert.Equal(t, tt.route != "", ok)
 			assert.Equal(t, tt.route, r.Match)
