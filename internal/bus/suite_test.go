@@ -51,24 +51,20 @@ func runContractSuite(t *testing.T, brokers []string) {
 		require.NoError(t, client.EnsureTopics(testContext(t)))
 		testEnsureTopicsCreatesSeedTopics(t, adm)
 	})
-	t.Run("PublishKeepsPerWorkflowOrder", func(t *testing.T) {
-		testPublishKeepsPerWorkflowOrder(t, brokers, client, adm)
-	})
-	t.Run("PublishWritesKeyValueTimestampAndHeaders", func(t *testing.T) {
-		testPublishWritesKeyValueTimestampAndHeaders(t, brokers, client, adm)
-	})
-	t.Run("EveryProducePathStampsTheProduceTime", func(t *testing.T) {
-		testEveryProducePathStampsTheProduceTime(t, brokers, client, adm)
-	})
-	t.Run("PublishToSendsReplaysToAnotherTopic", func(t *testing.T) {
-		testPublishToSendsReplaysToAnotherTopic(t, brokers, client, adm)
-	})
-	t.Run("PublishNamesUnroutableEventsAndPublishesTheRest", func(t *testing.T) {
-		testPublishNamesUnroutableEvents(t, brokers, client, adm)
-	})
-	t.Run("PublishRecordsDeliversDeadLettersWithTheirHeaders", func(t *testing.T) {
-		testPublishRecordsDeliversDeadLetters(t, brokers, client, adm)
-	})
+	publishTests := []struct {
+		name string
+		run  func(t *testing.T, brokers []string, client *Client, adm *kadm.Client)
+	}{
+		{"PublishKeepsPerWorkflowOrder", testPublishKeepsPerWorkflowOrder},
+		{"PublishWritesKeyValueTimestampAndHeaders", testPublishWritesKeyValueTimestampAndHeaders},
+		{"EveryProducePathStampsTheProduceTime", testEveryProducePathStampsTheProduceTime},
+		{"PublishToSendsReplaysToAnotherTopic", testPublishToSendsReplaysToAnotherTopic},
+		{"PublishNamesUnroutableEventsAndPublishesTheRest", testPublishNamesUnroutableEvents},
+		{"PublishRecordsDeliversDeadLettersWithTheirHeaders", testPublishRecordsDeliversDeadLetters},
+	}
+	for _, tt := range publishTests {
+		t.Run(tt.name, func(t *testing.T) { tt.run(t, brokers, client, adm) })
+	}
 }
 
 func testEnsureTopicsCreatesSeedTopics(t *testing.T, adm *kadm.Client) {

@@ -46,29 +46,22 @@ func benchBatch(tb testing.TB, seed byte, n int) ([]*kgo.Record, []store.Task) {
 // bound by its per-operation collection copies (see the workflow
 // benchmark).
 func BenchmarkTaskProcessor(b *testing.B) {
-	run := func(b *testing.B, perInvocation int) {
-		streamtest.BenchProcessor(b, benchRecords, perInvocation, func(b *testing.B, i int) streamtest.Round {
-			h := newHarness(b, task.Executors{events.TaskEmailNotification: task.EmailExecutor{Mailer: task.FileMailer{Dir: b.TempDir()}}})
-			recs, tasks := benchBatch(b, byte(i), benchRecords)
-			_, err := h.Env.Store.InsertTasks(context.Background(), tasks...)
-			require.NoError(b, err)
-			return streamtest.Round{Records: recs, Deliver: h.Deliver, Commands: h.Env.Store.Commands}
-		})
-	}
-	b.Run("batch=1000", func(b *testing.B) { run(b, benchRecords) })
-	b.Run("baseline=one-at-a-time", func(b *testing.B) { run(b, 1) })
-	b.Run("batch=1000,processor-only", func(b *testing.B) {
-		streamtest.BenchProcessorOnly(b, "task-processor", benchRecords, func(b *testing.B, i int) (stream.Handler, []*kgo.Record) {
-			recs, tasks := benchBatch(b, byte(i), benchRecords)
-			d := discard{pending: map[string]store.Task{}}
-			for _, t := range tasks {
-				d.pending[t.TaskID] = t
-			}
-			svc, err := task.New(task.Config{Store: d, Runtime: streamtest.DiscardRuntime(),
-				Executors: task.Executors{events.TaskEmailNotification: task.EmailExecutor{Mailer: &flakyMailer{}}}})
-			require.NoError(b, err)
-			return svc, recs
-		})
+	streamtest.BenchProcessorVariants(b, "task-processor", benchRecords, func(b *testing.B, i int) streamtest.Round {
+		h := newHarness(b, task.Executors{events.TaskEmailNotification: task.EmailExecutor{Mailer: task.FileMailer{Dir: b.TempDir()}}})
+		recs, tasks := benchBatch(b, byte(i), benchRecords)
+		_, err := h.Env.Store.InsertTasks(context.Background(), tasks...)
+		require.NoError(b, err)
+		return streamtest.Round{Records: recs, Deliver: h.Deliver, Commands: h.Env.Store.Commands}
+	}, func(b *testing.B, i int) (stream.Handler, []*kgo.Record) {
+		recs, tasks := benchBatch(b, byte(i), benchRecords)
+		d := discard{pending: map[string]store.Task{}}
+		for _, t := range tasks {
+			d.pending[t.TaskID] = t
+		}
+		svc, err := task.New(task.Config{Store: d, Runtime: streamtest.DiscardRuntime(),
+			Executors: task.Executors{events.TaskEmailNotification: task.EmailExecutor{Mailer: &flakyMailer{}}}})
+		require.NoError(b, err)
+		return svc, recs
 	})
 }
 

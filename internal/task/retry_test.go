@@ -56,6 +56,27 @@ func emailPayload(id string, maxRetries int) events.TaskCreatedPayload {
 		MaxRetries: maxRetries, CreatedAt: events.At(time.Date(2026, 1, 4, 1, 10, 0, 0, time.UTC))}
 }
 
+// failingOnce submits, on a new harness, an email task whose first send
+// times out, so its first attempt fails with a retry scheduled.
+func failingOnce(t *testing.T) (*harness, *scriptMailer, string) {
+	t.Helper()
+	m := newScriptMailer(smtpTimeout)
+	h := newHarness(t, emailOnly(m))
+	id := events.NewTaskID()
+	m.failures[id] = 1
+	h.submit(t, emailPayload(id, 3))
+	return h, m, id
+}
+
+// assertRetriedOnce asserts that task id completed on its one retry.
+func assertRetriedOnce(t *testing.T, h *harness, m *scriptMailer, id string) {
+	t.Helper()
+	assert.Equal(t, status.TaskCompleted, h.task(t, id).Status)
+	assert.Equal(t, 2, m.sends(id), "the retry ran once")
+	assert.Equal(t, []string{"task.created", "task.processing(0)", "task.failed(1)", "task.processing(1)", "task.completed"},
+		steps(t, h.Lifecycle(t, id)))
+}
+
 // step names an event of a task's lifecycle with its retryCount, where it
 // has one: "task.failed(2)".
 func step(tb testing.TB, e events.Envelope) string {
@@ -166,11 +187,7 @@ func TestTaskRetriesShowSeed003SequenceWithOneTaskCreated(t *testing.T) {
 }
 
 func TestTaskFailedRedeliveredByTheSweeperIsTheSameEvent(t *testing.T) {
-	m := newScriptMailer(smtpTimeout)
-	h := newHarness(t, emailOnly(m))
-	id := events.NewTaskID()
-	m.failures[id] = 1
-	h.submit(t, emailPayload(id, 3))
+	h, _, id := failingOnce(t)
 	h.drain(t)
 
 	redelivered := h.sweep(t, 1)
@@ -277,11 +294,7 @@ func TestRetryWhoseMomentPassedWhileTheProcessorWasDownStillRuns(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			m := newScriptMailer(smtpTimeout)
-			h := newHarness(t, emailOnly(m))
-			id := events.NewTaskID()
-			m.failures[id] = 1
-			h.submit(t, emailPayload(id, 3))
+			h, m, id := failingOnce(t)
 			h.drain(t)
 			if tt.seenEarly {
 				h.drain(t)
@@ -297,10 +310,7 @@ func TestRetryWhoseMomentPassedWhileTheProcessorWasDownStillRuns(t *testing.T) {
 			require.NoError(t, err)
 			h.drain(t)
 
-			assert.Equal(t, status.TaskCompleted, h.task(t, id).Status)
-			assert.Equal(t, 2, m.sends(id), "the retry ran once")
-			assert.Equal(t, []string{"task.created", "task.processing(0)", "task.failed(1)", "task.processing(1)", "task.completed"},
-				steps(t, h.Lifecycle(t, id)))
+			assertRetriedOnce(t, h, m, id)
 		})
 	}
 }
@@ -342,19 +352,12 @@ func TestDuplicateTaskFailedRunsTheRetryOnce(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			m := newScriptMailer(smtpTimeout)
-			h := newHarness(t, emailOnly(m))
-			id := events.NewTaskID()
-			m.failures[id] = 1
-			h.submit(t, emailPayload(id, 3))
+			h, m, id := failingOnce(t)
 			require.Equal(t, 1, h.drain(t))
 
 			tt.deliver(t, h)
 
-			assert.Equal(t, 2, m.sends(id))
-			assert.Equal(t, status.TaskCompleted, h.task(t, id).Status)
-			assert.Equal(t, []string{"task.created", "task.processing(0)", "task.failed(1)", "task.processing(1)", "task.completed"},
-				steps(t, h.Lifecycle(t, id)))
+			assertRetriedOnce(t, h, m, id)
 		})
 	}
 }

@@ -60,28 +60,21 @@ func benchBatch(tb testing.TB, seed byte, n int) ([]*kgo.Record, []store.Workflo
 // processor-only variant runs the same batch against a store and emitter
 // that discard, to show the processor's own share.
 func BenchmarkWorkflowProcessor(b *testing.B) {
-	run := func(b *testing.B, perInvocation int) {
-		streamtest.BenchProcessor(b, benchRecords, perInvocation, func(b *testing.B, i int) streamtest.Round {
-			h := newHarness(b, nil)
-			recs, cps := benchBatch(b, byte(i), benchRecords)
-			_, err := h.Env.Store.SaveWorkflowCheckpoints(context.Background(), cps...)
-			require.NoError(b, err)
-			return streamtest.Round{Records: recs, Deliver: h.Deliver, Commands: h.Env.Store.Commands}
-		})
-	}
-	b.Run("batch=1000", func(b *testing.B) { run(b, benchRecords) })
-	b.Run("baseline=one-at-a-time", func(b *testing.B) { run(b, 1) })
-	b.Run("batch=1000,processor-only", func(b *testing.B) {
-		streamtest.BenchProcessorOnly(b, "workflow-processor", benchRecords, func(b *testing.B, i int) (stream.Handler, []*kgo.Record) {
-			recs, cps := benchBatch(b, byte(i), benchRecords)
-			d := discard{pending: make(map[string]store.WorkflowCheckpoint, len(cps))}
-			for _, cp := range cps {
-				d.pending[cp.WorkflowID] = cp
-			}
-			svc, err := workflow.New(workflow.Config{Store: d, Runtime: streamtest.DiscardRuntime()})
-			require.NoError(b, err)
-			return svc, recs
-		})
+	streamtest.BenchProcessorVariants(b, "workflow-processor", benchRecords, func(b *testing.B, i int) streamtest.Round {
+		h := newHarness(b, nil)
+		recs, cps := benchBatch(b, byte(i), benchRecords)
+		_, err := h.Env.Store.SaveWorkflowCheckpoints(context.Background(), cps...)
+		require.NoError(b, err)
+		return streamtest.Round{Records: recs, Deliver: h.Deliver, Commands: h.Env.Store.Commands}
+	}, func(b *testing.B, i int) (stream.Handler, []*kgo.Record) {
+		recs, cps := benchBatch(b, byte(i), benchRecords)
+		d := discard{pending: make(map[string]store.WorkflowCheckpoint, len(cps))}
+		for _, cp := range cps {
+			d.pending[cp.WorkflowID] = cp
+		}
+		svc, err := workflow.New(workflow.Config{Store: d, Runtime: streamtest.DiscardRuntime()})
+		require.NoError(b, err)
+		return svc, recs
 	})
 }
 

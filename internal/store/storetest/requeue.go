@@ -26,14 +26,8 @@ func testRequeue(t *testing.T, open Opener) {
 	id := func(i int) string { return entries[i].OutboxID }
 	later := clock.Now().Add(time.Hour)
 
-	claimed, err := s.ClaimDue(ctx(t), clock.Now(), time.Minute, 10)
-	require.NoError(t, err)
-	require.Len(t, claimed, 6)
-	byID := map[string]store.OutboxEntry{}
-	for _, e := range claimed {
-		byID[e.OutboxID] = e
-	}
-	_, err = s.SettleOutbox(ctx(t),
+	byID := claimAll(t, s, clock.Now(), 6)
+	_, err := s.SettleOutbox(ctx(t),
 		store.Settlement{Entry: byID[id(0)], Outcome: status.OutcomeDeferred, NextAttemptAt: later}, // pending again
 		store.Settlement{Entry: byID[id(2)], Outcome: status.OutcomeDelivered},
 		store.Settlement{Entry: byID[id(3)], Outcome: status.OutcomeRetry, NextAttemptAt: later, Error: "HTTP 503"},

@@ -434,6 +434,20 @@ func enqueue(t *testing.T, s *store.Store, entries []store.OutboxEntry) {
 	}
 }
 
+// claimAll claims the due entries at now, requires that there are want of
+// them, and returns them by outbox id.
+func claimAll(t *testing.T, s *store.Store, now time.Time, want int) map[string]store.OutboxEntry {
+	t.Helper()
+	claimed, err := s.ClaimDue(ctx(t), now, time.Minute, 10)
+	require.NoError(t, err)
+	require.Len(t, claimed, want)
+	byID := map[string]store.OutboxEntry{}
+	for _, e := range claimed {
+		byID[e.OutboxID] = e
+	}
+	return byID
+}
+
 func testConcurrentClaims(t *testing.T, open Opener) {
 	clock := NewClock()
 	s := open(t, store.Config{Now: clock.Now})
@@ -554,13 +568,7 @@ func testSettle(t *testing.T, open Opener) {
 	require.NoError(t, err)
 	assert.Equal(t, []string{entries[0].OutboxID}, res.Duplicates, "enqueueing the same outbox id twice is a duplicate")
 
-	claimed, err := s.ClaimDue(ctx(t), clock.Now(), time.Minute, 10)
-	require.NoError(t, err)
-	require.Len(t, claimed, 4)
-	byID := map[string]store.OutboxEntry{}
-	for _, e := range claimed {
-		byID[e.OutboxID] = e
-	}
+	byID := claimAll(t, s, clock.Now(), 4)
 	retryAt := clock.Now().Add(10 * time.Second)
 	n, err := s.SettleOutbox(ctx(t),
 		store.Settlement{Entry: byID[entries[0].OutboxID], Outcome: status.OutcomeDelivered},
@@ -679,13 +687,7 @@ func testPartnerRetryQuery(t *testing.T, open Opener) {
 	// they are. No outbox entry changes.
 	entries := outboxEntries(4, at, 0)
 	enqueue(t, s, entries)
-	claimed, err := s.ClaimDue(ctx(t), at, time.Minute, 10)
-	require.NoError(t, err)
-	require.Len(t, claimed, 4)
-	byID := map[string]store.OutboxEntry{}
-	for _, e := range claimed {
-		byID[e.OutboxID] = e
-	}
+	byID := claimAll(t, s, at, 4)
 	require.NoError(t, s.DeadLetter(ctx(t), byID[entries[0].OutboxID], "HTTP 410"))
 	require.NoError(t, s.MarkCompleted(ctx(t), byID[entries[1].OutboxID]))
 	require.NoError(t, s.MarkFailed(ctx(t), byID[entries[2].OutboxID], at.Add(5*time.Second), "HTTP 500"))

@@ -2,6 +2,7 @@ package streamtest
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 	"testing"
 
@@ -67,4 +68,16 @@ func BenchProcessorOnly(b *testing.B, name string, n int, round func(b *testing.
 		}
 	}
 	b.ReportMetric(float64(b.N*n)/b.Elapsed().Seconds(), "records/s")
+}
+
+// BenchProcessorVariants runs the variants every processor benchmark
+// reports, so they stay comparable: "batch=N" (the n records of each round
+// in one invocation), "baseline=one-at-a-time" (one record per invocation)
+// and "batch=N,processor-only" (the processor called name over the handler
+// only builds, against a store and emitter that discard).
+func BenchProcessorVariants(b *testing.B, name string, n int, round func(b *testing.B, i int) Round, only func(b *testing.B, i int) (stream.Handler, []*kgo.Record)) {
+	batch := fmt.Sprintf("batch=%d", n)
+	b.Run(batch, func(b *testing.B) { BenchProcessor(b, n, n, round) })
+	b.Run("baseline=one-at-a-time", func(b *testing.B) { BenchProcessor(b, n, 1, round) })
+	b.Run(batch+",processor-only", func(b *testing.B) { BenchProcessorOnly(b, name, n, only) })
 }
