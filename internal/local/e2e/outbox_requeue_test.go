@@ -2,11 +2,8 @@ package e2e
 
 import (
 	"context"
-	"encoding/json"
 	"net/http"
 	"net/http/httptest"
-	"os"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -75,24 +72,15 @@ func (p *recoveringPartner) counts() (int, map[string]int) {
 func TestARefusedDeliveryStaysDeadUntilAnOperatorRequeuesIt(t *testing.T) {
 	t.Parallel()
 	partner := newRecoveringPartner(t, http.StatusGone)
-	raw, err := json.Marshal([]outbox.Partner{{ID: "acme-requeue", Name: "Acme", URL: partner.srv.URL}})
-	require.NoError(t, err)
-	file := filepath.Join(t.TempDir(), "partners.json")
-	require.NoError(t, os.WriteFile(file, raw, 0o600))
 	const opsToken = "e2e-ops-alice-token"
+	partners := withPartners(t, outbox.Partner{ID: "acme-requeue", Name: "Acme", URL: partner.srv.URL})
 	s := startWith(t, "", nil, func(cfg *local.Config) {
-		cfg.PartnersFile, cfg.AdminTokens = file, "ops-alice="+opsToken
-		getenv := cfg.Getenv
-		cfg.Getenv = func(k string) string {
-			if strings.HasPrefix(k, "PARTNER_SECRET_") {
-				return standardSecret
-			}
-			return getenv(k)
-		}
+		partners(cfg)
+		cfg.AdminTokens = "ops-alice=" + opsToken
 	})
 	ctx := context.Background()
 	id := store.OutboxID("evt-e2e-requeue", "acme-requeue")
-	_, err = s.Store().EnqueueOutbox(ctx, store.OutboxEntry{OutboxID: id, AggregateType: "Order", AggregateID: "order-requeue",
+	_, err := s.Store().EnqueueOutbox(ctx, store.OutboxEntry{OutboxID: id, AggregateType: "Order", AggregateID: "order-requeue",
 		EventType: "OR_MGMT", TargetProvider: "acme-requeue", Payload: store.JSONDoc(`{"orderId":59734,"orderStatusLatest":"OR_PLC"}`)})
 	require.NoError(t, err)
 	entry := func() store.OutboxEntry {

@@ -2,12 +2,9 @@ package e2e
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
-	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -21,10 +18,8 @@ import (
 	"github.com/streamops/streamops/internal/backoff"
 	"github.com/streamops/streamops/internal/local"
 	"github.com/streamops/streamops/internal/outbox"
-	"github.com/streamops/streamops/internal/provider"
 	"github.com/streamops/streamops/internal/status"
 	"github.com/streamops/streamops/internal/store"
-	"github.com/streamops/streamops/internal/testenv"
 )
 
 // timedOut in a partner's answers is no answer within the relay's
@@ -76,47 +71,6 @@ func (p *timedPartner) arrivals() []time.Time {
 	return append([]time.Time(nil), p.at...)
 }
 
-// startWithPartners starts a stack whose schedules fire every period and
-// whose outbox relay delivers to partners.
-func startWithPartners(t *testing.T, period time.Duration, partners []*timedPartner) *local.Stack {
-	dir := t.TempDir()
-	var list []outbox.Partner
-	for _, p := range partners {
-		list = append(list, outbox.Partner{ID: p.id, Name: "Partner " + p.id, URL: p.srv.URL})
-	}
-	raw, err := json.Marshal(list)
-	require.NoError(t, err)
-	file := filepath.Join(dir, "partners.json")
-	require.NoError(t, os.WriteFile(file, raw, 0o600))
-	db := engineFor(t, dir)
-	logs := &testenv.Output{}
-	getenv := func(k string) string {
-		switch {
-		case strings.HasPrefix(k, "PARTNER_SECRET_"):
-			return standardSecret
-		case k == provider.SecretEnvVar("stripe"):
-			return stripeSecret
-		case k == provider.SecretEnvVar("github"):
-			return githubSecret
-		case k == provider.SecretEnvVar("standard"):
-			return standardSecret
-		}
-		return ""
-	}
-	s, err := local.Start(context.Background(), local.Config{
-		DataDir: dir, HTTPAddr: "127.0.0.1:0", KafkaAddr: "127.0.0.1:0", MongoURI: db.URI, Database: db.Database,
-		ScheduleInterval: period, AdminToken: adminToken, PartnersFile: file, LogOutput: logs, Getenv: getenv,
-	})
-	require.NoError(t, err)
-	t.Cleanup(func() {
-		_ = s.Shutdown(context.Background())
-		if t.Failed() {
-			t.Logf("last log lines of the stack:\n%s", logs.Tail(40))
-		}
-	})
-	return s
-}
-
 // TestPartnerRetriesKeepSeed000sScheduleWhateverThePeriod runs the local
 // stack as `make run` does (relay and retry-sweeper on their schedule)
 // with a real partner endpoint per answer. Seed 000: a failing delivery
@@ -137,7 +91,15 @@ func TestPartnerRetriesKeepSeed000sScheduleWhateverThePeriod(t *testing.T) {
 			for _, a := range append(append(append([]int(nil), refused...), retried...), timedOut) {
 				partners = append(partners, newTimedPartner(t, a))
 			}
-			s := startWithPartners(t, period, partners)
+			var list []outbox.Partner
+			for _, p := range partners {
+				list = append(list, outbox.Partner{ID: p.id, Name: "Partner " + p.id, URL: p.srv.URL})
+			}
+			withList := withPartners(t, list...)
+			s := startWith(t, "", nil, func(cfg *local.Config) {
+				withList(cfg)
+				cfg.ScheduleInterval = period
+			})
 			ctx := context.Background()
 			ids := map[string]string{}
 			var entries []store.OutboxEntry
