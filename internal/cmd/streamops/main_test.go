@@ -2,8 +2,12 @@ package main
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
 	"net/http"
+	"net/http/httptest"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -11,9 +15,14 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/streamops/streamops/events"
+	"github.com/streamops/streamops/internal/history"
 	"github.com/streamops/streamops/internal/httpapi"
 	"github.com/streamops/streamops/internal/local"
+	"github.com/streamops/streamops/internal/objects"
 	"github.com/streamops/streamops/internal/provider"
+	"github.com/streamops/streamops/internal/store"
+	"github.com/streamops/streamops/internal/submit"
 	"github.com/streamops/streamops/internal/testenv"
 )
 
@@ -82,4 +91,264 @@ func TestOpenAPIPrintsTheDocumentTheAPIServes(t *testing.T) {
 	code, out, errOut := runCLI("", "openapi")
 	require.Equal(t, 0, code, errOut)
 	assert.Equal(t, string(httpapi.OpenAPIDocument()), out)
+}
+
+const token = "ops-test-token"
+
+// api is an httptest server running the real API handler over kfake and
+// the embedded store.
+type api struct {
+	*testenv.Env
+	srv    *httptest.Server
+	client testenv.API
+}
+
+func newAPI(t *testing.T) *api {
+	t.Helper()
+	env := testenv.New(t, testenv.Options{})
+	sub, err := submit.New(env.Store, env.Emitter, submit.Limits{}, nil, env.Logger)
+	require.NoError(t, err)
+	h := httpapi.API(httpapi.APIConfig{
+		Submit: sub, Store: env.Store, Logger: env.Logger,
+		Replayer: &history.Replayer{Store: env.Store, Emitter: env.Emitter, Logger: env.Logger},
+		Exporter: &history.Exporter{Store: env.Store, Objects: objects.Files{Dir: t.TempDir()}, Logger: env.Logger},
+		Requeuer: &history.Requeuer{Store: env.Store, Publisher: env.Bus},
+		Auth:     httpapi.TokenAuth{AdminToken: token},
+	})
+	srv := httptest.NewServer(h)
+	t.Cleanup(srv.Close)
+	return &api{Env: env, srv: srv, client: testenv.API{URL: srv.URL, Token: token}}
+}
+
+// submitWorkflow submits a workflow through the API and returns its id.
+func (a *api) submitWorkflow(t *testing.T, name string) string {
+	t.Helper()
+	var out struct{ WorkflowID string }
+	require.Equal(t, http.StatusCreated, a.client.Call(t, "POST", "/api/workflows",
+		fmt.Appendf(nil, `{"name":%q,"steps":["validate","store"],"priority":"low"}`, name), nil, &out))
+	return out.WorkflowID
+}
+
+// ops runs the command line against the API with the given stdin and
+// returns the exit code, stdout and stderr.
+func (a *api) ops(t *testing.T, stdin string, args ...string) (int, string, string) {
+	t.Helper()
+	head := 1 // the flags go after the command words
+	if (args[0] == "dead-letters" || args[0] == "outbox") && len(args) > 1 && !strings.HasPrefix(args[1], "-") {
+		head = 2
+	}
+	args = append(append(slices.Clone(args[:head]), "-url", a.srv.URL, "-token", token), args[head:]...)
+	return runCLI(stdin, args...)
+}
+
+// runCLI runs the command line with args and stdin, and returns the exit
+// code, stdout and stderr.
+func runCLI(stdin string, args ...string) (int, string, string) {
+	var out, errOut testenv.Output
+	code := run(context.Background(), args, strings.NewReader(stdin), &out, &errOut)
+	return code, out.String(), errOut.String()
+}
+
+func TestOpsStatsShowsCountsPerCollection(t *testing.T) {
+	a := newAPI(t)
+	a.submitWorkflow(t, "one")
+	a.submitWorkflow(t, "two")
+	code, out, errOut := a.ops(t, "", "stats", "-window", "1h")
+	require.Equal(t, 0, code, errOut)
+	assert.Regexp(t, `(?m)^workflows\s+status\s+pending\s+2$`, out)
+	assert.Regexp(t, `(?m)^events\s+event_type\s+workflow.created\s+2$`, out)
+	assert.Contains(t, out, "(1h)")
+	assert.Contains(t, out, "open dead letters: 0\n")
+}
+
+func TestOpsTailPrintsHistoryOnceAndFollowsNewEvents(t *testing.T) {
+	a := newAPI(t)
+	first := []string{a.submitWorkflow(t, "a"), a.submitWorkflow(t, "b"), a.submitWorkflow(t, "c")}
+
+	// -limit 1 makes every page full, so paging goes through cursors.
+	code, out, errOut := a.ops(t, "", "tail", "-once", "-from-start", "-limit", "1")
+	require.Equal(t, 0, code, errOut)
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	require.Len(t, lines, 3, out)
+	for i, id := range first {
+		assert.Contains(t, lines[i], id, "oldest first")
+		assert.Contains(t, lines[i], "workflow.created")
+	}
+
+	var buf testenv.Output
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan int)
+	go func() {
+		done <- run(ctx, []string{"tail", "-url", a.srv.URL, "-token", token, "-from-start", "-limit", "2",
+			"-interval", "20ms", "-type", "workflow.created", "-json"}, strings.NewReader(""), &buf, &buf)
+	}()
+	require.Eventually(t, func() bool { return strings.Count(buf.String(), "\n") == 3 }, 10*time.Second, 10*time.Millisecond)
+	later := a.submitWorkflow(t, "d")
+	require.Eventually(t, func() bool { return strings.Contains(buf.String(), later) }, 10*time.Second, 10*time.Millisecond)
+	time.Sleep(100 * time.Millisecond) // a few more polls
+	cancel()
+	assert.Equal(t, 0, <-done)
+	ids := regexp.MustCompile(`"eventId":"([^"]+)"`).FindAllStringSubmatch(buf.String(), -1)
+	seen := map[string]bool{}
+	for _, m := range ids {
+		assert.False(t, seen[m[1]], "event %s printed twice", m[1])
+		seen[m[1]] = true
+	}
+	assert.Len(t, seen, 4)
+}
+
+func TestOpsReplayDryRunsThenAsks(t *testing.T) {
+	a := newAPI(t)
+	wf := a.submitWorkflow(t, "replay me")
+	replays := func() int {
+		n := 0
+		for _, e := range a.Envelopes(t, events.TopicWorkflows) {
+			if e.Metadata != nil && e.Metadata.ReplayOf != "" {
+				n++
+			}
+		}
+		return n
+	}
+
+	code, out, errOut := a.ops(t, "n\n", "replay", "-aggregate", wf)
+	assert.Equal(t, 1, code)
+	assert.Contains(t, out, "dry run: 1 events match")
+	assert.Contains(t, out, wf)
+	assert.Contains(t, errOut, "aborted")
+	assert.Zero(t, replays(), "declined: nothing replayed")
+
+	code, out, errOut = a.ops(t, "y\n", "replay", "-aggregate", wf)
+	require.Equal(t, 0, code, errOut)
+	assert.Regexp(t, `replay replay-\S+ completed: 1 of 1 events replayed, 0 failed`, out)
+	assert.Equal(t, 1, replays(), "the replay is published as a new event marked replayOf")
+
+	code, _, errOut = a.ops(t, "", "replay")
+	assert.Equal(t, 1, code)
+	assert.Contains(t, errOut, "no filter")
+}
+
+func TestOpsListsAndRequeuesDeadLetters(t *testing.T) {
+	a := newAPI(t)
+	ctx := context.Background()
+	_, err := a.Store.InsertDeadLetters(ctx,
+		store.DeadLetterEntry{Processor: "task-processor", Topic: events.TopicTasks, Partition: 1, Offset: 7, Key: "task-1",
+			Value: []byte(`{"broken":`), Reason: "undecodable", Error: "value is not JSON", RecordTimestamp: time.Now()},
+		store.DeadLetterEntry{Processor: "workflow-processor", Topic: events.TopicWorkflows, Partition: 0, Offset: 3,
+			Value: []byte(`{"eventType":"nope"}`), Reason: "schema-invalid", Error: "unknown type", RecordTimestamp: time.Now()},
+	)
+	require.NoError(t, err)
+	taskDL := store.DeadLetterID(events.TopicTasks, 1, 7)
+
+	code, out, errOut := a.ops(t, "", "dead-letters")
+	require.Equal(t, 0, code, errOut)
+	assert.Contains(t, out, taskDL)
+	assert.Contains(t, out, "tasks-1@7")
+	assert.Contains(t, out, "workflows-0@3")
+
+	code, out, errOut = a.ops(t, "", "dead-letters", "list", "-topic", "tasks")
+	require.Equal(t, 0, code, errOut)
+	assert.Contains(t, out, "tasks-1@7")
+	assert.NotContains(t, out, "workflows-0@3")
+
+	// -json prints each dead letter in the API's shape, not the store's.
+	code, out, errOut = a.ops(t, "", "dead-letters", "list", "-json")
+	require.Equal(t, 0, code, errOut)
+	var page struct{ DeadLetters []json.RawMessage }
+	require.Equal(t, http.StatusOK, a.client.Call(t, "GET", "/api/dead-letters?limit=100&status=open", nil, nil, &page))
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	require.Len(t, lines, len(page.DeadLetters))
+	for i, line := range lines {
+		assert.JSONEq(t, string(page.DeadLetters[i]), line)
+	}
+
+	code, out, errOut = a.ops(t, "", "dead-letters", "requeue", taskDL)
+	require.Equal(t, 0, code, errOut)
+	assert.Contains(t, out, "requeued "+taskDL)
+	assert.Contains(t, out, "1 requeue(s)")
+	recs := a.Records(t, events.TopicTasks)
+	require.Len(t, recs, 1, "the record went back to its topic")
+	assert.Equal(t, `{"broken":`, string(recs[0].Value))
+
+	code, out, _ = a.ops(t, "", "dead-letters", "list", "-topic", "tasks")
+	require.Equal(t, 0, code)
+	assert.Contains(t, out, "no dead letters", "a requeued dead letter is no longer open")
+
+	code, out, errOut = a.ops(t, "y\n", "dead-letters", "requeue", "-all", "-topic", "workflows")
+	require.Equal(t, 0, code, errOut)
+	assert.Contains(t, out, "workflows-0@3")
+	assert.Contains(t, out, "requeued 1 dead letters.")
+
+	// -status all lists and requeues the replayed ones too (the API reads
+	// "all" as no filter, and refuses a status it does not know).
+	code, out, errOut = a.ops(t, "", "dead-letters", "list", "-topic", "tasks", "-status", "all")
+	require.Equal(t, 0, code, errOut)
+	assert.Contains(t, out, "tasks-1@7")
+	code, out, errOut = a.ops(t, "y\n", "dead-letters", "requeue", "-all", "-topic", "tasks", "-status", "all")
+	require.Equal(t, 0, code, errOut)
+	assert.Contains(t, out, "requeued 1 dead letters.")
+	assert.Len(t, a.Records(t, events.TopicTasks), 2, "the replayed dead letter went back again")
+	code, _, errOut = a.ops(t, "", "dead-letters", "list", "-status", "closed")
+	assert.Equal(t, 1, code)
+	assert.Contains(t, errOut, "open, replayed, discarded, all")
+
+	code, _, errOut = a.ops(t, "", "dead-letters", "requeue", "no-such-id")
+	assert.Equal(t, 1, code)
+	assert.Contains(t, errOut, "404")
+}
+
+func TestOpsReportsAPIErrors(t *testing.T) {
+	a := newAPI(t)
+	tests := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"bad token", []string{"stats", "-url", a.srv.URL, "-token", "wrong"}, "401"},
+		{"no token", []string{"stats", "-url", a.srv.URL}, "no token"},
+		{"bad url", []string{"stats", "-url", "not a url", "-token", token}, "is not a URL"},
+		{"bad window", []string{"stats", "-url", a.srv.URL, "-token", token, "-window", "-1h"}, "field window"},
+		{"unknown command", []string{"frobnicate"}, "unknown command"},
+	}
+	t.Setenv("STREAMOPS_ADMIN_TOKEN", "")
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			code, _, errOut := runCLI("", tc.args...)
+			assert.NotEqual(t, 0, code)
+			assert.Contains(t, errOut, tc.want)
+		})
+	}
+}
+
+// TestOpsOutboxRequeueStartsANewRound: `streamops outbox requeue ID`
+// requeues a dead-lettered outbox entry; an entry in another status and
+// an unknown id are the API's errors, named.
+func TestOpsOutboxRequeueStartsANewRound(t *testing.T) {
+	a := newAPI(t)
+	id := a.OutboxEntryIn(t, "evt-ops-requeue", "acme", "dead_letter")
+
+	code, out, errOut := a.ops(t, "", "outbox", "requeue", id)
+	require.Equal(t, 0, code, errOut)
+	assert.Equal(t, "requeued "+id+": now pending, a new round of 5 attempts, 1 requeue(s)\n", out)
+	e, err := a.Store.GetOutboxEntry(context.Background(), id)
+	require.NoError(t, err)
+	assert.Equal(t, "pending", e.Status)
+	assert.Equal(t, "admin", e.RequeuedBy, "the token's principal")
+
+	for _, c := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"already requeued", []string{"outbox", "requeue", id}, "409 status_conflict: outbox entry \"" + id + "\": store: status is pending; requeue applies to dead_letter only (field status)"},
+		{"unknown id", []string{"outbox", "requeue", "no-such-entry"}, "404 not_found"},
+		{"no id", []string{"outbox", "requeue"}, "name the dead-lettered outbox entries"},
+		{"no subcommand", []string{"outbox"}, "name a subcommand: requeue"},
+		{"unknown subcommand", []string{"outbox", "list"}, `unknown subcommand "list"`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			code, _, errOut := a.ops(t, "", c.args...)
+			assert.Equal(t, 1, code)
+			assert.Contains(t, errOut, c.want)
+		})
+	}
 }

@@ -6,6 +6,9 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -18,6 +21,7 @@ import (
 	"github.com/streamops/streamops/internal/backoff"
 	"github.com/streamops/streamops/internal/fault"
 	"github.com/streamops/streamops/internal/local"
+	"github.com/streamops/streamops/internal/outbox"
 	"github.com/streamops/streamops/internal/provider"
 	"github.com/streamops/streamops/internal/store"
 	"github.com/streamops/streamops/internal/store/storetest"
@@ -88,6 +92,27 @@ func engineFor(t *testing.T, dir string) store.Config {
 	cfg := storetest.Configure(t, store.Config{})
 	databases.Store(dir, cfg)
 	return cfg
+}
+
+// withPartners is a configure of startWith: the stack's outbox relay
+// delivers to partners (a partners file of the test's own), signing with
+// standardSecret.
+func withPartners(t *testing.T, partners ...outbox.Partner) func(*local.Config) {
+	t.Helper()
+	raw, err := json.Marshal(partners)
+	require.NoError(t, err)
+	file := filepath.Join(t.TempDir(), "partners.json")
+	require.NoError(t, os.WriteFile(file, raw, 0o600))
+	return func(cfg *local.Config) {
+		cfg.PartnersFile = file
+		getenv := cfg.Getenv
+		cfg.Getenv = func(k string) string {
+			if strings.HasPrefix(k, "PARTNER_SECRET_") {
+				return standardSecret
+			}
+			return getenv(k)
+		}
+	}
 }
 
 // start starts a stack on dir (a fresh temporary directory when empty),
