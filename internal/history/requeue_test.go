@@ -1,8 +1,9 @@
-package history_test
+package history
 
 import (
 	"context"
 	"encoding/json"
+	"strings"
 	"testing"
 	"time"
 
@@ -11,7 +12,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/streamops/streamops/events"
-	"github.com/streamops/streamops/internal/history"
+	"github.com/streamops/streamops/internal/jsonbody"
 	"github.com/streamops/streamops/internal/store"
 	"github.com/streamops/streamops/internal/testenv"
 )
@@ -33,7 +34,7 @@ func TestARequeuedConsumedEventKeepsTheFieldsItsProducerAdded(t *testing.T) {
 	dls, _, err := env.Store.ListDeadLetters(context.Background(), store.DeadLetterQuery{})
 	require.NoError(t, err)
 	require.Len(t, dls, 1)
-	q := &history.Requeuer{Store: env.Store, Publisher: env.Bus}
+	q := &Requeuer{Store: env.Store, Publisher: env.Bus}
 
 	n, err := q.Requeue(context.Background(), "admin", dls[0])
 	require.NoError(t, err)
@@ -50,4 +51,32 @@ func TestARequeuedConsumedEventKeepsTheFieldsItsProducerAdded(t *testing.T) {
 	again, err := json.Marshal(stored)
 	require.NoError(t, err)
 	assert.JSONEq(t, string(value), string(again), "stored with every field, for a replay")
+}
+
+func TestARequeuedDeadLetterGoesBackAsItArrived(t *testing.T) {
+	dl := deadLetterFromDocument(store.DeadLetterEntry{ID: "dl-1", DeadLetterID: "dl-1", Topic: "workflows",
+		Value: []byte(`not json`), Headers: []store.DeadLetterHeader{{Key: "h", Value: "v"}}})
+	rec := dl.record("")
+	assert.Nil(t, rec.Key, "no key stays no key")
+	assert.Equal(t, "workflows", rec.Topic)
+	require.Len(t, rec.Headers, 2)
+	assert.Equal(t, HeaderRequeuedFrom, rec.Headers[1].Key)
+	rec = dl.record("alice")
+	require.Len(t, rec.Headers, 3, "a requeue by a principal names it")
+	assert.Equal(t, HeaderRequeuedBy, rec.Headers[2].Key)
+	assert.Equal(t, "alice", string(rec.Headers[2].Value))
+	assert.Equal(t, []byte(`not json`), rec.Value, "the record's value, its event, is as it arrived")
+	_, ok := dl.envelope()
+	assert.False(t, ok, "a value that is not an envelope is no event")
+
+	deep := `{"eventId":"evt-1","eventType":"workflow.created","payload":` + strings.Repeat("[", jsonbody.MaxEventDepth) +
+		strings.Repeat("]", jsonbody.MaxEventDepth) + `}`
+	_, ok = deadLetterFromDocument(store.DeadLetterEntry{Value: []byte(deep)}).envelope()
+	assert.False(t, ok, "a value nested past the consumers' limit is no event to store: it goes back as it is")
+
+	dl = deadLetterFromDocument(store.DeadLetterEntry{Key: "wf-1", Value: []byte(`{"eventId":"evt-1","eventType":"workflow.created"}`)})
+	assert.Equal(t, []byte("wf-1"), dl.record("").Key)
+	env, ok := dl.envelope()
+	assert.True(t, ok)
+	assert.Equal(t, "evt-1", env.EventID)
 }

@@ -2,14 +2,12 @@ package history
 
 import (
 	"errors"
-	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/streamops/streamops/events"
-	"github.com/streamops/streamops/internal/jsonbody"
 	"github.com/streamops/streamops/internal/status"
 	"github.com/streamops/streamops/internal/store"
 )
@@ -57,32 +55,4 @@ func TestSessionCountsAndEndsAsTheSeedSays(t *testing.T) {
 	assert.Equal(t, "broker down", d.Errors[2].Error)
 	assert.NotEmpty(t, d.Errors[2].ErrorType, "a session-level error carries its type")
 	assert.Equal(t, s, sessionFromDocument(d), "the document holds the whole session")
-}
-
-func TestARequeuedDeadLetterGoesBackAsItArrived(t *testing.T) {
-	dl := deadLetterFromDocument(store.DeadLetterEntry{ID: "dl-1", DeadLetterID: "dl-1", Topic: "workflows",
-		Value: []byte(`not json`), Headers: []store.DeadLetterHeader{{Key: "h", Value: "v"}}})
-	rec := dl.record("")
-	assert.Nil(t, rec.Key, "no key stays no key")
-	assert.Equal(t, "workflows", rec.Topic)
-	require.Len(t, rec.Headers, 2)
-	assert.Equal(t, HeaderRequeuedFrom, rec.Headers[1].Key)
-	rec = dl.record("alice")
-	require.Len(t, rec.Headers, 3, "a requeue by a principal names it")
-	assert.Equal(t, HeaderRequeuedBy, rec.Headers[2].Key)
-	assert.Equal(t, "alice", string(rec.Headers[2].Value))
-	assert.Equal(t, []byte(`not json`), rec.Value, "the record's value, its event, is as it arrived")
-	_, ok := dl.envelope()
-	assert.False(t, ok, "a value that is not an envelope is no event")
-
-	deep := `{"eventId":"evt-1","eventType":"workflow.created","payload":` + strings.Repeat("[", jsonbody.MaxEventDepth) +
-		strings.Repeat("]", jsonbody.MaxEventDepth) + `}`
-	_, ok = deadLetterFromDocument(store.DeadLetterEntry{Value: []byte(deep)}).envelope()
-	assert.False(t, ok, "a value nested past the consumers' limit is no event to store: it goes back as it is")
-
-	dl = deadLetterFromDocument(store.DeadLetterEntry{Key: "wf-1", Value: []byte(`{"eventId":"evt-1","eventType":"workflow.created"}`)})
-	assert.Equal(t, []byte("wf-1"), dl.record("").Key)
-	env, ok := dl.envelope()
-	assert.True(t, ok)
-	assert.Equal(t, "evt-1", env.EventID)
 }

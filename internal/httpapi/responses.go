@@ -23,6 +23,19 @@ func (d rawJSON) MarshalJSON() ([]byte, error) {
 	return d, nil
 }
 
+// origin is what started a workflow or a task and when it changed: the
+// fields both answers carry, in one place. Embedded, its fields are written
+// in line, where each answer lists them.
+type origin struct {
+	EventID        string    `json:"eventId"`
+	CorrelationID  string    `json:"correlationId,omitempty"`
+	WebhookEventID string    `json:"webhookEventId,omitempty"`
+	PartnerID      string    `json:"partnerId,omitempty"`
+	UserID         string    `json:"userId,omitempty"`
+	CreatedAt      time.Time `json:"createdAt"`
+	UpdatedAt      time.Time `json:"updatedAt"`
+}
+
 // workflowResponse is GET /api/workflows/{id}: the workflow's state plus
 // per-step progress.
 type workflowResponse struct {
@@ -38,16 +51,10 @@ type workflowResponse struct {
 	StepAttemptsStarted int                   `json:"stepAttemptsStarted,omitempty"`
 	StepResults         []stepResult          `json:"stepResults,omitempty"`
 	Error               *events.WorkflowError `json:"error,omitempty"`
-	EventID             string                `json:"eventId"`
-	CorrelationID       string                `json:"correlationId,omitempty"`
-	WebhookEventID      string                `json:"webhookEventId,omitempty"`
-	PartnerID           string                `json:"partnerId,omitempty"`
-	UserID              string                `json:"userId,omitempty"`
-	CreatedAt           time.Time             `json:"createdAt"`
-	UpdatedAt           time.Time             `json:"updatedAt"`
-	StartedAt           *time.Time            `json:"startedAt,omitempty"`
-	CompletedAt         *time.Time            `json:"completedAt,omitempty"`
-	Progress            []stepView            `json:"progress"`
+	origin
+	StartedAt   *time.Time `json:"startedAt,omitempty"`
+	CompletedAt *time.Time `json:"completedAt,omitempty"`
+	Progress    []stepView `json:"progress"`
 }
 
 // stepResult is one finished step of a workflow.
@@ -76,39 +83,35 @@ func toWorkflow(wf store.Workflow) workflowResponse {
 		WorkflowID: wf.WorkflowID, Name: wf.Name, Steps: wf.Steps, Priority: wf.Priority, Input: rawJSON(wf.Input),
 		Status: wf.Status, CurrentStepIndex: wf.CurrentStepIndex, StepAttempts: wf.StepAttempts,
 		AttemptStepIndex: wf.AttemptStepIndex, StepAttemptsStarted: wf.StepAttemptsStarted,
-		StepResults: mapNil(wf.StepResults, toStepResult), Error: wf.Error, EventID: wf.EventID,
-		CorrelationID: wf.CorrelationID, WebhookEventID: wf.WebhookEventID, PartnerID: wf.PartnerID, UserID: wf.UserID,
-		CreatedAt: wf.CreatedAt, UpdatedAt: wf.UpdatedAt, StartedAt: wf.StartedAt, CompletedAt: wf.CompletedAt,
+		StepResults: mapNil(wf.StepResults, toStepResult), Error: wf.Error,
+		origin: origin{EventID: wf.EventID, CorrelationID: wf.CorrelationID, WebhookEventID: wf.WebhookEventID,
+			PartnerID: wf.PartnerID, UserID: wf.UserID, CreatedAt: wf.CreatedAt, UpdatedAt: wf.UpdatedAt},
+		StartedAt: wf.StartedAt, CompletedAt: wf.CompletedAt,
 	}
 }
 
 // taskResponse is GET /api/tasks/{id}: the task's state.
 type taskResponse struct {
-	TaskID         string            `json:"taskId"`
-	Type           string            `json:"type"`
-	Data           rawJSON           `json:"data"`
-	Status         string            `json:"status"`
-	RetryCount     int               `json:"retryCount"`
-	MaxRetries     int               `json:"maxRetries"`
-	NextRetryAt    *time.Time        `json:"nextRetryAt,omitempty"`
-	LastError      *events.TaskError `json:"lastError,omitempty"`
-	Result         rawJSON           `json:"result,omitempty"`
-	EventID        string            `json:"eventId"`
-	CorrelationID  string            `json:"correlationId,omitempty"`
-	WebhookEventID string            `json:"webhookEventId,omitempty"`
-	PartnerID      string            `json:"partnerId,omitempty"`
-	UserID         string            `json:"userId,omitempty"`
-	CreatedAt      time.Time         `json:"createdAt"`
-	UpdatedAt      time.Time         `json:"updatedAt"`
-	CompletedAt    *time.Time        `json:"completedAt,omitempty"`
+	TaskID      string            `json:"taskId"`
+	Type        string            `json:"type"`
+	Data        rawJSON           `json:"data"`
+	Status      string            `json:"status"`
+	RetryCount  int               `json:"retryCount"`
+	MaxRetries  int               `json:"maxRetries"`
+	NextRetryAt *time.Time        `json:"nextRetryAt,omitempty"`
+	LastError   *events.TaskError `json:"lastError,omitempty"`
+	Result      rawJSON           `json:"result,omitempty"`
+	origin
+	CompletedAt *time.Time `json:"completedAt,omitempty"`
 }
 
 func toTask(t store.Task) taskResponse {
 	return taskResponse{
 		TaskID: t.TaskID, Type: t.Type, Data: rawJSON(t.Data), Status: t.Status, RetryCount: t.RetryCount,
 		MaxRetries: t.MaxRetries, NextRetryAt: t.NextRetryAt, LastError: t.LastError, Result: rawJSON(t.Result),
-		EventID: t.EventID, CorrelationID: t.CorrelationID, WebhookEventID: t.WebhookEventID, PartnerID: t.PartnerID, UserID: t.UserID,
-		CreatedAt: t.CreatedAt, UpdatedAt: t.UpdatedAt, CompletedAt: t.CompletedAt,
+		origin: origin{EventID: t.EventID, CorrelationID: t.CorrelationID, WebhookEventID: t.WebhookEventID,
+			PartnerID: t.PartnerID, UserID: t.UserID, CreatedAt: t.CreatedAt, UpdatedAt: t.UpdatedAt},
+		CompletedAt: t.CompletedAt,
 	}
 }
 
