@@ -4,6 +4,7 @@ import (
 	"flag"
 	"fmt"
 	"net/url"
+	"reflect"
 	"strings"
 	"time"
 
@@ -24,94 +25,120 @@ func (l *listFlag) Set(v string) error {
 	return nil
 }
 
-// filterFlags are seed 001's ReplayFilter as flags, shared by tail and
-// replay.
+// filterFlagSpecs are the CLI flags of seed 001's ReplayFilter, one per
+// filter, keyed by the filter's JSON field: the struct's fields are the
+// one list of filters (docs/extending.md), and
+// TestFilterFlagsCoverEveryFilterField holds this table to them. A
+// field's Go type sets how its flag reads: []string a repeatable,
+// comma-separated list, string one value, *time.Time an RFC 3339 time.
+var filterFlagSpecs = []struct{ field, flag, usage string }{
+	{"event_types", "type", "event types to include (repeat or comma-separate), e.g. workflow.completed"},
+	{"exclude_event_types", "exclude-type", "event types to leave out"},
+	{"event_ids", "event-id", "event ids"},
+	{"execution_id", "execution", "execution id: a webhook event id (metadata.correlationId)"},
+	{"aggregate_id", "aggregate", "aggregate id: a workflowId, taskId or webhookEventId"},
+	{"user_id", "user", "metadata.userId"},
+	{"service_name", "service", "metadata.source, e.g. webhook, api-gateway, event-processor"},
+	{"start_time", "start", "only events at or after this RFC 3339 time"},
+	{"end_time", "end", "only events at or before this RFC 3339 time"},
+}
+
+// filterFlags are the flags of filterFlagSpecs, shared by tail and
+// replay, and -since, another way to set start_time.
 type filterFlags struct {
-	types, exclude, ids                 listFlag
-	execution, aggregate, user, service string
-	since                               time.Duration
-	start, end                          string
-	sinceSet, startSet, endSet          bool
+	values map[string]flag.Value // by JSON field
+	since  time.Duration
 }
 
 func addFilterFlags(fs *flag.FlagSet) *filterFlags {
-	f := &filterFlags{}
-	fs.Var(&f.types, "type", "event types to include (repeat or comma-separate), e.g. workflow.completed")
-	fs.Var(&f.exclude, "exclude-type", "event types to leave out")
-	fs.Var(&f.ids, "event-id", "event ids")
-	fs.StringVar(&f.execution, "execution", "", "execution id: a webhook event id (metadata.correlationId)")
-	fs.StringVar(&f.aggregate, "aggregate", "", "aggregate id: a workflowId, taskId or webhookEventId")
-	fs.StringVar(&f.user, "user", "", "metadata.userId")
-	fs.StringVar(&f.service, "service", "", "metadata.source, e.g. webhook, api-gateway, event-processor")
+	f := &filterFlags{values: map[string]flag.Value{}}
+	fields := filterFields()
+	for _, spec := range filterFlagSpecs {
+		var v flag.Value = new(stringFlag)
+		if fields[spec.field].Type.Kind() == reflect.Slice {
+			v = new(listFlag)
+		}
+		fs.Var(v, spec.flag, spec.usage)
+		f.values[spec.field] = v
+	}
 	fs.DurationVar(&f.since, "since", 0, "only events from this long ago on, e.g. 15m (start_time = now - since)")
-	fs.StringVar(&f.start, "start", "", "only events at or after this RFC 3339 time")
-	fs.StringVar(&f.end, "end", "", "only events at or before this RFC 3339 time")
 	return f
+}
+
+// stringFlag is a flag that holds one value.
+type stringFlag string
+
+func (s *stringFlag) String() string     { return string(*s) }
+func (s *stringFlag) Set(v string) error { *s = stringFlag(v); return nil }
+
+// filterFields are ReplayFilter's fields by JSON name, those without one
+// (the partner scope the server sets) left out.
+func filterFields() map[string]reflect.StructField {
+	out := map[string]reflect.StructField{}
+	for f := range reflect.TypeFor[store.ReplayFilter]().Fields() {
+		if name, _, _ := strings.Cut(f.Tag.Get("json"), ","); name != "" && name != "-" {
+			out[name] = f
+		}
+	}
+	return out
 }
 
 // filter builds the ReplayFilter the flags describe, at now.
 func (f *filterFlags) filter(fs *flag.FlagSet, now time.Time) (store.ReplayFilter, error) {
-	fs.Visit(func(fl *flag.Flag) {
-		switch fl.Name {
-		case "since":
-			f.sinceSet = true
-		case "start":
-			f.startSet = true
-		case "end":
-			f.endSet = true
-		}
-	})
-	out := store.ReplayFilter{
-		EventIDs: f.ids, ExecutionID: f.execution, AggregateID: f.aggregate,
-		EventTypes: f.types, ExcludeEventTypes: f.exclude, UserID: f.user, ServiceName: f.service,
-	}
-	parse := func(name, v string) (*time.Time, error) {
-		t, err := time.Parse(time.RFC3339Nano, v)
-		if err != nil {
-			return nil, fmt.Errorf("-%s %q is not an RFC 3339 time such as 2026-01-04T01:09:27Z", name, v)
-		}
-		return &t, nil
-	}
-	var err error
-	switch {
-	case f.startSet && f.sinceSet:
+	set := map[string]bool{}
+	fs.Visit(func(fl *flag.Flag) { set[fl.Name] = true })
+	var out store.ReplayFilter
+	if set["start"] && set["since"] {
 		return out, fmt.Errorf("-start and -since both set a start time: pass one")
-	case f.startSet:
-		if out.StartTime, err = parse("start", f.start); err != nil {
-			return out, err
+	}
+	v := reflect.ValueOf(&out).Elem()
+	fields := filterFields()
+	for _, spec := range filterFlagSpecs {
+		if !set[spec.flag] {
+			continue
 		}
-	case f.sinceSet:
+		dst := v.FieldByIndex(fields[spec.field].Index)
+		switch val := f.values[spec.field].(type) {
+		case *listFlag:
+			dst.Set(reflect.ValueOf([]string(*val)))
+		case *stringFlag:
+			if dst.Kind() == reflect.String {
+				dst.SetString(string(*val))
+				continue
+			}
+			t, err := time.Parse(time.RFC3339Nano, string(*val))
+			if err != nil {
+				return out, fmt.Errorf("-%s %q is not an RFC 3339 time such as 2026-01-04T01:09:27Z", spec.flag, string(*val))
+			}
+			dst.Set(reflect.ValueOf(&t))
+		}
+	}
+	if set["since"] {
 		t := now.Add(-f.since)
 		out.StartTime = &t
-	}
-	if f.endSet {
-		if out.EndTime, err = parse("end", f.end); err != nil {
-			return out, err
-		}
 	}
 	return out, nil
 }
 
-// query is f as GET /api/events query parameters.
+// query is f as GET /api/events query parameters, one per set field.
 func query(f store.ReplayFilter) url.Values {
 	q := url.Values{}
-	set := func(k, v string) {
-		if v != "" {
-			q.Set(k, v)
+	v := reflect.ValueOf(f)
+	for name, field := range filterFields() {
+		switch x := v.FieldByIndex(field.Index).Interface().(type) {
+		case []string:
+			if len(x) > 0 {
+				q.Set(name, strings.Join(x, ","))
+			}
+		case string:
+			if x != "" {
+				q.Set(name, x)
+			}
+		case *time.Time:
+			if x != nil {
+				q.Set(name, x.UTC().Format(time.RFC3339Nano))
+			}
 		}
-	}
-	set("event_ids", strings.Join(f.EventIDs, ","))
-	set("execution_id", f.ExecutionID)
-	set("aggregate_id", f.AggregateID)
-	set("event_types", strings.Join(f.EventTypes, ","))
-	set("exclude_event_types", strings.Join(f.ExcludeEventTypes, ","))
-	set("user_id", f.UserID)
-	set("service_name", f.ServiceName)
-	if f.StartTime != nil {
-		q.Set("start_time", f.StartTime.UTC().Format(time.RFC3339Nano))
-	}
-	if f.EndTime != nil {
-		q.Set("end_time", f.EndTime.UTC().Format(time.RFC3339Nano))
 	}
 	return q
 }
