@@ -70,16 +70,12 @@ type filterParam struct {
 // store.ReplayFilter adds its parameter (a []string is a list, a string one
 // value, a *time.Time an RFC 3339 time), and TestFilterParametersAreOneList
 // checks the OpenAPI document lists it.
-var filterParams = mustFilterParams(reflect.TypeFor[store.ReplayFilter]())
+var filterParams = mustFilterParams()
 
-func mustFilterParams(t reflect.Type) []filterParam {
+func mustFilterParams() []filterParam {
 	var out []filterParam
-	for _, f := range reflect.VisibleFields(t) {
-		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
-		if name == "" || name == "-" {
-			continue
-		}
-		p := filterParam{name: name, index: f.Index}
+	for _, f := range store.FilterFields() {
+		p := filterParam{name: f.Name, index: f.Index}
 		switch f.Type {
 		case reflect.TypeFor[[]string]():
 			p.read = func(q url.Values, name string, into reflect.Value) error {
@@ -98,7 +94,7 @@ func mustFilterParams(t reflect.Type) []filterParam {
 				return err
 			}
 		default:
-			panic(fmt.Sprintf("httpapi: ReplayFilter.%s: no query parameter reads a %s", f.Name, f.Type))
+			panic(fmt.Sprintf("httpapi: ReplayFilter.%s: no query parameter reads a %s", f.StructField.Name, f.Type))
 		}
 		out = append(out, p)
 	}

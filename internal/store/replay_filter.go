@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"reflect"
+	"strings"
 	"time"
 
 	"go.mongodb.org/mongo-driver/bson"
@@ -28,6 +30,27 @@ type ReplayFilter struct {
 	// deliveries started (events.partner_id). Not in seed 001: the API sets
 	// it to scope a partner's token; it is never read from a request.
 	PartnerID string `json:"-"`
+}
+
+// FilterField is one filter of ReplayFilter: its JSON name, which is also
+// its query parameter on GET /api/events and its CLI flag's field, and the
+// struct field that holds it.
+type FilterField struct {
+	Name string
+	reflect.StructField
+}
+
+// FilterFields are ReplayFilter's filters in field order: every field with
+// a JSON name (not PartnerID, which the API sets). They are the one list of
+// filters the query parameters, the OpenAPI document and the CLI follow.
+func FilterFields() []FilterField {
+	var out []FilterField
+	for _, f := range reflect.VisibleFields(reflect.TypeFor[ReplayFilter]()) {
+		if name, _, _ := strings.Cut(f.Tag.Get("json"), ","); name != "" && name != "-" {
+			out = append(out, FilterField{Name: name, StructField: f})
+		}
+	}
+	return out
 }
 
 // IsEmpty is seed 001's is_empty: true when no selecting field is set

@@ -71,14 +71,11 @@ type stringFlag string
 func (s *stringFlag) String() string     { return string(*s) }
 func (s *stringFlag) Set(v string) error { *s = stringFlag(v); return nil }
 
-// filterFields are ReplayFilter's fields by JSON name, those without one
-// (the partner scope the server sets) left out.
-func filterFields() map[string]reflect.StructField {
-	out := map[string]reflect.StructField{}
-	for f := range reflect.TypeFor[store.ReplayFilter]().Fields() {
-		if name, _, _ := strings.Cut(f.Tag.Get("json"), ","); name != "" && name != "-" {
-			out[name] = f
-		}
+// filterFields are store.FilterFields by JSON name.
+func filterFields() map[string]store.FilterField {
+	out := map[string]store.FilterField{}
+	for _, f := range store.FilterFields() {
+		out[f.Name] = f
 	}
 	return out
 }
@@ -124,7 +121,8 @@ func (f *filterFlags) filter(fs *flag.FlagSet, now time.Time) (store.ReplayFilte
 func query(f store.ReplayFilter) url.Values {
 	q := url.Values{}
 	v := reflect.ValueOf(f)
-	for name, field := range filterFields() {
+	for _, field := range store.FilterFields() {
+		name := field.Name
 		switch x := v.FieldByIndex(field.Index).Interface().(type) {
 		case []string:
 			if len(x) > 0 {
