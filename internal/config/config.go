@@ -25,16 +25,22 @@ func FromEnv[T any]() (T, error) { return Parse[T](env.ToMap(os.Environ())) }
 // and the value, every such variable in one error.
 func Parse[T any](environ map[string]string) (T, error) {
 	var cfg T
-	err := env.ParseWithOptions(&cfg, env.Options{Environment: environ})
+	return cfg, ParseInto(&cfg, environ)
+}
+
+// ParseInto is Parse into the configuration struct dst points to, for a
+// caller that holds the struct's type as a value (a Program's Type).
+func ParseInto(dst any, environ map[string]string) error {
+	err := env.ParseWithOptions(dst, env.Options{Environment: environ})
 	if err == nil {
-		return cfg, nil
+		return nil
 	}
 	var agg env.AggregateError
 	if !errors.As(err, &agg) {
-		return cfg, fmt.Errorf("config: %w", err)
+		return fmt.Errorf("config: %w", err)
 	}
 	vars := map[string]string{}
-	for _, v := range Vars(reflect.TypeFor[T]()) {
+	for _, v := range Vars(reflect.TypeOf(dst).Elem()) {
 		vars[v.Field] = v.Name
 	}
 	var errs []error
@@ -47,7 +53,7 @@ func Parse[T any](environ map[string]string) (T, error) {
 		}
 		errs = append(errs, fmt.Errorf("config: %w", e))
 	}
-	return cfg, errors.Join(errs...)
+	return errors.Join(errs...)
 }
 
 // Var is one variable of a configuration struct.

@@ -164,7 +164,7 @@ func TestInvalidValuesNameTheVariable(t *testing.T) {
 			tried[name] = true
 			for _, value := range values {
 				t.Run(p.Name+"/"+name+"="+value, func(t *testing.T) {
-					err := parse(p.Type, map[string]string{name: value})
+					err := config.ParseInto(reflect.New(p.Type).Interface(), map[string]string{name: value})
 					require.Error(t, err)
 					assert.Contains(t, err.Error(), name+"=")
 					assert.Contains(t, err.Error(), value)
@@ -180,40 +180,6 @@ func TestInvalidValuesNameTheVariable(t *testing.T) {
 		assert.ErrorContains(t, err, "STREAMOPS_SCHEDULE_INTERVAL")
 		assert.ErrorContains(t, err, "STREAMOPS_EVENTS_TTL")
 	})
-}
-
-// parse is config.Parse of the program struct type t.
-func parse(t reflect.Type, environ map[string]string) error {
-	switch reflect.Zero(t).Interface().(type) {
-	case config.Webhook:
-		_, err := config.Parse[config.Webhook](environ)
-		return err
-	case config.API:
-		_, err := config.Parse[config.API](environ)
-		return err
-	case config.WorkflowProcessor:
-		_, err := config.Parse[config.WorkflowProcessor](environ)
-		return err
-	case config.TaskProcessor:
-		_, err := config.Parse[config.TaskProcessor](environ)
-		return err
-	case config.OutboxRelay:
-		_, err := config.Parse[config.OutboxRelay](environ)
-		return err
-	case config.RetrySweeper:
-		_, err := config.Parse[config.RetrySweeper](environ)
-		return err
-	case config.Archiver:
-		_, err := config.Parse[config.Archiver](environ)
-		return err
-	case config.KafkaTopics:
-		_, err := config.Parse[config.KafkaTopics](environ)
-		return err
-	case config.Local:
-		_, err := config.Parse[config.Local](environ)
-		return err
-	}
-	panic("no program " + t.String())
 }
 
 // TestEveryFieldIsNamedOnceAndDescribed: an error is mapped to its
