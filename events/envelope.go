@@ -54,6 +54,18 @@ var Types = []Type{
 	WebhookReceived,
 }
 
+// TypeNames returns Types as strings, in order.
+func TypeNames() []string { return names(Types) }
+
+// names returns a list of one of the package's string kinds as strings.
+func names[T ~string](list []T) []string {
+	out := make([]string, len(list))
+	for i, v := range list {
+		out[i] = string(v)
+	}
+	return out
+}
+
 // Known reports whether t is an event type of the catalog.
 func (t Type) Known() bool {
 	for _, k := range Types {

@@ -26,13 +26,7 @@ var TaskTypes = []TaskType{TaskEmailNotification, TaskDataExport, TaskReportGene
 func (t TaskType) Known() bool { return slices.Contains(TaskTypes, t) }
 
 // TaskTypeNames returns TaskTypes as strings, in order.
-func TaskTypeNames() []string {
-	names := make([]string, len(TaskTypes))
-	for i, t := range TaskTypes {
-		names[i] = string(t)
-	}
-	return names
-}
+func TaskTypeNames() []string { return names(TaskTypes) }
 
 // TaskCreatedPayload is the payload of task.created: a task submitted
 // through POST /api/tasks.

@@ -28,7 +28,7 @@ var openAPITemplate []byte
 // name openapi.json writes in their place. Adding a value to one of these
 // lists adds it to the document, and so to what the handlers accept.
 var derivedEnums = map[string][]string{
-	"events.Types":         eventTypeNames(),
+	"events.Types":         events.TypeNames(),
 	"events.TaskTypes":     events.TaskTypeNames(),
 	"events.Steps":         events.Steps,
 	"provider.SchemeNames": provider.SchemeNames(),
@@ -94,15 +94,6 @@ func mustFillEnums(doc []byte, lists map[string][]string) []byte {
 		panic(err) // the embedded document and the lists are fixed at build time, and tested
 	}
 	return out
-}
-
-// eventTypeNames returns events.Types as strings.
-func eventTypeNames() []string {
-	names := make([]string, len(events.Types))
-	for i, t := range events.Types {
-		names[i] = string(t)
-	}
-	return names
 }
 
 // errNotAcceptable: the Accept header admits no JSON (406).
