@@ -54,7 +54,11 @@ type workflowResponse struct {
 	origin
 	StartedAt   *time.Time `json:"startedAt,omitempty"`
 	CompletedAt *time.Time `json:"completedAt,omitempty"`
-	Progress    []stepView `json:"progress"`
+	// Attempt is the run shown: 1 the first, 2, 3, … reruns'.
+	Attempt int `json:"attempt"`
+	// Reruns are the reruns asked for, oldest first.
+	Reruns   []store.WorkflowRerun `json:"reruns,omitempty"`
+	Progress []stepView            `json:"progress"`
 }
 
 // stepResult is one finished step of a workflow.
@@ -86,7 +90,7 @@ func toWorkflow(wf store.Workflow) workflowResponse {
 		StepResults: mapNil(wf.StepResults, toStepResult), Error: wf.Error,
 		origin: origin{EventID: wf.EventID, CorrelationID: wf.CorrelationID, WebhookEventID: wf.WebhookEventID,
 			PartnerID: wf.PartnerID, UserID: wf.UserID, CreatedAt: wf.CreatedAt, UpdatedAt: wf.UpdatedAt},
-		StartedAt: wf.StartedAt, CompletedAt: wf.CompletedAt,
+		StartedAt: wf.StartedAt, CompletedAt: wf.CompletedAt, Attempt: max(wf.Attempt, 1), Reruns: wf.Reruns,
 	}
 }
 
