@@ -238,7 +238,7 @@ func decodeBody(w http.ResponseWriter, r *http.Request, v any) error {
 
 // workflowView is the workflow with the progress of each step, as the
 // workflow domain decides it (workflow.State.StepStatus).
-func workflowView(doc store.Workflow) workflowResponse {
+func workflowView(doc store.Workflow) WorkflowResponse {
 	out, wf := toWorkflow(doc), workflow.FromDocument(doc)
 	out.Progress = make([]stepView, len(wf.Steps))
 	for i, name := range wf.Steps {

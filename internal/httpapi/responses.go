@@ -36,9 +36,9 @@ type origin struct {
 	UpdatedAt      time.Time `json:"updatedAt"`
 }
 
-// workflowResponse is GET /api/workflows/{id}: the workflow's state plus
+// WorkflowResponse is GET /api/workflows/{id} (and a rerun's answer): the workflow's state plus
 // per-step progress.
-type workflowResponse struct {
+type WorkflowResponse struct {
 	WorkflowID          string                `json:"workflowId"`
 	Name                string                `json:"name"`
 	Steps               []string              `json:"steps"`
@@ -82,8 +82,8 @@ func toStepResult(s store.StepProgress) stepResult {
 	return stepResult{StepName: s.StepName, StepIndex: s.StepIndex, CompletedAt: s.CompletedAt, Duration: s.Duration, Result: rawJSON(s.Result)}
 }
 
-func toWorkflow(wf store.Workflow) workflowResponse {
-	return workflowResponse{
+func toWorkflow(wf store.Workflow) WorkflowResponse {
+	return WorkflowResponse{
 		WorkflowID: wf.WorkflowID, Name: wf.Name, Steps: wf.Steps, Priority: wf.Priority, Input: rawJSON(wf.Input),
 		Status: wf.Status, CurrentStepIndex: wf.CurrentStepIndex, StepAttempts: wf.StepAttempts,
 		AttemptStepIndex: wf.AttemptStepIndex, StepAttemptsStarted: wf.StepAttemptsStarted,
