@@ -15,6 +15,7 @@ import (
 	"github.com/streamops/streamops/events"
 	"github.com/streamops/streamops/internal/fault"
 	"github.com/streamops/streamops/internal/local"
+	"github.com/streamops/streamops/internal/status"
 	"github.com/streamops/streamops/internal/workflow"
 )
 
@@ -72,7 +73,7 @@ func TestRerunFromTheFailedStepAfterTheCauseIsFixed(t *testing.T) {
 		require.Equal(t, http.StatusOK, s.call("GET", "/api/workflows/"+id, nil, nil, &out))
 		return out
 	}
-	s.eventually(10*time.Second, func() bool { wf = get(); return wf.Status == "failed" }, "the workflow fails in transform")
+	s.eventually(10*time.Second, func() bool { wf = get(); return wf.Status == status.WorkflowFailed }, "the workflow fails in transform")
 	require.Equal(t, 1, wf.CurrentStepIndex)
 	require.Len(t, wf.StepResults, 1)
 	validated := wf.StepResults[0].CompletedAt
@@ -85,7 +86,7 @@ func TestRerunFromTheFailedStepAfterTheCauseIsFixed(t *testing.T) {
 	require.Equal(t, http.StatusAccepted, s.call("POST", "/api/workflows/"+id+"/rerun", nil, key, &again))
 	assert.Equal(t, 2, again.Attempt, "the same key answers the same rerun")
 
-	s.eventually(10*time.Second, func() bool { wf = get(); return wf.Status == "completed" }, "the rerun completes")
+	s.eventually(10*time.Second, func() bool { wf = get(); return wf.Status == status.WorkflowCompleted }, "the rerun completes")
 	assert.Equal(t, 2, wf.Attempt)
 	require.Len(t, wf.Reruns, 1, "one rerun for the two requests")
 	assert.Equal(t, "transform", wf.Reruns[0].FromStep)
@@ -128,7 +129,7 @@ func TestRerunFromTheFailedStepAfterTheCauseIsFixed(t *testing.T) {
 	var third workflowDoc
 	require.Equal(t, http.StatusAccepted, s.call("POST", "/api/workflows/"+id+"/rerun", []byte(`{"fromStep":"store"}`), nil, &third))
 	assert.Equal(t, 3, third.Attempt)
-	s.eventually(10*time.Second, func() bool { wf = get(); return wf.Status == "completed" && wf.Attempt == 3 }, "the second rerun completes")
+	s.eventually(10*time.Second, func() bool { wf = get(); return wf.Status == status.WorkflowCompleted && wf.Attempt == 3 }, "the second rerun completes")
 	require.Len(t, wf.StepResults, 3)
 	assert.True(t, transformed.Equal(wf.StepResults[1].CompletedAt), "transform's stored result is taken as it is")
 	var attempt3 []events.Type
