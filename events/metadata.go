@@ -17,6 +17,11 @@ type Metadata struct {
 	// this execution (not in seed 003). Every event of the execution carries
 	// it, so a partner's history is one indexed field (events.partner_id).
 	PartnerID string `json:"partnerId,omitempty"`
+	// Attempt is which run of a workflow the event belongs to, from 2 on:
+	// a rerun (POST /api/workflows/{id}/rerun) announces and runs its
+	// steps as attempt 2, 3, …, every event of it carrying the number (not
+	// in seed 003). Absent on a workflow's first run and on other events.
+	Attempt int `json:"attempt,omitempty"`
 	// Extra is the metadata's fields this version does not name, written
 	// after the others; only a consumed event has them (Consumed).
 	Extra Extra `json:"-"`
@@ -51,7 +56,7 @@ func (m *Metadata) UnmarshalJSON(b []byte) error {
 func (m *Metadata) fields() []field {
 	return []field{{"source", &m.Source}, {"userId", &m.UserID}, {"apiVersion", &m.APIVersion},
 		{"processorId", &m.ProcessorID}, {"traceId", &m.TraceID},
-		{"correlationId", &m.CorrelationID}, {"replayOf", &m.ReplayOf}, {"partnerId", &m.PartnerID}}
+		{"correlationId", &m.CorrelationID}, {"replayOf", &m.ReplayOf}, {"partnerId", &m.PartnerID}, {"attempt", &m.Attempt}}
 }
 
 // NullString is a string that distinguishes absent, null and a value, so the

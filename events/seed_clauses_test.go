@@ -293,7 +293,7 @@ func TestSeed003BaseEventStructure(t *testing.T) {
 
 // TestSeed003EventMetadataFields is seed 003's "Event Metadata": source,
 // userId (string | null), apiVersion, processorId, traceId, correlationId,
-// each written under its seed name. replayOf and partnerId are StreamOps'
+// each written under its seed name. replayOf, partnerId and attempt are StreamOps'
 // additions (docs/conformance.md).
 func TestSeed003EventMetadataFields(t *testing.T) {
 	types := seedtest.Types(t, "003_event_metadata.js")
@@ -307,7 +307,7 @@ func TestSeed003EventMetadataFields(t *testing.T) {
 	for k := range want {
 		assert.Contains(t, fields, k)
 	}
-	assert.ElementsMatch(t, []string{"replayOf", "partnerId"}, slices.DeleteFunc(fields, func(f string) bool { _, ok := want[f]; return ok }),
+	assert.ElementsMatch(t, []string{"replayOf", "partnerId", "attempt"}, slices.DeleteFunc(fields, func(f string) bool { _, ok := want[f]; return ok }),
 		"the fields beyond the seed's are the ones docs/conformance.md lists")
 
 	for _, userID := range []string{`null`, `"user-7"`} {

@@ -25,9 +25,10 @@ export class ApiError extends Error {
   }
 }
 
-// request sends one API call and decodes its JSON answer.
-export async function request(method, path, body) {
-  const headers = { Authorization: 'Bearer ' + token.get() };
+// request sends one API call (with extra headers, such as an
+// Idempotency-Key) and decodes its JSON answer.
+export async function request(method, path, body, extra) {
+  const headers = { ...extra, Authorization: 'Bearer ' + token.get() };
   if (body !== undefined) headers['Content-Type'] = 'application/json';
   const res = await fetch(path, {
     method,
@@ -58,7 +59,7 @@ export async function request(method, path, body) {
 }
 
 export const get = (path, query) => request('GET', withQuery(path, query));
-export const post = (path, body) => request('POST', path, body === undefined ? {} : body);
+export const post = (path, body, headers) => request('POST', path, body === undefined ? {} : body, headers);
 
 // withQuery appends the non-empty values of query to path.
 export function withQuery(path, query) {

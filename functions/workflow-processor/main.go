@@ -14,6 +14,6 @@ import (
 
 func main() {
 	app.Start("workflow-processor", func(_ context.Context, a *app.App, cfg config.WorkflowProcessor) (any, error) {
-		return streamhandlers.WorkflowProcessor(a, stream.ProcessorID(cfg.Processor.ID, cfg.Processor.LogStream))
+		return streamhandlers.WorkflowProcessor(a, stream.ProcessorID(cfg.Processor.ID, cfg.Processor.LogStream), nil)
 	})
 }

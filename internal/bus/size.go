@@ -102,6 +102,9 @@ func sizeBound(env *events.Envelope) int {
 	if m := env.Metadata; m != nil {
 		n += len(m.Source) + len(m.UserID.Value) + len(m.APIVersion) + len(m.ProcessorID) +
 			len(m.TraceID) + len(m.CorrelationID) + len(m.ReplayOf) + len(m.PartnerID) + len(m.Extra)
+		if m.Attempt != 0 {
+			n += len(`,"attempt":`) + 20 // the name and any int
+		}
 	}
 	return recordBatchOverhead + envelopeFraming + 6*n + len(env.Payload)
 }

@@ -57,6 +57,7 @@ func API(cfg APIConfig) http.Handler {
 	admin, any := a.authorized(true), a.authorized(false)
 	mux.Handle("POST /api/workflows", admin(submitRoute(a, cfg.Submit.SubmitWorkflow)))
 	mux.Handle("GET /api/workflows/{id}", admin(getByID(a, "workflow", cfg.Store.GetWorkflow, workflowView)))
+	mux.Handle("POST /api/workflows/{id}/rerun", admin(a.rerunWorkflow))
 	mux.Handle("POST /api/tasks", admin(submitRoute(a, cfg.Submit.SubmitTask)))
 	mux.Handle("GET /api/tasks/{id}", admin(getByID(a, "task", cfg.Store.GetTask, toTask)))
 	mux.Handle("GET /api/events", any(a.browseEvents))
@@ -178,6 +179,38 @@ func getByID[T, V any](a *api, kind string, load func(context.Context, string) (
 	}
 }
 
+// rerunWorkflow answers POST /api/workflows/{id}/rerun: an optional body
+// {"fromStep": …} and the Idempotency-Key header go to
+// submit.Service.RerunWorkflow; 202 with the workflow on its new attempt.
+func (a *api) rerunWorkflow(w http.ResponseWriter, r *http.Request, p Principal) {
+	var req submit.RerunRequest
+	if err := decodeOptionalBody(w, r, &req); err != nil {
+		writeError(w, r, a.log, err)
+		return
+	}
+	id := r.PathValue("id")
+	doc, err := a.cfg.Submit.RerunWorkflow(r.Context(), id, req, submit.Caller{UserID: p.ID, IdempotencyKey: r.Header.Get("Idempotency-Key")})
+	if err != nil {
+		writeError(w, r, a.log, fmt.Errorf("workflow %q: %w", id, err))
+		return
+	}
+	writeJSON(w, http.StatusAccepted, workflowView(doc))
+}
+
+// decodeOptionalBody is decodeBody for a route whose body may be left
+// out: an empty body leaves v as it is.
+func decodeOptionalBody(w http.ResponseWriter, r *http.Request, v any) error {
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxAPIBody))
+	if err != nil {
+		return err
+	}
+	if len(bytes.TrimSpace(body)) == 0 {
+		return nil
+	}
+	r.Body = io.NopCloser(bytes.NewReader(body))
+	return decodeBody(w, r, v)
+}
+
 // decodeBody reads a JSON request body strictly: unknown fields and
 // trailing data are errors, so a typo is reported rather than ignored.
 func decodeBody(w http.ResponseWriter, r *http.Request, v any) error {
@@ -205,7 +238,7 @@ func decodeBody(w http.ResponseWriter, r *http.Request, v any) error {
 
 // workflowView is the workflow with the progress of each step, as the
 // workflow domain decides it (workflow.State.StepStatus).
-func workflowView(doc store.Workflow) workflowResponse {
+func workflowView(doc store.Workflow) WorkflowResponse {
 	out, wf := toWorkflow(doc), workflow.FromDocument(doc)
 	out.Progress = make([]stepView, len(wf.Steps))
 	for i, name := range wf.Steps {

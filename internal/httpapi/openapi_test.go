@@ -615,5 +615,22 @@ func TestOpenAPIResponsesMatchTheDocument(t *testing.T) {
 		api.post(t, adminToken, "/api/outbox/nope/requeue", "", http.StatusNotFound)
 	})
 
+	// Last: a rerun adds events the subtests before count.
+	t.Run("POST /api/workflows/{id}/rerun", func(t *testing.T) {
+		path := "/api/workflows/" + workflowID + "/rerun"
+		api.post(t, adminToken, path, ``, http.StatusConflict) // still processing
+		ended := time.Now().UTC()
+		_, err := env.Store.SaveWorkflowCheckpoints(ctx, store.WorkflowCheckpoint{Workflow: store.Workflow{
+			WorkflowID: workflowID, Status: status.WorkflowFailed, CurrentStepIndex: 1, StartedAt: &ended, CompletedAt: &ended,
+			StepResults: []store.StepProgress{{StepName: "validate", StepIndex: 0, CompletedAt: ended, Duration: 12, Result: store.JSONDoc(`{"valid":1}`)}},
+			Error:       &events.WorkflowError{Code: "TRANSFORM_ERROR", Message: "field missing", Stack: "s"},
+		}, ResumeRecords: []store.JSONDoc{store.JSONDoc(`{"id":1}`)}})
+		require.NoError(t, err)
+		api.post(t, adminToken, path, `{"fromStep":"deliver"}`, http.StatusBadRequest)
+		api.post(t, adminToken, path, `{"fromStep":"validate"}`, http.StatusAccepted, "Idempotency-Key", "contract-rerun")
+		api.post(t, adminToken, path, ``, http.StatusUnprocessableEntity, "Idempotency-Key", "contract-rerun")
+		api.post(t, adminToken, "/api/workflows/wf-00000000-0000-4000-8000-000000000000/rerun", ``, http.StatusNotFound)
+	})
+
 	c.requireCoverage(t)
 }

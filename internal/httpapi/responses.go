@@ -36,9 +36,9 @@ type origin struct {
 	UpdatedAt      time.Time `json:"updatedAt"`
 }
 
-// workflowResponse is GET /api/workflows/{id}: the workflow's state plus
+// WorkflowResponse is GET /api/workflows/{id} (and a rerun's answer): the workflow's state plus
 // per-step progress.
-type workflowResponse struct {
+type WorkflowResponse struct {
 	WorkflowID          string                `json:"workflowId"`
 	Name                string                `json:"name"`
 	Steps               []string              `json:"steps"`
@@ -54,7 +54,11 @@ type workflowResponse struct {
 	origin
 	StartedAt   *time.Time `json:"startedAt,omitempty"`
 	CompletedAt *time.Time `json:"completedAt,omitempty"`
-	Progress    []stepView `json:"progress"`
+	// Attempt is the run shown: 1 the first, 2, 3, … reruns'.
+	Attempt int `json:"attempt"`
+	// Reruns are the reruns asked for, oldest first.
+	Reruns   []store.WorkflowRerun `json:"reruns,omitempty"`
+	Progress []stepView            `json:"progress"`
 }
 
 // stepResult is one finished step of a workflow.
@@ -78,15 +82,15 @@ func toStepResult(s store.StepProgress) stepResult {
 	return stepResult{StepName: s.StepName, StepIndex: s.StepIndex, CompletedAt: s.CompletedAt, Duration: s.Duration, Result: rawJSON(s.Result)}
 }
 
-func toWorkflow(wf store.Workflow) workflowResponse {
-	return workflowResponse{
+func toWorkflow(wf store.Workflow) WorkflowResponse {
+	return WorkflowResponse{
 		WorkflowID: wf.WorkflowID, Name: wf.Name, Steps: wf.Steps, Priority: wf.Priority, Input: rawJSON(wf.Input),
 		Status: wf.Status, CurrentStepIndex: wf.CurrentStepIndex, StepAttempts: wf.StepAttempts,
 		AttemptStepIndex: wf.AttemptStepIndex, StepAttemptsStarted: wf.StepAttemptsStarted,
 		StepResults: mapNil(wf.StepResults, toStepResult), Error: wf.Error,
 		origin: origin{EventID: wf.EventID, CorrelationID: wf.CorrelationID, WebhookEventID: wf.WebhookEventID,
 			PartnerID: wf.PartnerID, UserID: wf.UserID, CreatedAt: wf.CreatedAt, UpdatedAt: wf.UpdatedAt},
-		StartedAt: wf.StartedAt, CompletedAt: wf.CompletedAt,
+		StartedAt: wf.StartedAt, CompletedAt: wf.CompletedAt, Attempt: max(wf.Attempt, 1), Reruns: wf.Reruns,
 	}
 }
 

@@ -127,7 +127,7 @@ func (w *wiring) workflowProcessor() (KafkaFunction, error) {
 	if err != nil {
 		return nil, err
 	}
-	return streamhandlers.WorkflowProcessor(a, stream.ProcessorID(w.cfg.ProcessorID))
+	return streamhandlers.WorkflowProcessor(a, stream.ProcessorID(w.cfg.ProcessorID), w.opts.steps)
 }
 
 // taskProcessor: the executors' files under the stack's data directory,

@@ -3,6 +3,7 @@ package local
 import (
 	"github.com/streamops/streamops/internal/backoff"
 	"github.com/streamops/streamops/internal/task"
+	"github.com/streamops/streamops/internal/workflow"
 )
 
 // Option adjusts what Start builds beyond Config: the hooks tests use to
@@ -14,6 +15,21 @@ type options struct {
 	executors   task.Executors
 	taskBackoff backoff.Policy
 	batchRetry  backoff.Policy
+	steps       *workflow.Registry
+}
+
+// WithSteps replaces the workflow-processor's steps of the given names
+// (the others stay the built-in ones): a step that fails on cue. Default
+// none: workflow.BuiltinSteps().
+func WithSteps(steps map[string]workflow.StepFunc) Option {
+	return func(o *options) {
+		if o.steps == nil {
+			o.steps = workflow.BuiltinSteps()
+		}
+		for name, fn := range steps {
+			o.steps.Register(name, fn)
+		}
+	}
 }
 
 // WithExecutors replaces the task-processor's executors of the given task

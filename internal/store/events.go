@@ -90,6 +90,8 @@ type EventMetadata struct {
 	TraceID       string `bson:"trace_id,omitempty"`
 	CorrelationID string `bson:"correlation_id,omitempty"`
 	ReplayOf      string `bson:"replay_of,omitempty"`
+	// Attempt is metadata.attempt: the run of a workflow a rerun started.
+	Attempt int `bson:"attempt,omitempty"`
 }
 
 // reservedEventFields are the document's own top-level names: a payload
@@ -155,6 +157,7 @@ func NewEventDocument(env events.Envelope, storedAt time.Time) (EventDocument, e
 		doc.Metadata = EventMetadata{
 			ServiceName: m.Source, UserID: m.UserID.Value, APIVersion: m.APIVersion,
 			ProcessorID: m.ProcessorID, TraceID: m.TraceID, CorrelationID: m.CorrelationID, ReplayOf: m.ReplayOf,
+			Attempt: m.Attempt,
 		}
 		doc.ExecutionID = m.CorrelationID
 		doc.PartnerID = m.PartnerID
@@ -192,6 +195,7 @@ func (d EventDocument) Envelope() (events.Envelope, error) {
 		env.Metadata = &events.Metadata{
 			Source: m.ServiceName, APIVersion: m.APIVersion, ProcessorID: m.ProcessorID,
 			TraceID: m.TraceID, CorrelationID: m.CorrelationID, ReplayOf: m.ReplayOf, PartnerID: d.PartnerID,
+			Attempt: m.Attempt,
 		}
 		if m.UserID != "" {
 			env.Metadata.UserID = events.String(m.UserID)

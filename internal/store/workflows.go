@@ -56,6 +56,30 @@ type Workflow struct {
 	UpdatedAt      time.Time  `bson:"updatedAt" json:"updatedAt"`
 	StartedAt      *time.Time `bson:"startedAt,omitempty" json:"startedAt,omitempty"`
 	CompletedAt    *time.Time `bson:"completedAt,omitempty" json:"completedAt,omitempty"`
+	// Attempt is the run the workflow is on: 0 (or 1) its first, 2, 3, …
+	// the runs reruns started (RerunWorkflow). StartedAt, CompletedAt
+	// and Error are the current run's.
+	Attempt int `bson:"attempt,omitempty" json:"attempt,omitempty"`
+	// Reruns are the reruns asked for, oldest first.
+	Reruns []WorkflowRerun `bson:"reruns,omitempty" json:"reruns,omitempty"`
+}
+
+// WorkflowRerun is one rerun of a workflow: the run it started, from
+// which step, asked by whom and when, under which Idempotency-Key.
+type WorkflowRerun struct {
+	Attempt       int    `bson:"attempt" json:"attempt"`
+	FromStep      string `bson:"fromStep" json:"fromStep"`
+	FromStepIndex int    `bson:"fromStepIndex" json:"fromStepIndex"`
+	// PreviousStatus is how the run before it ended (completed, failed).
+	PreviousStatus string `bson:"previousStatus" json:"previousStatus"`
+	// EventID is the workflow.created that announces the rerun.
+	EventID     string    `bson:"eventId" json:"eventId"`
+	RequestedBy string    `bson:"requestedBy,omitempty" json:"requestedBy,omitempty"`
+	RequestedAt time.Time `bson:"requestedAt" json:"requestedAt"`
+	// IdempotencyKey and RequestHash let a repeated request find its
+	// rerun instead of starting another.
+	IdempotencyKey string `bson:"idempotencyKey,omitempty" json:"-"`
+	RequestHash    string `bson:"requestHash,omitempty" json:"-"`
 }
 
 // StepProgress is one finished step of a workflow.
@@ -127,10 +151,17 @@ func (s *Store) RecordStepAttempt(ctx context.Context, workflowID string, stepIn
 // resumed run needs: the records the step at CurrentStepIndex reads.
 type WorkflowCheckpoint struct {
 	Workflow `bson:",inline"`
-	// ResumeRecords are the records the next step reads, kept only while the
+	// ResumeRecords are the records the next step reads, kept while the
 	// workflow is processing, so a retried batch resumes at that step
-	// without running the finished ones again. Empty once it ended.
+	// without running the finished ones again, and once it failed, so a
+	// rerun from the failed step reads what that step was given. Empty
+	// once it completed.
 	ResumeRecords []JSONDoc `bson:"resumeRecords,omitempty" json:"-"`
+	// RederiveInput says a rerun starts at CurrentStepIndex without the
+	// records that step reads: the workflow-processor computes them again
+	// from the input by running the steps before it in memory. Cleared by
+	// the first checkpoint of the run.
+	RederiveInput bool `bson:"rederiveInput,omitempty" json:"-"`
 }
 
 // GetWorkflowCheckpoints loads workflows by workflowId with one query;
@@ -177,7 +208,9 @@ func checkpointUpdate(cp WorkflowCheckpoint, now time.Time) bson.M {
 	optional := func(field string, v any, present bool) { setOrUnset(set, unset, field, v, present) }
 	optional("error", cp.Error, cp.Error != nil)
 	optional("completedAt", cp.CompletedAt, cp.CompletedAt != nil)
-	optional("resumeRecords", cp.ResumeRecords, len(cp.ResumeRecords) > 0 && cp.Status == status.WorkflowProcessing)
+	optional("resumeRecords", cp.ResumeRecords, len(cp.ResumeRecords) > 0 &&
+		(cp.Status == status.WorkflowProcessing || cp.Status == status.WorkflowFailed))
+	unset["rederiveInput"] = "" // a run's checkpoint holds its records
 	optional("stepAttempts", cp.StepAttempts, cp.StepAttempts > 0)
 	if cp.StartedAt != nil {
 		set["startedAt"] = bsonTime(*cp.StartedAt)
@@ -203,4 +236,44 @@ func checkpointUpdate(cp WorkflowCheckpoint, now time.Time) bson.M {
 		update["$unset"] = unset
 	}
 	return update
+}
+
+// RerunWorkflow stores the rerun of a workflow that ended: its run
+// becomes rerun.Attempt, pending at step from (rerun.FromStepIndex), with
+// the results of the steps before it as they are (StepResults[:from]),
+// the records that step reads (resume; empty with rederive set when they
+// were not kept) and the error, times and attempt counters of the run
+// before cleared; rerun is appended to Reruns. It applies only to the
+// workflow as it was loaded (its status and attempt unchanged since):
+// otherwise ErrStatusConflict, and the caller loads it again.
+func (s *Store) RerunWorkflow(ctx context.Context, loaded Workflow, rerun WorkflowRerun, resume []JSONDoc, rederive bool) error {
+	from := rerun.FromStepIndex
+	if from < 0 || from > len(loaded.StepResults) || from >= len(loaded.Steps) {
+		return fmt.Errorf("store: rerun of %s from step %d: out of range", loaded.WorkflowID, from)
+	}
+	filter := bson.D{{Key: "_id", Value: loaded.WorkflowID}, {Key: "status", Value: loaded.Status}}
+	if loaded.Attempt > 1 {
+		filter = append(filter, bson.E{Key: "attempt", Value: loaded.Attempt})
+	} else {
+		filter = append(filter, bson.E{Key: "attempt", Value: bson.M{"$exists": false}})
+	}
+	set := bson.M{
+		"status": status.WorkflowPending, "currentStepIndex": from, "stepResults": loaded.StepResults[:from],
+		"attempt": rerun.Attempt, "updatedAt": s.now(),
+	}
+	if from == 0 {
+		set["stepResults"] = []StepProgress{}
+	}
+	unset := bson.M{"error": "", "startedAt": "", "completedAt": "", "stepAttempts": "", "attemptStepIndex": "", "stepAttemptsStarted": ""}
+	setOrUnset(set, unset, "resumeRecords", resume, len(resume) > 0)
+	setOrUnset(set, unset, "rederiveInput", true, rederive)
+	rerun.RequestedAt = bsonTime(rerun.RequestedAt)
+	res, err := s.workflows.UpdateOne(ctx, filter, bson.M{"$set": set, "$unset": unset, "$push": bson.M{"reruns": rerun}})
+	if err != nil {
+		return fmt.Errorf("store: rerun workflow: %w", normalise(err))
+	}
+	if res.MatchedCount == 0 {
+		return fmt.Errorf("%w: workflow %s changed since it was loaded", ErrStatusConflict, loaded.WorkflowID)
+	}
+	return nil
 }

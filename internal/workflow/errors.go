@@ -18,11 +18,14 @@ const (
 	CodeRetriesExhausted = "STEP_RETRIES_EXHAUSTED"
 	CodeStepPanic        = "STEP_PANIC"
 	CodeInvalidResult    = "INVALID_STEP_RESULT"
-	CodeValidate         = "VALIDATE_ERROR"
-	CodeTransform        = "TRANSFORM_ERROR"
-	CodeStore            = "STORE_ERROR"
-	CodeNotify           = "NOTIFY_ERROR"
-	CodeDeliver          = "DELIVER_ERROR"
+	// CodeRederive: a rerun from a step before the failed one could not
+	// compute that step's records again (a step before it fails now).
+	CodeRederive  = "RERUN_INPUT_ERROR"
+	CodeValidate  = "VALIDATE_ERROR"
+	CodeTransform = "TRANSFORM_ERROR"
+	CodeStore     = "STORE_ERROR"
+	CodeNotify    = "NOTIFY_ERROR"
+	CodeDeliver   = "DELIVER_ERROR"
 )
 
 // ErrDeadline is why a batch stops early when the Lambda deadline is near:

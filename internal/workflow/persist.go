@@ -19,6 +19,10 @@ func FromDocument(wf store.Workflow) State {
 	return fromCheckpoint(store.WorkflowCheckpoint{Workflow: wf})
 }
 
+// FromCheckpoint is the State a stored workflow is in, with the records
+// its next (or failed) step reads.
+func FromCheckpoint(cp store.WorkflowCheckpoint) State { return fromCheckpoint(cp) }
+
 func fromCheckpoint(cp store.WorkflowCheckpoint) State {
 	s := State{
 		ID: cp.WorkflowID, Name: cp.Name, Steps: cp.Steps, Priority: cp.Priority, Input: json.RawMessage(cp.Input),
@@ -26,6 +30,7 @@ func fromCheckpoint(cp store.WorkflowCheckpoint) State {
 		EventID: cp.EventID, CorrelationID: cp.CorrelationID, WebhookEventID: cp.WebhookEventID, PartnerID: cp.PartnerID,
 		UserID: cp.UserID, CreatedAt: cp.CreatedAt, StartedAt: cp.StartedAt, CompletedAt: cp.CompletedAt,
 		AttemptStep: cp.AttemptStepIndex, AttemptsStarted: cp.StepAttemptsStarted,
+		Attempt: max(cp.Attempt, 1), Rederive: cp.RederiveInput,
 	}
 	if cp.StepResults != nil {
 		s.Done = make([]StepDone, len(cp.StepResults))
@@ -33,6 +38,11 @@ func fromCheckpoint(cp store.WorkflowCheckpoint) State {
 			s.Done[i] = StepDone{Name: r.StepName, Index: r.StepIndex, CompletedAt: r.CompletedAt, Duration: r.Duration,
 				Result: json.RawMessage(r.Result)}
 		}
+	}
+	for _, r := range cp.Reruns {
+		s.Reruns = append(s.Reruns, Rerun{Attempt: r.Attempt, FromStep: r.FromStep, FromStepIndex: r.FromStepIndex,
+			PreviousStatus: r.PreviousStatus, EventID: r.EventID, RequestedBy: r.RequestedBy, RequestedAt: r.RequestedAt,
+			IdempotencyKey: r.IdempotencyKey, RequestHash: r.RequestHash})
 	}
 	if cp.ResumeRecords != nil {
 		s.Resume = make([]json.RawMessage, len(cp.ResumeRecords))
@@ -52,6 +62,9 @@ func (s *State) document() store.WorkflowCheckpoint {
 		EventID: s.EventID, CorrelationID: s.CorrelationID, WebhookEventID: s.WebhookEventID, PartnerID: s.PartnerID,
 		UserID: s.UserID, CreatedAt: s.CreatedAt, StartedAt: s.StartedAt, CompletedAt: s.CompletedAt,
 	}}
+	if s.Attempt > 1 {
+		cp.Attempt = s.Attempt
+	}
 	if s.Done != nil {
 		cp.StepResults = make([]store.StepProgress, len(s.Done))
 		for i, d := range s.Done {
@@ -66,6 +79,22 @@ func (s *State) document() store.WorkflowCheckpoint {
 		}
 	}
 	return cp
+}
+
+// Document is r as store.Store.RerunWorkflow stores it.
+func (r Rerun) Document() store.WorkflowRerun {
+	return store.WorkflowRerun{Attempt: r.Attempt, FromStep: r.FromStep, FromStepIndex: r.FromStepIndex,
+		PreviousStatus: r.PreviousStatus, EventID: r.EventID, RequestedBy: r.RequestedBy, RequestedAt: r.RequestedAt,
+		IdempotencyKey: r.IdempotencyKey, RequestHash: r.RequestHash}
+}
+
+// ResumeDocuments are records as a checkpoint stores them.
+func ResumeDocuments(records []json.RawMessage) []store.JSONDoc {
+	docs := make([]store.JSONDoc, len(records))
+	for i, r := range records {
+		docs[i] = store.JSONDoc(r)
+	}
+	return docs
 }
 
 // checkWrites rejects the writes step name asked for that the batch's bulk

@@ -53,7 +53,7 @@ func (s workflows) run(ctx context.Context, st *state, log *slog.Logger) error {
 		st.steps += done
 	}
 	emit := func(p events.Payload, id string, at time.Time) error {
-		env, err := s.cfg.Event(p, id, at, s.cfg.Metadata(wf.CorrelationID, wf.PartnerID, wf.UserID))
+		env, err := s.cfg.Event(p, runEventID(id, wf.Attempt), at, wf.metadata(s.cfg.Runtime))
 		evs = append(evs, env)
 		return err
 	}
@@ -70,9 +70,13 @@ func (s workflows) run(ctx context.Context, st *state, log *slog.Logger) error {
 
 	input, inputErr := ParseInput(wf.Input)
 	records := input.Records
-	if first > 0 {
+	switch {
+	case first > 0 && wf.Rederive && inputErr == nil:
+		records, inputErr = s.rederive(ctx, st, input, first)
+	case first > 0:
 		records = slices.Clone(wf.Resume)
 	}
+	wf.Rederive = false
 	end := now
 	for i := first; i < len(steps); i++ {
 		name := steps[i]
@@ -98,7 +102,7 @@ func (s workflows) run(ctx context.Context, st *state, log *slog.Logger) error {
 			stop := s.recordLongAttempt(ctx, log, id, i)
 			res, err = s.runStep(ctx, name, StepInput{
 				Workflow: st.info, StepName: name, StepIndex: i, At: start, Records: records,
-				Params: input.Params, Metadata: s.cfg.Metadata(wf.CorrelationID, wf.PartnerID, wf.UserID), Effects: &stepEffects,
+				Params: input.Params, Metadata: wf.metadata(s.cfg.Runtime), Effects: &stepEffects,
 			})
 			stop()
 		}
@@ -115,7 +119,7 @@ func (s workflows) run(ctx context.Context, st *state, log *slog.Logger) error {
 		}
 		if err != nil {
 			code, message, stack := stepFailure(name, i, id, err)
-			wf.Fail(i, end, events.WorkflowError{Code: code, Message: message, Stack: stack})
+			wf.Fail(i, end, events.WorkflowError{Code: code, Message: message, Stack: stack}, records)
 			if err := emit(events.WorkflowFailedPayload{WorkflowID: id, FailedAt: events.At(end), FailedStep: name,
 				FailedStepIndex: i, Error: *wf.Error}, endEventID(id, events.WorkflowFailed), end); err != nil {
 				return err
@@ -157,6 +161,27 @@ func (s workflows) run(ctx context.Context, st *state, log *slog.Logger) error {
 	commit()
 	log.InfoContext(ctx, "workflow completed", "durationMs", duration, "steps", len(steps), "records", len(records))
 	return nil
+}
+
+// rederive computes the records step first reads for a rerun that starts
+// there without them: the steps before it run again in memory on the
+// input's records, their writes and results discarded (their stored
+// results stay as they are; a step only asks for writes, see StepFunc).
+// A step that fails now fails the run at step first, saying which.
+func (s workflows) rederive(ctx context.Context, st *state, input Input, first int) ([]json.RawMessage, error) {
+	records := input.Records
+	for i, name := range st.wf.Steps[:first] {
+		out, err := s.runStep(ctx, name, StepInput{
+			Workflow: st.info, StepName: name, StepIndex: i, At: s.cfg.Now(), Records: records,
+			Params: input.Params, Metadata: st.wf.metadata(s.cfg.Runtime), Effects: &Effects{},
+		})
+		if err != nil {
+			return nil, fault.Permanent(CodeRederive, "the records step %s reads could not be computed again: step %s (index %d): %v",
+				st.wf.Steps[first], name, i, err)
+		}
+		records = out.Records
+	}
+	return records, nil
 }
 
 // runStep calls a step, turning a panic, an unknown step and a result that

@@ -2,11 +2,14 @@ package workflow
 
 import (
 	"encoding/json"
+	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/streamops/streamops/events"
 	"github.com/streamops/streamops/internal/status"
+	"github.com/streamops/streamops/internal/stream"
 )
 
 // State is a workflow as this package decides it: its submission, where
@@ -50,6 +53,39 @@ type State struct {
 	CreatedAt   time.Time
 	StartedAt   *time.Time
 	CompletedAt *time.Time
+	// Attempt is the run: 1 the first, 2, 3, … those reruns started.
+	Attempt int
+	// Rederive says the run starts at Next without the records that step
+	// reads (a rerun from a step before the one that failed, or of a
+	// completed workflow): they are computed again from the input.
+	Rederive bool
+	// Reruns are the reruns asked for, oldest first.
+	Reruns []Rerun
+}
+
+// Rerun is one rerun of a workflow (store.WorkflowRerun): the run it
+// started, where, asked by whom, when, under which Idempotency-Key.
+type Rerun struct {
+	Attempt                     int
+	FromStep                    string
+	FromStepIndex               int
+	PreviousStatus              string
+	EventID, RequestedBy        string
+	RequestedAt                 time.Time
+	IdempotencyKey, RequestHash string
+}
+
+// RerunByKey is the rerun asked for under key, if any.
+func (s *State) RerunByKey(key string) (Rerun, bool) {
+	if key == "" {
+		return Rerun{}, false
+	}
+	for _, r := range s.Reruns {
+		if r.IdempotencyKey == key {
+			return r, true
+		}
+	}
+	return Rerun{}, false
 }
 
 // StepDone is one finished step of a workflow.
@@ -79,6 +115,16 @@ func (s *State) Failed() bool { return s.Status == status.WorkflowFailed }
 // run a deliver step, which needs the webhook's provider.
 func (s *State) Delivers() bool {
 	return s.WebhookEventID != "" && !s.Ended() && slices.Contains(s.Steps, "deliver")
+}
+
+// metadata is what the run's events carry: rt's, with the attempt from
+// the second run on.
+func (s *State) metadata(rt stream.Runtime) *events.Metadata {
+	md := rt.Metadata(s.CorrelationID, s.PartnerID, s.UserID)
+	if s.Attempt > 1 {
+		md.Attempt = s.Attempt
+	}
+	return md
 }
 
 // Start marks the workflow processing, first started at now unless it was
@@ -124,9 +170,10 @@ func (s *State) CompleteStep(d StepDone) {
 	s.Next, s.Attempts = d.Index+1, 0
 }
 
-// Fail ends the workflow as failed in step i at at.
-func (s *State) Fail(i int, at time.Time, e events.WorkflowError) {
-	s.Status, s.Next, s.CompletedAt, s.Resume, s.Error = status.WorkflowFailed, i, &at, nil, &e
+// Fail ends the workflow as failed in step i at at; records, what step i
+// was given, are kept for a rerun from it.
+func (s *State) Fail(i int, at time.Time, e events.WorkflowError, records []json.RawMessage) {
+	s.Status, s.Next, s.CompletedAt, s.Resume, s.Error = status.WorkflowFailed, i, &at, slices.Clone(records), &e
 }
 
 // Complete ends the workflow as completed at at and returns how long it
@@ -175,4 +222,47 @@ func (s *State) Settled() (to, message string, ok bool) {
 		return status.WebhookFailed, message, true
 	}
 	return "", "", false
+}
+
+// RerunRefusal is why a workflow cannot be rerun as asked: Conflict when
+// it is its state (still running; completed, and no step named), else
+// the step named (unknown, not one of its steps, after the one that
+// failed).
+type RerunRefusal struct {
+	Conflict bool
+	Reason   string
+}
+
+func (r *RerunRefusal) Error() string { return r.Reason }
+
+// RerunFrom decides where a rerun asked to start at fromStep starts: the
+// index of that step (the first of its name), or of the failed step when
+// fromStep is empty. A step after the failed one is refused: the records
+// it reads were never produced. rederive says the run must compute the
+// records that step reads again (State.Rederive): all but a rerun from
+// the first step, or from the failed step whose records were kept.
+func (s *State) RerunFrom(fromStep string) (index int, rederive bool, err error) {
+	switch {
+	case !s.Ended():
+		return 0, false, &RerunRefusal{Conflict: true, Reason: fmt.Sprintf(
+			"workflow %s is still %s (attempt %d): wait until it completed or failed", s.ID, s.Status, s.Attempt)}
+	case fromStep == "" && !s.Failed():
+		return 0, false, &RerunRefusal{Conflict: true, Reason: fmt.Sprintf(
+			"workflow %s completed: nothing failed, name the step to rerun from in fromStep (its steps: %s)", s.ID, strings.Join(s.Steps, ", "))}
+	case fromStep == "":
+		index = s.Next
+	default:
+		index = slices.Index(s.Steps, fromStep)
+		switch {
+		case index < 0 && !events.KnownStep(fromStep):
+			return 0, false, &RerunRefusal{Reason: fmt.Sprintf("unknown step %q (known steps: %s)", fromStep, strings.Join(events.Steps, ", "))}
+		case index < 0:
+			return 0, false, &RerunRefusal{Reason: fmt.Sprintf("%q is not a step of workflow %s (its steps: %s)", fromStep, s.ID, strings.Join(s.Steps, ", "))}
+		case s.Failed() && index > s.Next:
+			return 0, false, &RerunRefusal{Reason: fmt.Sprintf("step %s comes after %s, the step that failed: the records it reads were never produced; rerun from %s or a step before it",
+				fromStep, s.Steps[s.Next], s.Steps[s.Next])}
+		}
+	}
+	kept := s.Failed() && index == s.Next && len(s.Resume) > 0
+	return index, index > 0 && !kept, nil
 }

@@ -1,5 +1,5 @@
-import { useContext } from 'preact/hooks';
-import { get } from '../api.js';
+import { useContext, useState } from 'preact/hooks';
+import { get, post } from '../api.js';
 import { useLoad } from '../hooks.js';
 import { Principal } from '../principal.js';
 import { ErrorBox, Loading, fmtTime, fmtDuration, Badge, Json, Empty } from '../ui.jsx';
@@ -23,7 +23,15 @@ export function Timeline({ id }) {
       </h1>
       <ErrorBox error={evs.error} />
       <Loading when={evs.loading} />
-      {state.data && kind === 'workflows' ? <WorkflowState wf={state.data} /> : null}
+      {state.data && kind === 'workflows' ? (
+        <WorkflowState
+          wf={state.data}
+          onRerun={() => {
+            state.reload();
+            evs.reload();
+          }}
+        />
+      ) : null}
       {state.data && kind === 'tasks' ? <TaskState task={state.data} /> : null}
       {state.error && state.error.status !== 404 ? <ErrorBox error={state.error} /> : null}
       {evs.data ? <Steps events={evs.data} /> : null}
@@ -44,11 +52,12 @@ async function allEvents(id) {
   return out;
 }
 
-function WorkflowState({ wf }) {
+function WorkflowState({ wf, onRerun }) {
   return (
     <div class="state" data-testid="workflow-state">
       <p>
-        <strong>{wf.name}</strong> <Badge value={wf.status} /> priority {wf.priority}, created {fmtTime(wf.createdAt)}
+        <strong>{wf.name}</strong> <Badge value={wf.status} />{' '}
+        <span data-testid="attempt">attempt {wf.attempt || 1}</span>, priority {wf.priority}, created {fmtTime(wf.createdAt)}
         {wf.completedAt ? `, finished ${fmtTime(wf.completedAt)}` : ''}
       </p>
       <ol class="progress">
@@ -60,6 +69,64 @@ function WorkflowState({ wf }) {
         ))}
       </ol>
       <Failure error={wf.error} />
+      {wf.status === 'failed' || wf.status === 'completed' ? <Rerun wf={wf} onDone={onRerun} /> : null}
+    </div>
+  );
+}
+
+// Rerun starts a new attempt of a workflow that ended (POST
+// /api/workflows/{id}/rerun): from the step chosen, by default the one
+// that failed, after a confirmation. One Idempotency-Key per
+// confirmation, so a double click starts one rerun.
+function Rerun({ wf, onDone }) {
+  const failed = wf.progress.find((s) => s.status === 'failed');
+  const [from, setFrom] = useState(failed ? failed.name : wf.steps[0]);
+  const [step, setStep] = useState({ phase: 'idle' });
+  const rerun = async () => {
+    setStep({ phase: 'running' });
+    try {
+      const key = `console-${wf.workflowId}-${wf.attempt || 1}-${from}`;
+      const res = await post(`/api/workflows/${encodeURIComponent(wf.workflowId)}/rerun`, { fromStep: from }, { 'Idempotency-Key': key });
+      setStep({ phase: 'done', attempt: res.attempt });
+      onDone();
+    } catch (e) {
+      setStep({ phase: 'idle', error: e });
+    }
+  };
+  return (
+    <div class="rerun" data-testid="rerun">
+      {step.phase === 'confirm' ? (
+        <div class="confirm" role="dialog" data-testid="rerun-confirm">
+          <span>
+            Rerun <code>{wf.workflowId}</code> from step <strong>{from}</strong> as attempt {(wf.attempt || 1) + 1}? The steps before
+            it keep their results.
+          </span>{' '}
+          <button class="danger" onClick={rerun} data-testid="rerun-yes">
+            Rerun
+          </button>{' '}
+          <button class="secondary" onClick={() => setStep({ phase: 'idle' })}>
+            Cancel
+          </button>
+        </div>
+      ) : (
+        <span>
+          <label>
+            from step{' '}
+            <select name="fromStep" value={from} onChange={(e) => setFrom(e.currentTarget.value)}>
+              {wf.steps.map((name, i) => (
+                <option value={name} disabled={failed && i > failed.index}>
+                  {name}
+                </option>
+              ))}
+            </select>
+          </label>{' '}
+          <button onClick={() => setStep({ phase: 'confirm' })} disabled={step.phase === 'running'} data-testid="rerun-open">
+            Rerun…
+          </button>
+        </span>
+      )}
+      {step.phase === 'done' ? <span class="ok"> Started attempt {step.attempt}.</span> : null}
+      <ErrorBox error={step.error} />
     </div>
   );
 }
@@ -101,6 +168,7 @@ function Steps({ events }) {
           <th>+since previous</th>
           <th>event</th>
           <th>step / duration / error</th>
+          <th>attempt</th>
         </tr>
       </thead>
       <tbody>
@@ -130,6 +198,7 @@ function Steps({ events }) {
                 {p.retryCount !== undefined && p.maxRetries !== undefined ? `retry ${p.retryCount}/${p.maxRetries} ` : ''}
                 {err ? <span class="error-text">{`${err.code || ''} ${err.message || ''}`}</span> : null}
               </td>
+              <td class="attempt">{(e.metadata && e.metadata.attempt) || 1}</td>
             </tr>
           );
         })}

@@ -88,6 +88,11 @@ func (e *apiError) Error() string {
 // 2xx JSON answer into out (when not nil). Other answers become an
 // *apiError.
 func (c *client) do(ctx context.Context, method, path string, query url.Values, body, out any) error {
+	return c.doWith(ctx, method, path, query, nil, body, out)
+}
+
+// doWith is do sending header's fields too (an Idempotency-Key).
+func (c *client) doWith(ctx context.Context, method, path string, query url.Values, header http.Header, body, out any) error {
 	target := c.base + path
 	if len(query) > 0 {
 		target += "?" + query.Encode()
@@ -103,6 +108,9 @@ func (c *client) do(ctx context.Context, method, path string, query url.Values, 
 	req, err := http.NewRequestWithContext(ctx, method, target, rd)
 	if err != nil {
 		return err
+	}
+	for k, v := range header {
+		req.Header[k] = v
 	}
 	req.Header.Set("Authorization", "Bearer "+c.token)
 	req.Header.Set("Accept", "application/json")

@@ -10,6 +10,7 @@
 //	streamops dead-letters [list]     GET /api/dead-letters
 //	streamops dead-letters requeue ID POST /api/dead-letters/{id}/requeue (or -all)
 //	streamops outbox requeue ID       POST /api/outbox/{id}/requeue
+//	streamops rerun [-from-step S] WF  POST /api/workflows/{id}/rerun: a new attempt
 //	streamops stats [-window 1h]      GET /api/stats
 //	streamops openapi                 the OpenAPI document GET /api/openapi.json serves
 //

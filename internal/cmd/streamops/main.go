@@ -30,6 +30,8 @@ const usage = `usage: streamops <command> [flags]
   dead-letters [list]         list dead letters
   dead-letters requeue ID…    requeue dead letters (or -all with filters, after asking)
   outbox requeue ID…          requeue dead-lettered outbox entries: a new round of attempts each
+  rerun [-from-step S] [-key K] WORKFLOW_ID
+                              rerun a workflow from its failed step (or step S): a new attempt
   stats                       counts by status and type (GET /api/stats)
   openapi                     print the OpenAPI document this build's API serves (make openapi-lint lints it)
 
@@ -58,6 +60,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		err = deadLetters(ctx, rest, stdin, stdout, stderr)
 	case "outbox":
 		err = outboxCmd(ctx, rest, stdout, stderr)
+	case "rerun":
+		err = rerun(ctx, rest, stdout, stderr)
 	case "stats":
 		err = stats(ctx, rest, stdout, stderr)
 	case "openapi":

@@ -21,6 +21,7 @@ import (
 	"github.com/streamops/streamops/internal/local"
 	"github.com/streamops/streamops/internal/objects"
 	"github.com/streamops/streamops/internal/provider"
+	"github.com/streamops/streamops/internal/status"
 	"github.com/streamops/streamops/internal/store"
 	"github.com/streamops/streamops/internal/submit"
 	"github.com/streamops/streamops/internal/testenv"
@@ -351,4 +352,35 @@ func TestOpsOutboxRequeueStartsANewRound(t *testing.T) {
 			assert.Contains(t, errOut, c.want)
 		})
 	}
+}
+
+// TestOpsRerunStartsANewAttempt: `streamops rerun WF` reruns a failed
+// workflow from its failed step and prints attempt 2; -key repeated
+// answers the same rerun, -from-step past the failed step and an unknown
+// workflow are the API's errors, named.
+func TestOpsRerunStartsANewAttempt(t *testing.T) {
+	a := newAPI(t)
+	id := a.submitWorkflow(t, "rerun me")
+	now := time.Now().UTC()
+	_, err := a.Store.SaveWorkflowCheckpoints(context.Background(), store.WorkflowCheckpoint{Workflow: store.Workflow{
+		WorkflowID: id, Status: status.WorkflowFailed, CurrentStepIndex: 1, StartedAt: &now, CompletedAt: &now,
+		StepResults: []store.StepProgress{{StepName: "validate", StepIndex: 0, CompletedAt: now}},
+		Error:       &events.WorkflowError{Code: "STORE_ERROR", Message: "down", Stack: "s"}}})
+	require.NoError(t, err)
+
+	code, _, errOut := a.ops(t, "", "rerun", "-from-step", "deliver", id)
+	assert.NotEqual(t, 0, code)
+	assert.Contains(t, errOut, "field fromStep")
+	code, out, errOut := a.ops(t, "", "rerun", "-key", "k1", id)
+	require.Equal(t, 0, code, errOut)
+	assert.Equal(t, fmt.Sprintf("rerun %s: attempt 2, pending from step store (timeline: /console/timeline/%s)\n", id, id), out)
+	code, again, errOut := a.ops(t, "", "rerun", "-key", "k1", id)
+	require.Equal(t, 0, code, errOut)
+	assert.Equal(t, out, again, "the same key, the same rerun")
+	code, _, errOut = a.ops(t, "", "rerun", id)
+	assert.NotEqual(t, 0, code)
+	assert.Contains(t, errOut, "409 status_conflict")
+	code, _, errOut = a.ops(t, "", "rerun", "wf-unknown")
+	assert.NotEqual(t, 0, code)
+	assert.Contains(t, errOut, "404 not_found")
 }

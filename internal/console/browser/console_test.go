@@ -278,6 +278,42 @@ func TestConsoleInABrowser(t *testing.T) {
 		tb.signIn(t, s.URL(), adminToken, "admin")
 		tb.noConsoleErrors(t)
 	})
+	// Last, as it changes the failed workflow the Timeline subtest reads:
+	// the Rerun control of a failed workflow's timeline, defaulting to
+	// the failed step, asks before it POSTs /api/workflows/{id}/rerun,
+	// and the new attempt's events join the timeline (the delivery has
+	// still no target, so attempt 2 fails in deliver again).
+	t.Run("Rerun", func(t *testing.T) {
+		admin.open(t, base+"/timeline/"+s.failedWorkflow, `document.querySelector('[data-testid=rerun] select[name=fromStep]') && `+
+			`document.querySelector('[data-testid=timeline] tr.failed')`, "the failed workflow's rerun control")
+		assert.Equal(t, "deliver", eval[string](t, admin, `document.querySelector('[data-testid=rerun] select[name=fromStep]').value`), "the failed step by default")
+		assert.Equal(t, "attempt 1", texts(t, admin, `[data-testid=attempt]`)[0])
+		admin.do(t, click(`[data-testid=rerun-open]`))
+		admin.waitFor(t, `document.querySelector('[data-testid=rerun-confirm]')`, "the confirmation")
+		contains(t, admin, "from step deliver as attempt 2")
+		admin.screenshot(t, "timeline-rerun-confirm")
+		admin.do(t, click(`[data-testid=rerun-yes]`))
+		admin.waitFor(t, `document.querySelector('[data-testid=attempt]').textContent === 'attempt 2' && `+
+			`[...document.querySelectorAll('[data-testid=timeline] tbody tr')].filter(r => r.querySelector('td.attempt').textContent === '2').length === 3`,
+			"attempt 2 in the timeline: created, processing, failed")
+		attempts := texts(t, admin, `[data-testid=timeline] tbody tr td.attempt`)
+		types := texts(t, admin, `[data-testid=timeline] tbody tr td:nth-child(5) summary`)
+		var second []string
+		for i, a := range attempts {
+			if a == "2" {
+				second = append(second, types[i])
+			}
+		}
+		assert.Equal(t, []string{"workflow.created", "workflow.processing", "workflow.failed"}, second, "the new attempt's own events")
+		var wf struct {
+			Attempt int    `json:"attempt"`
+			Status  string `json:"status"`
+		}
+		require.Equal(t, http.StatusOK, s.call(http.MethodGet, "/api/workflows/"+s.failedWorkflow, nil, nil, &wf))
+		assert.Equal(t, 2, wf.Attempt, "one rerun")
+		admin.screenshot(t, "timeline-rerun")
+		admin.noConsoleErrors(t)
+	})
 	t.Logf("the whole console test took %s", time.Since(began).Round(time.Millisecond))
 }
 

@@ -15,10 +15,11 @@ import (
 // KafkaHandler handles one MSK batch (workflow-processor, task-processor).
 type KafkaHandler = func(context.Context, lambdaevents.KafkaEvent) error
 
-// WorkflowProcessor is the workflow-processor function, stamping
-// processorID on the events it emits.
-func WorkflowProcessor(a *app.App, processorID string) (KafkaHandler, error) {
-	svc, err := workflow.New(workflow.Config{Store: a.Store, Runtime: runtime(a, processorID)})
+// WorkflowProcessor is the workflow-processor function, running the
+// steps of steps (nil: workflow.BuiltinSteps()), stamping processorID on
+// the events it emits.
+func WorkflowProcessor(a *app.App, processorID string, steps *workflow.Registry) (KafkaHandler, error) {
+	svc, err := workflow.New(workflow.Config{Store: a.Store, Steps: steps, Runtime: runtime(a, processorID)})
 	if err != nil {
 		return nil, err
 	}

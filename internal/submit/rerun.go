@@ -1,0 +1,144 @@
+package submit
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/streamops/streamops/events"
+	"github.com/streamops/streamops/internal/status"
+	"github.com/streamops/streamops/internal/store"
+	"github.com/streamops/streamops/internal/workflow"
+)
+
+// RerunRequest is the body of POST /api/workflows/{id}/rerun.
+type RerunRequest struct {
+	// FromStep is the step the rerun starts at; empty: the step that
+	// failed.
+	FromStep string `json:"fromStep,omitempty"`
+}
+
+// Rerunner loads workflows and stores their reruns; *store.Store
+// implements it.
+type Rerunner interface {
+	GetWorkflow(ctx context.Context, workflowID string) (store.Workflow, error)
+	GetWorkflowCheckpoints(ctx context.Context, workflowIDs []string) (map[string]store.WorkflowCheckpoint, error)
+	RerunWorkflow(ctx context.Context, loaded store.Workflow, rerun store.WorkflowRerun, resume []store.JSONDoc, rederive bool) error
+}
+
+// ErrNoRerunner: the Service was built without a Rerunner.
+var ErrNoRerunner = errors.New("submit: reruns need a store that stores them")
+
+// RerunWorkflow starts a new run (attempt) of a workflow that ended, from
+// req.FromStep (default: the step that failed), the steps before it kept
+// with their stored results (workflow.State.RerunFrom decides). The rerun
+// is stored first (the workflow pending again at that step, the rerun in
+// its Reruns), then its workflow.created, carrying metadata.attempt, is
+// stored and published: a crash in between leaves a pending workflow the
+// retry-sweeper drives again by publishing its newest workflow.created,
+// and the workflow-processor runs the workflow from its stored state
+// whichever one it reads. It returns the workflow as stored after.
+//
+// A request repeated with the same Idempotency-Key answers the rerun the
+// first one started (and publishes its event again, completing a first
+// attempt that stopped before it); with another fromStep or principal it
+// is ErrIdempotencyConflict. Refusals: store.ErrNotFound (no such
+// workflow), a *store.StatusConflictError (still running; completed and
+// no fromStep), a *ValidationError on fromStep (unknown step, not one of
+// the workflow's, after the failed one).
+func (s *Service) RerunWorkflow(ctx context.Context, workflowID string, req RerunRequest, by Caller) (store.Workflow, error) {
+	st, ok := s.store.(Rerunner)
+	if !ok {
+		return store.Workflow{}, ErrNoRerunner
+	}
+	hash := requestHash(req, by.UserID)
+	for range 3 { // a concurrent rerun or run: decide again on what is stored now
+		cps, err := st.GetWorkflowCheckpoints(ctx, []string{workflowID})
+		if err != nil {
+			return store.Workflow{}, err
+		}
+		cp, found := cps[workflowID]
+		if !found {
+			return store.Workflow{}, store.ErrNotFound
+		}
+		doc := cp.Workflow
+		wf := workflow.FromCheckpoint(cp)
+		if r, found := wf.RerunByKey(by.IdempotencyKey); found {
+			if r.RequestHash != hash {
+				return store.Workflow{}, fmt.Errorf("%w: key %q", ErrIdempotencyConflict, by.IdempotencyKey)
+			}
+			return doc, s.announce(ctx, wf, r)
+		}
+		from, rederive, err := wf.RerunFrom(req.FromStep)
+		if err != nil {
+			return store.Workflow{}, rerunRefused(err, wf.Status)
+		}
+		attempt := wf.Attempt + 1
+		r := workflow.Rerun{
+			Attempt: attempt, FromStep: wf.Steps[from], FromStepIndex: from, PreviousStatus: wf.Status,
+			EventID:     events.DeriveID(events.EventIDPrefix, workflowID, string(events.WorkflowCreated), "attempt", strconv.Itoa(attempt)),
+			RequestedBy: by.UserID, RequestedAt: s.now().UTC().Truncate(time.Millisecond), IdempotencyKey: by.IdempotencyKey, RequestHash: hash,
+		}
+		env, err := rerunEvent(wf, r)
+		if err == nil {
+			err = s.emitter.CheckSize(env)
+		}
+		if err != nil {
+			return store.Workflow{}, fmt.Errorf("submit: rerun %s: %w", workflowID, err)
+		}
+		var resume []store.JSONDoc
+		if !rederive && from > 0 {
+			resume = workflow.ResumeDocuments(wf.Resume)
+		}
+		err = st.RerunWorkflow(ctx, doc, r.Document(), resume, rederive)
+		if errors.Is(err, store.ErrStatusConflict) {
+			continue
+		}
+		if err != nil {
+			return store.Workflow{}, fmt.Errorf("submit: rerun %s: %w", workflowID, err)
+		}
+		if _, err := s.emitter.Emit(ctx, env); err != nil {
+			return store.Workflow{}, err
+		}
+		s.log.InfoContext(ctx, "workflow rerun", "workflowId", workflowID, "attempt", attempt, "fromStep", r.FromStep, "eventId", r.EventID)
+		return st.GetWorkflow(ctx, workflowID)
+	}
+	return store.Workflow{}, fmt.Errorf("%w: workflow %s kept changing while its rerun was decided; try again", store.ErrStatusConflict, workflowID)
+}
+
+// announce stores and publishes again the workflow.created of rerun r (a
+// duplicate when the first request got that far).
+func (s *Service) announce(ctx context.Context, wf workflow.State, r workflow.Rerun) error {
+	env, err := rerunEvent(wf, r)
+	if err == nil {
+		_, err = s.emitter.Emit(ctx, env)
+	}
+	return err
+}
+
+// rerunEvent is the workflow.created that announces rerun r of wf: the
+// workflow's submission as it was, metadata.attempt r.Attempt, the id and
+// time r holds, so building it again gives the same event.
+func rerunEvent(wf workflow.State, r workflow.Rerun) (events.Envelope, error) {
+	md := metadata(r.RequestedBy)
+	md.CorrelationID, md.PartnerID, md.Attempt = wf.CorrelationID, wf.PartnerID, r.Attempt
+	p := events.WorkflowCreatedPayload{WorkflowID: wf.ID, Name: wf.Name, Steps: wf.Steps,
+		Priority: events.Priority(wf.Priority), CreatedAt: events.At(wf.CreatedAt), Input: wf.Input}
+	return events.NewEventAt(p, md, r.EventID, events.At(r.RequestedAt))
+}
+
+// rerunRefused is the error of a refused rerun: a conflict with the
+// workflow's status, or a bad fromStep.
+func rerunRefused(err error, current string) error {
+	var refusal *workflow.RerunRefusal
+	if !errors.As(err, &refusal) {
+		return err
+	}
+	if refusal.Conflict {
+		return fmt.Errorf("%s: %w", refusal.Reason, &store.StatusConflictError{Action: "rerun", Status: current,
+			Allowed: []string{status.WorkflowFailed, status.WorkflowCompleted}})
+	}
+	return &ValidationError{Field: "fromStep", Reason: refusal.Reason}
+}
