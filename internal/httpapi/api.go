@@ -63,8 +63,7 @@ func API(cfg APIConfig) http.Handler {
 	mux.Handle("GET /api/events", any(a.browseEvents))
 	mux.Handle("GET /api/events/search", any(a.searchEvents))
 	mux.Handle("GET /api/events/export", any(a.exportEvents))
-	mux.Handle("POST /api/replays", admin(a.createReplay))
-	mux.Handle("GET /api/replays/{id}", admin(getByID(a, "replay", cfg.Store.GetReplaySession, toReplay)))
+	a.replayRoutes(mux, admin)
 	mux.Handle("GET /api/webhook-events", admin(a.listWebhookEvents()))
 	mux.Handle("POST /api/webhook-events/{id}/retry", admin(a.retryWebhookEvent()))
 	mux.Handle("GET /api/partners/{partnerId}/events", any(a.partnerEvents()))
@@ -227,6 +226,10 @@ func decodeBody(w http.ResponseWriter, r *http.Request, v any) error {
 		var maxBytes *http.MaxBytesError
 		if errors.As(err, &maxBytes) {
 			return err
+		}
+		var typ *json.UnmarshalTypeError
+		if errors.As(err, &typ) && typ.Field != "" {
+			return &bodyFieldError{Field: typ.Field, err: fmt.Errorf("%w: %v", errBadJSON, err)}
 		}
 		return fmt.Errorf("%w: %v", errBadJSON, err)
 	}
