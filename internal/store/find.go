@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/256dpi/lungo"
 	"go.mongodb.org/mongo-driver/bson"
@@ -92,11 +93,53 @@ func findNewest[T any](ctx context.Context, coll lungo.ICollection, filter bson.
 		if idOrder < 0 {
 			idPast = "$lt"
 		}
-		at := bsonTime(after.Timestamp)
-		filter = bson.M{"$and": bson.A{filter, bson.M{"$or": bson.A{
-			bson.M{timeField: bson.M{"$lt": at}},
-			bson.M{timeField: at, "_id": bson.M{idPast: after.EventID}},
-		}}}}
+		filter = pastCursor(filter, timeField, "$lt", after.Timestamp, bson.M{"_id": bson.M{idPast: after.EventID}})
 	}
 	return findPage(ctx, coll, filter, bson.D{{Key: timeField, Value: -1}, {Key: "_id", Value: idOrder}}, limit, cursorOf)
+}
+
+// pastCursor is filter q continued past a position in a keyset order led
+// by timeField: the documents whose timeField is past at (past is "$gt"
+// in ascending order, "$lt" in descending), or equals at and match one of
+// ties (the order's later keys, each branch a position past the cursor's).
+// A time range q already holds on timeField (putTimeRange) is folded into
+// the branches rather than and-ed beside them, so the query never holds
+// two conditions on timeField: FerretDB answers an $and of a range and an
+// $or on the same field wrongly (it drops documents past the cursor).
+func pastCursor(q bson.M, timeField, past string, at time.Time, ties ...bson.M) bson.M {
+	at = bsonTime(at)
+	rest := make(bson.M, len(q))
+	for k, v := range q {
+		rest[k] = v
+	}
+	rng, _ := rest[timeField].(bson.M)
+	delete(rest, timeField)
+	// The range's bound on the cursor's side is replaced by the cursor
+	// unless the range starts (ascending) or ends (descending) past it.
+	near := map[string]string{"$gt": "$gte", "$lt": "$lte"}[past]
+	later := bson.M{past: at}
+	inRange := true
+	for op, v := range rng {
+		b, _ := v.(time.Time)
+		outside := op == "$gte" && at.Before(b) || op == "$lte" && at.After(b)
+		inRange = inRange && !outside
+		switch {
+		case op != near:
+			later[op] = b
+		case outside: // the range begins past the cursor
+			delete(later, past)
+			later[op] = b
+		}
+	}
+	branches := bson.A{bson.M{timeField: later}}
+	if inRange {
+		for _, t := range ties {
+			b := bson.M{timeField: at}
+			for k, v := range t {
+				b[k] = v
+			}
+			branches = append(branches, b)
+		}
+	}
+	return bson.M{"$and": bson.A{rest, bson.M{"$or": branches}}}
 }

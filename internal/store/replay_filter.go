@@ -178,13 +178,9 @@ var eventOrder = bson.D{{Key: "timestamp", Value: 1}, {Key: "seq", Value: 1}, {K
 func (s *Store) FindEvents(ctx context.Context, f ReplayFilter, after *Cursor, limit int) ([]EventDocument, string, error) {
 	q := f.ToQuery()
 	if after != nil {
-		at := bsonTime(after.Timestamp)
-		page := bson.M{"$or": bson.A{
-			bson.M{"timestamp": bson.M{"$gt": at}},
-			bson.M{"timestamp": at, "seq": bson.M{"$gt": after.Seq}},
-			bson.M{"timestamp": at, "seq": after.Seq, "event_id": bson.M{"$gt": after.EventID}},
-		}}
-		q = bson.M{"$and": bson.A{q, page}}
+		q = pastCursor(q, "timestamp", "$gt", after.Timestamp,
+			bson.M{"seq": bson.M{"$gt": after.Seq}},
+			bson.M{"seq": after.Seq, "event_id": bson.M{"$gt": after.EventID}})
 	}
 	return findPage(ctx, s.events, q, eventOrder, limit,
 		func(d EventDocument) Cursor { return Cursor{Timestamp: d.Timestamp, Seq: d.Seq, EventID: d.EventID} })
