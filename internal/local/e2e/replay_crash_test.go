@@ -46,11 +46,12 @@ type replayView struct {
 // same eventId and consumers can drop it.
 //
 // The cases kill the process at two points: part way (a checkpoint stored,
-// the next batch under way), and right after the 202, before the session
-// stored any checkpoint.
+// the next batch under way, the session leased to the runner that dies:
+// it resumes once that lease expires, history.DefaultReplayLease), and
+// right after the 202, before the session stored any checkpoint.
 func TestKill9DuringAReplayResumesExactlyOnce(t *testing.T) {
 	if testing.Short() {
-		t.Skip("builds and runs the streamops binary, stores thousands of events (about a minute); not under -short")
+		t.Skip("builds and runs the streamops binary, stores thousands of events (about 90 s); not under -short")
 	}
 	const (
 		workflows = 200
