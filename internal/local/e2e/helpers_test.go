@@ -188,11 +188,17 @@ type eventPage struct {
 // events pages through GET /api/events with query q.
 func (s *stack) events(q url.Values) []events.Envelope {
 	s.t.Helper()
+	return allEvents(s.t, s.api, q)
+}
+
+// allEvents pages through api's GET /api/events with query q.
+func allEvents(t *testing.T, api testenv.API, q url.Values) []events.Envelope {
+	t.Helper()
 	var out []events.Envelope
 	q.Set("limit", "1000")
 	for {
 		var page eventPage
-		require.Equal(s.t, http.StatusOK, s.call("GET", "/api/events?"+q.Encode(), nil, nil, &page))
+		require.Equal(t, http.StatusOK, api.Call(t, "GET", "/api/events?"+q.Encode(), nil, nil, &page))
 		out = append(out, page.Events...)
 		if page.NextCursor == "" {
 			return out

@@ -224,6 +224,55 @@ func runStreamops(t *testing.T, bin, logPath string, env []string, httpAddr stri
 	}
 }
 
+// crashRig is how a crash test runs the binary: its data directory (and
+// database, on MongoDB), its addresses, environment and log, the same for
+// every run on that data.
+type crashRig struct {
+	t                   *testing.T
+	bin, dir, logPath   string
+	httpAddr, kafkaAddr string
+	db                  store.Config
+	env                 []string
+}
+
+// newCrashRig is a rig for bin on a fresh data directory (and database),
+// with the schedules firing every second; the last log lines are shown
+// when the test fails.
+func newCrashRig(t *testing.T, bin string) *crashRig {
+	t.Helper()
+	tmp := t.TempDir()
+	r := &crashRig{t: t, bin: bin, dir: filepath.Join(tmp, "data"), logPath: filepath.Join(tmp, "streamops.log"),
+		httpAddr: freeAddr(t), kafkaAddr: freeAddr(t)}
+	r.db = engineFor(t, r.dir)
+	r.env = []string{
+		"STREAMOPS_DATA_DIR=" + r.dir, "STREAMOPS_HTTP_ADDR=" + r.httpAddr, "STREAMOPS_KAFKA_ADDR=" + r.kafkaAddr,
+		"STREAMOPS_ADMIN_TOKEN=" + adminToken, provider.SecretEnvVar("stripe") + "=" + stripeSecret,
+		"STREAMOPS_SCHEDULE_INTERVAL=1s", "STREAMOPS_LOG_LEVEL=info",
+	}
+	if r.db.URI != "" {
+		r.env = append(r.env, "MONGODB_URI="+r.db.URI, "MONGODB_DATABASE="+r.db.Database)
+	}
+	t.Cleanup(func() {
+		if !t.Failed() {
+			return
+		}
+		if b, err := os.ReadFile(r.logPath); err == nil {
+			lines := strings.Split(strings.TrimSpace(string(b)), "\n")
+			t.Logf("last log lines:\n%s", strings.Join(lines[max(0, len(lines)-40):], "\n"))
+		}
+	})
+	return r
+}
+
+// run starts the binary on the rig's data and waits until it serves.
+func (r *crashRig) run() *crashStack {
+	r.t.Helper()
+	return runStreamops(r.t, r.bin, r.logPath, r.env, r.httpAddr)
+}
+
+// api is a client of the running binary's HTTP routes, as admin.
+func (s *crashStack) api() testenv.API { return testenv.API{URL: s.url, Token: adminToken} }
+
 // kill9 is a crash: SIGKILL, no shutdown of any kind.
 func (s *crashStack) kill9() {
 	require.NoError(s.t, s.cmd.Process.Signal(syscall.SIGKILL))
@@ -293,24 +342,12 @@ func TestKill9DuringAWebhookStreamLosesNothingAcknowledged(t *testing.T) {
 		t.Skip("builds and runs the streamops binary twice (about 20 s); not under -short")
 	}
 	began := time.Now()
-	tmp := t.TempDir()
-	dir := filepath.Join(tmp, "data")
-	db := engineFor(t, dir)
-	bin := buildStreamops(t, tmp)
-	httpAddr, kafkaAddr := freeAddr(t), freeAddr(t)
-	env := []string{
-		"STREAMOPS_DATA_DIR=" + dir, "STREAMOPS_HTTP_ADDR=" + httpAddr, "STREAMOPS_KAFKA_ADDR=" + kafkaAddr,
-		"STREAMOPS_ADMIN_TOKEN=" + adminToken, provider.SecretEnvVar("stripe") + "=" + stripeSecret,
-		"STREAMOPS_SCHEDULE_INTERVAL=1s", "STREAMOPS_LOG_LEVEL=info",
-	}
-	if db.URI != "" {
-		env = append(env, "MONGODB_URI="+db.URI, "MONGODB_DATABASE="+db.Database)
-	}
+	rig := newCrashRig(t, buildStreamops(t, t.TempDir()))
 	if v := os.Getenv("STREAMOPS_STORE_FLUSH_INTERVAL"); v != "" {
-		env = append(env, "STREAMOPS_STORE_FLUSH_INTERVAL="+v)
+		rig.env = append(rig.env, "STREAMOPS_STORE_FLUSH_INTERVAL="+v)
 	}
-	logPath := filepath.Join(tmp, "streamops.log")
-	first := runStreamops(t, bin, logPath, env, httpAddr)
+	dir, db, logPath := rig.dir, rig.db, rig.logPath
+	first := rig.run()
 
 	providers, err := provider.LoadProviders("")
 	require.NoError(t, err)
@@ -380,7 +417,7 @@ func TestKill9DuringAWebhookStreamLosesNothingAcknowledged(t *testing.T) {
 	close(stop)
 	wg.Wait()
 
-	second := runStreamops(t, bin, logPath, env, httpAddr)
+	second := rig.run()
 	restartTook := time.Since(killedAt)
 	// Reconcile: wait (bounded) for every acknowledged webhook's workflow.
 	var done map[string]bool
@@ -451,10 +488,4 @@ func TestKill9DuringAWebhookStreamLosesNothingAcknowledged(t *testing.T) {
 	assert.Empty(t, lost, "acknowledged webhooks not stored after the crash")
 	assert.Empty(t, stranded, "acknowledged webhooks whose workflow did not complete")
 	assert.Empty(t, doubled, "acknowledged webhooks whose work was doubled")
-	if t.Failed() {
-		if b, err := os.ReadFile(logPath); err == nil {
-			lines := strings.Split(strings.TrimSpace(string(b)), "\n")
-			t.Logf("last log lines:\n%s", strings.Join(lines[max(0, len(lines)-40):], "\n"))
-		}
-	}
 }
