@@ -219,7 +219,7 @@ func TestOpsReplayDryRunsThenAsks(t *testing.T) {
 
 	code, out, errOut = a.ops(t, "y\n", "replay", "-aggregate", wf)
 	require.Equal(t, 0, code, errOut)
-	assert.Regexp(t, `replay replay-\S+ completed: 1 of 1 events replayed, 0 failed`, out)
+	assert.Regexp(t, `replay-\S+ completed \[=+\] 1/1 100\.0%.*failed 0\n$`, out)
 	assert.Equal(t, 1, replays(), "the replay is published as a new event marked replayOf")
 
 	code, _, errOut = a.ops(t, "", "replay")
