@@ -230,19 +230,47 @@ func (e *Emitter) Store(ctx context.Context, envs ...events.Envelope) (Stored, e
 
 // StoreTo is Store for EmitTo's topic.
 func (e *Emitter) StoreTo(ctx context.Context, topic string, envs ...events.Envelope) (Stored, error) {
+	return e.storeWith(ctx, topic, envs, func() (store.InsertResult, error) { return e.cfg.Store.InsertEventsTo(ctx, topic, envs) })
+}
+
+// ReplayStore stores a replay session's copies marked as its own;
+// *store.Store implements it.
+type ReplayStore interface {
+	InsertReplayEvents(ctx context.Context, session, topic string, envs []events.Envelope) (store.InsertResult, error)
+}
+
+// StoreReplay is StoreTo for the copies replay session makes: stored
+// marked as the session's (so its snapshot never selects them), and, of
+// those stored before (the session's batch run again after a crash), the
+// ones still pending publication are published by Publish too, the
+// published ones are not. Needs a Config.Store that is a ReplayStore.
+func (e *Emitter) StoreReplay(ctx context.Context, session, topic string, envs ...events.Envelope) (Stored, error) {
+	rs, ok := e.cfg.Store.(ReplayStore)
+	if !ok {
+		return Stored{}, errors.New("emit: the store cannot store a replay's events")
+	}
+	return e.storeWith(ctx, topic, envs, func() (store.InsertResult, error) { return rs.InsertReplayEvents(ctx, session, topic, envs) })
+}
+
+// storeWith stores envs with insert and keeps for Publish the ones it
+// stored, and the duplicates it says are pending.
+func (e *Emitter) storeWith(ctx context.Context, topic string, envs []events.Envelope, insert func() (store.InsertResult, error)) (Stored, error) {
 	if _, ok := e.cfg.Publisher.(TopicPublisher); topic != "" && !ok {
 		return Stored{}, errNoTopicPublisher(topic)
 	}
 	if err := e.CheckSize(envs...); err != nil {
 		return Stored{}, fmt.Errorf("emit: %w", err)
 	}
-	ins, err := e.cfg.Store.InsertEventsTo(ctx, topic, envs)
+	ins, err := insert()
 	if err != nil {
 		return Stored{}, fmt.Errorf("emit: store events: %w", err)
 	}
 	st := Stored{topic: topic, res: Result{Stored: ins.Inserted, Duplicates: ins.Duplicates}}
-	stored := make(map[string]bool, len(ins.Inserted))
+	stored := make(map[string]bool, len(ins.Inserted)+len(ins.Pending))
 	for _, id := range ins.Inserted {
+		stored[id] = true
+	}
+	for _, id := range ins.Pending {
 		stored[id] = true
 	}
 	for _, env := range envs {

@@ -2,6 +2,7 @@ package handlers
 
 import (
 	"context"
+	"errors"
 	"net/http"
 	"time"
 
@@ -153,7 +154,10 @@ func OutboxRelay(a *app.App, partners map[string]outbox.Partner, secrets provide
 
 // RetrySweeper is the retry-sweeper function; providers route the webhook
 // events it finds failed or stranded, waits say when it acts (zero:
-// sweep's defaults).
+// sweep's defaults). After the sweep it continues the running replays
+// (history.Replayer.RunDue) with the time left: it is the scheduled
+// function that continues stored work, and a replay longer than one
+// invocation resumes from its checkpoint in the next.
 func RetrySweeper(a *app.App, providers *provider.Registry, waits config.Sweep) (ScheduledHandler, error) {
 	rt, err := router(a, providers)
 	if err != nil {
@@ -168,7 +172,12 @@ func RetrySweeper(a *app.App, providers *provider.Registry, waits config.Sweep) 
 	if err != nil {
 		return nil, err
 	}
-	return scheduled(sweeper.Run), nil
+	replayer := &history.Replayer{Store: a.Store, Emitter: a.Emitter, Logger: a.Logger}
+	return func(ctx context.Context, _ lambdaevents.EventBridgeEvent) error {
+		_, sweepErr := sweeper.Run(ctx)
+		_, replayErr := replayer.RunDue(ctx)
+		return errors.Join(sweepErr, replayErr)
+	}, nil
 }
 
 // Archiver is the archiver function.

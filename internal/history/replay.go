@@ -5,11 +5,14 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"time"
 
 	"github.com/google/uuid"
 
 	"github.com/streamops/streamops/events"
+	"github.com/streamops/streamops/internal/deadline"
 	"github.com/streamops/streamops/internal/emit"
+	"github.com/streamops/streamops/internal/status"
 	"github.com/streamops/streamops/internal/store"
 )
 
@@ -19,11 +22,39 @@ type ReplayStore interface {
 	EventFinder
 	CountEvents(ctx context.Context, f store.ReplayFilter) (int64, error)
 	CreateReplaySession(ctx context.Context, rs store.ReplaySession) (store.ReplaySession, error)
-	SaveReplayProgress(ctx context.Context, rs store.ReplaySession) error
+	ClaimReplaySession(ctx context.Context, owner string, lease time.Duration) (store.ReplaySession, error)
+	SaveReplayCheckpoint(ctx context.Context, rs store.ReplaySession, leaseUntil time.Time) error
+	CancelReplaySession(ctx context.Context, id string, cause store.ReplayError) (store.ReplaySession, error)
 }
 
-// Replayer runs replays. Every replayed event is stored before it is
-// published (Emitter), so the history shows what consumers received.
+// Replay rates: a session replays at most its rate_per_second events a
+// second, DefaultReplayRate when it asked for none, never more than
+// MaxReplayRate.
+const (
+	DefaultReplayRate = 500
+	MaxReplayRate     = 100000
+)
+
+// Defaults of the Replayer's job settings.
+const (
+	// DefaultReplayLease is how long a runner holds a session between
+	// checkpoints: a runner that crashed is replaced once it expires.
+	DefaultReplayLease = 30 * time.Second
+	// DefaultReplayMargin is how long before its context's deadline a
+	// runner stops taking batches, so the batch under way and its
+	// checkpoint finish within the invocation.
+	DefaultReplayMargin = 10 * time.Second
+)
+
+// ErrInvalidRate is returned by Start for a rate outside (0,
+// MaxReplayRate].
+var ErrInvalidRate = fmt.Errorf("history: ratePerSecond must be greater than 0 and at most %d", MaxReplayRate)
+
+// Replayer runs replays as jobs: Start stores a session, RunDue (the
+// retry-sweeper, on each tick) replays it batch by batch under a lease,
+// from checkpoint to checkpoint, across as many invocations as it takes.
+// Every replayed event is stored before it is published (Emitter), so the
+// history shows what consumers received.
 type Replayer struct {
 	Store ReplayStore
 	// Emitter stores then publishes the replayed events. Required.
@@ -31,7 +62,13 @@ type Replayer struct {
 	// BatchSize is how many events one page reads and one flush publishes.
 	// Default 500.
 	BatchSize int
-	Logger    *slog.Logger
+	// Lease is how long a runner holds a session between checkpoints.
+	// Default DefaultReplayLease.
+	Lease time.Duration
+	// Margin is how long before the deadline RunDue stops taking batches.
+	// Default DefaultReplayMargin.
+	Margin time.Duration
+	Logger *slog.Logger
 }
 
 // SampleSize is how many events a dry run shows.
@@ -52,90 +89,227 @@ func (r *Replayer) Preview(ctx context.Context, f store.ReplayFilter) (int64, []
 	return n, sample, err
 }
 
-// Replay re-publishes every event the filter selects, oldest first page by
-// page (so per key the original order holds), each as a new event
-// (eventId derived from the session and the original) marked
-// metadata.replayOf. Progress is saved after every page; the session is
-// returned when done. cfg.UserID, the principal who asked, is each
-// replayed event's metadata.userId. Events with no topic of their own (webhook.received)
-// need a TargetTopic and are recorded as failed without one.
-func (r *Replayer) Replay(ctx context.Context, cfg store.ReplayConfig) (store.ReplaySession, error) {
+// Start begins a replay of every event cfg's filter selects and returns
+// at once: it takes the snapshot (the events stored until now), counts
+// it and stores the session as running; RunDue replays it. Each event is
+// replayed as a new event (eventId derived from the session and the
+// original) marked metadata.replayOf, oldest first (so per key the
+// original order holds). cfg.UserID, the principal who asked, is each
+// replayed event's metadata.userId. cfg.RatePerSecond 0 is
+// DefaultReplayRate; outside (0, MaxReplayRate] it is ErrInvalidRate.
+func (r *Replayer) Start(ctx context.Context, cfg store.ReplayConfig) (store.ReplaySession, error) {
+	if cfg.RatePerSecond == 0 {
+		cfg.RatePerSecond = DefaultReplayRate
+	}
+	if !(cfg.RatePerSecond > 0 && cfg.RatePerSecond <= MaxReplayRate) {
+		return store.ReplaySession{}, ErrInvalidRate
+	}
 	s := sessionFor(cfg)
 	s.defaultBatchSize(r.BatchSize)
-	log := r.Logger
-	if log == nil {
-		log = slog.Default()
-	}
-	total, err := r.Store.CountEvents(ctx, s.filter)
+	s.id, s.snapshotAt = "replay-"+uuid.NewString(), time.Now().UTC().Truncate(time.Millisecond)
+	total, err := r.Store.CountEvents(ctx, s.snapshot())
 	if err != nil {
 		return store.ReplaySession{}, err
 	}
-	s.id, s.total = "replay-"+uuid.NewString(), total
+	s.total = total
 	if err := r.create(ctx, &s); err != nil {
 		return s.document(), err
 	}
-	var after *store.Cursor
-	for {
-		docs, next, err := r.Store.FindEvents(ctx, s.filter, after, s.batchSize)
-		if err != nil {
-			return r.fail(ctx, &s, err)
-		}
-		byTopic, order := map[string][]events.Envelope{}, []string{}
-		for _, d := range docs {
-			env, err := d.Envelope()
-			if err == nil {
-				env, err = replayOf(s.id, s.userID, env)
-			}
-			topic := s.topic(env)
-			if err == nil && topic == "" {
-				err = fmt.Errorf("%s has no topic of its own: give targetTopic to replay it", d.EventType)
-			}
-			if err != nil {
-				s.eventFailed(d.EventID, err)
-				continue
-			}
-			if _, seen := byTopic[topic]; !seen {
-				order = append(order, topic)
-			}
-			byTopic[topic] = append(byTopic[topic], env)
-		}
-		for _, topic := range order {
-			envs := byTopic[topic]
-			res, err := r.Emitter.EmitTo(ctx, s.targetTopic, envs...)
-			if err != nil {
-				return r.fail(ctx, &s, err)
-			}
-			s.emitted(topic, len(envs), res.Unpublished)
-		}
-		if next == "" {
-			break
-		}
-		s.cursor = next
-		c, _ := store.DecodeCursor(next)
-		after = &c
-		if err := r.save(ctx, &s); err != nil {
-			return s.document(), err
-		}
-		log.InfoContext(ctx, "replay progress", "sessionId", s.id, "replayed", s.replayed, "failed", s.failed, "total", total)
-	}
-	s.finish()
-	log.InfoContext(ctx, "replay finished", "sessionId", s.id, "status", s.status, "replayed", s.replayed, "failed", s.failed)
-	return s.document(), r.save(ctx, &s)
+	r.log().InfoContext(ctx, "replay started", "sessionId", s.id, "total", total, "ratePerSecond", s.rate)
+	return s.document(), nil
 }
 
-func (r *Replayer) fail(ctx context.Context, s *session, cause error) (store.ReplaySession, error) {
-	s.abort(cause)
-	if err := r.save(ctx, s); err != nil {
-		return s.document(), errors.Join(cause, err)
+// Cancel ends a running session as cancelled; its runner stops at its
+// next checkpoint. A cancelled session is returned as it is; one that
+// ended otherwise is a *store.StatusConflictError.
+func (r *Replayer) Cancel(ctx context.Context, id string) (store.ReplaySession, error) {
+	return r.Store.CancelReplaySession(ctx, id, store.ReplayError{Timestamp: time.Now().UTC(),
+		Error: errCancelled.Error(), ErrorType: ErrTypeCancelled})
+}
+
+// ReplayRunStats counts what one RunDue did.
+type ReplayRunStats struct {
+	// Sessions were claimed, Finished of them ended.
+	Sessions int `json:"sessions"`
+	Finished int `json:"finished"`
+	// Batches were checkpointed.
+	Batches  int   `json:"batches"`
+	Replayed int64 `json:"replayed"`
+	Failed   int64 `json:"failed"`
+}
+
+// RunDue replays the running sessions one at a time while ctx leaves
+// time: it claims a session no runner holds (or whose runner's lease
+// expired), replays it batch by batch at its rate with a checkpoint after
+// each, and stops taking batches Margin before ctx's deadline, releasing
+// the session for the next call, which continues from its checkpoint.
+// Safe to call concurrently (the lease gives a session to one runner).
+func (r *Replayer) RunDue(ctx context.Context) (ReplayRunStats, error) {
+	var st ReplayRunStats
+	owner := "runner-" + uuid.NewString()
+	var errs []error
+	for deadline.Left(ctx, r.margin()) {
+		d, err := r.Store.ClaimReplaySession(ctx, owner, r.lease())
+		if errors.Is(err, store.ErrNotFound) {
+			break
+		}
+		if err != nil {
+			errs = append(errs, err)
+			break
+		}
+		st.Sessions++
+		s := sessionFromDocument(d)
+		if err := r.run(ctx, &s, &st); err != nil {
+			errs = append(errs, err)
+			break
+		}
 	}
-	return s.document(), cause
+	return st, errors.Join(errs...)
+}
+
+// run replays s from its cursor until it ends, its lease is lost, or ctx
+// leaves no time for another batch.
+func (r *Replayer) run(ctx context.Context, s *session, st *ReplayRunStats) error {
+	log := r.log().With("sessionId", s.id)
+	var after *store.Cursor
+	if s.cursor != "" {
+		c, err := store.DecodeCursor(s.cursor)
+		if err != nil {
+			return r.abort(ctx, s, st, err)
+		}
+		after = &c
+	}
+	filter, start, sent := s.snapshot(), time.Now(), 0
+	for {
+		if !deadline.Left(ctx, r.margin()) {
+			return r.release(ctx, s)
+		}
+		docs, next, err := r.Store.FindEvents(ctx, filter, after, s.chunk())
+		if err != nil {
+			return r.abort(ctx, s, st, err)
+		}
+		// The rate: the batch goes when the events before it and its own
+		// have had their time, so n events take at least n/rate.
+		sent += len(docs)
+		due := start.Add(time.Duration(float64(sent) / s.rate * float64(time.Second)))
+		if dl, ok := ctx.Deadline(); ok && due.After(dl.Add(-r.margin())) {
+			return r.release(ctx, s)
+		}
+		if !deadline.Sleep(ctx, time.Until(due)) {
+			return r.release(ctx, s)
+		}
+		replayed, failed := s.replayed, s.failed
+		if err := r.replayBatch(ctx, s, docs); err != nil {
+			return r.abort(ctx, s, st, err)
+		}
+		if next == "" {
+			s.finish()
+		} else {
+			s.cursor = next
+			c, _ := store.DecodeCursor(next)
+			after = &c
+		}
+		if err := r.checkpoint(ctx, s, time.Now().Add(r.lease())); err != nil {
+			if errors.Is(err, store.ErrReplayLeaseLost) {
+				log.InfoContext(ctx, "replay stopped: the session was cancelled or taken over")
+				return nil
+			}
+			return err // the lease expires; the next runner redoes the batch
+		}
+		st.Batches++
+		st.Replayed += s.replayed - replayed
+		st.Failed += s.failed - failed
+		if status.ReplayIsFinal(s.status) {
+			st.Finished++
+			log.InfoContext(ctx, "replay finished", "status", s.status, "replayed", s.replayed, "failed", s.failed)
+			return nil
+		}
+		log.InfoContext(ctx, "replay progress", "replayed", s.replayed, "failed", s.failed, "total", s.total)
+	}
+}
+
+// replayBatch replays docs: each as its replay (replayOf), grouped by
+// topic in order of first appearance, each group stored then published.
+// An event that cannot be replayed is recorded as failed; an error is
+// one the whole batch failed with.
+func (r *Replayer) replayBatch(ctx context.Context, s *session, docs []store.EventDocument) error {
+	byTopic, order := map[string][]events.Envelope{}, []string{}
+	for _, d := range docs {
+		env, err := d.Envelope()
+		if err != nil {
+			s.eventFailed(d.EventID, fmt.Errorf("%w: %w", errInvalidEvent, err))
+			continue
+		}
+		env = replayOf(s.id, s.userID, env)
+		topic := s.topic(env)
+		if topic == "" {
+			s.eventFailed(d.EventID, fmt.Errorf("%s: %w", d.EventType, errNoTopic))
+			continue
+		}
+		if _, seen := byTopic[topic]; !seen {
+			order = append(order, topic)
+		}
+		byTopic[topic] = append(byTopic[topic], env)
+	}
+	for _, topic := range order {
+		envs := byTopic[topic]
+		stored, err := r.Emitter.StoreReplay(ctx, s.id, s.targetTopic, envs...)
+		if err != nil {
+			return err
+		}
+		res := r.Emitter.Publish(ctx, stored)
+		s.emitted(topic, len(envs), res.Unpublished)
+	}
+	return nil
+}
+
+// abort ends s as failed with cause, if its lease still holds.
+func (r *Replayer) abort(ctx context.Context, s *session, st *ReplayRunStats, cause error) error {
+	s.abort(cause)
+	r.log().ErrorContext(ctx, "replay failed", "sessionId", s.id, "error", cause)
+	if err := r.checkpoint(ctx, s, time.Now()); err != nil && !errors.Is(err, store.ErrReplayLeaseLost) {
+		return errors.Join(cause, err)
+	}
+	st.Finished++
+	return nil
+}
+
+// release gives s up at its last checkpoint, so the next runner takes it
+// at once rather than when the lease would have expired.
+func (r *Replayer) release(ctx context.Context, s *session) error {
+	err := r.checkpoint(context.WithoutCancel(ctx), s, time.Now())
+	if errors.Is(err, store.ErrReplayLeaseLost) {
+		return nil
+	}
+	return err
+}
+
+func (r *Replayer) lease() time.Duration {
+	if r.Lease > 0 {
+		return r.Lease
+	}
+	return DefaultReplayLease
+}
+
+func (r *Replayer) margin() time.Duration {
+	if r.Margin > 0 {
+		return r.Margin
+	}
+	return DefaultReplayMargin
+}
+
+func (r *Replayer) log() *slog.Logger {
+	if r.Logger != nil {
+		return r.Logger
+	}
+	return slog.Default()
 }
 
 // replayOf is the replay of env in session, asked for by userID: a new
 // event id, the original id in metadata.replayOf, the principal who
 // replays it in metadata.userId (when known; the original's is one lookup
 // away by replayOf), everything else as it was.
-func replayOf(session, userID string, env events.Envelope) (events.Envelope, error) {
+func replayOf(session, userID string, env events.Envelope) events.Envelope {
 	meta := events.Metadata{}
 	if env.Metadata != nil {
 		meta = *env.Metadata
@@ -146,7 +320,7 @@ func replayOf(session, userID string, env events.Envelope) (events.Envelope, err
 	}
 	env.Metadata = &meta
 	env.EventID = events.DeriveID(events.EventIDPrefix, session, env.EventID)
-	return env, nil
+	return env
 }
 
 func envelopes(docs []store.EventDocument) ([]events.Envelope, error) {

@@ -1,8 +1,6 @@
 package history
 
 import (
-	"errors"
-	"fmt"
 	"time"
 
 	"github.com/streamops/streamops/events"
@@ -22,6 +20,8 @@ type session struct {
 	filter      store.ReplayFilter
 	targetTopic string
 	batchSize   int
+	// rate is the most events a second the session replays.
+	rate float64
 	// userID is who asked for the replay (metadata.userId of its events).
 	userID string
 	// status is a status.Replay… value.
@@ -30,14 +30,22 @@ type session struct {
 	replayed int64
 	failed   int64
 	errors   []replayError
+	// dropped counts the event-level errors not kept in errors.
+	dropped int64
+	// snapshotAt bounds the events replayed (see snapshot).
+	snapshotAt time.Time
 	// cursor is the position replayed up to.
 	cursor string
+	// owner is the runner holding the session (its lease).
+	owner string
 
+	runningSince         *time.Time
 	createdAt, updatedAt time.Time
+	completedAt          *time.Time
 }
 
-// replayError is seed 001's ReplayError: a session-level one carries
-// errType, an event-level one eventID.
+// replayError is seed 001's ReplayError: every one carries errType, an
+// event-level one eventID too.
 type replayError struct {
 	at      time.Time
 	msg     string
@@ -56,6 +64,31 @@ func (s *session) defaultBatchSize(replayer int) {
 	}
 }
 
+// snapshot is the filter of what the session replays: the events its
+// filter selects that were stored at or before snapshotAt, none of them a
+// copy the session stored itself. The copies keep their original's
+// timestamp, so without the second rule they would match the filter again
+// and be replayed again; marking them (store.EventDocument.ReplaySessionID)
+// rather than relying on stored_at alone holds whatever the clocks of the
+// functions that store and replay say.
+func (s *session) snapshot() store.ReplayFilter {
+	f := s.filter
+	at := s.snapshotAt
+	f.StoredUntil, f.NotReplayedBy = &at, s.id
+	return f
+}
+
+// chunk is how many events one batch reads: the session's batch size, and
+// no more than a second's worth at its rate, so a batch never holds a
+// lease long.
+func (s *session) chunk() int {
+	n := s.batchSize
+	if s.rate > 0 && float64(n) > s.rate {
+		n = max(1, int(s.rate))
+	}
+	return n
+}
+
 // topic is where env is replayed: the session's target topic, or env's
 // own ("" when it has none).
 func (s *session) topic(env events.Envelope) string {
@@ -68,7 +101,23 @@ func (s *session) topic(env events.Envelope) string {
 // eventFailed records that event id could not be replayed.
 func (s *session) eventFailed(id string, err error) {
 	s.failed++
-	s.errors = append(s.errors, replayError{at: time.Now().UTC(), msg: err.Error(), eventID: id})
+	s.eventError(id, err.Error(), errorType(err))
+}
+
+// eventError keeps an event-level error while fewer than
+// store.MaxReplayErrors are kept, and counts it as dropped otherwise.
+func (s *session) eventError(id, msg, errType string) {
+	kept := 0
+	for _, e := range s.errors {
+		if e.eventID != "" {
+			kept++
+		}
+	}
+	if kept >= store.MaxReplayErrors {
+		s.dropped++
+		return
+	}
+	s.errors = append(s.errors, replayError{at: time.Now().UTC(), msg: msg, errType: errType, eventID: id})
 }
 
 // emitted records n events stored for topic, of which unpublished are not
@@ -77,17 +126,26 @@ func (s *session) eventFailed(id string, err error) {
 func (s *session) emitted(topic string, n int, unpublished []string) {
 	s.failed += int64(len(unpublished))
 	s.replayed += int64(n - len(unpublished))
-	now := time.Now().UTC()
 	for _, id := range unpublished {
-		s.errors = append(s.errors, replayError{at: now, msg: "stored, not yet published to " + topic + "; the retry-sweeper publishes it", eventID: id})
+		s.eventError(id, "stored, not yet published to "+topic+"; the retry-sweeper publishes it", ErrTypePublish)
 	}
 }
 
-// finish ends a session that went through every event.
-func (s *session) finish() { s.status = status.ReplayFinished(s.failed) }
+// done is how many events the session went through.
+func (s *session) done() int64 { return s.replayed + s.failed }
 
-// abort ends a session that could not go on because of cause.
+// finish ends a session that went through every event of its snapshot.
+// The total becomes what it went through: the count at the start can
+// differ from the snapshot walked by events stored in the same instant
+// and by events the archiver deleted meanwhile.
+func (s *session) finish() {
+	s.total = s.done()
+	s.status = status.ReplayFinished(s.failed)
+}
+
+// abort ends a session that could not go on because of cause, whose
+// error is kept whatever the list holds.
 func (s *session) abort(cause error) {
 	s.status = status.ReplayFailed
-	s.errors = append(s.errors, replayError{at: time.Now().UTC(), msg: cause.Error(), errType: fmt.Sprintf("%T", errors.Unwrap(cause))})
+	s.errors = append(s.errors, replayError{at: time.Now().UTC(), msg: cause.Error(), errType: errorType(cause)})
 }

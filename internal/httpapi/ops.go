@@ -280,44 +280,6 @@ func (a *api) exportEvents(w http.ResponseWriter, r *http.Request, p Principal) 
 	_, _ = w.Write(res.Inline)
 }
 
-// replayRequest is the body of POST /api/replays.
-type replayRequest struct {
-	Filter      store.ReplayFilter `json:"filter"`
-	DryRun      bool               `json:"dryRun"`
-	TargetTopic string             `json:"targetTopic,omitempty"`
-}
-
-func (a *api) createReplay(w http.ResponseWriter, r *http.Request, p Principal) {
-	var req replayRequest
-	if err := decodeBody(w, r, &req); err != nil {
-		writeError(w, r, a.log, err)
-		return
-	}
-	err := checkFilter(req.Filter, "filter.")
-	if err == nil && req.Filter.IsEmpty() && len(req.Filter.ExcludeEventTypes) == 0 && !req.DryRun {
-		err = &paramError{Param: "filter", Reason: "is empty: a replay of every event must be asked for with at least one filter field"}
-	}
-	if err != nil {
-		writeError(w, r, a.log, err)
-		return
-	}
-	if req.DryRun {
-		n, sample, err := a.cfg.Replayer.Preview(r.Context(), req.Filter)
-		if err != nil {
-			writeError(w, r, a.log, err)
-			return
-		}
-		writeJSON(w, http.StatusOK, map[string]any{"dryRun": true, "count": n, "sample": sample})
-		return
-	}
-	rs, err := a.cfg.Replayer.Replay(r.Context(), store.ReplayConfig{Filter: req.Filter, TargetTopic: req.TargetTopic, UserID: p.ID})
-	if err != nil {
-		writeError(w, r, a.log, err)
-		return
-	}
-	writeJSON(w, http.StatusCreated, toReplay(rs))
-}
-
 // listWebhookEvents is GET /api/webhook-events.
 func (a *api) listWebhookEvents() handlerFunc {
 	return listRoute(a, func(ctx context.Context, q url.Values, l listing) ([]store.WebhookEvent, string, error) {

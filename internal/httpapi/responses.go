@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/streamops/streamops/events"
+	"github.com/streamops/streamops/internal/status"
 	"github.com/streamops/streamops/internal/store"
 )
 
@@ -115,8 +116,9 @@ func toTask(t store.Task) taskResponse {
 	}
 }
 
-// ReplayResponse is seed 001's ReplaySessionState: POST /api/replays and
-// GET /api/replays/{id}. Exported for the streamops CLI, which reads the
+// ReplayResponse is seed 001's ReplaySessionState with the job's
+// progress: POST /api/replays, GET /api/replays and GET
+// /api/replays/{id}. Exported for the streamops CLI, which reads the
 // API's answers in the API's shape.
 type ReplayResponse struct {
 	SessionID      string        `json:"session_id"`
@@ -126,17 +128,35 @@ type ReplayResponse struct {
 	ReplayedEvents int64         `json:"replayed_events"`
 	FailedEvents   int64         `json:"failed_events"`
 	Errors         []replayError `json:"errors"`
-	CreatedAt      time.Time     `json:"created_at"`
-	UpdatedAt      time.Time     `json:"updated_at"`
-	CompletedAt    *time.Time    `json:"completed_at,omitempty"`
+	// ErrorsDropped counts the event-level errors not listed (the list is
+	// bounded).
+	ErrorsDropped int64 `json:"errors_dropped"`
+	// SnapshotAt: only events stored at or before it are replayed.
+	SnapshotAt  time.Time      `json:"snapshot_at"`
+	Progress    ReplayProgress `json:"progress"`
+	CreatedAt   time.Time      `json:"created_at"`
+	UpdatedAt   time.Time      `json:"updated_at"`
+	CompletedAt *time.Time     `json:"completed_at,omitempty"`
+}
+
+// ReplayProgress is how far a replay got: done (replayed + failed) of
+// total, the rate observed since a runner first took it, and the time left
+// at that rate (omitted when unknown or ended).
+type ReplayProgress struct {
+	Done          int64    `json:"done"`
+	Total         int64    `json:"total"`
+	Percent       float64  `json:"percent"`
+	RatePerSecond float64  `json:"rate_per_second"`
+	ETASeconds    *float64 `json:"eta_seconds,omitempty"`
 }
 
 // replayConfig is seed 001's ReplayConfig. The filter is the request's own
 // type (store.ReplayFilter is the filter the API reads, seed 001's fields).
 type replayConfig struct {
-	Filter      store.ReplayFilter `json:"filter"`
-	TargetTopic string             `json:"target_topic,omitempty"`
-	BatchSize   int                `json:"batch_size"`
+	Filter        store.ReplayFilter `json:"filter"`
+	TargetTopic   string             `json:"target_topic,omitempty"`
+	BatchSize     int                `json:"batch_size"`
+	RatePerSecond float64            `json:"rate_per_second"`
 }
 
 // replayError is seed 001's ReplayError.
@@ -148,14 +168,39 @@ type replayError struct {
 }
 
 func toReplay(rs store.ReplaySession) ReplayResponse {
-	errs := mapNil(rs.Errors, func(e store.ReplayError) replayError {
+	errs := mapAll(rs.Errors, func(e store.ReplayError) replayError {
 		return replayError{Timestamp: e.Timestamp, Error: e.Error, ErrorType: e.ErrorType, EventID: e.EventID}
 	})
 	return ReplayResponse{
 		SessionID: rs.ID, Status: rs.Status, TotalEvents: rs.TotalEvents, ReplayedEvents: rs.ReplayedEvents,
-		Config:       replayConfig{Filter: rs.Config.Filter, TargetTopic: rs.Config.TargetTopic, BatchSize: rs.Config.BatchSize},
-		FailedEvents: rs.FailedEvents, Errors: errs, CreatedAt: rs.CreatedAt, UpdatedAt: rs.UpdatedAt, CompletedAt: rs.CompletedAt,
+		Config: replayConfig{Filter: rs.Config.Filter, TargetTopic: rs.Config.TargetTopic, BatchSize: rs.Config.BatchSize,
+			RatePerSecond: rs.Config.RatePerSecond},
+		FailedEvents: rs.FailedEvents, Errors: errs, ErrorsDropped: rs.ErrorsDropped, SnapshotAt: rs.SnapshotAt,
+		Progress:  replayProgress(rs),
+		CreatedAt: rs.CreatedAt, UpdatedAt: rs.UpdatedAt, CompletedAt: rs.CompletedAt,
 	}
+}
+
+// replayProgress is rs's progress: the rate is what it replayed since a
+// runner first took it, over the time to its last checkpoint.
+func replayProgress(rs store.ReplaySession) ReplayProgress {
+	p := ReplayProgress{Done: rs.ReplayedEvents + rs.FailedEvents, Total: rs.TotalEvents}
+	switch {
+	case p.Total > 0:
+		p.Percent = min(100, 100*float64(p.Done)/float64(p.Total))
+	case status.ReplayIsFinal(rs.Status):
+		p.Percent = 100
+	}
+	if rs.RunningSince != nil {
+		if secs := rs.UpdatedAt.Sub(*rs.RunningSince).Seconds(); secs > 0 {
+			p.RatePerSecond = float64(p.Done) / secs
+		}
+	}
+	if !status.ReplayIsFinal(rs.Status) && p.RatePerSecond > 0 && p.Total >= p.Done {
+		eta := float64(p.Total-p.Done) / p.RatePerSecond
+		p.ETASeconds = &eta
+	}
+	return p
 }
 
 // webhookEventResponse is a webhook_events row of seed 004: GET

@@ -22,3 +22,8 @@ func ReplayFinished(failedEvents int64) string {
 
 // ReplayIsFinal reports whether a session in status s has ended.
 func ReplayIsFinal(s string) bool { return s != ReplayRunning }
+
+// ReplayCancelled is the status of a session an operator cancelled
+// (POST /api/replays/{id}/cancel); its runner stops at its next
+// checkpoint.
+const ReplayCancelled = "cancelled"

@@ -57,6 +57,11 @@ type EventDocument struct {
 	// type's (a replay to a target topic), so the retry-sweeper publishes
 	// it where it was meant to go. Absent otherwise.
 	PublishTopic string `bson:"publish_topic,omitempty"`
+	// ReplaySessionID is the replay session that stored this event as a
+	// copy of another (InsertReplayEvents): the session's snapshot
+	// excludes it, so a replay never replays its own output whatever the
+	// clocks of the processes that store and replay. Absent otherwise.
+	ReplaySessionID string `bson:"replay_session_id,omitempty"`
 	// DeadLetteredAt is when the retry-sweeper gave up publishing the event
 	// and dead-lettered it (Store.DeadLetterUnpublished).
 	DeadLetteredAt *time.Time `bson:"dead_lettered_at,omitempty"`
@@ -98,7 +103,7 @@ var reservedEventFields = map[string]bool{
 	"_id": true, "event_id": true, "event_type": true, "event_version": true, "timestamp": true,
 	"aggregate_id": true, "metadata": true, "stored_at": true, "ttl_expires_at": true,
 	"execution_id": true, "partner_id": true, "seq": true, "publish_pending": true, "published_at": true, "archived_at": true, "dead_lettered_at": true,
-	"publish_topic": true, "envelope_extra": true, "metadata_extra": true, "payload_reserved": true,
+	"publish_topic": true, "replay_session_id": true, "envelope_extra": true, "metadata_extra": true, "payload_reserved": true,
 }
 
 // NewEventDocument converts an envelope into its stored form. storedAt is
@@ -249,6 +254,10 @@ func (s *Store) InsertEvent(ctx context.Context, env events.Envelope) error {
 type InsertResult struct {
 	Inserted   []string
 	Duplicates []string
+	// Pending are the Duplicates still pending publication (filled by
+	// InsertReplayEvents only): stored by an earlier run that did not
+	// publish them.
+	Pending []string
 }
 
 // InsertEvents stores many events with one unordered bulk insert: a
@@ -267,6 +276,33 @@ func (s *Store) InsertEventsTo(ctx context.Context, topic string, envs []events.
 			doc.PublishTopic, doc.PublishPending = topic, true
 		}
 	})
+}
+
+// InsertReplayEvents is InsertEventsTo for the copies replay session
+// stores: each document names the session (ReplaySessionID). Of the
+// duplicates (a batch run again after a crash before its checkpoint), the
+// ones still pending publication are listed in Pending, so the replay
+// publishes them and only them again.
+func (s *Store) InsertReplayEvents(ctx context.Context, session, topic string, envs []events.Envelope) (InsertResult, error) {
+	res, err := s.insertEvents(ctx, envs, func(doc *EventDocument, env events.Envelope) {
+		doc.ReplaySessionID = session
+		if topic != "" && topic != env.EventType.Topic() {
+			doc.PublishTopic, doc.PublishPending = topic, true
+		}
+	})
+	if err != nil || len(res.Duplicates) == 0 {
+		return res, err
+	}
+	docs, err := s.GetEvents(ctx, res.Duplicates)
+	if err != nil {
+		return res, err
+	}
+	for _, id := range res.Duplicates {
+		if d, ok := docs[id]; ok && d.PublishPending {
+			res.Pending = append(res.Pending, id)
+		}
+	}
+	return res, nil
 }
 
 // InsertConsumedEvents stores events a processor read from their topic

@@ -30,6 +30,12 @@ type ReplayFilter struct {
 	// deliveries started (events.partner_id). Not in seed 001: the API sets
 	// it to scope a partner's token; it is never read from a request.
 	PartnerID string `json:"-"`
+	// StoredUntil and NotReplayedBy make a replay session's snapshot (not
+	// in seed 001; never read from a request): events stored at or before
+	// StoredUntil, none of them a copy session NotReplayedBy stored (see
+	// EventDocument.ReplaySessionID).
+	StoredUntil   *time.Time `json:"-" bson:"-"`
+	NotReplayedBy string     `json:"-" bson:"-"`
 }
 
 // FilterField is one filter of ReplayFilter: its JSON name, which is also
@@ -92,6 +98,12 @@ func (f ReplayFilter) ToQuery() bson.M {
 	}
 	if f.PartnerID != "" {
 		q["partner_id"] = f.PartnerID
+	}
+	if f.StoredUntil != nil {
+		q["stored_at"] = bson.M{"$lte": bsonTime(*f.StoredUntil)}
+	}
+	if f.NotReplayedBy != "" {
+		q["replay_session_id"] = bson.M{"$ne": f.NotReplayedBy}
 	}
 	return q
 }
