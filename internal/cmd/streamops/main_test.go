@@ -99,8 +99,9 @@ const token = "ops-test-token"
 // the embedded store.
 type api struct {
 	*testenv.Env
-	srv    *httptest.Server
-	client testenv.API
+	srv      *httptest.Server
+	client   testenv.API
+	replayer *history.Replayer
 }
 
 func newAPI(t *testing.T) *api {
@@ -108,16 +109,35 @@ func newAPI(t *testing.T) *api {
 	env := testenv.New(t, testenv.Options{})
 	sub, err := submit.New(env.Store, env.Emitter, submit.Limits{}, nil, env.Logger)
 	require.NoError(t, err)
+	replayer := &history.Replayer{Store: env.Store, Emitter: env.Emitter, Logger: env.Logger}
 	h := httpapi.API(httpapi.APIConfig{
 		Submit: sub, Store: env.Store, Logger: env.Logger,
-		Replayer: &history.Replayer{Store: env.Store, Emitter: env.Emitter, Logger: env.Logger},
+		Replayer: replayer,
 		Exporter: &history.Exporter{Store: env.Store, Objects: objects.Files{Dir: t.TempDir()}, Logger: env.Logger},
 		Requeuer: &history.Requeuer{Store: env.Store, Publisher: env.Bus},
 		Auth:     httpapi.TokenAuth{AdminToken: token},
 	})
 	srv := httptest.NewServer(h)
 	t.Cleanup(srv.Close)
-	return &api{Env: env, srv: srv, client: testenv.API{URL: srv.URL, Token: token}}
+	return &api{Env: env, srv: srv, client: testenv.API{URL: srv.URL, Token: token}, replayer: replayer}
+}
+
+// runReplays runs the replay jobs as the retry-sweeper does, on a tick,
+// until the test ends.
+func (a *api) runReplays(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	t.Cleanup(func() { cancel(); <-done })
+	go func() {
+		defer close(done)
+		for ctx.Err() == nil {
+			_, _ = a.replayer.RunDue(ctx)
+			select {
+			case <-ctx.Done():
+			case <-time.After(10 * time.Millisecond):
+			}
+		}
+	}()
 }
 
 // submitWorkflow submits a workflow through the API and returns its id.
@@ -134,7 +154,7 @@ func (a *api) submitWorkflow(t *testing.T, name string) string {
 func (a *api) ops(t *testing.T, stdin string, args ...string) (int, string, string) {
 	t.Helper()
 	head := 1 // the flags go after the command words
-	if (args[0] == "dead-letters" || args[0] == "outbox") && len(args) > 1 && !strings.HasPrefix(args[1], "-") {
+	if (args[0] == "dead-letters" || args[0] == "outbox" || args[0] == "replay") && len(args) > 1 && !strings.HasPrefix(args[1], "-") {
 		head = 2
 	}
 	args = append(append(slices.Clone(args[:head]), "-url", a.srv.URL, "-token", token), args[head:]...)
@@ -217,10 +237,37 @@ func TestOpsReplayDryRunsThenAsks(t *testing.T) {
 	assert.Contains(t, errOut, "aborted")
 	assert.Zero(t, replays(), "declined: nothing replayed")
 
-	code, out, errOut = a.ops(t, "y\n", "replay", "-aggregate", wf)
+	// Started and not yet run: -detach returns with the session running,
+	// status shows it, cancel ends it (twice: the same answer), and a
+	// cancelled session is not run.
+	code, out, errOut = a.ops(t, "", "replay", "-aggregate", wf, "-yes", "-detach", "-rate", "20")
+	require.Equal(t, 0, code, errOut)
+	id := regexp.MustCompile(`replay (replay-\S+) started: 1 events at most 20/s\n`).FindStringSubmatch(out)
+	require.NotNil(t, id, out)
+	assert.Contains(t, out, "streamops replay status -watch "+id[1])
+	code, out, errOut = a.ops(t, "", "replay", "status", id[1])
+	require.Equal(t, 0, code, errOut)
+	assert.Regexp(t, `^`+id[1]+` running \[ +\] 0/1 +0\.0%`, out)
+	for range 2 {
+		code, out, errOut = a.ops(t, "", "replay", "cancel", id[1])
+		require.Equal(t, 0, code, errOut)
+		assert.Equal(t, "replay "+id[1]+" cancelled: 0 of 1 events replayed, 0 failed\n", out)
+	}
+	code, out, errOut = a.ops(t, "", "replay", "list")
+	require.Equal(t, 0, code, errOut)
+	assert.Regexp(t, `(?m)^`+id[1]+`\s+cancelled\s+0/1\s`, out)
+
+	// Run by the sweeper, it completes; the command follows it to the end.
+	a.runReplays(t)
+	code, out, errOut = a.ops(t, "y\n", "replay", "-aggregate", wf, "-interval", "10ms")
 	require.Equal(t, 0, code, errOut)
 	assert.Regexp(t, `replay-\S+ completed \[=+\] 1/1 100\.0%.*failed 0\n$`, out)
 	assert.Equal(t, 1, replays(), "the replay is published as a new event marked replayOf")
+	done := regexp.MustCompile(`(replay-\S+) completed `).FindStringSubmatch(out)
+	require.NotNil(t, done)
+	code, _, errOut = a.ops(t, "", "replay", "cancel", done[1])
+	assert.Equal(t, 1, code)
+	assert.Contains(t, errOut, "409", "an ended session cannot be cancelled")
 
 	code, _, errOut = a.ops(t, "", "replay")
 	assert.Equal(t, 1, code)

@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"golang.org/x/term"
+
+	"github.com/streamops/streamops/internal/httpapi"
 )
 
 // isTerminal reports whether w is a terminal, where the progress bar
@@ -117,7 +119,7 @@ func progressLine(s replaySession) string {
 
 // progressOf is s's progress, derived from its counts when the API did
 // not give it (one older than the progress field).
-func progressOf(s replaySession) sessionProgress {
+func progressOf(s replaySession) httpapi.ReplayProgress {
 	pr := s.Progress
 	if pr.Total == 0 && s.TotalEvents > 0 {
 		pr.Done, pr.Total = s.ReplayedEvents+s.FailedEvents, s.TotalEvents

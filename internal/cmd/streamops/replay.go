@@ -14,40 +14,13 @@ import (
 	"time"
 
 	"github.com/streamops/streamops/events"
+	"github.com/streamops/streamops/internal/httpapi"
 	"github.com/streamops/streamops/internal/store"
 )
 
-// replaySession is a ReplayResponse of the API (POST /api/replays,
-// GET /api/replays/{id}): the fields the command shows.
-type replaySession struct {
-	SessionID string `json:"session_id"`
-	Config    struct {
-		TargetTopic   string  `json:"target_topic"`
-		RatePerSecond float64 `json:"rate_per_second"`
-	} `json:"config"`
-	Status         string `json:"status"`
-	TotalEvents    int64  `json:"total_events"`
-	ReplayedEvents int64  `json:"replayed_events"`
-	FailedEvents   int64  `json:"failed_events"`
-	Errors         []struct {
-		Error     string `json:"error"`
-		ErrorType string `json:"error_type"`
-		EventID   string `json:"event_id"`
-	} `json:"errors"`
-	ErrorsDropped int64           `json:"errors_dropped"`
-	Progress      sessionProgress `json:"progress"`
-	CreatedAt     time.Time       `json:"created_at"`
-}
-
-// sessionProgress is a ReplayResponse's progress: done of total, the rate
-// observed where the replay runs and the time left (nil when unknown).
-type sessionProgress struct {
-	Done          int64    `json:"done"`
-	Total         int64    `json:"total"`
-	Percent       float64  `json:"percent"`
-	RatePerSecond float64  `json:"rate_per_second"`
-	ETASeconds    *float64 `json:"eta_seconds"`
-}
+// replaySession is the API's answer for a replay session (POST
+// /api/replays, GET /api/replays/{id}), in the API's own type.
+type replaySession = httpapi.ReplayResponse
 
 // replayRequest is the body of POST /api/replays.
 type replayRequest struct {
