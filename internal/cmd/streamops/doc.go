@@ -6,7 +6,9 @@
 //	streamops run                     the local stack (internal/local)
 //	streamops curl [provider]         a freshly signed sample webhook for the local stack
 //	streamops tail [filter flags]     follow GET /api/events
-//	streamops replay [filter flags]   dry run, confirm, then POST /api/replays
+//	streamops replay [filter flags]   dry run, confirm, POST /api/replays, follow its progress
+//	streamops replay status|cancel ID GET /api/replays/{id}, POST /api/replays/{id}/cancel
+//	streamops replay list             GET /api/replays
 //	streamops dead-letters [list]     GET /api/dead-letters
 //	streamops dead-letters requeue ID POST /api/dead-letters/{id}/requeue (or -all)
 //	streamops outbox requeue ID       POST /api/outbox/{id}/requeue

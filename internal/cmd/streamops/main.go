@@ -26,7 +26,10 @@ const usage = `usage: streamops <command> [flags]
   run                         start the local stack (make run)
   curl [provider]             print a freshly signed sample webhook curl for the local stack (default stripe)
   tail                        follow the event history (GET /api/events)
-  replay                      replay events: a dry run first, then confirm
+  replay                      replay events: a dry run, confirm, then follow the job's progress (-detach)
+  replay status [-watch] ID   a replay session's progress, once or followed
+  replay cancel ID            cancel a running replay session
+  replay list                 the recent replay sessions
   dead-letters [list]         list dead letters
   dead-letters requeue ID…    requeue dead letters (or -all with filters, after asking)
   outbox requeue ID…          requeue dead-lettered outbox entries: a new round of attempts each

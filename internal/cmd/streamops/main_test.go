@@ -155,7 +155,7 @@ func (a *api) submitWorkflow(t *testing.T, name string) string {
 func (a *api) ops(t *testing.T, stdin string, args ...string) (int, string, string) {
 	t.Helper()
 	head := 1 // the flags go after the command words
-	if (args[0] == "dead-letters" || args[0] == "outbox") && len(args) > 1 && !strings.HasPrefix(args[1], "-") {
+	if (args[0] == "dead-letters" || args[0] == "outbox" || args[0] == "replay") && len(args) > 1 && !strings.HasPrefix(args[1], "-") {
 		head = 2
 	}
 	args = append(append(slices.Clone(args[:head]), "-url", a.srv.URL, "-token", token), args[head:]...)
@@ -238,13 +238,37 @@ func TestOpsReplayDryRunsThenAsks(t *testing.T) {
 	assert.Contains(t, errOut, "aborted")
 	assert.Zero(t, replays(), "declined: nothing replayed")
 
-	// The replay is a job: started, then run by the retry-sweeper.
-	code, out, errOut = a.ops(t, "y\n", "replay", "-aggregate", wf)
+	// Started and not yet run: -detach returns with the session running,
+	// status shows it, cancel ends it (twice: the same answer), and a
+	// cancelled session is not run.
+	code, out, errOut = a.ops(t, "", "replay", "-aggregate", wf, "-yes", "-detach", "-rate", "20")
 	require.Equal(t, 0, code, errOut)
-	assert.Regexp(t, `replay replay-\S+ running: 0 of 1 events replayed, 0 failed`, out)
+	id := regexp.MustCompile(`replay (replay-\S+) started: 1 events at most 20/s\n`).FindStringSubmatch(out)
+	require.NotNil(t, id, out)
+	assert.Contains(t, out, "streamops replay status -watch "+id[1])
+	code, out, errOut = a.ops(t, "", "replay", "status", id[1])
+	require.Equal(t, 0, code, errOut)
+	assert.Regexp(t, `^`+id[1]+` running \[ +\] 0/1 +0\.0%`, out)
+	for range 2 {
+		code, out, errOut = a.ops(t, "", "replay", "cancel", id[1])
+		require.Equal(t, 0, code, errOut)
+		assert.Equal(t, "replay "+id[1]+" cancelled: 0 of 1 events replayed, 0 failed\n", out)
+	}
+	code, out, errOut = a.ops(t, "", "replay", "list")
+	require.Equal(t, 0, code, errOut)
+	assert.Regexp(t, `(?m)^`+id[1]+`\s+cancelled\s+0/1\s`, out)
+
+	// Run by the sweeper, it completes; the command follows it to the end.
 	a.runReplays(t)
-	testenv.Eventually(t, 10*time.Second, func() bool { return replays() == 1 },
-		"the replay is published as a new event marked replayOf")
+	code, out, errOut = a.ops(t, "y\n", "replay", "-aggregate", wf, "-interval", "10ms")
+	require.Equal(t, 0, code, errOut)
+	assert.Regexp(t, `replay-\S+ completed \[=+\] 1/1 100\.0%.*failed 0\n$`, out)
+	assert.Equal(t, 1, replays(), "the replay is published as a new event marked replayOf")
+	done := regexp.MustCompile(`(replay-\S+) completed `).FindStringSubmatch(out)
+	require.NotNil(t, done)
+	code, _, errOut = a.ops(t, "", "replay", "cancel", done[1])
+	assert.Equal(t, 1, code)
+	assert.Contains(t, errOut, "409", "an ended session cannot be cancelled")
 
 	code, _, errOut = a.ops(t, "", "replay")
 	assert.Equal(t, 1, code)

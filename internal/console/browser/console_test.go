@@ -194,7 +194,7 @@ func TestConsoleInABrowser(t *testing.T) {
 		admin.do(t, click(`[data-testid=replay-start]`))
 		admin.waitFor(t, `location.pathname.startsWith('/console/replays/replay') || location.pathname.split('/').length === 4`, "the session page")
 		admin.waitFor(t, `document.querySelector('[data-testid=replay-session] .badge')?.textContent === 'completed'`, "the replay to complete")
-		contains(t, admin, "1 replayed, 0 failed of 1", "Errors (0)")
+		contains(t, admin, "1 / 1 (100.0%)", "Errors (0)")
 		admin.screenshot(t, "replay-session")
 		admin.noConsoleErrors(t)
 	})
