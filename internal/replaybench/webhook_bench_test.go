@@ -28,8 +28,8 @@ import (
 // Replayer with the retry-sweeper's (which runs replays), over the same
 // store and broker. The history holds STREAMOPS_BENCH_REPLAY_HISTORY
 // events (default 3,000; enough that the replay outlasts the
-// deliveries). Each iteration sends webhookDeliveries signed GitHub
-// pushes one after another, timing each, twice in rotating order: with no
+// deliveries). Each iteration sends signed GitHub pushes one after
+// another for webhookPhase, timing each, twice in rotating order: with no
 // replay, and while RunDue replays the history in a goroutine (until the
 // replay ends, if it ends first; the session is cancelled after the last
 // delivery). Its one sub-benchmark,
@@ -54,7 +54,7 @@ func BenchmarkWebhookDuringReplay(b *testing.B) {
 		var replayed int64
 		var replaying time.Duration
 		sides := []func(){
-			func() { none = append(none, w.send(webhookDeliveries, nil)...) },
+			func() { none = append(none, w.send(webhookPhase, nil)...) },
 			func() {
 				rs, err := r.Start(ctx, store.ReplayConfig{Filter: filter})
 				require.NoError(b, err)
@@ -63,7 +63,7 @@ func BenchmarkWebhookDuringReplay(b *testing.B) {
 				var runErr error
 				start := time.Now()
 				go func() { _, runErr = r.RunDue(rctx); close(finished) }()
-				during = append(during, w.send(webhookDeliveries, finished)...)
+				during = append(during, w.send(webhookPhase, finished)...)
 				stop()
 				<-finished
 				if runErr != nil && rctx.Err() == nil {
@@ -93,8 +93,9 @@ func BenchmarkWebhookDuringReplay(b *testing.B) {
 	})
 }
 
-// webhookDeliveries is how many deliveries one side of an iteration sends.
-const webhookDeliveries = 200
+// webhookPhase is how long one side of an iteration sends deliveries:
+// long enough for several of a replay's batches at its default rate.
+const webhookPhase = 4 * time.Second
 
 // webhookSender sends signed GitHub pushes to the webhook handler.
 type webhookSender struct {
@@ -104,11 +105,11 @@ type webhookSender struct {
 	sent    int
 }
 
-// send sends n deliveries one after another, or fewer if stop is closed
-// first, and returns how long each took to be answered.
-func (w *webhookSender) send(n int, stop <-chan struct{}) []time.Duration {
-	out := make([]time.Duration, 0, n)
-	for range n {
+// send sends deliveries one after another for d, or until stop is
+// closed, and returns how long each took to be answered.
+func (w *webhookSender) send(d time.Duration, stop <-chan struct{}) []time.Duration {
+	var out []time.Duration
+	for end := time.Now().Add(d); time.Now().Before(end); {
 		select {
 		case <-stop:
 			return out
