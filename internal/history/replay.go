@@ -106,7 +106,13 @@ func (r *Replayer) Start(ctx context.Context, cfg store.ReplayConfig) (store.Rep
 	}
 	s := sessionFor(cfg)
 	s.defaultBatchSize(r.BatchSize)
-	s.id, s.snapshotAt = "replay-"+uuid.NewString(), time.Now().UTC().Truncate(time.Millisecond)
+	// A version 7 id grows with time, so sessions started in the same
+	// millisecond still list newest first (store.ListReplaySessions).
+	id, err := uuid.NewV7()
+	if err != nil {
+		return store.ReplaySession{}, err
+	}
+	s.id, s.snapshotAt = "replay-"+id.String(), time.Now().UTC().Truncate(time.Millisecond)
 	total, err := r.Store.CountEvents(ctx, s.snapshot())
 	if err != nil {
 		return store.ReplaySession{}, err

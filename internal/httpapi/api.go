@@ -194,6 +194,10 @@ func decodeBody(w http.ResponseWriter, r *http.Request, v any) error {
 		if errors.As(err, &maxBytes) {
 			return err
 		}
+		var typ *json.UnmarshalTypeError
+		if errors.As(err, &typ) && typ.Field != "" {
+			return &bodyFieldError{Field: typ.Field, err: fmt.Errorf("%w: %v", errBadJSON, err)}
+		}
 		return fmt.Errorf("%w: %v", errBadJSON, err)
 	}
 	if _, err := dec.Token(); err != io.EOF {

@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/streamops/streamops/events"
+	"github.com/streamops/streamops/internal/history"
 	"github.com/streamops/streamops/internal/httpapi"
 	"github.com/streamops/streamops/internal/provider"
 	"github.com/streamops/streamops/internal/status"
@@ -22,6 +23,9 @@ import (
 type apiStack struct {
 	*testenv.Env
 	handler http.Handler
+	// replayer is the API's, when it has one: tests drive it as the
+	// retry-sweeper does (awaitReplay).
+	replayer *history.Replayer
 }
 
 func newAPIStack(t testing.TB) *apiStack {

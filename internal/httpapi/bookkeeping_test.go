@@ -25,8 +25,9 @@ import (
 func replayAPI(t *testing.T, env *testenv.Env) *apiStack {
 	sub, err := submit.New(env.Store, env.Emitter, submit.Limits{}, nil, env.Logger)
 	require.NoError(t, err)
-	return &apiStack{Env: env, handler: httpapi.API(httpapi.APIConfig{Submit: sub, Store: env.Store, Logger: env.Logger,
-		Replayer: &history.Replayer{Store: env.Store, Emitter: env.Emitter, Logger: env.Logger},
+	replayer := &history.Replayer{Store: env.Store, Emitter: env.Emitter, Logger: env.Logger}
+	return &apiStack{Env: env, replayer: replayer, handler: httpapi.API(httpapi.APIConfig{Submit: sub, Store: env.Store, Logger: env.Logger,
+		Replayer: replayer,
 		Requeuer: &history.Requeuer{Store: env.Store, Publisher: env.Bus},
 		Auth:     httpapi.TokenAuth{AdminToken: adminToken}})}
 }
@@ -85,13 +86,17 @@ func TestReplayedAndRequeuedEventsAreInTheHistory(t *testing.T) {
 		name, method, path, body string
 		status                   int
 	}{
-		{"replay to the events' own topic", "POST", "/api/replays", `{"filter":{"event_ids":["` + original + `"]}}`, http.StatusCreated},
-		{"replay to a target topic", "POST", "/api/replays", `{"filter":{"event_ids":["` + original + `"]},"targetTopic":"workflows.replay"}`, http.StatusCreated},
+		{"replay to the events' own topic", "POST", "/api/replays", `{"filter":{"event_ids":["` + original + `"]}}`, http.StatusAccepted},
+		{"replay to a target topic", "POST", "/api/replays", `{"filter":{"event_ids":["` + original + `"]},"targetTopic":"workflows.replay"}`, http.StatusAccepted},
 		{"requeue a dead letter", "POST", "/api/dead-letters/" + store.DeadLetterID(events.TopicTasks, 0, 3) + "/requeue", "", http.StatusAccepted},
 	}
 	for _, st := range steps {
 		resp := s.call(t, st.method, st.path, st.body)
 		require.Equal(t, st.status, resp.status, "%s: %v", st.name, resp.body)
+		if st.path == "/api/replays" {
+			rs := awaitReplay(t, s.handler, s.replayer, resp.body["session_id"].(string))
+			require.Equal(t, status.ReplayCompleted, rs.Status, "%s: %+v", st.name, rs)
+		}
 	}
 
 	all := historyIDs(t, s, "")

@@ -46,6 +46,17 @@ const RetryAfterSeconds = "5"
 // errBadJSON marks a request body that is not the JSON the route expects.
 var errBadJSON = errors.New("request body is not valid JSON")
 
+// bodyFieldError is a JSON body with a value of the wrong type in one
+// field (a string where a number belongs): invalid_payload, naming the
+// field.
+type bodyFieldError struct {
+	Field string
+	err   error
+}
+
+func (e *bodyFieldError) Error() string { return e.err.Error() }
+func (e *bodyFieldError) Unwrap() error { return e.err }
+
 // classify maps an error to its status and code: the one place where domain
 // errors meet HTTP.
 func classify(err error) (status int, code string) {
@@ -115,7 +126,10 @@ func writeError(w http.ResponseWriter, r *http.Request, log *slog.Logger, err er
 	var tooLarge *bus.TooLargeError
 	var form *provider.FormError
 	var conflict *store.StatusConflictError
+	var bodyField *bodyFieldError
 	switch {
+	case errors.As(err, &bodyField):
+		body.Error.Field = bodyField.Field
 	case errors.As(err, &deep):
 		body.Error.Field, body.Error.Limit = "body", deep.Limit
 	case errors.As(err, &verr):

@@ -34,6 +34,7 @@ import (
 type historyStack struct {
 	*testenv.Env
 	handler   http.Handler
+	replayer  *history.Replayer
 	events    []events.Envelope // in (timestamp, eventId) order
 	exportTo  string
 	byPartner map[string][]string // partner -> execution ids
@@ -96,8 +97,9 @@ func newHistoryStackOf(t testing.TB, n int) *historyStack {
 	}
 	svc, err := submit.New(env.Store, env.Emitter, submit.Limits{}, nil, env.Logger)
 	require.NoError(t, err)
+	h.replayer = &history.Replayer{Store: env.Store, Emitter: env.Emitter, Logger: env.Logger}
 	h.handler = httpapi.API(httpapi.APIConfig{Submit: svc, Store: env.Store, Logger: env.Logger,
-		Replayer: &history.Replayer{Store: env.Store, Emitter: env.Emitter, Logger: env.Logger},
+		Replayer: h.replayer,
 		Exporter: &history.Exporter{Store: env.Store, Objects: objects.Files{Dir: h.exportTo},
 			InlineLimit: 256 << 10, SpillDir: t.TempDir(), Logger: env.Logger},
 		Auth: httpapi.TokenAuth{AdminToken: adminToken, PartnerTokens: map[string]string{"acme-token": "acme", "beta-token": "beta"}}})
@@ -278,15 +280,17 @@ func TestEventHistoryOverTenThousandEvents(t *testing.T) {
 		require.NoError(t, json.Unmarshal(body, &dry))
 		assert.Len(t, dry.Sample, history.SampleSize)
 
-		code, body = h.post(t, "/api/replays", `{"filter":`+filter+`,"targetTopic":"workflows.replay"}`)
-		require.Equal(t, http.StatusCreated, code, string(body))
-		var rs store.ReplaySession
-		require.NoError(t, json.Unmarshal(body, &rs))
+		code, body = h.post(t, "/api/replays", `{"filter":`+filter+`,"targetTopic":"workflows.replay","ratePerSecond":100000}`)
+		require.Equal(t, http.StatusAccepted, code, string(body))
+		var started httpapi.ReplayResponse
+		require.NoError(t, json.Unmarshal(body, &started))
+		assert.Equal(t, dry.Count, started.TotalEvents, "the snapshot is what the dry run counted")
+		rs := awaitReplay(t, h.handler, h.replayer, started.SessionID)
 		assert.Equal(t, status.ReplayCompleted, rs.Status)
 		assert.Equal(t, dry.Count, rs.ReplayedEvents, "the dry run counted what the replay published")
 		assert.Equal(t, dry.Count, rs.TotalEvents)
 
-		code, body = h.get(t, adminToken, "/api/replays/"+rs.ID)
+		code, body = h.get(t, adminToken, "/api/replays/"+rs.SessionID)
 		require.Equal(t, http.StatusOK, code)
 		assert.Contains(t, string(body), `"replayed_events":`+fmt.Sprint(dry.Count))
 

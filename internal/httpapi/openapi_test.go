@@ -334,8 +334,9 @@ func TestOpenAPIResponsesMatchTheDocument(t *testing.T) {
 	require.NoError(t, err)
 	hooks := caller{c, httpapi.Webhooks(ing, env.Logger)}
 	hooksDown := caller{c, httpapi.Webhooks(ingDown, env.Logger)}
+	replayer := &history.Replayer{Store: env.Store, Emitter: env.Emitter, Logger: env.Logger}
 	api := caller{c, httpapi.API(httpapi.APIConfig{Submit: sub, Store: env.Store, Router: ing, Logger: env.Logger,
-		Replayer: &history.Replayer{Store: env.Store, Emitter: env.Emitter, Logger: env.Logger},
+		Replayer: replayer,
 		Requeuer: &history.Requeuer{Store: env.Store, Publisher: env.Bus},
 		Partners: testPartners,
 		// A small inline limit, so one export answers inline and a larger one with a link.
@@ -488,16 +489,39 @@ func TestOpenAPIResponsesMatchTheDocument(t *testing.T) {
 		filter := fmt.Sprintf(`{"event_ids":[%q]}`, createdEventID)
 		w := api.post(t, adminToken, "/api/replays", `{"dryRun":true,"filter":`+filter+`}`, http.StatusOK)
 		assert.Contains(t, w.Body.String(), `"count":1`)
-		w = api.post(t, adminToken, "/api/replays", `{"filter":`+filter+`}`, http.StatusCreated)
+		w = api.post(t, adminToken, "/api/replays", `{"filter":`+filter+`,"ratePerSecond":1000}`, http.StatusAccepted)
 		replayID = decodeAs[store.ReplaySession](t, w).ID
 		api.post(t, adminToken, "/api/replays", `{"filter":{}}`, http.StatusBadRequest)
 		api.post(t, adminToken, "/api/replays", tooBig, http.StatusRequestEntityTooLarge)
 		api.post(t, adminToken, "/api/replays", `{"filter":{"eventTypes":["task.failed"]}}`, http.StatusBadRequest)
+		api.post(t, adminToken, "/api/replays", `{"filter":`+filter+`,"ratePerSecond":0}`, http.StatusBadRequest)
+		api.post(t, adminToken, "/api/replays", `{"filter":`+filter+`,"ratePerSecond":"x"}`, http.StatusBadRequest)
 	})
 
 	t.Run("GET /api/replays/{id}", func(t *testing.T) {
 		api.get(t, adminToken, "/api/replays/"+replayID, http.StatusOK)
 		api.get(t, adminToken, "/api/replays/replay-nope", http.StatusNotFound)
+		_, err := replayer.RunDue(ctx)
+		require.NoError(t, err)
+		w := api.get(t, adminToken, "/api/replays/"+replayID, http.StatusOK)
+		assert.Contains(t, w.Body.String(), `"status":"completed"`)
+	})
+
+	t.Run("GET /api/replays", func(t *testing.T) {
+		w := api.get(t, adminToken, "/api/replays?limit=5", http.StatusOK)
+		assert.Contains(t, w.Body.String(), replayID)
+		api.get(t, adminToken, "/api/replays", http.StatusOK)
+		api.get(t, adminToken, "/api/replays?limit=101", http.StatusBadRequest)
+	})
+
+	t.Run("POST /api/replays/{id}/cancel", func(t *testing.T) {
+		api.post(t, adminToken, "/api/replays/"+replayID+"/cancel", "", http.StatusConflict)
+		w := api.post(t, adminToken, "/api/replays", fmt.Sprintf(`{"filter":{"event_ids":[%q]}}`, createdEventID), http.StatusAccepted)
+		running := decodeAs[store.ReplaySession](t, w).ID
+		w = api.post(t, adminToken, "/api/replays/"+running+"/cancel", "", http.StatusOK)
+		assert.Contains(t, w.Body.String(), `"status":"cancelled"`)
+		api.post(t, adminToken, "/api/replays/"+running+"/cancel", "", http.StatusOK)
+		api.post(t, adminToken, "/api/replays/replay-nope/cancel", "", http.StatusNotFound)
 	})
 
 	t.Run("GET /api/webhook-events", func(t *testing.T) {

@@ -99,8 +99,9 @@ const token = "ops-test-token"
 // the embedded store.
 type api struct {
 	*testenv.Env
-	srv    *httptest.Server
-	client testenv.API
+	srv      *httptest.Server
+	client   testenv.API
+	replayer *history.Replayer
 }
 
 func newAPI(t *testing.T) *api {
@@ -108,16 +109,35 @@ func newAPI(t *testing.T) *api {
 	env := testenv.New(t, testenv.Options{})
 	sub, err := submit.New(env.Store, env.Emitter, submit.Limits{}, nil, env.Logger)
 	require.NoError(t, err)
+	replayer := &history.Replayer{Store: env.Store, Emitter: env.Emitter, Logger: env.Logger}
 	h := httpapi.API(httpapi.APIConfig{
 		Submit: sub, Store: env.Store, Logger: env.Logger,
-		Replayer: &history.Replayer{Store: env.Store, Emitter: env.Emitter, Logger: env.Logger},
+		Replayer: replayer,
 		Exporter: &history.Exporter{Store: env.Store, Objects: objects.Files{Dir: t.TempDir()}, Logger: env.Logger},
 		Requeuer: &history.Requeuer{Store: env.Store, Publisher: env.Bus},
 		Auth:     httpapi.TokenAuth{AdminToken: token},
 	})
 	srv := httptest.NewServer(h)
 	t.Cleanup(srv.Close)
-	return &api{Env: env, srv: srv, client: testenv.API{URL: srv.URL, Token: token}}
+	return &api{Env: env, srv: srv, client: testenv.API{URL: srv.URL, Token: token}, replayer: replayer}
+}
+
+// runReplays runs the replay jobs as the retry-sweeper does, on a tick,
+// until the test ends.
+func (a *api) runReplays(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	t.Cleanup(func() { cancel(); <-done })
+	go func() {
+		defer close(done)
+		for ctx.Err() == nil {
+			_, _ = a.replayer.RunDue(ctx)
+			select {
+			case <-ctx.Done():
+			case <-time.After(10 * time.Millisecond):
+			}
+		}
+	}()
 }
 
 // submitWorkflow submits a workflow through the API and returns its id.
@@ -217,10 +237,13 @@ func TestOpsReplayDryRunsThenAsks(t *testing.T) {
 	assert.Contains(t, errOut, "aborted")
 	assert.Zero(t, replays(), "declined: nothing replayed")
 
+	// The replay is a job: started, then run by the retry-sweeper.
 	code, out, errOut = a.ops(t, "y\n", "replay", "-aggregate", wf)
 	require.Equal(t, 0, code, errOut)
-	assert.Regexp(t, `replay replay-\S+ completed: 1 of 1 events replayed, 0 failed`, out)
-	assert.Equal(t, 1, replays(), "the replay is published as a new event marked replayOf")
+	assert.Regexp(t, `replay replay-\S+ running: 0 of 1 events replayed, 0 failed`, out)
+	a.runReplays(t)
+	testenv.Eventually(t, 10*time.Second, func() bool { return replays() == 1 },
+		"the replay is published as a new event marked replayOf")
 
 	code, _, errOut = a.ops(t, "", "replay")
 	assert.Equal(t, 1, code)

@@ -69,11 +69,20 @@ func TestEveryEventARequestCausesCarriesItsPrincipal(t *testing.T) {
 		return typesOf(s.events(url.Values{"aggregate_id": {notifyTask}}))[events.TaskCompleted] == 1
 	}, "the notify step's task %s did not complete", notifyTask)
 
-	// alice replays the admin's task and retries the webhook event.
-	var replay struct{ Status string }
-	require.Equal(t, http.StatusCreated, alice.Call(t, "POST", "/api/replays",
+	// alice replays the admin's task and retries the webhook event. The
+	// replay is a job the retry-sweeper runs on its next tick.
+	var replay struct {
+		SessionID string `json:"session_id"`
+		Status    string `json:"status"`
+	}
+	require.Equal(t, http.StatusAccepted, alice.Call(t, "POST", "/api/replays",
 		[]byte(`{"filter":{"aggregate_id":"`+adminTask.TaskID+`","event_types":["task.completed"]}}`), nil, &replay))
 	require.Equal(t, http.StatusAccepted, alice.Call(t, "POST", "/api/webhook-events/"+hook.WebhookEventID+"/retry", nil, nil, nil))
+	s.eventually(30*time.Second, func() bool {
+		require.Equal(t, http.StatusOK, alice.Call(t, "GET", "/api/replays/"+replay.SessionID, nil, nil, &replay))
+		return replay.Status != status.ReplayRunning
+	}, "the replay %s did not end", replay.SessionID)
+	require.Equal(t, status.ReplayCompleted, replay.Status)
 	var retried []events.Envelope
 	s.eventually(30*time.Second, func() bool {
 		retried = s.events(url.Values{"execution_id": {hook.WebhookEventID}, "event_types": {string(events.WorkflowCompleted)}})
