@@ -31,13 +31,13 @@ import (
 // The benchmarks of the table: the sides each ratio needs, not their
 // slow one-at-a-time baselines (run those with go test directly).
 const (
-	benchTop = `^Benchmark(WebhookThroughput|Produce|WorkflowProcessor|TaskProcessor|StoreCommands|StartToReady|EventInsertIndexCost)$`
-	benchSub = `^(floor|minimum|handler|raw|bus|batch|claim-batch|function|indexes)`
+	benchTop = `^Benchmark(WebhookThroughput|Produce|WorkflowProcessor|TaskProcessor|StoreCommands|StartToReady|EventInsertIndexCost|ReplayThroughput|WebhookDuringReplay)$`
+	benchSub = `^(floor|minimum|handler|raw|bus|batch|claim-batch|function|indexes|replay-vs-floor|p99)`
 )
 
 var (
 	// storePkgs run on every engine; onceOnly do not touch the store.
-	storePkgs = []string{"./internal/httpapi", "./internal/workflow", "./internal/task", "./internal/store"}
+	storePkgs = []string{"./internal/httpapi", "./internal/workflow", "./internal/task", "./internal/store", "./internal/replaybench"}
 	onceOnly  = []string{"./internal/bus", "./internal/local/e2e"}
 	functions = []string{"webhook", "api", "workflow-processor", "task-processor", "outbox-relay", "retry-sweeper", "archiver", "kafka-topics"}
 )

@@ -90,6 +90,23 @@ func (t *table) build(results map[string]map[string]result, engines []string, si
 				"Benchmark"+kind+"Processor/batch=1000", "Benchmark"+kind+"Processor/batch=1000,processor-only", "records/s", 0.5)
 		}
 	}
+	for _, e := range engines {
+		t.ratioOf(results[e], e, "replay / floor (bulk insert + raw produce of the same events)",
+			metric{"BenchmarkReplayThroughput/replay-vs-floor", "replay-events/s"}, metric{"BenchmarkReplayThroughput/replay-vs-floor", "floor-events/s"}, 0.8)
+	}
+	// Webhook p99 while a replay runs at its default rate, against p99
+	// with none: measured, no goal.
+	for _, e := range engines {
+		r := results[e]["BenchmarkWebhookDuringReplay/p99"]
+		row := row{measure: "webhook p99 during a replay at its default rate / with none", engine: e, info: true, goal: "-"}
+		if r["p99-none-ms"] > 0 && r["p99-replay-ms"] > 0 {
+			row.measured = fmt.Sprintf("%.0f vs %.0f ms (replay kept %s events/s)", r["p99-replay-ms"], r["p99-none-ms"], num(r["replay-events/s"]))
+			row.figure = fmt.Sprintf("%.1f", r["p99-replay-ms"]/r["p99-none-ms"])
+		} else {
+			row.missing = true
+		}
+		t.add(row)
+	}
 	// BenchmarkStoreCommands counts commands on the embedded engine only:
 	// a count, the same on MongoDB.
 	t.atMost(results["embedded"], "any", "outbox claims (batch of 100)", "BenchmarkStoreCommands/claim-batch-100", "commands/entry", 0.03, "%.3f")

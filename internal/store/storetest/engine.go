@@ -53,6 +53,9 @@ const (
 	// EmbeddedFiles: the store's data lives in files the test can reach
 	// (the data directory), so a test can corrupt or inspect them.
 	EmbeddedFiles Feature = "embedded-files"
+	// Volume: the engine stores hundreds of thousands of events in minutes
+	// (MongoDB; the embedded engine copies a collection on every write).
+	Volume Feature = "volume"
 )
 
 // Engine is the engine the current test process runs on.
@@ -77,7 +80,7 @@ func Has(f Feature) bool {
 		}
 		d, err := time.ParseDuration(os.Getenv(EnvTTLSweep))
 		return err == nil && d > 0 && d <= 5*time.Second
-	case TextIndex, Aggregation, Network:
+	case TextIndex, Aggregation, Network, Volume:
 		return mongo
 	case EmbeddedFiles:
 		return !mongo

@@ -1,0 +1,91 @@
+package replaybench_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/streamops/streamops/events"
+	"github.com/streamops/streamops/internal/history"
+	"github.com/streamops/streamops/internal/status"
+	"github.com/streamops/streamops/internal/store"
+	"github.com/streamops/streamops/internal/store/storetest"
+	"github.com/streamops/streamops/internal/testenv"
+)
+
+// TestReplayOf100000Events replays a history of 100,000 events (bulk
+// inserted, 1 KiB each) at an unlimited rate, as the retry-sweeper runs
+// replays without its deadline, and checks that every matched event was
+// replayed exactly once: the session's counts, the copies stored, and the
+// records on Kafka, one per original. It logs the replay's duration and
+// rate (docs/performance.md). The MongoDB tier runs it; the embedded
+// engine does not hold such volumes (storetest.Volume).
+func TestReplayOf100000Events(t *testing.T) {
+	storetest.Require(t, storetest.Volume)
+	n := envInt(t, "STREAMOPS_TEST_REPLAY_EVENTS", 100_000)
+	ctx := context.Background()
+	env := testenv.New(t, testenv.Options{})
+	r := &history.Replayer{Store: env.Store, Emitter: env.Emitter, Logger: env.Logger}
+
+	start := time.Now()
+	seeded, filter := seedHistory(t, env.Store, n)
+	t.Logf("seeded %d events in %s", n, time.Since(start).Round(time.Millisecond))
+	matched, err := env.Store.CountEvents(ctx, filter)
+	require.NoError(t, err)
+	require.EqualValues(t, n, matched)
+
+	start = time.Now()
+	const who = "replay-at-scale"
+	rs := replayAll(ctx, t, r, env.Store, store.ReplayConfig{Filter: filter, BatchSize: replayBatch, RatePerSecond: 100_000, UserID: who})
+	took := time.Since(start)
+	t.Logf("replayed %d events in %s: %.0f events/s", rs.ReplayedEvents, took.Round(time.Millisecond), float64(rs.ReplayedEvents)/took.Seconds())
+	require.Equal(t, status.ReplayCompleted, rs.Status, "%+v", rs.Errors)
+	assert.EqualValues(t, matched, rs.TotalEvents)
+	assert.EqualValues(t, matched, rs.ReplayedEvents)
+	assert.Zero(t, rs.FailedEvents)
+
+	// The copies carry the replaying principal: exactly one per original.
+	copies, err := env.Store.CountEvents(ctx, store.ReplayFilter{UserID: who})
+	require.NoError(t, err)
+	assert.EqualValues(t, n, copies, "copies stored")
+
+	originals := make(map[string]bool, n)
+	for _, e := range seeded {
+		originals[e.EventID] = true
+	}
+	published := map[string]int{}
+	records := 0
+	testenv.Scan(t, env.Brokers, events.TopicTasks, 2*time.Minute, func(rec *kgo.Record) bool {
+		records++
+		e, err := events.Decode(rec.Value)
+		require.NoError(t, err)
+		require.NotNil(t, e.Metadata)
+		published[e.Metadata.ReplayOf]++
+		return records == n
+	})
+	assert.Len(t, published, n, "originals published")
+	assert.EqualValues(t, n, topicRecords(t, env.Brokers, events.TopicTasks), "records on the topic: none twice")
+	for id, c := range published {
+		if !originals[id] || c != 1 {
+			t.Fatalf("%s published %d times, an original: %v", id, c, originals[id])
+		}
+	}
+}
+
+// topicRecords is how many records topic holds: the sum of its
+// partitions' end offsets.
+func topicRecords(t *testing.T, brokers []string, topic string) int64 {
+	cl, err := kgo.NewClient(kgo.SeedBrokers(brokers...))
+	require.NoError(t, err)
+	defer cl.Close()
+	ends, err := kadm.NewClient(cl).ListEndOffsets(context.Background(), topic)
+	require.NoError(t, err)
+	var sum int64
+	ends.Each(func(o kadm.ListedOffset) { sum += o.Offset })
+	return sum
+}
