@@ -220,6 +220,9 @@ type Stored struct {
 	topic   string
 	res     Result
 	publish []events.Envelope
+	// marked: the events were stored as published (StoreReplay), so
+	// Publish marks none.
+	marked bool
 }
 
 // Store is the first half of Emit: it stores envs (one unordered bulk
@@ -240,16 +243,20 @@ type ReplayStore interface {
 }
 
 // StoreReplay is StoreTo for the copies replay session makes: stored
-// marked as the session's (so its snapshot never selects them), and, of
-// those stored before (the session's batch run again after a crash), the
-// ones still pending publication are published by Publish too, the
-// published ones are not. Needs a Config.Store that is a ReplayStore.
+// marked as the session's (so its snapshot never selects them) and as
+// published, the session's checkpoint standing for the marks; those
+// stored before (the session's batch run again after a crash) are
+// published by Publish again. Publish marks nothing: the caller hands the
+// ones it could not publish back with MarkUnpublished. Needs a
+// Config.Store that is a ReplayStore.
 func (e *Emitter) StoreReplay(ctx context.Context, session, topic string, envs ...events.Envelope) (Stored, error) {
 	rs, ok := e.cfg.Store.(ReplayStore)
 	if !ok {
 		return Stored{}, errors.New("emit: the store cannot store a replay's events")
 	}
-	return e.storeWith(ctx, topic, envs, func() (store.InsertResult, error) { return rs.InsertReplayEvents(ctx, session, topic, envs) })
+	st, err := e.storeWith(ctx, topic, envs, func() (store.InsertResult, error) { return rs.InsertReplayEvents(ctx, session, topic, envs) })
+	st.marked = true
+	return st, err
 }
 
 // storeWith stores envs with insert and keeps for Publish the ones it
@@ -294,7 +301,9 @@ func (e *Emitter) Publish(ctx context.Context, st Stored) Result {
 	// A mark that fails leaves the events to the sweeper, which publishes
 	// them once more (consumers are idempotent): not a reason to fail the
 	// request.
-	e.marks.mark(ctx, res.Published)
+	if !st.marked {
+		e.marks.mark(ctx, res.Published)
+	}
 	e.cfg.Metrics.Record(
 		metrics.Metric{Name: "Published", Unit: metrics.Count, Value: float64(len(res.Published))},
 		metrics.Metric{Name: "PublishFailures", Unit: metrics.Count, Value: float64(len(res.Unpublished))},

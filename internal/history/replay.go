@@ -25,6 +25,7 @@ type ReplayStore interface {
 	ClaimReplaySession(ctx context.Context, owner string, lease time.Duration) (store.ReplaySession, error)
 	SaveReplayCheckpoint(ctx context.Context, rs store.ReplaySession, leaseUntil time.Time) error
 	CancelReplaySession(ctx context.Context, id string, cause store.ReplayError) (store.ReplaySession, error)
+	MarkUnpublished(ctx context.Context, eventIDs ...string) error
 }
 
 // Replay rates: a session replays at most its rate_per_second events a
@@ -264,6 +265,12 @@ func (r *Replayer) replayBatch(ctx context.Context, s *session, docs []store.Eve
 			return err
 		}
 		res := r.Emitter.Publish(ctx, stored)
+		// Stored as published: the ones that were not go back to the
+		// retry-sweeper, or the batch fails before its checkpoint and is
+		// run again.
+		if err := r.Store.MarkUnpublished(ctx, res.Unpublished...); err != nil {
+			return err
+		}
 		s.emitted(topic, len(envs), res.Unpublished)
 	}
 	return nil

@@ -83,8 +83,8 @@ func (s *session) snapshot() store.ReplayFilter {
 // lease long.
 func (s *session) chunk() int {
 	n := s.batchSize
-	if s.rate > 0 && float64(n) > s.rate {
-		n = max(1, int(s.rate))
+	if tenth := s.rate / 10; s.rate > 0 && float64(n) > tenth {
+		n = max(1, int(tenth))
 	}
 	return n
 }

@@ -258,9 +258,8 @@ func (s *Store) InsertEvent(ctx context.Context, env events.Envelope) error {
 type InsertResult struct {
 	Inserted   []string
 	Duplicates []string
-	// Pending are the Duplicates still pending publication (filled by
-	// InsertReplayEvents only): stored by an earlier run that did not
-	// publish them.
+	// Pending are the Duplicates to publish again (filled by
+	// InsertReplayEvents only: a replay's batch run again).
 	Pending []string
 }
 
@@ -283,30 +282,33 @@ func (s *Store) InsertEventsTo(ctx context.Context, topic string, envs []events.
 }
 
 // InsertReplayEvents is InsertEventsTo for the copies replay session
-// stores: each document names the session (ReplaySessionID). Of the
-// duplicates (a batch run again after a crash before its checkpoint), the
-// ones still pending publication are listed in Pending, so the replay
-// publishes them and only them again.
+// stores: each document names the session (ReplaySessionID) and is stored
+// as published, because the session's checkpoint, not a mark per event,
+// records what went out: a batch past the checkpoint (a crash before it)
+// is published again in full, so every duplicate is listed in Pending.
+// The replay marks the few its publish failed with MarkUnpublished, for
+// the retry-sweeper.
 func (s *Store) InsertReplayEvents(ctx context.Context, session, topic string, envs []events.Envelope) (InsertResult, error) {
 	res, err := s.insertEvents(ctx, envs, func(doc *EventDocument, env events.Envelope) {
-		doc.ReplaySessionID = session
+		at := doc.StoredAt
+		doc.ReplaySessionID, doc.PublishPending, doc.PublishedAt = session, false, &at
 		if topic != "" && topic != env.EventType.Topic() {
-			doc.PublishTopic, doc.PublishPending = topic, true
+			doc.PublishTopic = topic
 		}
 	})
-	if err != nil || len(res.Duplicates) == 0 {
-		return res, err
+	res.Pending = res.Duplicates
+	return res, err
+}
+
+// MarkUnpublished hands events stored as published back to the
+// retry-sweeper: their publish failed.
+func (s *Store) MarkUnpublished(ctx context.Context, eventIDs ...string) error {
+	if len(eventIDs) == 0 {
+		return nil
 	}
-	docs, err := s.GetEvents(ctx, res.Duplicates)
-	if err != nil {
-		return res, err
-	}
-	for _, id := range res.Duplicates {
-		if d, ok := docs[id]; ok && d.PublishPending {
-			res.Pending = append(res.Pending, id)
-		}
-	}
-	return res, nil
+	_, err := s.events.UpdateMany(ctx, bson.M{"_id": bson.M{"$in": eventIDs}},
+		bson.M{"$set": bson.M{"publish_pending": true}, "$unset": bson.M{"published_at": ""}})
+	return normalise(err)
 }
 
 // InsertConsumedEvents stores events a processor read from their topic
