@@ -71,3 +71,9 @@ func deadLetterFromDocument(d store.DeadLetterEntry) deadLetter {
 	}
 	return dl
 }
+
+// ProgressOf is the progress the replay_sessions document d records.
+func ProgressOf(d store.ReplaySession) Progress {
+	s := sessionFromDocument(d)
+	return s.progress()
+}

@@ -99,13 +99,13 @@ func (r *Replayer) Preview(ctx context.Context, f store.ReplayFilter) (int64, []
 // replayed event's metadata.userId. cfg.RatePerSecond 0 is
 // DefaultReplayRate; outside (0, MaxReplayRate] it is ErrInvalidRate.
 func (r *Replayer) Start(ctx context.Context, cfg store.ReplayConfig) (store.ReplaySession, error) {
-	if cfg.RatePerSecond == 0 {
-		cfg.RatePerSecond = DefaultReplayRate
+	s := sessionFor(cfg)
+	if s.rate == 0 {
+		s.rate = DefaultReplayRate
 	}
-	if !(cfg.RatePerSecond > 0 && cfg.RatePerSecond <= MaxReplayRate) {
+	if !(s.rate > 0 && s.rate <= MaxReplayRate) {
 		return store.ReplaySession{}, ErrInvalidRate
 	}
-	s := sessionFor(cfg)
 	s.defaultBatchSize(r.BatchSize)
 	// A version 7 id grows with time, so sessions started in the same
 	// millisecond still list newest first (store.ListReplaySessions).

@@ -72,10 +72,7 @@ func (s *session) defaultBatchSize(replayer int) {
 // rather than relying on stored_at alone holds whatever the clocks of the
 // functions that store and replay say.
 func (s *session) snapshot() store.ReplayFilter {
-	f := s.filter
-	at := s.snapshotAt
-	f.StoredUntil, f.NotReplayedBy = &at, s.id
-	return f
+	return s.filter.WithSnapshot(s.snapshotAt, s.id)
 }
 
 // chunk is how many events one batch reads: the session's batch size, and
@@ -148,4 +145,38 @@ func (s *session) finish() {
 func (s *session) abort(cause error) {
 	s.status = status.ReplayFailed
 	s.errors = append(s.errors, replayError{at: time.Now().UTC(), msg: cause.Error(), errType: errorType(cause)})
+}
+
+// Progress is how far a replay got: done (replayed + failed) of total,
+// the rate observed since a runner first took it, and the time left at
+// that rate (omitted when unknown or ended).
+type Progress struct {
+	Done          int64    `json:"done"`
+	Total         int64    `json:"total"`
+	Percent       float64  `json:"percent"`
+	RatePerSecond float64  `json:"rate_per_second"`
+	ETASeconds    *float64 `json:"eta_seconds,omitempty"`
+}
+
+// progress is s's Progress: the rate is what it replayed since a runner
+// first took it, over the time to its last checkpoint.
+func (s *session) progress() Progress {
+	p := Progress{Done: s.replayed + s.failed, Total: s.total}
+	ended := status.ReplayIsFinal(s.status)
+	switch {
+	case p.Total > 0:
+		p.Percent = min(100, 100*float64(p.Done)/float64(p.Total))
+	case ended:
+		p.Percent = 100
+	}
+	if s.runningSince != nil {
+		if secs := s.updatedAt.Sub(*s.runningSince).Seconds(); secs > 0 {
+			p.RatePerSecond = float64(p.Done) / secs
+		}
+	}
+	if !ended && p.RatePerSecond > 0 && p.Total >= p.Done {
+		eta := float64(p.Total-p.Done) / p.RatePerSecond
+		p.ETASeconds = &eta
+	}
+	return p
 }

@@ -44,7 +44,7 @@ func (a *api) createReplay(w http.ResponseWriter, r *http.Request, p Principal) 
 		return
 	}
 	err := checkFilter(req.Filter, "filter.")
-	if err == nil && req.Filter.IsEmpty() && len(req.Filter.ExcludeEventTypes) == 0 && !req.DryRun {
+	if err == nil && !req.Filter.SelectsSome() && !req.DryRun {
 		err = &paramError{Param: "filter", Reason: "is empty: a replay of every event must be asked for with at least one filter field"}
 	}
 	rate := float64(history.DefaultReplayRate)

@@ -133,7 +133,7 @@ func TestAReplayShowsItsProgress(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, started.SessionID, held.ID)
 	snapshot := held.Config.Filter
-	snapshot.StoredUntil, snapshot.NotReplayedBy = &held.SnapshotAt, held.ID
+	snapshot = snapshot.WithSnapshot(held.SnapshotAt, held.ID)
 	first, next, err := s.Store.FindEvents(ctx, snapshot, nil, 10)
 	require.NoError(t, err)
 	require.Len(t, first, 10)

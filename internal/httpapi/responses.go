@@ -4,7 +4,7 @@ import (
 	"time"
 
 	"github.com/streamops/streamops/events"
-	"github.com/streamops/streamops/internal/status"
+	"github.com/streamops/streamops/internal/history"
 	"github.com/streamops/streamops/internal/store"
 )
 
@@ -143,16 +143,8 @@ type ReplayResponse struct {
 	CompletedAt *time.Time     `json:"completed_at,omitempty"`
 }
 
-// ReplayProgress is how far a replay got: done (replayed + failed) of
-// total, the rate observed since a runner first took it, and the time left
-// at that rate (omitted when unknown or ended).
-type ReplayProgress struct {
-	Done          int64    `json:"done"`
-	Total         int64    `json:"total"`
-	Percent       float64  `json:"percent"`
-	RatePerSecond float64  `json:"rate_per_second"`
-	ETASeconds    *float64 `json:"eta_seconds,omitempty"`
-}
+// ReplayProgress is how far a replay got (history.Progress).
+type ReplayProgress = history.Progress
 
 // replayConfig is seed 001's ReplayConfig. The filter is the request's own
 // type (store.ReplayFilter is the filter the API reads, seed 001's fields).
@@ -180,31 +172,9 @@ func toReplay(rs store.ReplaySession) ReplayResponse {
 		Config: replayConfig{Filter: rs.Config.Filter, TargetTopic: rs.Config.TargetTopic, BatchSize: rs.Config.BatchSize,
 			RatePerSecond: rs.Config.RatePerSecond},
 		FailedEvents: rs.FailedEvents, Errors: errs, ErrorsDropped: rs.ErrorsDropped, SnapshotAt: rs.SnapshotAt,
-		Progress:  replayProgress(rs),
+		Progress:  history.ProgressOf(rs),
 		CreatedAt: rs.CreatedAt, UpdatedAt: rs.UpdatedAt, CompletedAt: rs.CompletedAt,
 	}
-}
-
-// replayProgress is rs's progress: the rate is what it replayed since a
-// runner first took it, over the time to its last checkpoint.
-func replayProgress(rs store.ReplaySession) ReplayProgress {
-	p := ReplayProgress{Done: rs.ReplayedEvents + rs.FailedEvents, Total: rs.TotalEvents}
-	switch {
-	case p.Total > 0:
-		p.Percent = min(100, 100*float64(p.Done)/float64(p.Total))
-	case status.ReplayIsFinal(rs.Status):
-		p.Percent = 100
-	}
-	if rs.RunningSince != nil {
-		if secs := rs.UpdatedAt.Sub(*rs.RunningSince).Seconds(); secs > 0 {
-			p.RatePerSecond = float64(p.Done) / secs
-		}
-	}
-	if !status.ReplayIsFinal(rs.Status) && p.RatePerSecond > 0 && p.Total >= p.Done {
-		eta := float64(p.Total-p.Done) / p.RatePerSecond
-		p.ETASeconds = &eta
-	}
-	return p
 }
 
 // webhookEventResponse is a webhook_events row of seed 004: GET

@@ -81,7 +81,7 @@ func TestEventPagesVisitEachEventOnceInOrder(t *testing.T) {
 			}
 			if c.snapshot {
 				now := time.Now()
-				f.StoredUntil, f.NotReplayedBy = &now, "replay-x"
+				f = f.WithSnapshot(now, "replay-x")
 			}
 			var all []store.EventDocument
 			var after *store.Cursor

@@ -30,12 +30,19 @@ type ReplayFilter struct {
 	// deliveries started (events.partner_id). Not in seed 001: the API sets
 	// it to scope a partner's token; it is never read from a request.
 	PartnerID string `json:"-"`
-	// StoredUntil and NotReplayedBy make a replay session's snapshot (not
-	// in seed 001; never read from a request): events stored at or before
-	// StoredUntil, none of them a copy session NotReplayedBy stored (see
-	// EventDocument.ReplaySessionID).
-	StoredUntil   *time.Time `json:"-" bson:"-"`
-	NotReplayedBy string     `json:"-" bson:"-"`
+	// storedUntil and notReplayedBy make a replay session's snapshot (not
+	// in seed 001; never read from a request nor stored: WithSnapshot).
+	storedUntil   *time.Time
+	notReplayedBy string
+}
+
+// WithSnapshot is f narrowed to replay session's snapshot: the events
+// stored at or before at, none of them a copy session stored (see
+// EventDocument.ReplaySessionID), so a replay never selects its own
+// output, whatever the clocks of the processes that store and replay.
+func (f ReplayFilter) WithSnapshot(at time.Time, session string) ReplayFilter {
+	f.storedUntil, f.notReplayedBy = &at, session
+	return f
 }
 
 // FilterField is one filter of ReplayFilter: its JSON name, which is also
@@ -65,6 +72,11 @@ func (f ReplayFilter) IsEmpty() bool {
 	return len(f.EventIDs) == 0 && f.ExecutionID == "" && f.AggregateID == "" && len(f.EventTypes) == 0 &&
 		f.StartTime == nil && f.EndTime == nil && f.UserID == "" && f.ServiceName == ""
 }
+
+// SelectsSome reports whether f names the events it selects: a filter
+// field, or event types to leave out (not empty in the sense of a replay
+// of everything, though seed 001's is_empty ignores exclusions).
+func (f ReplayFilter) SelectsSome() bool { return !f.IsEmpty() || len(f.ExcludeEventTypes) > 0 }
 
 // ToQuery is seed 001's to_mongo_query, field for field: the single place a
 // filter becomes a MongoDB query.
@@ -99,11 +111,11 @@ func (f ReplayFilter) ToQuery() bson.M {
 	if f.PartnerID != "" {
 		q["partner_id"] = f.PartnerID
 	}
-	if f.StoredUntil != nil {
-		q["stored_at"] = bson.M{"$lte": bsonTime(*f.StoredUntil)}
+	if f.storedUntil != nil {
+		q["stored_at"] = bson.M{"$lte": bsonTime(*f.storedUntil)}
 	}
-	if f.NotReplayedBy != "" {
-		q["replay_session_id"] = bson.M{"$ne": f.NotReplayedBy}
+	if f.notReplayedBy != "" {
+		q["replay_session_id"] = bson.M{"$ne": f.notReplayedBy}
 	}
 	return q
 }

@@ -11,6 +11,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/streamops/streamops/internal/httpapi"
+	"github.com/streamops/streamops/internal/status"
 )
 
 // isTerminal reports whether w is a terminal, where the progress bar
@@ -100,7 +101,7 @@ func progressLine(s replaySession) string {
 	filled := 0
 	if pr.Total > 0 {
 		filled = int(float64(barCells) * float64(min(pr.Done, pr.Total)) / float64(pr.Total))
-	} else if s.Status == "completed" {
+	} else if s.Status == status.ReplayCompleted {
 		filled = barCells
 	}
 	bar := strings.Repeat("=", filled)
@@ -111,7 +112,7 @@ func progressLine(s replaySession) string {
 		bar += strings.Repeat(" ", barCells-filled)
 	}
 	line := fmt.Sprintf("%s %s [%s] %d/%d %5.1f%%  %.1f/s", s.SessionID, s.Status, bar, pr.Done, pr.Total, pr.Percent, pr.RatePerSecond)
-	if pr.ETASeconds != nil && s.Status == "running" {
+	if pr.ETASeconds != nil && s.Status == status.ReplayRunning {
 		line += "  ETA " + formatETA(*pr.ETASeconds)
 	}
 	return line + fmt.Sprintf("  failed %d", s.FailedEvents)

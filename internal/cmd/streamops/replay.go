@@ -15,6 +15,7 @@ import (
 
 	"github.com/streamops/streamops/events"
 	"github.com/streamops/streamops/internal/httpapi"
+	"github.com/streamops/streamops/internal/status"
 	"github.com/streamops/streamops/internal/store"
 )
 
@@ -197,7 +198,7 @@ func replayListCmd(ctx context.Context, args []string, stdout, stderr io.Writer)
 // it. When ctx ends (Ctrl-C) it detaches: the session goes on.
 func watchReplay(ctx context.Context, c *client, s replaySession, interval time.Duration, stdout io.Writer) error {
 	bar := newProgressBar(stdout, isTerminal(stdout))
-	for s.Status == "running" {
+	for s.Status == status.ReplayRunning {
 		bar.update(s)
 		select {
 		case <-ctx.Done():
@@ -217,9 +218,9 @@ func watchReplay(ctx context.Context, c *client, s replaySession, interval time.
 	bar.finish(s)
 	printReplayErrors(stdout, s)
 	switch {
-	case s.Status == "failed":
+	case s.Status == status.ReplayFailed:
 		return fmt.Errorf("replay %s failed: %d of %d events replayed", s.SessionID, s.ReplayedEvents, s.TotalEvents)
-	case s.Status == "cancelled":
+	case s.Status == status.ReplayCancelled:
 		return fmt.Errorf("replay %s was cancelled: %d of %d events replayed", s.SessionID, s.ReplayedEvents, s.TotalEvents)
 	case s.FailedEvents > 0:
 		return fmt.Errorf("replay %s: %d events were not replayed", s.SessionID, s.FailedEvents)

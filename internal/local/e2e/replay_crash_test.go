@@ -15,6 +15,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/streamops/streamops/events"
+	"github.com/streamops/streamops/internal/status"
 	"github.com/streamops/streamops/internal/store/storetest"
 	"github.com/streamops/streamops/internal/testenv"
 )
@@ -84,12 +85,12 @@ func TestKill9DuringAReplayResumesExactlyOnce(t *testing.T) {
 
 			// The replay: accepted at once, then watched until the kill.
 			loc, v := startReplay(t, first.api(), fmt.Sprintf(`{"filter":%s,"ratePerSecond":%d}`, filter, rate))
-			assert.Equal(t, "running", v.Status)
+			assert.Equal(t, status.ReplayRunning, v.Status)
 			assert.EqualValues(t, matched, v.TotalEvents, "the snapshot holds every matched event")
 			accepted := time.Now()
 			for !tc.killAt(v) {
 				require.Less(t, v.ReplayedEvents*5, 4*v.TotalEvents, "the replay ran past 80 %% before it could be killed part way: %+v", v)
-				require.Equal(t, "running", v.Status, "%+v", v)
+				require.Equal(t, status.ReplayRunning, v.Status, "%+v", v)
 				require.Less(t, time.Since(accepted), 2*time.Minute, "the replay made no progress: %+v", v)
 				time.Sleep(50 * time.Millisecond)
 				v = getReplay(t, first.api(), loc)
@@ -107,10 +108,10 @@ func TestKill9DuringAReplayResumesExactlyOnce(t *testing.T) {
 				v = getReplay(t, second.api(), loc)
 				assert.GreaterOrEqual(t, v.ReplayedEvents, least, "replayed_events went back: %+v", v)
 				least = max(least, v.ReplayedEvents)
-				return v.Status != "running"
+				return v.Status != status.ReplayRunning
 			}, "the session is still running after the restart: %+v", v)
 			resumed := time.Since(killedAt)
-			assert.Equal(t, "completed", v.Status, "%+v", v)
+			assert.Equal(t, status.ReplayCompleted, v.Status, "%+v", v)
 			assert.EqualValues(t, matched, v.TotalEvents)
 			assert.EqualValues(t, matched, v.ReplayedEvents, "replayed_events = total_events = matched")
 			assert.Zero(t, v.FailedEvents)
