@@ -16,7 +16,7 @@ QUICK_BENCHTIME   ?= 100x
 LAMBDA_ENV   := GOOS=linux GOARCH=arm64 CGO_ENABLED=0
 LAMBDA_FLAGS := -tags lambda.norpc -trimpath -ldflags='-s -w'
 
-.PHONY: help build test unit race lint docs bench bench-all run clean synth deploy bootstrap infra-test infra-clean test-mongo fuzz openapi-lint console console-check test-console
+.PHONY: help build test unit race lint docs bench bench-all run clean synth deploy bootstrap infra-test infra-clean test-mongo test-scale fuzz openapi-lint console console-check test-console
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-8s %s\n", $$1, $$2}'
@@ -53,11 +53,21 @@ test-mongo: ## every store-touching test again on the MongoDB at MONGODB_URI (At
 	@test -n "$$MONGODB_URI" || { echo "test-mongo: set MONGODB_URI (e.g. mongodb://127.0.0.1:27017/); docs/testing.md"; exit 2; }
 	@log=$$(mktemp); trap 'rm -f $$log' EXIT; \
 	STREAMOPS_TEST_ENGINE=mongodb STREAMOPS_TEST_ENGINE_LOG=$$log \
-		$(GO) test -count=1 -tags browser -timeout 30m $(STORE_TEST_PKGS); rc=$$?; \
+		$(GO) test -count=1 -tags browser -timeout 30m -skip '^$(SCALE_TESTS)$$' $(STORE_TEST_PKGS); rc=$$?; \
 	awk -F'\t' '$$1=="mongodb" {ran++; pkg[$$2]++} $$1 ~ /^skip:/ {skip++; why[$$1]++} \
 		END {printf "test-mongo: %d tests ran on the MongoDB engine, %d skipped by a named feature\n", ran, skip; \
 		for (p in pkg) printf "  %-22s %d\n", p, pkg[p]; for (w in why) printf "  %-22s %d skipped\n", w, why[w]}' $$log | sort; \
 	exit $$rc
+
+# The scale tier: the 100,000-event replay on the MongoDB at MONGODB_URI,
+# alone, after test-mongo: it loads the engine for minutes, which would
+# slow every test beside it, and its duration is a figure of
+# docs/performance.md. STREAMOPS_TEST_REPLAY_EVENTS sets the size.
+SCALE_TESTS = TestReplayOf100000Events
+
+test-scale: ## the 100,000-event replay on the MongoDB at MONGODB_URI, alone (docs/performance.md)
+	@test -n "$$MONGODB_URI" || { echo "test-scale: set MONGODB_URI; docs/testing.md"; exit 2; }
+	STREAMOPS_TEST_ENGINE=mongodb $(GO) test -count=1 -v -timeout 40m -run '^$(SCALE_TESTS)$$' ./internal/replaybench
 
 # Fuzz targets: the parsers that face the outside. Their seed corpora
 # (f.Add and testdata/fuzz/) run in every go test; here each one is also

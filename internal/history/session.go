@@ -76,7 +76,8 @@ func (s *session) snapshot() store.ReplayFilter {
 }
 
 // chunk is how many events one batch reads: the session's batch size, and
-// no more than a second's worth at its rate, so a batch never holds a
+// no more than a tenth of a second's worth at its rate, so a rate-limited
+// replay writes in small steps beside live traffic and never holds a
 // lease long.
 func (s *session) chunk() int {
 	n := s.batchSize

@@ -1,4 +1,4 @@
-import { useContext, useState } from 'preact/hooks';
+import { useContext, useEffect, useState } from 'preact/hooks';
 import { get, post } from '../api.js';
 import { useLoad } from '../hooks.js';
 import { Principal } from '../principal.js';
@@ -16,6 +16,17 @@ export function Timeline({ id }) {
     () => (kind && principal.admin ? get(`/api/${kind}/${encodeURIComponent(id)}`) : Promise.resolve(null)),
     [id, kind],
   );
+  // While the workflow or task runs (a rerun just started, say), follow it:
+  // both are read again every second until it ends.
+  const running = ['pending', 'processing'].includes(state.data?.status);
+  useEffect(() => {
+    if (!running) return undefined;
+    const timer = setInterval(() => {
+      state.reload();
+      evs.reload();
+    }, 1000);
+    return () => clearInterval(timer);
+  }, [running]);
   return (
     <section>
       <h1>
