@@ -83,34 +83,25 @@ func TestEventPagesVisitEachEventOnceInOrder(t *testing.T) {
 				now := time.Now()
 				f = f.WithSnapshot(now, "replay-x")
 			}
-			var all []store.EventDocument
-			var after *store.Cursor
-			for pages := 0; ; pages++ {
-				require.Less(t, pages, c.n/c.page+2, "paging does not end")
-				docs, next, err := s.FindEvents(ctx, f, after, c.page)
-				require.NoError(t, err)
-				all = append(all, docs...)
-				if c.copies {
-					copies := make([]events.Envelope, 0, len(docs))
-					for _, d := range docs {
-						env, err := d.Envelope()
-						require.NoError(t, err)
-						env.EventID = "copy-" + env.EventID
-						copies = append(copies, env)
-					}
-					_, err := s.InsertReplayEvents(ctx, "replay-x", "", copies)
+			all := pageAll(t, c.n/c.page+2, func(after *store.Cursor) ([]store.EventDocument, string, error) {
+				return s.FindEvents(ctx, f, after, c.page)
+			}, func(page []store.EventDocument) {
+				if !c.copies {
+					return
+				}
+				copies := make([]events.Envelope, 0, len(page))
+				for _, d := range page {
+					env, err := d.Envelope()
 					require.NoError(t, err)
-					for _, e := range copies {
-						require.NoError(t, s.MarkPublished(ctx, e.EventID))
-					}
+					env.EventID = "copy-" + env.EventID
+					copies = append(copies, env)
 				}
-				if next == "" {
-					break
-				}
-				cur, err := store.DecodeCursor(next)
+				_, err := s.InsertReplayEvents(ctx, "replay-x", "", copies)
 				require.NoError(t, err)
-				after = &cur
-			}
+				for _, e := range copies {
+					require.NoError(t, s.MarkPublished(ctx, e.EventID))
+				}
+			})
 			require.Equal(t, c.n, len(all), "every event once")
 			seen := map[string]bool{}
 			for i, d := range all {
@@ -161,20 +152,9 @@ func TestWebhookPagesVisitEachRowOnceInOrder(t *testing.T) {
 				require.NoError(t, err)
 			}
 			f := store.WebhookEventFilter{From: c.from, To: c.to}
-			var all []store.WebhookEvent
-			var after *store.Cursor
-			for pages := 0; ; pages++ {
-				require.Less(t, pages, c.n/c.page+2, "paging does not end")
-				rows, next, err := s.FindWebhookEvents(ctx, f, after, c.page)
-				require.NoError(t, err)
-				all = append(all, rows...)
-				if next == "" {
-					break
-				}
-				cur, err := store.DecodeCursor(next)
-				require.NoError(t, err)
-				after = &cur
-			}
+			all := pageAll(t, c.n/c.page+2, func(after *store.Cursor) ([]store.WebhookEvent, string, error) {
+				return s.FindWebhookEvents(ctx, f, after, c.page)
+			}, nil)
 			require.Equal(t, c.want, len(all), "every row in the range once")
 			for i := 1; i < len(all); i++ {
 				p, d := all[i-1], all[i]
@@ -182,5 +162,29 @@ func TestWebhookPagesVisitEachRowOnceInOrder(t *testing.T) {
 				require.True(t, inOrder, "%s (%v) after %s (%v)", d.EventID, d.ReceivedAt, p.EventID, p.ReceivedAt)
 			}
 		})
+	}
+}
+
+// pageAll reads every page list gives, from the start, at most pages of
+// them, calling each (when set) with every page as it is read, and
+// returns what they held in order.
+func pageAll[T any](t *testing.T, pages int, list func(after *store.Cursor) ([]T, string, error), each func([]T)) []T {
+	t.Helper()
+	var all []T
+	var after *store.Cursor
+	for n := 0; ; n++ {
+		require.Less(t, n, pages, "paging does not end")
+		page, next, err := list(after)
+		require.NoError(t, err)
+		all = append(all, page...)
+		if each != nil {
+			each(page)
+		}
+		if next == "" {
+			return all
+		}
+		cur, err := store.DecodeCursor(next)
+		require.NoError(t, err)
+		after = &cur
 	}
 }
