@@ -93,7 +93,7 @@ func (s *Store) CreateReplaySession(ctx context.Context, rs ReplaySession) (Repl
 
 // ClaimReplaySession takes the oldest running session no runner holds (no
 // lease, or an expired one: its runner crashed or timed out) for owner
-// until now+lease, with one conditional update, so two runners never hold
+// until now+lease, with one find-and-update, so two runners never hold
 // one session. ErrNotFound when none is free.
 func (s *Store) ClaimReplaySession(ctx context.Context, owner string, lease time.Duration) (ReplaySession, error) {
 	if owner == "" || lease <= 0 {
@@ -105,35 +105,15 @@ func (s *Store) ClaimReplaySession(ctx context.Context, owner string, lease time
 		bson.M{"lease_until": nil},
 		bson.M{"lease_until": bson.M{"$lte": now}},
 	}}
-	candidates, err := findAll[ReplaySession](ctx, s.replaySessions, free,
-		options.Find().SetSort(bson.D{{Key: "created_at", Value: 1}, {Key: "_id", Value: 1}}).SetLimit(8))
-	if err != nil {
-		return ReplaySession{}, err
-	}
-	for _, c := range candidates {
-		until := now.Add(lease)
-		set := bson.M{"lease_owner": owner, "lease_until": until, "updated_at": now}
-		if c.RunningSince == nil {
-			set["running_since"] = now
-		}
-		filter := bson.M{"$and": bson.A{bson.M{"_id": c.ID}, free}}
-		res, err := s.replaySessions.UpdateOne(ctx, filter, bson.M{"$set": set})
-		if err != nil {
-			return ReplaySession{}, normalise(err)
-		}
-		if res.ModifiedCount == 0 {
-			continue // another runner took it
-		}
-		got, err := s.GetReplaySession(ctx, c.ID)
-		if err != nil {
-			return ReplaySession{}, err
-		}
-		if got.LeaseOwner != owner {
-			continue
-		}
-		return got, nil
-	}
-	return ReplaySession{}, ErrNotFound
+	// running_since is set by the first claim only ($min keeps the
+	// earlier time).
+	var got ReplaySession
+	err := s.replaySessions.FindOneAndUpdate(ctx, free, bson.M{
+		"$set": bson.M{"lease_owner": owner, "lease_until": now.Add(lease), "updated_at": now},
+		"$min": bson.M{"running_since": now},
+	}, options.FindOneAndUpdate().SetSort(bson.D{{Key: "created_at", Value: 1}, {Key: "_id", Value: 1}}).
+		SetReturnDocument(options.After)).Decode(&got)
+	return got, normalise(err)
 }
 
 // SaveReplayCheckpoint records a session's progress (status, counts,
