@@ -47,8 +47,11 @@ const (
 	DefaultReplayMargin = 10 * time.Second
 )
 
-// ErrInvalidRate is returned by Start for a rate outside (0,
-// MaxReplayRate].
+// ValidRate reports whether rate is one a session may replay at: (0,
+// MaxReplayRate] events a second.
+func ValidRate(rate float64) bool { return rate > 0 && rate <= MaxReplayRate }
+
+// ErrInvalidRate is returned by Start for a rate that is not ValidRate.
 var ErrInvalidRate = fmt.Errorf("history: ratePerSecond must be greater than 0 and at most %d", MaxReplayRate)
 
 // Replayer runs replays as jobs: Start stores a session, RunDue (the
@@ -103,7 +106,7 @@ func (r *Replayer) Start(ctx context.Context, cfg store.ReplayConfig) (store.Rep
 	if s.rate == 0 {
 		s.rate = DefaultReplayRate
 	}
-	if !(s.rate > 0 && s.rate <= MaxReplayRate) {
+	if !ValidRate(s.rate) {
 		return store.ReplaySession{}, ErrInvalidRate
 	}
 	s.defaultBatchSize(r.BatchSize)

@@ -51,7 +51,7 @@ func (a *api) createReplay(w http.ResponseWriter, r *http.Request, p Principal) 
 	if req.RatePerSecond != nil {
 		rate = *req.RatePerSecond
 	}
-	if err == nil && !(rate > 0 && rate <= history.MaxReplayRate) {
+	if err == nil && !history.ValidRate(rate) {
 		err = &paramError{Param: "ratePerSecond", Reason: fmt.Sprintf("must be greater than 0 and at most %d, got %v", history.MaxReplayRate, rate)}
 	}
 	if err != nil {
