@@ -16,6 +16,7 @@ import (
 	"github.com/streamops/streamops/internal/metrics"
 	"github.com/streamops/streamops/internal/provider"
 	"github.com/streamops/streamops/internal/store"
+	"github.com/streamops/streamops/internal/tracing"
 )
 
 // App is the process-wide set of clients.
@@ -27,6 +28,9 @@ type App struct {
 	Store   *store.Store
 	Bus     *bus.Client
 	Emitter *emit.Emitter
+	// Tracing starts the function's spans; disabled unless
+	// STREAMOPS_TRACING=true. Every invocation's context holds it.
+	Tracing *tracing.Provider
 }
 
 // Config is what Open needs; NewConfig makes it of a function's
@@ -68,6 +72,9 @@ type Config struct {
 	AllowEmbeddedStore bool
 	// KafkaAuth is KAFKA_AUTH: iam, tls or none (see KafkaAuth).
 	KafkaAuth string
+	// Tracing is STREAMOPS_TRACING, OTEL_EXPORTER_OTLP_ENDPOINT and
+	// STREAMOPS_TRACE_SAMPLE_RATIO, with the function's service name.
+	Tracing tracing.Config
 }
 
 // NewConfig is the Config of function name with configuration c.
@@ -86,7 +93,14 @@ func NewConfig(name string, c config.App) Config {
 		OnLambda:              f.Lambda.OnLambda(),
 		AllowEmbeddedStore:    bool(f.Store.AllowEmbedded),
 		MarkDelay:             c.Marks(),
+		Tracing:               TracingConfig(name, f.Tracing),
 	}
+}
+
+// TracingConfig is the tracing.Config of function name with settings t.
+func TracingConfig(name string, t config.Tracing) tracing.Config {
+	return tracing.Config{Service: "streamops-" + name, Enabled: bool(t.Enabled), Endpoint: t.Endpoint,
+		SampleRatio: float64(t.SampleRatio)}
 }
 
 // MarkDelayFor is the default MarkDelay of function name:
@@ -132,8 +146,11 @@ func Open(ctx context.Context, cfg Config) (*App, error) {
 		return nil, err
 	}
 	a := &App{Name: cfg.Name, Logger: NewLogger(cfg.Name, cfg.LogLevel)}
-	a.Metrics = metrics.New(os.Stdout, map[string]string{"Function": cfg.Name})
 	var err error
+	if a.Tracing, err = tracing.New(cfg.Tracing); err != nil {
+		return nil, err
+	}
+	a.Metrics = metrics.New(os.Stdout, map[string]string{"Function": cfg.Name})
 	if a.Store, err = store.Open(ctx, cfg.Store); err != nil {
 		return nil, err
 	}
@@ -173,9 +190,11 @@ func (a *App) Close(ctx context.Context) {
 	if a.Store != nil {
 		_ = a.Store.Close(ctx)
 	}
+	_ = a.Tracing.Shutdown(ctx)
 }
 
-// NewLogger returns a JSON slog logger tagged with the function name.
+// NewLogger returns a JSON slog logger tagged with the function name,
+// whose lines logged with a context carry its trace_id and span_id.
 func NewLogger(name, level string) *slog.Logger {
 	var lvl slog.Level
 	switch strings.ToLower(level) {
@@ -186,7 +205,7 @@ func NewLogger(name, level string) *slog.Logger {
 	case "error":
 		lvl = slog.LevelError
 	}
-	return slog.New(slog.NewJSONHandler(os.Stdout, &slog.HandlerOptions{Level: lvl})).With("function", name)
+	return slog.New(tracing.LogHandler(slog.NewJSONHandler(os.Stdout, &slog.HandlerOptions{Level: lvl}))).With("function", name)
 }
 
 // Must ends a cold start that cannot continue, logging why first: Lambda

@@ -47,6 +47,15 @@ type Log struct {
 	Level string `env:"STREAMOPS_LOG_LEVEL" envDefault:"info" desc:"debug, info, warn or error; logs are JSON (slog)"`
 }
 
+// Tracing is whether and where a function sends OpenTelemetry spans. The
+// trace context (metadata.traceId, the traceparent headers) propagates
+// whatever it says.
+type Tracing struct {
+	Enabled     OptIn  `env:"STREAMOPS_TRACING" desc:"true: record OpenTelemetry spans (one per invocation, store command, Kafka publish and partner request) and export them over OTLP/HTTP; unset: none are recorded, and the trace context still propagates (metadata.traceId, traceparent on Kafka records and partner requests, trace_id in the logs)"`
+	Endpoint    string `env:"OTEL_EXPORTER_OTLP_ENDPOINT" envDefault:"http://localhost:4318" desc:"the OTLP/HTTP receiver spans are sent to (/v1/traces is appended): on AWS the ADOT collector layer's, which forwards them to X-Ray; locally any OTLP receiver (Jaeger, an OpenTelemetry Collector)"`
+	SampleRatio Ratio  `env:"STREAMOPS_TRACE_SAMPLE_RATIO" envDefault:"1" desc:"the share of new traces recorded, 0 to 1; a request whose traceparent says sampled is recorded whatever it says (parent-based)"`
+}
+
 // Lambda is what the Lambda runtime sets.
 type Lambda struct {
 	FunctionName string `env:"AWS_LAMBDA_FUNCTION_NAME" desc:"set by Lambda: the function runs there, so it needs a MongoDB, Secrets Manager secrets and the AWS backends"`
@@ -61,6 +70,7 @@ type Function struct {
 	Kafka    Kafka
 	Producer Producer
 	Log      Log
+	Tracing  Tracing
 	Lambda   Lambda
 }
 
@@ -235,6 +245,7 @@ type Local struct {
 	StoreTimeout       StoreTimeout
 	Retention          Retention
 	Log                Log
+	Tracing            Tracing
 	Tokens             Tokens
 	WebhookSecrets     LocalWebhookSecrets
 	PartnerSecrets     LocalPartnerSecrets

@@ -117,3 +117,16 @@ func (o *OptIn) UnmarshalText(b []byte) error {
 	*o = string(b) == "true"
 	return nil
 }
+
+// Ratio is a fraction from 0 to 1 ("0.05").
+type Ratio float64
+
+// UnmarshalText parses a number from 0 to 1.
+func (r *Ratio) UnmarshalText(b []byte) error {
+	v, err := strconv.ParseFloat(string(b), 64)
+	if err != nil || v < 0 || v > 1 {
+		return errors.New("want a number from 0 to 1 such as 0.05")
+	}
+	*r = Ratio(v)
+	return nil
+}

@@ -114,6 +114,12 @@ type Config struct {
 	// Default info.
 	LogLevel string
 
+	// Tracing is whether and where the functions send their spans
+	// (STREAMOPS_TRACING, OTEL_EXPORTER_OTLP_ENDPOINT,
+	// STREAMOPS_TRACE_SAMPLE_RATIO); each function is a service of its
+	// own, streamops-<function>, as on AWS.
+	Tracing config.Tracing
+
 	// LogOutput receives the JSON log lines of every function. Default
 	// os.Stderr, so the banner on stdout stays readable.
 	LogOutput io.Writer
@@ -168,6 +174,7 @@ func ConfigFromEnv() (Config, error) {
 		EventTTL:              c.Retention.EventsTTL.Duration(),
 		WebhookEventTTL:       c.Retention.WebhookEventsTTL.Duration(),
 		LogLevel:              c.Log.Level,
+		Tracing:               c.Tracing,
 		MaxMessageBytes:       int(c.Producer.MaxMessageBytes),
 		Limits:                c.Limits,
 		Sweep:                 c.Sweep,

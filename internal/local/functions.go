@@ -1,6 +1,8 @@
 package local
 
 import (
+	"github.com/streamops/streamops/internal/tracing"
+
 	"context"
 	"log/slog"
 
@@ -44,6 +46,7 @@ type wiring struct {
 	secrets   map[string]string         // webhook secrets by provider
 	admin     string
 	emitters  []*emit.Emitter // every function's, for Shutdown to flush their held-back marks
+	tracers   []*tracing.Provider
 }
 
 // app is what app.Open gives the Lambda of function name: the shared store
@@ -57,7 +60,27 @@ func (w *wiring) app(name string) (*app.App, error) {
 		return nil, err
 	}
 	w.emitters = append(w.emitters, em)
-	return &app.App{Name: name, Logger: log, Store: w.store, Bus: w.bus, Emitter: em}, nil
+	tcfg := app.TracingConfig(name, w.cfg.Tracing)
+	if w.opts.spans != nil {
+		tcfg.Enabled, tcfg.Exporter = true, w.opts.spans
+	}
+	p, err := tracing.New(tcfg)
+	if err != nil {
+		return nil, err
+	}
+	w.tracers = append(w.tracers, p)
+	return &app.App{Name: name, Logger: log, Store: w.store, Bus: w.bus, Emitter: em, Tracing: p}, nil
+}
+
+// traced runs each invocation of f with the function's span provider in
+// its context, as app.Traced does on Lambda.
+func traced[E, R any](a *app.App, f func(context.Context, E) (R, error)) func(context.Context, E) (R, error) {
+	return func(ctx context.Context, e E) (R, error) { return f(tracing.WithProvider(ctx, a.Tracing), e) }
+}
+
+// tracedEvent is traced for the handlers that answer with an error only.
+func tracedEvent[E any](a *app.App, f func(context.Context, E) error) func(context.Context, E) error {
+	return func(ctx context.Context, e E) error { return f(tracing.WithProvider(ctx, a.Tracing), e) }
 }
 
 // build wires the seven functions, with the partners of
@@ -95,7 +118,7 @@ func (w *wiring) webhookFunction() (HTTPFunction, error) {
 	if err != nil {
 		return nil, err
 	}
-	return apigw.Handler(h), nil
+	return traced(a, apigw.Handler(h)), nil
 }
 
 // apiFunction: large exports go to the S3 bucket STREAMOPS_EXPORT_BUCKET
@@ -119,7 +142,7 @@ func (w *wiring) apiFunction(ctx context.Context) (HTTPFunction, error) {
 	if err != nil {
 		return nil, err
 	}
-	return apigw.Handler(h), nil
+	return traced(a, apigw.Handler(h)), nil
 }
 
 func (w *wiring) workflowProcessor() (KafkaFunction, error) {
@@ -127,7 +150,8 @@ func (w *wiring) workflowProcessor() (KafkaFunction, error) {
 	if err != nil {
 		return nil, err
 	}
-	return streamhandlers.WorkflowProcessor(a, stream.ProcessorID(w.cfg.ProcessorID), w.opts.steps)
+	f, err := streamhandlers.WorkflowProcessor(a, stream.ProcessorID(w.cfg.ProcessorID), w.opts.steps)
+	return tracedEvent(a, f), err
 }
 
 // taskProcessor: the executors' files under the stack's data directory,
@@ -149,7 +173,8 @@ func (w *wiring) taskProcessor(ctx context.Context) (KafkaFunction, error) {
 	for typ, ex := range w.opts.executors {
 		executors[typ] = ex
 	}
-	return streamhandlers.TaskProcessor(a, stream.ProcessorID(w.cfg.ProcessorID), executors, w.opts.taskBackoff)
+	f, err := streamhandlers.TaskProcessor(a, stream.ProcessorID(w.cfg.ProcessorID), executors, w.opts.taskBackoff)
+	return tracedEvent(a, f), err
 }
 
 // outboxRelay: partners from STREAMOPS_PARTNERS_FILE, their secrets from
@@ -160,8 +185,9 @@ func (w *wiring) outboxRelay() (ScheduledFunction, error) {
 	if err != nil {
 		return nil, err
 	}
-	return handlers.OutboxRelay(a, w.partners, provider.EnvSecrets{Prefix: "PARTNER_SECRET_", Lookup: w.cfg.Getenv},
+	f, err := handlers.OutboxRelay(a, w.partners, provider.EnvSecrets{Prefix: "PARTNER_SECRET_", Lookup: w.cfg.Getenv},
 		w.cfg.ScheduleInterval)
+	return tracedEvent(a, f), err
 }
 
 func (w *wiring) retrySweeper() (ScheduledFunction, error) {
@@ -169,7 +195,8 @@ func (w *wiring) retrySweeper() (ScheduledFunction, error) {
 	if err != nil {
 		return nil, err
 	}
-	return handlers.RetrySweeper(a, w.providers, w.cfg.Sweep)
+	f, err := handlers.RetrySweeper(a, w.providers, w.cfg.Sweep)
+	return tracedEvent(a, f), err
 }
 
 func (w *wiring) archiverFunction() (ScheduledFunction, error) {
@@ -177,5 +204,6 @@ func (w *wiring) archiverFunction() (ScheduledFunction, error) {
 	if err != nil {
 		return nil, err
 	}
-	return handlers.Archiver(a)
+	f, err := handlers.Archiver(a)
+	return tracedEvent(a, f), err
 }

@@ -1,6 +1,8 @@
 package local
 
 import (
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+
 	"github.com/streamops/streamops/internal/backoff"
 	"github.com/streamops/streamops/internal/task"
 	"github.com/streamops/streamops/internal/workflow"
@@ -12,6 +14,8 @@ import (
 type Option func(*options)
 
 type options struct {
+	// spans receives every function's spans (WithSpanExporter).
+	spans       sdktrace.SpanExporter
 	executors   task.Executors
 	taskBackoff backoff.Policy
 	batchRetry  backoff.Policy
@@ -57,4 +61,10 @@ func WithTaskBackoff(p backoff.Policy) Option {
 // again. Default DefaultBatchRetry.
 func WithBatchRetry(p backoff.Policy) Option {
 	return func(o *options) { o.batchRetry = p }
+}
+
+// WithSpanExporter records every function's spans and hands them to exp,
+// whatever STREAMOPS_TRACING says (tests).
+func WithSpanExporter(exp sdktrace.SpanExporter) Option {
+	return func(o *options) { o.spans = exp }
 }

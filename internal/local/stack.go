@@ -1,6 +1,8 @@
 package local
 
 import (
+	"github.com/streamops/streamops/internal/tracing"
+
 	"context"
 	"errors"
 	"fmt"
@@ -42,6 +44,8 @@ type Stack struct {
 	// emitters are the functions' emitters, whose held-back "published"
 	// marks Shutdown writes before the store closes.
 	emitters []*emit.Emitter
+	// tracers are the functions' span providers, flushed by Shutdown.
+	tracers []*tracing.Provider
 
 	providers *provider.Registry
 	secrets   map[string]string
@@ -80,7 +84,7 @@ func Start(ctx context.Context, cfg Config, opts ...Option) (_ *Stack, err error
 	level, _ := parseLevel(cfg.LogLevel)
 	s := &Stack{
 		cfg: cfg, started: time.Now(), schedulers: map[string]*scheduler{},
-		log: slog.New(slog.NewJSONHandler(cfg.LogOutput, &slog.HandlerOptions{Level: level})),
+		log: slog.New(tracing.LogHandler(slog.NewJSONHandler(cfg.LogOutput, &slog.HandlerOptions{Level: level}))),
 	}
 	defer func() {
 		if err != nil {
@@ -132,7 +136,7 @@ func Start(ctx context.Context, cfg Config, opts ...Option) (_ *Stack, err error
 	w := &wiring{cfg: cfg, opts: o, store: s.store, bus: s.bus, log: s.log, providers: s.providers,
 		secrets: s.secrets, admin: s.admin}
 	fns, err := w.build(ctx)
-	s.emitters = w.emitters
+	s.emitters, s.tracers = w.emitters, w.tracers
 	if err != nil {
 		return nil, err
 	}
@@ -301,6 +305,9 @@ func (s *Stack) closeBackends(ctx context.Context) error {
 	var errs []error
 	for _, em := range s.emitters {
 		em.Flush(ctx) // the marks held back (emit.Config.MarkDelay), while the store is open
+	}
+	for _, p := range s.tracers {
+		errs = append(errs, p.Shutdown(ctx))
 	}
 	if s.bus != nil {
 		s.bus.Close()

@@ -156,20 +156,17 @@ func upsertForward[T any](ctx context.Context, coll lungo.ICollection, what stri
 	return int(res.ModifiedCount + res.UpsertedCount), nil
 }
 
-// setOrigin puts in a new projection's $setOnInsert the ids of what started
-// it, those that are known.
-func setOrigin(onInsert bson.M, correlationID, webhookEventID, partnerID, userID string) {
-	if correlationID != "" {
-		onInsert["correlationId"] = correlationID
-	}
-	if webhookEventID != "" {
-		onInsert["webhookEventId"] = webhookEventID
-	}
-	if partnerID != "" {
-		onInsert["partnerId"] = partnerID
-	}
-	if userID != "" {
-		onInsert["userId"] = userID
+// origin is where a workflow or task came from: written once, when the
+// projection is created.
+type origin struct{ correlationID, webhookEventID, partnerID, userID, traceID string }
+
+// setOrigin adds o's non-empty fields to a projection's $setOnInsert.
+func setOrigin(onInsert bson.M, o origin) {
+	for k, v := range map[string]string{"correlationId": o.correlationID, "webhookEventId": o.webhookEventID,
+		"partnerId": o.partnerID, "userId": o.userID, "traceId": o.traceID} {
+		if v != "" {
+			onInsert[k] = v
+		}
 	}
 }
 

@@ -68,6 +68,8 @@ var Indexes = []IndexSpec{
 	{Collection: CollEvents, Name: "idx_meta_user_ts", Keys: keys("metadata.user_id", 1, "timestamp", -1)},
 	{Collection: CollEvents, Name: "idx_meta_service_ts", Keys: keys("metadata.service_name", 1, "timestamp", -1)},
 	{Collection: CollEvents, Name: "idx_execution_id", Keys: asc("execution_id"), Sparse: true},
+	// A trace's events (GET /api/traces/{traceId}); not in seed 001.
+	{Collection: CollEvents, Name: "idx_meta_trace_ts", Keys: asc("metadata.trace_id", "timestamp"), Sparse: true},
 	{Collection: CollEvents, Name: "idx_pod_name", Keys: asc("pod_name"), Sparse: true},
 	{Collection: CollEvents, Name: "idx_ttl", Keys: asc("ttl_expires_at"), TTLSeconds: &expireAtDate},
 	{Collection: CollEvents, Name: "idx_events_type_agg", Keys: asc("event_type", "aggregate_id")},

@@ -50,6 +50,31 @@ type OutboxEntry struct {
 	RequeuedBy string     `bson:"requeued_by,omitempty" json:"requeued_by,omitempty"`
 	RequeuedAt *time.Time `bson:"requeued_at,omitempty" json:"requeued_at,omitempty"`
 	Requeues   int        `bson:"requeues,omitempty" json:"requeues,omitempty"`
+	// TraceParent is the W3C traceparent of the step that enqueued the
+	// entry: each delivery continues that trace and sends its own span as
+	// the request's traceparent. TraceID is its trace id, for lookups.
+	// Not in seed 004.
+	TraceParent string `bson:"traceparent,omitempty" json:"traceparent,omitempty"`
+	TraceID     string `bson:"trace_id,omitempty" json:"trace_id,omitempty"`
+	// DeliveryLog is the entry's delivery attempts, oldest first, the
+	// latest MaxDeliveryLog of them. Not in seed 004.
+	DeliveryLog []DeliveryAttempt `bson:"delivery_log,omitempty" json:"delivery_log,omitempty"`
+}
+
+// MaxDeliveryLog is how many delivery attempts an outbox entry keeps.
+const MaxDeliveryLog = 50
+
+// DeliveryAttempt is one HTTP request of a partner delivery: when it
+// started, how long it took, the partner's answer (StatusCode, 0 when
+// none came) or the error, what the relay made of it (Outcome: the
+// entry's status after it), and the span that sent it.
+type DeliveryAttempt struct {
+	At         time.Time `bson:"at" json:"at"`
+	DurationMs int64     `bson:"duration_ms" json:"duration_ms"`
+	StatusCode int       `bson:"status_code,omitempty" json:"status_code,omitempty"`
+	Error      string    `bson:"error,omitempty" json:"error,omitempty"`
+	Outcome    string    `bson:"outcome" json:"outcome"`
+	SpanID     string    `bson:"span_id,omitempty" json:"span_id,omitempty"`
 }
 
 // EnqueueOutbox stores new outbox entries with one unordered bulk insert,

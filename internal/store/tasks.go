@@ -32,6 +32,9 @@ type Task struct {
 	EventID        string `bson:"eventId" json:"eventId"`
 	CorrelationID  string `bson:"correlationId,omitempty" json:"correlationId,omitempty"`
 	WebhookEventID string `bson:"webhookEventId,omitempty" json:"webhookEventId,omitempty"`
+	// TraceID is the W3C trace id of the request that started it; every
+	// event of it carries it as metadata.traceId, retries too.
+	TraceID string `bson:"traceId,omitempty" json:"traceId,omitempty"`
 	// PartnerID is the provider or partner whose webhook started it; its
 	// events carry it as metadata.partnerId.
 	PartnerID string `bson:"partnerId,omitempty" json:"partnerId,omitempty"`
@@ -140,7 +143,7 @@ func outcomeUpdate(o TaskOutcome, now time.Time) bson.M {
 		"eventId":    o.EventID,
 		"createdAt":  bsonTime(o.CreatedAt),
 	}
-	setOrigin(onInsert, o.CorrelationID, o.WebhookEventID, o.PartnerID, o.UserID)
+	setOrigin(onInsert, origin{o.CorrelationID, o.WebhookEventID, o.PartnerID, o.UserID, o.TraceID})
 	update := bson.M{"$set": set, "$setOnInsert": onInsert}
 	if len(unset) > 0 {
 		update["$unset"] = unset

@@ -29,6 +29,10 @@ type WebhookEvent struct {
 	CompletedAt         *time.Time `bson:"completed_at,omitempty" json:"completed_at,omitempty"`
 	ErrorMessage        string     `bson:"error_message,omitempty" json:"error_message,omitempty"`
 	RetryCount          int        `bson:"retry_count" json:"retry_count"`
+	// TraceID is the W3C trace id the webhook was received under (the
+	// sender's traceparent, or a new trace): every event it started
+	// carries it as metadata.traceId. Not in seed 004.
+	TraceID string `bson:"trace_id,omitempty" json:"trace_id,omitempty"`
 	// ExpireAt is when the idx_expire_at TTL index deletes the row:
 	// received_at + Config.WebhookEventTTL, set when it is stored. Seed 004
 	// drops whole monthly partitions of received_at; a date per row lets

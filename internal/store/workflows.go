@@ -43,6 +43,9 @@ type Workflow struct {
 	EventID        string `bson:"eventId" json:"eventId"`
 	CorrelationID  string `bson:"correlationId,omitempty" json:"correlationId,omitempty"`
 	WebhookEventID string `bson:"webhookEventId,omitempty" json:"webhookEventId,omitempty"`
+	// TraceID is the W3C trace id of the request that started it; every
+	// event of it carries it as metadata.traceId, retries and reruns too.
+	TraceID string `bson:"traceId,omitempty" json:"traceId,omitempty"`
 	// PartnerID is the provider or partner whose webhook started it; its
 	// events carry it as metadata.partnerId.
 	PartnerID string `bson:"partnerId,omitempty" json:"partnerId,omitempty"`
@@ -230,7 +233,7 @@ func checkpointUpdate(cp WorkflowCheckpoint, now time.Time) bson.M {
 	if len(cp.Input) > 0 {
 		onInsert["input"] = cp.Input
 	}
-	setOrigin(onInsert, cp.CorrelationID, cp.WebhookEventID, cp.PartnerID, cp.UserID)
+	setOrigin(onInsert, origin{cp.CorrelationID, cp.WebhookEventID, cp.PartnerID, cp.UserID, cp.TraceID})
 	update := bson.M{"$set": set, "$setOnInsert": onInsert}
 	if len(unset) > 0 {
 		update["$unset"] = unset
