@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"go.opentelemetry.io/otel/codes"
-	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracehttp"
 	"go.opentelemetry.io/otel/propagation"
 	"go.opentelemetry.io/otel/sdk/resource"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
@@ -73,9 +72,7 @@ func New(cfg Config) (*Provider, error) {
 		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 			return nil, fmt.Errorf("tracing: the OTLP endpoint must be an http(s) URL such as http://localhost:4318, not %q", cfg.Endpoint)
 		}
-		exp, err = otlptracehttp.New(context.Background(),
-			otlptracehttp.WithEndpointURL(strings.TrimSuffix(cfg.Endpoint, "/")+"/v1/traces"))
-		if err != nil {
+		if exp, err = newOTLPExporter(strings.TrimSuffix(cfg.Endpoint, "/")); err != nil {
 			return nil, fmt.Errorf("tracing: OTLP exporter: %w", err)
 		}
 	}
