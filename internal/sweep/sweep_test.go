@@ -17,8 +17,8 @@ import (
 	"github.com/streamops/streamops/internal/store/storetest"
 	"github.com/streamops/streamops/internal/sweep"
 	"github.com/streamops/streamops/internal/task"
-	"github.com/streamops/streamops/internal/tracing"
 	"github.com/streamops/streamops/internal/testenv"
+	"github.com/streamops/streamops/internal/tracing"
 )
 
 type harness struct {

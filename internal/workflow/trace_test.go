@@ -215,4 +215,3 @@ func headerMap(hs []kgo.RecordHeader) map[string]string {
 	}
 	return m
 }
-
