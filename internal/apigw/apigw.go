@@ -166,3 +166,11 @@ func isText(contentType string) bool {
 	return strings.HasPrefix(mt, "text/") || mt == "application/json" || strings.HasSuffix(mt, "+json") ||
 		mt == "application/x-ndjson" || mt == "application/xml"
 }
+
+// RequestID is API Gateway's request id of a request served through
+// Handler, "" for any other. Handlers that must not import Lambda types
+// take it as a function (httpapi.APIConfig.RequestID).
+func RequestID(ctx context.Context) string {
+	rc, _ := RequestContext(ctx)
+	return rc.RequestID
+}
