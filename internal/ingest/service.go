@@ -46,6 +46,9 @@ type Receipt struct {
 	// WebhookEventID is the stored webhook event's id (the same for every
 	// redelivery).
 	WebhookEventID string `json:"webhookEventId"`
+	// TraceID is the trace the event's work is in: the first delivery's,
+	// for a redelivery too (the answer's X-Trace-Id).
+	TraceID string `json:"-"`
 }
 
 // WebhookStore is what the webhook ingest reads and writes; *store.Store
@@ -169,7 +172,7 @@ func (s *Service) Receive(ctx context.Context, providerName string, h http.Heade
 	if errors.Is(err, store.ErrDuplicate) {
 		log.InfoContext(ctx, "duplicate webhook delivery acknowledged")
 		s.cfg.Metrics.Record(metrics.Metric{Name: "WebhooksDuplicate", Unit: metrics.Count, Value: 1})
-		return Receipt{Status: Duplicate, WebhookEventID: stored.EventID}, nil
+		return Receipt{Status: Duplicate, WebhookEventID: stored.EventID, TraceID: stored.TraceID}, nil
 	}
 	if err != nil {
 		return Receipt{}, fmt.Errorf("ingest: store webhook event: %w", err)
@@ -184,7 +187,7 @@ func (s *Service) Receive(ctx context.Context, providerName string, h http.Heade
 		// be a duplicate.
 		log.ErrorContext(ctx, "webhook stored but not routed; the retry-sweeper will route it", "error", err)
 	}
-	return Receipt{Status: Accepted, WebhookEventID: stored.EventID}, nil
+	return Receipt{Status: Accepted, WebhookEventID: stored.EventID, TraceID: stored.TraceID}, nil
 }
 
 // Route routes a stored webhook event: records a partner delivery, starts
