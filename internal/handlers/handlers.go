@@ -90,15 +90,16 @@ func API(a *app.App, o APIOptions) (http.Handler, error) {
 		return nil, err
 	}
 	api := httpapi.API(httpapi.APIConfig{
-		Submit:   sub,
-		Store:    a.Store,
-		Replayer: &history.Replayer{Store: a.Store, Emitter: a.Emitter, Logger: a.Logger},
-		Exporter: &history.Exporter{Store: a.Store, Objects: o.Objects, Logger: a.Logger},
-		Router:   rt,
-		Requeuer: &history.Requeuer{Store: a.Store, Publisher: a.Bus},
-		Partners: partnerConfigs(o.Partners, o.Providers),
-		Auth:     o.Auth,
-		Logger:   a.Logger,
+		Submit:    sub,
+		Store:     a.Store,
+		Replayer:  &history.Replayer{Store: a.Store, Emitter: a.Emitter, Logger: a.Logger},
+		Exporter:  &history.Exporter{Store: a.Store, Objects: o.Objects, Logger: a.Logger},
+		Router:    rt,
+		Requeuer:  &history.Requeuer{Store: a.Store, Publisher: a.Bus},
+		Partners:  partnerConfigs(o.Partners, o.Providers),
+		Auth:      o.Auth,
+		RequestID: apigw.RequestID,
+		Logger:    a.Logger,
 	})
 	mux := http.NewServeMux()
 	ui := console.Handler()
