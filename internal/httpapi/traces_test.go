@@ -61,3 +61,31 @@ func TestTraceViewRoute(t *testing.T) {
 		})
 	}
 }
+
+// TestAnswersNameTheirTrace: the workflow, task and webhook row answers
+// carry the trace id they were stored with, so a client can link them to
+// their trace.
+func TestAnswersNameTheirTrace(t *testing.T) {
+	s := newAPIStack(t)
+	f := traceviewtest.Store(t, s.Store, nil)
+	for _, c := range []struct{ name, path, field string }{
+		{"workflow", "/api/workflows/" + f.WorkflowID, "traceId"},
+		{"task", "/api/tasks/" + f.TaskID, "traceId"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			resp := s.call(t, http.MethodGet, c.path, "")
+			require.Equal(t, http.StatusOK, resp.status, resp.body)
+			assert.Equal(t, traceviewtest.TraceID, resp.body[c.field])
+		})
+	}
+	t.Run("webhook event", func(t *testing.T) {
+		resp := s.call(t, http.MethodGet, "/api/webhook-events?status=all", "")
+		require.Equal(t, http.StatusOK, resp.status, resp.body)
+		traces := map[string]any{}
+		for _, e := range resp.body["webhookEvents"].([]any) {
+			row := e.(map[string]any)
+			traces[row["event_id"].(string)] = row["trace_id"]
+		}
+		assert.Equal(t, traceviewtest.TraceID, traces[f.WebhookID])
+	})
+}

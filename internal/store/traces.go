@@ -104,8 +104,13 @@ type traceIDs struct {
 // correlation id (a webhook's execution is correlated by its row's id).
 func traceIDsOf(evs []EventDocument) traceIDs {
 	var ids traceIDs
+	seen := map[*[]string]map[string]bool{}
 	add := func(to *[]string, id string) {
-		if id != "" && !slices.Contains(*to, id) {
+		if seen[to] == nil {
+			seen[to] = map[string]bool{}
+		}
+		if id != "" && !seen[to][id] {
+			seen[to][id] = true
 			*to = append(*to, id)
 		}
 	}
@@ -218,7 +223,11 @@ func (s *Store) traceDeadLetters(ctx context.Context, ids traceIDs, truncated bo
 	}
 	// An aggregate's dead letter of an event of another trace (an event
 	// of this trace named an aggregate of another) is not this trace's.
+	mine := make(map[string]bool, len(ids.events))
+	for _, id := range ids.events {
+		mine[id] = true
+	}
 	return slices.DeleteFunc(dls, func(dl DeadLetterEntry) bool {
-		return dl.EventID != "" && !slices.Contains(ids.events, dl.EventID)
+		return dl.EventID != "" && !mine[dl.EventID]
 	}), nil
 }
