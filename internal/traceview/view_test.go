@@ -176,8 +176,10 @@ func TestGetTraceReadsAtMostMaxTraceEvents(t *testing.T) {
 			}
 			_, err := s.InsertEvents(context.Background(), envs)
 			require.NoError(t, err)
+			before := s.Commands()
 			tr, err := s.GetTrace(context.Background(), traceviewtest.TraceID)
 			require.NoError(t, err)
+			assert.LessOrEqual(t, s.Commands()-before, int64(6), "one command per collection whatever the events")
 			assert.Equal(t, tt.truncated, tr.Truncated)
 			require.Len(t, tr.Events, store.MaxTraceEvents)
 			for i, e := range tr.Events {
