@@ -1,11 +1,15 @@
 package traceview
 
 import (
+	"fmt"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/streamops/streamops/internal/status"
+	"github.com/streamops/streamops/internal/store"
 )
 
 // TestBuildKeepsEveryNodeOnce: whatever the drafts' links (a parent not
@@ -67,6 +71,43 @@ func TestBuildKeepsEveryNodeOnce(t *testing.T) {
 			for id, p := range tt.parents {
 				assert.Equal(t, p, v.Nodes[pos[id]].ParentID, id)
 			}
+		})
+	}
+}
+
+// TestWorkflowStepsShowWhereItStands: a workflow's finished steps, and
+// the step it failed at (ended when it failed) or is running (no end).
+func TestWorkflowStepsShowWhereItStands(t *testing.T) {
+	t0 := time.Date(2026, 3, 1, 10, 0, 0, 0, time.UTC)
+	at := func(ms int) *time.Time { v := t0.Add(time.Duration(ms) * time.Millisecond); return &v }
+	done := []store.StepProgress{{StepName: "validate", StepIndex: 0, CompletedAt: *at(20), Duration: 10}}
+	for _, tt := range []struct {
+		name, status string
+		completedAt  *time.Time
+		want         []string // the step nodes: "name status start-ms end-ms"
+	}{
+		{"failed at its second step", status.WorkflowFailed, at(70),
+			[]string{"validate completed 10 20", "transform failed 20 70"}},
+		{"running its second step", status.WorkflowProcessing, nil,
+			[]string{"validate completed 10 20", "transform running 20 -"}},
+		{"pending: no step runs", status.WorkflowPending, nil, []string{"validate completed 10 20"}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			wf := store.Workflow{WorkflowID: "wf-1", Name: "n", Steps: []string{"validate", "transform", "store"},
+				Status: tt.status, CurrentStepIndex: 1, StepResults: done, CreatedAt: t0, StartedAt: at(5), CompletedAt: tt.completedAt}
+			var got []string
+			for _, d := range workflowNodes(wf, map[string]string{}) {
+				if d.Kind != KindStep {
+					continue
+				}
+				end := "-"
+				if d.EndedAt != nil {
+					end = fmt.Sprint(d.EndedAt.Sub(t0).Milliseconds())
+				}
+				got = append(got, fmt.Sprintf("%s %s %d %s", d.Name, d.Status, d.StartedAt.Sub(t0).Milliseconds(), end))
+				assert.Equal(t, []string{"workflow:wf-1"}, d.parents)
+			}
+			assert.Equal(t, tt.want, got)
 		})
 	}
 }

@@ -83,7 +83,7 @@ func workflowNodes(wf store.Workflow, outboxStep map[string]string) []draft {
 		end := sp.CompletedAt
 		s := Node{ID: stepID(wf.WorkflowID, sp.StepIndex), Kind: KindStep, Name: sp.StepName, Status: stepCompleted,
 			StartedAt: end.Add(-time.Duration(sp.Duration) * time.Millisecond), Ref: wf.WorkflowID,
-			Detail: details("stepIndex", sp.StepIndex)}
+			Detail: map[string]any{"stepIndex": sp.StepIndex}}
 		if ob := store.StepOutboxID(sp); ob != "" {
 			outboxStep[ob] = s.ID
 			s.Detail["outboxId"] = ob
@@ -105,7 +105,8 @@ func workflowNodes(wf store.Workflow, outboxStep map[string]string) []draft {
 	}
 	if st != "" && !done[at] && at >= 0 && at < len(wf.Steps) {
 		s := Node{ID: stepID(wf.WorkflowID, at), Kind: KindStep, Name: wf.Steps[at], Status: st, StartedAt: next,
-			Ref: wf.WorkflowID, Detail: details("stepIndex", at, "attempts", wf.StepAttempts)}
+			Ref: wf.WorkflowID, Detail: details("attempts", wf.StepAttempts)}
+		s.Detail["stepIndex"] = at
 		if st == stepFailed {
 			s.span(wf.CompletedAt)
 		}
@@ -206,7 +207,8 @@ func deadLetterNode(dl store.DeadLetterEntry) draft {
 }
 
 // details is the detail map of key, value pairs, without the values that
-// say nothing ("" and 0).
+// say nothing ("" and 0; an index, where 0 says something, is set
+// apart).
 func details(kv ...any) map[string]any {
 	m := make(map[string]any, len(kv)/2)
 	for i := 0; i+1 < len(kv); i += 2 {

@@ -133,6 +133,8 @@ func TestTraceViewDrawsTheWholeTrace(t *testing.T) {
 	assert.Equal(t, "00f067aa0ba902b7", detail(attempt(1))["spanId"])
 	assert.Equal(t, "connection refused", detail(attempt(2))["error"])
 	assert.Equal(t, f.OutboxID, detail(step(1))["outboxId"])
+	assert.EqualValues(t, 0, detail(step(0))["stepIndex"], "index 0 is shown")
+	assert.EqualValues(t, 0, detail(ev("step0"))["stepIndex"])
 	assert.Equal(t, "evt_trace_1", detail(webhook)["providerEventId"])
 	assert.Equal(t, f.WebhookID, byID[webhook].Ref)
 	assert.Equal(t, f.OutboxID, byID[attempt(2)].Ref)
