@@ -2,13 +2,17 @@ import { useLocation } from 'preact-iso/router';
 import { get, post } from '../api.js';
 import { useAction, useLoad } from '../hooks.js';
 import { base, ErrorBox, fmtTime, FilterForm, Since, Pager, Json, Badge, Listing } from '../ui.jsx';
+import { TraceLink } from './traces.jsx';
 
 const statuses = ['', 'received', 'processing', 'completed', 'failed', 'skipped'];
 
+// Webhooks lists the webhook events by the filter; with open=<event id>
+// in the query string (a trace's link) that row is shown opened.
 export function Webhooks() {
   const { query } = useLocation();
   const key = JSON.stringify(query);
-  const { data, error, loading, reload } = useLoad(() => get('/api/webhook-events', { limit: 50, ...query }), [key]);
+  const { open, ...filter } = query;
+  const { data, error, loading, reload } = useLoad(() => get('/api/webhook-events', { limit: 50, ...filter }), [key]);
   return (
     <section>
       <h1>Webhook events</h1>
@@ -25,7 +29,7 @@ export function Webhooks() {
         {(evs) => (
           <ol class="events" data-testid="webhook-list">
             {evs.map((w) => (
-              <WebhookRow w={w} onRetried={reload} key={w.event_id} />
+              <WebhookRow w={w} onRetried={reload} opened={w.event_id === open} key={w.event_id} />
             ))}
           </ol>
         )}
@@ -35,13 +39,13 @@ export function Webhooks() {
   );
 }
 
-function WebhookRow({ w, onRetried }) {
+function WebhookRow({ w, onRetried, opened }) {
   // Routed again it may fail again: the API's answer says why, and the row
   // (status, retry_count) changed either way.
   const [retry, run] = useAction(() => post(`/api/webhook-events/${encodeURIComponent(w.event_id)}/retry`), onRetried);
   return (
     <li class={w.status === 'failed' ? 'failed' : ''} data-id={w.event_id}>
-      <details>
+      <details open={opened} class={opened ? 'highlight' : ''}>
         <summary>
           <time>{fmtTime(w.received_at)}</time> <code>{w.provider}</code> <code class="type">{w.event_type}</code>{' '}
           <Badge value={w.status} /> <span class="muted">{w.provider_event_id}</span>
@@ -51,6 +55,7 @@ function WebhookRow({ w, onRetried }) {
           {w.error_message ? <div class="error">{w.error_message}</div> : null}
           <p>
             <a href={`${base}/events?execution_id=${encodeURIComponent(w.event_id)}`}>Events of this delivery</a>
+            <TraceLink traceId={w.trace_id} label="Trace of this delivery" />
           </p>
           <h4>Stored payload (redacted)</h4>
           <Json value={w.payload} />
