@@ -326,14 +326,14 @@ export function nodeLink(node, trace) {
       return ref ? { href: `${base}/timeline/${encodeURIComponent(ref)}`, label: `${node.kind} timeline ${ref}` } : null;
     case 'step': {
       const wf = ancestor(node, 'workflow');
-      const id = (wf && wf.ref) || d.workflowId;
+      const id = (wf && wf.ref) || d.workflowId || ref;
       return id ? { href: `${base}/timeline/${encodeURIComponent(id)}`, label: `workflow timeline ${id}` } : null;
     }
     case 'delivery':
     case 'attempt': {
       const del = node.kind === 'delivery' ? node : ancestor(node, 'delivery');
       const dd = (del && del.detail) || d;
-      const partner = dd.partnerId || dd.partner || (del && del.name);
+      const partner = dd.partnerId || dd.target || (del && del.name);
       return partner ? { href: `${base}/partners/${encodeURIComponent(partner)}`, label: `partner ${partner}'s deliveries` } : null;
     }
     case 'deadletter':
