@@ -73,6 +73,7 @@ func API(cfg APIConfig) http.Handler {
 	mux.Handle("GET /api/me", any(a.me))
 	a.deadLetterRoutes(mux, admin)
 	a.outboxRoutes(mux, admin)
+	a.traceRoutes(mux, admin)
 	return withNotFound(mux, func(w http.ResponseWriter, r *http.Request) bool {
 		if _, ok := a.authenticate(r); !ok {
 			writeError(w, r, a.log, ErrUnauthenticated)
