@@ -93,14 +93,17 @@ func NewConfig(name string, c config.App) Config {
 		OnLambda:              f.Lambda.OnLambda(),
 		AllowEmbeddedStore:    bool(f.Store.AllowEmbedded),
 		MarkDelay:             c.Marks(),
-		Tracing:               TracingConfig(name, f.Tracing),
+		Tracing:               TracingConfig(name, f.Tracing, f.Lambda.OnLambda()),
 	}
 }
 
 // TracingConfig is the tracing.Config of function name with settings t.
-func TracingConfig(name string, t config.Tracing) tracing.Config {
+// On Lambda the spans are exported at the end of each invocation
+// (tracing.Config.PerInvocation, app.Traced), in a long-running process
+// in batches in the background.
+func TracingConfig(name string, t config.Tracing, onLambda bool) tracing.Config {
 	return tracing.Config{Service: "streamops-" + name, Enabled: bool(t.Enabled), Endpoint: t.Endpoint,
-		SampleRatio: float64(t.SampleRatio)}
+		SampleRatio: float64(t.SampleRatio), PerInvocation: onLambda}
 }
 
 // MarkDelayFor is the default MarkDelay of function name:

@@ -60,7 +60,7 @@ func (w *wiring) app(name string) (*app.App, error) {
 		return nil, err
 	}
 	w.emitters = append(w.emitters, em)
-	tcfg := app.TracingConfig(name, w.cfg.Tracing)
+	tcfg := app.TracingConfig(name, w.cfg.Tracing, false)
 	if w.opts.spans != nil {
 		tcfg.Enabled, tcfg.Exporter = true, w.opts.spans
 	}

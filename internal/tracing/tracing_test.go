@@ -218,3 +218,29 @@ func TestParentOfNamesTheRegisteredSpanOfATrace(t *testing.T) {
 	_, ok = tracing.ParentOf(batch, "not-a-trace", "evt-1")
 	assert.False(t, ok)
 }
+
+func TestPerInvocationHoldsTheSpansUntilFlush(t *testing.T) {
+	exp := tracetest.NewInMemoryExporter()
+	p, err := tracing.New(tracing.Config{Service: "streamops-test", Enabled: true, SampleRatio: 1, Exporter: exp, PerInvocation: true})
+	require.NoError(t, err)
+	ctx := tracing.WithProvider(context.Background(), p)
+	for range 3 {
+		_, s := tracing.Start(ctx, "sampled")
+		s.End()
+	}
+	unsampled := tracing.FromTraceparent(ctx, "00-"+callerTrace+"-00f067aa0ba902b7-00", "")
+	_, s := tracing.Start(unsampled, "not sampled")
+	s.End()
+	assert.Empty(t, exp.GetSpans(), "nothing leaves before the invocation flushes")
+	require.NoError(t, p.Flush(ctx))
+	assert.Len(t, exp.GetSpans(), 3)
+	require.NoError(t, p.Flush(ctx), "a flush with nothing held exports nothing")
+	assert.Len(t, exp.GetSpans(), 3)
+	for range 5000 {
+		_, s := tracing.Start(ctx, "many")
+		s.End()
+	}
+	require.NoError(t, p.Flush(ctx))
+	assert.Len(t, exp.GetSpans(), 3+4096, "a process that never flushes holds a bounded number")
+	require.NoError(t, p.Shutdown(ctx))
+}
