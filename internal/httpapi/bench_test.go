@@ -4,21 +4,29 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
+	"strings"
+	"sync/atomic"
 	"testing"
+	"time"
+
+	lambdaevents "github.com/aws/aws-lambda-go/events"
 
 	"github.com/stretchr/testify/require"
 	"github.com/twmb/franz-go/pkg/kgo"
 	"go.mongodb.org/mongo-driver/bson"
 
 	"github.com/streamops/streamops/events"
+	"github.com/streamops/streamops/internal/apigw"
 	"github.com/streamops/streamops/internal/app"
 	"github.com/streamops/streamops/internal/emit"
 	"github.com/streamops/streamops/internal/httpapi"
 	"github.com/streamops/streamops/internal/provider"
 	"github.com/streamops/streamops/internal/store"
 	"github.com/streamops/streamops/internal/store/storetest"
+	"github.com/streamops/streamops/internal/tracing"
 )
 
 // deliveriesPerOp is how many webhook deliveries one benchmark iteration
@@ -127,5 +135,82 @@ func BenchmarkWebhookThroughput(b *testing.B) {
 		em.Flush(ctx) // the marks still held back count too
 		b.ReportMetric(float64(b.N*deliveriesPerOp)/b.Elapsed().Seconds(), "deliveries/s")
 		b.ReportMetric(float64(s.Store.Commands()-start)/float64(b.N*deliveriesPerOp), "commands/delivery")
+	})
+}
+
+// tracingDeliveries is how many deliveries each side of
+// BenchmarkWebhookTracing sends in a row before the other side's turn.
+const tracingDeliveries = 100
+
+// BenchmarkWebhookTracing is what tracing costs the webhook function: the
+// same signed deliveries through the function's handler (apigw.Handler
+// over httpapi.Webhooks, with the webhook function's emitter) with tracing
+// off and on, taking turns within each iteration (in alternating order, as
+// the store grows under both) so the machine's drift touches both alike.
+// "on" records every span (ratio 1) and exports them to an OTLP/HTTP
+// receiver on loopback after each delivery, as app.Traced does at the end
+// of each Lambda invocation.
+func BenchmarkWebhookTracing(b *testing.B) {
+	b.Run("off-vs-on", func(b *testing.B) {
+		ctx := context.Background()
+		s := newWebhookStack(b)
+		em, err := emit.New(emit.Config{Store: s.Store, Publisher: s.Bus, Logger: s.Logger, MarkDelay: app.MarkDelayFor("webhook")})
+		require.NoError(b, err)
+		s.Emitter = em
+		svc, err := ingestService(s.Env, s.providers)
+		require.NoError(b, err)
+		fn := apigw.Handler(httpapi.Webhooks(svc, s.Logger))
+		var exports atomic.Int64
+		receiver := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			_, _ = io.Copy(io.Discard, r.Body)
+			exports.Add(1)
+		}))
+		defer receiver.Close()
+		on, err := tracing.New(tracing.Config{Service: "streamops-webhook", Enabled: true, Endpoint: receiver.URL, SampleRatio: 1})
+		require.NoError(b, err)
+		defer func() { _ = on.Shutdown(ctx) }()
+		off, err := tracing.New(tracing.Config{})
+		require.NoError(b, err)
+		p, _ := s.providers.Provider("github")
+		var took [2]time.Duration
+		op := 0
+		deliver := func(side int, prov *tracing.Provider) {
+			start := time.Now()
+			for i := range tracingDeliveries {
+				raw := []byte(fmt.Sprintf(`{"ref":"refs/heads/main","after":"%040d","repository":{"full_name":"acme/app"}}`, op*2*tracingDeliveries+side*tracingDeliveries+i))
+				h, err := p.Sign(raw, "gh-secret", provider.SignOptions{ID: fmt.Sprint("t-", op, "-", side, "-", i), EventType: "push"})
+				if err != nil {
+					b.Fatal(err)
+				}
+				headers := map[string]string{"content-type": "application/json"}
+				for k := range h {
+					headers[strings.ToLower(k)] = h.Get(k)
+				}
+				ictx := tracing.WithProvider(ctx, prov)
+				resp, err := fn(ictx, lambdaevents.APIGatewayV2HTTPRequest{Version: apigw.PayloadVersion, RouteKey: "POST /webhooks/{provider}",
+					RawPath: "/webhooks/github", Headers: headers, Body: string(raw), PathParameters: map[string]string{"provider": "github"},
+					RequestContext: lambdaevents.APIGatewayV2HTTPRequestContext{RequestID: fmt.Sprint("req-", op, side, i),
+						HTTP: lambdaevents.APIGatewayV2HTTPRequestContextHTTPDescription{Method: http.MethodPost, Path: "/webhooks/github"}}})
+				if err != nil || resp.StatusCode != http.StatusAccepted {
+					b.Fatalf("status %d, %v: %s", resp.StatusCode, err, resp.Body)
+				}
+				if err := prov.Flush(ictx); err != nil {
+					b.Fatal(err)
+				}
+			}
+			took[side] += time.Since(start)
+		}
+		providers := [2]*tracing.Provider{off, on}
+		for b.Loop() {
+			first := op % 2
+			deliver(first, providers[first])
+			deliver(1-first, providers[1-first])
+			op++
+		}
+		em.Flush(ctx)
+		require.Positive(b, exports.Load(), "the spans reached the receiver")
+		n := float64(b.N * tracingDeliveries)
+		b.ReportMetric(n/took[0].Seconds(), "off-deliveries/s")
+		b.ReportMetric(n/took[1].Seconds(), "on-deliveries/s")
 	})
 }

@@ -72,6 +72,10 @@ func (t *table) build(results map[string]map[string]result, engines []string, si
 			"BenchmarkWebhookThroughput/handler", "BenchmarkWebhookThroughput/floor", "deliveries/s", 0.5)
 	}
 	for _, e := range engines {
+		t.ratioOf(results[e], e, "webhook function, tracing on (every span exported per request) / off",
+			metric{"BenchmarkWebhookTracing/off-vs-on", "on-deliveries/s"}, metric{"BenchmarkWebhookTracing/off-vs-on", "off-deliveries/s"}, 0.95)
+	}
+	for _, e := range engines {
 		t.ratio(results[e], e, "webhook contract minimum / floor (bound for any handler)",
 			"BenchmarkWebhookThroughput/minimum", "BenchmarkWebhookThroughput/floor", "deliveries/s", 0.5)
 	}
