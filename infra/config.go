@@ -54,6 +54,11 @@ const (
 	ctxOffsetLagThreshold = "offsetLagThreshold"
 	ctxOutboxAgeAlarm     = "outboxAgeAlarmSeconds"
 	ctxRequireRealContext = "requireRealContext"
+	// ctxTracing, ctxTraceSampleRatio and ctxAdotLayerArn turn on spans to
+	// X-Ray through the ADOT collector layer (tracing.go).
+	ctxTracing          = "tracing"
+	ctxTraceSampleRatio = "traceSampleRatio"
+	ctxAdotLayerArn     = "adotLayerArn"
 	// ctxMappingSettingsFile is the path of the event source mapping
 	// settings (default defaultMappingSettingsFile).
 	ctxMappingSettingsFile = "mappingSettingsFile"
@@ -178,6 +183,20 @@ type Config struct {
 	// older than this. Default 900: fifteen one-minute relay runs.
 	OutboxAgeAlarmSeconds int
 
+	// Tracing gives every function the ADOT collector layer and the
+	// settings that make it record OpenTelemetry spans and send them to
+	// X-Ray (tracing.go). Default false: no layer, no spans, the template
+	// exactly as without it; the trace context propagates either way.
+	Tracing bool
+	// TraceSampleRatio is STREAMOPS_TRACE_SAMPLE_RATIO when Tracing is on:
+	// the share of new traces recorded, 0 to 1. Default
+	// defaultTraceSampleRatio.
+	TraceSampleRatio float64
+	// AdotLayerArn overrides the collector layer (an arm64 layer version
+	// ARN), for a region the pinned one is not published in or a newer
+	// release. Default unset: defaultAdotLayer for the stack's region.
+	AdotLayerArn string
+
 	// RequireRealContext refuses placeholder values; `make deploy` sets it.
 	RequireRealContext bool
 }
@@ -242,13 +261,48 @@ func configFromContext(scope constructs.Construct) (Config, error) {
 			return 0
 		}
 	}
+	ratio := func(key string, def float64) float64 {
+		bad := func(v any) float64 {
+			errs = append(errs, fmt.Errorf("context %s: %v is not a number from 0 to 1 (such as 0.05)", key, v))
+			return def
+		}
+		var f float64
+		switch v := get(key).(type) {
+		case nil:
+			return def
+		case float64:
+			f = v
+		case string:
+			var err error
+			if f, err = strconv.ParseFloat(strings.TrimSpace(v), 64); err != nil {
+				return bad(fmt.Sprintf("%q", v))
+			}
+		default:
+			return bad(fmt.Sprintf("%v (%T)", v, v))
+		}
+		// Written so that NaN fails too.
+		if !(f >= 0 && f <= 1) {
+			return bad(f)
+		}
+		return f
+	}
+	// A switch is true or false (1 or 0); anything else is refused, so a
+	// typo such as tracing=ture is not silently off.
 	flag := func(key string) bool {
 		switch v := get(key).(type) {
+		case nil:
+			return false
 		case bool:
 			return v
 		case string:
-			return v == "true" || v == "1"
+			switch strings.TrimSpace(v) {
+			case "true", "1":
+				return true
+			case "false", "0", "":
+				return false
+			}
 		}
+		errs = append(errs, fmt.Errorf("context %s: %v is not true or false", key, get(key)))
 		return false
 	}
 	cfg := Config{
@@ -283,6 +337,9 @@ func configFromContext(scope constructs.Construct) (Config, error) {
 		OutboxAgeAlarmSeconds: num(ctxOutboxAgeAlarm),
 		RequireRealContext:    flag(ctxRequireRealContext),
 		MappingSettingsFile:   str(ctxMappingSettingsFile),
+		Tracing:               flag(ctxTracing),
+		TraceSampleRatio:      ratio(ctxTraceSampleRatio, defaultTraceSampleRatio),
+		AdotLayerArn:          str(ctxAdotLayerArn),
 	}
 	if err := errors.Join(errs...); err != nil {
 		return Config{}, err
@@ -316,6 +373,7 @@ var (
 	mskClusterArnRE = regexp.MustCompile(`^arn:aws[a-z-]*:kafka:[a-z0-9-]+:\d{12}:cluster/[^/]+/[^/]+$`)
 	snsTopicArnRE   = regexp.MustCompile(`^arn:aws[a-z-]*:sns:[a-z0-9-]+:\d{12}:[A-Za-z0-9_.-]+$`)
 	secretNameRE    = regexp.MustCompile(`^[A-Za-z0-9/_+=.@-]+$`)
+	layerVersionRE  = regexp.MustCompile(`^arn:aws[a-z-]*:lambda:[a-z0-9-]+:\d{12}:layer:[A-Za-z0-9_-]+:\d+$`)
 )
 
 // Validate reports every bad field, naming its context key.
@@ -399,6 +457,9 @@ func (c Config) Validate() error {
 	}
 	if c.OutboxAgeAlarmSeconds < 60 {
 		bad(ctxOutboxAgeAlarm, "must be at least 60 (the relay runs once a minute)")
+	}
+	if c.AdotLayerArn != "" && !layerVersionRE.MatchString(c.AdotLayerArn) {
+		bad(ctxAdotLayerArn, fmt.Sprintf("%q: want a layer version ARN, arn:aws:lambda:<region>:<account>:layer:<name>:<version>", c.AdotLayerArn))
 	}
 	if c.RequireRealContext {
 		values := c.contextValues()

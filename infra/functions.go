@@ -55,6 +55,9 @@ type functionSpec struct {
 	asyncOnFailure bool
 	// onFailure is that queue, created by the stack.
 	onFailure awssqs.IQueue
+	// tracing is Lambda's X-Ray mode, set only when context tracing is on
+	// (tracing.go); empty leaves the function without a TracingConfig.
+	tracing awslambda.Tracing
 }
 
 // functionSpecs are the seven functions in functionNames' order.
@@ -208,6 +211,9 @@ func newFunction(stack awscdk.Stack, cfg Config, net network, spec functionSpec,
 	}
 	if len(layers) > 0 {
 		props.Layers = &layers
+	}
+	if spec.tracing != "" {
+		props.Tracing = spec.tracing
 	}
 	if spec.reservedConcurrency > 0 {
 		props.ReservedConcurrentExecutions = jsii.Number(spec.reservedConcurrency)

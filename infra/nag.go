@@ -45,20 +45,22 @@ func secretPrefixGrant(prefix string) string {
 }
 
 // suppressFunctionFindings covers what every function of the stack does by
-// design; the function-specific ones are next to their grants.
-func suppressFunctionFindings(fn constructs.IConstruct, dlqReason string) {
+// design; the function-specific ones are next to their grants. tracing is
+// how the function is traced (tracing.go).
+func suppressFunctionFindings(fn constructs.IConstruct, dlqReason string, tracing tracingMode) {
 	suppress(fn, "AwsSolutions-IAM4",
 		"the AWS-managed Lambda execution policies Lambda documents: logs (AWSLambdaBasicExecutionRole), "+
 			"the VPC network interfaces (AWSLambdaVPCAccessExecutionRole) and, for the MSK consumers, "+
 			"the event source mapping's cluster calls (AWSLambdaMSKExecutionRole); AWS keeps them current",
 		managedPolicy("AWSLambdaBasicExecutionRole"), managedPolicy("AWSLambdaVPCAccessExecutionRole"),
 		managedPolicy("AWSLambdaMSKExecutionRole"))
-	suppress(fn, "AwsSolutions-IAM5",
-		"Lambdas in a VPC need the EC2 network-interface actions, which EC2 does not scope to resources (eniStatement)",
-		"Resource::*")
-	suppress(fn, "Serverless-LambdaTracing",
-		"no X-Ray instrumentation in the code: a request is followed by the API Gateway request id and event ids "+
-			"in the JSON logs, and by EMF metrics")
+	wildcards := "Lambdas in a VPC need the EC2 network-interface actions, which EC2 does not scope to resources (eniStatement)"
+	if tracing == tracingOn {
+		wildcards += "; the ADOT collector sends spans with xray:PutTraceSegments and xray:PutTelemetryRecords, " +
+			"which X-Ray does not scope to resources either"
+	}
+	suppress(fn, "AwsSolutions-IAM5", wildcards, "Resource::*")
+	suppress(fn, "Serverless-LambdaTracing", tracing.reason())
 	suppress(fn, "Serverless-LambdaDLQ", dlqReason)
 }
 

@@ -65,6 +65,12 @@ const (
 	// internal/bus has the TLS and SASL options, and internal/app must map
 	// this variable onto them before a deployed producer can connect.
 	envKafkaAuth = "KAFKA_AUTH"
+	// internal/config's Tracing: whether spans are recorded, where they
+	// are sent (OTLP/HTTP, /v1/traces appended) and the share of new
+	// traces recorded.
+	envTracing          = "STREAMOPS_TRACING"
+	envOTLPEndpoint     = "OTEL_EXPORTER_OTLP_ENDPOINT"
+	envTraceSampleRatio = "STREAMOPS_TRACE_SAMPLE_RATIO"
 )
 
 // kafkaAuthIAM is the value of KAFKA_AUTH for MSK IAM authentication.

@@ -34,7 +34,8 @@ func newStreamOpsStack(scope constructs.Construct, cfg Config, props *awscdk.Sta
 		return nil, err
 	}
 	topics, topicsFn := newKafkaTopics(stack, cfg, net)
-	suppressFunctionFindings(topicsFn, dlqSynchronous)
+	suppressFunctionFindings(topicsFn, dlqSynchronous, untraced)
+	tracing := newTracing(stack, cfg)
 
 	specs := functionSpecs()
 	functions := map[string]awslambda.Function{}
@@ -52,11 +53,13 @@ func newStreamOpsStack(scope constructs.Construct, cfg Config, props *awscdk.Sta
 		if layer.uses(spec.name) {
 			layers = append(layers, layer.layer)
 		}
-		fn := newFunction(stack, cfg, net, spec, functionEnvironment(cfg, spec, layer), layers...)
+		env := functionEnvironment(cfg, spec, layer)
+		layers = tracing.apply(&spec, env, layers)
+		fn := newFunction(stack, cfg, net, spec, env, layers...)
 		functions[spec.name] = fn
 		fn.AddToRolePolicy(eniStatement())
 		fn.AddToRolePolicy(mongoURISecretStatement(stack, cfg))
-		suppressFunctionFindings(fn, dlqReason(spec))
+		suppressFunctionFindings(fn, dlqReason(spec), tracing.mode())
 		for _, s := range kafkaStatements(cfg, spec) {
 			fn.AddToRolePolicy(s)
 		}

@@ -16,6 +16,7 @@ import { Webhooks } from './pages/webhooks.jsx';
 import { DeadLetters } from './pages/deadletters.jsx';
 import { Replays, ReplaySession } from './pages/replays.jsx';
 import { Partners, Partner } from './pages/partners.jsx';
+import { Traces, Trace, TraceSearch } from './pages/traces.jsx';
 
 // pages: path, title, and whether a partner token may open it (the API
 // answers 403 to the others; the console does not offer them).
@@ -25,6 +26,7 @@ const pages = [
   { path: `${base}/webhooks`, title: 'Webhook events', component: Webhooks, admin: true },
   { path: `${base}/dead-letters`, title: 'Dead letters', component: DeadLetters, admin: true },
   { path: `${base}/replays`, title: 'Replays', component: Replays, admin: true },
+  { path: `${base}/traces`, title: 'Traces', component: Traces, admin: true },
   { path: `${base}/partners`, title: 'Partners', component: Partners },
 ];
 
@@ -60,6 +62,7 @@ function Session({ tok, onSignOut }) {
             <Route path={`${base}/timeline/:id`} component={Timeline} />
             <Route path={`${base}/partners/:id`} component={Partner} />
             {principal.admin ? <Route path={`${base}/replays/:id`} component={ReplaySession} /> : null}
+            {principal.admin ? <Route path={`${base}/traces/:id`} component={Trace} /> : null}
             <Route default component={principal.admin ? NotFound : PartnerHome} />
           </Router>
         </main>
@@ -82,6 +85,7 @@ function Nav({ pages, principal, onSignOut }) {
           </a>
         ))}
       </nav>
+      {principal.admin ? <TraceSearch compact /> : null}
       <span class="who" data-testid="principal">
         {principal.admin ? 'admin' : `partner ${principal.partnerId}`}
       </span>

@@ -15,7 +15,10 @@ import (
 )
 
 // Handler returns a Lambda handler that serves API Gateway HTTP API
-// requests (payload format 2.0) with h. An event that is not one (no
+// requests (payload format 2.0) with h, each in a SERVER span that
+// continues the caller's traceparent (or starts a trace): the request's
+// context carries it, and every answer, its own 400s included, names it
+// in X-Trace-Id and traceresponse. An event that is not one (no
 // version 2.0, routeKey or requestContext.http.method) fails the
 // invocation with an *InvocationError; Function names what it was.
 func Handler(h http.Handler) func(context.Context, events.APIGatewayV2HTTPRequest) (events.APIGatewayV2HTTPResponse, error) {
@@ -24,17 +27,21 @@ func Handler(h http.Handler) func(context.Context, events.APIGatewayV2HTTPReques
 			return events.APIGatewayV2HTTPResponse{}, &InvocationError{Got: fmt.Sprintf("an event of version %q, routeKey %q "+
 				"and method %q", req.Version, req.RouteKey, req.RequestContext.HTTP.Method)}
 		}
-		r, err := NewRequest(ctx, req)
-		if err != nil {
-			return events.APIGatewayV2HTTPResponse{
+		ctx, span := startServerSpan(ctx, req)
+		var resp events.APIGatewayV2HTTPResponse
+		if r, err := NewRequest(ctx, req); err != nil {
+			resp = events.APIGatewayV2HTTPResponse{
 				StatusCode: http.StatusBadRequest,
 				Headers:    map[string]string{"content-type": "application/json"},
 				Body:       badRequest(err),
-			}, nil
+			}
+		} else {
+			w := newResponseWriter()
+			h.ServeHTTP(w, r)
+			resp = w.response()
 		}
-		w := newResponseWriter()
-		h.ServeHTTP(w, r)
-		return w.response(), nil
+		endServerSpan(ctx, span, &resp)
+		return resp, nil
 	}
 }
 
@@ -158,4 +165,12 @@ func isText(contentType string) bool {
 	}
 	return strings.HasPrefix(mt, "text/") || mt == "application/json" || strings.HasSuffix(mt, "+json") ||
 		mt == "application/x-ndjson" || mt == "application/xml"
+}
+
+// RequestID is API Gateway's request id of a request served through
+// Handler, "" for any other. Handlers that must not import Lambda types
+// take it as a function (httpapi.APIConfig.RequestID).
+func RequestID(ctx context.Context) string {
+	rc, _ := RequestContext(ctx)
+	return rc.RequestID
 }

@@ -34,13 +34,13 @@ const encodeChunk = 256
 // calling goroutine, so records reach kgo in input order and per-key order
 // holds. Batches of several chunks are encoded on GOMAXPROCS-1 goroutines
 // while the caller hands finished chunks to kgo.
-func encodeInOrder(envs []events.Envelope, recs []kgo.Record, topic string, emit func(i int, err error)) {
+func encodeInOrder(envs []events.Envelope, recs []kgo.Record, topic string, rt *recordTrace, emit func(i int, err error)) {
 	n := len(envs)
 	chunks := (n + encodeChunk - 1) / encodeChunk
 	workers := min(runtime.GOMAXPROCS(0)-1, chunks)
 	if workers < 1 || chunks < 2 {
 		for i := range envs {
-			emit(i, fill(&recs[i], &envs[i], topic))
+			emit(i, fill(&recs[i], &envs[i], topic, rt))
 		}
 		return
 	}
@@ -59,7 +59,7 @@ func encodeInOrder(envs []events.Envelope, recs []kgo.Record, topic string, emit
 					return
 				}
 				for i := k * encodeChunk; i < min(n, (k+1)*encodeChunk); i++ {
-					errs[i] = fill(&recs[i], &envs[i], topic)
+					errs[i] = fill(&recs[i], &envs[i], topic, rt)
 				}
 				close(ready[k])
 			}

@@ -129,7 +129,7 @@ func TestEncodeInOrderEmitsInInputOrderFromManyGoroutines(t *testing.T) {
 	recs := make([]kgo.Record, n)
 
 	var order []int
-	encodeInOrder(envs, recs, "", func(i int, err error) {
+	encodeInOrder(envs, recs, "", nil, func(i int, err error) {
 		order = append(order, i)
 		if i == 300 {
 			assert.ErrorIs(t, err, ErrUnroutable)

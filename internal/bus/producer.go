@@ -11,6 +11,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/streamops/streamops/events"
+	"github.com/streamops/streamops/internal/tracing"
 )
 
 // Record headers of seed 003 ("Message Format").
@@ -88,14 +89,15 @@ func (c *Client) Close() { c.cl.Close() }
 // ErrUnroutable when there is no topic or no key.
 func NewRecord(env events.Envelope, topic string) (*kgo.Record, error) {
 	r := new(kgo.Record)
-	if err := fill(r, &env, topic); err != nil {
+	if err := fill(r, &env, topic, nil); err != nil {
 		return nil, err
 	}
 	return r, nil
 }
 
-// fill makes r the record of env (see NewRecord).
-func fill(r *kgo.Record, env *events.Envelope, topic string) error {
+// fill makes r the record of env (see NewRecord), with the trace context
+// headers rt gives it when rt is not nil (Publish).
+func fill(r *kgo.Record, env *events.Envelope, topic string, rt *recordTrace) error {
 	if topic == "" {
 		topic = env.EventType.Topic()
 	}
@@ -112,7 +114,11 @@ func fill(r *kgo.Record, env *events.Envelope, topic string) error {
 	r.Topic = topic
 	r.Key = key
 	r.Value = value
-	r.Headers = recordHeaders(env.SchemaVersion)
+	if rt != nil {
+		r.Headers = rt.headers(env)
+	} else {
+		r.Headers = recordHeaders(env.SchemaVersion)
+	}
 	return nil
 }
 
@@ -134,6 +140,12 @@ func recordHeaders(v string) []kgo.RecordHeader {
 // were not; the others were. Events are produced in slice order, so events
 // of one workflow or task keep their order on its partition. The call is
 // bounded by Config.ProduceTimeout.
+//
+// Each call is one PRODUCER span ("send"), and every record carries W3C
+// traceparent (and tracestate) headers naming its event's trace: the
+// call's span for an event of the call's trace or of none, else the
+// event's metadata.traceId continued as tracing.Resume does, so a batch of
+// unrelated events keeps each one's trace.
 func (c *Client) Publish(ctx context.Context, envs ...events.Envelope) error {
 	return c.publish(ctx, "", envs)
 }
@@ -147,10 +159,13 @@ func (c *Client) PublishTo(ctx context.Context, topic string, envs ...events.Env
 	return c.publish(ctx, topic, envs)
 }
 
-func (c *Client) publish(ctx context.Context, topic string, envs []events.Envelope) error {
+func (c *Client) publish(ctx context.Context, topic string, envs []events.Envelope) (err error) {
 	if len(envs) == 0 {
 		return nil
 	}
+	ctx, span := startSend(ctx, topic, envs)
+	defer func() { tracing.End(span, err) }()
+	rt := newRecordTrace(ctx)
 	ctx, cancel := context.WithTimeout(ctx, c.cfg.ProduceTimeout)
 	defer cancel()
 
@@ -158,7 +173,7 @@ func (c *Client) publish(ctx context.Context, topic string, envs []events.Envelo
 	// the first batches are on the wire while the rest are being encoded.
 	recs := make([]kgo.Record, len(envs))
 	w := newProduceWait(ctx, len(envs))
-	encodeInOrder(envs, recs, topic, func(i int, err error) {
+	encodeInOrder(envs, recs, topic, rt, func(i int, err error) {
 		if err != nil {
 			recs[i].Topic = cmp.Or(topic, envs[i].EventType.Topic())
 			w.settle(i, err)

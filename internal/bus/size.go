@@ -29,13 +29,16 @@ func RecordBytes(r *kgo.Record) int {
 }
 
 // RecordSize is RecordBytes of env's record on topic (its event type's
-// topic when empty): the envelope's JSON, its key and its headers.
+// topic when empty) as Publish sends it: the envelope's JSON, its key and
+// its headers, the trace context headers Publish adds counted at their
+// largest (a traceparent and a tracestate of maxTracestate bytes), so what
+// fits here fits whatever trace it is published under.
 func RecordSize(env events.Envelope, topic string) (int, error) {
 	r, err := NewRecord(env, topic)
 	if err != nil {
 		return 0, err
 	}
-	return RecordBytes(r), nil
+	return RecordBytes(r) + traceHeadersBytes, nil
 }
 
 // TooLargeError is an event whose record is larger than the brokers
@@ -87,7 +90,7 @@ func (c *Client) MaxMessageBytes() int { return c.cfg.MaxMessageBytes }
 
 // Room sizeBound leaves for what the envelope's JSON adds around its
 // strings (field names, quotes, the timestamp) and for the record's
-// headers besides the schema version.
+// headers besides the schema version and the trace context.
 const envelopeFraming = 512
 
 // sizeBound is an upper bound of RecordSize(env, "") that needs no
@@ -106,5 +109,5 @@ func sizeBound(env *events.Envelope) int {
 			n += len(`,"attempt":`) + 20 // the name and any int
 		}
 	}
-	return recordBatchOverhead + envelopeFraming + 6*n + len(env.Payload)
+	return recordBatchOverhead + traceHeadersBytes + envelopeFraming + 6*n + len(env.Payload)
 }

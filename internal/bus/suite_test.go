@@ -184,7 +184,10 @@ func testPublishWritesKeyValueTimestampAndHeaders(t *testing.T, brokers []string
 		assert.True(t, !r.Timestamp.Before(before) && !r.Timestamp.After(after),
 			"the record timestamp %s is the produce time, in [%s, %s]", r.Timestamp, before, after)
 		assert.Contains(t, string(r.Value), `"timestamp":"`+env.Timestamp.String()+`"`, "the event's time stays in the envelope")
-		assert.Equal(t, map[string]string{"content-type": "application/json", "schema-version": "1.0.0"}, headerMap(r.Headers))
+		h := headerMap(r.Headers)
+		assert.Regexp(t, `^00-[0-9a-f]{32}-[0-9a-f]{16}-0[01]$`, h["traceparent"], "every record carries its trace")
+		delete(h, "traceparent")
+		assert.Equal(t, map[string]string{"content-type": "application/json", "schema-version": "1.0.0"}, h)
 	}
 }
 

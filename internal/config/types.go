@@ -124,7 +124,7 @@ type Ratio float64
 // UnmarshalText parses a number from 0 to 1.
 func (r *Ratio) UnmarshalText(b []byte) error {
 	v, err := strconv.ParseFloat(string(b), 64)
-	if err != nil || v < 0 || v > 1 {
+	if err != nil || !(v >= 0 && v <= 1) { // NaN fails both comparisons
 		return errors.New("want a number from 0 to 1 such as 0.05")
 	}
 	*r = Ratio(v)

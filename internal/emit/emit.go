@@ -5,12 +5,14 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"time"
 
 	"github.com/streamops/streamops/events"
 	"github.com/streamops/streamops/internal/bus"
 	"github.com/streamops/streamops/internal/metrics"
 	"github.com/streamops/streamops/internal/store"
+	"github.com/streamops/streamops/internal/tracing"
 )
 
 // Publisher publishes envelopes to their topics with one flush; *bus.Client
@@ -196,7 +198,8 @@ func (e *Emitter) MaxMessageBytes() int { return e.cfg.MaxMessageBytes }
 // Emit stores envs, then publishes the newly stored ones that have a topic.
 // The error is non-nil only when storing failed, or when an event could
 // never be published (a *bus.TooLargeError, checked before storing); then
-// nothing was stored or published.
+// nothing was stored or published. An event without metadata.traceId is
+// stored and published with ctx's trace id, when ctx has one.
 func (e *Emitter) Emit(ctx context.Context, envs ...events.Envelope) (Result, error) {
 	return e.EmitTo(ctx, "", envs...)
 }
@@ -233,6 +236,7 @@ func (e *Emitter) Store(ctx context.Context, envs ...events.Envelope) (Stored, e
 
 // StoreTo is Store for EmitTo's topic.
 func (e *Emitter) StoreTo(ctx context.Context, topic string, envs ...events.Envelope) (Stored, error) {
+	envs = withTrace(ctx, envs)
 	return e.storeWith(ctx, topic, envs, func() (store.InsertResult, error) { return e.cfg.Store.InsertEventsTo(ctx, topic, envs) })
 }
 
@@ -254,6 +258,7 @@ func (e *Emitter) StoreReplay(ctx context.Context, session, topic string, envs .
 	if !ok {
 		return Stored{}, errors.New("emit: the store cannot store a replay's events")
 	}
+	envs = withTrace(ctx, envs)
 	st, err := e.storeWith(ctx, topic, envs, func() (store.InsertResult, error) { return rs.InsertReplayEvents(ctx, session, topic, envs) })
 	st.marked = true
 	return st, err
@@ -341,4 +346,39 @@ func correlationID(env events.Envelope) string {
 		return ""
 	}
 	return env.Metadata.CorrelationID
+}
+
+// withTrace is envs with ctx's trace id as the metadata.traceId of those
+// that have none: the safety net under rule 1 of the trace (every event
+// carries the trace of what caused it) for a construction site that
+// missed it. envs is returned as it is when ctx has no trace or every
+// event has one; otherwise a copy, the stamped events with metadata of
+// their own (never changed in place: it may be shared, and events.New's
+// kept encoding is checked against it), which Publish encodes again.
+func withTrace(ctx context.Context, envs []events.Envelope) []events.Envelope {
+	traceID := ""
+	var out []events.Envelope
+	for i := range envs {
+		if m := envs[i].Metadata; m != nil && m.TraceID != "" {
+			continue
+		}
+		if traceID == "" {
+			if traceID = tracing.TraceID(ctx); traceID == "" {
+				return envs
+			}
+		}
+		if out == nil {
+			out = slices.Clone(envs)
+		}
+		var m events.Metadata
+		if envs[i].Metadata != nil {
+			m = *envs[i].Metadata
+		}
+		m.TraceID = traceID
+		out[i].Metadata = &m
+	}
+	if out == nil {
+		return envs
+	}
+	return out
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/streamops/streamops/internal/emit"
 	"github.com/streamops/streamops/internal/store"
 	"github.com/streamops/streamops/internal/testenv"
+	"github.com/streamops/streamops/internal/tracing"
 )
 
 func created(t *testing.T) events.Envelope {
@@ -91,4 +92,59 @@ func TestEmitRefusesAnEventTheBrokersWouldRefuseAndStoresNothing(t *testing.T) {
 		assert.ErrorIs(t, err, store.ErrNotFound, "nothing of the call is stored")
 	}
 	assert.Empty(t, env.Records(t, events.TopicTasks))
+}
+
+// An event a construction site left without metadata.traceId is stored
+// and published with the trace of the context it is emitted under; one
+// that has a trace keeps it, and without a trace in ctx nothing changes.
+func TestEmitStampsTheContextsTraceOnEventsWithoutOne(t *testing.T) {
+	env := testenv.New(t, testenv.Options{})
+	const ctxTrace, ownTrace = "4bf92f3577b34da6a3ce929d0e0e4736", "0af7651916cd43dd8448eb211c80319c"
+	traced := tracing.FromTraceparent(context.Background(), "00-"+ctxTrace+"-00f067aa0ba902b7-01", "")
+	withMeta := func(m *events.Metadata) events.Envelope {
+		e := created(t)
+		e.Metadata = m
+		return e
+	}
+	tests := []struct {
+		name string
+		ctx  context.Context
+		env  events.Envelope
+		want string
+	}{
+		{"no metadata", traced, created(t), ctxTrace},
+		{"metadata without a trace", traced, withMeta(&events.Metadata{Source: "api-gateway"}), ctxTrace},
+		{"its own trace", traced, withMeta(&events.Metadata{TraceID: ownTrace}), ownTrace},
+		{"no trace in ctx", context.Background(), created(t), ""},
+	}
+	var want []string
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			meta := tc.env.Metadata
+			res, err := env.Emitter.Emit(tc.ctx, tc.env)
+			require.NoError(t, err)
+			require.Equal(t, []string{tc.env.EventID}, res.Published)
+			assert.Same(t, meta, tc.env.Metadata, "the caller's event is not changed")
+			doc, err := env.Store.GetEvent(context.Background(), tc.env.EventID)
+			require.NoError(t, err)
+			assert.Equal(t, tc.want, doc.Metadata.TraceID, "stored")
+			want = append(want, tc.env.EventID+"="+tc.want)
+		})
+	}
+	var got []string
+	for _, r := range env.Records(t, events.TopicTasks) {
+		e, err := events.Decode(r.Value)
+		require.NoError(t, err)
+		var id string
+		if e.Metadata != nil {
+			id = e.Metadata.TraceID
+		}
+		got = append(got, e.EventID+"="+id)
+		for _, h := range r.Headers {
+			if h.Key == tracing.TraceparentHeader && id != "" {
+				assert.Equal(t, id, string(h.Value[3:35]), "the record's traceparent names the event's trace")
+			}
+		}
+	}
+	assert.ElementsMatch(t, want, got, "published")
 }

@@ -7,6 +7,8 @@ import (
 	"time"
 
 	lambdaevents "github.com/aws/aws-lambda-go/events"
+	semconv "go.opentelemetry.io/otel/semconv/v1.43.0"
+	"go.opentelemetry.io/otel/trace"
 
 	"github.com/streamops/streamops/internal/apigw"
 	"github.com/streamops/streamops/internal/app"
@@ -22,6 +24,7 @@ import (
 	"github.com/streamops/streamops/internal/submit"
 	"github.com/streamops/streamops/internal/sweep"
 	"github.com/streamops/streamops/internal/task"
+	"github.com/streamops/streamops/internal/tracing"
 )
 
 // ScheduledHandler handles one EventBridge Scheduler invocation
@@ -87,15 +90,16 @@ func API(a *app.App, o APIOptions) (http.Handler, error) {
 		return nil, err
 	}
 	api := httpapi.API(httpapi.APIConfig{
-		Submit:   sub,
-		Store:    a.Store,
-		Replayer: &history.Replayer{Store: a.Store, Emitter: a.Emitter, Logger: a.Logger},
-		Exporter: &history.Exporter{Store: a.Store, Objects: o.Objects, Logger: a.Logger},
-		Router:   rt,
-		Requeuer: &history.Requeuer{Store: a.Store, Publisher: a.Bus},
-		Partners: partnerConfigs(o.Partners, o.Providers),
-		Auth:     o.Auth,
-		Logger:   a.Logger,
+		Submit:    sub,
+		Store:     a.Store,
+		Replayer:  &history.Replayer{Store: a.Store, Emitter: a.Emitter, Logger: a.Logger},
+		Exporter:  &history.Exporter{Store: a.Store, Objects: o.Objects, Logger: a.Logger},
+		Router:    rt,
+		Requeuer:  &history.Requeuer{Store: a.Store, Publisher: a.Bus},
+		Partners:  partnerConfigs(o.Partners, o.Providers),
+		Auth:      o.Auth,
+		RequestID: apigw.RequestID,
+		Logger:    a.Logger,
 	})
 	mux := http.NewServeMux()
 	ui := console.Handler()
@@ -146,10 +150,10 @@ func OutboxRelay(a *app.App, partners map[string]outbox.Partner, secrets provide
 	if err != nil {
 		return nil, err
 	}
-	return func(ctx context.Context, ev lambdaevents.EventBridgeEvent) error {
+	return timer(a.Name, func(ctx context.Context, ev lambdaevents.EventBridgeEvent) error {
 		_, err := relay.Serve(ctx, ev.Time)
 		return err
-	}, nil
+	}), nil
 }
 
 // RetrySweeper is the retry-sweeper function; providers route the webhook
@@ -173,11 +177,11 @@ func RetrySweeper(a *app.App, providers *provider.Registry, waits config.Sweep) 
 		return nil, err
 	}
 	replayer := &history.Replayer{Store: a.Store, Emitter: a.Emitter, Logger: a.Logger}
-	return func(ctx context.Context, _ lambdaevents.EventBridgeEvent) error {
+	return timer(a.Name, func(ctx context.Context, _ lambdaevents.EventBridgeEvent) error {
 		_, sweepErr := sweeper.Run(ctx)
 		_, replayErr := replayer.RunDue(ctx)
 		return errors.Join(sweepErr, replayErr)
-	}, nil
+	}), nil
 }
 
 // Archiver is the archiver function.
@@ -186,7 +190,7 @@ func Archiver(a *app.App) (ScheduledHandler, error) {
 	if err != nil {
 		return nil, err
 	}
-	return scheduled(archiver.Run), nil
+	return timer(a.Name, scheduled(archiver.Run)), nil
 }
 
 // router routes stored webhook events again (the api's retry route, the
@@ -202,5 +206,23 @@ func scheduled[R any](run func(context.Context) (R, error)) ScheduledHandler {
 	return func(ctx context.Context, _ lambdaevents.EventBridgeEvent) error {
 		_, err := run(ctx)
 		return err
+	}
+}
+
+// timer runs h under one span per scheduled invocation, named after the
+// function (faas.trigger=timer): the trace of a run, its own, since no
+// request started it. The stored work a run drives on resumes that work's
+// trace (tracing.Resume) beneath it.
+func timer(name string, h ScheduledHandler) ScheduledHandler {
+	return func(ctx context.Context, ev lambdaevents.EventBridgeEvent) (err error) {
+		ctx, span := tracing.Start(ctx, name, trace.WithNewRoot())
+		if span.IsRecording() {
+			span.SetAttributes(semconv.FaaSTriggerTimer)
+			if !ev.Time.IsZero() {
+				span.SetAttributes(semconv.FaaSTime(ev.Time.UTC().Format(time.RFC3339)))
+			}
+		}
+		defer func() { tracing.End(span, err) }()
+		return h(ctx, ev)
 	}
 }

@@ -8,12 +8,15 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/trace"
 
 	"github.com/streamops/streamops/events"
 	"github.com/streamops/streamops/internal/deadline"
 	"github.com/streamops/streamops/internal/emit"
 	"github.com/streamops/streamops/internal/status"
 	"github.com/streamops/streamops/internal/store"
+	"github.com/streamops/streamops/internal/tracing"
 )
 
 // ReplayStore is what a replay reads and records; *store.Store implements
@@ -242,13 +245,31 @@ func (r *Replayer) run(ctx context.Context, s *session, st *ReplayRunStats) erro
 // topic in order of first appearance, each group stored then published.
 // An event that cannot be replayed is recorded as failed; an error is
 // one the whole batch failed with.
-func (r *Replayer) replayBatch(ctx context.Context, s *session, docs []store.EventDocument) error {
+//
+// The batch has a span, "replay", linked to the traces of its first
+// MaxReplayLinks originals: a copy carries its original's traceId (the
+// consumers handle it in that trace), and the links lead from the job to
+// them.
+func (r *Replayer) replayBatch(ctx context.Context, s *session, docs []store.EventDocument) (err error) {
+	ctx, span := tracing.Start(ctx, "replay")
+	defer func() { tracing.End(span, err) }()
+	recording := span.IsRecording()
+	if recording {
+		span.SetAttributes(attribute.String("streamops.replay.session_id", s.id), attribute.Int("streamops.replay.events", len(docs)))
+	}
+	links := 0
 	byTopic, order := map[string][]events.Envelope{}, []string{}
 	for _, d := range docs {
 		env, err := d.Envelope()
 		if err != nil {
 			s.eventFailed(d.EventID, fmt.Errorf("%w: %w", errInvalidEvent, err))
 			continue
+		}
+		if recording && links < MaxReplayLinks && env.Metadata != nil {
+			if sc, ok := tracing.ProviderFrom(ctx).SpanContextOf(env.Metadata.TraceID, env.EventID); ok {
+				span.AddLink(trace.Link{SpanContext: sc, Attributes: []attribute.KeyValue{attribute.String("streamops.replay_of", env.EventID)}})
+				links++
+			}
 		}
 		env = replayOf(s.id, s.userID, env)
 		topic := s.topic(env)
@@ -321,10 +342,15 @@ func (r *Replayer) log() *slog.Logger {
 	return slog.Default()
 }
 
+// MaxReplayLinks bounds the span links of one replay batch's span to its
+// originals' traces (the SDK's default link limit).
+const MaxReplayLinks = 128
+
 // replayOf is the replay of env in session, asked for by userID: a new
 // event id, the original id in metadata.replayOf, the principal who
 // replays it in metadata.userId (when known; the original's is one lookup
-// away by replayOf), everything else as it was.
+// away by replayOf), everything else as it was, the original's
+// metadata.traceId among it: the copy is handled in the original's trace.
 func replayOf(session, userID string, env events.Envelope) events.Envelope {
 	meta := events.Metadata{}
 	if env.Metadata != nil {

@@ -55,11 +55,13 @@ func TestARequeuedConsumedEventKeepsTheFieldsItsProducerAdded(t *testing.T) {
 
 func TestARequeuedDeadLetterGoesBackAsItArrived(t *testing.T) {
 	dl := deadLetterFromDocument(store.DeadLetterEntry{ID: "dl-1", DeadLetterID: "dl-1", Topic: "workflows",
-		Value: []byte(`not json`), Headers: []store.DeadLetterHeader{{Key: "h", Value: "v"}}})
+		Value: []byte(`not json`), Headers: []store.DeadLetterHeader{{Key: "traceparent", Value: "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"}}})
 	rec := dl.record("")
 	assert.Nil(t, rec.Key, "no key stays no key")
 	assert.Equal(t, "workflows", rec.Topic)
 	require.Len(t, rec.Headers, 2)
+	assert.Equal(t, "traceparent", rec.Headers[0].Key, "the record goes back in its trace")
+	assert.Equal(t, "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01", string(rec.Headers[0].Value))
 	assert.Equal(t, HeaderRequeuedFrom, rec.Headers[1].Key)
 	rec = dl.record("alice")
 	require.Len(t, rec.Headers, 3, "a requeue by a principal names it")

@@ -41,8 +41,12 @@ type APIConfig struct {
 	// known only from the store.
 	Partners map[string]PartnerConfig
 	// Auth identifies callers; every route but /api/openapi.json needs one.
-	Auth   Authenticator
-	Logger *slog.Logger
+	Auth Authenticator
+	// RequestID is the request id of API Gateway (apigw.RequestID): the
+	// correlation id of a request that brings no valid X-Correlation-Id.
+	// Nil: such a request has none.
+	RequestID func(context.Context) string
+	Logger    *slog.Logger
 }
 
 // API serves everything under /api: submissions, the event history and
@@ -73,13 +77,14 @@ func API(cfg APIConfig) http.Handler {
 	mux.Handle("GET /api/me", any(a.me))
 	a.deadLetterRoutes(mux, admin)
 	a.outboxRoutes(mux, admin)
-	return withNotFound(mux, func(w http.ResponseWriter, r *http.Request) bool {
+	a.traceRoutes(mux, admin)
+	return withCorrelation(withNotFound(mux, func(w http.ResponseWriter, r *http.Request) bool {
 		if _, ok := a.authenticate(r); !ok {
 			writeError(w, r, a.log, ErrUnauthenticated)
 			return false
 		}
 		return true
-	})
+	}), cfg.RequestID)
 }
 
 type api struct {
@@ -127,9 +132,10 @@ func (a *api) authenticate(r *http.Request) (Principal, bool) {
 // actOnID answers POST …/{id}/<action>: act, as the caller, on what load
 // finds, then
 // 202 with it as it is after (loaded again by its id), shown through
-// view; an unknown id is 404 naming the kind of resource.
+// view; an unknown id is 404 naming the kind of resource. A non-nil trace
+// names the trace the action's work continues (X-Trace-Id).
 func actOnID[T, V any](a *api, kind string, load func(context.Context, string) (T, error), id func(T) string,
-	act func(context.Context, Principal, T) error, view func(T) V) handlerFunc {
+	act func(context.Context, Principal, T) error, view func(T) V, trace func(T) string) handlerFunc {
 	return func(w http.ResponseWriter, r *http.Request, p Principal) {
 		v, err := load(r.Context(), r.PathValue("id"))
 		if err == nil {
@@ -142,25 +148,32 @@ func actOnID[T, V any](a *api, kind string, load func(context.Context, string) (
 			writeError(w, r, a.log, fmt.Errorf("%s %q: %w", kind, r.PathValue("id"), err))
 			return
 		}
+		if trace != nil {
+			answerTrace(w, r, trace(v))
+		}
 		writeJSON(w, http.StatusAccepted, view(v))
 	}
 }
 
 // submitRoute answers POST /api/workflows and POST /api/tasks: the body,
-// read strictly (decodeBody), goes to submit with the caller's principal
-// and the Idempotency-Key header, and its receipt is the 201.
-func submitRoute[Req, Receipt any](a *api, submitReq func(ctx context.Context, req Req, by submit.Caller) (Receipt, error)) handlerFunc {
+// read strictly (decodeBody), goes to submit with the caller's principal,
+// the Idempotency-Key header and the correlation id, and its receipt is
+// the 201, naming the trace of the work (a repeated submission's is the
+// first one's).
+func submitRoute[Req any, Receipt interface{ Trace() string }](a *api,
+	submitReq func(ctx context.Context, req Req, by submit.Caller) (Receipt, error)) handlerFunc {
 	return func(w http.ResponseWriter, r *http.Request, p Principal) {
 		var req Req
 		if err := decodeBody(w, r, &req); err != nil {
 			writeError(w, r, a.log, err)
 			return
 		}
-		receipt, err := submitReq(r.Context(), req, submit.Caller{UserID: p.ID, IdempotencyKey: r.Header.Get("Idempotency-Key")})
+		receipt, err := submitReq(r.Context(), req, caller(r, p))
 		if err != nil {
 			writeError(w, r, a.log, err)
 			return
 		}
+		answerTrace(w, r, receipt.Trace())
 		writeJSON(w, http.StatusCreated, receipt)
 	}
 }
@@ -178,9 +191,16 @@ func getByID[T, V any](a *api, kind string, load func(context.Context, string) (
 	}
 }
 
+// caller is who submits r: its principal, Idempotency-Key and
+// correlation id.
+func caller(r *http.Request, p Principal) submit.Caller {
+	return submit.Caller{UserID: p.ID, IdempotencyKey: r.Header.Get("Idempotency-Key"), CorrelationID: requestCorrelation(r)}
+}
+
 // rerunWorkflow answers POST /api/workflows/{id}/rerun: an optional body
 // {"fromStep": …} and the Idempotency-Key header go to
-// submit.Service.RerunWorkflow; 202 with the workflow on its new attempt.
+// submit.Service.RerunWorkflow; 202 with the workflow on its new attempt,
+// whose trace (the workflow's) X-Trace-Id names.
 func (a *api) rerunWorkflow(w http.ResponseWriter, r *http.Request, p Principal) {
 	var req submit.RerunRequest
 	if err := decodeOptionalBody(w, r, &req); err != nil {
@@ -188,11 +208,12 @@ func (a *api) rerunWorkflow(w http.ResponseWriter, r *http.Request, p Principal)
 		return
 	}
 	id := r.PathValue("id")
-	doc, err := a.cfg.Submit.RerunWorkflow(r.Context(), id, req, submit.Caller{UserID: p.ID, IdempotencyKey: r.Header.Get("Idempotency-Key")})
+	doc, err := a.cfg.Submit.RerunWorkflow(r.Context(), id, req, caller(r, p))
 	if err != nil {
 		writeError(w, r, a.log, fmt.Errorf("workflow %q: %w", id, err))
 		return
 	}
+	answerTrace(w, r, doc.TraceID)
 	writeJSON(w, http.StatusAccepted, workflowView(doc))
 }
 

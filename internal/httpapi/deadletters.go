@@ -65,7 +65,7 @@ func (a *api) requeueDeadLetter() handlerFunc {
 		func(ctx context.Context, p Principal, dl store.DeadLetterEntry) error {
 			_, err := a.cfg.Requeuer.Requeue(ctx, p.ID, dl)
 			return err
-		}, toDeadLetter)
+		}, toDeadLetter, nil)
 }
 
 func (a *api) requeueDeadLetters(w http.ResponseWriter, r *http.Request, p Principal) {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/streamops/streamops/events"
 	"github.com/streamops/streamops/internal/provider"
+	"github.com/streamops/streamops/internal/traceview"
 )
 
 // TestOpenAPIEnumsAreTheLists holds each enum of the served document that
@@ -54,6 +55,7 @@ func TestOpenAPIEnumsAreTheLists(t *testing.T) {
 		{"WorkflowRequest", []string{"properties", "steps", "items", "enum"}, events.Steps},
 		{"PartnerWebhook", []string{"properties", "signatureScheme", "enum"}, provider.SchemeNames()},
 		{"EventType", []string{"enum"}, eventTypes},
+		{"TraceNode", []string{"properties", "kind", "enum"}, traceview.Kinds()},
 	} {
 		t.Run(tt.schema+"/"+strings.Join(tt.path, "/"), func(t *testing.T) {
 			assert.Equal(t, tt.want, enumAt(t, tt.schema, tt.path...))

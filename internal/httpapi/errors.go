@@ -75,6 +75,8 @@ func classify(err error) (status int, code string) {
 		return http.StatusNotAcceptable, "not_acceptable"
 	case errors.As(err, &param), errors.Is(err, store.ErrBadCursor):
 		return http.StatusBadRequest, "invalid_parameter"
+	case errors.Is(err, errInvalidTraceID):
+		return http.StatusBadRequest, "invalid_trace_id"
 	case errors.Is(err, ingest.ErrUnknownProvider):
 		return http.StatusNotFound, "unknown_provider"
 	case errors.Is(err, store.ErrNotFound):
@@ -128,6 +130,8 @@ func writeError(w http.ResponseWriter, r *http.Request, log *slog.Logger, err er
 	var conflict *store.StatusConflictError
 	var bodyField *bodyFieldError
 	switch {
+	case errors.Is(err, errInvalidTraceID):
+		body.Error.Field = "traceId"
 	case errors.As(err, &bodyField):
 		body.Error.Field = bodyField.Field
 	case errors.As(err, &deep):

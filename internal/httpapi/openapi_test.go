@@ -39,6 +39,7 @@ import (
 	"github.com/streamops/streamops/internal/store"
 	"github.com/streamops/streamops/internal/submit"
 	"github.com/streamops/streamops/internal/testenv"
+	"github.com/streamops/streamops/internal/traceview/traceviewtest"
 )
 
 // loadOpenAPI parses the served document.
@@ -637,6 +638,13 @@ func TestOpenAPIResponsesMatchTheDocument(t *testing.T) {
 		api.post(t, adminToken, "/api/outbox/"+id+"/requeue", "", http.StatusAccepted)
 		api.post(t, adminToken, "/api/outbox/"+id+"/requeue", "", http.StatusConflict)
 		api.post(t, adminToken, "/api/outbox/nope/requeue", "", http.StatusNotFound)
+	})
+
+	t.Run("GET /api/traces/{traceId}", func(t *testing.T) {
+		traceviewtest.Store(t, env.Store, nil)
+		api.get(t, adminToken, "/api/traces/"+traceviewtest.TraceID, http.StatusOK)
+		api.get(t, adminToken, "/api/traces/"+strings.ToUpper(traceviewtest.TraceID), http.StatusBadRequest)
+		api.get(t, adminToken, "/api/traces/"+strings.Repeat("ab", 16), http.StatusNotFound)
 	})
 
 	// Last: a rerun adds events the subtests before count.

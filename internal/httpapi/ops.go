@@ -315,12 +315,13 @@ func listRoute[T any](a *api, list func(ctx context.Context, q url.Values, l lis
 }
 
 // retryWebhookEvent is POST /api/webhook-events/{id}/retry: route the
-// stored webhook event again.
+// stored webhook event again, in the trace it was received in (the
+// router continues it), which the answer's X-Trace-Id names.
 func (a *api) retryWebhookEvent() handlerFunc {
 	return actOnID(a, "webhook event", a.cfg.Store.GetWebhookEvent, func(ev store.WebhookEvent) string { return ev.EventID },
 		func(ctx context.Context, p Principal, ev store.WebhookEvent) error {
 			return a.cfg.Router.RouteAs(ctx, ev, p.ID)
-		}, toWebhookEvent)
+		}, toWebhookEvent, func(ev store.WebhookEvent) string { return ev.TraceID })
 }
 
 // MaxStatsWindow is the longest window GET /api/stats counts over: a year,

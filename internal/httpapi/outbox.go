@@ -24,6 +24,12 @@ type OutboxRequeueResponse struct {
 	// Requeues counts the operator's requeues of the entry, this one
 	// included.
 	Requeues int `json:"requeues"`
+	// TraceParent and TraceID are the trace the entry's deliveries
+	// continue; DeliveryLog is its partner attempts, oldest first. A
+	// requeue keeps them.
+	TraceParent string                  `json:"traceparent,omitempty"`
+	TraceID     string                  `json:"traceId,omitempty"`
+	DeliveryLog []store.DeliveryAttempt `json:"deliveryLog,omitempty"`
 }
 
 // outboxRoutes registers the integration_outbox routes.
@@ -50,5 +56,6 @@ func (a *api) requeueOutboxEntry(w http.ResponseWriter, r *http.Request, p Princ
 func toOutboxRequeue(e store.OutboxEntry) OutboxRequeueResponse {
 	return OutboxRequeueResponse{Requeued: true, OutboxID: e.OutboxID, Status: e.Status, Attempts: e.Attempts,
 		MaxAttempts: e.MaxAttempts, NextAttemptAt: e.NextAttemptAt, LastError: e.LastError,
-		RequeuedBy: e.RequeuedBy, RequeuedAt: e.RequeuedAt, Requeues: e.Requeues}
+		RequeuedBy: e.RequeuedBy, RequeuedAt: e.RequeuedAt, Requeues: e.Requeues,
+		TraceParent: e.TraceParent, TraceID: e.TraceID, DeliveryLog: e.DeliveryLog}
 }

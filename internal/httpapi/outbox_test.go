@@ -11,6 +11,7 @@ import (
 
 	"github.com/streamops/streamops/internal/status"
 	"github.com/streamops/streamops/internal/store"
+	"github.com/streamops/streamops/internal/testenv"
 )
 
 // TestOperatorRequeuesOneDeadLetteredOutboxEntry: POST
@@ -68,6 +69,13 @@ func TestOperatorRequeuesOneDeadLetteredOutboxEntry(t *testing.T) {
 			assert.Equal(t, c.by, resp.body["requeuedBy"], "the caller's principal id")
 			assert.Equal(t, float64(1), resp.body["requeues"])
 			assert.Equal(t, "HTTP 410", resp.body["lastError"])
+			assert.Equal(t, testenv.OutboxTraceparent, resp.body["traceparent"], "the requeue keeps the trace")
+			assert.Equal(t, testenv.OutboxTraceparent[3:35], resp.body["traceId"])
+			require.Len(t, resp.body["deliveryLog"], 1, "and the delivery log")
+			row := resp.body["deliveryLog"].([]any)[0].(map[string]any)
+			assert.Equal(t, float64(410), row["status_code"])
+			assert.Equal(t, status.OutboxDeadLetter, row["outcome"])
+			assert.Equal(t, "b7ad6b7169203331", row["span_id"])
 			stored, err := s.Store.GetOutboxEntry(context.Background(), id)
 			require.NoError(t, err)
 			assert.Equal(t, status.OutboxPending, stored.Status)

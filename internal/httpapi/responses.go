@@ -28,13 +28,16 @@ func (d rawJSON) MarshalJSON() ([]byte, error) {
 // fields both answers carry, in one place. Embedded, its fields are written
 // in line, where each answer lists them.
 type origin struct {
-	EventID        string    `json:"eventId"`
-	CorrelationID  string    `json:"correlationId,omitempty"`
-	WebhookEventID string    `json:"webhookEventId,omitempty"`
-	PartnerID      string    `json:"partnerId,omitempty"`
-	UserID         string    `json:"userId,omitempty"`
-	CreatedAt      time.Time `json:"createdAt"`
-	UpdatedAt      time.Time `json:"updatedAt"`
+	EventID        string `json:"eventId"`
+	CorrelationID  string `json:"correlationId,omitempty"`
+	WebhookEventID string `json:"webhookEventId,omitempty"`
+	PartnerID      string `json:"partnerId,omitempty"`
+	UserID         string `json:"userId,omitempty"`
+	// TraceID is the trace of the request that started it (GET
+	// /api/traces/{traceId}).
+	TraceID   string    `json:"traceId,omitempty"`
+	CreatedAt time.Time `json:"createdAt"`
+	UpdatedAt time.Time `json:"updatedAt"`
 }
 
 // WorkflowResponse is GET /api/workflows/{id} (and a rerun's answer): the workflow's state plus
@@ -90,7 +93,7 @@ func toWorkflow(wf store.Workflow) WorkflowResponse {
 		AttemptStepIndex: wf.AttemptStepIndex, StepAttemptsStarted: wf.StepAttemptsStarted,
 		StepResults: mapNil(wf.StepResults, toStepResult), Error: wf.Error,
 		origin: origin{EventID: wf.EventID, CorrelationID: wf.CorrelationID, WebhookEventID: wf.WebhookEventID,
-			PartnerID: wf.PartnerID, UserID: wf.UserID, CreatedAt: wf.CreatedAt, UpdatedAt: wf.UpdatedAt},
+			PartnerID: wf.PartnerID, UserID: wf.UserID, TraceID: wf.TraceID, CreatedAt: wf.CreatedAt, UpdatedAt: wf.UpdatedAt},
 		StartedAt: wf.StartedAt, CompletedAt: wf.CompletedAt, Attempt: max(wf.Attempt, 1), Reruns: wf.Reruns,
 	}
 }
@@ -115,7 +118,7 @@ func toTask(t store.Task) taskResponse {
 		TaskID: t.TaskID, Type: t.Type, Data: rawJSON(t.Data), Status: t.Status, RetryCount: t.RetryCount,
 		MaxRetries: t.MaxRetries, NextRetryAt: t.NextRetryAt, LastError: t.LastError, Result: rawJSON(t.Result),
 		origin: origin{EventID: t.EventID, CorrelationID: t.CorrelationID, WebhookEventID: t.WebhookEventID,
-			PartnerID: t.PartnerID, UserID: t.UserID, CreatedAt: t.CreatedAt, UpdatedAt: t.UpdatedAt},
+			PartnerID: t.PartnerID, UserID: t.UserID, TraceID: t.TraceID, CreatedAt: t.CreatedAt, UpdatedAt: t.UpdatedAt},
 		CompletedAt: t.CompletedAt,
 	}
 }
@@ -191,6 +194,9 @@ type webhookEventResponse struct {
 	CompletedAt         *time.Time `json:"completed_at,omitempty"`
 	ErrorMessage        string     `json:"error_message,omitempty"`
 	RetryCount          int        `json:"retry_count"`
+	// TraceID is the trace it was received under (GET
+	// /api/traces/{traceId}).
+	TraceID string `json:"trace_id,omitempty"`
 }
 
 func toWebhookEvent(ev store.WebhookEvent) webhookEventResponse {
@@ -198,7 +204,7 @@ func toWebhookEvent(ev store.WebhookEvent) webhookEventResponse {
 		EventID: ev.EventID, ReceivedAt: ev.ReceivedAt, Provider: ev.Provider, ProviderEventID: ev.ProviderEventID,
 		EventType: ev.EventType, Payload: rawJSON(ev.Payload), Status: ev.Status,
 		ProcessingStartedAt: ev.ProcessingStartedAt, CompletedAt: ev.CompletedAt, ErrorMessage: ev.ErrorMessage,
-		RetryCount: ev.RetryCount,
+		RetryCount: ev.RetryCount, TraceID: ev.TraceID,
 	}
 }
 

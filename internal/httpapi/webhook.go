@@ -14,7 +14,8 @@ const maxWebhookBody = 6 << 20
 
 // Webhooks serves POST /webhooks/{provider}: 202 {"status":"accepted"} for a
 // new event, 200 {"status":"duplicate"} for a redelivery, each with the
-// webhookEventId; errors as classify maps them. Nothing is stored for a
+// webhookEventId, and X-Trace-Id naming the trace of the event's work (a
+// redelivery's: the first delivery's); errors as classify maps them. Nothing is stored for a
 // rejected request.
 func Webhooks(svc *ingest.Service, log *slog.Logger) http.Handler {
 	if log == nil {
@@ -36,6 +37,7 @@ func Webhooks(svc *ingest.Service, log *slog.Logger) http.Handler {
 		if receipt.Status == ingest.Duplicate {
 			status = http.StatusOK
 		}
+		answerTrace(w, r, receipt.TraceID) // a redelivery's work is in the first delivery's trace
 		writeJSON(w, status, receipt)
 	})
 	return withNotFound(mux, nil)

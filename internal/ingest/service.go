@@ -19,6 +19,7 @@ import (
 	"github.com/streamops/streamops/internal/status"
 	"github.com/streamops/streamops/internal/store"
 	"github.com/streamops/streamops/internal/submit"
+	"github.com/streamops/streamops/internal/tracing"
 )
 
 // Errors of Receive besides those of package webhook (signature and payload
@@ -45,6 +46,9 @@ type Receipt struct {
 	// WebhookEventID is the stored webhook event's id (the same for every
 	// redelivery).
 	WebhookEventID string `json:"webhookEventId"`
+	// TraceID is the trace the event's work is in: the first delivery's,
+	// for a redelivery too (the answer's X-Trace-Id).
+	TraceID string `json:"-"`
 }
 
 // WebhookStore is what the webhook ingest reads and writes; *store.Store
@@ -144,9 +148,14 @@ func (s *Service) Receive(ctx context.Context, providerName string, h http.Heade
 	if err != nil {
 		return Receipt{}, err
 	}
+	ctx, end := submit.EnsureTrace(ctx, "receive webhook")
+	defer end()
+	// The row keeps the trace it was received in: a redelivery stores
+	// nothing, so the first delivery's stays.
 	ev := store.WebhookEvent{
 		EventID:  store.WebhookEventID(p.Name, providerEventID),
 		Provider: p.Name, ProviderEventID: providerEventID, EventType: eventType, Payload: store.JSONDoc(payload),
+		TraceID: tracing.TraceID(ctx),
 	}
 	// Routing is decided before anything is stored, so the row is inserted
 	// already carrying its outcome (processing, skipped, or failed with the
@@ -163,7 +172,7 @@ func (s *Service) Receive(ctx context.Context, providerName string, h http.Heade
 	if errors.Is(err, store.ErrDuplicate) {
 		log.InfoContext(ctx, "duplicate webhook delivery acknowledged")
 		s.cfg.Metrics.Record(metrics.Metric{Name: "WebhooksDuplicate", Unit: metrics.Count, Value: 1})
-		return Receipt{Status: Duplicate, WebhookEventID: stored.EventID}, nil
+		return Receipt{Status: Duplicate, WebhookEventID: stored.EventID, TraceID: stored.TraceID}, nil
 	}
 	if err != nil {
 		return Receipt{}, fmt.Errorf("ingest: store webhook event: %w", err)
@@ -178,7 +187,7 @@ func (s *Service) Receive(ctx context.Context, providerName string, h http.Heade
 		// be a duplicate.
 		log.ErrorContext(ctx, "webhook stored but not routed; the retry-sweeper will route it", "error", err)
 	}
-	return Receipt{Status: Accepted, WebhookEventID: stored.EventID}, nil
+	return Receipt{Status: Accepted, WebhookEventID: stored.EventID, TraceID: stored.TraceID}, nil
 }
 
 // Route routes a stored webhook event: records a partner delivery, starts
@@ -194,11 +203,17 @@ func (s *Service) Route(ctx context.Context, ev store.WebhookEvent) error {
 // /api/webhook-events/{id}/retry): the workflow or task it starts, and so
 // every event of that execution, carries userID as metadata.userId; the
 // delivery's own webhook.received does not, it has no user.
+//
+// Whoever asks, the events continue the row's trace (ContinueTrace), so
+// a retried webhook's work is in the trace of its delivery.
 func (s *Service) RouteAs(ctx context.Context, ev store.WebhookEvent, userID string) error {
 	p, ok := s.cfg.Providers.Provider(ev.Provider)
 	if !ok {
 		return fmt.Errorf("%w %q", ErrUnknownProvider, ev.Provider)
 	}
+	ctx, end := submit.EnsureTrace(ContinueTrace(ctx, ev), "route webhook")
+	defer end()
+	ev.TraceID = tracing.TraceID(ctx)
 	rt, err := s.plan(p, ev, status.WebhookRun(ev.Status, ev.RetryCount), userID)
 	if err != nil {
 		s.fail(ctx, ev, err)
@@ -244,7 +259,8 @@ func (rt routing) row(ev store.WebhookEvent, planErr error) store.WebhookEvent {
 }
 
 // plan builds what routing ev (attempt run, asked for by userID, "" for
-// the delivery itself and the sweeper) writes, storing nothing. Its error
+// the delivery itself and the sweeper) writes, storing nothing; every
+// event carries ev.TraceID as metadata.traceId. Its error
 // is the event's content's: it will fail again on every attempt.
 func (s *Service) plan(p *provider.Provider, ev store.WebhookEvent, run int, userID string) (routing, error) {
 	payload := []byte(ev.Payload)
@@ -252,7 +268,8 @@ func (s *Service) plan(p *provider.Provider, ev store.WebhookEvent, run int, use
 	if err != nil {
 		return routing{}, err
 	}
-	meta := &events.Metadata{Source: "webhook", CorrelationID: ev.EventID, APIVersion: events.SchemaVersion, PartnerID: ev.Provider}
+	meta := &events.Metadata{Source: "webhook", TraceID: ev.TraceID, CorrelationID: ev.EventID, APIVersion: events.SchemaVersion,
+		PartnerID: ev.Provider}
 	received, err := events.NewEventAt(events.WebhookReceivedPayload{
 		Provider: ev.Provider, ProviderEventID: ev.ProviderEventID, ProviderEventType: ev.EventType, WebhookEventID: ev.EventID,
 	}, meta, events.DeriveID(events.EventIDPrefix, ev.EventID, string(events.WebhookReceived)), events.Now())
@@ -373,6 +390,14 @@ func (s *Service) partnerEvent(p *provider.Provider, ev store.WebhookEvent, payl
 		},
 		EntityData: store.JSONDoc(payload),
 	}, nil
+}
+
+// ContinueTrace returns ctx continuing the trace ev was received in
+// (tracing.Resume, seeded by its event id): later work on a stored row
+// (the retry-sweeper's, an operator's retry) joins the delivery's trace.
+// A row stored without a trace leaves ctx as it is.
+func ContinueTrace(ctx context.Context, ev store.WebhookEvent) context.Context {
+	return tracing.Resume(ctx, ev.TraceID, ev.EventID)
 }
 
 // fail marks a webhook event failed with the reason, for the sweeper and

@@ -18,6 +18,7 @@ import (
 	"github.com/streamops/streamops/internal/status"
 	"github.com/streamops/streamops/internal/store"
 	"github.com/streamops/streamops/internal/testenv"
+	"github.com/streamops/streamops/internal/tracing"
 )
 
 const secret = "whsec_ingest_test"
@@ -226,13 +227,15 @@ func TestReceiveRoutesByTheRouteTable(t *testing.T) {
 			var doc struct{ ID, Type string }
 			require.NoError(t, json.Unmarshal([]byte(tc.body), &doc))
 			whID := store.WebhookEventID("acme", doc.ID)
-			assert.Equal(t, ingest.Receipt{Status: ingest.Accepted, WebhookEventID: whID}, receipt)
+			assert.True(t, tracing.ValidTraceID(receipt.TraceID), "received in a new trace: %q", receipt.TraceID)
+			assert.Equal(t, ingest.Receipt{Status: ingest.Accepted, WebhookEventID: whID, TraceID: receipt.TraceID}, receipt)
 
 			row, err := h.env.Store.GetWebhookEvent(ctx, whID)
 			require.NoError(t, err)
 			assert.Equal(t, tc.wantStatus, row.Status)
 			assert.Equal(t, doc.Type, row.EventType)
 			assert.Equal(t, doc.ID, row.ProviderEventID)
+			assert.Equal(t, receipt.TraceID, row.TraceID, "the row keeps its trace")
 			if tc.wantError != "" {
 				assert.Contains(t, row.ErrorMessage, tc.wantError)
 				assert.Equal(t, 1, row.RetryCount, "a failed routing counts as an attempt")
@@ -289,7 +292,8 @@ func TestReceiveAnswersARedeliveryAsADuplicateAndStartsNothingTwice(t *testing.T
 	for range 2 {
 		again, err := h.deliver(t, "acme", body)
 		require.NoError(t, err)
-		assert.Equal(t, ingest.Receipt{Status: ingest.Duplicate, WebhookEventID: first.WebhookEventID}, again)
+		assert.Equal(t, ingest.Receipt{Status: ingest.Duplicate, WebhookEventID: first.WebhookEventID, TraceID: first.TraceID}, again,
+			"a redelivery (in a trace of its own) names the first delivery's trace")
 	}
 	// The provider name is case-insensitive: the same delivery.
 	again, err := h.svc.Receive(context.Background(), "ACME", signed(t, h, "acme", body), []byte(body))

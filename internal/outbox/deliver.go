@@ -3,15 +3,26 @@ package outbox
 import (
 	"bytes"
 	"context"
+	"encoding/binary"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"net/http"
+	"net/url"
+	"slices"
+	"strconv"
 	"time"
+
+	"go.opentelemetry.io/otel/attribute"
+	semconv "go.opentelemetry.io/otel/semconv/v1.43.0"
+	"go.opentelemetry.io/otel/trace"
 
 	"github.com/streamops/streamops/events"
 	"github.com/streamops/streamops/internal/emit"
 	"github.com/streamops/streamops/internal/provider"
+	"github.com/streamops/streamops/internal/tracing"
 )
 
 // TargetKafka is the target_provider of entries whose payload is an event
@@ -79,14 +90,45 @@ type PartnerDeliverer struct {
 	Now func() time.Time
 }
 
+// Attempt is what one delivery attempt to a partner did, as the entry's
+// delivery log keeps it.
+type Attempt struct {
+	// At is when it started (the relay's clock), Duration how long it took.
+	At       time.Time
+	Duration time.Duration
+	// StatusCode is the partner's answer; 0 when none came.
+	StatusCode int
+	// Err is why it failed; nil when delivered.
+	Err error
+	// SpanID is the CLIENT span that sent the request, the parent the
+	// partner saw in its traceparent; "" when no request was sent.
+	SpanID string
+}
+
 // Deliver sends one entry to p.
 func (d PartnerDeliverer) Deliver(ctx context.Context, p Partner, e Entry) error {
+	return d.Send(ctx, p, e).Err
+}
+
+// clientSpan is the span options of a partner request: one CLIENT span.
+var clientSpan = []trace.SpanStartOption{trace.WithSpanKind(trace.SpanKindClient)}
+
+// Send sends one entry to p as one signed POST, under a CLIENT span of
+// ctx's trace ("POST <partner>") whose context the request carries as its
+// traceparent header, and says what the attempt did. The Standard
+// Webhooks signature covers the id, the timestamp and the body only, so
+// the trace headers leave it valid.
+func (d PartnerDeliverer) Send(ctx context.Context, p Partner, e Entry) (a Attempt) {
+	start := time.Now()
+	defer func() { a.Duration = time.Since(start) }()
 	secrets, err := d.Secrets.Secrets(ctx, p.ID)
 	if err != nil {
-		return &DeliveryError{Retryable: true, Err: fmt.Errorf("partner %s secrets: %w", p.ID, err)}
+		a.Err = &DeliveryError{Retryable: true, Err: fmt.Errorf("partner %s secrets: %w", p.ID, err)}
+		return a
 	}
 	if len(secrets) == 0 {
-		return &DeliveryError{Retryable: true, Err: fmt.Errorf("partner %s has no signing secret configured", p.ID)}
+		a.Err = &DeliveryError{Retryable: true, Err: fmt.Errorf("partner %s has no signing secret configured", p.ID)}
+		return a
 	}
 	now := time.Now
 	if d.Now != nil {
@@ -94,11 +136,13 @@ func (d PartnerDeliverer) Deliver(ctx context.Context, p Partner, e Entry) error
 	}
 	body := []byte(e.Payload)
 	if !json.Valid(body) {
-		return &DeliveryError{Retryable: false, Err: fmt.Errorf("payload is not JSON")}
+		a.Err = &DeliveryError{Retryable: false, Err: fmt.Errorf("payload is not JSON")}
+		return a
 	}
 	h, err := provider.SignStandard(body, secrets[0], e.ID, now())
 	if err != nil {
-		return &DeliveryError{Retryable: true, Err: err}
+		a.Err = &DeliveryError{Retryable: true, Err: err}
+		return a
 	}
 	timeout := d.Timeout
 	if timeout == 0 {
@@ -106,21 +150,110 @@ func (d PartnerDeliverer) Deliver(ctx context.Context, p Partner, e Entry) error
 	}
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
+	ctx, span := tracing.Start(ctx, "POST "+p.ID, clientSpan...)
+	defer func() { endClientSpan(span, a) }()
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, p.URL, bytes.NewReader(body))
 	if err != nil {
-		return &DeliveryError{Retryable: false, Err: err}
+		a.Err = &DeliveryError{Retryable: false, Err: err}
+		return a
 	}
+	if span.IsRecording() {
+		span.SetAttributes(requestAttributes(req.URL)...)
+	} else {
+		ctx = unrecordedChild(ctx)
+		req = req.WithContext(ctx)
+	}
+	a.SpanID = tracing.SpanID(ctx)
 	req.Header = h
 	req.Header.Set("User-Agent", "StreamOps-Outbox/1")
+	tp, ts := tracing.Traceparent(ctx)
+	req.Header.Set(tracing.TraceparentHeader, tp)
+	if ts != "" {
+		req.Header.Set(tracing.TracestateHeader, ts)
+	}
 	client := d.Client
 	if client == nil {
 		client = http.DefaultClient
 	}
 	resp, err := client.Do(req)
 	if err != nil {
-		return transportError(err)
+		a.Err = transportError(err)
+		return a
 	}
 	defer resp.Body.Close()
+	a.StatusCode = resp.StatusCode
 	snippet, _ := io.ReadAll(io.LimitReader(resp.Body, 512))
-	return statusError(resp.StatusCode, fmt.Sprintf("partner %s answered %q", p.ID, bytes.TrimSpace(snippet)))
+	a.Err = statusError(resp.StatusCode, fmt.Sprintf("partner %s answered %q", p.ID, bytes.TrimSpace(snippet)))
+	return a
+}
+
+// unrecordedChild is ctx with a span id of its own: with tracing off,
+// tracing.Start's span is the parent's, and each attempt's request is
+// still told apart by the partner (and the delivery log) by its span id.
+func unrecordedChild(ctx context.Context) context.Context {
+	sc := trace.SpanContextFromContext(ctx)
+	var sid trace.SpanID
+	binary.BigEndian.PutUint64(sid[:], rand.Uint64()|1)
+	return trace.ContextWithSpanContext(ctx, sc.WithSpanID(sid))
+}
+
+// requestAttributes are the OpenTelemetry HTTP client attributes of a POST
+// to u; url.full is u as GET /api/partners shows a delivery URL: its user
+// information and every query value REDACTED (they may be credentials),
+// no fragment.
+func requestAttributes(u *url.URL) []attribute.KeyValue {
+	safe := *u
+	if safe.User != nil {
+		safe.User = url.User("REDACTED")
+	}
+	if safe.RawQuery != "" {
+		q := safe.Query()
+		for k, vs := range q {
+			q[k] = slices.Repeat([]string{"REDACTED"}, len(vs))
+		}
+		safe.RawQuery = q.Encode()
+	}
+	safe.Fragment, safe.RawFragment = "", ""
+	port := 443
+	if safe.Scheme == "http" {
+		port = 80
+	}
+	if p, err := strconv.Atoi(safe.Port()); err == nil {
+		port = p
+	}
+	return []attribute.KeyValue{semconv.HTTPRequestMethodPost, semconv.URLFull(safe.String()),
+		semconv.ServerAddress(safe.Hostname()), semconv.ServerPort(port)}
+}
+
+// endClientSpan ends a partner request's span with what the attempt did:
+// the answer's status code, and for a failure its error.type (the status
+// code, "timeout" or the transport error's type).
+func endClientSpan(span trace.Span, a Attempt) {
+	if span.IsRecording() {
+		if a.StatusCode != 0 {
+			span.SetAttributes(semconv.HTTPResponseStatusCode(a.StatusCode))
+		}
+		if a.Err != nil {
+			span.SetAttributes(semconv.ErrorTypeKey.String(errorType(a)))
+		}
+	}
+	tracing.End(span, a.Err)
+}
+
+// errorType is the error.type of a failed attempt.
+func errorType(a Attempt) string {
+	if a.StatusCode != 0 {
+		return strconv.Itoa(a.StatusCode)
+	}
+	if errors.Is(a.Err, context.DeadlineExceeded) {
+		return "timeout"
+	}
+	var ue *url.Error
+	if errors.As(a.Err, &ue) {
+		if ue.Timeout() {
+			return "timeout"
+		}
+		return fmt.Sprintf("%T", ue.Err)
+	}
+	return "_OTHER"
 }

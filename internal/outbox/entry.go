@@ -1,12 +1,14 @@
 package outbox
 
 import (
+	"context"
 	"encoding/json"
 	"time"
 
 	"github.com/streamops/streamops/internal/backoff"
 	"github.com/streamops/streamops/internal/fault"
 	"github.com/streamops/streamops/internal/status"
+	"github.com/streamops/streamops/internal/tracing"
 )
 
 // Entry is a claimed outbox entry as the relay decides it: where it goes,
@@ -25,8 +27,21 @@ type Entry struct {
 	// Attempts counts the attempts made, this claim's included.
 	Attempts    int
 	MaxAttempts int
+	// TraceParent and TraceID are the trace context of the step that
+	// enqueued the entry; its deliveries continue that trace (Context).
+	TraceParent, TraceID string
 
 	claim claim
+}
+
+// Context is ctx continuing the trace that enqueued e: its traceparent,
+// else its trace id resumed (the parent derived from the outbox id), else
+// ctx as it is.
+func (e Entry) Context(ctx context.Context) context.Context {
+	if c := tracing.FromTraceparent(ctx, e.TraceParent, ""); c != ctx {
+		return c
+	}
+	return tracing.Resume(ctx, e.TraceID, e.ID)
 }
 
 // claim is what the store needs back to settle the entry: the document it

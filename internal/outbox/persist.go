@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"time"
+	"unicode/utf8"
 
 	"github.com/streamops/streamops/internal/status"
 	"github.com/streamops/streamops/internal/store"
@@ -21,7 +22,7 @@ func entryFromDocument(d store.OutboxEntry) Entry {
 	return Entry{
 		ID: d.OutboxID, Target: d.TargetProvider, AggregateType: d.AggregateType, AggregateID: d.AggregateID,
 		EventType: d.EventType, Payload: json.RawMessage(d.Payload), Attempts: d.Attempts, MaxAttempts: d.MaxAttempts,
-		claim: claim{docID: d.ID, token: d.ClaimToken},
+		TraceParent: d.TraceParent, TraceID: d.TraceID, claim: claim{docID: d.ID, token: d.ClaimToken},
 	}
 }
 
@@ -39,13 +40,40 @@ func (r *Relay) claimDue(ctx context.Context, now time.Time) ([]Entry, error) {
 }
 
 // settlement is what store.Store.SettleOutbox records for this claim of e:
-// outcome o, due again at next, failed with errMsg.
-func (e Entry) settlement(o status.Outcome, next time.Time, errMsg string) store.Settlement {
-	return store.Settlement{
+// outcome o, due again at next, failed with errMsg, and the row of its
+// delivery log a partner attempt a adds (nil: none).
+func (e Entry) settlement(o status.Outcome, next time.Time, errMsg string, a *Attempt) store.Settlement {
+	st := store.Settlement{
 		Entry: store.OutboxEntry{ID: e.claim.docID, OutboxID: e.ID, ClaimToken: e.claim.token,
 			Attempts: e.Attempts, MaxAttempts: e.MaxAttempts},
 		Outcome: o, NextAttemptAt: next, Error: errMsg,
 	}
+	if a != nil {
+		st.Attempt = &store.DeliveryAttempt{At: a.At, DurationMs: a.Duration.Milliseconds(), StatusCode: a.StatusCode,
+			Error: shortError(a.Err), SpanID: a.SpanID}
+	}
+	return st
+}
+
+// maxLogError is how much of an attempt's error its delivery log row
+// keeps.
+const maxLogError = 200
+
+// shortError is err's message, cut to maxLogError bytes (on a rune
+// boundary); "" for nil.
+func shortError(err error) string {
+	if err == nil {
+		return ""
+	}
+	msg := err.Error()
+	if len(msg) <= maxLogError {
+		return msg
+	}
+	cut := maxLogError
+	for cut > 0 && !utf8.RuneStart(msg[cut]) {
+		cut--
+	}
+	return msg[:cut] + "…"
 }
 
 // breakerFromDocument is the Breaker a partner endpoint document holds.

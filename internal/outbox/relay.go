@@ -335,6 +335,7 @@ type outcome struct {
 	deferTill time.Time // set: not attempted, breaker open
 	attempted bool
 	at        time.Time // when the attempt ended (attempted only)
+	attempt   *Attempt  // a partner attempt, for the delivery log
 }
 
 // RunBatch claims one batch, delivers it and settles it.
@@ -473,9 +474,14 @@ func (r *Relay) deliverToPartner(ctx context.Context, p Partner, idx []int, outc
 		}
 		wg.Go(func() {
 			defer func() { <-sem }()
-			o.err, o.attempted = delivered(r.cfg.PartnerDeliverer.Deliver(ctx, p, o.entry)), true
+			ctx := o.entry.Context(ctx)
+			a := r.cfg.PartnerDeliverer.Send(ctx, p, o.entry)
+			a.At = now
+			o.err, o.attempted, o.attempt = delivered(a.Err), true, &a
 			o.at = r.cfg.Now()
 			brk.record(p.ID, o.err, o.at)
+			r.cfg.Logger.InfoContext(ctx, "partner delivery attempt", "outboxId", o.entry.ID, "target", p.ID,
+				"attempt", o.entry.Attempts, "statusCode", a.StatusCode, "durationMs", a.Duration.Milliseconds(), "error", a.Err)
 		})
 	}
 	wg.Wait()
@@ -513,7 +519,11 @@ func (r *Relay) settle(outcomes []outcome, st *Stats) ([]store.Settlement, []sto
 			r.cfg.Logger.Warn("outbox entry dead-lettered", "outboxId", e.ID, "target", e.Target,
 				"attempts", e.Attempts, "error", o.err)
 		}
-		settlements = append(settlements, e.settlement(out, next, errMsg))
+		var a *Attempt
+		if partner && o.attempted {
+			a = o.attempt
+		}
+		settlements = append(settlements, e.settlement(out, next, errMsg, a))
 		if partner && o.attempted && e.attemptRecorded() {
 			attempts = append(attempts, partnerAttempt(e, now, e.attemptStatus(out)))
 		}

@@ -34,6 +34,8 @@ type partner struct {
 	script []int // statuses to answer in order; then 200
 	calls  []string
 	byID   map[string]int
+	// traceparents are the requests' traceparent headers, in order.
+	traceparents []string
 }
 
 // hang in a partner's script answers nothing until the relay gives up.
@@ -49,6 +51,7 @@ func newPartner(t testing.TB, script ...int) *partner {
 			return
 		}
 		p.mu.Lock()
+		p.traceparents = append(p.traceparents, r.Header.Get("traceparent"))
 		status := http.StatusOK
 		if len(p.script) > 0 {
 			status, p.script = p.script[0], p.script[1:]

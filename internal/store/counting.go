@@ -11,6 +11,10 @@ import (
 	"go.mongodb.org/mongo-driver/bson"
 	"go.mongodb.org/mongo-driver/mongo"
 	"go.mongodb.org/mongo-driver/mongo/options"
+	semconv "go.opentelemetry.io/otel/semconv/v1.43.0"
+	"go.opentelemetry.io/otel/trace"
+
+	"github.com/streamops/streamops/internal/tracing"
 )
 
 // countingCollection is every collection the store uses. It counts each
@@ -27,11 +31,77 @@ import (
 // not watch contexts, the command runs on a goroutine of its own (detach)
 // and is abandoned at the deadline, still completing if the engine wakes
 // up, as an unanswered command to a server may.
+//
+// Each command is also one CLIENT span (tracing.Start, "find events"),
+// with the OpenTelemetry database attributes when it is recorded; with
+// tracing off it costs what tracing.Start costs and nothing more.
 type countingCollection struct {
 	lungo.ICollection
 	n       *atomic.Int64
 	timeout time.Duration
 	detach  bool
+	spans   *commandSpans
+}
+
+// command is a MongoDB command, as the db.operation.name of its span.
+type command uint8
+
+// The commands the store's collection calls send.
+const (
+	cmdAggregate command = iota
+	cmdBulkWrite
+	cmdCount
+	cmdDelete
+	cmdDistinct
+	cmdFind
+	cmdFindAndModify
+	cmdInsert
+	cmdUpdate
+	commands
+)
+
+// commandNames are the commands' names, db.operation.name.
+var commandNames = [commands]string{
+	cmdAggregate: "aggregate", cmdBulkWrite: "bulkWrite", cmdCount: "count", cmdDelete: "delete",
+	cmdDistinct: "distinct", cmdFind: "find", cmdFindAndModify: "findAndModify", cmdInsert: "insert", cmdUpdate: "update",
+}
+
+// commandSpans is what the spans of one collection's commands are named
+// and say: the names are made once, so a command's span allocates no name.
+type commandSpans struct {
+	collection, database string
+	names                [commands]string
+}
+
+func newCommandSpans(database, collection string) *commandSpans {
+	s := &commandSpans{collection: collection, database: database}
+	for i, op := range commandNames {
+		s.names[i] = op + " " + collection
+	}
+	return s
+}
+
+// clientSpan is the span options of a store command: one CLIENT span.
+var clientSpan = []trace.SpanStartOption{trace.WithSpanKind(trace.SpanKindClient)}
+
+// startSpan starts the span of command op, its attributes set only when
+// it is recorded.
+func (c countingCollection) startSpan(ctx context.Context, op command) (context.Context, trace.Span) {
+	ctx, span := tracing.Start(ctx, c.spans.names[op], clientSpan...)
+	if span.IsRecording() {
+		span.SetAttributes(semconv.DBSystemNameMongoDB, semconv.DBCollectionName(c.spans.collection),
+			semconv.DBOperationName(commandNames[op]), semconv.DBNamespace(c.spans.database))
+	}
+	return ctx, span
+}
+
+// endSpan ends a command's span with its error; a duplicate key is the
+// answer deduplication asks for, not a failure of the command.
+func endSpan(span trace.Span, err error) {
+	if err != nil && mongo.IsDuplicateKeyError(err) {
+		err = nil
+	}
+	tracing.End(span, err)
 }
 
 // begin counts a command and refuses it when ctx is already done.
@@ -51,17 +121,28 @@ const BulkTimeoutPerDocument = 10 * time.Millisecond
 
 // call runs one command under the collection's operation timeout and
 // classifies its error.
-func call[T any](c countingCollection, ctx context.Context, op func(context.Context) (T, error)) (T, error) {
-	return callBulk(c, ctx, 0, op)
+func call[T any](c countingCollection, ctx context.Context, cmd command, op func(context.Context) (T, error)) (T, error) {
+	return callBulk(c, ctx, cmd, 0, op)
 }
 
 // callBulk is call for a bulk write of docs documents: its timeout is the
 // operation timeout plus BulkTimeoutPerDocument for each.
-func callBulk[T any](c countingCollection, ctx context.Context, docs int, op func(context.Context) (T, error)) (T, error) {
-	var zero T
+func callBulk[T any](c countingCollection, ctx context.Context, cmd command, docs int, op func(context.Context) (T, error)) (v T, err error) {
 	if err := c.begin(ctx); err != nil {
-		return zero, err
+		return v, err
 	}
+	// The command runs under the caller's context, not the span's: the
+	// span is a leaf (the driver starts none), and on FerretDB a find
+	// whose context carried the span's lost rows of later pages
+	// (TestWebhookPagesVisitEachRowOnceInOrder, cause not found).
+	_, span := c.startSpan(ctx, cmd)
+	defer func() { endSpan(span, err) }()
+	return run(c, ctx, docs, op)
+}
+
+// run runs a command callBulk began.
+func run[T any](c countingCollection, ctx context.Context, docs int, op func(context.Context) (T, error)) (T, error) {
+	var zero T
 	if c.timeout <= 0 {
 		v, err := op(ctx)
 		return v, classify(err)
@@ -91,8 +172,8 @@ func callBulk[T any](c countingCollection, ctx context.Context, docs int, op fun
 
 // single runs a command answering one document under the operation
 // timeout.
-func single(c countingCollection, ctx context.Context, op func(context.Context) lungo.ISingleResult) lungo.ISingleResult {
-	res, err := call(c, ctx, func(ctx context.Context) (lungo.ISingleResult, error) {
+func single(c countingCollection, ctx context.Context, cmd command, op func(context.Context) lungo.ISingleResult) lungo.ISingleResult {
+	res, err := call(c, ctx, cmd, func(ctx context.Context) (lungo.ISingleResult, error) {
 		r := op(ctx)
 		// A detached command's result is read here, before its context
 		// ends, as the driver reads a result before the command returns.
@@ -115,75 +196,75 @@ func (r classifiedResult) Decode(v any) error { return classify(r.ISingleResult.
 func (r classifiedResult) Err() error { return classify(r.ISingleResult.Err()) }
 
 func (c countingCollection) Aggregate(ctx context.Context, p any, o ...*options.AggregateOptions) (lungo.ICursor, error) {
-	return call(c, ctx, func(ctx context.Context) (lungo.ICursor, error) { return c.ICollection.Aggregate(ctx, p, o...) })
+	return call(c, ctx, cmdAggregate, func(ctx context.Context) (lungo.ICursor, error) { return c.ICollection.Aggregate(ctx, p, o...) })
 }
 
 func (c countingCollection) BulkWrite(ctx context.Context, m []mongo.WriteModel, o ...*options.BulkWriteOptions) (*mongo.BulkWriteResult, error) {
-	return callBulk(c, ctx, len(m), func(ctx context.Context) (*mongo.BulkWriteResult, error) {
+	return callBulk(c, ctx, cmdBulkWrite, len(m), func(ctx context.Context) (*mongo.BulkWriteResult, error) {
 		return c.ICollection.BulkWrite(ctx, m, o...)
 	})
 }
 
 func (c countingCollection) CountDocuments(ctx context.Context, f any, o ...*options.CountOptions) (int64, error) {
-	return call(c, ctx, func(ctx context.Context) (int64, error) { return c.ICollection.CountDocuments(ctx, f, o...) })
+	return call(c, ctx, cmdCount, func(ctx context.Context) (int64, error) { return c.ICollection.CountDocuments(ctx, f, o...) })
 }
 
 func (c countingCollection) DeleteMany(ctx context.Context, f any, o ...*options.DeleteOptions) (*mongo.DeleteResult, error) {
-	return call(c, ctx, func(ctx context.Context) (*mongo.DeleteResult, error) { return c.ICollection.DeleteMany(ctx, f, o...) })
+	return call(c, ctx, cmdDelete, func(ctx context.Context) (*mongo.DeleteResult, error) { return c.ICollection.DeleteMany(ctx, f, o...) })
 }
 
 func (c countingCollection) DeleteOne(ctx context.Context, f any, o ...*options.DeleteOptions) (*mongo.DeleteResult, error) {
-	return call(c, ctx, func(ctx context.Context) (*mongo.DeleteResult, error) { return c.ICollection.DeleteOne(ctx, f, o...) })
+	return call(c, ctx, cmdDelete, func(ctx context.Context) (*mongo.DeleteResult, error) { return c.ICollection.DeleteOne(ctx, f, o...) })
 }
 
 func (c countingCollection) Distinct(ctx context.Context, field string, f any, o ...*options.DistinctOptions) ([]any, error) {
-	return call(c, ctx, func(ctx context.Context) ([]any, error) { return c.ICollection.Distinct(ctx, field, f, o...) })
+	return call(c, ctx, cmdDistinct, func(ctx context.Context) ([]any, error) { return c.ICollection.Distinct(ctx, field, f, o...) })
 }
 
 func (c countingCollection) Find(ctx context.Context, f any, o ...*options.FindOptions) (lungo.ICursor, error) {
-	return call(c, ctx, func(ctx context.Context) (lungo.ICursor, error) { return c.ICollection.Find(ctx, f, o...) })
+	return call(c, ctx, cmdFind, func(ctx context.Context) (lungo.ICursor, error) { return c.ICollection.Find(ctx, f, o...) })
 }
 
 func (c countingCollection) FindOne(ctx context.Context, f any, o ...*options.FindOneOptions) lungo.ISingleResult {
-	return single(c, ctx, func(ctx context.Context) lungo.ISingleResult { return c.ICollection.FindOne(ctx, f, o...) })
+	return single(c, ctx, cmdFind, func(ctx context.Context) lungo.ISingleResult { return c.ICollection.FindOne(ctx, f, o...) })
 }
 
 func (c countingCollection) FindOneAndUpdate(ctx context.Context, f, u any, o ...*options.FindOneAndUpdateOptions) lungo.ISingleResult {
-	return single(c, ctx, func(ctx context.Context) lungo.ISingleResult { return c.ICollection.FindOneAndUpdate(ctx, f, u, o...) })
+	return single(c, ctx, cmdFindAndModify, func(ctx context.Context) lungo.ISingleResult { return c.ICollection.FindOneAndUpdate(ctx, f, u, o...) })
 }
 
 func (c countingCollection) InsertMany(ctx context.Context, d []any, o ...*options.InsertManyOptions) (*mongo.InsertManyResult, error) {
-	return callBulk(c, ctx, len(d), func(ctx context.Context) (*mongo.InsertManyResult, error) {
+	return callBulk(c, ctx, cmdInsert, len(d), func(ctx context.Context) (*mongo.InsertManyResult, error) {
 		return c.ICollection.InsertMany(ctx, d, o...)
 	})
 }
 
 func (c countingCollection) InsertOne(ctx context.Context, d any, o ...*options.InsertOneOptions) (*mongo.InsertOneResult, error) {
-	return call(c, ctx, func(ctx context.Context) (*mongo.InsertOneResult, error) {
+	return call(c, ctx, cmdInsert, func(ctx context.Context) (*mongo.InsertOneResult, error) {
 		return c.ICollection.InsertOne(ctx, d, o...)
 	})
 }
 
 func (c countingCollection) ReplaceOne(ctx context.Context, f, r any, o ...*options.ReplaceOptions) (*mongo.UpdateResult, error) {
-	return call(c, ctx, func(ctx context.Context) (*mongo.UpdateResult, error) {
+	return call(c, ctx, cmdUpdate, func(ctx context.Context) (*mongo.UpdateResult, error) {
 		return c.ICollection.ReplaceOne(ctx, f, r, o...)
 	})
 }
 
 func (c countingCollection) UpdateByID(ctx context.Context, id, u any, o ...*options.UpdateOptions) (*mongo.UpdateResult, error) {
-	return call(c, ctx, func(ctx context.Context) (*mongo.UpdateResult, error) {
+	return call(c, ctx, cmdUpdate, func(ctx context.Context) (*mongo.UpdateResult, error) {
 		return c.ICollection.UpdateByID(ctx, id, u, o...)
 	})
 }
 
 func (c countingCollection) UpdateMany(ctx context.Context, f, u any, o ...*options.UpdateOptions) (*mongo.UpdateResult, error) {
-	return call(c, ctx, func(ctx context.Context) (*mongo.UpdateResult, error) {
+	return call(c, ctx, cmdUpdate, func(ctx context.Context) (*mongo.UpdateResult, error) {
 		return c.ICollection.UpdateMany(ctx, f, u, o...)
 	})
 }
 
 func (c countingCollection) UpdateOne(ctx context.Context, f, u any, o ...*options.UpdateOptions) (*mongo.UpdateResult, error) {
-	return call(c, ctx, func(ctx context.Context) (*mongo.UpdateResult, error) {
+	return call(c, ctx, cmdUpdate, func(ctx context.Context) (*mongo.UpdateResult, error) {
 		return c.ICollection.UpdateOne(ctx, f, u, o...)
 	})
 }

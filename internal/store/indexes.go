@@ -100,12 +100,18 @@ var Indexes = []IndexSpec{
 	// Retention (seed 004 partitions by month of received_at to drop old
 	// months): each row carries its expiry date, see WebhookEvent.ExpireAt.
 	{Collection: CollWebhookEvents, Name: "idx_expire_at", Keys: asc("expire_at"), TTLSeconds: &expireAtDate},
+	// A trace's webhook row (GET /api/traces/{traceId}), also one that
+	// started no event; not in seed 004.
+	{Collection: CollWebhookEvents, Name: "idx_trace_id", Keys: asc("trace_id"), Sparse: true},
 
 	// integration_outbox: seed 004 (status, next_attempt_at) polling index,
 	// and the claim token a batch claim reads back by.
 	{Collection: CollOutbox, Name: "idx_status_next_attempt", Keys: asc("status", "next_attempt_at")},
 	{Collection: CollOutbox, Name: "idx_claim_token", Keys: asc("claim_token"), Sparse: true},
 	{Collection: CollOutbox, Name: "idx_status_lease", Keys: asc("status", "lease_expires_at")},
+	// A trace's partner deliveries (GET /api/traces/{traceId}); not in
+	// seed 004.
+	{Collection: CollOutbox, Name: "idx_trace_id", Keys: asc("trace_id"), Sparse: true},
 
 	// partner_events: seed 000's four indexes, with MongoDB's default names.
 	{Collection: CollPartnerEvents, Name: "entity_metadata.partnerId_1_created_-1", Keys: keys("entity_metadata.partnerId", 1, "created", -1)},

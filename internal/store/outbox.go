@@ -166,7 +166,8 @@ func (s *Store) ClaimDue(ctx context.Context, now time.Time, lease time.Duration
 		if res.ModifiedCount == 0 {
 			continue // all taken by concurrent claimers: look again
 		}
-		claimed, err := findAll[OutboxEntry](ctx, s.outbox, bson.M{"claim_token": token}, options.Find().SetSort(oldest))
+		claimed, err := findAll[OutboxEntry](ctx, s.outbox, bson.M{"claim_token": token}, options.Find().SetSort(oldest).
+			SetProjection(bson.M{"delivery_log": 0})) // the relay appends to it, never reads it
 		if err != nil {
 			return nil, fmt.Errorf("store: read claimed outbox entries: %w", err)
 		}
@@ -187,6 +188,11 @@ type Settlement struct {
 	NextAttemptAt time.Time
 	// Error is recorded as last_error (Retry and DeadLetter).
 	Error string
+	// Attempt, when set, is the attempt's row of the entry's delivery
+	// log, appended in the same update (the oldest dropped beyond
+	// MaxDeliveryLog); its Outcome is set to the status the settlement
+	// leaves.
+	Attempt *DeliveryAttempt
 }
 
 // SettleOutbox records the outcomes of claimed entries with one bulk write.
@@ -214,6 +220,11 @@ func (s *Store) SettleOutbox(ctx context.Context, settlements ...Settlement) (in
 			update["$inc"] = bson.M{"attempts": -1}
 		default:
 			return nil, fmt.Errorf("store: settle outbox %s: unknown outcome %d", st.Entry.OutboxID, st.Outcome)
+		}
+		if st.Attempt != nil {
+			a := *st.Attempt
+			a.At, a.Outcome = bsonTime(a.At), set["status"].(string)
+			update["$push"] = bson.M{"delivery_log": bson.D{{Key: "$each", Value: bson.A{a}}, {Key: "$slice", Value: -MaxDeliveryLog}}}
 		}
 		return mongo.NewUpdateOneModel().
 			SetFilter(bson.M{"_id": st.Entry.ID, "claim_token": st.Entry.ClaimToken, "status": status.OutboxProcessing}).

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -174,6 +175,9 @@ type Store struct {
 	commands atomic.Int64
 	seq      atomic.Int64 // the last event sequence number given out (nextSeq)
 
+	spansMu sync.Mutex
+	spans   map[string]*commandSpans // by collection, made once (commandSpans)
+
 	events, archive, webhookEvents, outbox, partnerEvents, partnerEndpoints,
 	workflows, tasks, replaySessions lungo.ICollection
 }
@@ -244,7 +248,24 @@ func (s *Store) connect(ctx context.Context) error {
 
 // wrap makes coll count, bound and classify its commands.
 func (s *Store) wrap(coll lungo.ICollection) lungo.ICollection {
-	return countingCollection{ICollection: coll, n: &s.commands, timeout: s.cfg.OperationTimeout, detach: s.embedded != nil}
+	return countingCollection{ICollection: coll, n: &s.commands, timeout: s.cfg.OperationTimeout, detach: s.embedded != nil,
+		spans: s.commandSpans(coll.Name())}
+}
+
+// commandSpans is what the spans of collection name's commands say,
+// made on its first use: countedCollection wraps a collection per call.
+func (s *Store) commandSpans(name string) *commandSpans {
+	s.spansMu.Lock()
+	defer s.spansMu.Unlock()
+	if cs, ok := s.spans[name]; ok {
+		return cs
+	}
+	if s.spans == nil {
+		s.spans = map[string]*commandSpans{}
+	}
+	cs := newCommandSpans(s.cfg.Database, name)
+	s.spans[name] = cs
+	return cs
 }
 
 // Close disconnects from MongoDB or closes the embedded engine.

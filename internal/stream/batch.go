@@ -48,6 +48,7 @@ func (b *Batch) DeadLetter(m Message, reason Reason, err error) {
 	defer b.mu.Unlock()
 	b.pending = append(b.pending, pendingDeadLetter{m, reason, err})
 	b.deadLettered++
+	m.deadLettered(reason)
 }
 
 // Consumed sets aside envelopes of the batch that the history may not hold
@@ -94,7 +95,7 @@ func (b *Batch) FlushDeadLetters(ctx context.Context) error {
 			// goes to this processor's own (its origin is in the headers).
 			recs[i].Topic = events.DLQTopic(p.topics[0])
 		}
-		p.cfg.Logger.WarnContext(ctx, "record dead-lettered", "record", d.msg.String(), "reason", d.reason,
+		p.cfg.Logger.WarnContext(d.msg.Context(ctx), "record dead-lettered", "record", d.msg.String(), "reason", d.reason,
 			"eventType", d.msg.Envelope.EventType, "eventId", d.msg.Envelope.EventID, "error", d.err)
 	}
 	if _, err := p.cfg.DeadLetters.InsertDeadLetters(ctx, entries...); err != nil {

@@ -38,10 +38,12 @@ type Aggregates[P any, S State] interface {
 	Load(ctx context.Context, ids []string) (map[string]S, error)
 	// Rebuild is the state of an aggregate that has no projection: another
 	// producer published its event, or a producer crashed between storing
-	// the aggregate's event and the aggregate itself.
+	// the aggregate's event and the aggregate itself. ctx is the message's
+	// (Message.Context): its trace is the one the aggregate keeps.
 	Rebuild(ctx context.Context, it Item[P]) S
 	// Step applies one message to its aggregate's state; the core holds
-	// the aggregate's lock. An error stops the message's partition (the
+	// the aggregate's lock. ctx is the message's (Message.Context), so its
+	// logs and spans are in the message's trace. An error stops the message's partition (the
 	// rest waits for the redelivery) and fails the batch, so return one
 	// only for a transient failure; set aside a message that can never
 	// succeed with Batch.DeadLetter and return nil.
@@ -99,7 +101,7 @@ func HandleByKey[P any, S State](ctx context.Context, b *Batch, a Aggregates[P, 
 		for _, it := range items {
 			sl := slots[a.Key(it.Payload)]
 			sl.mu.Lock()
-			err := a.Step(ctx, b, sl.st, it)
+			err := a.Step(it.Msg.Context(ctx), b, sl.st, it)
 			sl.mu.Unlock()
 			if err != nil {
 				return err
@@ -146,7 +148,7 @@ func load[P any, S State](ctx context.Context, a Aggregates[P, S], b *Batch, par
 				continue
 			}
 			if !ok {
-				st = a.Rebuild(ctx, it)
+				st = a.Rebuild(it.Msg.Context(ctx), it)
 			}
 			slots[id], states[id] = &slot[S]{st: st}, st
 		}

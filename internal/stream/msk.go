@@ -14,6 +14,7 @@ import (
 
 	lambdaevents "github.com/aws/aws-lambda-go/events"
 	"github.com/twmb/franz-go/pkg/kgo"
+	"go.opentelemetry.io/otel/trace"
 
 	"github.com/streamops/streamops/events"
 	"github.com/streamops/streamops/internal/jsonbody"
@@ -52,6 +53,7 @@ type Message struct {
 	Err error
 
 	headers []kgo.RecordHeader // in delivery order, for Record
+	span    trace.Span         // the record span a Processor started (Context)
 }
 
 // PartitionBatch is the messages of one topic-partition in offset order. A

@@ -12,10 +12,13 @@ import (
 
 	lambdaevents "github.com/aws/aws-lambda-go/events"
 	"github.com/twmb/franz-go/pkg/kgo"
+	semconv "go.opentelemetry.io/otel/semconv/v1.43.0"
+	"go.opentelemetry.io/otel/trace"
 
 	"github.com/streamops/streamops/events"
 	"github.com/streamops/streamops/internal/metrics"
 	"github.com/streamops/streamops/internal/store"
+	"github.com/streamops/streamops/internal/tracing"
 )
 
 // Handler is the domain side of a processor.
@@ -128,12 +131,16 @@ func storable(raw []byte) error {
 // the dead-letter path failed transiently.
 func (p *Processor) HandleKafkaEvent(ctx context.Context, ev lambdaevents.KafkaEvent) error {
 	start := time.Now()
+	ctx, span := p.startBatch(ctx)
 	b := &Batch{proc: p}
 	var records, skipped int
+	var spans []trace.Span
 	for _, part := range DecodeKafkaEvent(ev, WithValidator(storable)) {
 		accepted := PartitionBatch{Topic: part.Topic, Partition: part.Partition}
 		for _, m := range part.Messages {
 			records++
+			startRecord(ctx, &m)
+			spans = append(spans, m.span)
 			switch verdict, reason, err := p.sort(m); verdict {
 			case accept:
 				accepted.Messages = append(accepted.Messages, m)
@@ -154,6 +161,13 @@ func (p *Processor) HandleKafkaEvent(ctx context.Context, ev lambdaevents.KafkaE
 	}
 	dlErr := b.FlushDeadLetters(ctx)
 	err := errors.Join(handlerErr, dlErr)
+	for _, s := range spans {
+		s.End()
+	}
+	if span.IsRecording() {
+		span.SetAttributes(semconv.MessagingBatchMessageCount(records))
+	}
+	defer tracing.End(span, err)
 
 	log := p.cfg.Logger.With("records", records, "accepted", b.Len(), "skipped", skipped,
 		"deadLettered", b.deadLettered, "latencyMs", time.Since(start).Milliseconds())

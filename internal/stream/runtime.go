@@ -87,11 +87,12 @@ func (r Runtime) NearDeadline(ctx context.Context) bool {
 }
 
 // Metadata is what the events of one aggregate carry: its correlation id,
-// the partner it belongs to and the principal whose request started it
-// (metadata.userId), those it has.
-func (r Runtime) Metadata(correlationID, partnerID, userID string) *events.Metadata {
+// the partner it belongs to, the principal whose request started it
+// (metadata.userId) and the trace it is part of (metadata.traceId, the
+// aggregate's stored TraceID), those it has.
+func (r Runtime) Metadata(correlationID, partnerID, userID, traceID string) *events.Metadata {
 	return &events.Metadata{Source: Source, ProcessorID: r.ProcessorID, CorrelationID: correlationID, PartnerID: partnerID,
-		UserID: events.OptionalString(userID)}
+		UserID: events.OptionalString(userID), TraceID: traceID}
 }
 
 // Event builds a validated lifecycle event with a derived id, stamped at,

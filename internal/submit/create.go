@@ -25,10 +25,12 @@ type Origin struct {
 	EventID string
 	// At is its createdAt.
 	At events.Time
-	// Metadata is the *.created event's metadata.
+	// Metadata is the *.created event's metadata; its TraceID and
+	// CorrelationID are stored on the workflow or task, for every later
+	// event of it to carry.
 	Metadata *events.Metadata
-	// WebhookEventID names the webhook event that started it, if one did;
-	// it is also the correlation id then.
+	// WebhookEventID names the webhook event that started it, if one did
+	// (then also Metadata.CorrelationID).
 	WebhookEventID string
 	// IdempotencyKey and RequestHash identify an API submission, so a
 	// retried one finds the first.
@@ -59,7 +61,7 @@ func NewWorkflow(o Origin, p events.WorkflowCreatedPayload) (Creation, error) {
 	}
 	return Creation{Event: env, Workflow: &store.Workflow{
 		WorkflowID: p.WorkflowID, Name: p.Name, Steps: p.Steps, Priority: string(p.Priority), Input: store.JSONDoc(p.Input),
-		EventID: env.EventID, CorrelationID: o.WebhookEventID, WebhookEventID: o.WebhookEventID, PartnerID: o.Metadata.PartnerID,
+		EventID: env.EventID, CorrelationID: o.Metadata.CorrelationID, TraceID: o.Metadata.TraceID, WebhookEventID: o.WebhookEventID, PartnerID: o.Metadata.PartnerID,
 		UserID: o.Metadata.UserID.Value, IdempotencyKey: o.IdempotencyKey, RequestHash: o.RequestHash, CreatedAt: o.At.Time,
 	}}, nil
 }
@@ -75,7 +77,7 @@ func NewTask(o Origin, p events.TaskCreatedPayload) (Creation, error) {
 	}
 	return Creation{Event: env, Task: &store.Task{
 		TaskID: p.TaskID, Type: string(p.Type), Data: store.JSONDoc(p.Data), MaxRetries: p.MaxRetries,
-		EventID: env.EventID, CorrelationID: o.WebhookEventID, WebhookEventID: o.WebhookEventID, PartnerID: o.Metadata.PartnerID,
+		EventID: env.EventID, CorrelationID: o.Metadata.CorrelationID, TraceID: o.Metadata.TraceID, WebhookEventID: o.WebhookEventID, PartnerID: o.Metadata.PartnerID,
 		UserID: o.Metadata.UserID.Value, IdempotencyKey: o.IdempotencyKey, RequestHash: o.RequestHash, CreatedAt: o.At.Time,
 	}}, nil
 }
@@ -105,12 +107,15 @@ func create[T any](ctx context.Context, kind string, doc T, createDoc func(conte
 }
 
 // submission is what a retried API submission compares and answers
-// with: the projection's request hash, createdAt and *.created event id.
-func (c *Creation) submission() (requestHash string, createdAt time.Time, eventID string) {
+// with: the projection's request hash, createdAt, *.created event id,
+// trace and correlation id.
+func (c *Creation) submission() (requestHash string, createdAt time.Time, eventID, traceID, correlationID string) {
 	if c.Workflow != nil {
-		return c.Workflow.RequestHash, c.Workflow.CreatedAt, c.Workflow.EventID
+		w := c.Workflow
+		return w.RequestHash, w.CreatedAt, w.EventID, w.TraceID, w.CorrelationID
 	}
-	return c.Task.RequestHash, c.Task.CreatedAt, c.Task.EventID
+	t := c.Task
+	return t.RequestHash, t.CreatedAt, t.EventID, t.TraceID, t.CorrelationID
 }
 
 // event builds the validated *.created event of p with o's event id.
@@ -128,8 +133,10 @@ func (o Origin) event(p events.Payload) (events.Envelope, error) {
 }
 
 // replayed is the first attempt's *.created event for a retried
-// submission: same id and createdAt, so storing it again is a duplicate.
-func replayed(env events.Envelope, createdAt time.Time, eventID string) events.Envelope {
+// submission: same id, createdAt, trace and correlation id, so storing it
+// again is a duplicate and publishing it again continues the first
+// attempt's trace.
+func replayed(env events.Envelope, createdAt time.Time, eventID, traceID, correlationID string) events.Envelope {
 	var payload map[string]json.RawMessage
 	if json.Unmarshal(env.Payload, &payload) == nil {
 		at, _ := json.Marshal(events.At(createdAt))
@@ -137,5 +144,10 @@ func replayed(env events.Envelope, createdAt time.Time, eventID string) events.E
 		env.Payload, _ = json.Marshal(payload)
 	}
 	env.EventID, env.Timestamp = eventID, events.At(createdAt)
+	md := *env.Metadata
+	if traceID != "" { // stored before issue 26: the retry's own trace
+		md.TraceID, md.CorrelationID = traceID, correlationID
+	}
+	env.Metadata = &md
 	return env
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/streamops/streamops/events"
 	"github.com/streamops/streamops/internal/status"
 	"github.com/streamops/streamops/internal/store"
+	"github.com/streamops/streamops/internal/tracing"
 	"github.com/streamops/streamops/internal/workflow"
 )
 
@@ -54,6 +55,8 @@ func (s *Service) RerunWorkflow(ctx context.Context, workflowID string, req Reru
 		return store.Workflow{}, ErrNoRerunner
 	}
 	hash := requestHash(req, by.UserID)
+	ctx, end := EnsureTrace(ctx, "rerun workflow")
+	defer end()
 	for range 3 { // a concurrent rerun or run: decide again on what is stored now
 		cps, err := st.GetWorkflowCheckpoints(ctx, []string{workflowID})
 		if err != nil {
@@ -65,11 +68,16 @@ func (s *Service) RerunWorkflow(ctx context.Context, workflowID string, req Reru
 		}
 		doc := cp.Workflow
 		wf := workflow.FromCheckpoint(cp)
+		// A rerun continues the workflow's trace, so one trace tells its
+		// whole story; one stored before issue 26 has none, and the
+		// rerun stays in the request's.
+		ctx := tracing.Resume(ctx, doc.TraceID, workflowID)
+		md := rerunMetadata(ctx, doc, by)
 		if r, found := wf.RerunByKey(by.IdempotencyKey); found {
 			if r.RequestHash != hash {
 				return store.Workflow{}, fmt.Errorf("%w: key %q", ErrIdempotencyConflict, by.IdempotencyKey)
 			}
-			return doc, s.announce(ctx, wf, r)
+			return doc, s.announce(ctx, wf, r, md)
 		}
 		from, rederive, err := wf.RerunFrom(req.FromStep)
 		if err != nil {
@@ -81,7 +89,7 @@ func (s *Service) RerunWorkflow(ctx context.Context, workflowID string, req Reru
 			EventID:     events.DeriveID(events.EventIDPrefix, workflowID, string(events.WorkflowCreated), "attempt", strconv.Itoa(attempt)),
 			RequestedBy: by.UserID, RequestedAt: s.now().UTC().Truncate(time.Millisecond), IdempotencyKey: by.IdempotencyKey, RequestHash: hash,
 		}
-		env, err := rerunEvent(wf, r)
+		env, err := rerunEvent(wf, r, md)
 		if err == nil {
 			err = s.emitter.CheckSize(env)
 		}
@@ -110,23 +118,34 @@ func (s *Service) RerunWorkflow(ctx context.Context, workflowID string, req Reru
 
 // announce stores and publishes again the workflow.created of rerun r (a
 // duplicate when the first request got that far).
-func (s *Service) announce(ctx context.Context, wf workflow.State, r workflow.Rerun) error {
-	env, err := rerunEvent(wf, r)
+func (s *Service) announce(ctx context.Context, wf workflow.State, r workflow.Rerun, md events.Metadata) error {
+	env, err := rerunEvent(wf, r, md)
 	if err == nil {
 		_, err = s.emitter.Emit(ctx, env)
 	}
 	return err
 }
 
+// rerunMetadata is the metadata of a rerun of doc asked for by by (but
+// its userId: rerunEvent's), in ctx's trace (the workflow's): the workflow's correlation id, or, for one
+// stored without, the request's.
+func rerunMetadata(ctx context.Context, doc store.Workflow, by Caller) events.Metadata {
+	correlationID := doc.CorrelationID
+	if correlationID == "" {
+		correlationID = by.CorrelationID
+	}
+	return *metadata("", tracing.TraceID(ctx), correlationID)
+}
+
 // rerunEvent is the workflow.created that announces rerun r of wf: the
-// workflow's submission as it was, metadata.attempt r.Attempt, the id and
-// time r holds, so building it again gives the same event.
-func rerunEvent(wf workflow.State, r workflow.Rerun) (events.Envelope, error) {
-	md := metadata(r.RequestedBy)
-	md.CorrelationID, md.PartnerID, md.Attempt = wf.CorrelationID, wf.PartnerID, r.Attempt
+// workflow's submission as it was, metadata md with attempt r.Attempt,
+// the id and time r holds, so building it again gives the same event.
+func rerunEvent(wf workflow.State, r workflow.Rerun, md events.Metadata) (events.Envelope, error) {
+	md.UserID = metadata(r.RequestedBy, "", "").UserID
+	md.PartnerID, md.Attempt = wf.PartnerID, r.Attempt
 	p := events.WorkflowCreatedPayload{WorkflowID: wf.ID, Name: wf.Name, Steps: wf.Steps,
 		Priority: events.Priority(wf.Priority), CreatedAt: events.At(wf.CreatedAt), Input: wf.Input}
-	return events.NewEventAt(p, md, r.EventID, events.At(r.RequestedAt))
+	return events.NewEventAt(p, &md, r.EventID, events.At(r.RequestedAt))
 }
 
 // rerunRefused is the error of a refused rerun: a conflict with the

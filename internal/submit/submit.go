@@ -16,6 +16,7 @@ import (
 	"github.com/streamops/streamops/internal/emit"
 	"github.com/streamops/streamops/internal/status"
 	"github.com/streamops/streamops/internal/store"
+	"github.com/streamops/streamops/internal/tracing"
 )
 
 // ErrIdempotencyConflict: the Idempotency-Key was used before for a
@@ -64,6 +65,9 @@ type WorkflowReceipt struct {
 	WorkflowID string `json:"workflowId"`
 	Status     string `json:"status"`
 	EventID    string `json:"eventId"`
+	// TraceID is the workflow's trace: the request's, or the first
+	// attempt's for a retried submission (the answer's X-Trace-Id).
+	TraceID string `json:"-"`
 }
 
 // TaskReceipt is the answer to a task submission.
@@ -71,7 +75,15 @@ type TaskReceipt struct {
 	TaskID  string `json:"taskId"`
 	Status  string `json:"status"`
 	EventID string `json:"eventId"`
+	// TraceID is as WorkflowReceipt's.
+	TraceID string `json:"-"`
 }
+
+// Trace is the trace id of the work the receipt answers for.
+func (r WorkflowReceipt) Trace() string { return r.TraceID }
+
+// Trace is the trace id of the work the receipt answers for.
+func (r TaskReceipt) Trace() string { return r.TraceID }
 
 // Service accepts submissions. Safe for concurrent use.
 type Service struct {
@@ -113,15 +125,33 @@ type Caller struct {
 	// A retry by another principal with the same key is
 	// ErrIdempotencyConflict, never the first one's receipt.
 	IdempotencyKey string
+	// CorrelationID is metadata.correlationId of what the request starts
+	// (httpapi: the X-Correlation-Id header, else API Gateway's request
+	// id); stored on the workflow or task, so its every event carries it.
+	CorrelationID string
 }
 
-// metadata is the *.created event's metadata for a submission of userID.
-func metadata(userID string) *events.Metadata {
-	md := &events.Metadata{Source: "api-gateway", UserID: events.Null, APIVersion: events.SchemaVersion}
+// metadata is the *.created event's metadata for a submission of userID
+// in trace traceID.
+func metadata(userID, traceID, correlationID string) *events.Metadata {
+	md := &events.Metadata{Source: "api-gateway", UserID: events.Null, APIVersion: events.SchemaVersion,
+		TraceID: traceID, CorrelationID: correlationID}
 	if userID != "" {
 		md.UserID = events.String(userID)
 	}
 	return md
+}
+
+// EnsureTrace returns ctx, or, when ctx holds no trace (a caller outside
+// an HTTP request or a record), ctx in a new span named name, so every
+// event built in it carries metadata.traceId. end ends that span (a no-op
+// when none was started).
+func EnsureTrace(ctx context.Context, name string) (_ context.Context, end func()) {
+	if tracing.TraceID(ctx) != "" {
+		return ctx, func() {}
+	}
+	ctx, span := tracing.Start(ctx, name)
+	return ctx, func() { span.End() }
 }
 
 // SubmitWorkflow validates and stores a workflow, then stores and publishes
@@ -133,18 +163,20 @@ func (s *Service) SubmitWorkflow(ctx context.Context, req WorkflowRequest, by Ca
 	if err := validateWorkflow(req); err != nil {
 		return WorkflowReceipt{}, err
 	}
+	ctx, end := EnsureTrace(ctx, "submit workflow")
+	defer end()
 	id := events.NewWorkflowID()
 	if by.IdempotencyKey != "" {
 		id = events.DeriveID(events.WorkflowIDPrefix, "idempotency", by.IdempotencyKey)
 	}
-	c, err := NewWorkflow(s.origin(id, events.WorkflowCreated, by, requestHash(req, by.UserID), "input"),
+	c, err := NewWorkflow(s.origin(ctx, id, events.WorkflowCreated, by, requestHash(req, by.UserID), "input"),
 		events.WorkflowCreatedPayload{Name: req.Name, Steps: req.Steps, Priority: events.Priority(req.Priority), Input: req.Input})
 	env, err := s.create(ctx, c, err, by.IdempotencyKey)
 	if err != nil {
 		return WorkflowReceipt{}, err
 	}
 	s.log.InfoContext(ctx, "workflow submitted", "workflowId", id, "eventId", env.EventID, "steps", req.Steps)
-	return WorkflowReceipt{WorkflowID: id, Status: status.WorkflowPending, EventID: env.EventID}, nil
+	return WorkflowReceipt{WorkflowID: id, Status: status.WorkflowPending, EventID: env.EventID, TraceID: env.Metadata.TraceID}, nil
 }
 
 // SubmitTask validates and stores a task, then stores and publishes its
@@ -156,6 +188,8 @@ func (s *Service) SubmitTask(ctx context.Context, req TaskRequest, by Caller) (T
 	if err := validateTask(req); err != nil {
 		return TaskReceipt{}, err
 	}
+	ctx, end := EnsureTrace(ctx, "submit task")
+	defer end()
 	maxRetries := DefaultMaxRetries
 	if req.MaxRetries != nil {
 		maxRetries = *req.MaxRetries
@@ -164,14 +198,14 @@ func (s *Service) SubmitTask(ctx context.Context, req TaskRequest, by Caller) (T
 	if by.IdempotencyKey != "" {
 		id = events.DeriveID(events.TaskIDPrefix, "idempotency", by.IdempotencyKey)
 	}
-	c, err := NewTask(s.origin(id, events.TaskCreated, by, requestHash(req, by.UserID), "data"),
+	c, err := NewTask(s.origin(ctx, id, events.TaskCreated, by, requestHash(req, by.UserID), "data"),
 		events.TaskCreatedPayload{Type: events.TaskType(req.Type), Data: req.Data, MaxRetries: maxRetries})
 	env, err := s.create(ctx, c, err, by.IdempotencyKey)
 	if err != nil {
 		return TaskReceipt{}, err
 	}
 	s.log.InfoContext(ctx, "task submitted", "taskId", id, "eventId", env.EventID, "type", req.Type)
-	return TaskReceipt{TaskID: id, Status: status.TaskPending, EventID: env.EventID}, nil
+	return TaskReceipt{TaskID: id, Status: status.TaskPending, EventID: env.EventID, TraceID: env.Metadata.TraceID}, nil
 }
 
 // create stores c, which NewWorkflow or NewTask built (buildErr, their
@@ -183,16 +217,18 @@ func (s *Service) create(ctx context.Context, c Creation, buildErr error, idempo
 	if buildErr != nil {
 		return events.Envelope{}, s.failed(buildErr)
 	}
-	hash, _, _ := c.submission()
+	hash, _, _, _, _ := c.submission()
 	env := c.Event
 	err := c.Store(ctx, s.store)
 	switch {
 	case errors.Is(err, store.ErrDuplicate):
-		storedHash, createdAt, eventID := c.submission()
+		storedHash, createdAt, eventID, traceID, correlationID := c.submission()
 		if storedHash != hash {
 			return events.Envelope{}, fmt.Errorf("%w: key %q", ErrIdempotencyConflict, idempotencyKey)
 		}
-		env = replayed(env, createdAt, eventID)
+		env = replayed(env, createdAt, eventID, traceID, correlationID)
+		// The event goes out again in the first attempt's trace.
+		ctx = tracing.Resume(ctx, traceID, eventID)
 	case err != nil:
 		return events.Envelope{}, s.failed(err)
 	}
@@ -206,12 +242,12 @@ func (s *Service) create(ctx context.Context, c Creation, buildErr error, idempo
 }
 
 // origin is an API submission's Origin: the *.created event id derived
-// from the id, created now; an event the brokers could not carry is
+// from the id, created now, in ctx's trace; an event the brokers could not carry is
 // refused before anything is stored, naming field, the request field that
 // carries the bulk (Limits.Validate makes this a backstop).
-func (s *Service) origin(id string, created events.Type, by Caller, hash, field string) Origin {
+func (s *Service) origin(ctx context.Context, id string, created events.Type, by Caller, hash, field string) Origin {
 	return Origin{ID: id, EventID: events.DeriveID(events.EventIDPrefix, id, string(created)), At: events.At(s.now()),
-		Metadata: metadata(by.UserID), IdempotencyKey: by.IdempotencyKey, RequestHash: hash,
+		Metadata: metadata(by.UserID, tracing.TraceID(ctx), by.CorrelationID), IdempotencyKey: by.IdempotencyKey, RequestHash: hash,
 		Fits: func(env events.Envelope) error {
 			if err := s.emitter.CheckSize(env); err != nil {
 				return &ValidationError{Field: field, Reason: err.Error(), Err: err}

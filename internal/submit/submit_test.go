@@ -17,6 +17,7 @@ import (
 	"github.com/streamops/streamops/internal/store/storetest"
 	"github.com/streamops/streamops/internal/submit"
 	"github.com/streamops/streamops/internal/testenv"
+	"github.com/streamops/streamops/internal/tracing"
 )
 
 type harness struct {
@@ -215,7 +216,9 @@ func TestSubmitWorkflowStoresThePendingWorkflowThenPublishesItsCreatedEvent(t *t
 			assert.Equal(t, events.WorkflowCreated, env.EventType)
 			assert.Equal(t, receipt.EventID, env.EventID)
 			assert.Equal(t, receipt.WorkflowID, env.AggregateID())
-			assert.Equal(t, events.Metadata{Source: "api-gateway", UserID: tc.wantUser, APIVersion: events.SchemaVersion}, *env.Metadata)
+			assert.True(t, tracing.ValidTraceID(receipt.TraceID), "a caller without a trace gets a new one: %q", receipt.TraceID)
+			assert.Equal(t, receipt.TraceID, wf.TraceID)
+			assert.Equal(t, events.Metadata{Source: "api-gateway", UserID: tc.wantUser, APIVersion: events.SchemaVersion, TraceID: receipt.TraceID}, *env.Metadata)
 			p, err := events.PayloadAs[events.WorkflowCreatedPayload](env)
 			require.NoError(t, err)
 			assert.Equal(t, req.Steps, p.Steps)

@@ -19,6 +19,7 @@ import (
 	"github.com/streamops/streamops/internal/stream/streamtest"
 	"github.com/streamops/streamops/internal/sweep"
 	"github.com/streamops/streamops/internal/task"
+	"github.com/streamops/streamops/internal/tracing"
 )
 
 // failOnce fails each task's first send with a retryable error.
@@ -185,6 +186,13 @@ func TestSweeperRedeliversDueTaskRetriesToTheTaskProcessor(t *testing.T) {
 				}
 			}
 			assert.Equal(t, 1, created, "one task.created, ever")
+			trace := traceOf(t, h, id)
+			require.True(t, tracing.ValidTraceID(trace))
+			for _, r := range h.Records(t, events.TopicTasks) {
+				if env, err := events.Decode(r.Value); err == nil && env.AggregateID() == id {
+					assert.Equal(t, trace, env.Metadata.TraceID, "%s stays in the task's trace", env.EventType)
+				}
+			}
 		})
 	}
 }

@@ -1,6 +1,7 @@
 package sweep
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -9,7 +10,9 @@ import (
 	"github.com/streamops/streamops/events"
 	"github.com/streamops/streamops/internal/deadline"
 	"github.com/streamops/streamops/internal/store"
+	"github.com/streamops/streamops/internal/stream"
 	"github.com/streamops/streamops/internal/task"
+	"github.com/streamops/streamops/internal/tracing"
 	"github.com/streamops/streamops/internal/workflow"
 )
 
@@ -39,13 +42,15 @@ func (s *Sweeper) redriveStalled(ctx context.Context, st *Stats) error {
 		redriveEach(ctx, s, before, &st.WorkflowsRedriven, s.cfg.Store.StalledWorkflows,
 			func(wf store.Workflow) string { return wf.WorkflowID },
 			func(wf store.Workflow) error {
-				return s.redrive(ctx, st, wf.WorkflowID, s.newestOf(wf.WorkflowID, events.WorkflowCreated), driven)
+				return s.redrive(tracing.Resume(ctx, wf.TraceID, wf.EventID), st, wf.WorkflowID, wf.TraceID,
+					s.newestOf(wf.WorkflowID, events.WorkflowCreated), driven)
 			},
 			s.cfg.Store.MarkWorkflowRedriven),
 		redriveEach(ctx, s, before, &st.TasksRedriven, s.cfg.Store.StalledTasks,
 			func(t store.Task) string { return t.TaskID },
 			func(t store.Task) error {
-				return s.redrive(ctx, st, t.TaskID, s.taskDriver(task.FromDocument(t)), driven)
+				return s.redrive(tracing.Resume(ctx, t.TraceID, t.EventID), st, t.TaskID, t.TraceID,
+					s.taskDriver(task.FromDocument(t)), driven)
 			},
 			s.cfg.Store.MarkTaskRedriven),
 		// Webhook events left processing: the work they started ended
@@ -98,7 +103,9 @@ func (s *Sweeper) redriveWebhookEvent(ctx context.Context, st *Stats, row store.
 		if status, msg, ok := wf.Settled(); ok {
 			return s.settle(ctx, row, status, msg)
 		}
-		return s.redriveStarted(ctx, st, row, wf.ID, s.newestOf(wf.ID, events.WorkflowCreated), driven)
+		trace := cmp.Or(wf.TraceID, row.TraceID)
+		return s.redriveStarted(tracing.Resume(ctx, trace, wf.EventID), st, row, wf.ID, trace,
+			s.newestOf(wf.ID, events.WorkflowCreated), driven)
 	case taskDoc != nil:
 		t := task.FromDocument(*taskDoc)
 		if status, msg, ok := t.Settled(); ok {
@@ -107,7 +114,8 @@ func (s *Sweeper) redriveWebhookEvent(ctx context.Context, st *Stats, row store.
 		if t.RetryScheduled() {
 			return nil // its retry is due later; the retry pass redelivers it
 		}
-		return s.redriveStarted(ctx, st, row, t.ID, s.taskDriver(t), driven)
+		trace := cmp.Or(t.TraceID, row.TraceID)
+		return s.redriveStarted(tracing.Resume(ctx, trace, t.EventID), st, row, t.ID, trace, s.taskDriver(t), driven)
 	}
 	doc, err := s.cfg.Store.LatestDrivingEvent(ctx, row.EventID, true, events.WorkflowCreated, events.TaskCreated)
 	if errors.Is(err, store.ErrNotFound) {
@@ -119,7 +127,7 @@ func (s *Sweeper) redriveWebhookEvent(ctx context.Context, st *Stats, row store.
 	if err != nil {
 		return err
 	}
-	return s.publishStored(ctx, doc, row.EventID, driven)
+	return s.publishStored(tracing.Resume(ctx, row.TraceID, row.EventID), doc, row.EventID, row.TraceID, driven)
 }
 
 // redriveStarted drives on the workflow or task a stalled webhook event
@@ -127,7 +135,7 @@ func (s *Sweeper) redriveWebhookEvent(ctx context.Context, st *Stats, row store.
 // writes the projection and the events side by side, and stopped between
 // them), routing the row again stores it, with the same ids, and
 // publishes it.
-func (s *Sweeper) redriveStarted(ctx context.Context, st *Stats, row store.WebhookEvent, aggregateID string, find driver, driven map[string]bool) error {
+func (s *Sweeper) redriveStarted(ctx context.Context, st *Stats, row store.WebhookEvent, aggregateID, traceID string, find driver, driven map[string]bool) error {
 	if driven[aggregateID] {
 		return nil
 	}
@@ -142,12 +150,13 @@ func (s *Sweeper) redriveStarted(ctx context.Context, st *Stats, row store.Webho
 	if err != nil {
 		return err
 	}
-	return s.publishStored(ctx, doc, aggregateID, driven)
+	return s.publishStored(ctx, doc, aggregateID, traceID, driven)
 }
 
 // routeAgain routes a stalled webhook event again; a failure is counted
 // and logged, and the next stall period tries again.
 func (s *Sweeper) routeAgain(ctx context.Context, st *Stats, row store.WebhookEvent) {
+	ctx = tracing.Resume(ctx, row.TraceID, row.EventID)
 	if err := s.cfg.Router.Route(ctx, row); err != nil {
 		st.RedriveFailed++
 		s.cfg.Logger.WarnContext(ctx, "stalled webhook event not routable", "webhookEventId", row.EventID, "error", err)
@@ -188,7 +197,7 @@ func (s *Sweeper) taskDriver(t task.State) driver {
 // redrive publishes the stored event find finds to drive aggregateID,
 // once per run. An aggregate with no such event stored is counted as a
 // failed re-drive and left for people to see.
-func (s *Sweeper) redrive(ctx context.Context, st *Stats, aggregateID string, find driver, driven map[string]bool) error {
+func (s *Sweeper) redrive(ctx context.Context, st *Stats, aggregateID, traceID string, find driver, driven map[string]bool) error {
 	if driven[aggregateID] {
 		return nil
 	}
@@ -203,16 +212,20 @@ func (s *Sweeper) redrive(ctx context.Context, st *Stats, aggregateID string, fi
 	if err != nil {
 		return err
 	}
-	return s.publishStored(ctx, doc, aggregateID, driven)
+	return s.publishStored(ctx, doc, aggregateID, traceID, driven)
 }
 
 // publishStored publishes a stored event again; a failure ends the pass
-// (the broker is likely down; the next run retries).
-func (s *Sweeper) publishStored(ctx context.Context, doc store.EventDocument, aggregateID string, driven map[string]bool) error {
+// (the broker is likely down; the next run retries). The event stays in
+// the trace of the work it drives: its own metadata.traceId, else
+// traceID, the one its aggregate stored (stream.InTrace); ctx resumes
+// that trace (tracing.Resume) for the logs.
+func (s *Sweeper) publishStored(ctx context.Context, doc store.EventDocument, aggregateID, traceID string, driven map[string]bool) error {
 	env, err := doc.Envelope()
 	if err != nil {
 		return fmt.Errorf("sweep: re-drive %s: %w", aggregateID, err)
 	}
+	env = stream.InTrace(env, traceID)
 	if err := s.cfg.Publisher.Publish(ctx, env); err != nil {
 		return fmt.Errorf("sweep: re-drive %s: %w", aggregateID, err)
 	}

@@ -18,6 +18,7 @@ import (
 	"github.com/streamops/streamops/internal/metrics"
 	"github.com/streamops/streamops/internal/store"
 	"github.com/streamops/streamops/internal/stream"
+	"github.com/streamops/streamops/internal/tracing"
 )
 
 // Router routes a stored webhook event again (ingest.Service).
@@ -383,6 +384,8 @@ func (s *Sweeper) routeWebhooks(ctx context.Context, st *Stats) error {
 				continue
 			}
 			seen[ev.EventID], progressed = true, true
+			// Routing again continues the trace the webhook arrived in.
+			ctx := tracing.Resume(ctx, ev.TraceID, ev.EventID)
 			if err := s.cfg.Router.Route(ctx, ev); err != nil {
 				st.WebhooksFailed++
 				s.cfg.Logger.WarnContext(ctx, "webhook event still not routable", "webhookEventId", ev.EventID,

@@ -18,6 +18,7 @@ import (
 	"github.com/streamops/streamops/internal/sweep"
 	"github.com/streamops/streamops/internal/task"
 	"github.com/streamops/streamops/internal/testenv"
+	"github.com/streamops/streamops/internal/tracing"
 )
 
 type harness struct {
@@ -153,13 +154,26 @@ type stalledCase struct {
 // and published, as the API does) and returns both ids.
 func createdWorkflow(t *testing.T, h *harness) (workflowID, eventID string) {
 	t.Helper()
+	return createdWorkflowIn(t, h, true)
+}
+
+// createdWorkflowIn is createdWorkflow whose event carries the workflow's
+// trace id only when eventTraced (else it was stored before traces were
+// kept).
+func createdWorkflowIn(t *testing.T, h *harness, eventTraced bool) (workflowID, eventID string) {
+	t.Helper()
 	ctx := context.Background()
 	p := events.WorkflowCreatedPayload{WorkflowID: events.NewWorkflowID(), Name: "Invoice Sync",
 		Steps: []string{"validate", "transform", "notify"}, Priority: events.PriorityLow, CreatedAt: events.At(h.clock.Now())}
-	env, err := events.NewEvent(p, &events.Metadata{Source: "api-gateway"})
+	trace := newTraceID()
+	md := &events.Metadata{Source: "api-gateway", TraceID: trace}
+	if !eventTraced {
+		md.TraceID = ""
+	}
+	env, err := events.NewEvent(p, md)
 	require.NoError(t, err)
 	_, err = h.Store.CreateWorkflow(ctx, store.Workflow{WorkflowID: p.WorkflowID, Name: p.Name, Steps: p.Steps,
-		Priority: string(p.Priority), EventID: env.EventID, CreatedAt: h.clock.Now()})
+		Priority: string(p.Priority), EventID: env.EventID, CreatedAt: h.clock.Now(), TraceID: trace})
 	require.NoError(t, err)
 	_, err = h.Emitter.Emit(ctx, env)
 	require.NoError(t, err)
@@ -181,6 +195,25 @@ func checkpoint(t *testing.T, h *harness, workflowID, to string, step int) {
 	require.NoError(t, err)
 }
 
+// newTraceID is a new random W3C trace id.
+func newTraceID() string {
+	ctx, span := tracing.Start(context.Background(), "test")
+	span.End()
+	return tracing.TraceID(ctx)
+}
+
+// traceOf is the TraceID the store keeps for the workflow or task id ("" when neither is stored).
+func traceOf(t *testing.T, h *harness, id string) string {
+	t.Helper()
+	if wf, err := h.Store.GetWorkflow(context.Background(), id); err == nil {
+		return wf.TraceID
+	}
+	if tk, err := h.Store.GetTask(context.Background(), id); err == nil {
+		return tk.TraceID
+	}
+	return ""
+}
+
 // createdTask stores a task and its task.created event.
 func createdTask(t *testing.T, h *harness) (taskID, eventID string) {
 	t.Helper()
@@ -188,10 +221,11 @@ func createdTask(t *testing.T, h *harness) (taskID, eventID string) {
 	p := events.TaskCreatedPayload{TaskID: events.NewTaskID(), Type: "email_notification",
 		Data: json.RawMessage(`{"recipient":"ops@example.com","subject":"s","body":"b"}`), MaxRetries: 3,
 		CreatedAt: events.At(h.clock.Now())}
-	env, err := events.NewEvent(p, &events.Metadata{Source: "api-gateway"})
+	trace := newTraceID()
+	env, err := events.NewEvent(p, &events.Metadata{Source: "api-gateway", TraceID: trace})
 	require.NoError(t, err)
 	_, err = h.Store.CreateTask(ctx, store.Task{TaskID: p.TaskID, Type: string(p.Type), Data: store.JSONDoc(p.Data),
-		MaxRetries: 3, EventID: env.EventID, CreatedAt: h.clock.Now()})
+		MaxRetries: 3, EventID: env.EventID, CreatedAt: h.clock.Now(), TraceID: trace})
 	require.NoError(t, err)
 	_, err = h.Emitter.Emit(ctx, env)
 	require.NoError(t, err)
@@ -260,6 +294,12 @@ func TestSweeperRedrivesWhatStalledAndNothingElse(t *testing.T) {
 			setup: func(t *testing.T, h *harness) []string {
 				wf, ev := createdWorkflow(t, h)
 				checkpoint(t, h, wf, status.WorkflowProcessing, 1)
+				return []string{ev}
+			}},
+		{name: "stalled workflow whose stored event has no traceId: re-driven in the workflow's trace", advance: stall,
+			want: sweep.Stats{WorkflowsRedriven: 1},
+			setup: func(t *testing.T, h *harness) []string {
+				_, ev := createdWorkflowIn(t, h, false)
 				return []string{ev}
 			}},
 		{name: "stalled pending task", advance: stall, want: sweep.Stats{TasksRedriven: 1},
@@ -400,6 +440,11 @@ func TestSweeperRedrivesWhatStalledAndNothingElse(t *testing.T) {
 			for _, env := range published[before:] {
 				if env.EventType == events.WorkflowCreated || env.EventType == events.TaskCreated || env.EventType == events.TaskFailed {
 					again = append(again, env.EventID)
+				}
+			}
+			for _, env := range published[before:] {
+				if want := traceOf(t, h, env.AggregateID()); want != "" {
+					assert.Equal(t, want, env.Metadata.TraceID, "%s re-driven in its aggregate's trace", env.EventType)
 				}
 			}
 			if len(wantIDs) == 1 && wantIDs[0] == "*" {

@@ -16,7 +16,7 @@ func FromDocument(t store.Task) State {
 		ID: t.TaskID, Type: t.Type, Data: json.RawMessage(t.Data), Status: t.Status,
 		RetryCount: t.RetryCount, MaxRetries: t.MaxRetries, NextRetryAt: t.NextRetryAt, LastError: t.LastError,
 		Result: json.RawMessage(t.Result), EventID: t.EventID, CorrelationID: t.CorrelationID,
-		WebhookEventID: t.WebhookEventID, PartnerID: t.PartnerID, UserID: t.UserID, CreatedAt: t.CreatedAt, CompletedAt: t.CompletedAt,
+		WebhookEventID: t.WebhookEventID, PartnerID: t.PartnerID, UserID: t.UserID, TraceID: t.TraceID, CreatedAt: t.CreatedAt, CompletedAt: t.CompletedAt,
 		UpdatedAt: t.UpdatedAt,
 	}
 }
@@ -28,6 +28,6 @@ func (s *State) outcome(attempt int) store.TaskOutcome {
 		ID: s.ID, TaskID: s.ID, Type: s.Type, Data: store.JSONDoc(s.Data), Status: s.Status,
 		RetryCount: s.RetryCount, MaxRetries: s.MaxRetries, NextRetryAt: s.NextRetryAt, LastError: s.LastError,
 		Result: store.JSONDoc(s.Result), EventID: s.EventID, CorrelationID: s.CorrelationID,
-		WebhookEventID: s.WebhookEventID, PartnerID: s.PartnerID, UserID: s.UserID, CreatedAt: s.CreatedAt, CompletedAt: s.CompletedAt,
+		WebhookEventID: s.WebhookEventID, PartnerID: s.PartnerID, UserID: s.UserID, TraceID: s.TraceID, CreatedAt: s.CreatedAt, CompletedAt: s.CompletedAt,
 	}}
 }

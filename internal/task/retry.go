@@ -13,6 +13,7 @@ import (
 	"github.com/streamops/streamops/internal/emit"
 	"github.com/streamops/streamops/internal/store"
 	"github.com/streamops/streamops/internal/stream"
+	"github.com/streamops/streamops/internal/tracing"
 )
 
 // DefaultBackoff is the retry schedule of a failed task: 30 s, doubling per
@@ -136,20 +137,24 @@ func (r *Retrier) RetryDue(ctx context.Context, now time.Time, limit int) (int, 
 	}
 	var redeliver, rebuilt []events.Envelope
 	for i, t := range tasks {
+		// The retry continues the task's trace: its logs here, and the
+		// task.failed (metadata.traceId, from which its record's
+		// traceparent is made).
+		tctx := tracing.Resume(ctx, t.TraceID, ids[i])
 		if doc, ok := stored[ids[i]]; ok {
 			env, err := doc.Envelope()
 			if err == nil {
-				redeliver = append(redeliver, env)
+				redeliver = append(redeliver, stream.InTrace(env, t.TraceID))
 				continue
 			}
-			r.log.ErrorContext(ctx, "stored task.failed does not decode; rebuilding it", "taskId", t.ID, "eventId", ids[i], "error", err)
+			r.log.ErrorContext(tctx, "stored task.failed does not decode; rebuilding it", "taskId", t.ID, "eventId", ids[i], "error", err)
 		}
 		env, err := failedEvent(t)
 		if err != nil {
-			r.log.ErrorContext(ctx, "task retry cannot be redelivered", "taskId", t.ID, "error", err)
+			r.log.ErrorContext(tctx, "task retry cannot be redelivered", "taskId", t.ID, "error", err)
 			continue
 		}
-		r.log.WarnContext(ctx, "task.failed no longer stored; rebuilt from the task", "taskId", t.ID, "eventId", env.EventID)
+		r.log.WarnContext(tctx, "task.failed no longer stored; rebuilt from the task", "taskId", t.ID, "eventId", env.EventID)
 		rebuilt = append(rebuilt, env)
 	}
 
@@ -206,7 +211,8 @@ func failedEvent(t State) (events.Envelope, error) {
 	}
 	env, err := events.NewEventAt(events.TaskFailedPayload{TaskID: t.ID, FailedAt: events.At(failedAt),
 		RetryCount: t.RetryCount, MaxRetries: t.MaxRetries, Error: *t.LastError, NextRetryAt: events.At(*t.NextRetryAt)},
-		&events.Metadata{Source: RetrySource, CorrelationID: t.CorrelationID, PartnerID: t.PartnerID, UserID: events.OptionalString(t.UserID)},
+		&events.Metadata{Source: RetrySource, CorrelationID: t.CorrelationID, PartnerID: t.PartnerID, UserID: events.OptionalString(t.UserID),
+			TraceID: t.TraceID},
 		failedEventID(t.ID, t.RetryCount), events.At(failedAt))
 	if err != nil {
 		return env, fmt.Errorf("task: rebuild task.failed of %s: %w", t.ID, err)

@@ -370,8 +370,9 @@ func TestRetryWhoseTaskFailedIsNoLongerStoredIsRebuiltAndRun(t *testing.T) {
 	h := newHarness(t, emailOnly(m))
 	id := events.NewTaskID()
 	p := emailPayload(id, 3)
+	const trace = "4bf92f3577b34da6a3ce929d0e0e4736"
 	_, err := h.Env.Store.CreateTask(context.Background(), store.Task{TaskID: id, Type: string(p.Type), Data: store.JSONDoc(p.Data),
-		MaxRetries: 3, EventID: "evt-submitted", CreatedAt: p.CreatedAt.Time})
+		MaxRetries: 3, EventID: "evt-submitted", CreatedAt: p.CreatedAt.Time, TraceID: trace})
 	require.NoError(t, err)
 	next := h.clock.Now().Add(time.Minute)
 	failed := store.TaskOutcome{Task: store.Task{TaskID: id, Status: status.TaskFailed, RetryCount: 1, NextRetryAt: &next,
@@ -387,6 +388,9 @@ func TestRetryWhoseTaskFailedIsNoLongerStoredIsRebuiltAndRun(t *testing.T) {
 	require.Equal(t, []string{"task.failed(1)", "task.processing(1)", "task.completed"}, steps(t, got))
 	assert.Equal(t, events.DeriveID(events.EventIDPrefix, id, "task.failed", "0"), got[0].EventID)
 	assert.Equal(t, task.RetrySource, got[0].Metadata.Source)
+	for _, e := range got {
+		assert.Equal(t, trace, e.Metadata.TraceID, "%s stays in the task's trace", e.EventType)
+	}
 	_, err = h.Env.Store.GetEvent(context.Background(), got[0].EventID)
 	assert.NoError(t, err, "stored like every event")
 	assert.Equal(t, 1, m.sends(id))

@@ -126,6 +126,7 @@ func (s tasks) Rebuild(ctx context.Context, it item) *state {
 	t := State{
 		ID: p.TaskID, Type: string(p.Type), Data: p.Data, Status: status.TaskPending,
 		RetryCount: p.RetryCount, MaxRetries: p.MaxRetries, EventID: env.EventID, CreatedAt: p.CreatedAt.Time,
+		TraceID: it.Msg.TraceID(ctx),
 	}
 	if md := env.Metadata; md != nil {
 		t.CorrelationID, t.PartnerID, t.UserID = md.CorrelationID, md.PartnerID, md.UserID.Value
@@ -140,6 +141,10 @@ func (s tasks) Rebuild(ctx context.Context, it item) *state {
 // Step runs the attempt a task.created or task.failed asks for; see
 // attempt.
 func (s tasks) Step(ctx context.Context, b *stream.Batch, st *state, it item) error {
+	if st.task.TraceID == "" && !st.orphan {
+		// Stored before traces were kept: its events carry the record's.
+		st.task.TraceID = it.Msg.TraceID(ctx)
+	}
 	return s.attempt(ctx, b, st, it) // an error: the invocation is ending, the rest is delivered again
 }
 
@@ -174,7 +179,7 @@ func (s tasks) attempt(ctx context.Context, b *stream.Batch, st *state, it item)
 		return ErrDeadline
 	}
 
-	meta := s.cfg.Metadata(t.CorrelationID, t.PartnerID, t.UserID)
+	meta := s.cfg.Metadata(t.CorrelationID, t.PartnerID, t.UserID, t.TraceID)
 	var evs []events.Envelope
 	add := func(pl events.Payload, id string, at time.Time) error {
 		env, err := s.cfg.Event(pl, id, at, meta)

@@ -36,7 +36,11 @@ type State struct {
 	PartnerID      string
 	// UserID is the principal whose request started the task
 	// (metadata.userId of all its events); empty for a webhook delivery's.
-	UserID      string
+	UserID string
+	// TraceID is the trace of the request that started the task
+	// (metadata.traceId of its task.created, else the trace its record was
+	// handled under); every event of it carries it, retries too.
+	TraceID     string
 	CreatedAt   time.Time
 	CompletedAt *time.Time
 	// UpdatedAt is when the store last wrote the task (for a failed task,

@@ -11,10 +11,15 @@ import (
 	"github.com/streamops/streamops/internal/store"
 )
 
+// OutboxTraceparent is the traceparent OutboxEntryIn's entries were
+// enqueued under.
+const OutboxTraceparent = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"
+
 // OutboxEntryIn enqueues one delivery of an order to partner target, from
 // source event src, and settles it into want as the relay would: pending
 // (due in an hour), processing (claimed), completed, failed (its retry due
-// in an hour) or dead_letter (refused with a 410). It returns its outbox
+// in an hour) or dead_letter (refused with a 410, one row in its
+// delivery log), enqueued under OutboxTraceparent. It returns its outbox
 // id. Nothing else may be due in e's outbox.
 func (e *Env) OutboxEntryIn(tb testing.TB, src, target, want string) string {
 	tb.Helper()
@@ -25,7 +30,8 @@ func (e *Env) OutboxEntryIn(tb testing.TB, src, target, want string) string {
 		next = next.Add(time.Hour)
 	}
 	_, err := e.Store.EnqueueOutbox(ctx, store.OutboxEntry{OutboxID: id, AggregateType: "Order", AggregateID: "order-" + src,
-		EventType: "OR_MGMT", TargetProvider: target, Payload: store.JSONDoc(`{"orderId":59734}`), NextAttemptAt: next})
+		EventType: "OR_MGMT", TargetProvider: target, Payload: store.JSONDoc(`{"orderId":59734}`), NextAttemptAt: next,
+		TraceParent: OutboxTraceparent, TraceID: OutboxTraceparent[3:35]})
 	require.NoError(tb, err)
 	if want != status.OutboxPending {
 		claimed, err := e.Store.ClaimDue(ctx, time.Now(), time.Minute, 10)
@@ -37,7 +43,8 @@ func (e *Env) OutboxEntryIn(tb testing.TB, src, target, want string) string {
 		case status.OutboxFailed:
 			err = e.Store.MarkFailed(ctx, c, time.Now().Add(time.Hour), "HTTP 503")
 		case status.OutboxDeadLetter:
-			err = e.Store.DeadLetter(ctx, c, "HTTP 410")
+			_, err = e.Store.SettleOutbox(ctx, store.Settlement{Entry: c, Outcome: status.OutcomeDeadLettered, Error: "HTTP 410",
+				Attempt: &store.DeliveryAttempt{At: time.Now(), DurationMs: 12, StatusCode: 410, Error: "HTTP 410", SpanID: "b7ad6b7169203331"}})
 		}
 		require.NoError(tb, err)
 	}

@@ -28,7 +28,7 @@ func fromCheckpoint(cp store.WorkflowCheckpoint) State {
 		ID: cp.WorkflowID, Name: cp.Name, Steps: cp.Steps, Priority: cp.Priority, Input: json.RawMessage(cp.Input),
 		Status: cp.Status, Next: cp.CurrentStepIndex, Attempts: cp.StepAttempts, Error: cp.Error,
 		EventID: cp.EventID, CorrelationID: cp.CorrelationID, WebhookEventID: cp.WebhookEventID, PartnerID: cp.PartnerID,
-		UserID: cp.UserID, CreatedAt: cp.CreatedAt, StartedAt: cp.StartedAt, CompletedAt: cp.CompletedAt,
+		UserID: cp.UserID, TraceID: cp.TraceID, CreatedAt: cp.CreatedAt, StartedAt: cp.StartedAt, CompletedAt: cp.CompletedAt,
 		AttemptStep: cp.AttemptStepIndex, AttemptsStarted: cp.StepAttemptsStarted,
 		Attempt: max(cp.Attempt, 1), Rederive: cp.RederiveInput,
 	}
@@ -60,7 +60,7 @@ func (s *State) document() store.WorkflowCheckpoint {
 		ID: s.ID, WorkflowID: s.ID, Name: s.Name, Steps: s.Steps, Priority: s.Priority, Input: store.JSONDoc(s.Input),
 		Status: s.Status, CurrentStepIndex: s.Next, StepAttempts: s.Attempts, Error: s.Error,
 		EventID: s.EventID, CorrelationID: s.CorrelationID, WebhookEventID: s.WebhookEventID, PartnerID: s.PartnerID,
-		UserID: s.UserID, CreatedAt: s.CreatedAt, StartedAt: s.StartedAt, CompletedAt: s.CompletedAt,
+		UserID: s.UserID, TraceID: s.TraceID, CreatedAt: s.CreatedAt, StartedAt: s.StartedAt, CompletedAt: s.CompletedAt,
 	}}
 	if s.Attempt > 1 {
 		cp.Attempt = s.Attempt

@@ -59,6 +59,9 @@ type Info struct {
 	// UserID is the principal whose request started the workflow
 	// (metadata.userId), carried to every event and task of it.
 	UserID string
+	// TraceID is the trace the workflow is part of (metadata.traceId),
+	// carried to every event, task and delivery of it.
+	TraceID string
 }
 
 // Param decodes the parameter name into v; found is false when the input

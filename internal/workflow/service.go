@@ -113,7 +113,7 @@ func (w workflows) Rebuild(ctx context.Context, it item) *state {
 	w.cfg.Logger.WarnContext(ctx, "workflow has no projection; creating it from its event", "workflowId", p.WorkflowID, "eventId", env.EventID)
 	wf := State{
 		ID: p.WorkflowID, Name: p.Name, Steps: p.Steps, Priority: string(p.Priority), Input: p.Input,
-		Status: status.WorkflowPending, EventID: env.EventID, CreatedAt: p.CreatedAt.Time,
+		Status: status.WorkflowPending, EventID: env.EventID, CreatedAt: p.CreatedAt.Time, TraceID: it.Msg.TraceID(ctx),
 	}
 	if md := env.Metadata; md != nil {
 		wf.CorrelationID, wf.PartnerID, wf.UserID = md.CorrelationID, md.PartnerID, md.UserID.Value
@@ -127,7 +127,7 @@ func (w workflows) Rebuild(ctx context.Context, it item) *state {
 func newState(wf State) *state {
 	return &state{wf: wf, info: Info{
 		ID: wf.ID, Name: wf.Name, Priority: wf.Priority, CorrelationID: wf.CorrelationID, WebhookEventID: wf.WebhookEventID,
-		PartnerID: wf.PartnerID, UserID: wf.UserID,
+		PartnerID: wf.PartnerID, UserID: wf.UserID, TraceID: wf.TraceID,
 	}}
 }
 
@@ -157,6 +157,11 @@ func (w workflows) Prepare(ctx context.Context, states map[string]*state) error 
 // Step runs one workflow.created; a workflow that can never run is
 // dead-lettered, a run that stopped early fails the partition.
 func (w workflows) Step(ctx context.Context, b *stream.Batch, st *state, it item) error {
+	if st.wf.TraceID == "" {
+		// Stored before traces were kept: its events carry the record's.
+		st.wf.TraceID = it.Msg.TraceID(ctx)
+		st.info.TraceID = st.wf.TraceID
+	}
 	err := w.handle(ctx, st, it)
 	if err == nil || fault.IsRetryable(err) {
 		return err // a retryable error: the rest of the partition waits for the redelivery

@@ -49,7 +49,11 @@ type State struct {
 	PartnerID      string
 	// UserID is the principal whose request started the workflow
 	// (metadata.userId of all its events); empty for a webhook delivery's.
-	UserID      string
+	UserID string
+	// TraceID is the trace of the request that started the workflow
+	// (metadata.traceId of its workflow.created, else the trace its record
+	// was handled under); every event of it carries it.
+	TraceID     string
 	CreatedAt   time.Time
 	StartedAt   *time.Time
 	CompletedAt *time.Time
@@ -120,7 +124,7 @@ func (s *State) Delivers() bool {
 // metadata is what the run's events carry: rt's, with the attempt from
 // the second run on.
 func (s *State) metadata(rt stream.Runtime) *events.Metadata {
-	md := rt.Metadata(s.CorrelationID, s.PartnerID, s.UserID)
+	md := rt.Metadata(s.CorrelationID, s.PartnerID, s.UserID, s.TraceID)
 	if s.Attempt > 1 {
 		md.Attempt = s.Attempt
 	}

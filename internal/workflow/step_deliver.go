@@ -7,6 +7,7 @@ import (
 	"github.com/streamops/streamops/events"
 	"github.com/streamops/streamops/internal/fault"
 	"github.com/streamops/streamops/internal/store"
+	"github.com/streamops/streamops/internal/tracing"
 )
 
 // deliverParams is the "deliver" parameter.
@@ -24,8 +25,10 @@ const DefaultDeliveryEventType = "workflow.records"
 // the provider whose webhook started the workflow) and the event type. The
 // outbox id is derived from the step's workflow.step.completed event id and
 // the target (store.OutboxID), so the relay delivers it once. Records pass
-// unchanged. No target fails the workflow with DELIVER_ERROR.
-func DeliverStep(_ context.Context, in StepInput) (StepOutput, error) {
+// unchanged. No target fails the workflow with DELIVER_ERROR. The entry
+// carries the step's trace context (ctx's traceparent and trace id), so
+// the relay's delivery continues the workflow's trace.
+func DeliverStep(ctx context.Context, in StepInput) (StepOutput, error) {
 	var p deliverParams
 	if _, err := in.Param("deliver", &p); err != nil {
 		return StepOutput{}, fault.Permanent(CodeDeliver, "%w", err)
@@ -49,10 +52,12 @@ func DeliverStep(_ context.Context, in StepInput) (StepOutput, error) {
 	if err != nil {
 		return StepOutput{}, err
 	}
+	traceparent, _ := tracing.Traceparent(ctx)
 	outboxID := store.OutboxID(stepEventID(in.Workflow.ID, events.WorkflowStepCompleted, in.StepIndex), p.Target)
 	in.Effects.EnqueueOutbox(store.OutboxEntry{
 		OutboxID: outboxID, AggregateType: "workflow", AggregateID: in.Workflow.ID,
 		EventType: p.EventType, TargetProvider: p.Target, Payload: store.JSONDoc(payload),
+		TraceParent: traceparent, TraceID: tracing.TraceID(ctx),
 	})
 	n := len(in.Records)
 	id, _ := json.Marshal(outboxID)

@@ -73,7 +73,7 @@ func NotifyStep(_ context.Context, in StepInput) (StepOutput, error) {
 	in.Effects.StartTask(store.Task{
 		TaskID: taskID, Type: string(events.TaskEmailNotification), Data: store.JSONDoc(data), MaxRetries: maxRetries,
 		EventID: created.EventID, CorrelationID: in.Workflow.CorrelationID,
-		PartnerID: in.Workflow.PartnerID, UserID: in.Workflow.UserID, CreatedAt: in.At,
+		PartnerID: in.Workflow.PartnerID, UserID: in.Workflow.UserID, TraceID: in.Workflow.TraceID, CreatedAt: in.At,
 	}, created)
 
 	n := len(in.Records)

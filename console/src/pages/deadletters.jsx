@@ -3,6 +3,7 @@ import { useLocation } from 'preact-iso/router';
 import { get, post } from '../api.js';
 import { useAction, useLoad } from '../hooks.js';
 import { base, ErrorBox, fmtTime, FilterForm, Since, Pager, Json, Badge, Listing, ListTable } from '../ui.jsx';
+import { TraceLink, traceparentTraceId } from './traces.jsx';
 
 const statuses = ['open', 'replayed', 'discarded', 'all'];
 // bulkMax is the most POST /api/dead-letters/requeue sends back at once.
@@ -17,6 +18,9 @@ function filterOf(query) {
   return f;
 }
 
+// DeadLetters lists the dead letters by the filter; with open=<dead
+// letter id> in the query string (a trace's link) that row is shown with
+// its record opened.
 export function DeadLetters() {
   const { query } = useLocation();
   const key = JSON.stringify(query);
@@ -42,7 +46,7 @@ export function DeadLetters() {
         {(dls) => (
           <ListTable testid="dead-letter-list" columns={['received', 'origin', 'reason', 'error', 'event', 'status', '']}>
             {dls.map((d) => (
-              <DeadLetterRow d={d} onRequeued={reload} key={d.dead_letter_id} />
+              <DeadLetterRow d={d} onRequeued={reload} opened={d.dead_letter_id === query.open} key={d.dead_letter_id} />
             ))}
           </ListTable>
         )}
@@ -52,10 +56,11 @@ export function DeadLetters() {
   );
 }
 
-function DeadLetterRow({ d, onRequeued }) {
+function DeadLetterRow({ d, onRequeued, opened }) {
   const [requeue, run] = useAction(() => post(`/api/dead-letters/${encodeURIComponent(d.dead_letter_id)}/requeue`), onRequeued);
+  const value = decodeValue(d.value);
   return (
-    <tr data-id={d.dead_letter_id}>
+    <tr data-id={d.dead_letter_id} class={opened ? 'highlight' : ''}>
       <td>{fmtTime(d.received_at)}</td>
       <td>
         <code class="origin">{`${d.topic}-${d.partition}@${d.offset}`}</code>
@@ -66,9 +71,9 @@ function DeadLetterRow({ d, onRequeued }) {
       </td>
       <td class="error-text">
         {d.error}
-        <details>
+        <details open={opened}>
           <summary>record</summary>
-          <Json value={{ key: d.key, headers: d.headers, value: decodeValue(d.value), record_timestamp: d.record_timestamp }} />
+          <Json value={{ key: d.key, headers: d.headers, value, record_timestamp: d.record_timestamp }} />
         </details>
         <ErrorBox error={requeue.error} />
       </td>
@@ -79,6 +84,7 @@ function DeadLetterRow({ d, onRequeued }) {
             <a href={`${base}/timeline/${encodeURIComponent(d.aggregate_id)}`}>{d.aggregate_id}</a>
           </div>
         ) : null}
+        <TraceLink traceId={traceOf(value, d.headers)} />
       </td>
       <td>
         <Badge value={d.status} />
@@ -91,6 +97,16 @@ function DeadLetterRow({ d, onRequeued }) {
       </td>
     </tr>
   );
+}
+
+// traceOf is a dead-lettered record's trace id: its envelope's
+// metadata.traceId, else its traceparent header's (a record that is no
+// envelope may still carry the header), else ''.
+function traceOf(value, headers) {
+  const id = value && typeof value === 'object' && value.metadata && value.metadata.traceId;
+  if (typeof id === 'string' && id) return id;
+  const tp = (headers || []).find((h) => h.key === 'traceparent');
+  return tp ? traceparentTraceId(tp.value) : '';
 }
 
 // decodeValue shows a record's value (base64 in JSON) as JSON when it is,

@@ -2,6 +2,7 @@ import { useLocation } from 'preact-iso/router';
 import { get } from '../api.js';
 import { useLoad } from '../hooks.js';
 import { base, ErrorBox, Loading, fmtTime, FilterForm, Since, Pager, Json, Empty } from '../ui.jsx';
+import { TraceLink } from './traces.jsx';
 
 // filterFields is seed 001's ReplayFilter, named as the API's query
 // parameters, so the page's URL is the API's filter.
@@ -83,6 +84,7 @@ export function EventList({ events }) {
             <summary>
               <time>{fmtTime(e.timestamp)}</time> <code class="type">{e.eventType}</code>{' '}
               <AggregateLink event={e} /> <span class="muted">{(e.metadata && e.metadata.source) || ''}</span>
+              <TraceLink traceId={e.metadata && e.metadata.traceId} />
             </summary>
             <EventDetail event={e} />
           </details>

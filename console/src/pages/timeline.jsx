@@ -4,6 +4,7 @@ import { useLoad } from '../hooks.js';
 import { Principal } from '../principal.js';
 import { ErrorBox, Loading, fmtTime, fmtDuration, Badge, Json, Empty } from '../ui.jsx';
 import { EventDetail, isError } from './events.jsx';
+import { TraceLink } from './traces.jsx';
 
 // Timeline is one workflow's or task's life: its events in causal order
 // (the API returns an aggregate's events oldest first, in the order they
@@ -30,7 +31,7 @@ export function Timeline({ id }) {
   return (
     <section>
       <h1>
-        Timeline <code>{id}</code>
+        Timeline <code>{id}</code> <TraceLink traceId={traceOf(state.data, evs.data)} />
       </h1>
       <ErrorBox error={evs.error} />
       <Loading when={evs.loading} />
@@ -48,6 +49,14 @@ export function Timeline({ id }) {
       {evs.data ? <Steps events={evs.data} /> : null}
     </section>
   );
+}
+
+// traceOf is the workflow's or task's trace id (stored at its creation),
+// else that of its first event that has one.
+function traceOf(entity, events) {
+  if (entity && entity.traceId) return entity.traceId;
+  const e = (events || []).find((e) => e.metadata && e.metadata.traceId);
+  return e ? e.metadata.traceId : '';
 }
 
 // allEvents pages through the aggregate's events (at most 10,000).

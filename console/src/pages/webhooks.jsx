@@ -1,14 +1,30 @@
+import { useState } from 'preact/hooks';
 import { useLocation } from 'preact-iso/router';
 import { get, post } from '../api.js';
 import { useAction, useLoad } from '../hooks.js';
 import { base, ErrorBox, fmtTime, FilterForm, Since, Pager, Json, Badge, Listing } from '../ui.jsx';
+import { TraceLink } from './traces.jsx';
+
+// WebhookTrace links a webhook event's trace: its row's trace_id, or for a
+// row stored without one, the trace its webhook.received event carries.
+function WebhookTrace({ w }) {
+  const ev = useLoad(
+    () => (w.trace_id ? Promise.resolve(null) : get('/api/events', { execution_id: w.event_id, event_types: 'webhook.received', limit: 1 })),
+    [w.event_id, w.trace_id],
+  );
+  const first = ev.data && ev.data.events && ev.data.events[0];
+  return <TraceLink traceId={w.trace_id || (first && first.metadata && first.metadata.traceId)} label="Trace of this delivery" />;
+}
 
 const statuses = ['', 'received', 'processing', 'completed', 'failed', 'skipped'];
 
+// Webhooks lists the webhook events by the filter; with open=<event id>
+// in the query string (a trace's link) that row is shown opened.
 export function Webhooks() {
   const { query } = useLocation();
   const key = JSON.stringify(query);
-  const { data, error, loading, reload } = useLoad(() => get('/api/webhook-events', { limit: 50, ...query }), [key]);
+  const { open, ...filter } = query;
+  const { data, error, loading, reload } = useLoad(() => get('/api/webhook-events', { limit: 50, ...filter }), [key]);
   return (
     <section>
       <h1>Webhook events</h1>
@@ -25,7 +41,7 @@ export function Webhooks() {
         {(evs) => (
           <ol class="events" data-testid="webhook-list">
             {evs.map((w) => (
-              <WebhookRow w={w} onRetried={reload} key={w.event_id} />
+              <WebhookRow w={w} onRetried={reload} opened={w.event_id === open} key={w.event_id} />
             ))}
           </ol>
         )}
@@ -35,13 +51,14 @@ export function Webhooks() {
   );
 }
 
-function WebhookRow({ w, onRetried }) {
+function WebhookRow({ w, onRetried, opened }) {
+  const [shown, setShown] = useState(!!opened);
   // Routed again it may fail again: the API's answer says why, and the row
   // (status, retry_count) changed either way.
   const [retry, run] = useAction(() => post(`/api/webhook-events/${encodeURIComponent(w.event_id)}/retry`), onRetried);
   return (
     <li class={w.status === 'failed' ? 'failed' : ''} data-id={w.event_id}>
-      <details>
+      <details open={opened} class={opened ? 'highlight' : ''} onToggle={(e) => setShown(e.currentTarget.open)}>
         <summary>
           <time>{fmtTime(w.received_at)}</time> <code>{w.provider}</code> <code class="type">{w.event_type}</code>{' '}
           <Badge value={w.status} /> <span class="muted">{w.provider_event_id}</span>
@@ -51,6 +68,7 @@ function WebhookRow({ w, onRetried }) {
           {w.error_message ? <div class="error">{w.error_message}</div> : null}
           <p>
             <a href={`${base}/events?execution_id=${encodeURIComponent(w.event_id)}`}>Events of this delivery</a>
+            {shown ? <WebhookTrace w={w} /> : null}
           </p>
           <h4>Stored payload (redacted)</h4>
           <Json value={w.payload} />

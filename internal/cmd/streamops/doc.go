@@ -13,13 +13,15 @@
 //	streamops dead-letters requeue ID POST /api/dead-letters/{id}/requeue (or -all)
 //	streamops outbox requeue ID       POST /api/outbox/{id}/requeue
 //	streamops rerun [-from-step S] WF  POST /api/workflows/{id}/rerun: a new attempt
+//	streamops trace [-json] TRACE_ID  GET /api/traces/{traceId}, printed as a tree
 //	streamops stats [-window 1h]      GET /api/stats
 //	streamops openapi                 the OpenAPI document GET /api/openapi.json serves
 //
 // The client subcommands take -url and -token (env STREAMOPS_URL,
 // STREAMOPS_ADMIN_TOKEN) and speak only the API's HTTP and JSON, so they
 // work the same against a deployed API; answers are read into the API's
-// own response types (httpapi.DeadLetterResponse, httpapi.ReplayResponse),
+// own response types (httpapi.DeadLetterResponse, httpapi.ReplayResponse,
+// traceview.View),
 // never the store's documents. What must not live here: the stack itself
 // (internal/local) and anything the API decides.
 package main

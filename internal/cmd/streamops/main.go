@@ -36,6 +36,7 @@ const usage = `usage: streamops <command> [flags]
   rerun [-from-step S] [-key K] WORKFLOW_ID
                               rerun a workflow from its failed step (or step S): a new attempt
   stats                       counts by status and type (GET /api/stats)
+  trace [-json] TRACE_ID      one trace from the webhook to the partner, as a tree (GET /api/traces/{traceId})
   openapi                     print the OpenAPI document this build's API serves (make openapi-lint lints it)
 
 Client commands take -url (STREAMOPS_URL, default http://127.0.0.1:8080) and
@@ -65,6 +66,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		err = outboxCmd(ctx, rest, stdout, stderr)
 	case "rerun":
 		err = rerun(ctx, rest, stdout, stderr)
+	case "trace":
+		err = traceCmd(ctx, rest, stdout, stderr)
 	case "stats":
 		err = stats(ctx, rest, stdout, stderr)
 	case "openapi":

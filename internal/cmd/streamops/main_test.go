@@ -25,6 +25,8 @@ import (
 	"github.com/streamops/streamops/internal/store"
 	"github.com/streamops/streamops/internal/submit"
 	"github.com/streamops/streamops/internal/testenv"
+	"github.com/streamops/streamops/internal/traceview"
+	"github.com/streamops/streamops/internal/traceview/traceviewtest"
 )
 
 // TestRunStartsTheStackAndStopsOnSignal runs `streamops run` as make run
@@ -430,4 +432,57 @@ func TestOpsRerunStartsANewAttempt(t *testing.T) {
 	code, _, errOut = a.ops(t, "", "rerun", "wf-unknown")
 	assert.NotEqual(t, 0, code)
 	assert.Contains(t, errOut, "404 not_found")
+}
+
+// TestOpsTracePrintsTheTree: `streamops trace ID` prints the stored trace
+// as the API draws it, a node per line indented by depth, with offset,
+// duration, kind, name, status and an attempt's error; -json prints the
+// answer as it is; a bad id and an unknown trace are the API's errors.
+func TestOpsTracePrintsTheTree(t *testing.T) {
+	a := newAPI(t)
+	f := traceviewtest.Store(t, a.Store, nil)
+
+	code, out, errOut := a.ops(t, "", "trace", traceviewtest.TraceID)
+	require.Equal(t, 0, code, errOut)
+	lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
+	assert.Regexp(t, `^trace `+traceviewtest.TraceID+`: 24 nodes, `, lines[0])
+	assert.Regexp(t, `^OFFSET\s+DURATION\s+NODE$`, lines[1])
+	require.Len(t, lines, 2+24)
+	for _, want := range []string{
+		`(?m)^\+0ms\s+-\s+webhook stripe invoice\.finalized  received$`,
+		`(?m)^\+1ms\s+-\s+  event webhook\.received$`,
+		`(?m)^\+3ms\s+47ms\s+  workflow Invoice Sync  completed$`,
+		`(?m)^\+22ms\s+18ms\s+    step deliver  completed$`,
+		`(?m)^\+\S+\s+-\s+      delivery acme  pending$`,
+		`(?m)^\+41ms\s+40ms\s+        attempt HTTP 500  failed  \(HTTP 500\)$`,
+		`(?m)^\+90ms\s+5ms\s+        attempt no answer  failed  \(connection refused\)$`,
+		`(?m)^\+150ms\s+12ms\s+        attempt HTTP 200  completed$`,
+		`(?m)^\+12ms\s+-\s+      deadletter task\.failed processing-failed  open$`,
+		`(?m)^\+70ms\s+-\s+    event workflow\.created \(replay\)$`,
+	} {
+		assert.Regexp(t, want, out)
+	}
+
+	code, out, errOut = a.ops(t, "", "trace", "-json", traceviewtest.TraceID)
+	require.Equal(t, 0, code, errOut)
+	var v traceview.View
+	require.NoError(t, json.Unmarshal([]byte(out), &v))
+	assert.Len(t, v.Nodes, 24)
+	assert.Equal(t, "webhook:"+f.WebhookID, v.Nodes[0].ID)
+
+	for _, c := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"uppercase", []string{"trace", strings.ToUpper(traceviewtest.TraceID)}, "400 invalid_trace_id"},
+		{"unknown trace", []string{"trace", strings.Repeat("ab", 16)}, "404 not_found"},
+		{"no id", []string{"trace"}, "name one trace id"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			code, _, errOut := a.ops(t, "", c.args...)
+			assert.Equal(t, 1, code)
+			assert.Contains(t, errOut, c.want)
+		})
+	}
 }

@@ -70,6 +70,7 @@ func Run(t *testing.T, open Opener) {
 		{"ClaimTakesOnlyDueEntriesOldestFirst", testClaimDueOnly},
 		{"ExpiredLeasesAreReclaimed", testLeaseReclaim},
 		{"SettlingRecordsEachOutcome", testSettle},
+		{"SettlingAppendsToTheDeliveryLogKeepingTheLatest", testDeliveryLog},
 		{"AnOperatorsRequeueStartsANewRoundOfADeadLetterOnly", testRequeue},
 		{"PartnerFailedForRetryQuery", testPartnerRetryQuery},
 		{"PartnerHistoryQuery", testPartnerHistory},
@@ -615,6 +616,55 @@ func testSettle(t *testing.T, open Opener) {
 	got, _ = s.GetOutboxEntry(ctx(t), entries[1].OutboxID)
 	assert.Equal(t, status.OutboxDeadLetter, got.Status)
 	assert.Equal(t, 3, got.Attempts)
+}
+
+// testDeliveryLog: each settlement with an attempt appends one row to the
+// entry's delivery log in the settling update, its outcome the status
+// the settlement left; only the latest store.MaxDeliveryLog are kept; an
+// operator's requeue keeps the log and the trace.
+func testDeliveryLog(t *testing.T, open Opener) {
+	clock := NewClock()
+	s := open(t, store.Config{Now: clock.Now})
+	const tp = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"
+	e := outboxEntries(1, clock.Now(), 0)[0]
+	e.MaxAttempts, e.TraceParent, e.TraceID = store.MaxDeliveryLog+10, tp, tp[3:35]
+	enqueue(t, s, []store.OutboxEntry{e})
+	rounds := store.MaxDeliveryLog + 3
+	for i := 1; i <= rounds; i++ {
+		claimed := claimAll(t, s, clock.Now(), 1)[e.OutboxID]
+		assert.Empty(t, claimed.DeliveryLog, "a claim does not read the log")
+		st := store.Settlement{Entry: claimed, Outcome: status.OutcomeRetry, NextAttemptAt: clock.Now(), Error: "HTTP 500",
+			Attempt: &store.DeliveryAttempt{At: clock.Now(), DurationMs: int64(i), StatusCode: 500, Error: "HTTP 500", SpanID: fmt.Sprintf("%016x", i)}}
+		if i == rounds {
+			st = store.Settlement{Entry: claimed, Outcome: status.OutcomeDeadLettered, Error: "gave up",
+				Attempt: &store.DeliveryAttempt{At: clock.Now(), DurationMs: int64(i), Error: "timeout", SpanID: fmt.Sprintf("%016x", i)}}
+		}
+		n, err := s.SettleOutbox(ctx(t), st)
+		require.NoError(t, err)
+		require.Equal(t, 1, n)
+		clock.Advance(time.Second)
+	}
+	got, err := s.GetOutboxEntry(ctx(t), e.OutboxID)
+	require.NoError(t, err)
+	require.Len(t, got.DeliveryLog, store.MaxDeliveryLog, "the latest are kept")
+	for j, a := range got.DeliveryLog {
+		i := rounds - store.MaxDeliveryLog + 1 + j // oldest first
+		assert.Equal(t, int64(i), a.DurationMs, "row %d", j)
+		assert.Equal(t, fmt.Sprintf("%016x", i), a.SpanID, "row %d", j)
+		if i == rounds {
+			assert.Equal(t, status.OutboxDeadLetter, a.Outcome)
+			assert.Equal(t, 0, a.StatusCode)
+			assert.Equal(t, "timeout", a.Error)
+		} else {
+			assert.Equal(t, status.OutboxFailed, a.Outcome, "row %d", j)
+			assert.Equal(t, 500, a.StatusCode, "row %d", j)
+		}
+	}
+	requeued, err := s.RequeueOutboxEntry(ctx(t), e.OutboxID, "op")
+	require.NoError(t, err)
+	assert.Equal(t, got.DeliveryLog, requeued.DeliveryLog, "a requeue keeps the log")
+	assert.Equal(t, tp, requeued.TraceParent, "and the trace")
+	assert.Equal(t, tp[3:35], requeued.TraceID)
 }
 
 func partnerEvent(partner, entity, eventStatus string, attempts int, created time.Time) store.PartnerEvent {
