@@ -53,11 +53,12 @@ func startSend(ctx context.Context, topic string, envs []events.Envelope) (conte
 // recordTrace makes the trace context headers of one call's records: an
 // event of the call's trace (or of none) carries the call's span; an event
 // of another trace (a retry-sweeper's batch of unrelated events) carries
-// its own trace, continued as tracing.Resume would (SpanContextOf, seeded
-// with the event id), so every record's traceparent names its event's
-// metadata.traceId.
+// its own trace, under the span ctx registered for that trace
+// (tracing.ParentOf: a Kafka batch's record spans) or continued as
+// tracing.Resume would (seeded with the event id), so every record's
+// traceparent names its event's metadata.traceId.
 type recordTrace struct {
-	p       *tracing.Provider
+	ctx     context.Context
 	traceID string
 	// shared is the call's headers for the current schema version;
 	// context is the call's trace context headers alone.
@@ -65,7 +66,7 @@ type recordTrace struct {
 }
 
 func newRecordTrace(ctx context.Context) *recordTrace {
-	t := &recordTrace{p: tracing.ProviderFrom(ctx), traceID: tracing.TraceID(ctx)}
+	t := &recordTrace{ctx: ctx, traceID: tracing.TraceID(ctx)}
 	tp, ts := tracing.Traceparent(ctx)
 	t.context = []kgo.RecordHeader{{Key: tracing.TraceparentHeader, Value: []byte(tp)}}
 	if ts != "" && len(ts) <= maxTracestate {
@@ -83,7 +84,7 @@ func (t *recordTrace) headers(env *events.Envelope) []kgo.RecordHeader {
 		id = env.Metadata.TraceID
 	}
 	if id != "" && id != t.traceID {
-		if sc, ok := t.p.SpanContextOf(id, env.EventID); ok {
+		if sc, ok := tracing.ParentOf(t.ctx, id, env.EventID); ok {
 			h := make([]kgo.RecordHeader, 3)
 			copy(h, recordHeaders(env.SchemaVersion))
 			h[2] = kgo.RecordHeader{Key: tracing.TraceparentHeader, Value: appendTraceparent(make([]byte, 0, traceparentLen), sc)}

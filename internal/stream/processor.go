@@ -132,6 +132,9 @@ func storable(raw []byte) error {
 func (p *Processor) HandleKafkaEvent(ctx context.Context, ev lambdaevents.KafkaEvent) error {
 	start := time.Now()
 	ctx, span := p.startBatch(ctx)
+	// The events the batch emits name the span of the record they come
+	// from (startRecord registers it), not one derived from their ids.
+	ctx = tracing.WithParents(ctx)
 	b := &Batch{proc: p}
 	var records, skipped int
 	var spans []trace.Span

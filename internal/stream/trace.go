@@ -49,6 +49,7 @@ func startRecord(batch context.Context, m *Message) {
 		opts = append(opts, trace.WithLinks(trace.Link{SpanContext: bs.SpanContext()}))
 	}
 	_, m.span = tracing.Start(ctx, "process "+m.Topic, opts...)
+	tracing.AddParent(batch, m.span.SpanContext())
 	if !m.span.IsRecording() {
 		return
 	}

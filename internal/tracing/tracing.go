@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"net/url"
 	"strings"
+	"sync"
 	"time"
 
 	"go.opentelemetry.io/otel/codes"
@@ -246,4 +247,53 @@ func (p *Provider) SpanContextOf(traceID, seed string) (trace.SpanContext, bool)
 		flags = trace.FlagsSampled
 	}
 	return trace.NewSpanContext(trace.SpanContextConfig{TraceID: tid, SpanID: sid, TraceFlags: flags, Remote: true}), true
+}
+
+type parentsKey struct{}
+
+// parents are the spans registered per trace (AddParent).
+type parents struct {
+	mu sync.Mutex
+	m  map[trace.TraceID]trace.SpanContext
+}
+
+// WithParents returns ctx that remembers, per trace, a span that what is
+// published later under ctx in that trace names as its parent
+// (AddParent, ParentOf). A Kafka batch handles records of many traces and
+// publishes their events together under the batch's context: each event
+// then names its record's span, which is exported, rather than a span id
+// derived from the event id, which no receiver ever gets.
+func WithParents(ctx context.Context) context.Context {
+	return context.WithValue(ctx, parentsKey{}, &parents{m: map[trace.TraceID]trace.SpanContext{}})
+}
+
+// AddParent registers sc as its trace's parent in ctx (WithParents); the
+// first span of a trace stays. Without WithParents it does nothing.
+func AddParent(ctx context.Context, sc trace.SpanContext) {
+	p, _ := ctx.Value(parentsKey{}).(*parents)
+	if p == nil || !sc.IsValid() {
+		return
+	}
+	p.mu.Lock()
+	if _, ok := p.m[sc.TraceID()]; !ok {
+		p.m[sc.TraceID()] = sc
+	}
+	p.mu.Unlock()
+}
+
+// ParentOf is the span context that work of trace traceID published under
+// ctx continues: the span AddParent registered for the trace, else the
+// one Resume derives from seed (SpanContextOf).
+func ParentOf(ctx context.Context, traceID, seed string) (trace.SpanContext, bool) {
+	if p, _ := ctx.Value(parentsKey{}).(*parents); p != nil {
+		if tid, err := trace.TraceIDFromHex(traceID); err == nil {
+			p.mu.Lock()
+			sc, ok := p.m[tid]
+			p.mu.Unlock()
+			if ok {
+				return sc, true
+			}
+		}
+	}
+	return ProviderFrom(ctx).SpanContextOf(traceID, seed)
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.opentelemetry.io/otel/codes"
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
+	"go.opentelemetry.io/otel/trace"
 
 	"github.com/streamops/streamops/internal/tracing"
 )
@@ -181,4 +182,39 @@ func TestNewRefusesABadConfiguration(t *testing.T) {
 		_, err := tracing.New(cfg)
 		assert.Error(t, err, name)
 	}
+}
+
+func TestParentOfNamesTheRegisteredSpanOfATrace(t *testing.T) {
+	p, _ := enabled(t, 1)
+	base := tracing.WithProvider(context.Background(), p)
+	batch := tracing.WithParents(base)
+	first, _ := tracing.Start(tracing.FromTraceparent(batch, callerParent, ""), "record 1")
+	second, _ := tracing.Start(tracing.FromTraceparent(batch, callerParent, ""), "record 2")
+	tracing.AddParent(batch, trace.SpanContextFromContext(first))
+	tracing.AddParent(batch, trace.SpanContextFromContext(second))
+	derived, ok := p.SpanContextOf(callerTrace, "evt-1")
+	require.True(t, ok)
+	other := "0af7651916cd43dd8448eb211c80319c"
+	otherDerived, _ := p.SpanContextOf(other, "evt-2")
+	for _, tc := range []struct {
+		name    string
+		ctx     context.Context
+		traceID string
+		seed    string
+		want    string
+	}{
+		{name: "registered: the first span of the trace", ctx: batch, traceID: callerTrace, seed: "evt-1", want: tracing.SpanID(first)},
+		{name: "registered, under a derived context", ctx: context.WithValue(batch, struct{}{}, 1), traceID: callerTrace, seed: "evt-1", want: tracing.SpanID(first)},
+		{name: "another trace: derived", ctx: batch, traceID: other, seed: "evt-2", want: otherDerived.SpanID().String()},
+		{name: "no registry: derived", ctx: base, traceID: callerTrace, seed: "evt-1", want: derived.SpanID().String()},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			sc, ok := tracing.ParentOf(tc.ctx, tc.traceID, tc.seed)
+			require.True(t, ok)
+			assert.Equal(t, tc.traceID, sc.TraceID().String())
+			assert.Equal(t, tc.want, sc.SpanID().String())
+		})
+	}
+	_, ok = tracing.ParentOf(batch, "not-a-trace", "evt-1")
+	assert.False(t, ok)
 }
