@@ -44,9 +44,13 @@ type Config struct {
 	// (tests).
 	Exporter sdktrace.SpanExporter
 	// BatchTimeout is how long a finished span may wait before it is
-	// exported in the background. Default 1 s. Lambda flushes at the end
-	// of each invocation anyway (Flush).
+	// exported in the background. Default 1 s. Ignored with PerInvocation.
 	BatchTimeout time.Duration
+	// PerInvocation holds the spans until Flush and exports them then, on
+	// the caller's goroutine, instead of in batches in the background: a
+	// Lambda function flushes at the end of each invocation, before the
+	// instance may be frozen (app.Traced).
+	PerInvocation bool
 }
 
 // Provider starts the spans of one function. The zero value and nil are
@@ -86,8 +90,12 @@ func New(cfg Config) (*Provider, error) {
 		return nil, fmt.Errorf("tracing: resource: %w", err)
 	}
 	ratio := sdktrace.TraceIDRatioBased(cfg.SampleRatio)
+	processor := sdktrace.NewBatchSpanProcessor(exp, sdktrace.WithBatchTimeout(cfg.BatchTimeout))
+	if cfg.PerInvocation {
+		processor = &invocationProcessor{exp: exp}
+	}
 	tp := sdktrace.NewTracerProvider(
-		sdktrace.WithBatcher(exp, sdktrace.WithBatchTimeout(cfg.BatchTimeout)),
+		sdktrace.WithSpanProcessor(processor),
 		sdktrace.WithResource(res),
 		sdktrace.WithSampler(sdktrace.ParentBased(ratio)))
 	return &Provider{tp: tp, tracer: tp.Tracer("github.com/streamops/streamops"), sampler: ratio}, nil
