@@ -139,17 +139,17 @@ func BenchmarkWebhookThroughput(b *testing.B) {
 }
 
 // tracingDeliveries is how many deliveries each side of
-// BenchmarkWebhookTracing sends in a row before the other side's turn.
+// BenchmarkWebhookTracing sends in a row before the next side's turn.
 const tracingDeliveries = 100
 
 // BenchmarkWebhookTracing is what tracing costs the webhook function: the
 // same signed deliveries through the function's handler (apigw.Handler
 // over httpapi.Webhooks, with the webhook function's emitter) with tracing
-// off and on, taking turns within each iteration (in alternating order, as
-// the store grows under both) so the machine's drift touches both alike.
-// "on" records every span (ratio 1) and exports them to an OTLP/HTTP
-// receiver on loopback after each delivery, as app.Traced does at the end
-// of each Lambda invocation.
+// off, on with every trace recorded (ratio 1), and on at the deployed
+// default ratio (0.05), taking turns within each iteration (in rotating
+// order, as the store grows under all) so the machine's drift touches each
+// alike. "On" runs as on Lambda (app.Traced): the spans are exported at
+// the end of each delivery, to an OTLP/HTTP receiver on loopback.
 func BenchmarkWebhookTracing(b *testing.B) {
 	b.Run("off-vs-on", func(b *testing.B) {
 		ctx := context.Background()
@@ -166,19 +166,29 @@ func BenchmarkWebhookTracing(b *testing.B) {
 			exports.Add(1)
 		}))
 		defer receiver.Close()
-		on, err := tracing.New(tracing.Config{Service: "streamops-webhook", Enabled: true, Endpoint: receiver.URL, SampleRatio: 1})
-		require.NoError(b, err)
-		defer func() { _ = on.Shutdown(ctx) }()
-		off, err := tracing.New(tracing.Config{})
+		sides := []struct {
+			name  string
+			p     *tracing.Provider
+			took  time.Duration
+			flush time.Duration
+		}{{name: "off"}, {name: "on"}, {name: "sampled"}}
+		for i, ratio := range map[int]float64{1: 1, 2: 0.05} {
+			sides[i].p, err = tracing.New(tracing.Config{Service: "streamops-webhook", Enabled: true, Endpoint: receiver.URL,
+				SampleRatio: ratio, PerInvocation: true})
+			require.NoError(b, err)
+			defer func() { _ = sides[i].p.Shutdown(ctx) }()
+		}
+		sides[0].p, err = tracing.New(tracing.Config{})
 		require.NoError(b, err)
 		p, _ := s.providers.Provider("github")
-		var took [2]time.Duration
-		op := 0
-		deliver := func(side int, prov *tracing.Provider) {
+		op, seq := 0, 0
+		deliver := func(side int) {
+			prov := sides[side].p
 			start := time.Now()
-			for i := range tracingDeliveries {
-				raw := []byte(fmt.Sprintf(`{"ref":"refs/heads/main","after":"%040d","repository":{"full_name":"acme/app"}}`, op*2*tracingDeliveries+side*tracingDeliveries+i))
-				h, err := p.Sign(raw, "gh-secret", provider.SignOptions{ID: fmt.Sprint("t-", op, "-", side, "-", i), EventType: "push"})
+			for range tracingDeliveries {
+				seq++
+				raw := []byte(fmt.Sprintf(`{"ref":"refs/heads/main","after":"%040d","repository":{"full_name":"acme/app"}}`, seq))
+				h, err := p.Sign(raw, "gh-secret", provider.SignOptions{ID: fmt.Sprint("t-", seq), EventType: "push"})
 				if err != nil {
 					b.Fatal(err)
 				}
@@ -189,28 +199,31 @@ func BenchmarkWebhookTracing(b *testing.B) {
 				ictx := tracing.WithProvider(ctx, prov)
 				resp, err := fn(ictx, lambdaevents.APIGatewayV2HTTPRequest{Version: apigw.PayloadVersion, RouteKey: "POST /webhooks/{provider}",
 					RawPath: "/webhooks/github", Headers: headers, Body: string(raw), PathParameters: map[string]string{"provider": "github"},
-					RequestContext: lambdaevents.APIGatewayV2HTTPRequestContext{RequestID: fmt.Sprint("req-", op, side, i),
+					RequestContext: lambdaevents.APIGatewayV2HTTPRequestContext{RequestID: fmt.Sprint("req-", seq),
 						HTTP: lambdaevents.APIGatewayV2HTTPRequestContextHTTPDescription{Method: http.MethodPost, Path: "/webhooks/github"}}})
 				if err != nil || resp.StatusCode != http.StatusAccepted {
 					b.Fatalf("status %d, %v: %s", resp.StatusCode, err, resp.Body)
 				}
+				flushed := time.Now()
 				if err := prov.Flush(ictx); err != nil {
 					b.Fatal(err)
 				}
+				sides[side].flush += time.Since(flushed)
 			}
-			took[side] += time.Since(start)
+			sides[side].took += time.Since(start)
 		}
-		providers := [2]*tracing.Provider{off, on}
 		for b.Loop() {
-			first := op % 2
-			deliver(first, providers[first])
-			deliver(1-first, providers[1-first])
+			for i := range sides {
+				deliver((op + i) % len(sides))
+			}
 			op++
 		}
 		em.Flush(ctx)
 		require.Positive(b, exports.Load(), "the spans reached the receiver")
 		n := float64(b.N * tracingDeliveries)
-		b.ReportMetric(n/took[0].Seconds(), "off-deliveries/s")
-		b.ReportMetric(n/took[1].Seconds(), "on-deliveries/s")
+		for _, side := range sides {
+			b.ReportMetric(n/side.took.Seconds(), side.name+"-deliveries/s")
+		}
+		b.ReportMetric(float64(sides[1].flush.Microseconds())/n, "on-flush-us/delivery")
 	})
 }
