@@ -31,7 +31,7 @@ import (
 // The benchmarks of the table: the sides each ratio needs, not their
 // slow one-at-a-time baselines (run those with go test directly).
 const (
-	benchTop = `^Benchmark(WebhookThroughput|Produce|WorkflowProcessor|TaskProcessor|StoreCommands|StartToReady|EventInsertIndexCost|ReplayThroughput|WebhookDuringReplay)$`
+	benchTop = `^Benchmark(WebhookThroughput|Produce|WorkflowProcessor|TaskProcessor|StoreCommands|StartToReady|EventInsertIndexCost|ReplayThroughput|WebhookDuringReplay|WebhookTracing)$`
 	benchSub = `^(floor|minimum|handler|raw|bus|batch|claim-batch|function|indexes|replay-vs-floor|p99)`
 )
 

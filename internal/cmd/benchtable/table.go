@@ -72,6 +72,24 @@ func (t *table) build(results map[string]map[string]result, engines []string, si
 			"BenchmarkWebhookThroughput/handler", "BenchmarkWebhookThroughput/floor", "deliveries/s", 0.5)
 	}
 	for _, e := range engines {
+		t.ratioOf(results[e], e, "webhook function, tracing on at the deployed ratio 0.05 / off",
+			metric{"BenchmarkWebhookTracing/off-vs-on", "sampled-deliveries/s"}, metric{"BenchmarkWebhookTracing/off-vs-on", "off-deliveries/s"}, 0.95)
+	}
+	// Every trace recorded and exported at the end of each request (as
+	// Lambda must, before a freeze): measured, the export's loopback
+	// round trip shown beside it.
+	for _, e := range engines {
+		r := results[e]["BenchmarkWebhookTracing/off-vs-on"]
+		row := row{measure: "webhook function, tracing on at ratio 1 (every request's spans exported) / off", engine: e, info: true, goal: "-"}
+		if r["off-deliveries/s"] > 0 && r["on-deliveries/s"] > 0 {
+			row.measured = fmt.Sprintf("%s vs %s deliveries/s (export %.0f µs a request)", num(r["on-deliveries/s"]), num(r["off-deliveries/s"]), r["on-flush-us/delivery"])
+			row.figure = fmt.Sprintf("%.2f", r["on-deliveries/s"]/r["off-deliveries/s"])
+		} else {
+			row.missing = true
+		}
+		t.add(row)
+	}
+	for _, e := range engines {
 		t.ratio(results[e], e, "webhook contract minimum / floor (bound for any handler)",
 			"BenchmarkWebhookThroughput/minimum", "BenchmarkWebhookThroughput/floor", "deliveries/s", 0.5)
 	}
