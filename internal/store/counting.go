@@ -85,8 +85,13 @@ func newCommandSpans(database, collection string) *commandSpans {
 var clientSpan = []trace.SpanStartOption{trace.WithSpanKind(trace.SpanKindClient)}
 
 // startSpan starts the span of command op, its attributes set only when
-// it is recorded.
+// it is recorded. A command outside any trace (a background flush of
+// coalesced marks) starts none: a trace of one store command says nothing,
+// and with tracing off it would cost two random ids.
 func (c countingCollection) startSpan(ctx context.Context, op command) (context.Context, trace.Span) {
+	if !trace.SpanContextFromContext(ctx).IsValid() {
+		return ctx, trace.SpanFromContext(ctx)
+	}
 	ctx, span := tracing.Start(ctx, c.spans.names[op], clientSpan...)
 	if span.IsRecording() {
 		span.SetAttributes(semconv.DBSystemNameMongoDB, semconv.DBCollectionName(c.spans.collection),

@@ -74,6 +74,17 @@ func TestEveryStoreCommandIsOneClientSpan(t *testing.T) {
 		})
 	}
 
+	t.Run("a command outside any trace starts none", func(t *testing.T) {
+		exp := tracetest.NewInMemoryExporter()
+		p, err := tracing.New(tracing.Config{Enabled: true, SampleRatio: 1, Exporter: exp})
+		require.NoError(t, err)
+		defer func() { _ = p.Shutdown(context.Background()) }()
+		_, err = s.GetEvent(tracing.WithProvider(context.Background(), p), env.EventID)
+		require.NoError(t, err)
+		require.NoError(t, p.Flush(context.Background()))
+		assert.Empty(t, exp.GetSpans(), "no trace of one store command")
+	})
+
 	t.Run("tracing off records nothing", func(t *testing.T) {
 		rec := tracetest.NewSpanRecorder()
 		sdk := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(rec))
