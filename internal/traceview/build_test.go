@@ -111,3 +111,40 @@ func TestWorkflowStepsShowWhereItStands(t *testing.T) {
 		})
 	}
 }
+
+// TestAParentEnclosesItsChildren: a node starts no later than what hangs
+// under it (a webhook row is stored a moment after its webhook.received
+// event is stamped), and its duration grows to match; a node already
+// starting first keeps its times.
+func TestAParentEnclosesItsChildren(t *testing.T) {
+	t0 := time.Date(2026, 3, 1, 10, 0, 0, 0, time.UTC)
+	at := func(ms int) *time.Time { v := t0.Add(time.Duration(ms) * time.Millisecond); return &v }
+	for _, tt := range []struct {
+		name               string
+		parentStart, child int
+		wantStart, wantDur int64
+	}{
+		{"child first: the parent starts with it", 30, 0, 0, 80},
+		{"grandchild first", 30, 10, 0, 80},
+		{"parent first: unchanged", 0, 10, 0, 80},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			parent := draft{Node: Node{ID: "webhook:w", Kind: KindWebhook, StartedAt: *at(tt.parentStart)}}
+			parent.span(at(80))
+			child := draft{Node: Node{ID: "workflow:f", Kind: KindWorkflow, StartedAt: *at(tt.child)}, parents: []string{"webhook:w"}}
+			grand := draft{Node: Node{ID: "event:e", Kind: KindEvent, StartedAt: *at(0)}, parents: []string{"workflow:f"}}
+			if tt.name != "grandchild first" {
+				grand.StartedAt = *at(tt.child)
+			}
+			v := build("t", false, []draft{parent, child, grand})
+			require.Len(t, v.Nodes, 3)
+			assert.Equal(t, "webhook:w", v.Nodes[0].ID)
+			assert.Equal(t, tt.wantStart, v.Nodes[0].OffsetMs)
+			require.NotNil(t, v.Nodes[0].DurationMs)
+			assert.Equal(t, tt.wantDur, *v.Nodes[0].DurationMs)
+			for _, n := range v.Nodes[1:] {
+				assert.GreaterOrEqual(t, n.StartedAt, v.Nodes[0].StartedAt, n.ID)
+			}
+		})
+	}
+}

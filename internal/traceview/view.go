@@ -132,6 +132,29 @@ func build(traceID string, truncated bool, drafts []draft) View {
 		}
 		children[n.ParentID] = append(children[n.ParentID], i)
 	}
+	// A node starts no later than what hangs under it: the waterfall draws
+	// a parent around its children (a webhook row is stored a moment after
+	// its webhook.received event is stamped). Its duration follows.
+	enclosed := make([]bool, len(nodes))
+	var enclose func(i int) time.Time
+	enclose = func(i int) time.Time {
+		if enclosed[i] {
+			return nodes[i].StartedAt
+		}
+		enclosed[i] = true
+		for _, c := range children[nodes[i].ID] {
+			if cs := enclose(c); !cs.IsZero() && (nodes[i].StartedAt.IsZero() || cs.Before(nodes[i].StartedAt)) {
+				if !nodes[i].StartedAt.IsZero() {
+					nodes[i].StartedAt = cs
+					nodes[i].span(nodes[i].EndedAt)
+				}
+			}
+		}
+		return nodes[i].StartedAt
+	}
+	for i := range nodes {
+		enclose(i)
+	}
 	startOf := func(i int) time.Time {
 		if nodes[i].StartedAt.IsZero() {
 			return v.StartedAt
