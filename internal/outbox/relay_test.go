@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -36,6 +37,13 @@ type partner struct {
 	byID   map[string]int
 	// traceparents are the requests' traceparent headers, in order.
 	traceparents []string
+}
+
+// seenTraceparents is a copy of the requests' traceparent headers so far.
+func (p *partner) seenTraceparents() []string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return slices.Clone(p.traceparents)
 }
 
 // hang in a partner's script answers nothing until the relay gives up.
