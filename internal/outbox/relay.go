@@ -442,7 +442,7 @@ func (r *Relay) deliverBatch(ctx context.Context, claimed []Entry) (Stats, error
 // settleOutcomes records a group's outcomes: the outbox settlements with
 // one bulk write, then the partner attempts.
 func (r *Relay) settleOutcomes(ctx context.Context, group []outcome, st *Stats) error {
-	settlements, attempts := r.settle(group, st)
+	settlements, attempts := r.settle(ctx, group, st)
 	if _, err := r.cfg.Store.SettleOutbox(ctx, settlements...); err != nil {
 		return err
 	}
@@ -489,7 +489,7 @@ func (r *Relay) deliverToPartner(ctx context.Context, p Partner, idx []int, outc
 
 // settle turns outcomes into outbox settlements and partner attempt
 // records; a retry is due its delay after the attempt ended.
-func (r *Relay) settle(outcomes []outcome, st *Stats) ([]store.Settlement, []store.PartnerAttempt) {
+func (r *Relay) settle(ctx context.Context, outcomes []outcome, st *Stats) ([]store.Settlement, []store.PartnerAttempt) {
 	settlements := make([]store.Settlement, 0, len(outcomes))
 	var attempts []store.PartnerAttempt
 	for _, o := range outcomes {
@@ -516,7 +516,7 @@ func (r *Relay) settle(outcomes []outcome, st *Stats) ([]store.Settlement, []sto
 		default:
 			errMsg = o.err.Error()
 			st.DeadLettered++
-			r.cfg.Logger.Warn("outbox entry dead-lettered", "outboxId", e.ID, "target", e.Target,
+			r.cfg.Logger.WarnContext(e.Context(ctx), "outbox entry dead-lettered", "outboxId", e.ID, "target", e.Target,
 				"attempts", e.Attempts, "error", o.err)
 		}
 		var a *Attempt

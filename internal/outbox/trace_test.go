@@ -1,7 +1,11 @@
 package outbox_test
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
+	"log/slog"
+	"net/http"
 	"strings"
 	"testing"
 	"time"
@@ -124,4 +128,32 @@ func TestPartnerDeliveriesCarryTheEntrysTraceAndLogEachAttempt(t *testing.T) {
 			assert.Equal(t, len(tc.want), clients, "one CLIENT span per request")
 		})
 	}
+}
+
+// TestADeadLetteredDeliveryIsLoggedInItsTrace: the warning on-call reads
+// when a partner refuses a delivery for good carries the entry's trace.
+func TestADeadLetteredDeliveryIsLoggedInItsTrace(t *testing.T) {
+	const traceID = "4bf92f3577b34da6a3ce929d0e0e4736"
+	h := newHarness(t, http.StatusGone)
+	var logs bytes.Buffer
+	logger := slog.New(tracing.LogHandler(slog.NewJSONHandler(&logs, nil)))
+	e := store.OutboxEntry{OutboxID: "out-gone", AggregateType: "workflow", AggregateID: "wf-1", EventType: "workflow.records",
+		TargetProvider: "acme", Payload: store.JSONDoc(`{"records":[]}`), NextAttemptAt: h.clock.Now(), TraceID: traceID,
+		TraceParent: "00-" + traceID + "-00f067aa0ba902b7-01"}
+	_, err := h.Store.EnqueueOutbox(context.Background(), e)
+	require.NoError(t, err)
+	_, err = h.relay(t, func(cfg *outbox.Config) { cfg.Logger = logger }).Run(context.Background())
+	require.NoError(t, err)
+	got, err := h.Store.GetOutboxEntry(context.Background(), e.OutboxID)
+	require.NoError(t, err)
+	require.Equal(t, status.OutboxDeadLetter, got.Status)
+	var found bool
+	for _, line := range bytes.Split(logs.Bytes(), []byte("\n")) {
+		var m map[string]any
+		if json.Unmarshal(line, &m) == nil && m["msg"] == "outbox entry dead-lettered" {
+			found = true
+			assert.Equal(t, traceID, m["trace_id"])
+		}
+	}
+	assert.True(t, found, "the dead-lettered warning was logged:\n%s", logs.String())
 }
