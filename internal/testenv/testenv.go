@@ -51,14 +51,7 @@ func New(tb testing.TB, opts Options) *Env {
 	tb.Cleanup(e.Bus.Close)
 	require.NoError(tb, e.Bus.EnsureTopics(ctx))
 
-	if opts.Store.EventTTL == 0 {
-		// Tests run on fixed clocks in the past (storetest.NewClock is in
-		// January 2026): with the 90-day default their events and partner
-		// events would already be due for a TTL sweep, which a MongoDB
-		// server with a fast TTL monitor (CI's FerretDB sweeps every second)
-		// runs in the middle of a test.
-		opts.Store.EventTTL = 100 * 365 * 24 * time.Hour
-	}
+	// A test clock keeps what it stores (storetest.Configure).
 	e.Store = storetest.Open(tb, opts.Store)
 
 	if opts.PublishTimeout == 0 {

@@ -107,6 +107,19 @@ func Require(tb testing.TB, f Feature) {
 func Configure(tb testing.TB, cfg store.Config) store.Config {
 	tb.Helper()
 	record(tb)
+	// A test clock (NewClock) reads a fixed day in the past: with the
+	// default retention, what it dates (a webhook row's expire_at) is
+	// expired as it is stored, and an engine's TTL sweep deleted such rows
+	// mid-test, now and then. Unless a test sets a retention, what is
+	// stored under a test clock is kept.
+	if cfg.Now != nil {
+		if cfg.EventTTL == 0 {
+			cfg.EventTTL = testClockRetention
+		}
+		if cfg.WebhookEventTTL == 0 {
+			cfg.WebhookEventTTL = testClockRetention
+		}
+	}
 	if Engine() != store.EngineMongoDB {
 		return cfg
 	}
@@ -121,6 +134,10 @@ func Configure(tb testing.TB, cfg store.Config) store.Config {
 	tb.Cleanup(func() { drop(tb, dropped) })
 	return cfg
 }
+
+// testClockRetention is the retention of a store under a test clock
+// when the test sets none (Configure): a century.
+const testClockRetention = 100 * 365 * 24 * time.Hour
 
 // Open opens a fresh, empty store with cfg on the current engine and
 // closes it (and drops its database on MongoDB) when the test ends.
