@@ -345,7 +345,15 @@ func testWebhookLifecycle(t *testing.T, open Opener) {
 	require.NoError(t, err)
 	assert.Equal(t, status.WebhookReceived, stored.Status)
 	assert.Equal(t, store.WebhookEventID("github", "d-1"), stored.EventID)
-	assert.Equal(t, clock.Now().Add(90*24*time.Hour), stored.ExpireAt, "expire_at: received_at + 90 days by default")
+	// Under a test clock Configure keeps rows for a century (the clock is
+	// in the past); the default retention is seen on a store without one.
+	real := open(t, store.Config{})
+	receivedAt := time.Now().UTC().Truncate(time.Millisecond)
+	fresh, err := real.InsertWebhookEvent(ctx(t), store.WebhookEvent{Provider: "github", ProviderEventID: "d-default", EventType: "push",
+		ReceivedAt: receivedAt, Payload: store.JSONDoc(`{}`)})
+	require.NoError(t, err)
+	assert.Equal(t, receivedAt.Add(90*24*time.Hour), fresh.ExpireAt, "expire_at: received_at + 90 days by default")
+	assert.True(t, stored.ExpireAt.After(clock.Now().Add(90*24*time.Hour)), "kept past the default under a test clock")
 
 	dup, err := s.InsertWebhookEvent(ctx(t), store.WebhookEvent{Provider: "github", ProviderEventID: "d-1", EventType: "push",
 		Payload: store.JSONDoc(`{"changed":true}`)})
