@@ -4,9 +4,9 @@ import (
 	"context"
 	"fmt"
 	"net/http"
-	"net/url"
 	"slices"
 
+	"github.com/streamops/streamops/internal/provider"
 	"github.com/streamops/streamops/internal/status"
 	"github.com/streamops/streamops/internal/store"
 )
@@ -24,7 +24,7 @@ type PartnerConfig struct {
 	Name string
 	// URL is the endpoint the outbox relay POSTs to; empty when the
 	// partners file does not name the partner (nothing is delivered to it).
-	// The API shows it without credentials (see redactURL).
+	// The API shows it without credentials (see provider.RedactURL).
 	URL string
 	// Webhooks are the providers whose deliveries are this partner's
 	// inbound events.
@@ -63,37 +63,8 @@ type partnerWebhookView struct {
 	SignatureScheme string `json:"signatureScheme"`
 }
 
-// redacted stands in for a credential of a delivery URL.
-const redacted = "REDACTED"
-
-// redactURL is a delivery URL without what may be a credential: the user
-// information (https://user:password@…) and every query value
-// (?api_key=…) become REDACTED, the fragment is dropped. Scheme, host and
-// path stay, so an operator can tell which endpoint it is. A URL that does
-// not parse is not shown at all.
-func redactURL(raw string) string {
-	u, err := url.Parse(raw)
-	if err != nil || u.Host == "" {
-		return ""
-	}
-	if u.User != nil {
-		u.User = url.User(redacted)
-	}
-	if u.RawQuery != "" {
-		q := u.Query()
-		for k := range q {
-			for i := range q[k] {
-				q[k][i] = redacted
-			}
-		}
-		u.RawQuery = q.Encode()
-	}
-	u.Fragment, u.RawFragment = "", ""
-	return u.String()
-}
-
 func toPartnerConfig(c PartnerConfig) *partnerConfigView {
-	v := &partnerConfigView{Name: c.Name, DeliveryURL: redactURL(c.URL)}
+	v := &partnerConfigView{Name: c.Name, DeliveryURL: provider.RedactURL(c.URL)}
 	for _, w := range c.Webhooks {
 		v.Webhooks = append(v.Webhooks, partnerWebhookView{Provider: w.Provider,
 			Path: "/webhooks/" + w.Provider, SignatureScheme: w.SignatureScheme})

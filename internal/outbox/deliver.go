@@ -11,7 +11,6 @@ import (
 	"math/rand/v2"
 	"net/http"
 	"net/url"
-	"slices"
 	"strconv"
 	"time"
 
@@ -198,31 +197,18 @@ func unrecordedChild(ctx context.Context) context.Context {
 }
 
 // requestAttributes are the OpenTelemetry HTTP client attributes of a POST
-// to u; url.full is u as GET /api/partners shows a delivery URL: its user
-// information and every query value REDACTED (they may be credentials),
-// no fragment.
+// to u; url.full is u without its credentials, as GET /api/partners shows a
+// delivery URL (provider.RedactURL).
 func requestAttributes(u *url.URL) []attribute.KeyValue {
-	safe := *u
-	if safe.User != nil {
-		safe.User = url.User("REDACTED")
-	}
-	if safe.RawQuery != "" {
-		q := safe.Query()
-		for k, vs := range q {
-			q[k] = slices.Repeat([]string{"REDACTED"}, len(vs))
-		}
-		safe.RawQuery = q.Encode()
-	}
-	safe.Fragment, safe.RawFragment = "", ""
 	port := 443
-	if safe.Scheme == "http" {
+	if u.Scheme == "http" {
 		port = 80
 	}
-	if p, err := strconv.Atoi(safe.Port()); err == nil {
+	if p, err := strconv.Atoi(u.Port()); err == nil {
 		port = p
 	}
-	return []attribute.KeyValue{semconv.HTTPRequestMethodPost, semconv.URLFull(safe.String()),
-		semconv.ServerAddress(safe.Hostname()), semconv.ServerPort(port)}
+	return []attribute.KeyValue{semconv.HTTPRequestMethodPost, semconv.URLFull(provider.RedactURL(u.String())),
+		semconv.ServerAddress(u.Hostname()), semconv.ServerPort(port)}
 }
 
 // endClientSpan ends a partner request's span with what the attempt did:

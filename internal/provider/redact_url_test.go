@@ -1,9 +1,11 @@
-package httpapi
+package provider_test
 
 import (
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+
+	"github.com/streamops/streamops/internal/provider"
 )
 
 func TestDeliveryURLsAreShownWithoutCredentials(t *testing.T) {
@@ -23,7 +25,7 @@ func TestDeliveryURLsAreShownWithoutCredentials(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			got := redactURL(tc.url)
+			got := provider.RedactURL(tc.url)
 			assert.Equal(t, tc.want, got)
 			assert.NotContains(t, got, "s3cret")
 		})
