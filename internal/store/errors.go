@@ -221,8 +221,31 @@ func isTransient(err error) bool {
 				return true
 			}
 		}
+		if server.HasErrorCode(internalError) {
+			for _, m := range restartingBackend {
+				if server.HasErrorMessage(m) {
+					return true
+				}
+			}
+		}
 	}
 	return false
+}
+
+// internalError is MongoDB's InternalError code, which FerretDB also
+// answers when the PostgreSQL behind it is not serving.
+const internalError = 1
+
+// restartingBackend are PostgreSQL's messages for a server starting up,
+// shutting down or recovering after a crash (SQLSTATE 57P01 to 57P03),
+// which FerretDB passes on as InternalError: the same command succeeds
+// once the server is back.
+var restartingBackend = []string{
+	"the database system is starting up",
+	"the database system is shutting down",
+	"the database system is in recovery mode",
+	"the database system is not yet accepting connections",
+	"terminating connection due to administrator command",
 }
 
 // rejectedCodes are server error codes for a document that cannot be
