@@ -57,20 +57,53 @@ func (s *Store) PartnerEndpoints(ctx context.Context, partnerIDs ...string) (map
 func (s *Store) SavePartnerEndpoints(ctx context.Context, eps ...PartnerEndpoint) error {
 	now := s.now()
 	_, err := writeEach(ctx, s.partnerEndpoints, "save partner endpoints", eps, func(ep PartnerEndpoint) (mongo.WriteModel, error) {
-		set := bson.M{"state": ep.State, "consecutive_failures": ep.ConsecutiveFailures, "updated_at": now}
-		unset := bson.M{}
-		setOrUnset(set, unset, "opened_at", ep.OpenedAt, ep.OpenedAt != nil)
-		setOrUnset(set, unset, "open_until", ep.OpenUntil, ep.OpenUntil != nil)
-		setOrUnset(set, unset, "last_error", ep.LastError, ep.LastError != "")
-		setOrUnset(set, unset, "last_success_at", ep.LastSuccessAt, ep.LastSuccessAt != nil)
-		setOrUnset(set, unset, "last_failure_at", ep.LastFailureAt, ep.LastFailureAt != nil)
-		update := bson.M{"$set": set}
-		if len(unset) > 0 {
-			update["$unset"] = unset
-		}
-		return mongo.NewUpdateOneModel().SetFilter(bson.M{"_id": ep.PartnerID}).SetUpdate(update).SetUpsert(true), nil
+		return mongo.NewUpdateOneModel().SetFilter(bson.M{"_id": ep.PartnerID}).SetUpdate(breakerUpdate(ep, now)).SetUpsert(true), nil
 	})
 	return err
+}
+
+// breakerUpdate sets ep's breaker fields, and only those, as of now.
+func breakerUpdate(ep PartnerEndpoint, now time.Time) bson.M {
+	set := bson.M{"state": ep.State, "consecutive_failures": ep.ConsecutiveFailures, "updated_at": now}
+	unset := bson.M{}
+	setOrUnset(set, unset, "opened_at", ep.OpenedAt, ep.OpenedAt != nil)
+	setOrUnset(set, unset, "open_until", ep.OpenUntil, ep.OpenUntil != nil)
+	setOrUnset(set, unset, "last_error", ep.LastError, ep.LastError != "")
+	setOrUnset(set, unset, "last_success_at", ep.LastSuccessAt, ep.LastSuccessAt != nil)
+	setOrUnset(set, unset, "last_failure_at", ep.LastFailureAt, ep.LastFailureAt != nil)
+	update := bson.M{"$set": set}
+	if len(unset) > 0 {
+		update["$unset"] = unset
+	}
+	return update
+}
+
+// SaveBreaker stores ep's breaker state (its fields alone, like
+// SavePartnerEndpoints) only while the stored opening is still openedAt
+// (nil: not open, or no endpoint stored yet), and reports whether it did.
+// It is a compare-and-set on the breaker's opening: of relays racing to
+// open a breaker, to open it again after a failed probe or to close it,
+// exactly one changes it, and only that one reports the transition
+// (partner.breaker.opened, partner.breaker.closed). A relay whose save is
+// refused learns that another one moved the breaker since it loaded it.
+func (s *Store) SaveBreaker(ctx context.Context, ep PartnerEndpoint, openedAt *time.Time) (applied bool, err error) {
+	if ep.PartnerID == "" {
+		return false, errors.New("store: save breaker: no partner id")
+	}
+	filter := bson.M{"_id": ep.PartnerID, "opened_at": nil}
+	if openedAt != nil {
+		filter["opened_at"] = bsonTime(*openedAt)
+	}
+	// With upsert, a missing endpoint is created; a guard that fails on a
+	// stored one collides with it on _id, which means refused.
+	res, err := s.partnerEndpoints.UpdateOne(ctx, filter, breakerUpdate(ep, s.now()), options.Update().SetUpsert(true))
+	if isDuplicate(err) {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("store: save breaker %s: %w", ep.PartnerID, normalise(err))
+	}
+	return res.MatchedCount+res.UpsertedCount > 0, nil
 }
 
 // PausePartner holds partner id's deliveries: the relays send nothing to

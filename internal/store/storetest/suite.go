@@ -74,6 +74,7 @@ func Run(t *testing.T, open Opener) {
 		{"AnOperatorsRequeueStartsANewRoundOfADeadLetterOnly", testRequeue},
 		{"PauseAndResumeChangeOnlyWhatTheyMust", testPauseResume},
 		{"ABreakerSaveKeepsAPause", testBreakerSaveKeepsPause},
+		{"SaveBreakerIsACompareAndSetOnTheOpening", testSaveBreakerIsACompareAndSetOnTheOpening},
 		{"ClaimsLeaveAPausedPartnersEntriesWaiting", testClaimSkipsBlocked},
 		{"PartnerBacklogCountsWhatWaits", testPartnerBacklog},
 		{"PartnerFailedForRetryQuery", testPartnerRetryQuery},
