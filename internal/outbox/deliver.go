@@ -81,7 +81,8 @@ type Partner struct {
 type PartnerDeliverer struct {
 	// Client sends the requests; its own timeout is not relied on.
 	Client *http.Client
-	// Secrets gives each partner's signing secrets; the first is used.
+	// Secrets gives each partner's signing secrets; every one signs each
+	// delivery (provider.SignStandard), so a partner can rotate its secret.
 	Secrets provider.SecretSource
 	// Timeout bounds one delivery. Default 10 s.
 	Timeout time.Duration
@@ -138,7 +139,7 @@ func (d PartnerDeliverer) Send(ctx context.Context, p Partner, e Entry) (a Attem
 		a.Err = &DeliveryError{Retryable: false, Err: fmt.Errorf("payload is not JSON")}
 		return a
 	}
-	h, err := provider.SignStandard(body, secrets[0], e.ID, now())
+	h, err := provider.SignStandard(body, secrets, e.ID, now())
 	if err != nil {
 		a.Err = &DeliveryError{Retryable: true, Err: err}
 		return a
