@@ -7,11 +7,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"math/rand/v2"
 	"net/http"
 	"net/url"
 	"strconv"
+	"strings"
 	"time"
 
 	"go.opentelemetry.io/otel/attribute"
@@ -103,6 +103,9 @@ type Attempt struct {
 	// SpanID is the CLIENT span that sent the request, the parent the
 	// partner saw in its traceparent; "" when no request was sent.
 	SpanID string
+	// Body is the first KiB of the answer's body as BodyExcerpt shows it;
+	// "" when none came.
+	Body string
 }
 
 // Deliver sends one entry to p.
@@ -182,8 +185,8 @@ func (d PartnerDeliverer) Send(ctx context.Context, p Partner, e Entry) (a Attem
 	}
 	defer resp.Body.Close()
 	a.StatusCode = resp.StatusCode
-	snippet, _ := io.ReadAll(io.LimitReader(resp.Body, 512))
-	a.Err = statusError(resp.StatusCode, fmt.Sprintf("partner %s answered %q", p.ID, bytes.TrimSpace(snippet)))
+	a.Body = readExcerpt(resp.Body)
+	a.Err = statusError(resp.StatusCode, fmt.Sprintf("partner %s answered %q", p.ID, strings.TrimSpace(a.Body)))
 	return a
 }
 
