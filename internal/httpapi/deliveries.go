@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -46,7 +47,7 @@ type OutboxEntryResponse struct {
 	// Payload is what is delivered, scrubbed of personal data when it was
 	// enqueued (as GET /api/webhook-events shows a webhook's); only GET
 	// /api/outbox/{id} and resend carry it.
-	Payload rawJSON `json:"payload,omitempty"`
+	Payload json.RawMessage `json:"payload,omitempty"`
 }
 
 // DeliveryAttemptResponse is one row of a delivery log.
@@ -80,7 +81,7 @@ func toOutboxEntry(e store.OutboxEntry, withBodies bool) OutboxEntryResponse {
 			return r
 		})}
 	if withBodies {
-		v.Payload = rawJSON(e.Payload)
+		v.Payload = json.RawMessage(e.Payload)
 	}
 	return v
 }
