@@ -2,6 +2,7 @@ package outbox_test
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"slices"
@@ -268,10 +269,24 @@ func TestTwoRelaysRacingOnOneOpeningReportItOnce(t *testing.T) {
 // last answer's status and error; a requeued entry that dead-letters again
 // is a new event.
 func TestADeadLetteredDeliveryIsReportedWithItsLastAnswer(t *testing.T) {
-	h := newHarness(t, 500, 500, 500, 500, 500, 410)
+	h := newHarness(t)
+	var mu sync.Mutex
+	answers := []int{500, 500, 500, 500, 500, 410}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		code := answers[0]
+		answers = answers[1:]
+		mu.Unlock()
+		w.WriteHeader(code)
+		fmt.Fprintf(w, `{"error":"answer %d"}`, len(answers))
+	}))
+	t.Cleanup(srv.Close)
 	ctx := context.Background()
 	ids := h.enqueue(t, "acme", 1)
-	r := h.relay(t, h.withOperations, func(c *outbox.Config) { c.Breaker.Failures = 100 })
+	r := h.relay(t, h.withOperations, func(c *outbox.Config) {
+		c.Breaker.Failures = 100
+		c.Partners["acme"] = outbox.Partner{ID: "acme", Name: "Acme Corp", URL: srv.URL}
+	})
 	for range 5 {
 		_, err := r.Run(ctx)
 		require.NoError(t, err)
@@ -292,7 +307,8 @@ func TestADeadLetteredDeliveryIsReportedWithItsLastAnswer(t *testing.T) {
 	assert.Equal(t, want, h.opsTopic(t))
 	for i, tc := range []struct {
 		attempts, requeues, code int
-	}{{5, 0, 500}, {1, 1, 410}} {
+		body                     string
+	}{{5, 0, 500, `{"error":"answer 1"}`}, {1, 1, 410, `{"error":"answer 0"}`}} {
 		p, err := events.PayloadAs[events.DeliveryDeadLetteredPayload](envs[i])
 		require.NoError(t, err)
 		assert.Equal(t, opsevents.DeadLetteredID(ids[0], tc.attempts, tc.requeues), envs[i].EventID)
@@ -302,5 +318,6 @@ func TestADeadLetteredDeliveryIsReportedWithItsLastAnswer(t *testing.T) {
 		assert.Equal(t, tc.attempts, p.Attempts)
 		assert.Equal(t, tc.code, p.StatusCode)
 		assert.Contains(t, p.Error, strconv.Itoa(tc.code), "the last answer's error")
+		assert.Equal(t, tc.body, p.ResponseBody, "the last answer's body")
 	}
 }

@@ -201,7 +201,7 @@ func newDeadLetter(ctx context.Context, e Entry, errMsg string, a *Attempt, now 
 	p := events.DeliveryDeadLetteredPayload{OutboxID: e.ID, PartnerID: e.Target, OutboxEventType: eventType,
 		Attempts: e.Attempts, Error: errMsg, DeadLetteredAt: events.At(now)}
 	if a != nil {
-		p.StatusCode = a.StatusCode
+		p.StatusCode, p.ResponseBody = a.StatusCode, a.Body
 	}
 	return deadLetter{entry: e, ctx: ctx, event: p}
 }
