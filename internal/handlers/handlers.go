@@ -19,6 +19,7 @@ import (
 	"github.com/streamops/streamops/internal/httpapi"
 	"github.com/streamops/streamops/internal/ingest"
 	"github.com/streamops/streamops/internal/objects"
+	"github.com/streamops/streamops/internal/opsevents"
 	"github.com/streamops/streamops/internal/outbox"
 	"github.com/streamops/streamops/internal/provider"
 	"github.com/streamops/streamops/internal/submit"
@@ -90,16 +91,17 @@ func API(a *app.App, o APIOptions) (http.Handler, error) {
 		return nil, err
 	}
 	api := httpapi.API(httpapi.APIConfig{
-		Submit:    sub,
-		Store:     a.Store,
-		Replayer:  &history.Replayer{Store: a.Store, Emitter: a.Emitter, Logger: a.Logger},
-		Exporter:  &history.Exporter{Store: a.Store, Objects: o.Objects, Logger: a.Logger},
-		Router:    rt,
-		Requeuer:  &history.Requeuer{Store: a.Store, Publisher: a.Bus},
-		Partners:  partnerConfigs(o.Partners, o.Providers),
-		Auth:      o.Auth,
-		RequestID: apigw.RequestID,
-		Logger:    a.Logger,
+		Submit:     sub,
+		Store:      a.Store,
+		Replayer:   &history.Replayer{Store: a.Store, Emitter: a.Emitter, Logger: a.Logger},
+		Exporter:   &history.Exporter{Store: a.Store, Objects: o.Objects, Logger: a.Logger},
+		Router:     rt,
+		Requeuer:   &history.Requeuer{Store: a.Store, Publisher: a.Bus},
+		Partners:   partnerConfigs(o.Partners, o.Providers),
+		Operations: opsevents.New(a.Emitter, a.Logger),
+		Auth:       o.Auth,
+		RequestID:  apigw.RequestID,
+		Logger:     a.Logger,
 	})
 	mux := http.NewServeMux()
 	ui := console.Handler()

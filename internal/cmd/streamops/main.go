@@ -33,6 +33,9 @@ const usage = `usage: streamops <command> [flags]
   dead-letters [list]         list dead letters
   dead-letters requeue ID…    requeue dead letters (or -all with filters, after asking)
   outbox requeue ID…          requeue dead-lettered outbox entries: a new round of attempts each
+  partners pause ID [-reason R]
+                              hold every delivery to a partner until it is resumed
+  partners resume ID          let a paused partner's deliveries go out again, oldest first
   rerun [-from-step S] [-key K] WORKFLOW_ID
                               rerun a workflow from its failed step (or step S): a new attempt
   stats                       counts by status and type (GET /api/stats)
@@ -64,6 +67,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		err = deadLetters(ctx, rest, stdin, stdout, stderr)
 	case "outbox":
 		err = outboxCmd(ctx, rest, stdout, stderr)
+	case "partners":
+		err = partnersCmd(ctx, rest, stdout, stderr)
 	case "rerun":
 		err = rerun(ctx, rest, stdout, stderr)
 	case "trace":
