@@ -90,6 +90,15 @@ func TestPauseAndResumeAnswerTheEndpointAndEmitOncePerChange(t *testing.T) {
 			assert.Equal(t, tc.events, emitted)
 		})
 	}
+	for _, env := range s.Envelopes(t, events.TopicOperations) {
+		if env.EventType == events.PartnerResumed {
+			resumed, err := events.PayloadAs[events.PartnerResumedPayload](env)
+			require.NoError(t, err)
+			assert.NotNil(t, resumed.PausedAt, "the resume names the pause it ended")
+			assert.Equal(t, "admin", resumed.By)
+			assert.Equal(t, 2, resumed.Backlog)
+		}
+	}
 	list := s.call(t, http.MethodGet, "/api/partners", "")
 	require.Equal(t, http.StatusOK, list.status)
 	for _, p := range list.body["partners"].([]any) {
