@@ -77,6 +77,7 @@ func API(cfg APIConfig) http.Handler {
 	mux.Handle("GET /api/partners/{partnerId}/events", any(a.partnerEvents()))
 	mux.Handle("GET /api/partners/{partnerId}/endpoint", any(a.partnerEndpoint()))
 	mux.Handle("GET /api/partners", any(a.listPartners))
+	a.pauseRoutes(mux, admin)
 	mux.Handle("GET /api/stats", admin(a.stats))
 	mux.Handle("GET /api/me", any(a.me))
 	a.deadLetterRoutes(mux, admin)

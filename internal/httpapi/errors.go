@@ -82,6 +82,8 @@ func classify(err error) (status int, code string) {
 		return http.StatusBadRequest, "invalid_trace_id"
 	case errors.Is(err, ingest.ErrUnknownProvider):
 		return http.StatusNotFound, "unknown_provider"
+	case errors.Is(err, errPartnerNotFound):
+		return http.StatusNotFound, "partner_not_found"
 	case errors.Is(err, store.ErrNotFound):
 		return http.StatusNotFound, "not_found"
 	case errors.As(err, &tooLarge):

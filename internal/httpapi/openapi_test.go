@@ -554,6 +554,22 @@ func TestOpenAPIResponsesMatchTheDocument(t *testing.T) {
 		api.get(t, adminToken, "/api/partners/beta/endpoint", http.StatusOK)
 	})
 
+	t.Run("POST /api/partners/{partnerId}/pause", func(t *testing.T) {
+		w := api.post(t, adminToken, "/api/partners/acme/pause", `{"reason":"maintenance"}`, http.StatusOK)
+		assert.Contains(t, w.Body.String(), `"paused":true`)
+		api.post(t, adminToken, "/api/partners/acme/pause", "", http.StatusOK)
+		api.post(t, adminToken, "/api/partners/acme/pause", `{"why":"x"}`, http.StatusBadRequest)
+		api.post(t, adminToken, "/api/partners/nope/pause", "", http.StatusNotFound)
+	})
+
+	t.Run("POST /api/partners/{partnerId}/resume", func(t *testing.T) {
+		w := api.post(t, adminToken, "/api/partners/acme/resume", "", http.StatusOK)
+		assert.Contains(t, w.Body.String(), `"paused":false`)
+		api.post(t, adminToken, "/api/partners/acme/resume", `{}`, http.StatusOK)
+		api.post(t, adminToken, "/api/partners/acme/resume", `[`, http.StatusBadRequest)
+		api.post(t, adminToken, "/api/partners/nope/resume", "", http.StatusNotFound)
+	})
+
 	t.Run("GET /api/stats", func(t *testing.T) {
 		api.get(t, adminToken, "/api/stats", http.StatusOK)
 		w := api.get(t, adminToken, "/api/stats?window=1h", http.StatusOK)

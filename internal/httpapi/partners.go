@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"slices"
+	"time"
 
 	"github.com/streamops/streamops/internal/provider"
 	"github.com/streamops/streamops/internal/status"
@@ -46,7 +47,8 @@ type PartnerWebhook struct {
 // the deployment configures the partner, its configuration.
 type partnerView struct {
 	partnerEndpointResponse
-	Config *partnerConfigView `json:"config,omitempty"`
+	Backlog backlogView        `json:"backlog"`
+	Config  *partnerConfigView `json:"config,omitempty"`
 }
 
 // partnerConfigView is a PartnerConfig as the API shows it.
@@ -73,13 +75,14 @@ func toPartnerConfig(c PartnerConfig) *partnerConfigView {
 }
 
 // partner is one partner's view: its stored endpoint state (a partner
-// never delivered to has a closed breaker) and its configuration.
-func (a *api) partner(eps map[string]store.PartnerEndpoint, id string) partnerView {
+// never delivered to has a closed breaker, and is not paused), its backlog
+// and its configuration.
+func (a *api) partner(eps map[string]store.PartnerEndpoint, backlogs map[string]store.Backlog, id string) partnerView {
 	ep, ok := eps[id]
 	if !ok {
 		ep = store.PartnerEndpoint{PartnerID: id, State: status.BreakerClosed}
 	}
-	v := partnerView{partnerEndpointResponse: toPartnerEndpoint(ep)}
+	v := partnerView{partnerEndpointResponse: toPartnerEndpoint(ep), Backlog: toBacklog(backlogs[id], time.Now())}
 	if c, ok := a.cfg.Partners[id]; ok {
 		v.Config = toPartnerConfig(c)
 	}
@@ -109,18 +112,34 @@ func (a *api) listPartners(w http.ResponseWriter, r *http.Request, p Principal) 
 		writeError(w, r, a.log, err)
 		return
 	}
+	backlogs, err := a.cfg.Store.PartnerBacklog(r.Context(), ids...)
+	if err != nil {
+		writeError(w, r, a.log, err)
+		return
+	}
 	out := make([]partnerView, len(ids))
 	for i, id := range ids {
-		out[i] = a.partner(eps, id)
+		out[i] = a.partner(eps, backlogs, id)
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"partners": out})
 }
 
+// partnerState is one partner's stored endpoint state and backlog.
+type partnerState struct {
+	eps      map[string]store.PartnerEndpoint
+	backlogs map[string]store.Backlog
+}
+
 // partnerEndpoint is GET /api/partners/{partnerId}/endpoint.
 func (a *api) partnerEndpoint() handlerFunc {
-	return partnerRoute(a, func(ctx context.Context, id string) (map[string]store.PartnerEndpoint, error) {
-		return a.cfg.Store.PartnerEndpoints(ctx, id)
-	}, func(id string, eps map[string]store.PartnerEndpoint) any { return a.partner(eps, id) })
+	return partnerRoute(a, func(ctx context.Context, id string) (partnerState, error) {
+		eps, err := a.cfg.Store.PartnerEndpoints(ctx, id)
+		if err != nil {
+			return partnerState{}, err
+		}
+		backlogs, err := a.cfg.Store.PartnerBacklog(ctx, id)
+		return partnerState{eps, backlogs}, err
+	}, func(id string, st partnerState) any { return a.partner(st.eps, st.backlogs, id) })
 }
 
 // partnerEvents is GET /api/partners/{partnerId}/events.

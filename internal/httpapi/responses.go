@@ -301,6 +301,14 @@ type partnerEndpointResponse struct {
 	LastSuccessAt       *time.Time `json:"lastSuccessAt,omitempty"`
 	LastFailureAt       *time.Time `json:"lastFailureAt,omitempty"`
 	UpdatedAt           time.Time  `json:"updatedAt,omitzero"`
+	// Paused says an operator holds the partner's deliveries; the other
+	// fields describe the latest pause and resume.
+	Paused      bool       `json:"paused"`
+	PausedAt    *time.Time `json:"pausedAt,omitempty"`
+	PausedBy    string     `json:"pausedBy,omitempty"`
+	PauseReason string     `json:"pauseReason,omitempty"`
+	ResumedAt   *time.Time `json:"resumedAt,omitempty"`
+	ResumedBy   string     `json:"resumedBy,omitempty"`
 }
 
 func toPartnerEndpoint(ep store.PartnerEndpoint) partnerEndpointResponse {
@@ -308,6 +316,8 @@ func toPartnerEndpoint(ep store.PartnerEndpoint) partnerEndpointResponse {
 		PartnerID: ep.PartnerID, State: ep.State, ConsecutiveFailures: ep.ConsecutiveFailures, OpenedAt: ep.OpenedAt,
 		OpenUntil: ep.OpenUntil, LastError: ep.LastError, LastSuccessAt: ep.LastSuccessAt,
 		LastFailureAt: ep.LastFailureAt, UpdatedAt: ep.UpdatedAt,
+		Paused: ep.Paused, PausedAt: ep.PausedAt, PausedBy: ep.PausedBy, PauseReason: ep.PauseReason,
+		ResumedAt: ep.ResumedAt, ResumedBy: ep.ResumedBy,
 	}
 }
 

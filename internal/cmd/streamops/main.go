@@ -37,6 +37,9 @@ const usage = `usage: streamops <command> [flags]
   outbox resend ID…           send completed outbox entries again: a new round each
   partners requeue ID [-event-type T] [-since T] [-until T] [-yes]
                               requeue a partner's dead letters after their count (asks, or -yes)
+  partners pause ID [-reason R]
+                              hold every delivery to a partner until it is resumed
+  partners resume ID          let a paused partner's deliveries go out again, oldest first
   rerun [-from-step S] [-key K] WORKFLOW_ID
                               rerun a workflow from its failed step (or step S): a new attempt
   stats                       counts by status and type (GET /api/stats)

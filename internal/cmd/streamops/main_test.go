@@ -118,6 +118,7 @@ func newAPI(t *testing.T) *api {
 		Replayer: replayer,
 		Exporter: &history.Exporter{Store: env.Store, Objects: objects.Files{Dir: t.TempDir()}, Logger: env.Logger},
 		Requeuer: &history.Requeuer{Store: env.Store, Publisher: env.Bus},
+		Partners: map[string]httpapi.PartnerConfig{"acme": {ID: "acme", Name: "Acme", URL: "https://hooks.acme.example/in"}},
 		Auth:     httpapi.TokenAuth{AdminToken: token},
 	})
 	srv := httptest.NewServer(h)
@@ -485,4 +486,45 @@ func TestOpsTracePrintsTheTree(t *testing.T) {
 			assert.Contains(t, errOut, c.want)
 		})
 	}
+}
+
+// TestOpsPartnersPauseAndResume: `streamops partners pause ID -reason R`
+// pauses the partner and prints the state and what waits; pausing again
+// shows the first pause; resume ends it; an unknown partner and bad usage
+// are errors, named.
+func TestOpsPartnersPauseAndResume(t *testing.T) {
+	a := newAPI(t)
+	a.OutboxEntryIn(t, "evt-ops-pause", "acme", "pending")
+	for _, tc := range []struct {
+		name string
+		args []string
+		code int
+		want string // stdout on success, a part of stderr on failure
+	}{
+		{"pause", []string{"partners", "pause", "acme", "-reason", "maintenance"}, 0,
+			`^acme is paused since \S+ by admin \(maintenance\): 1 deliveries wait, the oldest \d+s old\n$`},
+		{"pause again keeps the first", []string{"partners", "pause", "acme", "-reason", "other"}, 0, `\(maintenance\)`},
+		{"resume", []string{"partners", "resume", "acme"}, 0, `^acme is delivering \(resumed \S+ by admin\): 1 deliveries waiting, the oldest \d+s old\n$`},
+		{"resume again", []string{"partners", "resume", "acme"}, 0, `^acme is delivering`},
+		{"unknown partner", []string{"partners", "pause", "beta"}, 1, `404 partner_not_found`},
+		{"no id", []string{"partners", "pause"}, 1, `name one partner id`},
+		{"two ids", []string{"partners", "resume", "acme", "beta"}, 1, `name one partner id`},
+		{"resume takes no reason", []string{"partners", "resume", "acme", "-reason", "x"}, 1, `flag provided but not defined: -reason`},
+		{"no subcommand", []string{"partners"}, 1, `name a subcommand: pause, resume`},
+		{"unknown subcommand", []string{"partners", "list"}, 1, `unknown subcommand "list"`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			code, out, errOut := a.ops(t, "", tc.args...)
+			require.Equal(t, tc.code, code, errOut)
+			if tc.code == 0 {
+				assert.Regexp(t, tc.want, out)
+			} else {
+				assert.Regexp(t, tc.want, errOut)
+			}
+		})
+	}
+	eps, err := a.Store.PartnerEndpoints(context.Background(), "acme")
+	require.NoError(t, err)
+	assert.False(t, eps["acme"].Paused)
+	assert.Equal(t, "admin", eps["acme"].ResumedBy)
 }
