@@ -202,10 +202,9 @@ function Status({ ep, admin, partnerId, onChange }) {
 // backlog drain.
 function PauseControls({ partnerId, paused, onChange }) {
   const [asking, setAsking] = useState(false);
-  const [reason, setReason] = useState('');
   const path = `/api/partners/${encodeURIComponent(partnerId)}`;
   const [pause, runPause] = useAction(
-    () => post(`${path}/pause`, reason.trim() ? { reason: reason.trim() } : {}),
+    (reason) => post(`${path}/pause`, reason ? { reason } : {}),
     (err) => {
       if (!err) setAsking(false);
       onChange();
@@ -225,12 +224,12 @@ function PauseControls({ partnerId, paused, onChange }) {
           data-testid="pause-confirm"
           onSubmit={(e) => {
             e.preventDefault();
-            runPause();
+            runPause(String(new FormData(e.currentTarget).get('reason') || '').trim());
           }}
         >
           <label>
             <span>Reason (optional) </span>
-            <input name="reason" value={reason} onInput={(e) => setReason(e.currentTarget.value)} placeholder="partner maintenance" />
+            <input name="reason" placeholder="partner maintenance" />
           </label>{' '}
           <button class="danger" type="submit" disabled={pause.busy} data-testid="pause-yes">
             Pause deliveries
