@@ -69,7 +69,7 @@ export function Partner({ id }) {
       <ErrorBox error={ep.error} />
       {ep.data ? <Config partnerId={id} config={ep.data.config} /> : null}
       {ep.data ? <Status ep={ep.data} admin={principal.admin} partnerId={id} onChange={ep.reload} /> : null}
-      {principal.admin && !ep.error ? <Deliveries partnerId={id} onChange={ep.reload} /> : null}
+      {ep.data ? <Deliveries partnerId={id} admin={principal.admin} onChange={ep.reload} /> : null}
       <h2>Partner history</h2>
       <Listing
         error={evs.error && (!ep.error || evs.error.status !== ep.error.status) ? evs.error : null}
@@ -252,8 +252,9 @@ const deliveryStatuses = ['', 'pending', 'processing', 'completed', 'failed', 'd
 
 // Deliveries is the partner's outbox entries, newest first, filtered by
 // status (the page's query string) and paged by the API's cursor, read
-// again every few seconds; each row opens its delivery log.
-function Deliveries({ partnerId, onChange }) {
+// again every few seconds; each row opens its delivery log. The actions
+// are an admin's.
+function Deliveries({ partnerId, admin, onChange }) {
   const { query } = useLocation();
   const key = JSON.stringify([partnerId, query.status, query.cursor, query.limit]);
   const list = useLoad(
@@ -269,12 +270,12 @@ function Deliveries({ partnerId, onChange }) {
     <>
       <h2>Deliveries</h2>
       <FilterForm fields={[{ name: 'status', label: 'Status', options: deliveryStatuses }]} />
-      <BulkRequeue partnerId={partnerId} onDone={changed} />
+      {admin ? <BulkRequeue partnerId={partnerId} onDone={changed} /> : null}
       <Listing error={list.error} loading={list.loading && !list.data} items={list.data && list.data.deliveries} what="deliveries">
         {(ds) => (
           <ListTable testid="delivery-list" columns={['created', 'event', 'status', 'attempts', 'last error', '']}>
             {ds.map((d) => (
-              <DeliveryRow d={d} key={d.outboxId} onChange={changed} />
+              <DeliveryRow d={d} key={d.outboxId} admin={admin} onChange={changed} />
             ))}
           </ListTable>
         )}
@@ -287,7 +288,7 @@ function Deliveries({ partnerId, onChange }) {
 // DeliveryRow is one outbox entry; Log opens its delivery log below it.
 // A dead-lettered entry may be requeued, a completed one resent: each
 // starts a new round whose attempts join the same log.
-function DeliveryRow({ d, onChange }) {
+function DeliveryRow({ d, admin, onChange }) {
   const [open, setOpen] = useState(false);
   const path = `/api/outbox/${encodeURIComponent(d.outboxId)}`;
   const [act, run] = useAction((verb) => post(`${path}/${verb}`), onChange);
@@ -318,12 +319,12 @@ function DeliveryRow({ d, onChange }) {
           <button class="secondary" data-testid="log-toggle" onClick={() => setOpen(!open)}>
             {open ? 'Hide log' : `Log (${logLen})`}
           </button>{' '}
-          {d.status === 'dead_letter' ? (
+          {admin && d.status === 'dead_letter' ? (
             <button data-testid="requeue" disabled={act.busy} onClick={() => run('requeue')}>
               Requeue
             </button>
           ) : null}
-          {d.status === 'completed' ? (
+          {admin && d.status === 'completed' ? (
             <button data-testid="resend" disabled={act.busy} onClick={() => run('resend')}>
               Resend
             </button>

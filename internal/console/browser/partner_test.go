@@ -91,7 +91,8 @@ type deliveryView struct {
 // the status code and the answer's body; the bulk requeue shows the
 // API's count, refuses a count that changed since (showing the new one),
 // and requeues the confirmed count; Resend of a completed delivery adds an
-// attempt to its log. A partner token sees the state, no controls.
+// attempt to its log. A partner token sees the state and the
+// deliveries, no control.
 // Screenshot: partner-page.
 func TestConsolePartnerPage(t *testing.T) {
 	acme := &acmeEndpoint{got: map[string]int{}}
@@ -261,6 +262,7 @@ func TestConsolePartnerPage(t *testing.T) {
 		tab.signIn(t, s.URL(), acmeToken, "partner acme")
 		tab.open(t, page, `document.querySelector('[data-testid=partner-status]')`, "its delivery state")
 		contains(t, tab, "backlog", "rate limit")
+		tab.waitFor(t, `document.querySelectorAll('[data-testid=delivery-list] tbody tr[data-id]').length > 0`, "its deliveries")
 		for _, sel := range []string{`[data-testid=pause]`, `[data-testid=resume]`, `[data-testid=bulk-requeue]`, `[data-testid=resend]`, `[data-testid=requeue]`} {
 			assert.Zero(t, count(t, tab, sel), sel)
 		}
