@@ -76,7 +76,7 @@ func API(cfg APIConfig) http.Handler {
 	mux.Handle("GET /api/stats", admin(a.stats))
 	mux.Handle("GET /api/me", any(a.me))
 	a.deadLetterRoutes(mux, admin)
-	a.outboxRoutes(mux, admin)
+	a.outboxRoutes(mux, admin, any)
 	a.traceRoutes(mux, admin)
 	return withCorrelation(withNotFound(mux, func(w http.ResponseWriter, r *http.Request) bool {
 		if _, ok := a.authenticate(r); !ok {

@@ -50,7 +50,7 @@ func (e Entry) settlement(o status.Outcome, next time.Time, errMsg string, a *At
 	}
 	if a != nil {
 		st.Attempt = &store.DeliveryAttempt{At: a.At, DurationMs: a.Duration.Milliseconds(), StatusCode: a.StatusCode,
-			Error: shortError(a.Err), SpanID: a.SpanID}
+			Error: shortError(a.Err), SpanID: a.SpanID, ResponseBody: a.Body}
 	}
 	return st
 }

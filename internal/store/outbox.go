@@ -50,6 +50,13 @@ type OutboxEntry struct {
 	RequeuedBy string     `bson:"requeued_by,omitempty" json:"requeued_by,omitempty"`
 	RequeuedAt *time.Time `bson:"requeued_at,omitempty" json:"requeued_at,omitempty"`
 	Requeues   int        `bson:"requeues,omitempty" json:"requeues,omitempty"`
+	// ResentBy is the principal id of the operator who last sent a
+	// completed entry again (ResendOutboxEntry), ResentAt when, and
+	// Resends how often; each resend started a new round of attempts.
+	// Not in seed 004.
+	ResentBy string     `bson:"resent_by,omitempty" json:"resent_by,omitempty"`
+	ResentAt *time.Time `bson:"resent_at,omitempty" json:"resent_at,omitempty"`
+	Resends  int        `bson:"resends,omitempty" json:"resends,omitempty"`
 	// TraceParent is the W3C traceparent of the step that enqueued the
 	// entry: each delivery continues that trace and sends its own span as
 	// the request's traceparent. TraceID is its trace id, for lookups.
@@ -66,8 +73,9 @@ const MaxDeliveryLog = 50
 
 // DeliveryAttempt is one HTTP request of a partner delivery: when it
 // started, how long it took, the partner's answer (StatusCode, 0 when
-// none came) or the error, what the relay made of it (Outcome: the
-// entry's status after it), and the span that sent it.
+// none came; ResponseBody, the first KiB of its body) or the error, what
+// the relay made of it (Outcome: the entry's status after it), and the
+// span that sent it.
 type DeliveryAttempt struct {
 	At         time.Time `bson:"at" json:"at"`
 	DurationMs int64     `bson:"duration_ms" json:"duration_ms"`
@@ -75,7 +83,16 @@ type DeliveryAttempt struct {
 	Error      string    `bson:"error,omitempty" json:"error,omitempty"`
 	Outcome    string    `bson:"outcome" json:"outcome"`
 	SpanID     string    `bson:"span_id,omitempty" json:"span_id,omitempty"`
+	// ResponseBody is the first MaxResponseBody bytes of the answer's
+	// body as valid UTF-8 text (a binary body is shown as hex; see
+	// outbox.BodyExcerpt), so an operator sees why a partner refused.
+	ResponseBody string `bson:"response_body,omitempty" json:"response_body,omitempty"`
 }
+
+// MaxResponseBody is how much of a partner's answer body a delivery log
+// row keeps: a KiB, enough for an error document, bounded so 50 rows stay
+// far below a document's size limit.
+const MaxResponseBody = 1024
 
 // EnqueueOutbox stores new outbox entries with one unordered bulk insert,
 // their payloads scrubbed of personal data (pii.Scrub; seed 004).
@@ -314,41 +331,81 @@ func (s *Store) NextDueOutbox(ctx context.Context) (next time.Time, ok bool, err
 // and records who (the principal id by) and when; last_error keeps why the
 // previous round ended until the next attempt overwrites it. Its partner
 // delivery, if it has one, goes back to PENDING with no attempts recorded
-// (restartPartnerDelivery). It returns the entry as the requeue left it.
+// (restartPartnerDeliveries). It returns the entry as the requeue left it.
 //
 // An unknown id is ErrNotFound; an entry in another status is a
 // *StatusConflictError naming it (ErrStatusConflict), and nothing changes.
 // One conditional update decides, so two operators requeueing at once
 // start one round.
 func (s *Store) RequeueOutboxEntry(ctx context.Context, outboxID, by string) (OutboxEntry, error) {
+	return s.newRound(ctx, outboxID, "requeue", status.OutboxRequeueable(), requeueMarks(by, bsonTime(s.now())))
+}
+
+// ResendOutboxEntry is an operator's resend of a completed entry: a new
+// round of attempts exactly as RequeueOutboxEntry starts, which sends it
+// again (same webhook-id: it is the same message), recorded as resent_by,
+// resent_at and one more resends; completed_at is cleared until the new
+// round completes. The delivery log is kept, so the new attempts follow
+// the earlier ones. An entry not completed is a *StatusConflictError.
+func (s *Store) ResendOutboxEntry(ctx context.Context, outboxID, by string) (OutboxEntry, error) {
 	now := bsonTime(s.now())
-	requeueable := status.OutboxRequeueable()
+	return s.newRound(ctx, outboxID, "resend", status.OutboxResendable(), bson.M{
+		"$set":   bson.M{"resent_by": by, "resent_at": now},
+		"$inc":   bson.M{"resends": 1},
+		"$unset": bson.M{"completed_at": ""},
+	})
+}
+
+// requeueMarks is the update of a requeue by by at now, besides the new
+// round.
+func requeueMarks(by string, now time.Time) bson.M {
+	return bson.M{"$set": bson.M{"requeued_by": by, "requeued_at": now}, "$inc": bson.M{"requeues": 1}}
+}
+
+// newRound starts a new round of attempts of entry outboxID when its
+// status is one of allowed: pending, due now, attempts 0, plus marks (who
+// and when, as $set/$inc/$unset), and its partner delivery restarted. One
+// conditional update decides; the entry as it left is returned.
+func (s *Store) newRound(ctx context.Context, outboxID, action string, allowed []string, marks bson.M) (OutboxEntry, error) {
+	now := bsonTime(s.now())
+	update := roundUpdate(now, marks)
 	var was string
-	for range 2 { // again once if it was dead-lettered between the update and the read
+	for range 2 { // again once if it entered an allowed status between the update and the read
 		var e OutboxEntry
-		err := s.outbox.FindOneAndUpdate(ctx,
-			bson.M{"_id": outboxID, "status": bson.M{"$in": requeueable}},
-			bson.M{
-				"$set": bson.M{"status": status.OutboxPending, "attempts": 0, "next_attempt_at": now,
-					"requeued_by": by, "requeued_at": now},
-				"$inc": bson.M{"requeues": 1},
-			},
+		err := s.outbox.FindOneAndUpdate(ctx, bson.M{"_id": outboxID, "status": bson.M{"$in": allowed}}, update,
 			options.FindOneAndUpdate().SetReturnDocument(options.After)).Decode(&e)
 		if err = normalise(err); err == nil {
-			return e, s.restartPartnerDelivery(ctx, outboxID, now)
+			return e, s.restartPartnerDeliveries(ctx, now, outboxID)
 		}
 		if !errors.Is(err, ErrNotFound) {
-			return OutboxEntry{}, fmt.Errorf("store: requeue outbox entry %s: %w", outboxID, err)
+			return OutboxEntry{}, fmt.Errorf("store: %s outbox entry %s: %w", action, outboxID, err)
 		}
 		cur, err := s.GetOutboxEntry(ctx, outboxID)
 		if err != nil {
 			return OutboxEntry{}, err
 		}
-		if was = cur.Status; !slices.Contains(requeueable, was) {
+		if was = cur.Status; !slices.Contains(allowed, was) {
 			break
 		}
 	}
-	return OutboxEntry{}, &StatusConflictError{Action: "requeue", Status: was, Allowed: requeueable}
+	return OutboxEntry{}, &StatusConflictError{Action: action, Status: was, Allowed: allowed}
+}
+
+// roundUpdate is the update that starts a new round at now, with marks
+// merged in.
+func roundUpdate(now time.Time, marks bson.M) bson.M {
+	set := bson.M{"status": status.OutboxPending, "attempts": 0, "next_attempt_at": now}
+	update := bson.M{"$set": set}
+	for op, fields := range marks {
+		if op == "$set" {
+			for k, v := range fields.(bson.M) {
+				set[k] = v
+			}
+			continue
+		}
+		update[op] = fields
+	}
+	return update
 }
 
 // PurgeOutbox deletes every outbox entry (benchmarks and tests only).
