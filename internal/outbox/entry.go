@@ -45,8 +45,12 @@ func (e Entry) Context(ctx context.Context) context.Context {
 }
 
 // claim is what the store needs back to settle the entry: the document it
-// claimed and the claim that holds it.
-type claim struct{ docID, token string }
+// claimed, the claim that holds it, and when the entry was due (a pause
+// defers it as it was due, so it keeps its place in line).
+type claim struct {
+	docID, token string
+	due          time.Time
+}
 
 // maxAttempts is how many attempts the entry may make: partner deliveries
 // are capped at seed 000's five (resilienceAttemptCount).
@@ -62,7 +66,7 @@ func (e Entry) maxAttempts(partner bool) int {
 func (e Entry) exhausted() bool { return e.Attempts > e.maxAttempts(true) }
 
 // outcome decides how this claim of the entry ends: deferred until
-// deferTill when a breaker kept it from going out, delivered when err is
+// deferTill when a pause or a breaker kept it from going out, delivered when err is
 // nil, retried after policy's delay while the error is retryable and
 // attempts are left, dead-lettered otherwise. next is when it is due again
 // (Deferred and Retry only).

@@ -22,7 +22,7 @@ func entryFromDocument(d store.OutboxEntry) Entry {
 	return Entry{
 		ID: d.OutboxID, Target: d.TargetProvider, AggregateType: d.AggregateType, AggregateID: d.AggregateID,
 		EventType: d.EventType, Payload: json.RawMessage(d.Payload), Attempts: d.Attempts, MaxAttempts: d.MaxAttempts,
-		TraceParent: d.TraceParent, TraceID: d.TraceID, claim: claim{docID: d.ID, token: d.ClaimToken},
+		TraceParent: d.TraceParent, TraceID: d.TraceID, claim: claim{docID: d.ID, token: d.ClaimToken, due: d.NextAttemptAt},
 	}
 }
 

@@ -26,6 +26,7 @@ type OutboxStore interface {
 	NextDueOutbox(ctx context.Context) (next time.Time, ok bool, err error)
 	PartnerEndpoints(ctx context.Context, partnerIDs ...string) (map[string]store.PartnerEndpoint, error)
 	SavePartnerEndpoints(ctx context.Context, eps ...store.PartnerEndpoint) error
+	PartnerPaused(ctx context.Context, partnerID string) (bool, error)
 	InsertPartnerEvents(ctx context.Context, evs ...store.PartnerEvent) (store.InsertResult, error)
 	RecordPartnerAttempts(ctx context.Context, attempts ...store.PartnerAttempt) (int, error)
 }
@@ -332,7 +333,7 @@ func (r *Relay) report(ctx context.Context, st Stats) {
 type outcome struct {
 	entry     Entry
 	err       error     // nil: delivered
-	deferTill time.Time // set: not attempted, breaker open
+	deferTill time.Time // set: not attempted (paused, breaker open)
 	attempted bool
 	at        time.Time // when the attempt ended (attempted only)
 	attempt   *Attempt  // a partner attempt, for the delivery log
@@ -454,18 +455,32 @@ func (r *Relay) settleOutcomes(ctx context.Context, group []outcome, st *Stats) 
 	return nil
 }
 
-// deliverToPartner sends one partner's entries, a few at a time, asking the
-// breaker before each: once it opens, the rest of the batch is deferred.
+// deliverToPartner sends one partner's entries, a few at a time. Right
+// before each send it reads whether an operator paused the partner (so a
+// pause the API has answered stops every send that had not started), then
+// asks the breaker: once either holds, the rest of the batch is deferred.
+// A paused partner's entries are deferred as they were due, before an
+// exhausted one is dead-lettered: a pause never moves an entry towards
+// dead.
 func (r *Relay) deliverToPartner(ctx context.Context, p Partner, idx []int, outcomes []outcome, brk *breakers) {
 	sem := make(chan struct{}, r.cfg.PartnerConcurrency)
 	var wg sync.WaitGroup
+	paused := false
 	for _, i := range idx {
 		o := &outcomes[i]
-		if o.entry.exhausted() {
-			o.err = &DeliveryError{Err: errors.New("attempts exhausted")}
+		sem <- struct{}{}
+		if paused = paused || r.paused(ctx, p.ID); paused {
+			if o.deferTill = o.entry.claim.due; o.deferTill.IsZero() {
+				o.deferTill = r.cfg.Now()
+			}
+			<-sem
 			continue
 		}
-		sem <- struct{}{}
+		if o.entry.exhausted() {
+			o.err = &DeliveryError{Err: errors.New("attempts exhausted")}
+			<-sem
+			continue
+		}
 		now := r.cfg.Now()
 		if ok, until := brk.allow(p.ID, now); !ok {
 			o.deferTill = until
@@ -485,6 +500,18 @@ func (r *Relay) deliverToPartner(ctx context.Context, p Partner, idx []int, outc
 		})
 	}
 	wg.Wait()
+}
+
+// paused reads whether an operator paused partner id. When the store
+// cannot say, the partner counts as paused: an entry waits rather than go
+// out against an operator's hold.
+func (r *Relay) paused(ctx context.Context, id string) bool {
+	paused, err := r.cfg.Store.PartnerPaused(ctx, id)
+	if err != nil {
+		r.cfg.Logger.ErrorContext(ctx, "cannot read whether a partner is paused: its deliveries wait", "target", id, "error", err)
+		return true
+	}
+	return paused
 }
 
 // settle turns outcomes into outbox settlements and partner attempt

@@ -143,9 +143,13 @@ const claimRounds = 8
 // that order. Each claimed entry is atomically set to processing with a
 // lease until now+lease and attempts+1.
 //
-// A claim is three commands whatever the batch size: find the candidate ids,
-// one conditional UpdateMany that takes those still due (so two claimers
-// never take the same entry), and one read-back by the claim's token. When
+// Entries of a blocked partner (BlockedPartners: paused) are left waiting,
+// in the status they have.
+//
+// A claim is four commands whatever the batch size: list the blocked
+// partners, find the candidate ids, one conditional UpdateMany that takes
+// those still due (so two claimers never take the same entry), and one
+// read-back by the claim's token. When
 // concurrent claimers took every candidate, it looks again (a few rounds),
 // so an empty result means nothing was due.
 func (s *Store) ClaimDue(ctx context.Context, now time.Time, lease time.Duration, limit int) ([]OutboxEntry, error) {
@@ -156,7 +160,10 @@ func (s *Store) ClaimDue(ctx context.Context, now time.Time, lease time.Duration
 		return nil, fmt.Errorf("store: ClaimDue lease must be positive, got %s", lease)
 	}
 	now = bsonTime(now)
-	due := bson.M{"status": bson.M{"$in": status.OutboxDue()}, "next_attempt_at": bson.M{"$lte": now}}
+	due, err := s.notBlocked(ctx, bson.M{"status": bson.M{"$in": status.OutboxDue()}, "next_attempt_at": bson.M{"$lte": now}}, now)
+	if err != nil {
+		return nil, err
+	}
 	oldest := bson.D{{Key: "next_attempt_at", Value: 1}, {Key: "_id", Value: 1}}
 	for range claimRounds {
 		candidates, err := findAll[idOnly](ctx, s.outbox, due, options.Find().SetSort(oldest).SetLimit(int64(limit)).
@@ -172,7 +179,10 @@ func (s *Store) ClaimDue(ctx context.Context, now time.Time, lease time.Duration
 			ids[i] = c.ID
 		}
 		token := uuid.NewString()
-		filter := bson.M{"_id": bson.M{"$in": ids}, "status": due["status"], "next_attempt_at": due["next_attempt_at"]}
+		filter := bson.M{"_id": bson.M{"$in": ids}}
+		for k, v := range due {
+			filter[k] = v
+		}
 		res, err := s.outbox.UpdateMany(ctx, filter, bson.M{
 			"$set": bson.M{"status": status.OutboxProcessing, "lease_expires_at": now.Add(lease), "claim_token": token},
 			"$inc": bson.M{"attempts": 1},
@@ -312,10 +322,15 @@ func (s *Store) OldestPendingOutbox(ctx context.Context) (oldest time.Time, ok b
 }
 
 // NextDueOutbox is the earliest next_attempt_at of the entries waiting for
-// delivery (pending or failed); ok is false when none waits. A relay that
-// keeps serving through its schedule's period sleeps until it.
+// delivery (pending or failed) that ClaimDue may take, those of blocked
+// partners left out; ok is false when none waits. A relay that keeps
+// serving through its schedule's period sleeps until it.
 func (s *Store) NextDueOutbox(ctx context.Context) (next time.Time, ok bool, err error) {
-	e, err := findOne[OutboxEntry](ctx, s.outbox, bson.M{"status": bson.M{"$in": status.OutboxDue()}},
+	waiting, err := s.notBlocked(ctx, bson.M{"status": bson.M{"$in": status.OutboxDue()}}, s.now())
+	if err != nil {
+		return time.Time{}, false, err
+	}
+	e, err := findOne[OutboxEntry](ctx, s.outbox, waiting,
 		options.FindOne().SetSort(bson.D{{Key: "next_attempt_at", Value: 1}}).
 			SetProjection(bson.M{"next_attempt_at": 1}))
 	if errors.Is(err, ErrNotFound) {
