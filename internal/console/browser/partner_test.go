@@ -120,11 +120,12 @@ func TestConsolePartnerPage(t *testing.T) {
 	}
 	submit := func(record string) string {
 		var wf struct {
-			WorkflowID string `json:"workflowId"`
+			WorkflowID string          `json:"workflowId"`
+			Error      json.RawMessage `json:"error"`
 		}
 		require.Equal(t, http.StatusCreated, s.call(http.MethodPost, "/api/workflows", fmt.Appendf(nil,
-			`{"name":"Acme sync","steps":["validate","deliver"],"input":{"deliver":{"target":"acme","eventType":"order.synced"},"records":[{"id":%q}]}}`,
-			record), nil, &wf))
+			`{"name":"Acme sync","steps":["validate","deliver"],"priority":"high","input":{"deliver":{"target":"acme","eventType":"order.synced"},"records":[{"id":%q}]}}`,
+			record), nil, &wf), "%s", wf.Error)
 		return wf.WorkflowID
 	}
 	row := func(outboxID string) string {
@@ -237,19 +238,23 @@ func TestConsolePartnerPage(t *testing.T) {
 	})
 
 	t.Run("ResendAddsAnAttempt", func(t *testing.T) {
-		d := deliveries()[orders[0]]
-		admin.waitFor(t, rowStatus(d.OutboxID, "completed"), "the first order's delivery")
+		wf := submit("order-resend")
+		s.eventually(60*time.Second, func() bool { return deliveries()[wf].Status == "completed" }, "the order delivered")
+		d := deliveries()[wf]
+		admin.waitFor(t, rowStatus(d.OutboxID, "completed"), "the order's delivery in the table")
 		admin.do(t, click(row(d.OutboxID)+` [data-testid=resend]`))
-		s.eventually(30*time.Second, func() bool { return acme.requests(orders[0]) == 2 }, "the resend reached acme")
+		s.eventually(30*time.Second, func() bool { return acme.requests(wf) == 2 }, "the resend reached acme")
 		admin.waitFor(t, rowStatus(d.OutboxID, "completed")+fmt.Sprintf(` && document.querySelector(%q).textContent.includes('resent 1')`, row(d.OutboxID)),
 			"resent and completed again")
 		admin.do(t, click(row(d.OutboxID)+` [data-testid=log-toggle]`))
 		log := fmt.Sprintf(`[data-log-of=%q] [data-testid=delivery-log] tbody tr`, d.OutboxID)
 		admin.waitFor(t, fmt.Sprintf(`document.querySelectorAll(%q).length === 2`, log), "a second attempt row")
-		after := deliveries()[orders[0]]
+		after := deliveries()[wf]
 		assert.Equal(t, 1, after.Resends)
 		assert.Len(t, after.DeliveryLog, 2)
-		// The picture: acme's state, its deliveries, a delivery log open.
+		// The picture: acme's state, its deliveries, the log of a requeued
+		// dead letter open (the 410 with its body, then the 200).
+		admin.do(t, click(row(d.OutboxID)+` [data-testid=log-toggle]`))
 		gd := deliveries()[gone[0]]
 		admin.do(t, click(row(gd.OutboxID)+` [data-testid=log-toggle]`))
 		admin.waitFor(t, fmt.Sprintf(`document.querySelectorAll('[data-log-of=%q] [data-testid=delivery-log] tbody tr').length === 2`, gd.OutboxID), "the requeued one's log")
