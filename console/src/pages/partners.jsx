@@ -312,7 +312,7 @@ function DeliveryRow({ d, admin, onChange }) {
           {d.attempts}/{d.maxAttempts}
         </td>
         <td class="error-text">
-          {d.lastError || ''}
+          {d.status !== 'completed' ? d.lastError || '' : ''}
           <ErrorBox error={act.error} />
         </td>
         <td class="actions">

@@ -255,7 +255,7 @@ func TestConsolePartnerPage(t *testing.T) {
 		// The picture: acme's state, its deliveries, the log of a requeued
 		// dead letter open (the 410 with its body, then the 200).
 		admin.do(t, click(row(d.OutboxID)+` [data-testid=log-toggle]`))
-		gd := deliveries()[gone[0]]
+		gd := deliveries()[gone[len(gone)-1]]
 		admin.do(t, click(row(gd.OutboxID)+` [data-testid=log-toggle]`))
 		admin.waitFor(t, fmt.Sprintf(`document.querySelectorAll('[data-log-of=%q] [data-testid=delivery-log] tbody tr').length === 2`, gd.OutboxID), "the requeued one's log")
 		admin.screenshot(t, "partner-page")
