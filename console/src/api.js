@@ -14,7 +14,8 @@ export const token = {
 };
 
 // ApiError is an answer other than 2xx, with the API's machine-readable
-// {"error":{"code","message","field"}} body.
+// {"error":{"code","message","field"}} body (kept whole in body: some
+// refusals carry more, such as a requeue's current count).
 export class ApiError extends Error {
   constructor(status, body) {
     const e = (body && body.error) || {};
@@ -22,6 +23,7 @@ export class ApiError extends Error {
     this.status = status;
     this.code = e.code || 'http_' + status;
     this.field = e.field;
+    this.body = body;
   }
 }
 

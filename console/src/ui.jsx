@@ -161,3 +161,27 @@ export function Since({ param }) {
     </span>
   );
 }
+
+// ConfirmCount asks to act on n items (the question, children, names
+// them) with a button saying the count, or says nothing matches; note is
+// a warning above it (why it asks again).
+export function ConfirmCount({ n, note, empty, onYes, onCancel, children }) {
+  return (
+    <div class="confirm" role="dialog" data-testid="bulk-confirm">
+      {note ? (
+        <div class="warn-box" data-testid="bulk-note">
+          {note}
+        </div>
+      ) : null}
+      {n === 0 ? <span>{empty}</span> : <span>{children}</span>}{' '}
+      {n > 0 ? (
+        <button class="danger" onClick={onYes} data-testid="bulk-yes">
+          Requeue {n}
+        </button>
+      ) : null}{' '}
+      <button class="secondary" onClick={onCancel}>
+        Cancel
+      </button>
+    </div>
+  );
+}

@@ -2,7 +2,7 @@ import { useState } from 'preact/hooks';
 import { useLocation } from 'preact-iso/router';
 import { get, post } from '../api.js';
 import { useAction, useLoad } from '../hooks.js';
-import { base, ErrorBox, fmtTime, FilterForm, Since, Pager, Json, Badge, Listing, ListTable } from '../ui.jsx';
+import { base, ConfirmCount, ErrorBox, fmtTime, FilterForm, Since, Pager, Json, Badge, Listing, ListTable } from '../ui.jsx';
 import { TraceLink, traceparentTraceId } from './traces.jsx';
 
 const statuses = ['open', 'replayed', 'discarded', 'all'];
@@ -156,24 +156,15 @@ function BulkRequeue({ filter: f, onDone }) {
   return (
     <div class="bulk">
       {step.phase === 'confirm' ? (
-        <div class="confirm" role="dialog" data-testid="bulk-confirm">
-          {step.n === 0 ? (
-            <span>Nothing matches this filter.</span>
-          ) : (
-            <span>
-              Requeue <strong data-testid="bulk-count">{step.n}</strong> {filter.status} dead letter{step.n === 1 ? '' : 's'}
-              {step.more ? ` (the first ${bulkMax}; more match)` : ''} back onto their topics?
-            </span>
-          )}{' '}
-          {step.n > 0 ? (
-            <button class="danger" onClick={requeue} data-testid="bulk-yes">
-              Requeue {step.n}
-            </button>
-          ) : null}{' '}
-          <button class="secondary" onClick={() => setStep({ phase: 'idle' })}>
-            Cancel
-          </button>
-        </div>
+        <ConfirmCount
+          n={step.n}
+          empty="Nothing matches this filter."
+          onYes={requeue}
+          onCancel={() => setStep({ phase: 'idle' })}
+        >
+          Requeue <strong data-testid="bulk-count">{step.n}</strong> {filter.status} dead letter{step.n === 1 ? '' : 's'}
+          {step.more ? ` (the first ${bulkMax}; more match)` : ''} back onto their topics?
+        </ConfirmCount>
       ) : (
         <button onClick={count} disabled={step.phase === 'counting' || step.phase === 'requeuing'} data-testid="bulk-requeue">
           Requeue all matching…

@@ -62,13 +62,22 @@ type stack struct {
 // and the schedules every 200 ms.
 func startStack(t *testing.T) *stack {
 	t.Helper()
-	dir := t.TempDir()
-	partner := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+	return startStackWith(t, http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 		http.Error(w, "acme is down for maintenance", http.StatusServiceUnavailable)
-	}))
+	}), "")
+}
+
+// startStackWith is startStack with acme's endpoint served by acme and
+// acmeFields (such as `,"rateLimit":20`) added to acme's entry of the
+// partners file.
+func startStackWith(t *testing.T, acme http.Handler, acmeFields string) *stack {
+	t.Helper()
+	dir := t.TempDir()
+	partner := httptest.NewServer(acme)
 	t.Cleanup(partner.Close)
 	partners := filepath.Join(dir, "partners.json")
-	require.NoError(t, os.WriteFile(partners, fmt.Appendf(nil, `[{"id":"acme","name":"Acme Corp","url":%q},{"id":"globex","name":"Globex","url":%q}]`, partner.URL, globexURL), 0o600))
+	require.NoError(t, os.WriteFile(partners, fmt.Appendf(nil, `[{"id":"acme","name":"Acme Corp","url":%q%s},{"id":"globex","name":"Globex","url":%q}]`,
+		partner.URL, acmeFields, globexURL), 0o600))
 	env := map[string]string{
 		provider.SecretEnvVar("stripe"): stripeSecret,
 		provider.SecretEnvVar("acme"):   acmeSecret,
