@@ -510,7 +510,7 @@ func TestOpsPartnersPauseAndResume(t *testing.T) {
 		{"no id", []string{"partners", "pause"}, 1, `name one partner id`},
 		{"two ids", []string{"partners", "resume", "acme", "beta"}, 1, `name one partner id`},
 		{"resume takes no reason", []string{"partners", "resume", "acme", "-reason", "x"}, 1, `flag provided but not defined: -reason`},
-		{"no subcommand", []string{"partners"}, 1, `name a subcommand: pause, resume`},
+		{"no subcommand", []string{"partners"}, 1, `name a subcommand: pause, resume, requeue`},
 		{"unknown subcommand", []string{"partners", "list"}, 1, `unknown subcommand "list"`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -32,7 +32,7 @@ func TestOpsPartnersRequeueCountsAsksAndConfirms(t *testing.T) {
 			"0 dead-lettered deliveries of acme match.\n", "", false},
 		{"a bad since", "", []string{"partners", "requeue", "acme", "-since", "yesterday"}, 1, "", "-since: \"yesterday\" is not an RFC 3339 time", false},
 		{"no partner", "", []string{"partners", "requeue"}, 1, "", "name one partner", false},
-		{"no subcommand", "", []string{"partners"}, 1, "", "name a subcommand: requeue", false},
+		{"no subcommand", "", []string{"partners"}, 1, "", "name a subcommand: pause, resume, requeue", false},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			a := newAPI(t)
