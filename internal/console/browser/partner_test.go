@@ -16,6 +16,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/streamops/streamops/internal/status"
 )
 
 // goneBody is what acme answers a delivery of a record it no longer knows
@@ -190,7 +192,7 @@ func TestConsolePartnerPage(t *testing.T) {
 		}
 		s.eventually(60*time.Second, func() bool {
 			ds := deliveries()
-			return ds[gone[0]].Status == "dead_letter" && ds[gone[1]].Status == "dead_letter"
+			return ds[gone[0]].Status == status.OutboxDeadLetter && ds[gone[1]].Status == status.OutboxDeadLetter
 		}, "the 410 deliveries dead-lettered")
 		d := deliveries()[gone[0]]
 		admin.waitFor(t, rowStatus(d.OutboxID, "dead_letter"), "the dead letter in the table")
@@ -217,7 +219,7 @@ func TestConsolePartnerPage(t *testing.T) {
 		// Another dead letter before the confirmation: the API refuses the
 		// old count and the page asks again with the new one.
 		gone = append(gone, submit("gone-2"))
-		s.eventually(60*time.Second, func() bool { return deliveries()[gone[2]].Status == "dead_letter" }, "the third dead letter")
+		s.eventually(60*time.Second, func() bool { return deliveries()[gone[2]].Status == status.OutboxDeadLetter }, "the third dead letter")
 		admin.do(t, click(`[data-testid=bulk-yes]`))
 		admin.waitFor(t, `document.querySelector('[data-testid=bulk-count]')?.textContent === '3' && document.querySelector('[data-testid=bulk-note]')`,
 			"the new count after 409 count_changed")
@@ -239,7 +241,7 @@ func TestConsolePartnerPage(t *testing.T) {
 
 	t.Run("ResendAddsAnAttempt", func(t *testing.T) {
 		wf := submit("order-resend")
-		s.eventually(60*time.Second, func() bool { return deliveries()[wf].Status == "completed" }, "the order delivered")
+		s.eventually(60*time.Second, func() bool { return deliveries()[wf].Status == status.OutboxCompleted }, "the order delivered")
 		d := deliveries()[wf]
 		admin.waitFor(t, rowStatus(d.OutboxID, "completed"), "the order's delivery in the table")
 		admin.do(t, click(row(d.OutboxID)+` [data-testid=resend]`))
