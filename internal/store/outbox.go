@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"time"
 
@@ -59,6 +60,11 @@ type OutboxEntry struct {
 	// DeliveryLog is the entry's delivery attempts, oldest first, the
 	// latest MaxDeliveryLog of them. Not in seed 004.
 	DeliveryLog []DeliveryAttempt `bson:"delivery_log,omitempty" json:"delivery_log,omitempty"`
+	// ThrottledSince is when the partner first answered this entry with
+	// a hold (429/503 with Retry-After) that is still unbroken: it bounds
+	// how long throttles may go on without using an attempt. Cleared by
+	// any other answer. Not in seed 004.
+	ThrottledSince *time.Time `bson:"throttled_since,omitempty" json:"throttled_since,omitempty"`
 }
 
 // MaxDeliveryLog is how many delivery attempts an outbox entry keeps.
@@ -126,9 +132,12 @@ const claimRounds = 8
 // that order. Each claimed entry is atomically set to processing with a
 // lease until now+lease and attempts+1.
 //
-// A claim is three commands whatever the batch size: find the candidate ids,
-// one conditional UpdateMany that takes those still due (so two claimers
-// never take the same entry), and one read-back by the claim's token. When
+// Entries of partners that are held (HeldPartners) are left waiting.
+//
+// A claim is four commands whatever the batch size: list the held
+// partners, find the candidate ids, one conditional UpdateMany that takes
+// those still due (so two claimers never take the same entry), and one
+// read-back by the claim's token. When
 // concurrent claimers took every candidate, it looks again (a few rounds),
 // so an empty result means nothing was due.
 func (s *Store) ClaimDue(ctx context.Context, now time.Time, lease time.Duration, limit int) ([]OutboxEntry, error) {
@@ -140,6 +149,9 @@ func (s *Store) ClaimDue(ctx context.Context, now time.Time, lease time.Duration
 	}
 	now = bsonTime(now)
 	due := bson.M{"status": bson.M{"$in": status.OutboxDue()}, "next_attempt_at": bson.M{"$lte": now}}
+	if err := s.skipHeldPartners(ctx, due, now); err != nil {
+		return nil, err
+	}
 	oldest := bson.D{{Key: "next_attempt_at", Value: 1}, {Key: "_id", Value: 1}}
 	for range claimRounds {
 		candidates, err := findAll[idOnly](ctx, s.outbox, due, options.Find().SetSort(oldest).SetLimit(int64(limit)).
@@ -156,6 +168,9 @@ func (s *Store) ClaimDue(ctx context.Context, now time.Time, lease time.Duration
 		}
 		token := uuid.NewString()
 		filter := bson.M{"_id": bson.M{"$in": ids}, "status": due["status"], "next_attempt_at": due["next_attempt_at"]}
+		if skip, ok := due["target_provider"]; ok {
+			filter["target_provider"] = skip
+		}
 		res, err := s.outbox.UpdateMany(ctx, filter, bson.M{
 			"$set": bson.M{"status": status.OutboxProcessing, "lease_expires_at": now.Add(lease), "claim_token": token},
 			"$inc": bson.M{"attempts": 1},
@@ -191,8 +206,11 @@ type Settlement struct {
 	// Attempt, when set, is the attempt's row of the entry's delivery
 	// log, appended in the same update (the oldest dropped beyond
 	// MaxDeliveryLog); its Outcome is set to the status the settlement
-	// leaves.
+	// leaves, or status.OutcomeThrottledLog for a throttle.
 	Attempt *DeliveryAttempt
+	// ThrottledSince is recorded as throttled_since (Throttled only):
+	// the entry's first throttle of this unbroken run.
+	ThrottledSince time.Time
 }
 
 // SettleOutbox records the outcomes of claimed entries with one bulk write.
@@ -207,23 +225,35 @@ func (s *Store) SettleOutbox(ctx context.Context, settlements ...Settlement) (in
 		}
 		outcome := st.Outcome.Recorded(st.Entry.Attempts, st.Entry.MaxAttempts)
 		set := bson.M{"status": outcome.Status(st.Entry.Attempts)}
-		update := bson.M{"$set": set, "$unset": bson.M{"claim_token": "", "lease_expires_at": ""}}
+		unset := bson.M{"claim_token": "", "lease_expires_at": ""}
+		update := bson.M{"$set": set, "$unset": unset}
+		logOutcome := set["status"].(string)
 		switch outcome {
 		case status.OutcomeDelivered:
 			set["completed_at"] = now
+			unset["throttled_since"] = ""
 		case status.OutcomeRetry:
 			set["next_attempt_at"], set["last_error"] = bsonTime(st.NextAttemptAt), st.Error
+			unset["throttled_since"] = ""
 		case status.OutcomeDeadLettered:
 			set["last_error"] = st.Error
+			unset["throttled_since"] = ""
 		case status.OutcomeDeferred:
 			set["next_attempt_at"] = bsonTime(st.NextAttemptAt)
 			update["$inc"] = bson.M{"attempts": -1}
+		case status.OutcomeThrottled:
+			if st.ThrottledSince.IsZero() {
+				return nil, fmt.Errorf("store: settle outbox %s: a throttle needs ThrottledSince", st.Entry.OutboxID)
+			}
+			set["next_attempt_at"], set["throttled_since"] = bsonTime(st.NextAttemptAt), bsonTime(st.ThrottledSince)
+			update["$inc"] = bson.M{"attempts": -1}
+			logOutcome = status.OutcomeThrottledLog
 		default:
 			return nil, fmt.Errorf("store: settle outbox %s: unknown outcome %d", st.Entry.OutboxID, st.Outcome)
 		}
 		if st.Attempt != nil {
 			a := *st.Attempt
-			a.At, a.Outcome = bsonTime(a.At), set["status"].(string)
+			a.At, a.Outcome = bsonTime(a.At), logOutcome
 			update["$push"] = bson.M{"delivery_log": bson.D{{Key: "$each", Value: bson.A{a}}, {Key: "$slice", Value: -MaxDeliveryLog}}}
 		}
 		return mongo.NewUpdateOneModel().
@@ -295,16 +325,34 @@ func (s *Store) OldestPendingOutbox(ctx context.Context) (oldest time.Time, ok b
 }
 
 // NextDueOutbox is the earliest next_attempt_at of the entries waiting for
-// delivery (pending or failed); ok is false when none waits. A relay that
-// keeps serving through its schedule's period sleeps until it.
+// delivery (pending or failed) to partners not held (ClaimDue skips
+// them); ok is false when none waits. A relay that keeps serving through
+// its schedule's period sleeps until it.
 func (s *Store) NextDueOutbox(ctx context.Context) (next time.Time, ok bool, err error) {
-	e, err := findOne[OutboxEntry](ctx, s.outbox, bson.M{"status": bson.M{"$in": status.OutboxDue()}},
+	held, err := s.HeldPartners(ctx, s.now())
+	if err != nil {
+		return time.Time{}, false, err
+	}
+	waiting := bson.M{"status": bson.M{"$in": status.OutboxDue()}}
+	if len(held) > 0 {
+		waiting["target_provider"] = bson.M{"$nin": slices.Collect(maps.Keys(held))}
+	}
+	e, err := findOne[OutboxEntry](ctx, s.outbox, waiting,
 		options.FindOne().SetSort(bson.D{{Key: "next_attempt_at", Value: 1}}).
 			SetProjection(bson.M{"next_attempt_at": 1}))
-	if errors.Is(err, ErrNotFound) {
-		return time.Time{}, false, nil
+	switch {
+	case errors.Is(err, ErrNotFound):
+	case err != nil:
+		return time.Time{}, false, err
+	default:
+		next, ok = e.NextAttemptAt, true
 	}
-	return e.NextAttemptAt, err == nil, err
+	for _, until := range held { // a held partner's entries fall due when its hold ends
+		if !ok || until.Before(next) {
+			next, ok = until, true
+		}
+	}
+	return next, ok, nil
 }
 
 // RequeueOutboxEntry is an operator's requeue of a dead-lettered entry:

@@ -127,7 +127,7 @@ func (t *table) build(results map[string]map[string]result, engines []string, si
 	}
 	// BenchmarkStoreCommands counts commands on the embedded engine only:
 	// a count, the same on MongoDB.
-	t.atMost(results["embedded"], "any", "outbox claims (batch of 100)", "BenchmarkStoreCommands/claim-batch-100", "commands/entry", 0.03, "%.3f")
+	t.atMost(results["embedded"], "any", "outbox claims (batch of 100)", "BenchmarkStoreCommands/claim-batch-100", "commands/entry", 0.04, "%.3f")
 	for _, e := range engines {
 		for _, kind := range []string{"Workflow", "Task"} {
 			t.atMost(results[e], e, "MSK records, "+strings.ToLower(kind)+" batch of 1,000", "Benchmark"+kind+"Processor/batch=1000", "commands/record", 0.005, "%.3f")
