@@ -28,6 +28,10 @@ type OutboxStore interface {
 	SavePartnerEndpoints(ctx context.Context, eps ...store.PartnerEndpoint) error
 	InsertPartnerEvents(ctx context.Context, evs ...store.PartnerEvent) (store.InsertResult, error)
 	RecordPartnerAttempts(ctx context.Context, attempts ...store.PartnerAttempt) (int, error)
+	HoldPartner(ctx context.Context, partnerID string, h store.Hold, now time.Time) (bool, error)
+	ReserveSendSlot(ctx context.Context, partnerID string, now time.Time, interval, horizon time.Duration) (store.SendSlot, error)
+	AcquireInFlight(ctx context.Context, partnerID string, limit int, token string, now, until time.Time) (bool, error)
+	ReleaseInFlight(ctx context.Context, partnerID, token string) error
 }
 
 // Config wires a Relay.
@@ -77,6 +81,15 @@ type Config struct {
 	PartnerConcurrency int
 	// Breaker tunes the per-partner circuit breaker.
 	Breaker BreakerConfig
+	// GateWait is the longest a send waits for its partner's rate limit
+	// slot or an in-flight place (maxInFlight); beyond it the entry is
+	// deferred without using an attempt. Default 3 s: short beside the
+	// claim's lease and the safety margin.
+	GateWait time.Duration
+	// MaxHold bounds backpressure: the longest hold one Retry-After sets,
+	// and how long an entry may be throttled before a throttle counts as
+	// a failure (env STREAMOPS_PARTNER_MAX_HOLD). Default DefaultMaxHold.
+	MaxHold time.Duration
 	// Backoff spaces Kafka retries. Default exponential from 5 s, factor 2,
 	// cap 15 min, full jitter.
 	Backoff backoff.Policy
@@ -114,6 +127,12 @@ func (c *Config) setDefaults() {
 		c.PartnerConcurrency = 4
 	}
 	c.Breaker.setDefaults()
+	if c.GateWait <= 0 {
+		c.GateWait = 3 * time.Second
+	}
+	if c.MaxHold <= 0 {
+		c.MaxHold = DefaultMaxHold
+	}
 	if c.Backoff == nil {
 		c.Backoff = backoff.Exponential{Base: 5 * time.Second, Factor: 2, Max: 15 * time.Minute, Jitter: 1}
 	}
@@ -141,8 +160,8 @@ func (c Config) Validate() error {
 		return errors.New("outbox: Config.PartnerDeliverer.Secrets is required when partners are configured")
 	}
 	for id, p := range c.Partners {
-		if p.URL == "" {
-			return fmt.Errorf("outbox: partner %q has no url", id)
+		if err := p.validate(); err != nil {
+			return fmt.Errorf("outbox: partner %q: %w", id, err)
 		}
 	}
 	return nil
@@ -161,7 +180,10 @@ func RunTimeout(period time.Duration) time.Duration { return period + DefaultSaf
 
 // Relay delivers the outbox. Safe to run concurrently with other relays:
 // claims are exclusive.
-type Relay struct{ cfg Config }
+type Relay struct {
+	cfg   Config
+	holds holds
+}
 
 // New returns a Relay.
 func New(cfg Config) (*Relay, error) {
@@ -180,6 +202,7 @@ type Stats struct {
 	Retried      int `json:"retried"`
 	DeadLettered int `json:"deadLettered"`
 	Deferred     int `json:"deferred"`
+	Throttled    int `json:"throttled"`
 	Reclaimed    int `json:"reclaimed"`
 }
 
@@ -190,6 +213,7 @@ func (s *Stats) add(o Stats) {
 	s.Retried += o.Retried
 	s.DeadLettered += o.DeadLettered
 	s.Deferred += o.Deferred
+	s.Throttled += o.Throttled
 }
 
 // Run is Serve for an invocation whose scheduled time is unknown.
@@ -245,7 +269,7 @@ func (r *Relay) Serve(ctx context.Context, scheduled time.Time) (Stats, error) {
 				}
 				mu.Unlock()
 				r.cfg.Logger.InfoContext(ctx, "outbox batch settled", "claimed", st.Claimed, "delivered", st.Delivered,
-					"retried", st.Retried, "deadLettered", st.DeadLettered, "deferred", st.Deferred)
+					"retried", st.Retried, "deadLettered", st.DeadLettered, "deferred", st.Deferred, "throttled", st.Throttled)
 				<-slots
 				select {
 				case settled <- struct{}{}:
@@ -332,7 +356,8 @@ func (r *Relay) report(ctx context.Context, st Stats) {
 type outcome struct {
 	entry     Entry
 	err       error     // nil: delivered
-	deferTill time.Time // set: not attempted, breaker open
+	deferTill time.Time // set: not attempted (held, breaker open, gate)
+	holdTill  time.Time // set: throttled, retried then
 	attempted bool
 	at        time.Time // when the attempt ended (attempted only)
 	attempt   *Attempt  // a partner attempt, for the delivery log
@@ -454,8 +479,10 @@ func (r *Relay) settleOutcomes(ctx context.Context, group []outcome, st *Stats) 
 	return nil
 }
 
-// deliverToPartner sends one partner's entries, a few at a time, asking the
-// breaker before each: once it opens, the rest of the batch is deferred.
+// deliverToPartner sends one partner's entries, a few at a time, checking
+// before each whether the partner is held, then its breaker, then its
+// gate (rate slot, in-flight place): a held or refused entry is deferred.
+// A throttle (429/503 with Retry-After) holds the partner for the rest.
 func (r *Relay) deliverToPartner(ctx context.Context, p Partner, idx []int, outcomes []outcome, brk *breakers) {
 	sem := make(chan struct{}, r.cfg.PartnerConcurrency)
 	var wg sync.WaitGroup
@@ -467,6 +494,11 @@ func (r *Relay) deliverToPartner(ctx context.Context, p Partner, idx []int, outc
 		}
 		sem <- struct{}{}
 		now := r.cfg.Now()
+		if until, held := r.holds.held(p.ID, now); held {
+			o.deferTill = until
+			<-sem
+			continue
+		}
 		if ok, until := brk.allow(p.ID, now); !ok {
 			o.deferTill = until
 			<-sem
@@ -475,11 +507,28 @@ func (r *Relay) deliverToPartner(ctx context.Context, p Partner, idx []int, outc
 		wg.Go(func() {
 			defer func() { <-sem }()
 			ctx := o.entry.Context(ctx)
+			adm := r.admit(ctx, p)
+			if !adm.deferTill.IsZero() {
+				o.deferTill = adm.deferTill
+				return
+			}
+			if until, held := r.holds.held(p.ID, r.cfg.Now()); held { // a throttle while it waited
+				adm.release()
+				o.deferTill = until
+				return
+			}
+			start := r.cfg.Now()
 			a := r.cfg.PartnerDeliverer.Send(ctx, p, o.entry)
-			a.At = now
+			adm.release()
+			a.At = start
 			o.err, o.attempted, o.attempt = delivered(a.Err), true, &a
 			o.at = r.cfg.Now()
-			brk.record(p.ID, o.err, o.at)
+			if hold, ok := throttleHold(a, o.at, o.entry.ThrottledSince, r.cfg.MaxHold); ok {
+				o.holdTill = o.at.Add(hold)
+				r.hold(ctx, p, o.entry, a, o.holdTill)
+			} else {
+				brk.record(p.ID, o.err, o.at)
+			}
 			r.cfg.Logger.InfoContext(ctx, "partner delivery attempt", "outboxId", o.entry.ID, "target", p.ID,
 				"attempt", o.entry.Attempts, "statusCode", a.StatusCode, "durationMs", a.Duration.Milliseconds(), "error", a.Err)
 		})
@@ -503,11 +552,13 @@ func (r *Relay) settle(ctx context.Context, outcomes []outcome, st *Stats) ([]st
 		if partner {
 			policy = r.cfg.PartnerBackoff
 		}
-		out, next := e.outcome(o.err, o.deferTill, partner, policy, now)
+		out, next := e.outcome(o.err, o.deferTill, o.holdTill, partner, policy, now)
 		var errMsg string
 		switch out {
 		case status.OutcomeDeferred:
 			st.Deferred++
+		case status.OutcomeThrottled:
+			st.Throttled++
 		case status.OutcomeDelivered:
 			st.Delivered++
 		case status.OutcomeRetry:
@@ -523,8 +574,15 @@ func (r *Relay) settle(ctx context.Context, outcomes []outcome, st *Stats) ([]st
 		if partner && o.attempted {
 			a = o.attempt
 		}
-		settlements = append(settlements, e.settlement(out, next, errMsg, a))
-		if partner && o.attempted && e.attemptRecorded() {
+		stl := e.settlement(out, next, errMsg, a)
+		if out == status.OutcomeThrottled {
+			stl.ThrottledSince = now
+			if e.ThrottledSince != nil {
+				stl.ThrottledSince = *e.ThrottledSince
+			}
+		}
+		settlements = append(settlements, stl)
+		if partner && o.attempted && out != status.OutcomeThrottled && e.attemptRecorded() {
 			attempts = append(attempts, partnerAttempt(e, now, e.attemptStatus(out)))
 		}
 	}
