@@ -20,6 +20,12 @@ import (
 // gateRetry is how often a send waiting for an in-flight place asks again.
 const gateRetry = 100 * time.Millisecond
 
+// slotLead is how far ahead of now an idle partner's send slot is set:
+// farther than the reservation's own store round trip, so the send at
+// that slot goes out on time and the next one, a full gap later, is not
+// closer to it than the rate limit allows.
+const slotLead = 100 * time.Millisecond
+
 // leaseMargin is how long an in-flight lease outlives the longest send it
 // covers, so it is not taken from a send still running.
 const leaseMargin = 5 * time.Second
@@ -97,7 +103,7 @@ func (r *Relay) admit(ctx context.Context, p Partner) admission {
 	}
 	if p.RateLimit != nil {
 		now := r.cfg.Now()
-		slot, err := r.cfg.Store.ReserveSendSlot(ctx, p.ID, now, p.sendInterval(), r.cfg.GateWait)
+		slot, err := r.cfg.Store.ReserveSendSlot(ctx, p.ID, now.Add(slotLead), p.sendInterval(), r.cfg.GateWait)
 		switch {
 		case err != nil:
 			release()

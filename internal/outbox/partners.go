@@ -56,12 +56,18 @@ func (p Partner) validate() error {
 	return nil
 }
 
+// rateGuard widens the gap between two sends beyond what the rate limit
+// allows: a request's way to the partner varies by a few milliseconds
+// (the first one of a connection dials), and a partner counting arrivals
+// must still see no more than its limit.
+const rateGuard = 1.01
+
 // sendInterval is the gap its rate limit puts between two sends to p,
-// rounded up to the store's millisecond so the limit is never exceeded;
-// 0 when unlimited.
+// widened by rateGuard and rounded up to the store's millisecond; 0 when
+// unlimited.
 func (p Partner) sendInterval() time.Duration {
 	if p.RateLimit == nil {
 		return 0
 	}
-	return time.Duration(math.Ceil(1000 / *p.RateLimit)) * time.Millisecond
+	return time.Duration(math.Ceil(rateGuard*1000 / *p.RateLimit)) * time.Millisecond
 }

@@ -134,7 +134,7 @@ func TestAPartnersRateLimitAndMaxInFlightAreCheckedAtLoad(t *testing.T) {
 	}
 	p, err := LoadPartners(writePartners(t, `[{"id":"acme","url":"https://a.example","rateLimit":3,"maxInFlight":2}]`))
 	require.NoError(t, err)
-	assert.Equal(t, 334*time.Millisecond, p["acme"].sendInterval(), "rounded up: never faster than the limit")
+	assert.Equal(t, 337*time.Millisecond, p["acme"].sendInterval(), "1% wider, rounded up: never faster than the limit")
 	assert.Equal(t, 2, *p["acme"].MaxInFlight)
 	p, err = LoadPartners(writePartners(t, `[{"id":"acme","url":"https://a.example"}]`))
 	require.NoError(t, err)
