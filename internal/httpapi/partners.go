@@ -29,6 +29,10 @@ type PartnerConfig struct {
 	// Webhooks are the providers whose deliveries are this partner's
 	// inbound events.
 	Webhooks []PartnerWebhook
+	// RateLimit (deliveries per second) and MaxInFlight are the partners
+	// file's limits on deliveries to it; nil when unlimited.
+	RateLimit   *float64
+	MaxInFlight *int
 }
 
 // PartnerWebhook is one webhook provider of a partner.
@@ -46,7 +50,11 @@ type PartnerWebhook struct {
 // the deployment configures the partner, its configuration.
 type partnerView struct {
 	partnerEndpointResponse
-	Config *partnerConfigView `json:"config,omitempty"`
+	// RateLimit and MaxInFlight are the partners file's limits, null when
+	// unlimited (or the partner is not configured).
+	RateLimit   *float64           `json:"rateLimit"`
+	MaxInFlight *int               `json:"maxInFlight"`
+	Config      *partnerConfigView `json:"config,omitempty"`
 }
 
 // partnerConfigView is a PartnerConfig as the API shows it.
@@ -82,6 +90,7 @@ func (a *api) partner(eps map[string]store.PartnerEndpoint, id string) partnerVi
 	v := partnerView{partnerEndpointResponse: toPartnerEndpoint(ep)}
 	if c, ok := a.cfg.Partners[id]; ok {
 		v.Config = toPartnerConfig(c)
+		v.RateLimit, v.MaxInFlight = c.RateLimit, c.MaxInFlight
 	}
 	return v
 }

@@ -301,6 +301,11 @@ type partnerEndpointResponse struct {
 	LastSuccessAt       *time.Time `json:"lastSuccessAt,omitempty"`
 	LastFailureAt       *time.Time `json:"lastFailureAt,omitempty"`
 	UpdatedAt           time.Time  `json:"updatedAt,omitzero"`
+	// HoldUntil is the latest hold the partner asked for (429/503 with
+	// Retry-After), HoldStatusCode and HoldRetryAfter the answer.
+	HoldUntil      *time.Time `json:"holdUntil,omitempty"`
+	HoldStatusCode int        `json:"holdStatusCode,omitempty"`
+	HoldRetryAfter string     `json:"holdRetryAfter,omitempty"`
 }
 
 func toPartnerEndpoint(ep store.PartnerEndpoint) partnerEndpointResponse {
@@ -308,6 +313,7 @@ func toPartnerEndpoint(ep store.PartnerEndpoint) partnerEndpointResponse {
 		PartnerID: ep.PartnerID, State: ep.State, ConsecutiveFailures: ep.ConsecutiveFailures, OpenedAt: ep.OpenedAt,
 		OpenUntil: ep.OpenUntil, LastError: ep.LastError, LastSuccessAt: ep.LastSuccessAt,
 		LastFailureAt: ep.LastFailureAt, UpdatedAt: ep.UpdatedAt,
+		HoldUntil: ep.HoldUntil, HoldStatusCode: ep.HoldStatusCode, HoldRetryAfter: ep.HoldRetryAfter,
 	}
 }
 
