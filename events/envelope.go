@@ -28,6 +28,15 @@ const (
 	TaskDeadLetter Type = "task.dead_letter"
 
 	WebhookReceived Type = "webhook.received"
+
+	// The operational events of partner delivery (issue 27), on
+	// TopicOperations keyed by partnerId: what an operator alarms on.
+	PartnerPaused        Type = "partner.paused"
+	PartnerResumed       Type = "partner.resumed"
+	PartnerBreakerOpened Type = "partner.breaker.opened"
+	PartnerBreakerClosed Type = "partner.breaker.closed"
+	PartnerThrottled     Type = "partner.throttled"
+	DeliveryDeadLettered Type = "delivery.dead_lettered"
 )
 
 // Kafka topics of seed 003. Dead letters go to the topic name plus DLQSuffix.
@@ -35,6 +44,10 @@ const (
 	TopicWorkflows = "workflows"
 	TopicTasks     = "tasks"
 	DLQSuffix      = ".dlq"
+	// TopicOperations carries the operational events (partner.*,
+	// delivery.dead_lettered), keyed by partnerId: 3 partitions, 7 days
+	// retention. Not in seed 003.
+	TopicOperations = "operations"
 )
 
 // DLQTopic is the dead-letter topic of topic: topic + DLQSuffix. A
@@ -52,7 +65,11 @@ var Types = []Type{
 	WorkflowCreated, WorkflowProcessing, WorkflowStepCompleted, WorkflowCompleted, WorkflowFailed,
 	TaskCreated, TaskProcessing, TaskCompleted, TaskFailed, TaskDeadLetter,
 	WebhookReceived,
+	PartnerPaused, PartnerResumed, PartnerBreakerOpened, PartnerBreakerClosed, PartnerThrottled, DeliveryDeadLettered,
 }
+
+// OperationsTypes are the event types of TopicOperations, in catalog order.
+var OperationsTypes = []Type{PartnerPaused, PartnerResumed, PartnerBreakerOpened, PartnerBreakerClosed, PartnerThrottled, DeliveryDeadLettered}
 
 // TypeNames returns Types as strings, in order.
 func TypeNames() []string { return names(Types) }
@@ -77,14 +94,17 @@ func (t Type) Known() bool {
 }
 
 // Topic is the Kafka topic that carries events of type t: "workflows" for
-// workflow.*, "tasks" for task.*. webhook.received is history only (it is
-// stored in the events collection, never published), so its topic is "".
+// workflow.*, "tasks" for task.*, "operations" for the operational events
+// (OperationsTypes). webhook.received is history only (it is stored in the
+// events collection, never published), so its topic is "".
 func (t Type) Topic() string {
 	switch t {
 	case WorkflowCreated, WorkflowProcessing, WorkflowStepCompleted, WorkflowCompleted, WorkflowFailed:
 		return TopicWorkflows
 	case TaskCreated, TaskProcessing, TaskCompleted, TaskFailed, TaskDeadLetter:
 		return TopicTasks
+	case PartnerPaused, PartnerResumed, PartnerBreakerOpened, PartnerBreakerClosed, PartnerThrottled, DeliveryDeadLettered:
+		return TopicOperations
 	}
 	return ""
 }
@@ -150,34 +170,34 @@ func (e Envelope) DecodePayload(v any) error {
 }
 
 // AggregateID is the id of the thing the event belongs to: the payload's
-// workflowId, taskId or (for webhook.received) webhookEventId. It is the Kafka
-// partition key and the events collection's aggregate_id. It is "" when the
-// payload carries none of them.
+// workflowId, taskId, (for webhook.received) webhookEventId or (for the
+// operational events) partnerId. It is the Kafka partition key and the
+// events collection's aggregate_id. It is "" when the payload carries none
+// of them.
 func (e Envelope) AggregateID() string {
 	var ids struct {
 		WorkflowID     string `json:"workflowId"`
 		TaskID         string `json:"taskId"`
 		WebhookEventID string `json:"webhookEventId"`
+		PartnerID      string `json:"partnerId"`
 	}
 	if json.Unmarshal(e.Payload, &ids) != nil {
 		return ""
 	}
-	return pickAggregateID([3]string{ids.WorkflowID, ids.TaskID, ids.WebhookEventID})
+	return pickAggregateID([len(AggregateIDFields)]string{ids.WorkflowID, ids.TaskID, ids.WebhookEventID, ids.PartnerID})
 }
 
 // AggregateIDFields are the payload fields AggregateID reads, in the
-// order it prefers them: the first non-empty of the first two, else the
-// third (even empty).
-var AggregateIDFields = [3]string{"workflowId", "taskId", "webhookEventId"}
+// order it prefers them: the first non-empty one.
+var AggregateIDFields = [...]string{"workflowId", "taskId", "webhookEventId", "partnerId"}
 
 // pickAggregateID is AggregateID's choice among the values of
 // AggregateIDFields.
-func pickAggregateID(ids [3]string) string {
-	switch {
-	case ids[0] != "":
-		return ids[0]
-	case ids[1] != "":
-		return ids[1]
+func pickAggregateID(ids [len(AggregateIDFields)]string) string {
+	for _, id := range ids {
+		if id != "" {
+			return id
+		}
 	}
-	return ids[2]
+	return ""
 }

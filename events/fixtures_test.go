@@ -36,6 +36,12 @@ var typedRoundTrip = map[events.Type]func(events.Envelope) ([]byte, error){
 	events.TaskFailed:            roundTrip[events.TaskFailedPayload],
 	events.TaskDeadLetter:        roundTrip[events.TaskDeadLetterPayload],
 	events.WebhookReceived:       roundTrip[events.WebhookReceivedPayload],
+	events.PartnerPaused:         roundTrip[events.PartnerPausedPayload],
+	events.PartnerResumed:        roundTrip[events.PartnerResumedPayload],
+	events.PartnerBreakerOpened:  roundTrip[events.PartnerBreakerOpenedPayload],
+	events.PartnerBreakerClosed:  roundTrip[events.PartnerBreakerClosedPayload],
+	events.PartnerThrottled:      roundTrip[events.PartnerThrottledPayload],
+	events.DeliveryDeadLettered:  roundTrip[events.DeliveryDeadLetteredPayload],
 }
 
 func roundTrip[T any](e events.Envelope) ([]byte, error) {
@@ -110,10 +116,12 @@ func TestSeedMetadataKeepsAbsentAndNullUserIDApart(t *testing.T) {
 
 func TestSeedExamplesPartitionByTheirAggregate(t *testing.T) {
 	tests := map[events.Type]string{
-		events.WorkflowCreated: "wf-a1b2c3d4-e5f6-7890-abcd-ef1234567890",
-		events.WorkflowFailed:  "wf-a1b2c3d4-e5f6-7890-abcd-ef1234567890",
-		events.TaskDeadLetter:  "task-x1y2z3a4-b5c6-7890-defg-hi1234567890",
-		events.WebhookReceived: "7c9e6679-7425-40de-944b-e07bc1f5d8a2",
+		events.WorkflowCreated:      "wf-a1b2c3d4-e5f6-7890-abcd-ef1234567890",
+		events.WorkflowFailed:       "wf-a1b2c3d4-e5f6-7890-abcd-ef1234567890",
+		events.TaskDeadLetter:       "task-x1y2z3a4-b5c6-7890-defg-hi1234567890",
+		events.WebhookReceived:      "7c9e6679-7425-40de-944b-e07bc1f5d8a2",
+		events.PartnerThrottled:     "acme",
+		events.DeliveryDeadLettered: "acme",
 	}
 	for typ, want := range tests {
 		t.Run(string(typ), func(t *testing.T) {

@@ -78,14 +78,14 @@ func newEncoding(e Envelope, doc []byte, decoded any) *encoding {
 			}
 		}
 	}
-	var ids [3]string
+	var ids [len(AggregateIDFields)]string
 	for i, field := range AggregateIDFields {
 		switch v := payload[field].(type) {
 		case nil:
 		case string:
 			ids[i] = v
 		default:
-			// An id of another type makes AggregateID "" for all three,
+			// An id of another type makes AggregateID "" for all of them,
 			// which is not worth a special case here.
 			return nil
 		}

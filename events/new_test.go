@@ -60,6 +60,7 @@ func TestConstructorsProduceValidEvents(t *testing.T) {
 			ProviderEventType: "invoice.finalized", WebhookEventID: events.NewWebhookEventID(),
 		},
 	}
+	payloads = append(payloads, operationsPayloads(now)...)
 	require.Len(t, payloads, len(events.Types), "one payload per event type")
 
 	for _, p := range payloads {

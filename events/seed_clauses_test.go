@@ -27,9 +27,12 @@ func seedExample(typ events.Type) string {
 }
 
 // seed003Types are the event types seed 003 gives an example of: every
-// type of the catalog but webhook.received, which is StreamOps' own.
+// type of the catalog but webhook.received and the operational events,
+// which are StreamOps' own.
 func seed003Types() []events.Type {
-	return slices.DeleteFunc(slices.Clone(events.Types), func(t events.Type) bool { return t == events.WebhookReceived })
+	return slices.DeleteFunc(slices.Clone(events.Types), func(t events.Type) bool {
+		return t == events.WebhookReceived || slices.Contains(events.OperationsTypes, t)
+	})
 }
 
 // TestSeed003EventExamplesAreAcceptedAsWritten reads each of seed 003's
@@ -319,7 +322,8 @@ func TestSeed003EventMetadataFields(t *testing.T) {
 
 // TestSeed003TopicEventTypes is seed 003's "Event Types" list of each
 // topic: each type is published on its topic, and every type of the
-// catalog but webhook.received (never published) is on one of them.
+// catalog but webhook.received (never published) and the operational
+// events (on the operations topic, not in the seed) is on one of them.
 func TestSeed003TopicEventTypes(t *testing.T) {
 	item := regexp.MustCompile("^- `([a-z_.]+)` - ")
 	var all []events.Type
@@ -335,6 +339,9 @@ func TestSeed003TopicEventTypes(t *testing.T) {
 	}
 	assert.ElementsMatch(t, seed003Types(), all)
 	assert.Empty(t, events.WebhookReceived.Topic())
+	for _, typ := range events.OperationsTypes {
+		assert.Equal(t, events.TopicOperations, typ.Topic(), typ)
+	}
 }
 
 // TestSeed003PartitionKeys is each topic's "Partition Key" (workflowId,

@@ -42,6 +42,9 @@ type functionSpec struct {
 	kafka               kafkaAccess
 	// consumes is the topic an event source mapping feeds the function.
 	consumes string
+	// operations: the function also produces to the operations topic
+	// (it emits operational events, or republishes them: the sweeper).
+	operations bool
 	// secretPrefixes are the Secrets Manager prefixes the function may read.
 	secretPrefixes []string
 	// asyncRetries and asyncMaxAge configure Lambda's retries of the
@@ -79,6 +82,8 @@ func functionSpecs() []functionSpec {
 		// function times out (and logs why) just before the client is cut.
 		memoryMB: 512, timeout: awscdk.Duration_Seconds(jsii.Number(29)),
 		kafka: kafkaProduce,
+		// partner.paused and partner.resumed.
+		operations: true,
 	}, {
 		name:        fnWorkflowProcessor,
 		description: "run workflow steps from the workflows topic",
@@ -109,6 +114,7 @@ func functionSpecs() []functionSpec {
 		memoryMB: 512, timeout: relayTimeout(),
 		reservedConcurrency: 1,
 		kafka:               kafkaProduce,
+		operations:          true, // breaker, throttle and dead-letter events
 		secretPrefixes:      []string{secretPrefixPartner},
 		// A failed run is not retried: the next tick does the same work.
 		asyncRetries: 0, asyncMaxAge: awscdk.Duration_Seconds(jsii.Number(60)),
@@ -116,7 +122,9 @@ func functionSpecs() []functionSpec {
 		name:        fnRetrySweeper,
 		description: "republish unpublished events, due task retries, stale leases, partner retries",
 		memoryMB:    512, timeout: awscdk.Duration_Seconds(jsii.Number(50)),
-		kafka:        kafkaProduce,
+		kafka: kafkaProduce,
+		// It republishes the operational events a run failed to publish.
+		operations:   true,
 		asyncRetries: 0, asyncMaxAge: awscdk.Duration_Seconds(jsii.Number(60)),
 	}, {
 		name:        fnArchiver,

@@ -51,6 +51,9 @@ func kafkaStatements(cfg Config, spec functionSpec) []awsiam.PolicyStatement {
 		return statements
 	}
 	writeTo := []string{topicWorkflows, topicTasks}
+	if spec.operations {
+		writeTo = append(writeTo, topicOperations)
+	}
 	if spec.kafka == kafkaConsume {
 		writeTo = append(writeTo, spec.consumes+dlqSuffix)
 	}

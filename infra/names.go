@@ -76,11 +76,13 @@ const (
 // kafkaAuthIAM is the value of KAFKA_AUTH for MSK IAM authentication.
 const kafkaAuthIAM = "iam"
 
-// Kafka topics (seed 003 and internal/bus: dead letters go to <topic>.dlq).
+// Kafka topics (seed 003 and internal/bus: dead letters go to <topic>.dlq;
+// operations carries the operational events, issue 27).
 const (
-	topicWorkflows = "workflows"
-	topicTasks     = "tasks"
-	dlqSuffix      = ".dlq"
+	topicWorkflows  = "workflows"
+	topicTasks      = "tasks"
+	topicOperations = "operations"
+	dlqSuffix       = ".dlq"
 )
 
 // Secrets Manager name prefixes. Whatever lives under a prefix is readable

@@ -19,7 +19,7 @@ func TestKafkaTopicsResourceCreatesSeed003AndDeadLetterTopicsAndIsRetained(t *te
 		tmpl.HasResource(jsii.String("Custom::KafkaTopics"), obj(map[string]any{
 			"Properties": map[string]any{
 				"ServiceToken": getAtt(fnID, "Arn"),
-				"Topics":       []any{"workflows", "tasks", "workflows.dlq", "tasks.dlq"},
+				"Topics":       []any{"workflows", "tasks", "workflows.dlq", "tasks.dlq", "operations"},
 				"Brokers":      testBrokers,
 			},
 			// CloudFormation never sends Delete; the handler would leave

@@ -376,13 +376,13 @@ func TestKafkaPermissions(t *testing.T) {
 		writes   []string // topics it produces to
 		noWrites []string
 	}{
-		{fnWebhook, nil, []string{topicWorkflows, topicTasks}, []string{topicWorkflows + dlqSuffix}},
-		{fnAPI, nil, []string{topicWorkflows, topicTasks}, []string{topicTasks + dlqSuffix}},
-		{fnWorkflowProcessor, []string{topicWorkflows}, []string{topicWorkflows, topicTasks, topicWorkflows + dlqSuffix}, nil},
-		{fnTaskProcessor, []string{topicTasks}, []string{topicWorkflows, topicTasks, topicTasks + dlqSuffix}, nil},
-		{fnOutboxRelay, nil, []string{topicWorkflows, topicTasks}, nil},
-		{fnRetrySweeper, nil, []string{topicWorkflows, topicTasks}, nil},
-		{fnArchiver, nil, nil, []string{topicWorkflows, topicTasks}},
+		{fnWebhook, nil, []string{topicWorkflows, topicTasks}, []string{topicWorkflows + dlqSuffix, topicOperations}},
+		{fnAPI, nil, []string{topicWorkflows, topicTasks, topicOperations}, []string{topicTasks + dlqSuffix}},
+		{fnWorkflowProcessor, []string{topicWorkflows}, []string{topicWorkflows, topicTasks, topicWorkflows + dlqSuffix}, []string{topicOperations}},
+		{fnTaskProcessor, []string{topicTasks}, []string{topicWorkflows, topicTasks, topicTasks + dlqSuffix}, []string{topicOperations}},
+		{fnOutboxRelay, nil, []string{topicWorkflows, topicTasks, topicOperations}, nil},
+		{fnRetrySweeper, nil, []string{topicWorkflows, topicTasks, topicOperations}, nil},
+		{fnArchiver, nil, nil, []string{topicWorkflows, topicTasks, topicOperations}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -406,7 +406,7 @@ func TestKafkaPermissions(t *testing.T) {
 					t.Errorf("may write to %s, which it never produces to", tp)
 				}
 			}
-			for _, tp := range []string{topicWorkflows, topicTasks} {
+			for _, tp := range []string{topicWorkflows, topicTasks, topicOperations} {
 				consumes := len(tt.reads) > 0 && tt.reads[0] == tp
 				if got := canRead(stmts, "kafka-cluster:ReadData", topic(tp)); got != consumes {
 					t.Errorf("ReadData on %s = %v, want %v", tp, got, consumes)

@@ -14,7 +14,7 @@ import (
 // Why aws-lambda-go's cfn package and not the CDK's custom-resources
 // Provider framework: the framework adds a Node.js function (a runtime to
 // keep patched, more roles and cdk-nag findings) whose value is
-// asynchronous polling (isComplete) for long operations; creating four
+// asynchronous polling (isComplete) for long operations; creating five
 // topics takes seconds. cfn.LambdaWrap answers CloudFormation from the
 // function itself, and provision.Topics stops its work 10 s before the
 // function's deadline so a failure is still reported instead of leaving
@@ -23,13 +23,13 @@ import (
 // (NAT, or an S3 gateway endpoint).
 
 // kafkaTopicsTimeout bounds one Create or Update: a cold start, IAM auth
-// and four CreateTopics calls take seconds.
+// and five CreateTopics calls take seconds.
 var kafkaTopicsTimeout = awscdk.Duration_Minutes(jsii.Number(2))
 
 // topicNames are the topics the resource asks for, the names of
 // internal/bus's table, which the handler checks them against.
 func topicNames() []string {
-	return []string{topicWorkflows, topicTasks, topicWorkflows + dlqSuffix, topicTasks + dlqSuffix}
+	return []string{topicWorkflows, topicTasks, topicWorkflows + dlqSuffix, topicTasks + dlqSuffix, topicOperations}
 }
 
 // newKafkaTopics creates the topics function and the custom resource.

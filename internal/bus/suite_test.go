@@ -74,7 +74,7 @@ func testEnsureTopicsCreatesSeedTopics(t *testing.T, adm *kadm.Client) {
 	for i, s := range specs {
 		names[i] = s.Name
 	}
-	assert.ElementsMatch(t, []string{"workflows", "tasks", "workflows.dlq", "tasks.dlq"}, names)
+	assert.ElementsMatch(t, []string{"workflows", "tasks", "workflows.dlq", "tasks.dlq", "operations"}, names)
 
 	details, err := adm.ListTopics(ctx, names...)
 	require.NoError(t, err)

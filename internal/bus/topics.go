@@ -53,7 +53,7 @@ func (s TopicSpec) Configs() map[string]*string {
 }
 
 // Topics returns the StreamOps topics (seed 003 plus their dead-letter
-// topics). It returns a fresh slice each call so no caller can change the
+// topics, and the operations topic of the operational events). It returns a fresh slice each call so no caller can change the
 // table for another.
 func Topics() []TopicSpec {
 	return []TopicSpec{
@@ -65,6 +65,8 @@ func Topics() []TopicSpec {
 			Purpose: "workflows records that could not be processed, with the reason in headers"},
 		{Name: events.DLQTopic(events.TopicTasks), Partitions: Partitions, RetentionMs: DLQRetentionMs, CleanupPolicy: CleanupDelete,
 			Purpose: "tasks records that could not be processed, with the reason in headers"},
+		{Name: events.TopicOperations, Partitions: Partitions, RetentionMs: RetentionMs, CleanupPolicy: CleanupDelete,
+			Purpose: "operational events (partner paused/resumed/throttled, breaker opened/closed, delivery dead-lettered), keyed by partnerId"},
 	}
 }
 

@@ -40,12 +40,13 @@ func TestEnsureTopicsReplicatesOnUpToThreeBrokers(t *testing.T) {
 	}
 }
 
-func TestTopicsTableIsSeed003PlusDeadLetters(t *testing.T) {
+func TestTopicsTableIsSeed003PlusDeadLettersAndOperations(t *testing.T) {
 	want := []TopicSpec{
 		{Name: "workflows", Partitions: 3, RetentionMs: 604800000, CleanupPolicy: "delete"},
 		{Name: "tasks", Partitions: 3, RetentionMs: 604800000, CleanupPolicy: "delete"},
 		{Name: "workflows.dlq", Partitions: 3, RetentionMs: 1209600000, CleanupPolicy: "delete"},
 		{Name: "tasks.dlq", Partitions: 3, RetentionMs: 1209600000, CleanupPolicy: "delete"},
+		{Name: "operations", Partitions: 3, RetentionMs: 604800000, CleanupPolicy: "delete"},
 	}
 	got := Topics()
 	for i := range got {

@@ -105,7 +105,7 @@ type WebhookSecrets struct {
 
 // PartnerSecrets is where outbound deliveries' signing secrets come from.
 type PartnerSecrets struct {
-	PartnerPartnerVars struct{} `env:"-" var:"PARTNER_SECRET_<PARTNER>" desc:"off Lambda: a partner's Standard Webhooks signing secret (whsec_…)"`
+	PartnerPartnerVars struct{} `env:"-" var:"PARTNER_SECRET_<PARTNER>" desc:"off Lambda: a partner's Standard Webhooks signing secrets (whsec_…), comma-separated while rotating: each delivery is signed with every one"`
 	Prefix             string   `env:"PARTNER_SECRETS_PREFIX" envDefault:"streamops/partner/" desc:"on Lambda: the Secrets Manager id prefix of a partner's secret (+ partner id)"`
 }
 
@@ -271,7 +271,7 @@ type LocalWebhookSecrets struct {
 
 // LocalPartnerSecrets are the local stack's partner secrets.
 type LocalPartnerSecrets struct {
-	PartnerVars struct{} `env:"-" var:"PARTNER_SECRET_<PARTNER>" desc:"a partner's Standard Webhooks signing secret (whsec_…)"`
+	PartnerVars struct{} `env:"-" var:"PARTNER_SECRET_<PARTNER>" desc:"a partner's Standard Webhooks signing secrets (whsec_…), comma-separated while rotating: each delivery is signed with every one"`
 }
 
 // LocalProcessor names the local stack's processors.

@@ -19,6 +19,7 @@ import (
 	"github.com/streamops/streamops/internal/httpapi"
 	"github.com/streamops/streamops/internal/ingest"
 	"github.com/streamops/streamops/internal/objects"
+	"github.com/streamops/streamops/internal/opsevents"
 	"github.com/streamops/streamops/internal/outbox"
 	"github.com/streamops/streamops/internal/provider"
 	"github.com/streamops/streamops/internal/submit"
@@ -100,6 +101,8 @@ func API(a *app.App, o APIOptions) (http.Handler, error) {
 		Auth:      o.Auth,
 		RequestID: apigw.RequestID,
 		Logger:    a.Logger,
+
+		Operations: opsevents.New(a.Emitter, a.Logger),
 	})
 	mux := http.NewServeMux()
 	ui := console.Handler()
@@ -146,7 +149,7 @@ func OutboxRelay(a *app.App, partners map[string]outbox.Partner, secrets provide
 	relay, err := outbox.New(outbox.Config{
 		Store: a.Store, Kafka: outbox.KafkaDeliverer{Publisher: a.Bus},
 		Partners: partners, PartnerDeliverer: outbox.PartnerDeliverer{Secrets: secrets},
-		Period: period, MaxHold: maxHold, Logger: a.Logger, Metrics: a.Metrics,
+		Period: period, MaxHold: maxHold, Logger: a.Logger, Metrics: a.Metrics, Operations: opsevents.New(a.Emitter, a.Logger),
 	})
 	if err != nil {
 		return nil, err

@@ -12,6 +12,7 @@ import (
 
 	"github.com/streamops/streamops/internal/history"
 	"github.com/streamops/streamops/internal/jsonbody"
+	"github.com/streamops/streamops/internal/opsevents"
 	"github.com/streamops/streamops/internal/store"
 	"github.com/streamops/streamops/internal/submit"
 	"github.com/streamops/streamops/internal/workflow"
@@ -40,6 +41,9 @@ type APIConfig struct {
 	// endpoint state (GET /api/partners). Default none: partners are then
 	// known only from the store.
 	Partners map[string]PartnerConfig
+	// Operations emits the operational events of the API's actions
+	// (partner.paused, partner.resumed). nil: none.
+	Operations *opsevents.Emitter
 	// Auth identifies callers; every route but /api/openapi.json needs one.
 	Auth Authenticator
 	// RequestID is the request id of API Gateway (apigw.RequestID): the
@@ -76,7 +80,7 @@ func API(cfg APIConfig) http.Handler {
 	mux.Handle("GET /api/stats", admin(a.stats))
 	mux.Handle("GET /api/me", any(a.me))
 	a.deadLetterRoutes(mux, admin)
-	a.outboxRoutes(mux, admin)
+	a.outboxRoutes(mux, admin, any)
 	a.traceRoutes(mux, admin)
 	return withCorrelation(withNotFound(mux, func(w http.ResponseWriter, r *http.Request) bool {
 		if _, ok := a.authenticate(r); !ok {

@@ -37,6 +37,9 @@ type ErrorDetail struct {
 	// status_conflict (Field is then "status" and Allowed the statuses the
 	// action applies to).
 	Status string `json:"status,omitempty"`
+	// Matched is how many entries a bulk requeue's filter matches now,
+	// when the code is count_changed: confirm that count to go on.
+	Matched *int `json:"matched,omitempty"`
 }
 
 // RetryAfterSeconds is the Retry-After of a 503 when the store is
@@ -105,6 +108,8 @@ func classify(err error) (status int, code string) {
 		return http.StatusBadRequest, "validation_failed"
 	case errors.Is(err, store.ErrStatusConflict):
 		return http.StatusConflict, "status_conflict"
+	case errors.Is(err, store.ErrCountChanged):
+		return http.StatusConflict, "count_changed"
 	case errors.Is(err, submit.ErrIdempotencyConflict):
 		return http.StatusUnprocessableEntity, "idempotency_key_reused"
 	case errors.Is(err, store.ErrInvalidDocument):
@@ -129,6 +134,7 @@ func writeError(w http.ResponseWriter, r *http.Request, log *slog.Logger, err er
 	var form *provider.FormError
 	var conflict *store.StatusConflictError
 	var bodyField *bodyFieldError
+	var changed *store.CountChangedError
 	switch {
 	case errors.Is(err, errInvalidTraceID):
 		body.Error.Field = "traceId"
@@ -146,6 +152,8 @@ func writeError(w http.ResponseWriter, r *http.Request, log *slog.Logger, err er
 		body.Error.Field, body.Error.Allowed = param.Param, param.Allowed
 	case errors.As(err, &dup):
 		body.Error.Field = dup.Path
+	case errors.As(err, &changed):
+		body.Error.Field, body.Error.Matched = "confirm", &changed.Matched
 	case errors.As(err, &conflict):
 		body.Error.Field, body.Error.Allowed, body.Error.Status = "status", conflict.Allowed, conflict.Status
 	case errors.As(err, &invalid):

@@ -640,6 +640,38 @@ func TestOpenAPIResponsesMatchTheDocument(t *testing.T) {
 		api.post(t, adminToken, "/api/outbox/nope/requeue", "", http.StatusNotFound)
 	})
 
+	t.Run("outbox entries and a partner's deliveries", func(t *testing.T) {
+		// The requeue above left its entry due; settle it so only this
+		// subtest's entries are.
+		due, err := env.Store.ClaimDue(ctx, time.Now(), time.Minute, 10)
+		require.NoError(t, err)
+		for _, e := range due {
+			require.NoError(t, env.Store.MarkCompleted(ctx, e))
+		}
+		done := env.OutboxEntryIn(t, "evt-contract-resend", "acme", status.OutboxCompleted)
+		dead := env.OutboxEntryIn(t, "evt-contract-bulk", "acme", status.OutboxDeadLetter)
+		api.get(t, adminToken, "/api/outbox/"+dead, http.StatusOK)
+		api.get(t, adminToken, "/api/outbox/nope", http.StatusNotFound)
+		api.get(t, "acme-token", "/api/outbox/"+dead, http.StatusForbidden)
+		api.get(t, "nobody", "/api/outbox/"+dead, http.StatusUnauthorized)
+		api.get(t, adminToken, "/api/partners/acme/deliveries?limit=1", http.StatusOK)
+		api.get(t, "acme-token", "/api/partners/acme/deliveries?status=dead_letter", http.StatusOK)
+		api.get(t, "acme-token", "/api/partners/globex/deliveries", http.StatusForbidden)
+		api.get(t, adminToken, "/api/partners/acme/deliveries?status=bogus", http.StatusBadRequest)
+		api.get(t, "nobody", "/api/partners/acme/deliveries", http.StatusUnauthorized)
+		api.post(t, adminToken, "/api/partners/acme/requeue", `{"eventType":"OR_MGMT"}`, http.StatusOK)
+		api.post(t, adminToken, "/api/partners/acme/requeue", `{"confirm":7}`, http.StatusConflict)
+		api.post(t, adminToken, "/api/partners/acme/requeue", `{"since":"yesterday"}`, http.StatusBadRequest)
+		api.post(t, "acme-token", "/api/partners/acme/requeue", ``, http.StatusForbidden)
+		api.post(t, "nobody", "/api/partners/acme/requeue", ``, http.StatusUnauthorized)
+		api.post(t, adminToken, "/api/partners/acme/requeue", `{"confirm":1}`, http.StatusAccepted)
+		api.post(t, adminToken, "/api/outbox/"+done+"/resend", "", http.StatusAccepted)
+		api.post(t, adminToken, "/api/outbox/"+done+"/resend", "", http.StatusConflict)
+		api.post(t, adminToken, "/api/outbox/nope/resend", "", http.StatusNotFound)
+		api.post(t, "acme-token", "/api/outbox/"+done+"/resend", "", http.StatusForbidden)
+		api.post(t, "nobody", "/api/outbox/"+done+"/resend", "", http.StatusUnauthorized)
+	})
+
 	t.Run("GET /api/traces/{traceId}", func(t *testing.T) {
 		traceviewtest.Store(t, env.Store, nil)
 		api.get(t, adminToken, "/api/traces/"+traceviewtest.TraceID, http.StatusOK)

@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"context"
 	"fmt"
 	"net/http"
 	"time"
@@ -32,25 +33,49 @@ type OutboxRequeueResponse struct {
 	DeliveryLog []store.DeliveryAttempt `json:"deliveryLog,omitempty"`
 }
 
-// outboxRoutes registers the integration_outbox routes.
-func (a *api) outboxRoutes(mux *http.ServeMux, admin func(handlerFunc) http.Handler) {
-	mux.Handle("POST /api/outbox/{id}/requeue", admin(a.requeueOutboxEntry))
+// outboxRoutes registers the integration_outbox routes: one entry, its
+// requeue and resend, and a partner's deliveries (readable by its own
+// partner token too) and their bulk requeue.
+func (a *api) outboxRoutes(mux *http.ServeMux, admin, any func(handlerFunc) http.Handler) {
+	mux.Handle("GET /api/outbox/{id}", admin(getByID(a, "outbox entry", a.cfg.Store.GetOutboxEntry,
+		func(e store.OutboxEntry) OutboxEntryResponse { return toOutboxEntry(e, true) })))
+	mux.Handle("POST /api/outbox/{id}/requeue", admin(a.requeueOutboxEntry()))
+	mux.Handle("POST /api/outbox/{id}/resend", admin(a.resendOutboxEntry()))
+	mux.Handle("GET /api/partners/{partnerId}/deliveries", any(a.partnerDeliveries))
+	mux.Handle("POST /api/partners/{partnerId}/requeue", admin(a.requeuePartnerDeliveries))
 }
 
 // requeueOutboxEntry is POST /api/outbox/{id}/requeue: the operator's
-// requeue of a dead-lettered entry (store.Store.RequeueOutboxEntry), one
-// conditional update whose result is the answer, so it shows what the
-// requeue did even when the relay claims the entry a moment later.
-func (a *api) requeueOutboxEntry(w http.ResponseWriter, r *http.Request, p Principal) {
-	id := r.PathValue("id")
-	e, err := a.cfg.Store.RequeueOutboxEntry(r.Context(), id, p.ID)
-	if err != nil {
-		writeError(w, r, a.log, fmt.Errorf("outbox entry %q: %w", id, err))
-		return
+// requeue of a dead-lettered entry (store.Store.RequeueOutboxEntry).
+func (a *api) requeueOutboxEntry() handlerFunc {
+	return outboxRound(a, "requeued", a.cfg.Store.RequeueOutboxEntry, toOutboxRequeue)
+}
+
+// resendOutboxEntry is POST /api/outbox/{id}/resend: a completed entry is
+// sent again as a new round (store.Store.ResendOutboxEntry), answered with
+// the entry view.
+func (a *api) resendOutboxEntry() handlerFunc {
+	return outboxRound(a, "resent", a.cfg.Store.ResendOutboxEntry,
+		func(e store.OutboxEntry) OutboxEntryResponse { return toOutboxEntry(e, true) })
+}
+
+// outboxRound answers POST /api/outbox/{id}/<action>: start begins a new
+// round of the entry as the caller, in one conditional update whose
+// result is the 202 answer, so it shows what the action did even when the
+// relay claims the entry a moment later.
+func outboxRound[V any](a *api, did string, start func(ctx context.Context, outboxID, by string) (store.OutboxEntry, error),
+	view func(store.OutboxEntry) V) handlerFunc {
+	return func(w http.ResponseWriter, r *http.Request, p Principal) {
+		id := r.PathValue("id")
+		e, err := start(r.Context(), id, p.ID)
+		if err != nil {
+			writeError(w, r, a.log, fmt.Errorf("outbox entry %q: %w", id, err))
+			return
+		}
+		a.log.InfoContext(r.Context(), "outbox entry "+did, "outboxId", e.OutboxID, "target", e.TargetProvider,
+			"by", p.ID, "requeues", e.Requeues, "resends", e.Resends)
+		writeJSON(w, http.StatusAccepted, view(e))
 	}
-	a.log.InfoContext(r.Context(), "outbox entry requeued", "outboxId", e.OutboxID, "target", e.TargetProvider,
-		"requeuedBy", p.ID, "requeues", e.Requeues)
-	writeJSON(w, http.StatusAccepted, toOutboxRequeue(e))
 }
 
 func toOutboxRequeue(e store.OutboxEntry) OutboxRequeueResponse {

@@ -102,6 +102,7 @@ func TestEveryEnumeratedQueryParameterIsValidated(t *testing.T) {
 		"GET /api/dead-letters status",
 		"GET /api/events event_types", "GET /api/events exclude_event_types",
 		"GET /api/events/export event_types", "GET /api/events/export exclude_event_types", "GET /api/events/export format",
+		"GET /api/partners/{partnerId}/deliveries status",
 		"GET /api/webhook-events status",
 	}, found)
 

@@ -62,20 +62,45 @@ func (b *Breaker) allow(now time.Time) (ok bool, until time.Time, changed bool) 
 // endpoint is unhealthy (retryable ones: 5xx, 408, 429, timeouts) count; a
 // 4xx refusal came from a working endpoint. A half-open breaker that fails
 // again, or failures reaching cfg.Failures, open it for cfg.Cooldown.
-func (b *Breaker) record(err error, now time.Time, cfg BreakerConfig) {
+//
+// It returns the transition it made, if it opened the breaker (again) or
+// closed an open or half-open one: nil otherwise.
+func (b *Breaker) record(err error, now time.Time, cfg BreakerConfig) *transition {
+	prevState, prevOpened := b.State, b.OpenedAt
 	if err == nil || !fault.IsRetryable(err) {
 		if err == nil {
 			b.LastSuccessAt = &now
 		}
 		b.State, b.ConsecutiveFailures, b.OpenedAt, b.OpenUntil = status.BreakerClosed, 0, nil, nil
-		return
+		if prevState == status.BreakerOpen || prevState == status.BreakerHalfOpen {
+			return &transition{prev: prevOpened, after: *b, at: now}
+		}
+		return nil
 	}
 	b.ConsecutiveFailures++
 	b.LastError, b.LastFailureAt = err.Error(), &now
-	if b.State == status.BreakerHalfOpen || b.ConsecutiveFailures >= cfg.Failures {
-		until := now.Add(cfg.Cooldown)
-		b.State, b.OpenedAt, b.OpenUntil = status.BreakerOpen, &now, &until
+	if b.State == status.BreakerHalfOpen || (b.State != status.BreakerOpen && b.ConsecutiveFailures >= cfg.Failures) {
+		// Milliseconds, as the store keeps it: the opening is the
+		// compare-and-set guard of the breaker's saves (SaveBreaker).
+		opened := now.UTC().Truncate(time.Millisecond)
+		until := opened.Add(cfg.Cooldown)
+		b.State, b.OpenedAt, b.OpenUntil = status.BreakerOpen, &opened, &until
+		return &transition{opened: true, prev: prevOpened, after: *b, at: now}
 	}
+	return nil
+}
+
+// transition is a breaker's change of opening: opened (or opened again
+// after a failed probe), or closed. The relay commits it to the store
+// guarded by prev, and reports it only when its commit is the one that
+// changed the stored breaker, so racing relays report it once.
+type transition struct {
+	opened bool
+	// prev is the opening the transition replaces or ends (nil: none).
+	prev *time.Time
+	// after is the breaker as the transition left it.
+	after Breaker
+	at    time.Time
 }
 
 // breakers is the breaker state of the partners of one batch: loaded from
@@ -117,12 +142,32 @@ func (b *breakers) allow(id string, now time.Time) (bool, time.Time) {
 	return ok, until
 }
 
-// record counts a delivery's outcome on partner id's breaker.
-func (b *breakers) record(id string, err error, now time.Time) {
+// record counts a delivery's outcome on partner id's breaker and returns
+// the transition it made, if any.
+func (b *breakers) record(id string, err error, now time.Time) *transition {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	b.get(id).record(err, now, b.cfg)
 	b.changed[id] = true
+	return b.get(id).record(err, now, b.cfg)
+}
+
+// adopt replaces partner id's breaker with the stored one, loaded after
+// another relay moved it, unless this relay moved it again since
+// (its opening is no longer opened).
+func (b *breakers) adopt(id string, opened *time.Time, stored Breaker) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if sameTime(b.get(id).OpenedAt, opened) {
+		b.brk[id] = &stored
+	}
+}
+
+// sameTime reports whether a and b are both nil or the same instant.
+func sameTime(a, b *time.Time) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	return a.Equal(*b)
 }
 
 // dirty returns the breakers that changed in this batch, by partner id.

@@ -7,11 +7,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"math/rand/v2"
 	"net/http"
 	"net/url"
 	"strconv"
+	"strings"
 	"time"
 
 	"go.opentelemetry.io/otel/attribute"
@@ -88,7 +88,8 @@ type Partner struct {
 type PartnerDeliverer struct {
 	// Client sends the requests; its own timeout is not relied on.
 	Client *http.Client
-	// Secrets gives each partner's signing secrets; the first is used.
+	// Secrets gives each partner's signing secrets; every one signs each
+	// delivery (provider.SignStandard), so a partner can rotate its secret.
 	Secrets provider.SecretSource
 	// Timeout bounds one delivery. Default 10 s.
 	Timeout time.Duration
@@ -112,6 +113,9 @@ type Attempt struct {
 	// RetryAfter is the answer's Retry-After header as sent; "" when
 	// none.
 	RetryAfter string
+	// Body is the first KiB of the answer's body as BodyExcerpt shows it;
+	// "" when none came.
+	Body string
 }
 
 // Deliver sends one entry to p.
@@ -148,7 +152,7 @@ func (d PartnerDeliverer) Send(ctx context.Context, p Partner, e Entry) (a Attem
 		a.Err = &DeliveryError{Retryable: false, Err: fmt.Errorf("payload is not JSON")}
 		return a
 	}
-	h, err := provider.SignStandard(body, secrets[0], e.ID, now())
+	h, err := provider.SignStandard(body, secrets, e.ID, now())
 	if err != nil {
 		a.Err = &DeliveryError{Retryable: true, Err: err}
 		return a
@@ -187,8 +191,8 @@ func (d PartnerDeliverer) Send(ctx context.Context, p Partner, e Entry) (a Attem
 	}
 	defer resp.Body.Close()
 	a.StatusCode, a.RetryAfter = resp.StatusCode, resp.Header.Get("Retry-After")
-	snippet, _ := io.ReadAll(io.LimitReader(resp.Body, 512))
-	a.Err = statusError(resp.StatusCode, fmt.Sprintf("partner %s answered %q", p.ID, bytes.TrimSpace(snippet)))
+	a.Body = readExcerpt(resp.Body)
+	a.Err = statusError(resp.StatusCode, fmt.Sprintf("partner %s answered %q", p.ID, strings.TrimSpace(a.Body)))
 	return a
 }
 

@@ -27,6 +27,9 @@ type Entry struct {
 	// Attempts counts the attempts made, this claim's included.
 	Attempts    int
 	MaxAttempts int
+	// Requeues is how often an operator requeued the entry out of
+	// dead_letter: each round of attempts has its own number.
+	Requeues int
 	// TraceParent and TraceID are the trace context of the step that
 	// enqueued the entry; its deliveries continue that trace (Context).
 	TraceParent, TraceID string

@@ -7,7 +7,9 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/streamops/streamops/events"
 	"github.com/streamops/streamops/internal/deadline"
+	"github.com/streamops/streamops/internal/opsevents"
 	"github.com/streamops/streamops/internal/store"
 )
 
@@ -127,7 +129,8 @@ func (r *Relay) admit(ctx context.Context, p Partner) admission {
 
 // hold records that partner p asked to be held until until (attempt a's
 // answer): in the store, shared by every relay, and in this relay's
-// holds. A hold that starts (none was in force) is announced once.
+// holds. A hold that starts (none was in force) is announced once, as a
+// partner.throttled event.
 func (r *Relay) hold(ctx context.Context, p Partner, e Entry, a Attempt, until time.Time) {
 	r.holds.note(p.ID, until)
 	started, err := r.cfg.Store.HoldPartner(ctx, p.ID, store.Hold{Until: until, StatusCode: a.StatusCode, RetryAfter: a.RetryAfter}, r.cfg.Now())
@@ -137,8 +140,13 @@ func (r *Relay) hold(ctx context.Context, p Partner, e Entry, a Attempt, until t
 		r.cfg.Logger.WarnContext(ctx, "partner hold not stored", "target", p.ID, "error", err)
 		return
 	}
-	if started {
-		r.cfg.Logger.WarnContext(ctx, "partner throttled", "target", p.ID, "outboxId", e.ID,
-			"statusCode", a.StatusCode, "retryAfter", a.RetryAfter, "holdUntil", until)
+	if !started {
+		return
 	}
+	r.cfg.Logger.WarnContext(ctx, "partner throttled", "target", p.ID, "outboxId", e.ID,
+		"statusCode", a.StatusCode, "retryAfter", a.RetryAfter, "holdUntil", until)
+	// Emit logs its failure; the hold is stored either way.
+	_ = r.cfg.Operations.Emit(ctx, events.PartnerThrottled, p.ID, events.PartnerThrottledPayload{
+		PartnerID: p.ID, OutboxID: e.ID, StatusCode: a.StatusCode, RetryAfter: a.RetryAfter, HoldUntil: events.At(until),
+	}, opsevents.ThrottledID(p.ID, until))
 }

@@ -15,6 +15,7 @@ import (
 
 	"github.com/streamops/streamops/events"
 	"github.com/streamops/streamops/internal/deadline"
+	"github.com/streamops/streamops/internal/opsevents"
 	"github.com/streamops/streamops/internal/outbox"
 	"github.com/streamops/streamops/internal/provider"
 	"github.com/streamops/streamops/internal/status"
@@ -112,7 +113,7 @@ func (g *gateEnv) serve(t *testing.T, mutate func(*outbox.Config)) func() outbox
 		Partners: map[string]outbox.Partner{"acme": g.partner},
 		PartnerDeliverer: outbox.PartnerDeliverer{Secrets: provider.EnvSecrets{Prefix: "PARTNER_SECRET_",
 			Lookup: func(string) string { return partnerSecret }}, Timeout: 5 * time.Second},
-		Period: 5 * time.Minute, Logger: g.Logger,
+		Period: 5 * time.Minute, Logger: g.Logger, Operations: opsevents.New(g.Emitter, g.Logger),
 	}
 	if mutate != nil {
 		mutate(&cfg)
@@ -155,7 +156,9 @@ func (g *gateEnv) enqueue(t *testing.T, n int) []string {
 // 429 with "Retry-After: 7" gets the delivery again 7 s later (±1 s), and
 // it is delivered having used one attempt: one attempt in the entry and
 // in seed 000's resilienceAttemptCount, a throttled row then a completed
-// one in its delivery log; the breaker never counted the 429.
+// one in its delivery log; the breaker never counted the 429; the hold
+// was announced once as partner.throttled, in the history and on the
+// operations topic.
 func TestRetryAfterHoldsThePartnerWithoutUsingAnAttempt(t *testing.T) {
 	t.Parallel()
 	p := newGatePartner(t, 0, func(n int, w http.ResponseWriter) int {
@@ -209,6 +212,15 @@ func TestRetryAfterHoldsThePartnerWithoutUsingAnAttempt(t *testing.T) {
 	assert.Equal(t, 429, ep.HoldStatusCode)
 	assert.Equal(t, "7", ep.HoldRetryAfter)
 	assert.WithinDuration(t, at[0].Add(7*time.Second), *ep.HoldUntil, time.Second)
+
+	h := &harness{Env: g.Env}
+	got, envs := h.opsHistory(t, events.PartnerThrottled)
+	require.Equal(t, []string{string(events.PartnerThrottled)}, got, "one event per hold")
+	pl, err := events.PayloadAs[events.PartnerThrottledPayload](envs[0])
+	require.NoError(t, err)
+	assert.Equal(t, events.PartnerThrottledPayload{PartnerID: "acme", OutboxID: id, StatusCode: 429, RetryAfter: "7",
+		HoldUntil: events.At(*ep.HoldUntil)}, pl)
+	assert.Equal(t, []string{string(events.PartnerThrottled)}, h.opsTopic(t, events.PartnerThrottled))
 }
 
 // TestARateLimitSpacesDeliveriesAcrossTheBatch: rateLimit 2 → 20 queued

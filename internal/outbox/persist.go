@@ -3,9 +3,12 @@ package outbox
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"time"
 	"unicode/utf8"
 
+	"github.com/streamops/streamops/events"
+	"github.com/streamops/streamops/internal/opsevents"
 	"github.com/streamops/streamops/internal/status"
 	"github.com/streamops/streamops/internal/store"
 )
@@ -22,7 +25,7 @@ func entryFromDocument(d store.OutboxEntry) Entry {
 	return Entry{
 		ID: d.OutboxID, Target: d.TargetProvider, AggregateType: d.AggregateType, AggregateID: d.AggregateID,
 		EventType: d.EventType, Payload: json.RawMessage(d.Payload), Attempts: d.Attempts, MaxAttempts: d.MaxAttempts,
-		TraceParent: d.TraceParent, TraceID: d.TraceID, ThrottledSince: d.ThrottledSince,
+		Requeues: d.Requeues, TraceParent: d.TraceParent, TraceID: d.TraceID, ThrottledSince: d.ThrottledSince,
 		claim: claim{docID: d.ID, token: d.ClaimToken},
 	}
 }
@@ -51,7 +54,7 @@ func (e Entry) settlement(o status.Outcome, next time.Time, errMsg string, a *At
 	}
 	if a != nil {
 		st.Attempt = &store.DeliveryAttempt{At: a.At, DurationMs: a.Duration.Milliseconds(), StatusCode: a.StatusCode,
-			Error: shortError(a.Err), SpanID: a.SpanID}
+			Error: shortError(a.Err), SpanID: a.SpanID, ResponseBody: a.Body}
 	}
 	return st
 }
@@ -110,13 +113,54 @@ func (r *Relay) loadBreakers(ctx context.Context, ids []string) (map[string]Brea
 	return out, nil
 }
 
-// saveBreakers saves the breakers that changed, by partner id.
+// saveBreakers saves the breakers that changed, by partner id, each only
+// while the stored one is in the same opening: a breaker another relay
+// opened or closed meanwhile keeps that relay's transition (this relay's
+// counts since are lost, which at worst delays the next transition).
 func (r *Relay) saveBreakers(ctx context.Context, changed map[string]Breaker) error {
-	docs := make([]store.PartnerEndpoint, 0, len(changed))
+	var errs []error
 	for id, b := range changed {
-		docs = append(docs, b.document(id))
+		if _, err := r.cfg.Store.SaveBreaker(ctx, b.document(id), b.OpenedAt); err != nil {
+			errs = append(errs, err)
+		}
 	}
-	return r.cfg.Store.SavePartnerEndpoints(ctx, docs...)
+	return errors.Join(errs...)
+}
+
+// commitTransition stores partner id's breaker transition tr, guarded by
+// the opening it replaces, and reports it (partner.breaker.opened or
+// .closed) when this save is the one that changed the stored breaker. A
+// refused save means another relay moved the breaker first: this relay
+// adopts the stored breaker and reports nothing. A failed one reports
+// nothing either; the batch's breakers are saved again at its end.
+func (r *Relay) commitTransition(ctx context.Context, id string, tr *transition, brk *breakers) {
+	applied, err := r.cfg.Store.SaveBreaker(ctx, tr.after.document(id), tr.prev)
+	if err != nil {
+		r.cfg.Logger.WarnContext(ctx, "breaker transition not saved", "target", id, "opened", tr.opened, "error", err)
+		return
+	}
+	if !applied {
+		if docs, err := r.cfg.Store.PartnerEndpoints(ctx, id); err == nil {
+			brk.adopt(id, tr.after.OpenedAt, breakerFromDocument(docs[id]))
+		}
+		return
+	}
+	b := tr.after
+	if tr.opened {
+		// Emit logs its failure; the breaker is stored either way.
+		_ = r.cfg.Operations.Emit(ctx, events.PartnerBreakerOpened, id, events.PartnerBreakerOpenedPayload{
+			PartnerID: id, OpenedAt: events.At(*b.OpenedAt), OpenUntil: events.At(*b.OpenUntil),
+			ConsecutiveFailures: b.ConsecutiveFailures, LastError: b.LastError,
+		}, opsevents.BreakerOpenedID(id, *b.OpenedAt))
+		return
+	}
+	p := events.PartnerBreakerClosedPayload{PartnerID: id, ClosedAt: events.At(tr.at)}
+	opened := tr.at
+	if tr.prev != nil {
+		at := events.At(*tr.prev)
+		p.OpenedAt, opened = &at, *tr.prev
+	}
+	_ = r.cfg.Operations.Emit(ctx, events.PartnerBreakerClosed, id, p, opsevents.BreakerClosedID(id, opened))
 }
 
 // partnerEvent is the seed-000 OUT document of e's delivery to p.
@@ -141,4 +185,49 @@ func partnerEvent(p Partner, e Entry) store.PartnerEvent {
 // partner event in status.
 func partnerAttempt(e Entry, at time.Time, status string) store.PartnerAttempt {
 	return store.PartnerAttempt{ID: partnerEventID(e), N: e.Attempts, At: at, Status: status}
+}
+
+// deadLetter is an entry this claim dead-letters, with the last answer,
+// for its delivery.dead_lettered event.
+type deadLetter struct {
+	entry Entry
+	ctx   context.Context
+	event events.DeliveryDeadLetteredPayload
+}
+
+// newDeadLetter is the dead letter of e at now after error errMsg; a is
+// the attempt that ended it (nil: none was made in this claim).
+func newDeadLetter(ctx context.Context, e Entry, errMsg string, a *Attempt, now time.Time) deadLetter {
+	eventType := e.EventType
+	if eventType == "" {
+		eventType = "delivery"
+	}
+	p := events.DeliveryDeadLetteredPayload{OutboxID: e.ID, PartnerID: e.Target, OutboxEventType: eventType,
+		Attempts: e.Attempts, Error: errMsg, DeadLetteredAt: events.At(now)}
+	if a != nil {
+		p.StatusCode, p.ResponseBody = a.StatusCode, a.Body
+	}
+	return deadLetter{entry: e, ctx: ctx, event: p}
+}
+
+// reportDeadLetters emits delivery.dead_lettered for the dead letters whose
+// settlement the store applied: all of them when every settlement of the
+// group was (settled == all), else those the store shows dead-lettered in
+// this round (a lost lease left the others to another relay's claim).
+func (r *Relay) reportDeadLetters(ctx context.Context, dls []deadLetter, settled, all int) {
+	if r.cfg.Operations == nil {
+		return
+	}
+	for _, dl := range dls {
+		e := dl.entry
+		if settled < all {
+			d, err := r.cfg.Store.GetOutboxEntry(ctx, e.ID)
+			if err != nil || d.Status != status.OutboxDeadLetter || d.Attempts != e.Attempts || d.Requeues != e.Requeues {
+				continue
+			}
+		}
+		// Emit logs its failure; the dead letter is stored either way.
+		_ = r.cfg.Operations.Emit(dl.ctx, events.DeliveryDeadLettered, e.Target, dl.event,
+			opsevents.DeadLetteredID(e.ID, e.Attempts, e.Requeues))
+	}
 }

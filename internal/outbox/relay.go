@@ -12,6 +12,7 @@ import (
 	"github.com/streamops/streamops/internal/backoff"
 	"github.com/streamops/streamops/internal/deadline"
 	"github.com/streamops/streamops/internal/metrics"
+	"github.com/streamops/streamops/internal/opsevents"
 	"github.com/streamops/streamops/internal/status"
 	"github.com/streamops/streamops/internal/store"
 )
@@ -25,7 +26,8 @@ type OutboxStore interface {
 	OldestPendingOutbox(ctx context.Context) (oldest time.Time, ok bool, err error)
 	NextDueOutbox(ctx context.Context) (next time.Time, ok bool, err error)
 	PartnerEndpoints(ctx context.Context, partnerIDs ...string) (map[string]store.PartnerEndpoint, error)
-	SavePartnerEndpoints(ctx context.Context, eps ...store.PartnerEndpoint) error
+	SaveBreaker(ctx context.Context, ep store.PartnerEndpoint, openedAt *time.Time) (bool, error)
+	GetOutboxEntry(ctx context.Context, outboxID string) (store.OutboxEntry, error)
 	InsertPartnerEvents(ctx context.Context, evs ...store.PartnerEvent) (store.InsertResult, error)
 	RecordPartnerAttempts(ctx context.Context, attempts ...store.PartnerAttempt) (int, error)
 	HoldPartner(ctx context.Context, partnerID string, h store.Hold, now time.Time) (bool, error)
@@ -102,6 +104,9 @@ type Config struct {
 	Logger *slog.Logger
 	// Metrics receives delivery counts and OldestPendingOutboxAgeSeconds.
 	Metrics *metrics.Recorder
+	// Operations emits the operational events the relay sees: a partner's
+	// breaker opened or closed, an entry dead-lettered. nil: none.
+	Operations *opsevents.Emitter
 }
 
 func (c *Config) setDefaults() {
@@ -467,10 +472,12 @@ func (r *Relay) deliverBatch(ctx context.Context, claimed []Entry) (Stats, error
 // settleOutcomes records a group's outcomes: the outbox settlements with
 // one bulk write, then the partner attempts.
 func (r *Relay) settleOutcomes(ctx context.Context, group []outcome, st *Stats) error {
-	settlements, attempts := r.settle(ctx, group, st)
-	if _, err := r.cfg.Store.SettleOutbox(ctx, settlements...); err != nil {
+	settlements, attempts, dls := r.settle(ctx, group, st)
+	settled, err := r.cfg.Store.SettleOutbox(ctx, settlements...)
+	if err != nil {
 		return err
 	}
+	r.reportDeadLetters(ctx, dls, settled, len(settlements))
 	if len(attempts) > 0 {
 		if _, err := r.cfg.Store.RecordPartnerAttempts(ctx, attempts...); err != nil {
 			return err
@@ -524,10 +531,10 @@ func (r *Relay) deliverToPartner(ctx context.Context, p Partner, idx []int, outc
 			o.err, o.attempted, o.attempt = delivered(a.Err), true, &a
 			o.at = r.cfg.Now()
 			if hold, ok := throttleHold(a, o.at, o.entry.ThrottledSince, r.cfg.MaxHold); ok {
-				o.holdTill = o.at.Add(hold)
+				o.holdTill = o.at.Add(hold).Truncate(time.Millisecond) // as stored: one event id
 				r.hold(ctx, p, o.entry, a, o.holdTill)
-			} else {
-				brk.record(p.ID, o.err, o.at)
+			} else if tr := brk.record(p.ID, o.err, o.at); tr != nil {
+				r.commitTransition(ctx, p.ID, tr, brk)
 			}
 			r.cfg.Logger.InfoContext(ctx, "partner delivery attempt", "outboxId", o.entry.ID, "target", p.ID,
 				"attempt", o.entry.Attempts, "statusCode", a.StatusCode, "durationMs", a.Duration.Milliseconds(), "error", a.Err)
@@ -536,11 +543,13 @@ func (r *Relay) deliverToPartner(ctx context.Context, p Partner, idx []int, outc
 	wg.Wait()
 }
 
-// settle turns outcomes into outbox settlements and partner attempt
-// records; a retry is due its delay after the attempt ended.
-func (r *Relay) settle(ctx context.Context, outcomes []outcome, st *Stats) ([]store.Settlement, []store.PartnerAttempt) {
+// settle turns outcomes into outbox settlements, partner attempt records
+// and the dead letters to report; a retry is due its delay after the
+// attempt ended.
+func (r *Relay) settle(ctx context.Context, outcomes []outcome, st *Stats) ([]store.Settlement, []store.PartnerAttempt, []deadLetter) {
 	settlements := make([]store.Settlement, 0, len(outcomes))
 	var attempts []store.PartnerAttempt
+	var dls []deadLetter
 	for _, o := range outcomes {
 		e := o.entry
 		now := o.at
@@ -581,12 +590,15 @@ func (r *Relay) settle(ctx context.Context, outcomes []outcome, st *Stats) ([]st
 				stl.ThrottledSince = *e.ThrottledSince
 			}
 		}
+		if out == status.OutcomeDeadLettered {
+			dls = append(dls, newDeadLetter(e.Context(ctx), e, errMsg, a, now))
+		}
 		settlements = append(settlements, stl)
 		if partner && o.attempted && out != status.OutcomeThrottled && e.attemptRecorded() {
 			attempts = append(attempts, partnerAttempt(e, now, e.attemptStatus(out)))
 		}
 	}
-	return settlements, attempts
+	return settlements, attempts, dls
 }
 
 // partnerEventID is the partner_events id of an outbox entry's delivery.

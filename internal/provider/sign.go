@@ -55,15 +55,34 @@ func (p *Provider) Sign(body []byte, secret string, opts SignOptions) (http.Head
 
 // SignStandard returns the Standard Webhooks headers (webhook-id,
 // webhook-timestamp, webhook-signature) and Content-Type for an outbound
-// delivery of body with id, signed at now with secret ("whsec_<base64>").
-// The outbox relay signs partner deliveries with it.
-func SignStandard(body []byte, secret, id string, now time.Time) (http.Header, error) {
-	key, err := standardKey(strings.TrimSpace(secret))
-	if err != nil {
-		return nil, fmt.Errorf("webhook: sign: %w", err)
+// delivery of body with id, signed at now with every secret in secrets
+// ("whsec_<base64>" each): one webhook-signature header holding one
+// space-separated "v1,<base64>" entry per secret, in the order given, so
+// while a partner rotates its secret either one verifies the delivery.
+// Every configured secret signs: a third one (a rotation rolled back
+// while the next began) is as valid as the first two. Blank entries are
+// skipped; none left, or one that is not a Standard Webhooks secret,
+// refuses the whole delivery naming the secret's position (never its
+// value), as a half-signed delivery would hide the misconfiguration
+// until the partner switched. The outbox relay signs partner deliveries
+// with it.
+func SignStandard(body []byte, secrets []string, id string, now time.Time) (http.Header, error) {
+	var keys [][]byte
+	for i, s := range secrets {
+		if strings.TrimSpace(s) == "" {
+			continue
+		}
+		key, err := standardKey(s)
+		if err != nil {
+			return nil, fmt.Errorf("webhook: sign: secret %d of %d: %w", i+1, len(secrets), err)
+		}
+		keys = append(keys, key)
+	}
+	if len(keys) == 0 {
+		return nil, errors.New("webhook: sign: empty secret")
 	}
 	h := http.Header{}
 	h.Set("Content-Type", "application/json")
-	signStandard(h, key, id, body, now)
+	signStandard(h, keys, id, body, now)
 	return h, nil
 }

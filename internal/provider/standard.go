@@ -167,14 +167,21 @@ func (*Provider) signStandardDelivery(h http.Header, secret string, body []byte,
 	if err != nil {
 		return fmt.Errorf("webhook: sign: %w", err)
 	}
-	signStandard(h, key, opts.ID, body, opts.Now)
+	signStandard(h, [][]byte{key}, opts.ID, body, opts.Now)
 	return nil
 }
 
-// signStandard sets the three headers a Standard Webhooks sender sends.
-func signStandard(h http.Header, key []byte, id string, body []byte, now time.Time) {
+// signStandard sets the three headers a Standard Webhooks sender sends,
+// the signature header holding one "v1,<base64>" entry per key, separated
+// by single spaces as the spec (and its libraries, which split on one
+// space) read them.
+func signStandard(h http.Header, keys [][]byte, id string, body []byte, now time.Time) {
 	t := strconv.FormatInt(now.Unix(), 10)
 	h.Set(standardIDHeader, id)
 	h.Set(standardTimestampHeader, t)
-	h.Set(standardSignatureHeader, "v1,"+base64.StdEncoding.EncodeToString(mac(key, []byte(id), []byte("."), []byte(t), []byte("."), body)))
+	sigs := make([]string, len(keys))
+	for i, key := range keys {
+		sigs[i] = "v1," + base64.StdEncoding.EncodeToString(mac(key, []byte(id), []byte("."), []byte(t), []byte("."), body))
+	}
+	h.Set(standardSignatureHeader, strings.Join(sigs, " "))
 }

@@ -49,7 +49,7 @@ func event(kind cfn.RequestType, physicalID string) cfn.Event {
 		PhysicalResourceID: physicalID,
 		ResourceProperties: map[string]any{
 			"ServiceToken":           "arn:aws:lambda:eu-west-1:111111111111:function:kafka-topics",
-			provision.PropertyTopics: []any{"workflows", "tasks", "workflows.dlq", "tasks.dlq"},
+			provision.PropertyTopics: []any{"workflows", "tasks", "workflows.dlq", "tasks.dlq", "operations"},
 		},
 	}
 }
@@ -81,14 +81,14 @@ func assertTopicsAsTheTableSays(t *testing.T, adm *kadm.Client) {
 	}
 }
 
-func TestTopicsCreateMakesSeed003TopicsAndDeadLetterTopics(t *testing.T) {
+func TestTopicsCreateMakesSeed003TopicsDeadLetterTopicsAndOperations(t *testing.T) {
 	topics, adm := newCluster(t)
 
 	id, data, err := topics.Handle(ctx(t), event(cfn.RequestCreate, ""))
 
 	require.NoError(t, err)
 	assert.Equal(t, provision.TopicsPhysicalID, id)
-	assert.Equal(t, "workflows,tasks,workflows.dlq,tasks.dlq", data[provision.PropertyTopics])
+	assert.Equal(t, "workflows,tasks,workflows.dlq,tasks.dlq,operations", data[provision.PropertyTopics])
 	assertTopicsAsTheTableSays(t, adm)
 }
 

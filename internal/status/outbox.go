@@ -30,6 +30,11 @@ func OutboxDue() []string { return []string{OutboxPending, OutboxFailed} }
 // and its round is still the relay's.
 func OutboxRequeueable() []string { return []string{OutboxDeadLetter} }
 
+// OutboxResendable lists the statuses an operator's resend makes due
+// again: completed alone, to send a delivered entry once more as a new
+// round (a dead letter is requeued instead).
+func OutboxResendable() []string { return []string{OutboxCompleted} }
+
 // Outcome is how a delivery attempt of an outbox entry ended.
 type Outcome int
 

@@ -66,8 +66,7 @@ func (s *Store) claimOneAtATime(ctx context.Context, now time.Time, lease time.D
 }
 
 // TestClaimDueCostsFourCommandsPerBatch pins the cost model: a batch claim
-// is the held partners' find + find + update + read-back, whatever the
-// batch size.
+// is blocked partners + find + update + read-back, whatever the batch size.
 func TestClaimDueCostsFourCommandsPerBatch(t *testing.T) {
 	s := openBench(t)
 	ctx := context.Background()

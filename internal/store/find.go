@@ -74,9 +74,9 @@ func findByIDs[T any](ctx context.Context, coll lungo.ICollection, what string, 
 // findPage loads up to limit documents of coll that filter matches, in the
 // order sort gives, and the cursor of the next page: cursorOf of the last
 // document returned when more match, "" on the last page. One query, for
-// limit+1 documents.
-func findPage[T any](ctx context.Context, coll lungo.ICollection, filter any, sort bson.D, limit int, cursorOf func(T) Cursor) ([]T, string, error) {
-	docs, err := findAll[T](ctx, coll, filter, options.Find().SetSort(sort).SetLimit(int64(limit+1)))
+// limit+1 documents; opts add to it (a projection).
+func findPage[T any](ctx context.Context, coll lungo.ICollection, filter any, sort bson.D, limit int, cursorOf func(T) Cursor, opts ...*options.FindOptions) ([]T, string, error) {
+	docs, err := findAll[T](ctx, coll, filter, append([]*options.FindOptions{options.Find().SetSort(sort).SetLimit(int64(limit + 1))}, opts...)...)
 	if err != nil || len(docs) <= limit {
 		return docs, "", err
 	}
@@ -87,7 +87,7 @@ func findPage[T any](ctx context.Context, coll lungo.ICollection, filter any, so
 // findNewest is findPage newest first by timeField, documents of the same
 // time by _id in idOrder (1 ascending, -1 descending), continuing after the
 // (timeField, _id) position after names (nil: from the newest).
-func findNewest[T any](ctx context.Context, coll lungo.ICollection, filter bson.M, timeField string, idOrder int, after *Cursor, limit int, cursorOf func(T) Cursor) ([]T, string, error) {
+func findNewest[T any](ctx context.Context, coll lungo.ICollection, filter bson.M, timeField string, idOrder int, after *Cursor, limit int, cursorOf func(T) Cursor, opts ...*options.FindOptions) ([]T, string, error) {
 	if after != nil {
 		idPast := "$gt"
 		if idOrder < 0 {
@@ -95,7 +95,7 @@ func findNewest[T any](ctx context.Context, coll lungo.ICollection, filter bson.
 		}
 		filter = pastCursor(filter, timeField, "$lt", after.Timestamp, bson.M{"_id": bson.M{idPast: after.EventID}})
 	}
-	return findPage(ctx, coll, filter, bson.D{{Key: timeField, Value: -1}, {Key: "_id", Value: idOrder}}, limit, cursorOf)
+	return findPage(ctx, coll, filter, bson.D{{Key: timeField, Value: -1}, {Key: "_id", Value: idOrder}}, limit, cursorOf, opts...)
 }
 
 // pastCursor is filter q continued past a position in a keyset order led

@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"maps"
-	"slices"
 	"time"
 
 	"go.mongodb.org/mongo-driver/bson"
@@ -37,32 +35,6 @@ const gateRounds = 32
 // ErrGateContention is returned when a compare-and-set on a partner's
 // gate lost gateRounds times in a row.
 var ErrGateContention = errors.New("store: partner gate contended")
-
-// HeldPartners is the partners whose hold lasts beyond now, with when it
-// ends. ClaimDue and NextDueOutbox skip their entries.
-func (s *Store) HeldPartners(ctx context.Context, now time.Time) (map[string]time.Time, error) {
-	eps, err := findAll[PartnerEndpoint](ctx, s.partnerEndpoints, bson.M{"hold_until": bson.M{"$gt": bsonTime(now)}},
-		options.Find().SetProjection(bson.M{"_id": 1, "hold_until": 1}))
-	if err != nil {
-		return nil, fmt.Errorf("store: find held partners: %w", err)
-	}
-	out := make(map[string]time.Time, len(eps))
-	for _, ep := range eps {
-		out[ep.PartnerID] = *ep.HoldUntil
-	}
-	return out, nil
-}
-
-// skipHeldPartners narrows an outbox filter to the entries of partners
-// not held at now.
-func (s *Store) skipHeldPartners(ctx context.Context, filter bson.M, now time.Time) error {
-	held, err := s.HeldPartners(ctx, now)
-	if err != nil || len(held) == 0 {
-		return err
-	}
-	filter["target_provider"] = bson.M{"$nin": slices.Sorted(maps.Keys(held))}
-	return nil
-}
 
 // Hold is a partner's request to wait: until when, and the answer that
 // asked for it.

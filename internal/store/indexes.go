@@ -112,6 +112,10 @@ var Indexes = []IndexSpec{
 	// A trace's partner deliveries (GET /api/traces/{traceId}); not in
 	// seed 004.
 	{Collection: CollOutbox, Name: "idx_trace_id", Keys: asc("trace_id"), Sparse: true},
+	// A partner's deliveries newest first (GET
+	// /api/partners/{partnerId}/deliveries) and the dead letters a bulk
+	// requeue counts; not in seed 004.
+	{Collection: CollOutbox, Name: "idx_target_created", Keys: keys("target_provider", 1, "created_at", -1, "_id", 1)},
 
 	// partner_events: seed 000's four indexes, with MongoDB's default names.
 	{Collection: CollPartnerEvents, Name: "entity_metadata.partnerId_1_created_-1", Keys: keys("entity_metadata.partnerId", 1, "created", -1)},

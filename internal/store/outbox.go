@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"maps"
 	"slices"
 	"time"
 
@@ -51,6 +50,13 @@ type OutboxEntry struct {
 	RequeuedBy string     `bson:"requeued_by,omitempty" json:"requeued_by,omitempty"`
 	RequeuedAt *time.Time `bson:"requeued_at,omitempty" json:"requeued_at,omitempty"`
 	Requeues   int        `bson:"requeues,omitempty" json:"requeues,omitempty"`
+	// ResentBy is the principal id of the operator who last sent a
+	// completed entry again (ResendOutboxEntry), ResentAt when, and
+	// Resends how often; each resend started a new round of attempts.
+	// Not in seed 004.
+	ResentBy string     `bson:"resent_by,omitempty" json:"resent_by,omitempty"`
+	ResentAt *time.Time `bson:"resent_at,omitempty" json:"resent_at,omitempty"`
+	Resends  int        `bson:"resends,omitempty" json:"resends,omitempty"`
 	// TraceParent is the W3C traceparent of the step that enqueued the
 	// entry: each delivery continues that trace and sends its own span as
 	// the request's traceparent. TraceID is its trace id, for lookups.
@@ -72,8 +78,9 @@ const MaxDeliveryLog = 50
 
 // DeliveryAttempt is one HTTP request of a partner delivery: when it
 // started, how long it took, the partner's answer (StatusCode, 0 when
-// none came) or the error, what the relay made of it (Outcome: the
-// entry's status after it), and the span that sent it.
+// none came; ResponseBody, the first KiB of its body) or the error, what
+// the relay made of it (Outcome: the entry's status after it), and the
+// span that sent it.
 type DeliveryAttempt struct {
 	At         time.Time `bson:"at" json:"at"`
 	DurationMs int64     `bson:"duration_ms" json:"duration_ms"`
@@ -81,7 +88,16 @@ type DeliveryAttempt struct {
 	Error      string    `bson:"error,omitempty" json:"error,omitempty"`
 	Outcome    string    `bson:"outcome" json:"outcome"`
 	SpanID     string    `bson:"span_id,omitempty" json:"span_id,omitempty"`
+	// ResponseBody is the first MaxResponseBody bytes of the answer's
+	// body as valid UTF-8 text (a binary body is shown as hex; see
+	// outbox.BodyExcerpt), so an operator sees why a partner refused.
+	ResponseBody string `bson:"response_body,omitempty" json:"response_body,omitempty"`
 }
+
+// MaxResponseBody is how much of a partner's answer body a delivery log
+// row keeps: a KiB, enough for an error document, bounded so 50 rows stay
+// far below a document's size limit.
+const MaxResponseBody = 1024
 
 // EnqueueOutbox stores new outbox entries with one unordered bulk insert,
 // their payloads scrubbed of personal data (pii.Scrub; seed 004).
@@ -132,9 +148,10 @@ const claimRounds = 8
 // that order. Each claimed entry is atomically set to processing with a
 // lease until now+lease and attempts+1.
 //
-// Entries of partners that are held (HeldPartners) are left waiting.
+// Entries of a blocked partner (BlockedPartners: paused or held) are left waiting,
+// in the status they have.
 //
-// A claim is four commands whatever the batch size: list the held
+// A claim is four commands whatever the batch size: list the blocked
 // partners, find the candidate ids, one conditional UpdateMany that takes
 // those still due (so two claimers never take the same entry), and one
 // read-back by the claim's token. When
@@ -148,8 +165,8 @@ func (s *Store) ClaimDue(ctx context.Context, now time.Time, lease time.Duration
 		return nil, fmt.Errorf("store: ClaimDue lease must be positive, got %s", lease)
 	}
 	now = bsonTime(now)
-	due := bson.M{"status": bson.M{"$in": status.OutboxDue()}, "next_attempt_at": bson.M{"$lte": now}}
-	if err := s.skipHeldPartners(ctx, due, now); err != nil {
+	due, _, err := s.notBlocked(ctx, bson.M{"status": bson.M{"$in": status.OutboxDue()}, "next_attempt_at": bson.M{"$lte": now}}, now)
+	if err != nil {
 		return nil, err
 	}
 	oldest := bson.D{{Key: "next_attempt_at", Value: 1}, {Key: "_id", Value: 1}}
@@ -167,9 +184,9 @@ func (s *Store) ClaimDue(ctx context.Context, now time.Time, lease time.Duration
 			ids[i] = c.ID
 		}
 		token := uuid.NewString()
-		filter := bson.M{"_id": bson.M{"$in": ids}, "status": due["status"], "next_attempt_at": due["next_attempt_at"]}
-		if skip, ok := due["target_provider"]; ok {
-			filter["target_provider"] = skip
+		filter := bson.M{"_id": bson.M{"$in": ids}}
+		for k, v := range due {
+			filter[k] = v
 		}
 		res, err := s.outbox.UpdateMany(ctx, filter, bson.M{
 			"$set": bson.M{"status": status.OutboxProcessing, "lease_expires_at": now.Add(lease), "claim_token": token},
@@ -325,17 +342,14 @@ func (s *Store) OldestPendingOutbox(ctx context.Context) (oldest time.Time, ok b
 }
 
 // NextDueOutbox is the earliest next_attempt_at of the entries waiting for
-// delivery (pending or failed) to partners not held (ClaimDue skips
-// them); ok is false when none waits. A relay that keeps serving through
-// its schedule's period sleeps until it.
+// delivery (pending or failed) that ClaimDue may take, those of blocked
+// partners left out but a held partner's counted as due when its hold
+// ends; ok is false when none waits. A relay that keeps
+// serving through its schedule's period sleeps until it.
 func (s *Store) NextDueOutbox(ctx context.Context) (next time.Time, ok bool, err error) {
-	held, err := s.HeldPartners(ctx, s.now())
+	waiting, held, err := s.notBlocked(ctx, bson.M{"status": bson.M{"$in": status.OutboxDue()}}, s.now())
 	if err != nil {
 		return time.Time{}, false, err
-	}
-	waiting := bson.M{"status": bson.M{"$in": status.OutboxDue()}}
-	if len(held) > 0 {
-		waiting["target_provider"] = bson.M{"$nin": slices.Collect(maps.Keys(held))}
 	}
 	e, err := findOne[OutboxEntry](ctx, s.outbox, waiting,
 		options.FindOne().SetSort(bson.D{{Key: "next_attempt_at", Value: 1}}).
@@ -362,41 +376,81 @@ func (s *Store) NextDueOutbox(ctx context.Context) (next time.Time, ok bool, err
 // and records who (the principal id by) and when; last_error keeps why the
 // previous round ended until the next attempt overwrites it. Its partner
 // delivery, if it has one, goes back to PENDING with no attempts recorded
-// (restartPartnerDelivery). It returns the entry as the requeue left it.
+// (restartPartnerDeliveries). It returns the entry as the requeue left it.
 //
 // An unknown id is ErrNotFound; an entry in another status is a
 // *StatusConflictError naming it (ErrStatusConflict), and nothing changes.
 // One conditional update decides, so two operators requeueing at once
 // start one round.
 func (s *Store) RequeueOutboxEntry(ctx context.Context, outboxID, by string) (OutboxEntry, error) {
+	return s.newRound(ctx, outboxID, "requeue", status.OutboxRequeueable(), requeueMarks(by, bsonTime(s.now())))
+}
+
+// ResendOutboxEntry is an operator's resend of a completed entry: a new
+// round of attempts exactly as RequeueOutboxEntry starts, which sends it
+// again (same webhook-id: it is the same message), recorded as resent_by,
+// resent_at and one more resends; completed_at is cleared until the new
+// round completes. The delivery log is kept, so the new attempts follow
+// the earlier ones. An entry not completed is a *StatusConflictError.
+func (s *Store) ResendOutboxEntry(ctx context.Context, outboxID, by string) (OutboxEntry, error) {
 	now := bsonTime(s.now())
-	requeueable := status.OutboxRequeueable()
+	return s.newRound(ctx, outboxID, "resend", status.OutboxResendable(), bson.M{
+		"$set":   bson.M{"resent_by": by, "resent_at": now},
+		"$inc":   bson.M{"resends": 1},
+		"$unset": bson.M{"completed_at": ""},
+	})
+}
+
+// requeueMarks is the update of a requeue by by at now, besides the new
+// round.
+func requeueMarks(by string, now time.Time) bson.M {
+	return bson.M{"$set": bson.M{"requeued_by": by, "requeued_at": now}, "$inc": bson.M{"requeues": 1}}
+}
+
+// newRound starts a new round of attempts of entry outboxID when its
+// status is one of allowed: pending, due now, attempts 0, plus marks (who
+// and when, as $set/$inc/$unset), and its partner delivery restarted. One
+// conditional update decides; the entry as it left is returned.
+func (s *Store) newRound(ctx context.Context, outboxID, action string, allowed []string, marks bson.M) (OutboxEntry, error) {
+	now := bsonTime(s.now())
+	update := roundUpdate(now, marks)
 	var was string
-	for range 2 { // again once if it was dead-lettered between the update and the read
+	for range 2 { // again once if it entered an allowed status between the update and the read
 		var e OutboxEntry
-		err := s.outbox.FindOneAndUpdate(ctx,
-			bson.M{"_id": outboxID, "status": bson.M{"$in": requeueable}},
-			bson.M{
-				"$set": bson.M{"status": status.OutboxPending, "attempts": 0, "next_attempt_at": now,
-					"requeued_by": by, "requeued_at": now},
-				"$inc": bson.M{"requeues": 1},
-			},
+		err := s.outbox.FindOneAndUpdate(ctx, bson.M{"_id": outboxID, "status": bson.M{"$in": allowed}}, update,
 			options.FindOneAndUpdate().SetReturnDocument(options.After)).Decode(&e)
 		if err = normalise(err); err == nil {
-			return e, s.restartPartnerDelivery(ctx, outboxID, now)
+			return e, s.restartPartnerDeliveries(ctx, now, outboxID)
 		}
 		if !errors.Is(err, ErrNotFound) {
-			return OutboxEntry{}, fmt.Errorf("store: requeue outbox entry %s: %w", outboxID, err)
+			return OutboxEntry{}, fmt.Errorf("store: %s outbox entry %s: %w", action, outboxID, err)
 		}
 		cur, err := s.GetOutboxEntry(ctx, outboxID)
 		if err != nil {
 			return OutboxEntry{}, err
 		}
-		if was = cur.Status; !slices.Contains(requeueable, was) {
+		if was = cur.Status; !slices.Contains(allowed, was) {
 			break
 		}
 	}
-	return OutboxEntry{}, &StatusConflictError{Action: "requeue", Status: was, Allowed: requeueable}
+	return OutboxEntry{}, &StatusConflictError{Action: action, Status: was, Allowed: allowed}
+}
+
+// roundUpdate is the update that starts a new round at now, with marks
+// merged in.
+func roundUpdate(now time.Time, marks bson.M) bson.M {
+	set := bson.M{"status": status.OutboxPending, "attempts": 0, "next_attempt_at": now}
+	update := bson.M{"$set": set}
+	for op, fields := range marks {
+		if op == "$set" {
+			for k, v := range fields.(bson.M) {
+				set[k] = v
+			}
+			continue
+		}
+		update[op] = fields
+	}
+	return update
 }
 
 // PurgeOutbox deletes every outbox entry (benchmarks and tests only).

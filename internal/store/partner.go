@@ -169,23 +169,27 @@ func (s *Store) RecordPartnerAttempts(ctx context.Context, attempts ...PartnerAt
 	return int(res.MatchedCount), nil
 }
 
-// restartPartnerDelivery puts the OUT delivery of a requeued outbox entry
-// back to PENDING with no attempts recorded, so the relay records the new
-// round as resilienceAttemptCount 1..5 and seed 000's "Failed Events for
-// Retry" query sees it as it sees any delivery in progress. The relay's
-// first attempt of a round replaces resilienceAttemptCount too
-// (RecordPartnerAttempts), so a requeue interrupted between its two writes
-// still ends with the new round's attempts alone. An entry never delivered
-// to a partner has none: nothing changes.
-func (s *Store) restartPartnerDelivery(ctx context.Context, outboxID string, now time.Time) error {
+// restartPartnerDeliveries puts the OUT deliveries of outbox entries
+// starting a new round (requeued or resent) back to PENDING with no
+// attempts recorded, with one update, so the relay records the new round
+// as resilienceAttemptCount 1..5 and seed 000's "Failed Events for Retry"
+// query sees it as it sees any delivery in progress. The relay's first
+// attempt of a round replaces resilienceAttemptCount too
+// (RecordPartnerAttempts), so a requeue interrupted between its two
+// writes still ends with the new round's attempts alone. An entry never
+// delivered to a partner has none: nothing changes.
+func (s *Store) restartPartnerDeliveries(ctx context.Context, now time.Time, outboxIDs ...string) error {
+	if len(outboxIDs) == 0 {
+		return nil
+	}
 	_, err := s.partnerEvents.UpdateMany(ctx,
-		bson.M{"outbox_id": outboxID, "event_direction": status.DirectionOut},
+		bson.M{"outbox_id": bson.M{"$in": outboxIDs}, "event_direction": status.DirectionOut},
 		bson.M{
 			"$set":   bson.M{"event_status": status.PartnerPending, "lastUpdatedTime": epochMillis(now)},
 			"$unset": bson.M{"entity_metadata.resilienceAttemptCount": ""},
 		})
 	if err != nil {
-		return fmt.Errorf("store: restart the partner delivery of outbox entry %s: %w", outboxID, err)
+		return fmt.Errorf("store: restart the partner deliveries of %d outbox entries: %w", len(outboxIDs), err)
 	}
 	return nil
 }

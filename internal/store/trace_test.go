@@ -41,7 +41,7 @@ func TestEveryStoreCommandIsOneClientSpan(t *testing.T) {
 			_, err := s.EnqueueOutbox(ctx, store.OutboxEntry{OutboxID: "out-1", TargetProvider: "acme", Payload: store.JSONDoc(`{}`)})
 			return err
 		}, []string{"bulkWrite integration_outbox"}},
-		{"claim: held partners, find, update, find", func(ctx context.Context) error {
+		{"claim: blocked partners, find, update, find", func(ctx context.Context) error {
 			_, err := s.ClaimDue(ctx, time.Now().Add(time.Minute), time.Minute, 10)
 			return err
 		}, []string{"find partner_endpoints", "find integration_outbox", "update integration_outbox", "find integration_outbox"}},

@@ -23,6 +23,13 @@ const OutboxTraceparent = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-
 // id. Nothing else may be due in e's outbox.
 func (e *Env) OutboxEntryIn(tb testing.TB, src, target, want string) string {
 	tb.Helper()
+	return e.OutboxEntryOfType(tb, src, target, "OR_MGMT", want)
+}
+
+// OutboxEntryOfType is OutboxEntryIn for an entry of event type
+// eventType.
+func (e *Env) OutboxEntryOfType(tb testing.TB, src, target, eventType, want string) string {
+	tb.Helper()
 	ctx := context.Background()
 	id := store.OutboxID(src, target)
 	next := time.Now()
@@ -30,7 +37,7 @@ func (e *Env) OutboxEntryIn(tb testing.TB, src, target, want string) string {
 		next = next.Add(time.Hour)
 	}
 	_, err := e.Store.EnqueueOutbox(ctx, store.OutboxEntry{OutboxID: id, AggregateType: "Order", AggregateID: "order-" + src,
-		EventType: "OR_MGMT", TargetProvider: target, Payload: store.JSONDoc(`{"orderId":59734}`), NextAttemptAt: next,
+		EventType: eventType, TargetProvider: target, Payload: store.JSONDoc(`{"orderId":59734}`), NextAttemptAt: next,
 		TraceParent: OutboxTraceparent, TraceID: OutboxTraceparent[3:35]})
 	require.NoError(tb, err)
 	if want != status.OutboxPending {

@@ -11,7 +11,10 @@
 //	streamops replay list             GET /api/replays
 //	streamops dead-letters [list]     GET /api/dead-letters
 //	streamops dead-letters requeue ID POST /api/dead-letters/{id}/requeue (or -all)
+//	streamops outbox show ID          GET /api/outbox/{id}, its delivery log as a table
 //	streamops outbox requeue ID       POST /api/outbox/{id}/requeue
+//	streamops outbox resend ID        POST /api/outbox/{id}/resend
+//	streamops partners requeue ID     POST /api/partners/{id}/requeue: count, ask, confirm
 //	streamops rerun [-from-step S] WF  POST /api/workflows/{id}/rerun: a new attempt
 //	streamops trace [-json] TRACE_ID  GET /api/traces/{traceId}, printed as a tree
 //	streamops stats [-window 1h]      GET /api/stats

@@ -32,7 +32,11 @@ const usage = `usage: streamops <command> [flags]
   replay list                 the recent replay sessions
   dead-letters [list]         list dead letters
   dead-letters requeue ID…    requeue dead letters (or -all with filters, after asking)
+  outbox show ID              one outbox entry and its delivery log, as a table
   outbox requeue ID…          requeue dead-lettered outbox entries: a new round of attempts each
+  outbox resend ID…           send completed outbox entries again: a new round each
+  partners requeue ID [-event-type T] [-since T] [-until T] [-yes]
+                              requeue a partner's dead letters after their count (asks, or -yes)
   rerun [-from-step S] [-key K] WORKFLOW_ID
                               rerun a workflow from its failed step (or step S): a new attempt
   stats                       counts by status and type (GET /api/stats)
@@ -64,6 +68,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		err = deadLetters(ctx, rest, stdin, stdout, stderr)
 	case "outbox":
 		err = outboxCmd(ctx, rest, stdout, stderr)
+	case "partners":
+		err = partnersCmd(ctx, rest, stdin, stdout, stderr)
 	case "rerun":
 		err = rerun(ctx, rest, stdout, stderr)
 	case "trace":

@@ -157,7 +157,7 @@ func (a *api) submitWorkflow(t *testing.T, name string) string {
 func (a *api) ops(t *testing.T, stdin string, args ...string) (int, string, string) {
 	t.Helper()
 	head := 1 // the flags go after the command words
-	if (args[0] == "dead-letters" || args[0] == "outbox" || args[0] == "replay") && len(args) > 1 && !strings.HasPrefix(args[1], "-") {
+	if (args[0] == "dead-letters" || args[0] == "outbox" || args[0] == "partners" || args[0] == "replay") && len(args) > 1 && !strings.HasPrefix(args[1], "-") {
 		head = 2
 	}
 	args = append(append(slices.Clone(args[:head]), "-url", a.srv.URL, "-token", token), args[head:]...)
@@ -392,7 +392,7 @@ func TestOpsOutboxRequeueStartsANewRound(t *testing.T) {
 		{"already requeued", []string{"outbox", "requeue", id}, "409 status_conflict: outbox entry \"" + id + "\": store: status is pending; requeue applies to dead_letter only (field status)"},
 		{"unknown id", []string{"outbox", "requeue", "no-such-entry"}, "404 not_found"},
 		{"no id", []string{"outbox", "requeue"}, "name the dead-lettered outbox entries"},
-		{"no subcommand", []string{"outbox"}, "name a subcommand: requeue"},
+		{"no subcommand", []string{"outbox"}, "name a subcommand: show, requeue, resend"},
 		{"unknown subcommand", []string{"outbox", "list"}, `unknown subcommand "list"`},
 	} {
 		t.Run(c.name, func(t *testing.T) {

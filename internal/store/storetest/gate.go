@@ -107,9 +107,9 @@ func testGateHoldOnlyMovesLater(t *testing.T, open Opener) {
 	assert.False(t, slot.Reserved, "no slot while held")
 	assert.Equal(t, now.Add(9*time.Second), *slot.HoldUntil)
 
-	held, err := s.HeldPartners(ctx(t), now)
+	blocked, err := s.BlockedPartners(ctx(t), now)
 	require.NoError(t, err)
-	assert.Equal(t, map[string]time.Time{"partner-acme": now.Add(9 * time.Second)}, held)
+	assert.Equal(t, []string{"partner-acme"}, blocked)
 	entries := outboxEntries(2, now.Add(-time.Minute), 0)
 	entries[1].TargetProvider = "partner-other"
 	enqueue(t, s, entries)
