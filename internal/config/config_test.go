@@ -12,6 +12,7 @@ import (
 	"github.com/streamops/streamops/internal/bus"
 	"github.com/streamops/streamops/internal/config"
 	"github.com/streamops/streamops/internal/emit"
+	"github.com/streamops/streamops/internal/outbox"
 	"github.com/streamops/streamops/internal/store"
 	"github.com/streamops/streamops/internal/submit"
 	"github.com/streamops/streamops/internal/sweep"
@@ -58,6 +59,7 @@ func TestDefaults(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, "streamops/partner/", relay.PartnerSecrets.Prefix)
 	assert.Zero(t, relay.Schedule.Period)
+	assert.Equal(t, outbox.DefaultMaxHold, relay.Backpressure.MaxHold.Duration())
 
 	local, err := config.Parse[config.Local](map[string]string{"STREAMOPS_DATA_DIR": ""})
 	require.NoError(t, err)

@@ -94,7 +94,7 @@ type Providers struct {
 
 // Partners is the partner table.
 type Partners struct {
-	PartnersFile string `env:"STREAMOPS_PARTNERS_FILE" desc:"partner endpoints the outbox relay delivers to ([{\"id\":\"acme\",\"name\":\"Acme Corp\",\"url\":\"https://…\"}]); unset: no partners"`
+	PartnersFile string `env:"STREAMOPS_PARTNERS_FILE" desc:"partner endpoints the outbox relay delivers to ([{\"id\":\"acme\",\"name\":\"Acme Corp\",\"url\":\"https://…\",\"rateLimit\":2,\"maxInFlight\":4}]: rateLimit deliveries per second and maxInFlight at once, each optional, unlimited when absent); unset: no partners"`
 }
 
 // WebhookSecrets is where inbound webhooks' signing secrets come from.
@@ -145,6 +145,11 @@ type Processor struct {
 // Schedule is the period of the schedule that invokes a function.
 type Schedule struct {
 	Period Delay `env:"STREAMOPS_SCHEDULE_PERIOD" envDefault:"0s" desc:"the schedule's period, set by the CDK stack: each run serves until shortly before the next one; 0: each run delivers what is due and returns"`
+}
+
+// Backpressure bounds how long a partner may make the relay wait.
+type Backpressure struct {
+	MaxHold Timeout `env:"STREAMOPS_PARTNER_MAX_HOLD" envDefault:"1h" desc:"the longest a partner's 429 or 503 with Retry-After holds its deliveries (a longer Retry-After is capped), and how long one delivery may be throttled without using an attempt; after it a throttle counts as a failed attempt"`
 }
 
 // Sweep is how long the retry-sweeper waits before it acts.
@@ -210,6 +215,7 @@ type OutboxRelay struct {
 	Partners       Partners
 	PartnerSecrets PartnerSecrets
 	Schedule       Schedule
+	Backpressure   Backpressure
 }
 
 // RetrySweeper is the retry-sweeper function's configuration.
@@ -253,6 +259,7 @@ type Local struct {
 	Partners           Partners
 	Limits             Limits
 	Sweep              Sweep
+	Backpressure       Backpressure
 	Backends           Backends
 	Processor          LocalProcessor
 }

@@ -119,7 +119,7 @@ func API(a *app.App, o APIOptions) (http.Handler, error) {
 func partnerConfigs(partners map[string]outbox.Partner, providers *provider.Registry) map[string]httpapi.PartnerConfig {
 	out := map[string]httpapi.PartnerConfig{}
 	for id, p := range partners {
-		out[id] = httpapi.PartnerConfig{ID: id, Name: p.Name, URL: p.URL}
+		out[id] = httpapi.PartnerConfig{ID: id, Name: p.Name, URL: p.URL, RateLimit: p.RateLimit, MaxInFlight: p.MaxInFlight}
 	}
 	if providers == nil {
 		return out
@@ -143,12 +143,13 @@ func partnerConfigs(partners map[string]outbox.Partner, providers *provider.Regi
 // OutboxRelay is the outbox-relay function, delivering to partners signed
 // with secrets. period is its schedule's period: each run serves until
 // shortly before the next one (outbox.Config.Period), so retries go out
-// on seed 000's schedule whatever the period.
-func OutboxRelay(a *app.App, partners map[string]outbox.Partner, secrets provider.SecretSource, period time.Duration) (ScheduledHandler, error) {
+// on seed 000's schedule whatever the period. maxHold bounds partners'
+// Retry-After holds (outbox.Config.MaxHold; zero: the default).
+func OutboxRelay(a *app.App, partners map[string]outbox.Partner, secrets provider.SecretSource, period, maxHold time.Duration) (ScheduledHandler, error) {
 	relay, err := outbox.New(outbox.Config{
 		Store: a.Store, Kafka: outbox.KafkaDeliverer{Publisher: a.Bus},
 		Partners: partners, PartnerDeliverer: outbox.PartnerDeliverer{Secrets: secrets},
-		Period: period, Logger: a.Logger, Metrics: a.Metrics, Operations: opsevents.New(a.Emitter, a.Logger),
+		Period: period, MaxHold: maxHold, Logger: a.Logger, Metrics: a.Metrics, Operations: opsevents.New(a.Emitter, a.Logger),
 	})
 	if err != nil {
 		return nil, err

@@ -38,13 +38,17 @@ func newAPIStack(t testing.TB) *apiStack {
 const adminToken = "admin-test-token"
 
 // testPartners is the partners' configuration the API is given: acme's
-// delivery URL carries credentials the API must not show, delta is
-// configured but unknown to the store.
+// delivery URL carries credentials the API must not show, and it has a
+// rate limit and an in-flight limit; delta is configured but unknown to
+// the store.
 var testPartners = map[string]httpapi.PartnerConfig{
 	"acme": {ID: "acme", Name: "Acme Corp", URL: "https://svc:s3cret@hooks.acme.example/streamops?key=s3cret",
-		Webhooks: []httpapi.PartnerWebhook{{Provider: "acme", SignatureScheme: "hmac"}}},
+		Webhooks:  []httpapi.PartnerWebhook{{Provider: "acme", SignatureScheme: "hmac"}},
+		RateLimit: ptr(2.5), MaxInFlight: ptr(4)},
 	"delta": {ID: "delta", Name: "Delta", URL: "https://delta.example/in"},
 }
+
+func ptr[T any](v T) *T { return &v }
 
 func apiHandler(env *testenv.Env, svc *submit.Service) http.Handler {
 	return httpapi.API(httpapi.APIConfig{Submit: svc, Store: env.Store, Logger: env.Logger, Partners: testPartners,

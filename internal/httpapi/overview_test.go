@@ -180,6 +180,8 @@ func TestAPartnersEndpointShowsItsConfigurationToItsOwnTokenOnly(t *testing.T) {
 		assert.Equal(t, "/webhooks/acme", p.Config.Webhooks[0].Path)
 		assert.Equal(t, "hmac", p.Config.Webhooks[0].SignatureScheme)
 		assert.NotContains(t, body, "s3cret")
+		assert.Contains(t, body, `"rateLimit":2.5`)
+		assert.Contains(t, body, `"maxInFlight":4`)
 	}
 	code, _, body := endpoint("beta-token", "acme")
 	assert.Equal(t, http.StatusForbidden, code)
@@ -188,6 +190,19 @@ func TestAPartnersEndpointShowsItsConfigurationToItsOwnTokenOnly(t *testing.T) {
 	code, _, body = endpoint(adminToken, "beta")
 	require.Equal(t, http.StatusOK, code)
 	assert.NotContains(t, body, `"config"`, "beta is not configured: no configuration to show")
+	assert.Contains(t, body, `"rateLimit":null`, "unlimited")
+	assert.Contains(t, body, `"maxInFlight":null`)
+
+	started, err := s.Store.HoldPartner(context.Background(), "acme",
+		store.Hold{Until: time.Date(2030, 1, 2, 3, 4, 5, 0, time.UTC), StatusCode: 429, RetryAfter: "7"}, time.Now())
+	require.NoError(t, err)
+	require.True(t, started)
+	code, p, body := endpoint(adminToken, "acme")
+	require.Equal(t, http.StatusOK, code)
+	require.NotNil(t, p.HoldUntil, body)
+	assert.Equal(t, time.Date(2030, 1, 2, 3, 4, 5, 0, time.UTC), p.HoldUntil.UTC())
+	assert.Equal(t, 429, p.HoldStatusCode)
+	assert.Equal(t, "7", p.HoldRetryAfter)
 }
 
 func serve(h http.Handler, r *http.Request) *httptest.ResponseRecorder {

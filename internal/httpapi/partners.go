@@ -30,6 +30,10 @@ type PartnerConfig struct {
 	// Webhooks are the providers whose deliveries are this partner's
 	// inbound events.
 	Webhooks []PartnerWebhook
+	// RateLimit (deliveries per second) and MaxInFlight are the partners
+	// file's limits on deliveries to it; nil when unlimited.
+	RateLimit   *float64
+	MaxInFlight *int
 }
 
 // PartnerWebhook is one webhook provider of a partner.
@@ -47,8 +51,12 @@ type PartnerWebhook struct {
 // the deployment configures the partner, its configuration.
 type partnerView struct {
 	partnerEndpointResponse
-	Backlog backlogView        `json:"backlog"`
-	Config  *partnerConfigView `json:"config,omitempty"`
+	Backlog backlogView `json:"backlog"`
+	// RateLimit and MaxInFlight are the partners file's limits, null when
+	// unlimited (or the partner is not configured).
+	RateLimit   *float64           `json:"rateLimit"`
+	MaxInFlight *int               `json:"maxInFlight"`
+	Config      *partnerConfigView `json:"config,omitempty"`
 }
 
 // partnerConfigView is a PartnerConfig as the API shows it.
@@ -85,6 +93,7 @@ func (a *api) partner(eps map[string]store.PartnerEndpoint, backlogs map[string]
 	v := partnerView{partnerEndpointResponse: toPartnerEndpoint(ep), Backlog: toBacklog(backlogs[id], time.Now())}
 	if c, ok := a.cfg.Partners[id]; ok {
 		v.Config = toPartnerConfig(c)
+		v.RateLimit, v.MaxInFlight = c.RateLimit, c.MaxInFlight
 	}
 	return v
 }

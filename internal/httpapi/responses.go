@@ -309,6 +309,11 @@ type partnerEndpointResponse struct {
 	PauseReason string     `json:"pauseReason,omitempty"`
 	ResumedAt   *time.Time `json:"resumedAt,omitempty"`
 	ResumedBy   string     `json:"resumedBy,omitempty"`
+	// HoldUntil is the latest hold the partner asked for (429/503 with
+	// Retry-After), HoldStatusCode and HoldRetryAfter the answer.
+	HoldUntil      *time.Time `json:"holdUntil,omitempty"`
+	HoldStatusCode int        `json:"holdStatusCode,omitempty"`
+	HoldRetryAfter string     `json:"holdRetryAfter,omitempty"`
 }
 
 func toPartnerEndpoint(ep store.PartnerEndpoint) partnerEndpointResponse {
@@ -318,6 +323,7 @@ func toPartnerEndpoint(ep store.PartnerEndpoint) partnerEndpointResponse {
 		LastFailureAt: ep.LastFailureAt, UpdatedAt: ep.UpdatedAt,
 		Paused: ep.Paused, PausedAt: ep.PausedAt, PausedBy: ep.PausedBy, PauseReason: ep.PauseReason,
 		ResumedAt: ep.ResumedAt, ResumedBy: ep.ResumedBy,
+		HoldUntil: ep.HoldUntil, HoldStatusCode: ep.HoldStatusCode, HoldRetryAfter: ep.HoldRetryAfter,
 	}
 }
 

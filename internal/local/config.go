@@ -138,6 +138,8 @@ type Config struct {
 	Limits config.Limits
 	// Sweep is when the retry-sweeper acts (env STREAMOPS_SWEEP_*).
 	Sweep config.Sweep
+	// Backpressure bounds partners' holds (env STREAMOPS_PARTNER_MAX_HOLD).
+	Backpressure config.Backpressure
 	// Backends name the SES sender and S3 bucket of the task executors
 	// and of large exports (env STREAMOPS_EMAIL_SENDER,
 	// STREAMOPS_SES_CONFIGURATION_SET, STREAMOPS_EXPORT_BUCKET). Default:
@@ -178,6 +180,7 @@ func ConfigFromEnv() (Config, error) {
 		MaxMessageBytes:       int(c.Producer.MaxMessageBytes),
 		Limits:                c.Limits,
 		Sweep:                 c.Sweep,
+		Backpressure:          c.Backpressure,
 		Backends:              c.Backends,
 		ProcessorID:           c.Processor.ID,
 	}, nil

@@ -74,6 +74,13 @@ type Partner struct {
 	Name string `json:"name"`
 	// URL receives the POSTs.
 	URL string `json:"url"`
+	// RateLimit is how many deliveries per second the partner accepts
+	// (fractions allowed); nil is unlimited. Every relay instance shares
+	// it through the store.
+	RateLimit *float64 `json:"rateLimit,omitempty"`
+	// MaxInFlight is how many deliveries may be in flight to the partner
+	// at once, across relay instances; nil is unlimited.
+	MaxInFlight *int `json:"maxInFlight,omitempty"`
 }
 
 // PartnerDeliverer POSTs entries to partner endpoints, signed with Standard
@@ -103,6 +110,9 @@ type Attempt struct {
 	// SpanID is the CLIENT span that sent the request, the parent the
 	// partner saw in its traceparent; "" when no request was sent.
 	SpanID string
+	// RetryAfter is the answer's Retry-After header as sent; "" when
+	// none.
+	RetryAfter string
 	// Body is the first KiB of the answer's body as BodyExcerpt shows it;
 	// "" when none came.
 	Body string
@@ -147,11 +157,7 @@ func (d PartnerDeliverer) Send(ctx context.Context, p Partner, e Entry) (a Attem
 		a.Err = &DeliveryError{Retryable: true, Err: err}
 		return a
 	}
-	timeout := d.Timeout
-	if timeout == 0 {
-		timeout = 10 * time.Second
-	}
-	ctx, cancel := context.WithTimeout(ctx, timeout)
+	ctx, cancel := context.WithTimeout(ctx, d.timeout())
 	defer cancel()
 	ctx, span := tracing.Start(ctx, "POST "+p.ID, clientSpan...)
 	defer func() { endClientSpan(span, a) }()
@@ -184,10 +190,18 @@ func (d PartnerDeliverer) Send(ctx context.Context, p Partner, e Entry) (a Attem
 		return a
 	}
 	defer resp.Body.Close()
-	a.StatusCode = resp.StatusCode
+	a.StatusCode, a.RetryAfter = resp.StatusCode, resp.Header.Get("Retry-After")
 	a.Body = readExcerpt(resp.Body)
 	a.Err = statusError(resp.StatusCode, fmt.Sprintf("partner %s answered %q", p.ID, strings.TrimSpace(a.Body)))
 	return a
+}
+
+// timeout is how long one delivery may take.
+func (d PartnerDeliverer) timeout() time.Duration {
+	if d.Timeout == 0 {
+		return 10 * time.Second
+	}
+	return d.Timeout
 }
 
 // unrecordedChild is ctx with a span id of its own: with tracing off,

@@ -33,6 +33,9 @@ type Entry struct {
 	// TraceParent and TraceID are the trace context of the step that
 	// enqueued the entry; its deliveries continue that trace (Context).
 	TraceParent, TraceID string
+	// ThrottledSince is when the partner began throttling this entry
+	// without a break; nil when it is not being throttled.
+	ThrottledSince *time.Time
 
 	claim claim
 }
@@ -69,14 +72,18 @@ func (e Entry) maxAttempts(partner bool) int {
 func (e Entry) exhausted() bool { return e.Attempts > e.maxAttempts(true) }
 
 // outcome decides how this claim of the entry ends: deferred until
-// deferTill when a pause or a breaker kept it from going out, delivered when err is
-// nil, retried after policy's delay while the error is retryable and
-// attempts are left, dead-lettered otherwise. next is when it is due again
-// (Deferred and Retry only).
-func (e Entry) outcome(err error, deferTill time.Time, partner bool, policy backoff.Policy, now time.Time) (o status.Outcome, next time.Time) {
+// deferTill when a pause, a hold, a breaker or the partner's gate kept it from
+// going out, throttled until holdTill when the partner asked to wait
+// (throttleHold), delivered when err is nil, retried after policy's delay
+// while the error is retryable and attempts are left, dead-lettered
+// otherwise. next is when it is due again (Deferred, Throttled and Retry
+// only).
+func (e Entry) outcome(err error, deferTill, holdTill time.Time, partner bool, policy backoff.Policy, now time.Time) (o status.Outcome, next time.Time) {
 	switch {
 	case !deferTill.IsZero():
 		return status.OutcomeDeferred, deferTill
+	case !holdTill.IsZero():
+		return status.OutcomeThrottled, holdTill
 	case err == nil:
 		return status.OutcomeDelivered, time.Time{}
 	case fault.IsRetryable(err) && e.Attempts < e.maxAttempts(partner):

@@ -36,7 +36,7 @@ func TestAnAttemptEndsDeferredDeliveredRetriedOrDeadLettered(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			e := Entry{ID: "ob-1", Attempts: c.attempts, MaxAttempts: c.max}
-			got, next := e.outcome(c.err, c.deferTill, c.partner, backoff.PartnerGaps, now)
+			got, next := e.outcome(c.err, c.deferTill, time.Time{}, c.partner, backoff.PartnerGaps, now)
 			assert.Equal(t, c.want, got)
 			assert.Equal(t, c.wantNext, next)
 		})

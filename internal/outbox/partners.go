@@ -3,12 +3,15 @@ package outbox
 import (
 	"encoding/json"
 	"fmt"
+	"math"
 	"os"
+	"time"
 )
 
 // LoadPartners reads the partner endpoints from a JSON file (env
-// STREAMOPS_PARTNERS_FILE): [{"id":"acme","name":"Acme Corp","url":"https://…"}].
-// An empty path means no partners.
+// STREAMOPS_PARTNERS_FILE): [{"id":"acme","name":"Acme Corp","url":"https://…",
+// "rateLimit":2,"maxInFlight":4}] (the last two optional). An empty path
+// means no partners; a bad entry is an error naming its field.
 func LoadPartners(path string) (map[string]Partner, error) {
 	out := map[string]Partner{}
 	if path == "" {
@@ -23,11 +26,8 @@ func LoadPartners(path string) (map[string]Partner, error) {
 		return nil, fmt.Errorf("outbox: partners file %s: %w", path, err)
 	}
 	for i, p := range list {
-		switch {
-		case p.ID == "" || p.ID == TargetKafka:
-			return nil, fmt.Errorf("outbox: partners[%d].id: must be set and not %q", i, TargetKafka)
-		case p.URL == "":
-			return nil, fmt.Errorf("outbox: partners[%d].url: required", i)
+		if err := p.validate(); err != nil {
+			return nil, fmt.Errorf("outbox: partners[%d].%w", i, err)
 		}
 		if _, dup := out[p.ID]; dup {
 			return nil, fmt.Errorf("outbox: partners[%d].id: %q appears twice", i, p.ID)
@@ -35,4 +35,39 @@ func LoadPartners(path string) (map[string]Partner, error) {
 		out[p.ID] = p
 	}
 	return out, nil
+}
+
+// MinRateLimit is the lowest rateLimit a partner may have: one delivery
+// a day. Below it the gap between two sends would not be a duration.
+const MinRateLimit = 1.0 / 86400
+
+// validate reports the first bad field, as "field: reason".
+func (p Partner) validate() error {
+	switch {
+	case p.ID == "" || p.ID == TargetKafka:
+		return fmt.Errorf("id: must be set and not %q", TargetKafka)
+	case p.URL == "":
+		return fmt.Errorf("url: required")
+	case p.RateLimit != nil && !(*p.RateLimit >= MinRateLimit) || p.RateLimit != nil && math.IsInf(*p.RateLimit, 0):
+		return fmt.Errorf("rateLimit: %v is not a number of deliveries per second of at least %g (one a day); leave it out for no limit", *p.RateLimit, MinRateLimit)
+	case p.MaxInFlight != nil && *p.MaxInFlight < 1:
+		return fmt.Errorf("maxInFlight: %d is not a whole number of deliveries of at least 1; leave it out for no limit", *p.MaxInFlight)
+	}
+	return nil
+}
+
+// rateGuard widens the gap between two sends beyond what the rate limit
+// allows: a request's way to the partner varies by a few milliseconds
+// (the first one of a connection dials), and a partner counting arrivals
+// must still see no more than its limit.
+const rateGuard = 1.01
+
+// sendInterval is the gap its rate limit puts between two sends to p,
+// widened by rateGuard and rounded up to the store's millisecond; 0 when
+// unlimited.
+func (p Partner) sendInterval() time.Duration {
+	if p.RateLimit == nil {
+		return 0
+	}
+	return time.Duration(math.Ceil(rateGuard*1000 / *p.RateLimit)) * time.Millisecond
 }

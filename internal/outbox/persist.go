@@ -25,7 +25,8 @@ func entryFromDocument(d store.OutboxEntry) Entry {
 	return Entry{
 		ID: d.OutboxID, Target: d.TargetProvider, AggregateType: d.AggregateType, AggregateID: d.AggregateID,
 		EventType: d.EventType, Payload: json.RawMessage(d.Payload), Attempts: d.Attempts, MaxAttempts: d.MaxAttempts,
-		Requeues: d.Requeues, TraceParent: d.TraceParent, TraceID: d.TraceID, claim: claim{docID: d.ID, token: d.ClaimToken, due: d.NextAttemptAt},
+		Requeues: d.Requeues, TraceParent: d.TraceParent, TraceID: d.TraceID, ThrottledSince: d.ThrottledSince,
+		claim: claim{docID: d.ID, token: d.ClaimToken, due: d.NextAttemptAt},
 	}
 }
 
@@ -96,7 +97,7 @@ func (b Breaker) document(id string) store.PartnerEndpoint {
 	}
 }
 
-// loadBreakers loads the breakers of partners ids.
+// loadBreakers loads the breakers of partners ids, noting their holds.
 func (r *Relay) loadBreakers(ctx context.Context, ids []string) (map[string]Breaker, error) {
 	docs, err := r.cfg.Store.PartnerEndpoints(ctx, ids...)
 	if err != nil {
@@ -105,6 +106,9 @@ func (r *Relay) loadBreakers(ctx context.Context, ids []string) (map[string]Brea
 	out := make(map[string]Breaker, len(docs))
 	for id, d := range docs {
 		out[id] = breakerFromDocument(d)
+		if d.HoldUntil != nil {
+			r.holds.note(id, *d.HoldUntil)
+		}
 	}
 	return out, nil
 }

@@ -31,6 +31,10 @@ type OutboxStore interface {
 	PartnerPaused(ctx context.Context, partnerID string) (bool, error)
 	InsertPartnerEvents(ctx context.Context, evs ...store.PartnerEvent) (store.InsertResult, error)
 	RecordPartnerAttempts(ctx context.Context, attempts ...store.PartnerAttempt) (int, error)
+	HoldPartner(ctx context.Context, partnerID string, h store.Hold, now time.Time) (bool, error)
+	ReserveSendSlot(ctx context.Context, partnerID string, now time.Time, interval, horizon time.Duration) (store.SendSlot, error)
+	AcquireInFlight(ctx context.Context, partnerID string, limit int, token string, now, until time.Time) (bool, error)
+	ReleaseInFlight(ctx context.Context, partnerID, token string) error
 }
 
 // Config wires a Relay.
@@ -80,6 +84,15 @@ type Config struct {
 	PartnerConcurrency int
 	// Breaker tunes the per-partner circuit breaker.
 	Breaker BreakerConfig
+	// GateWait is the longest a send waits for its partner's rate limit
+	// slot or an in-flight place (maxInFlight); beyond it the entry is
+	// deferred without using an attempt. Default 3 s: short beside the
+	// claim's lease and the safety margin.
+	GateWait time.Duration
+	// MaxHold bounds backpressure: the longest hold one Retry-After sets,
+	// and how long an entry may be throttled before a throttle counts as
+	// a failure (env STREAMOPS_PARTNER_MAX_HOLD). Default DefaultMaxHold.
+	MaxHold time.Duration
 	// Backoff spaces Kafka retries. Default exponential from 5 s, factor 2,
 	// cap 15 min, full jitter.
 	Backoff backoff.Policy
@@ -120,6 +133,12 @@ func (c *Config) setDefaults() {
 		c.PartnerConcurrency = 4
 	}
 	c.Breaker.setDefaults()
+	if c.GateWait <= 0 {
+		c.GateWait = 3 * time.Second
+	}
+	if c.MaxHold <= 0 {
+		c.MaxHold = DefaultMaxHold
+	}
 	if c.Backoff == nil {
 		c.Backoff = backoff.Exponential{Base: 5 * time.Second, Factor: 2, Max: 15 * time.Minute, Jitter: 1}
 	}
@@ -147,8 +166,8 @@ func (c Config) Validate() error {
 		return errors.New("outbox: Config.PartnerDeliverer.Secrets is required when partners are configured")
 	}
 	for id, p := range c.Partners {
-		if p.URL == "" {
-			return fmt.Errorf("outbox: partner %q has no url", id)
+		if err := p.validate(); err != nil {
+			return fmt.Errorf("outbox: partner %q: %w", id, err)
 		}
 	}
 	return nil
@@ -167,7 +186,10 @@ func RunTimeout(period time.Duration) time.Duration { return period + DefaultSaf
 
 // Relay delivers the outbox. Safe to run concurrently with other relays:
 // claims are exclusive.
-type Relay struct{ cfg Config }
+type Relay struct {
+	cfg   Config
+	holds holds
+}
 
 // New returns a Relay.
 func New(cfg Config) (*Relay, error) {
@@ -186,6 +208,7 @@ type Stats struct {
 	Retried      int `json:"retried"`
 	DeadLettered int `json:"deadLettered"`
 	Deferred     int `json:"deferred"`
+	Throttled    int `json:"throttled"`
 	Reclaimed    int `json:"reclaimed"`
 }
 
@@ -196,6 +219,7 @@ func (s *Stats) add(o Stats) {
 	s.Retried += o.Retried
 	s.DeadLettered += o.DeadLettered
 	s.Deferred += o.Deferred
+	s.Throttled += o.Throttled
 }
 
 // Run is Serve for an invocation whose scheduled time is unknown.
@@ -251,7 +275,7 @@ func (r *Relay) Serve(ctx context.Context, scheduled time.Time) (Stats, error) {
 				}
 				mu.Unlock()
 				r.cfg.Logger.InfoContext(ctx, "outbox batch settled", "claimed", st.Claimed, "delivered", st.Delivered,
-					"retried", st.Retried, "deadLettered", st.DeadLettered, "deferred", st.Deferred)
+					"retried", st.Retried, "deadLettered", st.DeadLettered, "deferred", st.Deferred, "throttled", st.Throttled)
 				<-slots
 				select {
 				case settled <- struct{}{}:
@@ -338,7 +362,8 @@ func (r *Relay) report(ctx context.Context, st Stats) {
 type outcome struct {
 	entry     Entry
 	err       error     // nil: delivered
-	deferTill time.Time // set: not attempted (paused, breaker open)
+	deferTill time.Time // set: not attempted (paused, held, breaker open, gate)
+	holdTill  time.Time // set: throttled, retried then
 	attempted bool
 	at        time.Time // when the attempt ended (attempted only)
 	attempt   *Attempt  // a partner attempt, for the delivery log
@@ -465,10 +490,12 @@ func (r *Relay) settleOutcomes(ctx context.Context, group []outcome, st *Stats) 
 // deliverToPartner sends one partner's entries, a few at a time. Right
 // before each send it reads whether an operator paused the partner (so a
 // pause the API has answered stops every send that had not started), then
-// asks the breaker: once either holds, the rest of the batch is deferred.
-// A paused partner's entries are deferred as they were due, before an
-// exhausted one is dead-lettered: a pause never moves an entry towards
-// dead.
+// checks whether the partner is held, then its breaker, then its gate
+// (rate slot, in-flight place): a paused, held or refused entry is
+// deferred. A paused partner's entries are deferred as they were due,
+// before an exhausted one is dead-lettered: a pause never moves an entry
+// towards dead. A throttle (429/503 with Retry-After) holds the partner
+// for the rest.
 func (r *Relay) deliverToPartner(ctx context.Context, p Partner, idx []int, outcomes []outcome, brk *breakers) {
 	sem := make(chan struct{}, r.cfg.PartnerConcurrency)
 	var wg sync.WaitGroup
@@ -489,6 +516,11 @@ func (r *Relay) deliverToPartner(ctx context.Context, p Partner, idx []int, outc
 			continue
 		}
 		now := r.cfg.Now()
+		if until, held := r.holds.held(p.ID, now); held {
+			o.deferTill = until
+			<-sem
+			continue
+		}
 		if ok, until := brk.allow(p.ID, now); !ok {
 			o.deferTill = until
 			<-sem
@@ -497,11 +529,26 @@ func (r *Relay) deliverToPartner(ctx context.Context, p Partner, idx []int, outc
 		wg.Go(func() {
 			defer func() { <-sem }()
 			ctx := o.entry.Context(ctx)
+			adm := r.admit(ctx, p)
+			if !adm.deferTill.IsZero() {
+				o.deferTill = adm.deferTill
+				return
+			}
+			if until, held := r.holds.held(p.ID, r.cfg.Now()); held { // a throttle while it waited
+				adm.release()
+				o.deferTill = until
+				return
+			}
+			start := r.cfg.Now()
 			a := r.cfg.PartnerDeliverer.Send(ctx, p, o.entry)
-			a.At = now
+			adm.release()
+			a.At = start
 			o.err, o.attempted, o.attempt = delivered(a.Err), true, &a
 			o.at = r.cfg.Now()
-			if tr := brk.record(p.ID, o.err, o.at); tr != nil {
+			if hold, ok := throttleHold(a, o.at, o.entry.ThrottledSince, r.cfg.MaxHold); ok {
+				o.holdTill = o.at.Add(hold).Truncate(time.Millisecond) // as stored: one event id
+				r.hold(ctx, p, o.entry, a, o.holdTill)
+			} else if tr := brk.record(p.ID, o.err, o.at); tr != nil {
 				r.commitTransition(ctx, p.ID, tr, brk)
 			}
 			r.cfg.Logger.InfoContext(ctx, "partner delivery attempt", "outboxId", o.entry.ID, "target", p.ID,
@@ -541,11 +588,13 @@ func (r *Relay) settle(ctx context.Context, outcomes []outcome, st *Stats) ([]st
 		if partner {
 			policy = r.cfg.PartnerBackoff
 		}
-		out, next := e.outcome(o.err, o.deferTill, partner, policy, now)
+		out, next := e.outcome(o.err, o.deferTill, o.holdTill, partner, policy, now)
 		var errMsg string
 		switch out {
 		case status.OutcomeDeferred:
 			st.Deferred++
+		case status.OutcomeThrottled:
+			st.Throttled++
 		case status.OutcomeDelivered:
 			st.Delivered++
 		case status.OutcomeRetry:
@@ -561,11 +610,18 @@ func (r *Relay) settle(ctx context.Context, outcomes []outcome, st *Stats) ([]st
 		if partner && o.attempted {
 			a = o.attempt
 		}
+		stl := e.settlement(out, next, errMsg, a)
+		if out == status.OutcomeThrottled {
+			stl.ThrottledSince = now
+			if e.ThrottledSince != nil {
+				stl.ThrottledSince = *e.ThrottledSince
+			}
+		}
 		if out == status.OutcomeDeadLettered {
 			dls = append(dls, newDeadLetter(e.Context(ctx), e, errMsg, a, now))
 		}
-		settlements = append(settlements, e.settlement(out, next, errMsg, a))
-		if partner && o.attempted && e.attemptRecorded() {
+		settlements = append(settlements, stl)
+		if partner && o.attempted && out != status.OutcomeThrottled && e.attemptRecorded() {
 			attempts = append(attempts, partnerAttempt(e, now, e.attemptStatus(out)))
 		}
 	}

@@ -50,7 +50,16 @@ const (
 	// is open): the claim's attempt is given back and the entry waits until
 	// NextAttemptAt in the status it had.
 	OutcomeDeferred
+	// OutcomeThrottled: the partner answered 429 or 503 with Retry-After.
+	// Not a failure: like Deferred the claim's attempt is given back and
+	// the entry waits until NextAttemptAt (the partner's hold end), and
+	// its delivery log row says throttled.
+	OutcomeThrottled
 )
+
+// OutcomeThrottledLog is the delivery log outcome of a throttled attempt
+// (the other rows carry the status the attempt left).
+const OutcomeThrottledLog = "throttled"
 
 // Recorded is the outcome recorded for an attempt that ended as o, the
 // entry having made attempts of its maxAttempts: a retry of an entry whose
@@ -74,7 +83,7 @@ func (o Outcome) Status(attempts int) string {
 		return OutboxFailed
 	case OutcomeDeadLettered:
 		return OutboxDeadLetter
-	case OutcomeDeferred:
+	case OutcomeDeferred, OutcomeThrottled:
 		if attempts > 1 {
 			return OutboxFailed
 		}

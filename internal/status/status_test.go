@@ -73,6 +73,9 @@ func TestEachOutcomeLeavesTheEntryInItsStatus(t *testing.T) {
 		{"deferred first attempt", OutcomeDeferred, 1, 5, OutcomeDeferred, OutboxPending},
 		{"deferred later attempt", OutcomeDeferred, 2, 5, OutcomeDeferred, OutboxFailed},
 		{"deferred when exhausted", OutcomeDeferred, 5, 5, OutcomeDeferred, OutboxFailed},
+		{"throttled first attempt", OutcomeThrottled, 1, 5, OutcomeThrottled, OutboxPending},
+		{"throttled later attempt", OutcomeThrottled, 3, 5, OutcomeThrottled, OutboxFailed},
+		{"throttled fifth attempt is not dead", OutcomeThrottled, 5, 5, OutcomeThrottled, OutboxFailed},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got := tc.outcome.Recorded(tc.attempts, tc.maxAttempts)

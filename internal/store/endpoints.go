@@ -31,6 +31,19 @@ type PartnerEndpoint struct {
 	LastSuccessAt       *time.Time `bson:"last_success_at,omitempty" json:"lastSuccessAt,omitempty"`
 	LastFailureAt       *time.Time `bson:"last_failure_at,omitempty" json:"lastFailureAt,omitempty"`
 	UpdatedAt           time.Time  `bson:"updated_at" json:"updatedAt,omitzero"`
+
+	// HoldUntil is when the partner's own hold ends: it answered 429 or
+	// 503 with Retry-After (HoldStatusCode, HoldRetryAfter its header), and
+	// nothing is sent to it until then (HoldPartner).
+	HoldUntil      *time.Time `bson:"hold_until,omitempty" json:"holdUntil,omitempty"`
+	HoldStatusCode int        `bson:"hold_status_code,omitempty" json:"holdStatusCode,omitempty"`
+	HoldRetryAfter string     `bson:"hold_retry_after,omitempty" json:"holdRetryAfter,omitempty"`
+	// RateNextAt is the partner's next free send slot under its rate
+	// limit (ReserveSendSlot).
+	RateNextAt *time.Time `bson:"rate_next_at,omitempty" json:"rateNextAt,omitempty"`
+	// InFlight are the leases of the sends in flight to the partner under
+	// its maxInFlight (AcquireInFlight); expired ones are ignored.
+	InFlight []InFlightLease `bson:"in_flight,omitempty" json:"inFlight,omitempty"`
 	// Paused is an operator's hold on the partner's deliveries
 	// (PausePartner): nothing is sent to it until ResumePartner. PausedAt,
 	// PausedBy and PauseReason describe the latest pause, ResumedAt and
@@ -179,32 +192,47 @@ func (s *Store) PartnerPaused(ctx context.Context, id string) (bool, error) {
 }
 
 // BlockedPartners lists the partners whose deliveries must not go out at
-// now (paused ones), sorted: ClaimDue leaves their entries waiting.
+// now, sorted: paused ones, and those whose own hold (HoldPartner) lasts
+// beyond now. ClaimDue leaves their entries waiting.
 func (s *Store) BlockedPartners(ctx context.Context, now time.Time) ([]string, error) {
-	docs, err := findAll[idOnly](ctx, s.partnerEndpoints, bson.M{"paused": true},
-		options.Find().SetProjection(bson.M{"_id": 1}).SetSort(bson.D{{Key: "_id", Value: 1}}))
+	ids, _, err := s.blocked(ctx, now)
+	return ids, err
+}
+
+// blocked is BlockedPartners with when each hold among them ends (a
+// paused partner's block has no end).
+func (s *Store) blocked(ctx context.Context, now time.Time) ([]string, map[string]time.Time, error) {
+	now = bsonTime(now)
+	docs, err := findAll[PartnerEndpoint](ctx, s.partnerEndpoints,
+		bson.M{"$or": bson.A{bson.M{"paused": true}, bson.M{"hold_until": bson.M{"$gt": now}}}},
+		options.Find().SetProjection(bson.M{"_id": 1, "paused": 1, "hold_until": 1}).SetSort(bson.D{{Key: "_id", Value: 1}}))
 	if err != nil {
-		return nil, fmt.Errorf("store: blocked partners: %w", err)
+		return nil, nil, fmt.Errorf("store: blocked partners: %w", err)
 	}
 	ids := make([]string, len(docs))
+	holds := map[string]time.Time{}
 	for i, d := range docs {
-		ids[i] = d.ID
+		ids[i] = d.PartnerID
+		if !d.Paused && d.HoldUntil != nil {
+			holds[d.PartnerID] = *d.HoldUntil
+		}
 	}
-	return ids, nil
+	return ids, holds, nil
 }
 
 // notBlocked narrows filter, a query of due outbox entries, to those whose
-// partner is not blocked at now (BlockedPartners).
-func (s *Store) notBlocked(ctx context.Context, filter bson.M, now time.Time) (bson.M, error) {
-	blocked, err := s.BlockedPartners(ctx, now)
+// partner is not blocked at now (BlockedPartners), and says when the
+// holds among the blocked end.
+func (s *Store) notBlocked(ctx context.Context, filter bson.M, now time.Time) (bson.M, map[string]time.Time, error) {
+	blocked, holds, err := s.blocked(ctx, now)
 	if err != nil || len(blocked) == 0 {
-		return filter, err
+		return filter, holds, err
 	}
 	out := bson.M{"target_provider": bson.M{"$nin": blocked}}
 	for k, v := range filter {
 		out[k] = v
 	}
-	return out, nil
+	return out, holds, nil
 }
 
 // Backlog is what waits for delivery to one partner: entries pending,

@@ -66,6 +66,11 @@ type OutboxEntry struct {
 	// DeliveryLog is the entry's delivery attempts, oldest first, the
 	// latest MaxDeliveryLog of them. Not in seed 004.
 	DeliveryLog []DeliveryAttempt `bson:"delivery_log,omitempty" json:"delivery_log,omitempty"`
+	// ThrottledSince is when the partner first answered this entry with
+	// a hold (429/503 with Retry-After) that is still unbroken: it bounds
+	// how long throttles may go on without using an attempt. Cleared by
+	// any other answer. Not in seed 004.
+	ThrottledSince *time.Time `bson:"throttled_since,omitempty" json:"throttled_since,omitempty"`
 }
 
 // MaxDeliveryLog is how many delivery attempts an outbox entry keeps.
@@ -143,7 +148,7 @@ const claimRounds = 8
 // that order. Each claimed entry is atomically set to processing with a
 // lease until now+lease and attempts+1.
 //
-// Entries of a blocked partner (BlockedPartners: paused) are left waiting,
+// Entries of a blocked partner (BlockedPartners: paused or held) are left waiting,
 // in the status they have.
 //
 // A claim is four commands whatever the batch size: list the blocked
@@ -160,7 +165,7 @@ func (s *Store) ClaimDue(ctx context.Context, now time.Time, lease time.Duration
 		return nil, fmt.Errorf("store: ClaimDue lease must be positive, got %s", lease)
 	}
 	now = bsonTime(now)
-	due, err := s.notBlocked(ctx, bson.M{"status": bson.M{"$in": status.OutboxDue()}, "next_attempt_at": bson.M{"$lte": now}}, now)
+	due, _, err := s.notBlocked(ctx, bson.M{"status": bson.M{"$in": status.OutboxDue()}, "next_attempt_at": bson.M{"$lte": now}}, now)
 	if err != nil {
 		return nil, err
 	}
@@ -218,8 +223,11 @@ type Settlement struct {
 	// Attempt, when set, is the attempt's row of the entry's delivery
 	// log, appended in the same update (the oldest dropped beyond
 	// MaxDeliveryLog); its Outcome is set to the status the settlement
-	// leaves.
+	// leaves, or status.OutcomeThrottledLog for a throttle.
 	Attempt *DeliveryAttempt
+	// ThrottledSince is recorded as throttled_since (Throttled only):
+	// the entry's first throttle of this unbroken run.
+	ThrottledSince time.Time
 }
 
 // SettleOutbox records the outcomes of claimed entries with one bulk write.
@@ -234,23 +242,35 @@ func (s *Store) SettleOutbox(ctx context.Context, settlements ...Settlement) (in
 		}
 		outcome := st.Outcome.Recorded(st.Entry.Attempts, st.Entry.MaxAttempts)
 		set := bson.M{"status": outcome.Status(st.Entry.Attempts)}
-		update := bson.M{"$set": set, "$unset": bson.M{"claim_token": "", "lease_expires_at": ""}}
+		unset := bson.M{"claim_token": "", "lease_expires_at": ""}
+		update := bson.M{"$set": set, "$unset": unset}
+		logOutcome := set["status"].(string)
 		switch outcome {
 		case status.OutcomeDelivered:
 			set["completed_at"] = now
+			unset["throttled_since"] = ""
 		case status.OutcomeRetry:
 			set["next_attempt_at"], set["last_error"] = bsonTime(st.NextAttemptAt), st.Error
+			unset["throttled_since"] = ""
 		case status.OutcomeDeadLettered:
 			set["last_error"] = st.Error
+			unset["throttled_since"] = ""
 		case status.OutcomeDeferred:
 			set["next_attempt_at"] = bsonTime(st.NextAttemptAt)
 			update["$inc"] = bson.M{"attempts": -1}
+		case status.OutcomeThrottled:
+			if st.ThrottledSince.IsZero() {
+				return nil, fmt.Errorf("store: settle outbox %s: a throttle needs ThrottledSince", st.Entry.OutboxID)
+			}
+			set["next_attempt_at"], set["throttled_since"] = bsonTime(st.NextAttemptAt), bsonTime(st.ThrottledSince)
+			update["$inc"] = bson.M{"attempts": -1}
+			logOutcome = status.OutcomeThrottledLog
 		default:
 			return nil, fmt.Errorf("store: settle outbox %s: unknown outcome %d", st.Entry.OutboxID, st.Outcome)
 		}
 		if st.Attempt != nil {
 			a := *st.Attempt
-			a.At, a.Outcome = bsonTime(a.At), set["status"].(string)
+			a.At, a.Outcome = bsonTime(a.At), logOutcome
 			update["$push"] = bson.M{"delivery_log": bson.D{{Key: "$each", Value: bson.A{a}}, {Key: "$slice", Value: -MaxDeliveryLog}}}
 		}
 		return mongo.NewUpdateOneModel().
@@ -323,20 +343,30 @@ func (s *Store) OldestPendingOutbox(ctx context.Context) (oldest time.Time, ok b
 
 // NextDueOutbox is the earliest next_attempt_at of the entries waiting for
 // delivery (pending or failed) that ClaimDue may take, those of blocked
-// partners left out; ok is false when none waits. A relay that keeps
+// partners left out but a held partner's counted as due when its hold
+// ends; ok is false when none waits. A relay that keeps
 // serving through its schedule's period sleeps until it.
 func (s *Store) NextDueOutbox(ctx context.Context) (next time.Time, ok bool, err error) {
-	waiting, err := s.notBlocked(ctx, bson.M{"status": bson.M{"$in": status.OutboxDue()}}, s.now())
+	waiting, held, err := s.notBlocked(ctx, bson.M{"status": bson.M{"$in": status.OutboxDue()}}, s.now())
 	if err != nil {
 		return time.Time{}, false, err
 	}
 	e, err := findOne[OutboxEntry](ctx, s.outbox, waiting,
 		options.FindOne().SetSort(bson.D{{Key: "next_attempt_at", Value: 1}}).
 			SetProjection(bson.M{"next_attempt_at": 1}))
-	if errors.Is(err, ErrNotFound) {
-		return time.Time{}, false, nil
+	switch {
+	case errors.Is(err, ErrNotFound):
+	case err != nil:
+		return time.Time{}, false, err
+	default:
+		next, ok = e.NextAttemptAt, true
 	}
-	return e.NextAttemptAt, err == nil, err
+	for _, until := range held { // a held partner's entries fall due when its hold ends
+		if !ok || until.Before(next) {
+			next, ok = until, true
+		}
+	}
+	return next, ok, nil
 }
 
 // RequeueOutboxEntry is an operator's requeue of a dead-lettered entry:

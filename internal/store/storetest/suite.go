@@ -100,6 +100,10 @@ func Run(t *testing.T, open Opener) {
 		{"WorkflowRecordsAreStoredOncePerID", testWorkflowRecords},
 		{"ExportReadsOnlyExportableFieldsAsPlainJSON", testExport},
 		{"PayloadsSeed004KeepFreeOfPIIAreScrubbedOnInsert", testPayloadsScrubbed},
+		{"TwoRelaysNeverGetTheSameSendSlot", testGateSlotsAreNeverShared},
+		{"APartnersHoldOnlyMovesLaterAndStartsOnce", testGateHoldOnlyMovesLater},
+		{"InFlightLeasesAreTakenOnceEachAndExpire", testGateInFlightLeases},
+		{"AThrottleGivesItsAttemptBackAndLogsThrottled", testSettleThrottled},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) { tc.fn(t, open) })
