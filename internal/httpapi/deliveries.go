@@ -41,6 +41,10 @@ type OutboxEntryResponse struct {
 	// TraceID and TraceParent are the trace the deliveries continue.
 	TraceID     string `json:"traceId,omitempty"`
 	TraceParent string `json:"traceparent,omitempty"`
+	// ThrottledSince is when the partner first asked this entry to wait
+	// (429/503 with Retry-After) in the current run of throttles; the
+	// wait counts as a failure once it is older than the maximum hold.
+	ThrottledSince *time.Time `json:"throttledSince,omitempty"`
 	// DeliveryLog is every partner attempt, oldest first (the latest 50),
 	// across rounds.
 	DeliveryLog []DeliveryAttemptResponse `json:"deliveryLog"`
@@ -72,6 +76,7 @@ func toOutboxEntry(e store.OutboxEntry, withBodies bool) OutboxEntryResponse {
 		MaxAttempts: e.MaxAttempts, NextAttemptAt: e.NextAttemptAt, CreatedAt: e.CreatedAt, CompletedAt: e.CompletedAt,
 		LastError: e.LastError, Requeues: e.Requeues, RequeuedBy: e.RequeuedBy, RequeuedAt: e.RequeuedAt,
 		Resends: e.Resends, ResentBy: e.ResentBy, ResentAt: e.ResentAt, TraceID: e.TraceID, TraceParent: e.TraceParent,
+		ThrottledSince: e.ThrottledSince,
 		DeliveryLog: mapAll(e.DeliveryLog, func(a store.DeliveryAttempt) DeliveryAttemptResponse {
 			r := DeliveryAttemptResponse{At: a.At, DurationMs: a.DurationMs, StatusCode: a.StatusCode, Error: a.Error,
 				Outcome: a.Outcome, SpanID: a.SpanID}
