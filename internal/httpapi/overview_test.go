@@ -14,6 +14,7 @@ import (
 	"github.com/streamops/streamops/events"
 	"github.com/streamops/streamops/internal/status"
 	"github.com/streamops/streamops/internal/store"
+	"github.com/streamops/streamops/internal/store/storetest"
 )
 
 // statsAnswer is the part of GET /api/stats the overview tests read.
@@ -59,9 +60,9 @@ func TestStatsReportWhatNeedsActingOnWhateverTheWindow(t *testing.T) {
 		EventType: "records.delivered", TargetProvider: "acme", Payload: store.JSONDoc(`{}`)})
 	require.NoError(t, err)
 	until := time.Now().Add(time.Minute)
-	require.NoError(t, s.Store.SavePartnerEndpoints(ctx,
+	storetest.SaveBreakers(t, s.Store,
 		store.PartnerEndpoint{PartnerID: "acme", State: status.BreakerOpen, ConsecutiveFailures: 5, OpenUntil: &until, LastError: "HTTP 503"},
-		store.PartnerEndpoint{PartnerID: "beta", State: status.BreakerClosed}))
+		store.PartnerEndpoint{PartnerID: "beta", State: status.BreakerClosed})
 	resp := s.call(t, http.MethodPost, "/api/workflows", `{"name":"Rate","steps":["validate"],"priority":"low"}`)
 	require.Equal(t, http.StatusCreated, resp.status, resp.body)
 
@@ -118,7 +119,7 @@ func TestPartnersAreListedWithinTheTokensScope(t *testing.T) {
 			EntityData: store.JSONDoc(`{}`)})
 		require.NoError(t, err)
 	}
-	require.NoError(t, s.Store.SavePartnerEndpoints(ctx, store.PartnerEndpoint{PartnerID: "gamma", State: status.BreakerOpen, ConsecutiveFailures: 5}))
+	storetest.SaveBreakers(t, s.Store, store.PartnerEndpoint{PartnerID: "gamma", State: status.BreakerOpen, ConsecutiveFailures: 5})
 
 	partners := func(token string) []string {
 		w := serve(s.handler, request(http.MethodGet, "/api/partners", "", token))

@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"go.mongodb.org/mongo-driver/bson"
-	"go.mongodb.org/mongo-driver/mongo"
 	"go.mongodb.org/mongo-driver/mongo/options"
 
 	"github.com/streamops/streamops/internal/status"
@@ -62,19 +61,6 @@ func (s *Store) PartnerEndpoints(ctx context.Context, partnerIDs ...string) (map
 	return findByIDs(ctx, s.partnerEndpoints, "partner endpoints", partnerIDs, func(ep PartnerEndpoint) string { return ep.PartnerID })
 }
 
-// SavePartnerEndpoints stores the breaker state of endpoints with one bulk
-// upsert that sets the breaker's fields alone, so a relay's save never
-// erases a pause (or any field another writer owns). Concurrent relays may
-// race; the last write wins, which at worst delays opening or closing a
-// breaker by one batch.
-func (s *Store) SavePartnerEndpoints(ctx context.Context, eps ...PartnerEndpoint) error {
-	now := s.now()
-	_, err := writeEach(ctx, s.partnerEndpoints, "save partner endpoints", eps, func(ep PartnerEndpoint) (mongo.WriteModel, error) {
-		return mongo.NewUpdateOneModel().SetFilter(bson.M{"_id": ep.PartnerID}).SetUpdate(breakerUpdate(ep, now)).SetUpsert(true), nil
-	})
-	return err
-}
-
 // breakerUpdate sets ep's breaker fields, and only those, as of now.
 func breakerUpdate(ep PartnerEndpoint, now time.Time) bson.M {
 	set := bson.M{"state": ep.State, "consecutive_failures": ep.ConsecutiveFailures, "updated_at": now}
@@ -91,9 +77,10 @@ func breakerUpdate(ep PartnerEndpoint, now time.Time) bson.M {
 	return update
 }
 
-// SaveBreaker stores ep's breaker state (its fields alone, like
-// SavePartnerEndpoints) only while the stored opening is still openedAt
-// (nil: not open, or no endpoint stored yet), and reports whether it did.
+// SaveBreaker stores ep's breaker state, its fields alone (so a relay's
+// save never erases a pause, a hold or any field another writer owns),
+// only while the stored opening is still openedAt (nil: not open, or no
+// endpoint stored yet), and reports whether it did.
 // It is a compare-and-set on the breaker's opening: of relays racing to
 // open a breaker, to open it again after a failed probe or to close it,
 // exactly one changes it, and only that one reports the transition

@@ -1,6 +1,7 @@
 package storetest
 
 import (
+	"context"
 	"testing"
 	"time"
 
@@ -68,4 +69,16 @@ func testSaveBreakerIsACompareAndSetOnTheOpening(t *testing.T, open Opener) {
 	assert.Equal(t, 2, eps["globex"].ConsecutiveFailures)
 	_, err = s.SaveBreaker(ctx(t), store.PartnerEndpoint{}, nil)
 	assert.Error(t, err, "no partner id")
+}
+
+// SaveBreakers stores the breakers of partners never seen before, as the
+// relay saves a breaker (store.Store.SaveBreaker): a test's fixture of
+// partner endpoints in given states.
+func SaveBreakers(t testing.TB, s *store.Store, eps ...store.PartnerEndpoint) {
+	t.Helper()
+	for _, ep := range eps {
+		applied, err := s.SaveBreaker(context.Background(), ep, nil)
+		require.NoError(t, err, ep.PartnerID)
+		require.True(t, applied, "%s: a partner endpoint already stored", ep.PartnerID)
+	}
 }

@@ -95,8 +95,10 @@ func testGateHoldOnlyMovesLater(t *testing.T, open Opener) {
 	assert.False(t, hold(now.Add(9*time.Second), 503, "9"), "a later one while in force extends it, no new start")
 	assert.Equal(t, now.Add(9*time.Second), *endpoint().HoldUntil)
 
-	require.NoError(t, s.SavePartnerEndpoints(ctx(t), store.PartnerEndpoint{PartnerID: "partner-acme",
-		State: status.BreakerClosed, ConsecutiveFailures: 1, LastError: "HTTP 500"}))
+	applied, err := s.SaveBreaker(ctx(t), store.PartnerEndpoint{PartnerID: "partner-acme",
+		State: status.BreakerClosed, ConsecutiveFailures: 1, LastError: "HTTP 500"}, nil)
+	require.NoError(t, err)
+	require.True(t, applied)
 	ep = endpoint()
 	require.NotNil(t, ep.HoldUntil, "a breaker save keeps the hold")
 	assert.Equal(t, now.Add(9*time.Second), *ep.HoldUntil)

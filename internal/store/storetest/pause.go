@@ -86,14 +86,17 @@ func testBreakerSaveKeepsPause(t *testing.T, open Opener) {
 	require.NoError(t, err)
 	opened, until := clock.Now(), clock.Now().Add(time.Minute)
 	for _, tc := range []struct {
-		name string
-		save store.PartnerEndpoint
+		name     string
+		save     store.PartnerEndpoint
+		openedAt *time.Time // the opening the save replaces
 	}{
 		{"an opening breaker", store.PartnerEndpoint{PartnerID: "acme", State: status.BreakerOpen, ConsecutiveFailures: 5,
-			OpenedAt: &opened, OpenUntil: &until, LastError: "HTTP 503", LastFailureAt: &opened}},
-		{"a closing breaker", store.PartnerEndpoint{PartnerID: "acme", State: status.BreakerClosed, LastSuccessAt: &until}},
+			OpenedAt: &opened, OpenUntil: &until, LastError: "HTTP 503", LastFailureAt: &opened}, nil},
+		{"a closing breaker", store.PartnerEndpoint{PartnerID: "acme", State: status.BreakerClosed, LastSuccessAt: &until}, &opened},
 	} {
-		require.NoError(t, s.SavePartnerEndpoints(ctx(t), tc.save), tc.name)
+		applied, err := s.SaveBreaker(ctx(t), tc.save, tc.openedAt)
+		require.NoError(t, err, tc.name)
+		require.True(t, applied, tc.name)
 		eps, err := s.PartnerEndpoints(ctx(t), "acme")
 		require.NoError(t, err)
 		got := eps["acme"]
@@ -107,7 +110,9 @@ func testBreakerSaveKeepsPause(t *testing.T, open Opener) {
 		assert.Equal(t, tc.save.OpenedAt == nil, got.OpenedAt == nil, "%s sets or clears opened_at", tc.name)
 		assert.Equal(t, tc.save.OpenUntil == nil, got.OpenUntil == nil, "%s sets or clears open_until", tc.name)
 	}
-	require.NoError(t, s.SavePartnerEndpoints(ctx(t), store.PartnerEndpoint{PartnerID: "globex", State: status.BreakerClosed}))
+	applied, err := s.SaveBreaker(ctx(t), store.PartnerEndpoint{PartnerID: "globex", State: status.BreakerClosed}, nil)
+	require.NoError(t, err)
+	require.True(t, applied)
 	eps, err := s.PartnerEndpoints(ctx(t), "globex")
 	require.NoError(t, err)
 	assert.False(t, eps["globex"].Paused, "a breaker save upserts an endpoint never seen, not paused")

@@ -1018,11 +1018,11 @@ func testPartnerOverview(t *testing.T, open Opener) {
 		require.NoError(t, err)
 	}
 	until := clock.Now().Add(time.Minute)
-	require.NoError(t, s.SavePartnerEndpoints(ctx(t),
+	SaveBreakers(t, s,
 		store.PartnerEndpoint{PartnerID: "partner-c", State: status.BreakerOpen, ConsecutiveFailures: 5, OpenUntil: &until, LastError: "HTTP 503"},
 		store.PartnerEndpoint{PartnerID: "partner-a", State: status.BreakerClosed},
 		store.PartnerEndpoint{PartnerID: "partner-d", State: status.BreakerHalfOpen, ConsecutiveFailures: 5},
-	))
+	)
 
 	ids, err = s.PartnerIDs(ctx(t))
 	require.NoError(t, err)
