@@ -20,6 +20,16 @@ func Now() Time { return At(time.Now()) }
 // At converts t to UTC and truncates it to the millisecond.
 func At(t time.Time) Time { return Time{t.UTC().Truncate(time.Millisecond)} }
 
+// AtPtr is At of an optional time, for a payload's optional time field:
+// nil when t is.
+func AtPtr(t *time.Time) *Time {
+	if t == nil {
+		return nil
+	}
+	at := At(*t)
+	return &at
+}
+
 // String formats t with TimeLayout.
 func (t Time) String() string { return t.UTC().Format(TimeLayout) }
 

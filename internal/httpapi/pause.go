@@ -81,18 +81,9 @@ func (a *api) resumePartner(w http.ResponseWriter, r *http.Request, p Principal)
 	}, func(ctx context.Context, ep store.PartnerEndpoint, backlog int) {
 		a.log.InfoContext(ctx, "partner resumed", "partnerId", ep.PartnerID, "by", p.ID, "backlog", backlog)
 		_ = a.cfg.Operations.Emit(ctx, events.PartnerResumed, ep.PartnerID, events.PartnerResumedPayload{
-			PartnerID: ep.PartnerID, By: p.ID, At: events.At(*ep.ResumedAt), PausedAt: eventTime(ep.PausedAt), Backlog: backlog,
+			PartnerID: ep.PartnerID, By: p.ID, At: events.At(*ep.ResumedAt), PausedAt: events.AtPtr(ep.PausedAt), Backlog: backlog,
 		}, opsevents.ResumedID(ep.PartnerID, *ep.ResumedAt))
 	})
-}
-
-// eventTime is t as an event's time; nil when t is.
-func eventTime(t *time.Time) *events.Time {
-	if t == nil {
-		return nil
-	}
-	at := events.At(*t)
-	return &at
 }
 
 // changePause answers a pause or a resume: the partner must be one the

@@ -154,11 +154,10 @@ func (r *Relay) commitTransition(ctx context.Context, id string, tr *transition,
 		}, opsevents.BreakerOpenedID(id, *b.OpenedAt))
 		return
 	}
-	p := events.PartnerBreakerClosedPayload{PartnerID: id, ClosedAt: events.At(tr.at)}
+	p := events.PartnerBreakerClosedPayload{PartnerID: id, ClosedAt: events.At(tr.at), OpenedAt: events.AtPtr(tr.prev)}
 	opened := tr.at
 	if tr.prev != nil {
-		at := events.At(*tr.prev)
-		p.OpenedAt, opened = &at, *tr.prev
+		opened = *tr.prev
 	}
 	_ = r.cfg.Operations.Emit(ctx, events.PartnerBreakerClosed, id, p, opsevents.BreakerClosedID(id, opened))
 }
