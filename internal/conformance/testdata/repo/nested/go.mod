@@ -1,0 +1,3 @@
+module example.com/repo/nested
+
+go 1.26

@@ -1,0 +1,7 @@
+//go:build integration
+
+package sub
+
+import "testing"
+
+func TestIntegration(t *testing.T) {}

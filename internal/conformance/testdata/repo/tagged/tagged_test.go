@@ -1,0 +1,7 @@
+//go:build browser
+
+package tagged
+
+import "testing"
+
+func TestInBrowser(t *testing.T) {}
