@@ -68,6 +68,7 @@ func Run(t *testing.T, open Opener) {
 		{"UnpublishedEventsAreFoundUntilMarkedPublished", testUnpublished},
 		{"EightClaimersDrainTheOutboxWithoutDoubleClaims", testConcurrentClaims},
 		{"ClaimTakesOnlyDueEntriesOldestFirst", testClaimDueOnly},
+		{"ClaimIsSeed004sPollingQuery", testClaimIsSeed004sPollingQuery},
 		{"ExpiredLeasesAreReclaimed", testLeaseReclaim},
 		{"SettlingRecordsEachOutcome", testSettle},
 		{"SettlingAppendsToTheDeliveryLogKeepingTheLatest", testDeliveryLog},
