@@ -196,7 +196,7 @@ func (e *encoder) write(d store.EventDocument) error {
 		}
 	}
 	return e.csv.Write([]string{d.EventID, d.EventType, env.Timestamp.String(), d.AggregateID, d.ExecutionID,
-		d.Metadata.ServiceName, d.Metadata.UserID, string(env.Payload)})
+		d.Metadata.ServiceName, d.Metadata.UserID.Value, string(env.Payload)})
 }
 
 func (e *encoder) flush() error {

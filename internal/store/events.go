@@ -88,13 +88,14 @@ type EventDocument struct {
 // seed's indexes (metadata.user_id, metadata.service_name); service_name is
 // the envelope's metadata.source.
 type EventMetadata struct {
-	ServiceName   string `bson:"service_name,omitempty"`
-	UserID        string `bson:"user_id,omitempty"`
-	APIVersion    string `bson:"api_version,omitempty"`
-	ProcessorID   string `bson:"processor_id,omitempty"`
-	TraceID       string `bson:"trace_id,omitempty"`
-	CorrelationID string `bson:"correlation_id,omitempty"`
-	ReplayOf      string `bson:"replay_of,omitempty"`
+	ServiceName string `bson:"service_name,omitempty"`
+	// UserID is the envelope's metadata.userId: absent, null or a string.
+	UserID        NullString `bson:"user_id,omitempty"`
+	APIVersion    string     `bson:"api_version,omitempty"`
+	ProcessorID   string     `bson:"processor_id,omitempty"`
+	TraceID       string     `bson:"trace_id,omitempty"`
+	CorrelationID string     `bson:"correlation_id,omitempty"`
+	ReplayOf      string     `bson:"replay_of,omitempty"`
 	// Attempt is metadata.attempt: the run of a workflow a rerun started.
 	Attempt int `bson:"attempt,omitempty"`
 }
@@ -160,7 +161,7 @@ func NewEventDocument(env events.Envelope, storedAt time.Time) (EventDocument, e
 			return EventDocument{}, err
 		}
 		doc.Metadata = EventMetadata{
-			ServiceName: m.Source, UserID: m.UserID.Value, APIVersion: m.APIVersion,
+			ServiceName: m.Source, UserID: UserIDOf(m.UserID), APIVersion: m.APIVersion,
 			ProcessorID: m.ProcessorID, TraceID: m.TraceID, CorrelationID: m.CorrelationID, ReplayOf: m.ReplayOf,
 			Attempt: m.Attempt,
 		}
@@ -200,10 +201,7 @@ func (d EventDocument) Envelope() (events.Envelope, error) {
 		env.Metadata = &events.Metadata{
 			Source: m.ServiceName, APIVersion: m.APIVersion, ProcessorID: m.ProcessorID,
 			TraceID: m.TraceID, CorrelationID: m.CorrelationID, ReplayOf: m.ReplayOf, PartnerID: d.PartnerID,
-			Attempt: m.Attempt,
-		}
-		if m.UserID != "" {
-			env.Metadata.UserID = events.String(m.UserID)
+			Attempt: m.Attempt, UserID: m.UserID.NullString,
 		}
 		if env.Metadata.Extra, err = extraFromBSON(d.EventID, d.MetadataExtra); err != nil {
 			return events.Envelope{}, err
@@ -412,7 +410,7 @@ func (s *Store) SearchEvents(ctx context.Context, q string, partnerID string, li
 		if err := cur.Decode(&doc); err != nil {
 			return nil, normalise(err)
 		}
-		if matchesAny(words, doc.EventType, doc.Metadata.ServiceName, doc.Metadata.UserID, doc.ExecutionID) {
+		if matchesAny(words, doc.EventType, doc.Metadata.ServiceName, doc.Metadata.UserID.Value, doc.ExecutionID) {
 			out = append(out, doc)
 		}
 	}

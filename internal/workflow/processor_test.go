@@ -121,6 +121,8 @@ func TestPipelineRunsEveryBuiltinStepOnTheInputRecords(t *testing.T) {
 	entry, err := h.Env.Store.GetOutboxEntry(context.Background(), deliveryOutboxID(wf.WorkflowID, 4, "acme"))
 	require.NoError(t, err, "deliver enqueued one entry for acme, keyed by its step")
 	assert.Equal(t, "order.synced", entry.EventType)
+	assert.Equal(t, "workflow", entry.AggregateType)
+	assert.Equal(t, wf.WorkflowID, entry.AggregateID, "aggregate_id is the workflow's own wf-{uuid} (docs/conformance.md)")
 	assert.Equal(t, status.OutboxPending, entry.Status)
 	assert.Contains(t, string(entry.Payload), `"orderId":"o-4"`)
 }

@@ -61,6 +61,7 @@ func Run(t *testing.T, open Opener) {
 		{"EventInsertIsIdempotentAndKeepsTheSeedShape", testEventInsert},
 		{"EventBulkInsertReportsDuplicates", testEventBulkInsert},
 		{"AConsumedEventKeepsTheFieldsANewerProducerAdded", testConsumedEventKeepsAddedFields},
+		{"UserIDNullAbsentOrAStringIsReadBackAsWritten", testUserIDIsReadBackAsWritten},
 		{"ConsumedEventsAreStoredPublishedOncePerEventID", testConsumedEventInsert},
 		{"ConcurrentDuplicateWritersStoreEachEventOnce", testConcurrentEventDedupe},
 		{"ConcurrentWebhookRedeliveriesStoreOneRow", testConcurrentWebhookDedupe},
@@ -158,7 +159,7 @@ func testEventInsert(t *testing.T, open Opener) {
 	assert.Equal(t, "workflow.created", doc.EventType)
 	assert.Equal(t, env.AggregateID(), doc.AggregateID, "aggregate_id is the workflowId")
 	assert.Equal(t, "api-gateway", doc.Metadata.ServiceName, "metadata.source is stored as metadata.service_name")
-	assert.Equal(t, "user-7", doc.Metadata.UserID)
+	assert.Equal(t, "user-7", doc.Metadata.UserID.Value)
 	assert.Equal(t, "corr-1", doc.ExecutionID)
 
 	byID, err := s.GetEvents(ctx(t), []string{env.EventID, "evt-missing"})
