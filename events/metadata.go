@@ -3,7 +3,8 @@ package events
 import "encoding/json"
 
 // Metadata is the optional seed-003 event metadata. Source is the publishing
-// service ("api-gateway", "event-processor", "webhook-ingest", …).
+// function ("api-gateway", "event-processor", "webhook", "retry-sweeper",
+// "operations": docs/conformance.md).
 type Metadata struct {
 	Source        string     `json:"source,omitempty"`
 	UserID        NullString `json:"userId,omitzero"`

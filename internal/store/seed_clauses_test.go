@@ -264,6 +264,25 @@ func TestSeed004TableFields(t *testing.T) {
 			}
 		})
 	}
+	// A UUID column holds a UUID where StreamOps makes the id; aggregate_id
+	// is the entity's own seed-003 id, wf-{uuid} (docs/conformance.md).
+	uuidColumns := map[string]string{
+		store.CollWebhookEvents + ".event_id": store.WebhookEventID("stripe", "evt_1"),
+		store.CollOutbox + ".outbox_id":       store.OutboxID(events.NewEventID(), "acme"),
+		store.CollOutbox + ".aggregate_id":    "documented",
+	}
+	uuidRE := regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-[1-8][0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$`)
+	for name, tbl := range tables {
+		for _, f := range tbl.Fields {
+			if f.Type != "UUID" {
+				continue
+			}
+			id, ok := uuidColumns[name+"."+f.Field]
+			if assert.True(t, ok, "UUID column %s.%s: say here what fills it", name, f.Field) && id != "documented" {
+				assert.Regexp(t, uuidRE, id, "%s.%s", name, f.Field)
+			}
+		}
+	}
 	// The JSON transcription is the seed's text: every cell is in it.
 	text := string(seedtest.Read(t, "004_integration_model_reference.txt"))
 	for _, tbl := range tables {
