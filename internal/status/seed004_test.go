@@ -112,7 +112,7 @@ func TestSeed004OutboxStatusLifecycle(t *testing.T) {
 // IN ('pending', 'failed') AND next_attempt_at <= NOW() ORDER BY
 // next_attempt_at LIMIT $batch_size": the statuses it claims are
 // OutboxDue. The store runs it on both engines in the contract suite
-// (TestContract/ClaimTakesOnlyDueEntriesOldestFirst).
+// (TestContract/ClaimIsSeed004sPollingQuery: filter, order and limit).
 func TestSeed004OutboxPollingQuery(t *testing.T) {
 	q := readSeedOutbox(t).PollingQuery
 	require.Equal(t, "WHERE status IN ('pending', 'failed') AND next_attempt_at <= NOW() ORDER BY next_attempt_at LIMIT $batch_size", q)

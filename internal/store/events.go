@@ -380,8 +380,9 @@ func (s *Store) UnpublishedEvents(ctx context.Context, storedBefore time.Time, l
 // On MongoDB this is seed 001's text index (idx_text_search, $text). The
 // embedded engine has neither text indexes nor $regex, so there it scans the
 // collection newest first and keeps documents in which any of those fields
-// contains any word of q, case-insensitively; results are the same for
-// whole-word queries, without MongoDB's stemming and relevance ranking.
+// contains any word of q, case-insensitively: a whole word is found by
+// both, a part of a word only by the scan, another form of a word only by
+// $text's stemming (docs/conformance.md).
 //
 // partnerID, when not empty, restricts the search to that partner's
 // executions (partner_id) before the limit applies.

@@ -84,6 +84,7 @@ func Run(t *testing.T, open Opener) {
 		{"EveryIndexExistsAndEnsureIsIdempotent", testIndexes},
 		{"IndexesAreExactlyAsTheSeedsNameThem", testSeedIndexes},
 		{"SearchMatchesTheTextIndexFields", testSearch},
+		{"SearchAnswersAsEachEngineIsDocumented", testSearchAnswersAsEachEngineIsDocumented},
 		{"PartnerScopeIsOneIndexedFieldWhateverItsDeliveries", testPartnerScope},
 		{"CountByCountsEachValueWithinTheWindow", testCountBy},
 		{"EventRateCountsEachBucketOfTheWindow", testEventRate},
