@@ -31,7 +31,9 @@ func TestConformanceTableCitesTestsThatRun(t *testing.T) {
 	require.NotEmpty(t, cites, "docs/conformance.md cites no test")
 	runs, err := MakeTestRuns(root, "test")
 	require.NoError(t, err)
-	ix, err := NewIndex(root, runs)
+	env, err := MakeEnv(root, "test", "test-mongo")
+	require.NoError(t, err)
+	ix, err := NewIndex(root, runs, env)
 	require.NoError(t, err)
 	for _, c := range cites {
 		if msg := ix.Check(c); msg != "" {
@@ -53,7 +55,10 @@ func TestCheckResolvesWhatGoTestRuns(t *testing.T) {
 	assert.Contains(t, err.Error(), "`TestLiteral` has no package before it")
 	runs, err := MakeTestRuns(root, "test")
 	require.NoError(t, err)
-	ix, err := NewIndex(root, runs)
+	env, err := MakeEnv(root, "test", "mongo")
+	require.NoError(t, err)
+	assert.Equal(t, map[string]bool{"ENGINE": true, "MONGODB_URI": true}, env)
+	ix, err := NewIndex(root, runs, env)
 	require.NoError(t, err)
 
 	want := map[string]string{ // cited test → what its failure says ("" resolves)
@@ -74,6 +79,8 @@ func TestCheckResolvesWhatGoTestRuns(t *testing.T) {
 		"TestIntegration":                      "sub_test.go, which no go test of make test builds",
 		"TestDynamic/0":                        "named at run time",
 		"TestNested":                           "no go test of make test covers nested",
+		"TestOnEngine":                         "",
+		"TestOnABroker":                        "skips unless KAFKA_BROKERS is set, which neither make test nor make test-mongo sets",
 	}
 	got := map[string]string{}
 	for _, c := range cites {

@@ -33,10 +33,13 @@ var (
 	makeVar    = regexp.MustCompile(`^([A-Z_]+)\s*[:?]?=\s*(.*)$`)
 )
 
-// MakeTestRuns reads the Makefile at root and returns the go test commands
-// that target runs, following its prerequisites. A command with -run
-// selects tests by name and is left out: it runs only what it names.
-func MakeTestRuns(root, target string) ([]GoTest, error) {
+// makefile is a Makefile's targets, prerequisites, recipes and variables.
+type makefile struct {
+	prereqs, recipes map[string][]string
+	vars             map[string]string
+}
+
+func readMakefile(root string) (*makefile, error) {
 	b, err := os.ReadFile(filepath.Join(root, "Makefile"))
 	if err != nil {
 		return nil, err
@@ -63,7 +66,12 @@ func MakeTestRuns(root, target string) ([]GoTest, error) {
 			prereqs[cur] = strings.Fields(deps)
 		}
 	}
-	var out []GoTest
+	return &makefile{prereqs: prereqs, recipes: recipes, vars: vars}, nil
+}
+
+// lines calls fn with every recipe line of target and of its
+// prerequisites, lines continued with a backslash joined.
+func (m *makefile) lines(target string, fn func(target, line string)) {
 	seen := map[string]bool{}
 	var walk func(t string)
 	walk = func(t string) {
@@ -71,45 +79,83 @@ func MakeTestRuns(root, target string) ([]GoTest, error) {
 			return
 		}
 		seen[t] = true
-		for _, d := range prereqs[t] {
+		for _, d := range m.prereqs[t] {
 			walk(d)
 		}
-		// Recipe lines joined where they continue with a backslash.
-		joined := strings.ReplaceAll(strings.Join(recipes[t], "\n"), "\\\n", " ")
+		joined := strings.ReplaceAll(strings.Join(m.recipes[t], "\n"), "\\\n", " ")
 		for _, line := range strings.Split(joined, "\n") {
-			m := goTestCmd.FindStringSubmatch(line)
-			if m == nil {
-				continue
-			}
-			args := m[1]
-			if runFlag.MatchString(args) {
-				continue
-			}
-			gt := GoTest{Target: t}
-			if c := cdPrefix.FindStringSubmatch(line); c != nil {
-				gt.Dir = filepath.Clean(c[1])
-			}
-			if tm := tagsFlag.FindStringSubmatch(args); tm != nil {
-				gt.Tags = strings.Split(tm[1], ",")
-			}
-			if sm := skipFlag.FindStringSubmatch(args); sm != nil {
-				gt.Skip = expandVars(sm[1], vars)
-			}
-			for _, f := range strings.Fields(args) {
-				if strings.HasPrefix(f, "./") || f == "." {
-					gt.Patterns = append(gt.Patterns, f)
-				}
-			}
-			if len(gt.Patterns) > 0 {
-				out = append(out, gt)
-			}
+			fn(t, line)
 		}
 	}
 	walk(target)
+}
+
+// MakeTestRuns reads the Makefile at root and returns the go test commands
+// that target runs, following its prerequisites. A command with -run
+// selects tests by name and is left out: it runs only what it names.
+func MakeTestRuns(root, target string) ([]GoTest, error) {
+	mf, err := readMakefile(root)
+	if err != nil {
+		return nil, err
+	}
+	var out []GoTest
+	mf.lines(target, func(t, line string) {
+		m := goTestCmd.FindStringSubmatch(line)
+		if m == nil {
+			return
+		}
+		args := m[1]
+		if runFlag.MatchString(args) {
+			return
+		}
+		gt := GoTest{Target: t}
+		if c := cdPrefix.FindStringSubmatch(line); c != nil {
+			gt.Dir = filepath.Clean(c[1])
+		}
+		if tm := tagsFlag.FindStringSubmatch(args); tm != nil {
+			gt.Tags = strings.Split(tm[1], ",")
+		}
+		if sm := skipFlag.FindStringSubmatch(args); sm != nil {
+			gt.Skip = expandVars(sm[1], mf.vars)
+		}
+		for _, f := range strings.Fields(args) {
+			if strings.HasPrefix(f, "./") || f == "." {
+				gt.Patterns = append(gt.Patterns, f)
+			}
+		}
+		if len(gt.Patterns) > 0 {
+			out = append(out, gt)
+		}
+	})
 	if len(out) == 0 {
 		return nil, fmt.Errorf("conformance: the Makefile's %q target runs no go test over a package pattern (./...): the table's tests cannot be shown to run in it", target)
 	}
 	return out, nil
+}
+
+var (
+	envAssign = regexp.MustCompile(`\b([A-Z][A-Z0-9_]+)=`)
+	envNeeded = regexp.MustCompile(`test -n "\$\$([A-Z][A-Z0-9_]+)"`)
+)
+
+// MakeEnv is the environment variables the recipes of targets (and their
+// prerequisites) set, or require set before they run (test -n "$$X").
+func MakeEnv(root string, targets ...string) (map[string]bool, error) {
+	mf, err := readMakefile(root)
+	if err != nil {
+		return nil, err
+	}
+	env := map[string]bool{}
+	for _, t := range targets {
+		mf.lines(t, func(_, line string) {
+			for _, re := range []*regexp.Regexp{envAssign, envNeeded} {
+				for _, m := range re.FindAllStringSubmatch(line, -1) {
+					env[m[1]] = true
+				}
+			}
+		})
+	}
+	return env, nil
 }
 
 func expandVars(s string, vars map[string]string) string {

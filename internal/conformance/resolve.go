@@ -19,6 +19,7 @@ import (
 type Index struct {
 	root    string
 	runs    []GoTest
+	env     map[string]bool   // the environment make test and make test-mongo give tests
 	modules map[string]string // module path → its directory relative to root
 	fset    *token.FileSet
 	pkgs    map[string]*pkgSrc // by directory relative to root
@@ -35,9 +36,10 @@ type pkgSrc struct {
 	excluded                map[string]string // a Test func in a file the build leaves out → the file
 }
 
-// NewIndex indexes the repository at root for the go test commands runs.
-func NewIndex(root string, runs []GoTest) (*Index, error) {
-	ix := &Index{root: root, runs: runs, modules: map[string]string{}, fset: token.NewFileSet(), pkgs: map[string]*pkgSrc{}}
+// NewIndex indexes the repository at root for the go test commands runs,
+// whose tests see the environment variables env (MakeEnv).
+func NewIndex(root string, runs []GoTest, env map[string]bool) (*Index, error) {
+	ix := &Index{root: root, runs: runs, env: env, modules: map[string]string{}, fset: token.NewFileSet(), pkgs: map[string]*pkgSrc{}}
 	err := filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
 		if err != nil {
 			return err
@@ -208,8 +210,8 @@ func (ix *Index) Check(c Citation) string {
 		return fmt.Sprintf("%s: %s is skipped by %s", where, top, skipped)
 	}
 	fd := p.funcs[top]
-	if pos, ok := skipsAlways(fd.Body); ok {
-		return fmt.Sprintf("%s: %s skips unconditionally (%s): it runs nowhere; make it run or cite another test", where, top, ix.fset.Position(pos))
+	if pos, why := ix.skips(fd.Body); why != "" {
+		return fmt.Sprintf("%s: %s %s (%s): it runs in neither make test nor make test-mongo; make it run or cite another test", where, top, why, ix.fset.Position(pos))
 	}
 	level := []subtest{{name: top, body: fd.Body, pkg: p, env: env{}}}
 	for i := 1; i < len(path); i++ {
@@ -237,8 +239,8 @@ func (ix *Index) Check(c Citation) string {
 				next = append(next, s)
 			}
 		}
-		if pos, ok := skipsAlways(next[0].body); ok {
-			return fmt.Sprintf("%s: %s skips unconditionally (%s)", where, strings.Join(path[:i+1], "/"), ix.fset.Position(pos))
+		if pos, why := ix.skips(next[0].body); why != "" {
+			return fmt.Sprintf("%s: %s %s (%s)", where, strings.Join(path[:i+1], "/"), why, ix.fset.Position(pos))
 		}
 		level = next
 	}
@@ -339,29 +341,88 @@ func nearest(want string, names []string) string {
 	return fmt.Sprintf(" (nearest: %s)", best)
 }
 
-// skipsAlways reports a t.Skip* among a body's top-level statements,
-// before any t.Run: the test then never runs whatever the engine.
-func skipsAlways(body *ast.BlockStmt) (token.Pos, bool) {
+// skips says why a body never runs past its start: a t.Skip* among its
+// top-level statements before any t.Run, or an if that skips unless an
+// environment variable is set that neither make test nor make test-mongo
+// sets (KAFKA_BROKERS). "" when it runs.
+func (ix *Index) skips(body *ast.BlockStmt) (token.Pos, string) {
 	if body == nil {
-		return 0, false
+		return 0, ""
 	}
+	var envRead []string
 	for _, st := range body.List {
-		es, ok := st.(*ast.ExprStmt)
-		if !ok {
-			continue
+		if pos, ok := skipCall(st); ok {
+			return pos, "skips unconditionally"
 		}
-		call, ok := es.X.(*ast.CallExpr)
-		if !ok {
-			continue
+		if isRunCall(st) {
+			return 0, ""
 		}
-		if sel, ok := call.Fun.(*ast.SelectorExpr); ok {
-			switch sel.Sel.Name {
-			case "Skip", "Skipf", "SkipNow":
-				return call.Pos(), true
-			case "Run":
-				return 0, false
+		envRead = append(envRead, envNames(st)...)
+		if ifs, ok := st.(*ast.IfStmt); ok && len(ifs.Body.List) > 0 {
+			if pos, ok := skipCall(ifs.Body.List[0]); ok {
+				for _, name := range envRead {
+					if !ix.env[name] {
+						return pos, fmt.Sprintf("skips unless %s is set, which neither make test nor make test-mongo sets", name)
+					}
+				}
 			}
 		}
 	}
+	return 0, ""
+}
+
+func skipCall(st ast.Stmt) (token.Pos, bool) {
+	es, ok := st.(*ast.ExprStmt)
+	if !ok {
+		return 0, false
+	}
+	call, ok := es.X.(*ast.CallExpr)
+	if !ok {
+		return 0, false
+	}
+	if sel, ok := call.Fun.(*ast.SelectorExpr); ok {
+		switch sel.Sel.Name {
+		case "Skip", "Skipf", "SkipNow":
+			return call.Pos(), true
+		}
+	}
 	return 0, false
+}
+
+func isRunCall(st ast.Stmt) bool {
+	es, ok := st.(*ast.ExprStmt)
+	if !ok {
+		return false
+	}
+	call, ok := es.X.(*ast.CallExpr)
+	if !ok {
+		return false
+	}
+	sel, ok := call.Fun.(*ast.SelectorExpr)
+	return ok && sel.Sel.Name == "Run"
+}
+
+// envNames are the variables n reads with os.Getenv or os.LookupEnv.
+func envNames(n ast.Node) []string {
+	var out []string
+	ast.Inspect(n, func(n ast.Node) bool {
+		call, ok := n.(*ast.CallExpr)
+		if !ok || len(call.Args) != 1 {
+			return true
+		}
+		sel, ok := call.Fun.(*ast.SelectorExpr)
+		if !ok || (sel.Sel.Name != "Getenv" && sel.Sel.Name != "LookupEnv") {
+			return true
+		}
+		if x, ok := sel.X.(*ast.Ident); !ok || x.Name != "os" {
+			return true
+		}
+		if lit, ok := call.Args[0].(*ast.BasicLit); ok && lit.Kind == token.STRING {
+			if name, err := strconv.Unquote(lit.Value); err == nil {
+				out = append(out, name)
+			}
+		}
+		return true
+	})
+	return out
 }

@@ -2,6 +2,7 @@ package pkg
 
 import (
 	"fmt"
+	"os"
 	"testing"
 
 	"example.com/repo/other"
@@ -54,3 +55,16 @@ func TestSkipped(t *testing.T) {
 
 func TestPrefixOne(t *testing.T) {}
 func TestPrefixTwo(t *testing.T) {}
+
+func TestOnEngine(t *testing.T) {
+	if os.Getenv("ENGINE") != "mongodb" {
+		t.Skip("the MongoDB tier only")
+	}
+}
+
+func TestOnABroker(t *testing.T) {
+	brokers := os.Getenv("KAFKA_BROKERS")
+	if brokers == "" {
+		t.Skip("KAFKA_BROKERS not set")
+	}
+}
