@@ -65,24 +65,6 @@ func functionAlarms(name string, fn awslambda.Function) []alarmSpec {
 	}
 }
 
-// offsetLagMetric is the records the function's consumer group is behind
-// on its topic, as Lambda reports it for Kafka event sources.
-func offsetLagMetric(fn awslambda.Function) awscloudwatch.IMetric {
-	return fn.Metric(jsii.String("OffsetLag"), &awscloudwatch.MetricOptions{Period: alarmPeriod, Statistic: jsii.String("Maximum")})
-}
-
-// offsetLagAlarm: a consumer that stays behind for 15 minutes is either
-// failing batches or too slow for its traffic.
-func offsetLagAlarm(cfg Config, name string, fn awslambda.Function) alarmSpec {
-	return alarmSpec{
-		name:        constructID(name) + "-OffsetLag",
-		description: "StreamOps " + name + ": consumer group lag above threshold for 15 minutes",
-		metric:      offsetLagMetric(fn),
-		threshold:   float64(cfg.OffsetLagThreshold),
-		periods:     3,
-	}
-}
-
 // queueDepthMetric is the number of messages waiting in a failure queue.
 func queueDepthMetric(q awssqs.Queue) awscloudwatch.IMetric {
 	return q.MetricApproximateNumberOfMessagesVisible(&awscloudwatch.MetricOptions{Period: alarmPeriod, Statistic: jsii.String("Maximum")})

@@ -12,7 +12,8 @@ import (
 )
 
 // esmMinPollers: provisioned mode, which Lambda requires for the retry,
-// record-age and bisect controls on Kafka mappings. The other mapping
+// record-age and bisect controls on Kafka mappings (the console offers
+// them only there). The other mapping
 // settings are Config.Mapping (internal/eventsource/mapping.json, shared with the
 // local stack).
 const esmMinPollers = 1
@@ -110,7 +111,7 @@ func eniStatement() awsiam.PolicyStatement {
 }
 
 // newFailureQueue is an SQS queue that holds what could not be delivered:
-// a mapping's skipped-record coordinates or a schedule's failed invocation.
+// a schedule's failed invocation or the archiver's failed run.
 // Fourteen days, SQS's longest retention, leaves time to replay.
 func newFailureQueue(stack awscdk.Stack, id string) awssqs.Queue {
 	q := awssqs.NewQueue(stack, jsii.String(id), &awssqs.QueueProps{
@@ -125,28 +126,17 @@ func newFailureQueue(stack awscdk.Stack, id string) awssqs.Queue {
 	return q
 }
 
-// addTopicConsumer maps spec's topic onto fn and returns the mapping's
-// on-failure queue.
-func addTopicConsumer(stack awscdk.Stack, cfg Config, fn awslambda.Function, spec functionSpec) awssqs.Queue {
-	onFailure := newFailureQueue(stack, constructID(spec.name)+"OnFailure")
+// addTopicConsumer maps spec's topic onto fn with the settings of
+// Config.Mapping: no retry or record-age limit and no on-failure
+// destination, so a batch that fails is retried until it succeeds and no
+// record is skipped (internal/eventsource says why). The CDK refuses -1
+// for either limit, so both are set on the template itself: explicit, an
+// update from a stack that had limits replaces them rather than leaving
+// the deployed values in place. It returns the mapping.
+func addTopicConsumer(cfg Config, fn awslambda.Function, spec functionSpec) awslambda.CfnEventSourceMapping {
 	ms := cfg.Mapping
 	if ms.BatchSize == 0 {
 		panic("infra: the event source mapping settings were not loaded (loadMappingSettings)")
-	}
-	// Unset is CloudFormation's default, unlimited.
-	var retries *float64
-	if ms.MaximumRetryAttempts != unlimited {
-		retries = jsii.Number(ms.MaximumRetryAttempts)
-	}
-	var maxAge awscdk.Duration
-	if ms.MaximumRecordAgeInSeconds != unlimited {
-		maxAge = awscdk.Duration_Seconds(jsii.Number(ms.MaximumRecordAgeInSeconds))
-	}
-	// Without a destination Lambda only skips what it gave up; the queue
-	// stays for the alarms that watch it.
-	var dest awslambda.IEventSourceDlq
-	if ms.OnFailureDestination {
-		dest = awslambdaeventsources.NewSqsDlq(onFailure)
 	}
 	fn.AddEventSource(awslambdaeventsources.NewManagedKafkaEventSource(&awslambdaeventsources.ManagedKafkaEventSourceProps{
 		ClusterArn: jsii.String(cfg.MSKClusterArn),
@@ -158,13 +148,22 @@ func addTopicConsumer(stack awscdk.Stack, cfg Config, fn awslambda.Function, spe
 		BatchSize:          jsii.Number(ms.BatchSize),
 		MaxBatchingWindow:  awscdk.Duration_Seconds(jsii.Number(ms.MaximumBatchingWindowInSeconds)),
 		BisectBatchOnError: jsii.Bool(ms.BisectBatchOnFunctionError),
-		RetryAttempts:      retries,
-		MaxRecordAge:       maxAge,
-		OnFailure:          dest,
 		ProvisionedPollerConfig: &awslambdaeventsources.ProvisionedPollerConfig{
 			MinimumPollers: jsii.Number(esmMinPollers),
 			MaximumPollers: jsii.Number(float64(cfg.MSKMaxPollers)),
 		},
 	}))
-	return onFailure
+	var mapping awslambda.CfnEventSourceMapping
+	for _, child := range *fn.Node().Children() {
+		if m, ok := child.(awslambda.EventSourceMapping); ok {
+			mapping = m.Node().DefaultChild().(awslambda.CfnEventSourceMapping)
+		}
+	}
+	if mapping == nil {
+		panic("infra: " + spec.name + ": the Kafka event source created no mapping")
+	}
+	mapping.AddPropertyOverride(jsii.String("MaximumRetryAttempts"), ms.MaximumRetryAttempts)
+	mapping.AddPropertyOverride(jsii.String("MaximumRecordAgeInSeconds"), ms.MaximumRecordAgeInSeconds)
+	suppress(mapping, "Serverless-LambdaEventSourceMappingDestination", dlqMapping)
+	return mapping
 }

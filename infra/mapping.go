@@ -17,21 +17,24 @@ const defaultMappingSettingsFile = "internal/eventsource/mapping.json"
 
 // mappingSettings are the MSK event source mappings' delivery settings as
 // internal/eventsource/mapping.json holds them, keyed by the CloudFormation
-// property each sets (see internal/eventsource for why these values). Unknown keys
-// are an error, so a setting added there is not silently left out here.
+// property each sets (see internal/eventsource for why these values).
+// Unknown keys are an error, so a setting added there is not silently left
+// out here.
 type mappingSettings struct {
 	BatchSize                      int  `json:"BatchSize"`
 	MaximumBatchingWindowInSeconds int  `json:"MaximumBatchingWindowInSeconds"`
 	MaximumRetryAttempts           int  `json:"MaximumRetryAttempts"`
 	BisectBatchOnFunctionError     bool `json:"BisectBatchOnFunctionError"`
 	MaximumRecordAgeInSeconds      int  `json:"MaximumRecordAgeInSeconds"`
-	OnFailureDestination           bool `json:"OnFailureDestination"`
 }
 
 // unlimited is CloudFormation's "no limit" for retries and record age.
 const unlimited = -1
 
-// loadMappingSettings reads cfg.MappingSettingsFile into cfg.Mapping.
+// loadMappingSettings reads cfg.MappingSettingsFile into cfg.Mapping. As
+// internal/eventsource does, it refuses a retry or record-age limit: the
+// processors dead-letter poison themselves, so a mapping that gave up
+// would skip records a transient failure kept from being processed.
 func loadMappingSettings(cfg *Config) error {
 	b, err := os.ReadFile(cfg.MappingSettingsFile)
 	if err != nil {
@@ -43,8 +46,18 @@ func loadMappingSettings(cfg *Config) error {
 	if err := dec.Decode(&s); err != nil {
 		return fmt.Errorf("context %s: %s: %w", ctxMappingSettingsFile, cfg.MappingSettingsFile, err)
 	}
+	bad := func(format string, args ...any) error {
+		return fmt.Errorf("context %s: %s: %s", ctxMappingSettingsFile, cfg.MappingSettingsFile, fmt.Sprintf(format, args...))
+	}
 	if s.BatchSize < 1 {
-		return fmt.Errorf("context %s: %s: BatchSize %d: want at least 1", ctxMappingSettingsFile, cfg.MappingSettingsFile, s.BatchSize)
+		return bad("BatchSize %d: want at least 1", s.BatchSize)
+	}
+	const skips = "want -1: a limit would commit past records a transient failure kept from being processed"
+	if s.MaximumRetryAttempts != unlimited {
+		return bad("MaximumRetryAttempts %d: %s", s.MaximumRetryAttempts, skips)
+	}
+	if s.MaximumRecordAgeInSeconds != unlimited {
+		return bad("MaximumRecordAgeInSeconds %d: %s", s.MaximumRecordAgeInSeconds, skips)
 	}
 	cfg.Mapping = s
 	return nil

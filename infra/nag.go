@@ -68,8 +68,10 @@ func suppressFunctionFindings(fn constructs.IConstruct, dlqReason string, tracin
 const (
 	dlqSynchronous = "invoked synchronously (API Gateway, or CloudFormation for the topics resource): " +
 		"the caller gets the error and retries; there is no asynchronous event to keep"
-	dlqMapping = "invoked by the MSK event source mapping, whose on-failure destination (an SQS queue with an alarm) " +
-		"keeps the coordinates of the records it gave up on"
+	dlqMapping = "invoked by the MSK event source mapping, which gives up on no record and so has no on-failure " +
+		"destination (with one, Lambda caps a Kafka mapping's retries at 10): the processor dead-letters poison to " +
+		"<topic>.dlq itself, and a batch that fails on a dependency is retried until it succeeds, uncommitted, " +
+		"paging through the function's Errors and its topic's consumer-lag alarms"
 	dlqScheduled = "invoked by EventBridge Scheduler, whose dead-letter queue keeps the invocations it could not make; " +
 		"runs that fail are the async on-failure destination's (archiver) or are redone by the next tick"
 )

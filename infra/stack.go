@@ -76,13 +76,10 @@ func newStreamOpsStack(scope constructs.Construct, cfg Config, props *awscdk.Sta
 		}
 		alarmSpecs = append(alarmSpecs, functionAlarms(spec.name, fn)...)
 		if spec.kafka == kafkaConsume {
-			id := constructID(spec.name) + "OnFailure"
-			failureQueues[id] = addTopicConsumer(stack, cfg, fn, spec)
+			addTopicConsumer(cfg, fn, spec)
 			dependOnTopics(fn, topics)
 			consumers = append(consumers, spec.name)
-			alarmSpecs = append(alarmSpecs,
-				offsetLagAlarm(cfg, spec.name, fn),
-				queueAlarm(id, spec.consumes+" records skipped after retries", failureQueues[id]))
+			alarmSpecs = append(alarmSpecs, consumerLagAlarm(cfg, spec, fn))
 		}
 	}
 

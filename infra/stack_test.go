@@ -293,7 +293,6 @@ func TestEventSourceMappings(t *testing.T) {
 	assertTemplate(t, "mapping count", func() {
 		tmpl.ResourceCountIs(jsii.String("AWS::Lambda::EventSourceMapping"), jsii.Number(len(tests)))
 	})
-	queues := resources(raw, "AWS::SQS::Queue")
 	shared := sharedMappingSettings(t)
 	for _, tt := range tests {
 		t.Run(tt.topic, func(t *testing.T) {
@@ -311,31 +310,22 @@ func TestEventSourceMappings(t *testing.T) {
 				"ProvisionedPollerConfig": obj(map[string]any{"MinimumPollers": esmMinPollers}),
 			}
 			// Every setting of the shared file, under its own
-			// CloudFormation name, exactly as the local stack uses it.
+			// CloudFormation name, exactly as the local stack uses it:
+			// -1 for the retry and record-age limits, set explicitly.
 			for key, v := range shared {
-				if key == "OnFailureDestination" {
-					continue
-				}
 				want[key] = v
 			}
-			if shared["OnFailureDestination"] == true {
-				want["DestinationConfig"] = map[string]any{"OnFailure": map[string]any{
-					"Destination": getAtt(assertionsAny(), "Arn"),
-				}}
+			for _, key := range []string{"MaximumRetryAttempts", "MaximumRecordAgeInSeconds"} {
+				if shared[key] != float64(unlimited) {
+					t.Fatalf("%s %s = %v, want %d (no limit)", defaultMappingSettingsFile, key, shared[key], unlimited)
+				}
 			}
+			// No on-failure destination: nothing is discarded, and with
+			// one Lambda would cap the retries at 10.
+			want["DestinationConfig"] = assertions.Match_Absent()
 			assertTemplate(t, tt.topic+" → "+tt.function, func() {
 				tmpl.HasResourceProperties(jsii.String("AWS::Lambda::EventSourceMapping"), obj(want))
 			})
-			for _, m := range resources(raw, "AWS::Lambda::EventSourceMapping") {
-				if render(props(m)["FunctionName"]) != "ref:"+fnID || shared["OnFailureDestination"] != true {
-					continue
-				}
-				dest := render(props(m)["DestinationConfig"].(map[string]any)["OnFailure"].(map[string]any)["Destination"])
-				q := strings.TrimSuffix(strings.TrimPrefix(dest, "getatt:"), ".Arn")
-				if _, ok := queues[q]; !ok {
-					t.Errorf("on-failure destination %s is not an SQS queue of the stack", dest)
-				}
-			}
 		})
 	}
 }
@@ -355,7 +345,7 @@ func sharedMappingSettings(t *testing.T) map[string]any {
 		t.Fatal(err)
 	}
 	for _, key := range []string{"BatchSize", "MaximumBatchingWindowInSeconds", "MaximumRetryAttempts",
-		"BisectBatchOnFunctionError", "MaximumRecordAgeInSeconds", "OnFailureDestination"} {
+		"BisectBatchOnFunctionError", "MaximumRecordAgeInSeconds"} {
 		if _, ok := out[key]; !ok {
 			t.Fatalf("%s has no %s", defaultMappingSettingsFile, key)
 		}
@@ -582,13 +572,10 @@ func TestAlarms(t *testing.T) {
 	for _, name := range []string{fnWorkflowProcessor, fnTaskProcessor} {
 		want = append(want, alarm{constructID(name) + "-OffsetLag", "AWS/Lambda", "OffsetLag", fnDim(name), 1000, 3})
 	}
-	// The failure queues: the mappings' on-failure destinations and the
-	// schedules' dead-letter queues, found through what uses them.
+	// The failure queues: the schedules' dead-letter queues and the
+	// archiver's on-failure destination, found through what uses them
+	// (the mappings have none: TestEventSourceMappings).
 	var failureQueues []string
-	for _, m := range resources(raw, "AWS::Lambda::EventSourceMapping") {
-		dest := render(props(m)["DestinationConfig"].(map[string]any)["OnFailure"].(map[string]any)["Destination"])
-		failureQueues = append(failureQueues, strings.TrimSuffix(strings.TrimPrefix(dest, "getatt:"), ".Arn"))
-	}
 	for _, s := range resources(raw, "AWS::Scheduler::Schedule") {
 		dlq := render(props(s)["Target"].(map[string]any)["DeadLetterConfig"].(map[string]any)["Arn"])
 		failureQueues = append(failureQueues, strings.TrimSuffix(strings.TrimPrefix(dlq, "getatt:"), ".Arn"))
@@ -601,8 +588,8 @@ func TestAlarms(t *testing.T) {
 		arn := render(dest["OnFailure"].(map[string]any)["Destination"])
 		failureQueues = append(failureQueues, strings.TrimSuffix(strings.TrimPrefix(arn, "getatt:"), ".Arn"))
 	}
-	if len(failureQueues) != 6 {
-		t.Fatalf("found failure queues %v, want 2 mapping on-failure + 3 schedule dead-letter + the archiver's on-failure", failureQueues)
+	if len(failureQueues) != 4 {
+		t.Fatalf("found failure queues %v, want 3 schedule dead-letter + the archiver's on-failure", failureQueues)
 	}
 	for _, q := range failureQueues {
 		want = append(want, alarm{"queue " + q, "AWS/SQS", "ApproximateNumberOfMessagesVisible",

@@ -29,19 +29,14 @@ type Settings struct {
 	// batch (0–300).
 	MaximumBatchingWindowInSeconds int `json:"MaximumBatchingWindowInSeconds"`
 	// MaximumRetryAttempts is how often a failed batch is retried before
-	// its records go to the on-failure destination (0–10,000, or
-	// Unlimited).
+	// Lambda discards it; only Unlimited is accepted (Validate).
 	MaximumRetryAttempts int `json:"MaximumRetryAttempts"`
 	// BisectBatchOnFunctionError splits a failed batch in two before it
 	// is retried, so a record that keeps failing ends alone.
 	BisectBatchOnFunctionError bool `json:"BisectBatchOnFunctionError"`
-	// MaximumRecordAgeInSeconds: older records are not delivered but go
-	// to the on-failure destination (60–604,800, or Unlimited).
+	// MaximumRecordAgeInSeconds: older records are discarded undelivered;
+	// only Unlimited is accepted (Validate).
 	MaximumRecordAgeInSeconds int `json:"MaximumRecordAgeInSeconds"`
-	// OnFailureDestination says whether given-up records are kept
-	// somewhere (true) or only skipped, as a mapping without a
-	// destination does.
-	OnFailureDestination bool `json:"OnFailureDestination"`
 }
 
 // Deployed returns the settings in mapping.json, the ones the CDK stack
@@ -70,7 +65,11 @@ func Parse(b []byte) (Settings, error) {
 	return s, nil
 }
 
-// Validate reports every value Lambda would reject, naming its key.
+// Validate reports every value Lambda would reject, and every limit that
+// would let the mapping discard a record, naming its key: the processors
+// dead-letter what will never succeed, so what still fails a batch is a
+// dependency that is down, and its records must wait for it, not be
+// skipped (see the package comment).
 func (s Settings) Validate() error {
 	var errs []error
 	if s.BatchSize < 1 || s.BatchSize > 10000 {
@@ -79,11 +78,12 @@ func (s Settings) Validate() error {
 	if s.MaximumBatchingWindowInSeconds < 0 || s.MaximumBatchingWindowInSeconds > 300 {
 		errs = append(errs, fmt.Errorf("eventsource: MaximumBatchingWindowInSeconds %d: want 0–300", s.MaximumBatchingWindowInSeconds))
 	}
-	if s.MaximumRetryAttempts != Unlimited && (s.MaximumRetryAttempts < 0 || s.MaximumRetryAttempts > 10000) {
-		errs = append(errs, fmt.Errorf("eventsource: MaximumRetryAttempts %d: want 0–10000 or -1", s.MaximumRetryAttempts))
+	const skips = "want -1: a limit would commit past records a transient failure kept from being processed"
+	if s.MaximumRetryAttempts != Unlimited {
+		errs = append(errs, fmt.Errorf("eventsource: MaximumRetryAttempts %d: %s", s.MaximumRetryAttempts, skips))
 	}
-	if s.MaximumRecordAgeInSeconds != Unlimited && (s.MaximumRecordAgeInSeconds < 60 || s.MaximumRecordAgeInSeconds > 604800) {
-		errs = append(errs, fmt.Errorf("eventsource: MaximumRecordAgeInSeconds %d: want 60–604800 or -1", s.MaximumRecordAgeInSeconds))
+	if s.MaximumRecordAgeInSeconds != Unlimited {
+		errs = append(errs, fmt.Errorf("eventsource: MaximumRecordAgeInSeconds %d: %s", s.MaximumRecordAgeInSeconds, skips))
 	}
 	return errors.Join(errs...)
 }
@@ -91,19 +91,4 @@ func (s Settings) Validate() error {
 // BatchingWindow is MaximumBatchingWindowInSeconds as a duration.
 func (s Settings) BatchingWindow() time.Duration {
 	return time.Duration(s.MaximumBatchingWindowInSeconds) * time.Second
-}
-
-// MaxRecordAge is MaximumRecordAgeInSeconds as a duration; 0 means no
-// limit.
-func (s Settings) MaxRecordAge() time.Duration {
-	if s.MaximumRecordAgeInSeconds == Unlimited {
-		return 0
-	}
-	return time.Duration(s.MaximumRecordAgeInSeconds) * time.Second
-}
-
-// RetriesExhausted reports whether a batch retried retries times may not
-// be retried again.
-func (s Settings) RetriesExhausted(retries int) bool {
-	return s.MaximumRetryAttempts != Unlimited && retries >= s.MaximumRetryAttempts
 }

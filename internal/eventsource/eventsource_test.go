@@ -9,24 +9,33 @@ import (
 	"github.com/streamops/streamops/internal/eventsource"
 )
 
-func TestDeployedSettingsParse(t *testing.T) {
+// TestDeployedMappingNeverGivesUpOnARecord: the deployed settings retry a
+// failed batch without limit, of any age, and have no on-failure
+// destination (the file has no such key), so no record is committed
+// unprocessed.
+func TestDeployedMappingNeverGivesUpOnARecord(t *testing.T) {
 	s := eventsource.Deployed()
 	require.NoError(t, s.Validate())
-	assert.True(t, s.OnFailureDestination, "given-up records must stay visible")
+	assert.Equal(t, eventsource.Unlimited, s.MaximumRetryAttempts)
+	assert.Equal(t, eventsource.Unlimited, s.MaximumRecordAgeInSeconds)
+	assert.True(t, s.BisectBatchOnFunctionError)
 }
 
-func TestParseRejectsWhatLambdaRejects(t *testing.T) {
-	valid := `"BatchSize":100,"MaximumBatchingWindowInSeconds":1,"MaximumRetryAttempts":10,"BisectBatchOnFunctionError":true,"OnFailureDestination":true`
+func TestParseRejectsWhatLambdaRejectsAndEveryLimit(t *testing.T) {
+	unlimited := `"MaximumRetryAttempts":-1,"MaximumRecordAgeInSeconds":-1`
 	tests := []struct {
 		name, json, wantErr string
 	}{
-		{"valid", `{` + valid + `,"MaximumRecordAgeInSeconds":86400}`, ""},
-		{"unlimited", `{"BatchSize":1,"MaximumBatchingWindowInSeconds":0,"MaximumRetryAttempts":-1,"MaximumRecordAgeInSeconds":-1}`, ""},
-		{"record age under a minute", `{` + valid + `,"MaximumRecordAgeInSeconds":59}`, "MaximumRecordAgeInSeconds 59"},
-		{"batch size zero", `{"BatchSize":0,"MaximumRetryAttempts":1,"MaximumRecordAgeInSeconds":60}`, "BatchSize 0"},
-		{"retries negative", `{"BatchSize":1,"MaximumRetryAttempts":-2,"MaximumRecordAgeInSeconds":60}`, "MaximumRetryAttempts -2"},
-		{"window too long", `{"BatchSize":1,"MaximumBatchingWindowInSeconds":301,"MaximumRecordAgeInSeconds":60}`, "MaximumBatchingWindowInSeconds 301"},
-		{"misspelt key", `{` + valid + `,"MaximumRecordAge":60}`, "unknown field"},
+		{"valid", `{"BatchSize":100,"MaximumBatchingWindowInSeconds":1,"BisectBatchOnFunctionError":true,` + unlimited + `}`, ""},
+		{"ten retries", `{"BatchSize":1,"MaximumRetryAttempts":10,"MaximumRecordAgeInSeconds":-1}`, "MaximumRetryAttempts 10: want -1"},
+		{"no retries", `{"BatchSize":1,"MaximumRetryAttempts":0,"MaximumRecordAgeInSeconds":-1}`, "MaximumRetryAttempts 0: want -1"},
+		{"retries unset", `{"BatchSize":1,"MaximumRecordAgeInSeconds":-1}`, "MaximumRetryAttempts 0: want -1"},
+		{"a day's record age", `{"BatchSize":1,"MaximumRetryAttempts":-1,"MaximumRecordAgeInSeconds":86400}`, "MaximumRecordAgeInSeconds 86400: want -1"},
+		{"a week's record age", `{"BatchSize":1,"MaximumRetryAttempts":-1,"MaximumRecordAgeInSeconds":604800}`, "MaximumRecordAgeInSeconds 604800: want -1"},
+		{"batch size zero", `{"BatchSize":0,` + unlimited + `}`, "BatchSize 0"},
+		{"window too long", `{"BatchSize":1,"MaximumBatchingWindowInSeconds":301,` + unlimited + `}`, "MaximumBatchingWindowInSeconds 301"},
+		{"an on-failure destination", `{"BatchSize":1,"OnFailureDestination":true,` + unlimited + `}`, "unknown field"},
+		{"misspelt key", `{"BatchSize":1,"MaximumRecordAge":60,` + unlimited + `}`, "unknown field"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

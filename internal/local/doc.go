@@ -11,9 +11,9 @@
 //   - MSK event source mappings: one consumer group per processor hands it
 //     batches shaped exactly like Lambda's events.KafkaEvent, each partition
 //     on its own, with the deployed mapping's settings (internal/eventsource): a
-//     failed batch is retried with backoff and bisected up to the retry
-//     limit, records past the maximum age are not delivered, and what is
-//     given up goes to the processor's dead letters (msk.go).
+//     failed batch is retried with backoff and bisected until it
+//     succeeds, of whatever age, and nothing is committed past it
+//     (msk.go).
 //   - EventBridge Scheduler: timers invoke the scheduled functions with
 //     events.EventBridgeEvent payloads and a Lambda-like deadline
 //     (schedule.go).

@@ -12,11 +12,9 @@ import (
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/twmb/franz-go/pkg/kgo"
 
-	sevents "github.com/streamops/streamops/events"
 	"github.com/streamops/streamops/internal/backoff"
 	"github.com/streamops/streamops/internal/bus"
 	"github.com/streamops/streamops/internal/eventsource"
-	"github.com/streamops/streamops/internal/store"
 	"github.com/streamops/streamops/internal/stream"
 )
 
@@ -26,37 +24,21 @@ type KafkaFunction func(context.Context, events.KafkaEvent) error
 
 // maxBatchBytes keeps a batch's event under Lambda's 6 MB payload limit,
 // base64 and JSON framing included. The delivery settings (batch size,
-// batching window, retries, bisecting, record age, on-failure destination)
-// are eventsource.Deployed(), internal/eventsource/mapping.json, the file infra deploys.
+// batching window, bisecting; no retry or age limit) are
+// eventsource.Deployed(), internal/eventsource/mapping.json, the file
+// infra deploys.
 const maxBatchBytes = 4 << 20
-
-// Reasons of the dead letters the mapping itself writes to its on-failure
-// destination, beside the processors' own (stream.Reason).
-const (
-	// ReasonMappingRetriesExhausted: the function failed on the record's
-	// batch more than MaximumRetryAttempts times; the mapping gave up.
-	ReasonMappingRetriesExhausted = "mapping-retries-exhausted"
-	// ReasonMappingRecordExpired: the record was older than
-	// MaximumRecordAgeInSeconds when its turn came; it was not delivered.
-	ReasonMappingRecordExpired = "mapping-record-expired"
-)
 
 // DefaultBatchRetry spaces the redeliveries of a failed batch: from half a
 // second, doubling, capped at 30 s, with full jitter. Lambda does not
 // publish its own schedule; this one retries a transient failure (the
-// store or broker briefly away) quickly and a lasting one rarely.
+// store or broker briefly away) quickly and a lasting one every half
+// minute, for as long as it lasts.
 var DefaultBatchRetry backoff.Policy = backoff.Exponential{Base: 500 * time.Millisecond, Factor: 2, Max: 30 * time.Second, Jitter: 1}
 
 // ConsumerGroup is the consumer group of function's mapping, as deployed
 // (infra/kafka.go), so offsets committed locally read the same in tools.
 func ConsumerGroup(function string) string { return "streamops-" + function }
-
-// DeadLetterStore is a mapping's on-failure destination: the store's dead
-// letters, where the processors put poison records too, so what the
-// mapping gave up shows in GET /api/dead-letters and can be requeued.
-type DeadLetterStore interface {
-	InsertDeadLetters(ctx context.Context, dls ...store.DeadLetterEntry) (store.InsertResult, error)
-}
 
 // Mapping is one MSK event source mapping: a function consuming a topic.
 type Mapping struct {
@@ -73,26 +55,27 @@ type Mapping struct {
 	// DefaultBatchRetry.
 	Retry backoff.Policy
 	// Settings are the delivery settings. Default eventsource.Deployed(), the
-	// values the CDK stack deploys; tests shorten them.
+	// values the CDK stack deploys; tests change them.
 	Settings *eventsource.Settings
-	// OnFailure receives, as dead letters of Function, the records the
-	// mapping gives up. Required when Settings.OnFailureDestination.
-	OnFailure DeadLetterStore
+	// Sleep waits d between a failed batch and its redelivery, reporting
+	// false when ctx ended first. Default a timer; tests pass a simulated
+	// clock, to drive a long outage in no time.
+	Sleep func(ctx context.Context, d time.Duration) bool
 }
 
 // poller runs one Mapping as Lambda's event source mapping does: one
 // consumer group polls the topic; each partition's records are delivered
 // apart from the others' (a partition whose batch is being retried is
-// paused, and only it), in batches of at most BatchSize records (eventsource.Settings) that
-// become the exact events.KafkaEvent Lambda delivers (stream.ToKafkaEvent),
-// JSON round-tripped so an encoding slip shows. A batch's offsets are
-// committed once the function returned nil for it or the mapping gave its
-// records up. A failed batch is retried after a backoff, split in two
-// first when BisectBatchOnFunctionError; a record whose batch failed more
-// than MaximumRetryAttempts times, or older than MaximumRecordAgeInSeconds
-// when its turn comes, goes to the on-failure destination (the store's
-// dead letters) with its reason. Poison records are the processors' to
-// dead-letter; the mapping gives up only on what keeps failing the batch.
+// paused, and only it), in batches of at most BatchSize records
+// (eventsource.Settings) that become the exact events.KafkaEvent Lambda
+// delivers (stream.ToKafkaEvent), JSON round-tripped so an encoding slip
+// shows. A batch's offsets are committed once the function returned nil
+// for it, never before: a failed batch is retried after a backoff, split
+// in two first when BisectBatchOnFunctionError, until it succeeds, however
+// long that takes and however old its records are, as the deployed
+// mapping (no retry or record-age limit) does. Poison records are the
+// processors' to dead-letter; what fails a batch is a dependency that is
+// down, and its records wait for it.
 type poller struct {
 	m         Mapping
 	s         eventsource.Settings
@@ -101,7 +84,6 @@ type poller struct {
 	arn       string
 	log       *slog.Logger
 	sleep     func(context.Context, time.Duration) bool
-	now       func() time.Time
 
 	workers sync.WaitGroup
 	mu      sync.Mutex
@@ -122,8 +104,6 @@ type MappingStats struct {
 	Batches, Records int
 	// Failures is how many invocations returned an error.
 	Failures int
-	// GaveUp is how many records went to the on-failure destination.
-	GaveUp int
 }
 
 // newPoller builds the consumer of m on the cluster conn reaches (its
@@ -132,6 +112,9 @@ func newPoller(m Mapping, conn bus.Config, clusterARN string, log *slog.Logger) 
 	if m.Retry == nil {
 		m.Retry = DefaultBatchRetry
 	}
+	if m.Sleep == nil {
+		m.Sleep = sleepCtx
+	}
 	settings := eventsource.Deployed()
 	if m.Settings != nil {
 		settings = *m.Settings
@@ -139,20 +122,16 @@ func newPoller(m Mapping, conn bus.Config, clusterARN string, log *slog.Logger) 
 	if err := settings.Validate(); err != nil {
 		return nil, fmt.Errorf("local: %s mapping: %w", m.Function, err)
 	}
-	if settings.OnFailureDestination && m.OnFailure == nil {
-		return nil, fmt.Errorf("local: %s mapping: an on-failure destination is configured but Mapping.OnFailure is nil", m.Function)
-	}
 	p := &poller{
 		m: m, s: settings, bootstrap: strings.Join(conn.Brokers, ","), arn: clusterARN,
 		log:   log.With("function", m.Function, "topic", m.Topic, "consumerGroup", ConsumerGroup(m.Function)),
-		sleep: sleepCtx, now: time.Now, running: map[int32]*partitionRun{},
+		sleep: m.Sleep, running: map[int32]*partitionRun{},
 	}
 	cl, err := kgo.NewClient(append(conn.ConnectOpts(),
 		kgo.ClientID("streamops-local-"+m.Function),
 		kgo.ConsumerGroup(ConsumerGroup(m.Function)),
 		kgo.ConsumeTopics(m.Topic),
-		// Offsets move only when a batch succeeded or was given up, as
-		// with Lambda.
+		// Offsets move only when a batch succeeded, as with Lambda.
 		kgo.DisableAutoCommit(),
 		// A partition taken away waits for its batch under way (which
 		// then commits), and stops retrying: its new owner redelivers.
@@ -251,62 +230,38 @@ func (p *poller) release(_ context.Context, _ *kgo.Client, lost map[string][]int
 	}
 }
 
-// attempt is a part of a batch still to be delivered: its records, how
-// often they were retried, and records already settled (given up) whose
-// offsets are committed with it.
+// attempt is a part of a batch still to be delivered: its records and how
+// often they were retried.
 type attempt struct {
 	recs    []*kgo.Record
 	retries int
-	settled []*kgo.Record
 }
 
-// deliver delivers batch, in order, as Lambda's mapping does: records
-// past the maximum age go to the on-failure destination undelivered; a
-// failed invocation is retried after a backoff, bisected first when so
-// configured, until it succeeds or its retries are exhausted, when its
-// records go to the on-failure destination. Each part is committed once
-// settled. It reports false, committing nothing more, when ctx ended
-// between attempts.
+// deliver delivers batch, in order, as Lambda's mapping does: a failed
+// invocation is retried after a backoff, bisected first when so
+// configured, until it succeeds; each part is committed once it
+// succeeded, so what is committed is a prefix of batch that was
+// processed. It reports false, committing nothing more, when ctx ended
+// between attempts (stopping, or the partition revoked): the rest is
+// delivered again from the last commit.
 func (p *poller) deliver(ctx context.Context, batch []*kgo.Record) bool {
 	queue := []attempt{{recs: batch}}
 	for len(queue) > 0 {
 		a := queue[0]
-		fresh, expired := p.splitExpired(a.recs)
-		if len(expired) > 0 {
-			reason := fmt.Sprintf("the event source mapping did not deliver it: older than its maximum record age (%s)", p.s.MaxRecordAge())
-			if !p.giveUp(ctx, expired, ReasonMappingRecordExpired, reason) {
-				return false
-			}
-			a.recs, a.settled = fresh, append(a.settled, expired...)
-		}
-		if len(a.recs) == 0 {
-			p.commit(ctx, a.settled, 0)
-			queue = queue[1:]
-			continue
-		}
 		err := p.invoke(ctx, a.recs)
 		if err == nil {
-			p.commit(ctx, append(a.recs, a.settled...), len(a.recs))
+			p.commit(ctx, a.recs)
 			queue = queue[1:]
 			continue
 		}
 		p.mu.Lock()
 		p.stats.Failures++
 		p.mu.Unlock()
-		if p.s.RetriesExhausted(a.retries) {
-			reason := fmt.Sprintf("the event source mapping gave up after %d retries: %v", a.retries, err)
-			if !p.giveUp(ctx, a.recs, ReasonMappingRetriesExhausted, reason) {
-				return false
-			}
-			p.commit(ctx, append(a.recs, a.settled...), 0)
-			queue = queue[1:]
-			continue
-		}
 		a.retries++
 		delay := p.m.Retry.Delay(a.retries)
 		bisect := p.s.BisectBatchOnFunctionError && len(a.recs) > 1
-		p.log.ErrorContext(ctx, "batch failed; delivering it again", "records", len(a.recs), "from", describeBatch(a.recs),
-			"retry", a.retries, "maxRetries", p.s.MaximumRetryAttempts, "bisect", bisect,
+		p.log.ErrorContext(ctx, "batch failed; delivering it again, its offsets uncommitted", "records", len(a.recs),
+			"from", describeBatch(a.recs), "retry", a.retries, "bisect", bisect,
 			"retryIn", delay.Round(time.Millisecond).String(), "error", err)
 		if !p.sleep(ctx, delay) {
 			return false
@@ -318,80 +273,10 @@ func (p *poller) deliver(ctx context.Context, batch []*kgo.Record) bool {
 		half := len(a.recs) / 2
 		queue = append([]attempt{
 			{recs: a.recs[:half], retries: a.retries},
-			{recs: a.recs[half:], retries: a.retries, settled: a.settled},
+			{recs: a.recs[half:], retries: a.retries},
 		}, queue[1:]...)
 	}
 	return true
-}
-
-// splitExpired separates the records older than the maximum record age.
-func (p *poller) splitExpired(recs []*kgo.Record) (fresh, expired []*kgo.Record) {
-	age := p.s.MaxRecordAge()
-	if age == 0 {
-		return recs, nil
-	}
-	cutoff := p.now().Add(-age)
-	for _, r := range recs {
-		if r.Timestamp.Before(cutoff) {
-			expired = append(expired, r)
-		} else {
-			fresh = append(fresh, r)
-		}
-	}
-	return fresh, expired
-}
-
-// giveUp sends recs to the on-failure destination as dead letters of the
-// mapping's function with reason, retrying the store until it takes them
-// (nothing given up may vanish); without a destination they are only
-// logged, as Lambda then only skips them. It reports false when ctx ended
-// first.
-func (p *poller) giveUp(ctx context.Context, recs []*kgo.Record, reason, detail string) bool {
-	p.log.ErrorContext(ctx, "event source mapping gave records up", "records", len(recs), "from", describeBatch(recs),
-		"reason", reason, "error", detail, "onFailureDestination", p.s.OnFailureDestination)
-	if p.s.OnFailureDestination {
-		dls := make([]store.DeadLetterEntry, len(recs))
-		for i, r := range recs {
-			dls[i] = p.deadLetter(r, reason, detail)
-		}
-		for attempt := 1; ; attempt++ {
-			sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
-			_, err := p.m.OnFailure.InsertDeadLetters(sctx, dls...)
-			cancel()
-			if err == nil {
-				break
-			}
-			p.log.ErrorContext(ctx, "on-failure destination failed; trying again", "attempt", attempt, "error", err)
-			if !p.sleep(ctx, p.m.Retry.Delay(attempt)) {
-				return false
-			}
-		}
-	}
-	p.mu.Lock()
-	p.stats.GaveUp += len(recs)
-	p.mu.Unlock()
-	return true
-}
-
-// deadLetter is r as a dead letter of the mapping's function, shaped as
-// the processors shape theirs (stream), so the API lists, filters and
-// requeues both alike.
-func (p *poller) deadLetter(r *kgo.Record, reason, detail string) store.DeadLetterEntry {
-	e := store.DeadLetterEntry{
-		Processor: p.m.Function, Topic: r.Topic, Partition: r.Partition, Offset: r.Offset,
-		Key: string(r.Key), Value: r.Value, RecordTimestamp: r.Timestamp,
-		Reason: reason, Error: detail, ReceivedAt: p.now(),
-	}
-	if env, err := sevents.Consumed.Decode(r.Value); err == nil {
-		e.EventType, e.EventID = string(env.EventType), env.EventID
-		if len(env.Payload) > 0 {
-			e.AggregateID = env.AggregateID()
-		}
-	}
-	for _, h := range r.Headers {
-		e.Headers = append(e.Headers, store.DeadLetterHeader{Key: h.Key, Value: string(h.Value)})
-	}
-	return e
 }
 
 // invoke makes the batch into Lambda's MSK event and calls the function.
@@ -405,25 +290,19 @@ func (p *poller) invoke(ctx context.Context, batch []*kgo.Record) error {
 	return protect(func() error { return p.m.Handler(ictx, ev) })
 }
 
-// commit commits the offsets of recs, delivered records of which were
-// delivered by the function. A failed commit is logged, not retried: the
-// records are then delivered again after a restart, which the processors
-// absorb (at-least-once).
-func (p *poller) commit(ctx context.Context, recs []*kgo.Record, delivered int) {
-	if len(recs) == 0 {
-		return
-	}
+// commit commits the offsets of recs, which the function processed. A
+// failed commit is logged, not retried: the records are then delivered
+// again after a restart, which the processors absorb (at-least-once).
+func (p *poller) commit(ctx context.Context, recs []*kgo.Record) {
 	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 	defer cancel()
 	if err := p.cl.CommitRecords(cctx, recs...); err != nil {
 		p.log.ErrorContext(ctx, "commit failed; the batch will be delivered again after a restart", "error", err)
 	}
-	if delivered > 0 {
-		p.mu.Lock()
-		p.stats.Batches++
-		p.stats.Records += delivered
-		p.mu.Unlock()
-	}
+	p.mu.Lock()
+	p.stats.Batches++
+	p.stats.Records += len(recs)
+	p.mu.Unlock()
 }
 
 // Stats returns the mapping's counts so far.

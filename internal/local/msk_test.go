@@ -7,8 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"net/http"
-	"net/http/httptest"
+	"maps"
 	"slices"
 	"sync"
 	"testing"
@@ -28,9 +27,7 @@ import (
 	"github.com/streamops/streamops/internal/backoff"
 	"github.com/streamops/streamops/internal/bus"
 	"github.com/streamops/streamops/internal/eventsource"
-	"github.com/streamops/streamops/internal/httpapi"
 	"github.com/streamops/streamops/internal/store"
-	"github.com/streamops/streamops/internal/store/storetest"
 	"github.com/streamops/streamops/internal/stream"
 	"github.com/streamops/streamops/internal/testenv"
 )
@@ -63,21 +60,32 @@ func produce(t *testing.T, brokers []string, topic string, n int) []*kgo.Record 
 // committed is the group's committed offset per partition.
 func committed(t *testing.T, brokers []string, group, topic string) map[int32]int64 {
 	t.Helper()
-	cl, err := kgo.NewClient(kgo.SeedBrokers(brokers...))
+	out, err := committedOffsets(brokers, group, topic)
 	require.NoError(t, err)
+	return out
+}
+
+// committedOffsets is committed for goroutines other than the test's.
+func committedOffsets(brokers []string, group, topic string) (map[int32]int64, error) {
+	cl, err := kgo.NewClient(kgo.SeedBrokers(brokers...))
+	if err != nil {
+		return nil, err
+	}
 	defer cl.Close()
 	out := map[int32]int64{}
 	offs, err := kadm.NewClient(cl).FetchOffsets(context.Background(), group)
 	if errors.Is(err, kerr.GroupIDNotFound) {
-		return out // nothing committed yet
+		return out, nil // nothing committed yet
 	}
-	require.NoError(t, err)
+	if err != nil {
+		return nil, err
+	}
 	offs.Each(func(o kadm.OffsetResponse) {
 		if o.Topic == topic {
 			out[o.Partition] = o.At
 		}
 	})
-	return out
+	return out, nil
 }
 
 // ends is the end offset per partition.
@@ -141,9 +149,9 @@ func (r *recorder) records() int {
 type pollerOpts struct {
 	// settings default to the deployed ones (eventsource.Deployed).
 	settings *eventsource.Settings
-	// onFailure defaults to a fresh store on the test's engine.
-	onFailure DeadLetterStore
-	retry     backoff.Policy
+	retry    backoff.Policy
+	// sleep defaults to a real timer.
+	sleep func(context.Context, time.Duration) bool
 }
 
 // settings is eventsource.Deployed() changed by edit.
@@ -159,14 +167,11 @@ func startPoller(t *testing.T, brokers []string, topic string, h KafkaFunction, 
 	if len(opts) > 0 {
 		o = opts[0]
 	}
-	if o.onFailure == nil {
-		o.onFailure = storetest.Open(t, store.Config{})
-	}
 	if o.retry == nil {
 		o.retry = backoff.Schedule{20 * time.Millisecond}
 	}
 	p, err := newPoller(Mapping{Function: FnTaskProcessor, Topic: topic, Handler: h, Timeout: 5 * time.Second,
-		Retry: o.retry, Settings: o.settings, OnFailure: o.onFailure}, bus.Config{Brokers: brokers}, "arn:aws:kafka:local:000000000000:cluster/test/x", quiet)
+		Retry: o.retry, Settings: o.settings, Sleep: o.sleep}, bus.Config{Brokers: brokers}, "arn:aws:kafka:local:000000000000:cluster/test/x", quiet)
 	require.NoError(t, err)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
@@ -286,7 +291,7 @@ func TestMappingStoppedWhileRetryingCommitsNothingAndRedelivers(t *testing.T) {
 	recs := produce(t, brokers, "tasks", 3)
 	failing := newRecorder()
 	failing.failAll = errors.New("down")
-	_, cancel, done := startPoller(t, brokers, "tasks", failing.handle, pollerOpts{settings: settings(func(s *eventsource.Settings) { s.MaximumRetryAttempts = eventsource.Unlimited })})
+	_, cancel, done := startPoller(t, brokers, "tasks", failing.handle)
 	waitCalls(t, failing, 2)
 	cancel()
 	<-done
@@ -374,28 +379,37 @@ func TestSplitBySizeKeepsOrderUnderTheLimit(t *testing.T) {
 }
 
 // failingOn is a KafkaFunction that fails every batch holding a record at
-// one of the offsets in fail (of any partition), and records, per
-// invocation, the offsets it got.
+// one of the offsets in fail (of any partition) until that record was
+// delivered failFor times, and records, per invocation, the offsets it got.
 type failingOn struct {
-	fail map[int64]bool
-	mu   sync.Mutex
-	got  [][]int64
+	fail    map[int64]bool
+	failFor int
+	mu      sync.Mutex
+	got     [][]int64
+	n       map[int64]int
+	// failedFrom is the first offset of the batch that failed last.
+	failedFrom int64
 }
 
 func (f *failingOn) handle(_ context.Context, ev events.KafkaEvent) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.n == nil {
+		f.n = map[int64]int{}
+	}
 	var offsets []int64
 	bad := false
 	for _, krecs := range ev.Records {
 		for _, kr := range krecs {
 			offsets = append(offsets, kr.Offset)
-			bad = bad || f.fail[kr.Offset]
+			f.n[kr.Offset]++
+			bad = bad || f.fail[kr.Offset] && f.n[kr.Offset] <= f.failFor
 		}
 	}
-	f.mu.Lock()
 	f.got = append(f.got, offsets)
-	f.mu.Unlock()
 	if bad {
-		return errors.New("dependency down")
+		f.failedFrom = slices.Min(offsets)
+		return fmt.Errorf("dependency down: %w", store.ErrUnavailable)
 	}
 	return nil
 }
@@ -405,127 +419,145 @@ func (f *failingOn) handle(_ context.Context, ev events.KafkaEvent) error {
 func (f *failingOn) deliveries() (map[int64]int, []int) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	n, sizes := map[int64]int{}, []int{}
+	sizes := []int{}
 	for _, offs := range f.got {
 		sizes = append(sizes, len(offs))
-		for _, o := range offs {
-			n[o]++
-		}
 	}
-	return n, sizes
+	return maps.Clone(f.n), sizes
 }
 
-// apiDeadLetters is GET /api/dead-letters of the API over st.
-func apiDeadLetters(t *testing.T, st *store.Store) []store.DeadLetterEntry {
-	t.Helper()
-	h := httpapi.API(httpapi.APIConfig{Store: st, Logger: quiet, Auth: httpapi.TokenAuth{AdminToken: "t"}})
-	r := httptest.NewRequest(http.MethodGet, "/api/dead-letters?limit=100", nil)
-	r.Header.Set("Authorization", "Bearer t")
-	w := httptest.NewRecorder()
-	h.ServeHTTP(w, r)
-	require.Equal(t, http.StatusOK, w.Code, w.Body.String())
-	var page struct {
-		DeadLetters []store.DeadLetterEntry `json:"deadLetters"`
-	}
-	require.NoError(t, json.Unmarshal(w.Body.Bytes(), &page), w.Body.String())
-	return page.DeadLetters
-}
-
-// offsetsOf lists the dead letters' offsets, sorted, for one reason.
-func offsetsOf(dls []store.DeadLetterEntry, reason string) []int64 {
-	var out []int64
-	for _, dl := range dls {
-		if dl.Reason == reason {
-			out = append(out, dl.Offset)
-		}
-	}
-	slices.Sort(out)
-	return out
-}
-
-func TestMappingRetriesAFailingBatchTheRetryLimitThenGivesItUpToTheDeadLetters(t *testing.T) {
-	const retries = 3
+// TestMappingRetriesAFailingBatchUntilItSucceedsAndNeverCommitsPastIt: a
+// record whose batch fails more often than the old limit of ten retries
+// is delivered again until it succeeds, bisected down to itself when so
+// configured, while nothing at or after it is committed; then everything
+// is committed once, and nothing is dead-lettered by the mapping.
+func TestMappingRetriesAFailingBatchUntilItSucceedsAndNeverCommitsPastIt(t *testing.T) {
+	const failFor = 12
 	tests := []struct {
 		name   string
 		bisect bool
-		fail   []int64 // offsets whose batch fails
-		// wantGivenUp are the offsets that end in the dead letters; the
-		// others are delivered and succeed.
-		wantGivenUp []int64
+		fail   []int64 // offsets whose batch fails failFor times
 		// wantSizes are the batch sizes of the first invocations.
 		wantSizes []int
 	}{
-		{"every record fails, bisected down to single records", true, []int64{0, 1, 2, 3}, []int64{0, 1, 2, 3}, []int{4, 2, 1, 1}},
-		{"one record fails, bisecting frees the others", true, []int64{2}, []int64{2}, []int{4, 2, 2, 1}},
-		{"one record fails, no bisecting: the whole batch is given up", false, []int64{2}, []int64{0, 1, 2, 3}, []int{4, 4, 4, 4}},
+		{"every record fails, bisected down to single records", true, []int64{0, 1, 2, 3}, []int{4, 2, 1, 1}},
+		{"one record fails, bisecting frees the ones before it", true, []int64{2}, []int{4, 2, 2, 1}},
+		{"one record fails, no bisecting: the whole batch waits", false, []int64{2}, []int{4, 4, 4, 4}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			brokers := broker(t, "tasks")
 			recs := produceTo(t, brokers, "tasks", 0, 4, time.Time{})
-			st := storetest.Open(t, store.Config{})
-			fn := &failingOn{fail: map[int64]bool{}}
+			fn := &failingOn{fail: map[int64]bool{}, failFor: failFor}
 			for _, o := range tc.fail {
 				fn.fail[o] = true
 			}
-			p, _, _ := startPoller(t, brokers, "tasks", fn.handle, pollerOpts{onFailure: st,
-				settings: settings(func(s *eventsource.Settings) {
-					s.MaximumRetryAttempts, s.BisectBatchOnFunctionError = retries, tc.bisect
-				})})
+			// Each wait before a retry notes what is committed then, and
+			// where the batch that failed begins.
+			var mu sync.Mutex
+			var duringRetries [][2]int64
+			sleep := func(ctx context.Context, _ time.Duration) bool {
+				offs, err := committedOffsets(brokers, ConsumerGroup(FnTaskProcessor), "tasks")
+				fn.mu.Lock()
+				from := fn.failedFrom
+				fn.mu.Unlock()
+				mu.Lock()
+				defer mu.Unlock()
+				if err == nil {
+					duringRetries = append(duringRetries, [2]int64{offs[0], from})
+				}
+				return ctx.Err() == nil
+			}
+			p, _, _ := startPoller(t, brokers, "tasks", fn.handle, pollerOpts{sleep: sleep,
+				settings: settings(func(s *eventsource.Settings) { s.BisectBatchOnFunctionError = tc.bisect })})
 			require.Eventually(t, func() bool {
 				return assert.ObjectsAreEqual(ends(recs), committed(t, brokers, ConsumerGroup(FnTaskProcessor), "tasks"))
-			}, 20*time.Second, 20*time.Millisecond, "everything is settled: delivered or given up, then committed")
+			}, 20*time.Second, 20*time.Millisecond, "every record is delivered until it succeeds, then committed")
 
 			n, sizes := fn.deliveries()
-			for _, r := range recs {
-				if slices.Contains(tc.fail, r.Offset) {
-					assert.Equal(t, 1+retries, n[r.Offset], "offset %d: the first delivery and exactly %d retries", r.Offset, retries)
-				}
+			for _, o := range tc.fail {
+				assert.Equal(t, failFor+1, n[o], "offset %d: %d failed deliveries, then the one that succeeded", o, failFor)
 			}
 			require.GreaterOrEqual(t, len(sizes), len(tc.wantSizes))
 			assert.Equal(t, tc.wantSizes, sizes[:len(tc.wantSizes)], "batch sizes")
-
-			dls := apiDeadLetters(t, st)
-			assert.Equal(t, tc.wantGivenUp, offsetsOf(dls, ReasonMappingRetriesExhausted), "GET /api/dead-letters shows what the mapping gave up")
-			for _, dl := range dls {
-				assert.Equal(t, FnTaskProcessor, dl.Processor)
-				assert.Equal(t, "tasks", dl.Topic)
-				assert.Contains(t, dl.Error, fmt.Sprintf("gave up after %d retries", retries))
-				assert.Contains(t, dl.Error, "dependency down", "the function's last error")
-				assert.Equal(t, string(recs[dl.Offset].Value), string(dl.Value), "the record as it arrived")
+			mu.Lock()
+			require.NotEmpty(t, duringRetries)
+			for _, w := range duringRetries {
+				assert.LessOrEqual(t, w[0], w[1], "while a batch fails, nothing from its first record on is committed")
 			}
-			assert.Equal(t, len(tc.wantGivenUp), p.Stats().GaveUp)
+			mu.Unlock()
+			stats := p.Stats()
+			assert.Equal(t, len(recs), stats.Records, "each record committed once, after it succeeded")
+			assert.GreaterOrEqual(t, stats.Failures, failFor)
 		})
 	}
 }
 
-func TestMappingDoesNotDeliverRecordsOlderThanTheMaximumAge(t *testing.T) {
-	brokers := broker(t, "tasks")
-	stale := produceTo(t, brokers, "tasks", 2, 3, time.Now().Add(-2*time.Hour))
-	fresh := produceTo(t, brokers, "tasks", 2, 1, time.Time{})
-	st := storetest.Open(t, store.Config{})
+// TestARecordIsDeliveredWhateverItsAge: the mapping has no maximum record
+// age, as deployed, so no record is skipped for being old, however it
+// reached the topic: an event two days old republished or replayed now, a
+// dead letter requeued with its original record timestamp, and a record
+// stamped eight days ago, past the longest age Lambda accepts.
+func TestARecordIsDeliveredWhateverItsAge(t *testing.T) {
+	require.Equal(t, eventsource.Unlimited, eventsource.Deployed().MaximumRecordAgeInSeconds, "internal/eventsource/mapping.json, as deployed")
+	brokers := broker(t, sevents.TopicTasks)
+	twoDaysAgo, eightDaysAgo := time.Now().Add(-48*time.Hour), time.Now().Add(-8*24*time.Hour)
+	client, err := bus.New(bus.Config{Brokers: brokers})
+	require.NoError(t, err)
+	t.Cleanup(client.Close)
+	stamped := func(at time.Time) func(t *testing.T, env sevents.Envelope) {
+		return func(t *testing.T, env sevents.Envelope) {
+			r, err := bus.NewRecord(env, "")
+			require.NoError(t, err)
+			r.Timestamp = at
+			cl, err := kgo.NewClient(kgo.SeedBrokers(brokers...))
+			require.NoError(t, err)
+			defer cl.Close()
+			require.NoError(t, cl.ProduceSync(context.Background(), r).FirstErr())
+		}
+	}
+
+	tests := []struct {
+		name    string
+		produce func(t *testing.T, env sevents.Envelope)
+		eventAt time.Time
+	}{
+		{"an event two days old, republished now", func(t *testing.T, env sevents.Envelope) {
+			require.NoError(t, client.Publish(context.Background(), env))
+		}, twoDaysAgo},
+		{"an event two days old, replayed to its topic now", func(t *testing.T, env sevents.Envelope) {
+			require.NoError(t, client.PublishTo(context.Background(), sevents.TopicTasks, env))
+		}, twoDaysAgo},
+		{"a dead letter of it requeued with its record's timestamp", stamped(twoDaysAgo), twoDaysAgo},
+		{"a fresh event in a record stamped eight days ago", stamped(eightDaysAgo), time.Now()},
+	}
+	want := map[string]bool{}
+	for _, tt := range tests {
+		env := eventstest.TaskCreated(eventstest.NewUUID(), eventstest.NewUUID(), "data_export", tt.eventAt, map[string]string{"format": "csv"})
+		tt.produce(t, env)
+		want[env.EventID] = true
+	}
+
 	r := newRecorder()
-	startPoller(t, brokers, "tasks", r.handle, pollerOpts{onFailure: st,
-		settings: settings(func(s *eventsource.Settings) { s.MaximumRecordAgeInSeconds = 3600 })})
+	startPoller(t, brokers, sevents.TopicTasks, r.handle)
+	got := map[string]bool{}
 	require.Eventually(t, func() bool {
-		return assert.ObjectsAreEqual(ends(fresh), committed(t, brokers, ConsumerGroup(FnTaskProcessor), "tasks"))
+		r.mu.Lock()
+		defer r.mu.Unlock()
+		for _, ev := range r.events {
+			for _, krecs := range ev.Records {
+				for _, kr := range krecs {
+					value, err := base64.StdEncoding.DecodeString(kr.Value)
+					require.NoError(t, err)
+					env, err := sevents.Decode(value)
+					require.NoError(t, err)
+					got[env.EventID] = true
+				}
+			}
+		}
+		return len(got) == len(want)
 	}, 20*time.Second, 20*time.Millisecond)
-
-	r.mu.Lock()
-	var delivered []*kgo.Record
-	for _, ev := range r.events {
-		delivered = append(delivered, placed(ev)...)
-	}
-	r.mu.Unlock()
-	assert.Equal(t, ends(fresh), ends(delivered), "only the fresh record was delivered")
-	assert.Len(t, delivered, 1)
-
-	dls := apiDeadLetters(t, st)
-	assert.Equal(t, []int64{0, 1, 2}, offsetsOf(dls, ReasonMappingRecordExpired), "the stale records are dead letters, visible in the API")
-	for _, dl := range dls {
-		assert.Contains(t, dl.Error, "maximum record age (1h0m0s)")
-		assert.Equal(t, stale[dl.Offset].Timestamp.UnixMilli(), dl.RecordTimestamp.UnixMilli())
-	}
+	assert.Equal(t, want, got, "every record reached the function")
 }
 
 func TestAFailingPartitionDoesNotHoldBackTheOthers(t *testing.T) {
@@ -565,83 +597,4 @@ func TestAFailingPartitionDoesNotHoldBackTheOthers(t *testing.T) {
 	assert.Equal(t, 1, calls[0], "partition 0 waits for its retry")
 	_, ok := committed(t, brokers, ConsumerGroup(FnTaskProcessor), "tasks")[failing[0].Partition]
 	assert.False(t, ok, "partition 0 has nothing committed")
-}
-
-// TestMaximumRecordAgeIsMeasuredByTheRecordTimestamp: the stand-in skips
-// records by their record timestamp, as MSK's mapping does, never by the
-// event's time in the envelope. With the deployed settings (a day), an
-// event that happened two days ago and is republished or replayed now
-// (bus.Client stamps the produce time) reaches the function; a record
-// whose own timestamp is two days old, whatever its envelope says, is given
-// up into the dead letters.
-func TestMaximumRecordAgeIsMeasuredByTheRecordTimestamp(t *testing.T) {
-	deployed := eventsource.Deployed()
-	require.Equal(t, 24*time.Hour, deployed.MaxRecordAge(), "internal/eventsource/mapping.json, as deployed")
-	brokers := broker(t, sevents.TopicTasks)
-	twoDaysAgo := time.Now().Add(-48 * time.Hour)
-	client, err := bus.New(bus.Config{Brokers: brokers})
-	require.NoError(t, err)
-	t.Cleanup(client.Close)
-
-	tests := []struct {
-		name      string
-		produce   func(t *testing.T, env sevents.Envelope)
-		eventAt   time.Time
-		delivered bool
-	}{
-		{"an event two days old, republished now", func(t *testing.T, env sevents.Envelope) {
-			require.NoError(t, client.Publish(context.Background(), env))
-		}, twoDaysAgo, true},
-		{"an event two days old, replayed to its topic now", func(t *testing.T, env sevents.Envelope) {
-			require.NoError(t, client.PublishTo(context.Background(), sevents.TopicTasks, env))
-		}, twoDaysAgo, true},
-		{"a dead letter of it requeued now", func(t *testing.T, env sevents.Envelope) {
-			r, err := bus.NewRecord(env, "")
-			require.NoError(t, err)
-			r.Timestamp = twoDaysAgo // the original record's, as a dead letter keeps it
-			require.NoError(t, client.PublishRecords(context.Background(), []*kgo.Record{r}))
-		}, twoDaysAgo, true},
-		{"a fresh event in a record stamped two days ago", func(t *testing.T, env sevents.Envelope) {
-			r, err := bus.NewRecord(env, "")
-			require.NoError(t, err)
-			r.Timestamp = twoDaysAgo
-			cl, err := kgo.NewClient(kgo.SeedBrokers(brokers...))
-			require.NoError(t, err)
-			defer cl.Close()
-			require.NoError(t, cl.ProduceSync(context.Background(), r).FirstErr())
-		}, time.Now(), false},
-	}
-	want := map[string]bool{}
-	for _, tt := range tests {
-		env := eventstest.TaskCreated(eventstest.NewUUID(), eventstest.NewUUID(), "data_export", tt.eventAt, map[string]string{"format": "csv"})
-		tt.produce(t, env)
-		want[env.EventID] = tt.delivered
-	}
-
-	st := storetest.Open(t, store.Config{})
-	r := newRecorder()
-	startPoller(t, brokers, sevents.TopicTasks, r.handle, pollerOpts{onFailure: st})
-	got := map[string]bool{}
-	require.Eventually(t, func() bool {
-		for _, dl := range apiDeadLetters(t, st) {
-			if dl.Reason == ReasonMappingRecordExpired {
-				got[dl.EventID] = false
-			}
-		}
-		r.mu.Lock()
-		for _, ev := range r.events {
-			for _, krecs := range ev.Records {
-				for _, kr := range krecs {
-					value, err := base64.StdEncoding.DecodeString(kr.Value)
-					require.NoError(t, err)
-					env, err := sevents.Decode(value)
-					require.NoError(t, err)
-					got[env.EventID] = true
-				}
-			}
-		}
-		r.mu.Unlock()
-		return len(got) == len(want)
-	}, 20*time.Second, 20*time.Millisecond)
-	assert.Equal(t, want, got, "delivered (true) or given up as older than the maximum record age (false)")
 }

@@ -211,9 +211,9 @@ func (s *Stack) startMappings(fns functions, o options) error {
 	s.cancelPoll = cancel
 	for _, m := range []Mapping{
 		{Function: FnWorkflowProcessor, Topic: events.TopicWorkflows, Handler: fns.workflowProcessor,
-			Timeout: Timeouts[FnWorkflowProcessor], Retry: o.batchRetry, OnFailure: s.store},
+			Timeout: Timeouts[FnWorkflowProcessor], Retry: o.batchRetry},
 		{Function: FnTaskProcessor, Topic: events.TopicTasks, Handler: fns.taskProcessor,
-			Timeout: Timeouts[FnTaskProcessor], Retry: o.batchRetry, OnFailure: s.store},
+			Timeout: Timeouts[FnTaskProcessor], Retry: o.batchRetry},
 	} {
 		p, err := newPoller(m, s.kafka, s.clusterARN(), s.log)
 		if err != nil {

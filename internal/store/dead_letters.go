@@ -40,11 +40,9 @@ type DeadLetterEntry struct {
 	Headers         []DeadLetterHeader `bson:"headers,omitempty" json:"headers,omitempty"`
 	RecordTimestamp time.Time          `bson:"record_timestamp" json:"record_timestamp"`
 	// Reason is the bus dead-letter reason (undecodable, schema-invalid,
-	// processing-failed, retries-exhausted), or the local event source
-	// mapping's when it gave the record up (mapping-retries-exhausted,
-	// mapping-record-expired), or the retry-sweeper's when it gave up
-	// publishing a stored event (unpublishable, publish-expired,
-	// undecodable); Error the failure's text.
+	// processing-failed, retries-exhausted), or the retry-sweeper's when
+	// it gave up publishing a stored event (unpublishable,
+	// publish-expired, undecodable); Error the failure's text.
 	Reason string `bson:"reason" json:"reason"`
 	Error  string `bson:"error" json:"error"`
 	// EventType, EventID and AggregateID are known when the value decoded
