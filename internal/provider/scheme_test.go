@@ -28,6 +28,7 @@ func TestSignatureSchemesAreOneList(t *testing.T) {
 	body := []byte(`{"id":"evt_1","type":"invoice.paid"}`)
 	for _, name := range provider.SchemeNames() {
 		t.Run(name, func(t *testing.T) {
+			assert.Regexp(t, `^[a-z][a-z0-9_]*$`, name, "lower snake case, so eventstest.Unlisted is never a scheme")
 			cfg := schemeOptions[name]
 			cfg.Name, cfg.Signature.Scheme = "p-"+name, provider.Scheme(name)
 			p := configured(t, cfg)
