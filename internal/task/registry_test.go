@@ -80,4 +80,3 @@ func TestNewExecutorsRefusesBackendsWithAFieldUnset(t *testing.T) {
 		})
 	}
 }
-
