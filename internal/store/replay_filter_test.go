@@ -1,0 +1,41 @@
+package store_test
+
+import (
+	"reflect"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.mongodb.org/mongo-driver/bson"
+
+	"github.com/streamops/streamops/internal/store"
+)
+
+// TestEveryFilterFieldSelects sets each filter of store.FilterFields alone:
+// it becomes a clause of ToQuery, and it makes the filter non-empty (so a
+// replay by it alone is not refused as a replay of everything) unless it
+// only excludes. A field added to ReplayFilter without its ToQuery clause
+// fails here, naming it, and so does one of a type no parameter reads.
+func TestEveryFilterFieldSelects(t *testing.T) {
+	at := time.Date(2026, 1, 4, 1, 0, 0, 0, time.UTC)
+	values := map[reflect.Type]any{
+		reflect.TypeFor[[]string]():   []string{"x-1"},
+		reflect.TypeFor[string]():     "x-1",
+		reflect.TypeFor[*time.Time](): &at,
+	}
+	fields := store.FilterFields()
+	require.NotEmpty(t, fields)
+	for _, field := range fields {
+		t.Run(field.Name, func(t *testing.T) {
+			value, ok := values[field.Type]
+			require.True(t, ok, "ReplayFilter.%s: a filter is a []string, a string or a *time.Time (the query parameter reads it by its type)", field.StructField.Name)
+			var f store.ReplayFilter
+			reflect.ValueOf(&f).Elem().FieldByIndex(field.Index).Set(reflect.ValueOf(value))
+
+			assert.NotEqual(t, bson.M{}, f.ToQuery(), "ToQuery has a clause for %s", field.Name)
+			assert.Equal(t, field.Excludes(), f.IsEmpty(), "%s alone makes the filter non-empty, unless it only excludes", field.Name)
+			assert.True(t, f.SelectsSome())
+		})
+	}
+}
