@@ -1,7 +1,10 @@
 package store_test
 
 import (
+	"os"
 	"reflect"
+	"regexp"
+	"strings"
 	"testing"
 	"time"
 
@@ -9,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.mongodb.org/mongo-driver/bson"
 
+	"github.com/streamops/streamops/internal/seedtest"
 	"github.com/streamops/streamops/internal/store"
 )
 
@@ -37,5 +41,35 @@ func TestEveryFilterFieldSelects(t *testing.T) {
 			assert.Equal(t, field.Excludes(), f.IsEmpty(), "%s alone makes the filter non-empty, unless it only excludes", field.Name)
 			assert.True(t, f.SelectsSome())
 		})
+	}
+}
+
+// filterDeviation is the clause cell of docs/conformance.md's deviation
+// row that names the filters StreamOps adds to seed 001's ReplayFilter.
+const filterDeviation = "`ReplayFilter` fields"
+
+// TestFiltersBeyondSeed001AreDeviations: a filter of store.FilterFields
+// that seed 001's ReplayFilter does not have differs from the seed, so
+// docs/conformance.md's deviation row filterDeviation names it; one added
+// without that row fails here, naming it.
+func TestFiltersBeyondSeed001AreDeviations(t *testing.T) {
+	seed := map[string]bool{}
+	for _, m := range regexp.MustCompile(`(?m)^    (\w+): `).FindAllStringSubmatch(string(seedtest.Read(t, "001_replay_filter.py")), -1) {
+		seed[m[1]] = true
+	}
+	require.Len(t, seed, 9, "the seed's filter fields")
+	raw, err := os.ReadFile("../../docs/conformance.md")
+	require.NoError(t, err)
+	var row string
+	for line := range strings.Lines(string(raw)) {
+		if strings.HasPrefix(line, "| 001 |") && strings.Contains(line, filterDeviation) {
+			row = line
+		}
+	}
+	for _, f := range store.FilterFields() {
+		if !seed[f.Name] {
+			assert.Contains(t, row, "`"+f.Name+"`",
+				"filter %s is not seed 001's: name it in the deviation row %q of docs/conformance.md", f.Name, filterDeviation)
+		}
 	}
 }
