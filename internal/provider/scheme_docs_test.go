@@ -27,5 +27,11 @@ func TestSignatureSchemesAreDocumented(t *testing.T) {
 	for _, m := range row.FindAllStringSubmatch(section, -1) {
 		got = append(got, m[1])
 	}
-	assert.Equal(t, provider.SchemeNames(), got, "docs/api.md#signature-schemes has one row per scheme, in the table's order")
+	for _, name := range provider.SchemeNames() {
+		assert.Contains(t, got, name, "docs/api.md#signature-schemes needs a row for the scheme %s", name)
+	}
+	for _, name := range got {
+		assert.Contains(t, provider.SchemeNames(), name, "docs/api.md#signature-schemes has a row for %s, which is no scheme", name)
+	}
+	assert.Equal(t, provider.SchemeNames(), got, "docs/api.md#signature-schemes lists the schemes in the table's order")
 }
