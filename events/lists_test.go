@@ -2,59 +2,24 @@ package events_test
 
 import (
 	"encoding/json"
-	"os"
+	"regexp"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/streamops/streamops/events"
+	"github.com/streamops/streamops/events/eventstest"
 )
 
-// TestTaskTypesAreOneList holds the JSON Schema documents that enumerate
-// task types to events.TaskTypes: adding a task type to the list without
-// its schema enum (or the other way round) fails here.
+// TestTaskTypesAreOneList: the produce-mode schema takes its task types
+// from events.TaskTypes (schemas/mode/produce.json names none itself), so
+// every listed type is a task.created StreamOps may produce and a type the
+// list does not hold is refused there; consume mode takes any type (the
+// processor fails such a task, not the record).
 func TestTaskTypesAreOneList(t *testing.T) {
-	for _, tt := range []struct {
-		file string
-		// enum reads the document's task type enum.
-		enum func(raw []byte) ([]string, error)
-	}{
-		{"schemas/mode/produce.json", func(raw []byte) ([]string, error) {
-			var doc struct {
-				Defs struct {
-					TaskType struct {
-						Enum []string `json:"enum"`
-					} `json:"taskType"`
-				} `json:"$defs"`
-			}
-			err := json.Unmarshal(raw, &doc)
-			return doc.Defs.TaskType.Enum, err
-		}},
-	} {
-		t.Run(tt.file, func(t *testing.T) {
-			raw, err := os.ReadFile(tt.file)
-			require.NoError(t, err)
-			enum, err := tt.enum(raw)
-			require.NoError(t, err)
-			assert.Equal(t, events.TaskTypeNames(), enum, "%s lists the task types of events.TaskTypes, in order", tt.file)
-		})
-	}
-}
-
-// TestTaskTypesAreAcceptedOnlyInProduceMode checks the effect of the list
-// on the compiled schemas: every type of events.TaskTypes is a task.created
-// StreamOps may produce, another type is refused there and accepted from a
-// topic (the processor fails such a task, not the record).
-func TestTaskTypesAreAcceptedOnlyInProduceMode(t *testing.T) {
 	build := func(typ string) []byte {
-		env, err := events.NewEvent(events.TaskCreatedPayload{TaskID: events.NewTaskID(), Type: events.TaskType(typ),
-			Data: json.RawMessage(`{}`), MaxRetries: 3, CreatedAt: events.Now()}, nil)
-		if err == nil {
-			return mustJSON(t, env)
-		}
-		// NewEvent validates in produce mode; build the refused one by hand.
-		env, err = events.NewEvent(events.TaskCreatedPayload{TaskID: events.NewTaskID(), Type: events.TaskEmailNotification,
+		env, err := events.NewEvent(events.TaskCreatedPayload{TaskID: events.NewTaskID(), Type: events.TaskEmailNotification,
 			Data: json.RawMessage(`{}`), MaxRetries: 3, CreatedAt: events.Now()}, nil)
 		require.NoError(t, err)
 		var p map[string]any
@@ -63,18 +28,39 @@ func TestTaskTypesAreAcceptedOnlyInProduceMode(t *testing.T) {
 		env.Payload = mustJSON(t, p)
 		return mustJSON(t, env)
 	}
-	for _, typ := range append(events.TaskTypeNames(), "sms_notification") {
-		t.Run(typ, func(t *testing.T) {
-			known := events.TaskType(typ).Known()
-			doc := build(typ)
-			if known {
+	tests := []struct {
+		typ      string
+		produced bool
+	}{{eventstest.Unlisted, false}}
+	for _, typ := range events.TaskTypeNames() {
+		tests = append(tests, struct {
+			typ      string
+			produced bool
+		}{typ, true})
+	}
+	require.False(t, events.TaskType(eventstest.Unlisted).Known(), "the negative case is never a listed type")
+	for _, tt := range tests {
+		t.Run(tt.typ, func(t *testing.T) {
+			doc := build(tt.typ)
+			if tt.produced {
 				assert.NoError(t, events.Produced.Validate(doc))
 			} else {
-				assert.Error(t, events.Produced.Validate(doc))
+				assert.Error(t, events.Produced.Validate(doc), "a producer keeps to events.TaskTypes")
 			}
 			assert.NoError(t, events.Consumed.Validate(doc))
 		})
 	}
+}
+
+// TestListedNamesAreLowerSnakeCase: task types and steps are lower snake
+// case, so eventstest.Unlisted, the negative case of the lists' tests,
+// can never be one of them.
+func TestListedNamesAreLowerSnakeCase(t *testing.T) {
+	name := regexp.MustCompile(`^[a-z][a-z0-9_]*$`)
+	for _, n := range append(events.TaskTypeNames(), events.Steps...) {
+		assert.Regexp(t, name, n)
+	}
+	assert.NotRegexp(t, name, eventstest.Unlisted)
 }
 
 func mustJSON(t *testing.T, v any) []byte {

@@ -15,7 +15,7 @@ const (
 	// Produced checks an event StreamOps builds (New, and the API's own
 	// submissions): the envelope and its metadata are closed, the eventId
 	// is one StreamOps minted (evt-{uuid}), and a task's type is one of
-	// seed 003's. It is what Validate and Decode apply.
+	// TaskTypes. It is what Validate and Decode apply.
 	Produced Mode = iota
 	// Consumed checks an event read from a topic, whoever wrote it: fields
 	// this version does not name are allowed (and kept by Envelope and

@@ -86,6 +86,9 @@ func compileSchemas(m Mode) (*schemaSet, error) {
 		if obj, ok := doc.(map[string]any); ok && obj["$id"] != nil {
 			obj["$id"] = url
 		}
+		if m == Produced {
+			fillTaskTypes(doc)
+		}
 		if err := c.AddResource(url, doc); err != nil {
 			return nil, fmt.Errorf("events: add %s: %w", name, err)
 		}
@@ -103,6 +106,22 @@ func compileSchemas(m Mode) (*schemaSet, error) {
 		set.byType[t] = sch
 	}
 	return set, nil
+}
+
+// fillTaskTypes gives the taskType definition of produce mode's schema
+// (schemas/mode/produce.json, which has none of its own) the enum of
+// TaskTypes, so the list is the one place a task type is added and a
+// producer still keeps to it.
+func fillTaskTypes(doc any) {
+	obj, _ := doc.(map[string]any)
+	defs, _ := obj["$defs"].(map[string]any)
+	if def, ok := defs["taskType"].(map[string]any); ok {
+		enum := make([]any, len(TaskTypes))
+		for i, t := range TaskTypes {
+			enum[i] = string(t)
+		}
+		def["enum"] = enum
+	}
 }
 
 // validateDateTime makes the "date-time" format mean exactly what

@@ -119,3 +119,12 @@ func TaskCreated(evtID, taskID, taskType string, at time.Time, data any) events.
 		CreatedAt  events.Time `json:"createdAt"`
 	}{"task-" + taskID, taskType, data, 0, 3, ts})
 }
+
+// Unlisted is a name no list of the catalog can hold: task types, steps
+// and signature schemes are lower snake case (events
+// TestListedNamesAreLowerSnakeCase, provider
+// TestSignatureSchemesAreOneList), and Unlisted has capitals and a space.
+// It is the negative case of the tests that a list refuses what it does
+// not name, so that adding a name to a list (sms_notification, jwt, …)
+// can never turn such a case into a positive one that tests nothing.
+const Unlisted = "Not Listed"

@@ -12,6 +12,7 @@ import (
 
 	"github.com/streamops/streamops/internal/httpapi"
 	"github.com/streamops/streamops/internal/status"
+	"github.com/streamops/streamops/internal/store"
 )
 
 // TestStatusMenusOfferWhatTheAPIAccepts reads the status menus of the
@@ -40,5 +41,25 @@ func TestStatusMenusOfferWhatTheAPIAccepts(t *testing.T) {
 			assert.ElementsMatch(t, tc.want, got)
 			assert.True(t, slices.Contains(got, "") || slices.Contains(got, httpapi.AllValues), "a choice that filters nothing")
 		})
+	}
+}
+
+// TestFilterWordingNamesOnlyFilters: the console takes its filters from the
+// served OpenAPI document (console/src/filters.js), and words those it
+// knows; a wording for a filter store.ReplayFilter does not have is a
+// leftover of a removed or renamed filter, and fails here.
+func TestFilterWordingNamesOnlyFilters(t *testing.T) {
+	src, err := os.ReadFile("../../console/src/filters.js")
+	require.NoError(t, err)
+	block := regexp.MustCompile(`(?s)const wording = \[(.*?)\n\];`).FindSubmatch(src)
+	require.NotNil(t, block, "filters.js declares const wording = [...]")
+	var filters []string
+	for _, f := range store.FilterFields() {
+		filters = append(filters, f.Name)
+	}
+	names := regexp.MustCompile(`name: '(\w+)'`).FindAllSubmatch(block[1], -1)
+	require.NotEmpty(t, names)
+	for _, m := range names {
+		assert.Contains(t, filters, string(m[1]), "filters.js words %s, which is not a filter of store.ReplayFilter", m[1])
 	}
 }

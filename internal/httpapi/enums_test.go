@@ -3,9 +3,11 @@ package httpapi
 import (
 	"encoding/json"
 	"maps"
+	"net/http"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -132,4 +134,49 @@ func TestFilterParametersAreOneList(t *testing.T) {
 	t.Run("ReplayFilter body", func(t *testing.T) {
 		assert.ElementsMatch(t, want, slices.Collect(maps.Keys(doc.Components.Schemas.ReplayFilter.Properties)))
 	})
+}
+
+// TestWebhookSignatureHeadersAreDocumented holds POST /webhooks/{provider}
+// of openapi.json to the signature schemes: every header a scheme's sender
+// sets (provider.Sign) is one of the operation's header parameters, so a
+// scheme added to the table without its headers documented fails here,
+// naming them. A scheme that cannot be configured by its name alone (hmac)
+// reads the provider's own header, which the document cannot name.
+func TestWebhookSignatureHeadersAreDocumented(t *testing.T) {
+	var doc struct {
+		Paths map[string]map[string]struct {
+			Parameters []struct {
+				Name string `json:"name"`
+				In   string `json:"in"`
+			} `json:"parameters"`
+		} `json:"paths"`
+	}
+	require.NoError(t, json.Unmarshal(OpenAPIDocument(), &doc))
+	documented := map[string]bool{}
+	for _, p := range doc.Paths["/webhooks/{provider}"]["post"].Parameters {
+		if p.In == "header" {
+			documented[http.CanonicalHeaderKey(p.Name)] = true
+		}
+	}
+	require.NotEmpty(t, documented)
+	for _, name := range provider.SchemeNames() {
+		t.Run(name, func(t *testing.T) {
+			reg, err := provider.NewRegistry(provider.Config{Providers: []provider.Provider{{Name: "p", Signature: provider.Signature{Scheme: provider.Scheme(name)}}}})
+			if err != nil {
+				assert.ErrorContains(t, err, "signature.", "only a scheme that needs its own options is left out")
+				return
+			}
+			p, _ := reg.Provider("p")
+			h, err := p.Sign([]byte(`{"id":"evt_1","type":"a.b"}`), "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw", provider.SignOptions{Now: time.Now(), ID: "evt_1", EventType: "a.b"})
+			require.NoError(t, err)
+			require.NotEmpty(t, h)
+			for header := range h {
+				if http.CanonicalHeaderKey(header) == "Content-Type" {
+					continue // OpenAPI documents it as the requestBody's media types, never as a parameter
+				}
+				assert.True(t, documented[http.CanonicalHeaderKey(header)],
+					"%s: header %s is not a parameter of POST /webhooks/{provider} in openapi.json", name, header)
+			}
+		})
+	}
 }

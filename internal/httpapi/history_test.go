@@ -192,6 +192,15 @@ func TestEventHistoryOverTenThousandEvents(t *testing.T) {
 					return i%3 == 0 && i%10 == 0 && e.EventType == events.WorkflowCreated && i < 5002
 				}},
 		}
+		covered := map[string]bool{}
+		for _, tc := range tests {
+			for name := range tc.query {
+				covered[name] = true
+			}
+		}
+		for _, f := range store.FilterFields() {
+			assert.True(t, covered[f.Name], "EveryFilterFieldNarrows has a row for the filter %s", f.Name)
+		}
 		for _, tc := range tests {
 			t.Run(tc.name, func(t *testing.T) {
 				want := h.want(tc.keep)

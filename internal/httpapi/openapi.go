@@ -97,6 +97,30 @@ func mustFillEnums(doc []byte, lists map[string][]string) []byte {
 }
 
 // errNotAcceptable: the Accept header admits no JSON (406).
+// ParameterDescription is the description openapi.json gives the shared
+// parameter name (components.parameters), "" when it has none. The CLI
+// uses it as the usage of a filter's flag, so a filter is described once.
+func ParameterDescription(name string) string { return parameterDescriptions()[name] }
+
+// parameterDescriptions are the descriptions of components.parameters by
+// name, read from the document once.
+var parameterDescriptions = sync.OnceValue(func() map[string]string {
+	var doc struct {
+		Components struct {
+			Parameters map[string]struct {
+				Description string `json:"description"`
+			} `json:"parameters"`
+		} `json:"components"`
+	}
+	out := map[string]string{}
+	if err := json.Unmarshal(OpenAPIDocument(), &doc); err == nil {
+		for name, p := range doc.Components.Parameters {
+			out[name] = p.Description
+		}
+	}
+	return out
+})
+
 var errNotAcceptable = errors.New("the OpenAPI document is JSON: send Accept: application/json (or */*), or no Accept header")
 
 func (a *api) openAPI(w http.ResponseWriter, r *http.Request) {

@@ -82,12 +82,13 @@ func commonCases(r rotation, header, noMatch string) []verifyCase {
 	}
 }
 
-// runVerifyTable signs fixture as p's sender would and checks each case.
-func runVerifyTable(t *testing.T, p *provider.Provider, fixture string, opts provider.SignOptions, cases []verifyCase) {
+// runVerifyTable signs delivery (a fixture's content, or a body of the
+// test's own) as p's sender would and checks each case.
+func runVerifyTable(t *testing.T, p *provider.Provider, delivery []byte, opts provider.SignOptions, cases []verifyCase) {
 	t.Helper()
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			body := readFixture(t, fixture)
+			body := append([]byte(nil), delivery...)
 			o := opts
 			o.Now = tc.signedAt
 			if o.Now.IsZero() {

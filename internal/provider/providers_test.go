@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/streamops/streamops/events"
+	"github.com/streamops/streamops/events/eventstest"
 	"github.com/streamops/streamops/internal/provider"
 )
 
@@ -116,7 +117,7 @@ func TestProviderConfigErrorsNameTheBadField(t *testing.T) {
 		{"missing name", `{"signature":{"scheme":"stripe"}}`, "providers[0].name: is required"},
 		{"upper-case name", `{"name":"Stripe","signature":{"scheme":"stripe"}}`, `providers[0].name: "Stripe" must be lowercase letters, digits, '-' or '_'`},
 		{"duplicate name", stripe + `,` + stripe, `providers[1].name: "stripe" is already the name of providers[0]`},
-		{"unknown scheme", `{"name":"x","signature":{"scheme":"jwt"}}`, `providers[0].signature.scheme: "jwt" must be ` + sentence(provider.SchemeNames())},
+		{"unknown scheme", `{"name":"x","signature":{"scheme":"` + eventstest.Unlisted + `"}}`, `providers[0].signature.scheme: "` + eventstest.Unlisted + `" must be ` + sentence(provider.SchemeNames())},
 		{"hmac without header", `{"name":"x","signature":{"scheme":"hmac"},"eventId":{"path":"id"},"eventType":{"path":"t"}}`,
 			"providers[0].signature.header: is required for the hmac scheme"},
 		{"hmac with a bad encoding", `{"name":"x","signature":{"scheme":"hmac","header":"X-Sig","encoding":"base32"},"eventId":{"path":"id"},"eventType":{"path":"t"}}`,
@@ -135,12 +136,12 @@ func TestProviderConfigErrorsNameTheBadField(t *testing.T) {
 			"providers[0].partner: needs exactly one of entityTypePath or entityType"},
 		{"workflow without steps", stripe + `,{"name":"gh","signature":{"scheme":"github"}},{"name":"y","signature":{"scheme":"github"},"routes":[{"match":"push","workflow":{"name":"CI","steps":[],"priority":"low"}}]}`,
 			"providers[2].routes[0].workflow.steps: workflow needs at least one step"},
-		{"unknown step", `{"name":"x","signature":{"scheme":"stripe"},"routes":[{"match":"a","workflow":{"name":"W","steps":["validate","compile"],"priority":"low"}}]}`,
-			`providers[0].routes[0].workflow.steps[1]: "compile" is not a known step (` + strings.Join(events.Steps, ", ") + `)`},
+		{"unknown step", `{"name":"x","signature":{"scheme":"stripe"},"routes":[{"match":"a","workflow":{"name":"W","steps":["validate","` + eventstest.Unlisted + `"],"priority":"low"}}]}`,
+			`providers[0].routes[0].workflow.steps[1]: "` + eventstest.Unlisted + `" is not a known step (` + strings.Join(events.Steps, ", ") + `)`},
 		{"missing priority", `{"name":"x","signature":{"scheme":"stripe"},"routes":[{"match":"a","workflow":{"name":"W","steps":["store"]}}]}`,
 			`providers[0].routes[0].workflow.priority: "" must be low, medium or high`},
-		{"unknown task type", `{"name":"x","signature":{"scheme":"stripe"},"routes":[{"match":"a","task":{"type":"sms"}}]}`,
-			`providers[0].routes[0].task.type: "sms" must be ` + sentence(events.TaskTypeNames())},
+		{"unknown task type", `{"name":"x","signature":{"scheme":"stripe"},"routes":[{"match":"a","task":{"type":"` + eventstest.Unlisted + `"}}]}`,
+			`providers[0].routes[0].task.type: "` + eventstest.Unlisted + `" must be ` + sentence(events.TaskTypeNames())},
 		{"task data without a path", `{"name":"x","signature":{"scheme":"stripe"},"routes":[{"match":"a","task":{"type":"data_export","data":{"customerId":""}}}]}`,
 			"providers[0].routes[0].task.data.customerId: needs a payload path"},
 		{"negative retries", `{"name":"x","signature":{"scheme":"stripe"},"routes":[{"match":"a","task":{"type":"data_export","maxRetries":-1}}]}`,

@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/streamops/streamops/events/eventstest"
 	"github.com/streamops/streamops/internal/provider"
 )
 
@@ -27,6 +28,7 @@ func TestSignatureSchemesAreOneList(t *testing.T) {
 	body := []byte(`{"id":"evt_1","type":"invoice.paid"}`)
 	for _, name := range provider.SchemeNames() {
 		t.Run(name, func(t *testing.T) {
+			assert.Regexp(t, `^[a-z][a-z0-9_]*$`, name, "lower snake case, so eventstest.Unlisted is never a scheme")
 			cfg := schemeOptions[name]
 			cfg.Name, cfg.Signature.Scheme = "p-"+name, provider.Scheme(name)
 			p := configured(t, cfg)
@@ -51,18 +53,18 @@ func TestSignatureSchemesAreOneList(t *testing.T) {
 // of the table, and a Provider built around validation verifies and signs
 // nothing.
 func TestAnUnknownSchemeIsRefusedEverywhere(t *testing.T) {
-	_, err := provider.NewRegistry(provider.Config{Providers: []provider.Provider{{Name: "x", Signature: provider.Signature{Scheme: "jwt"}}}})
-	assert.ErrorContains(t, err, `providers[0].signature.scheme: "jwt" must be `+sentence(provider.SchemeNames()))
+	_, err := provider.NewRegistry(provider.Config{Providers: []provider.Provider{{Name: "x", Signature: provider.Signature{Scheme: eventstest.Unlisted}}}})
+	assert.ErrorContains(t, err, `providers[0].signature.scheme: "`+eventstest.Unlisted+`" must be `+sentence(provider.SchemeNames()))
 	_, err = provider.NewRegistry(provider.Config{Providers: []provider.Provider{{Name: "x"}}})
 	assert.ErrorContains(t, err, `providers[0].signature.scheme: is required (`+sentence(provider.SchemeNames())+`)`)
 
-	p := &provider.Provider{Name: "x", Signature: provider.Signature{Scheme: "jwt"}}
+	p := &provider.Provider{Name: "x", Signature: provider.Signature{Scheme: eventstest.Unlisted}}
 	err = p.Verify(http.Header{}, []byte(`{}`), []string{"s"}, now)
-	assert.EqualError(t, err, `webhook: x: unknown signature scheme "jwt"`)
+	assert.EqualError(t, err, `webhook: x: unknown signature scheme "`+eventstest.Unlisted+`"`)
 	var serr *provider.SignatureError
 	assert.False(t, errors.As(err, &serr), "a misconfigured provider is not the sender's fault")
 	_, err = p.Sign([]byte(`{}`), "s", provider.SignOptions{})
-	assert.EqualError(t, err, `webhook: sign: unknown signature scheme "jwt"`)
+	assert.EqualError(t, err, `webhook: sign: unknown signature scheme "`+eventstest.Unlisted+`"`)
 }
 
 // sentence lists items as the configuration errors do: "a, b or c".

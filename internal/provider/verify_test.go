@@ -108,7 +108,7 @@ func TestSignatureVerification(t *testing.T) {
 	for _, s := range schemes {
 		t.Run(s.provider, func(t *testing.T) {
 			cases := append(commonCases(s.secrets, s.header, s.noMatch), s.cases...)
-			runVerifyTable(t, defaultProvider(t, s.provider), s.fixture, s.opts, cases)
+			runVerifyTable(t, defaultProvider(t, s.provider), readFixture(t, s.fixture), s.opts, cases)
 		})
 	}
 }

@@ -15,13 +15,17 @@ import (
 
 // ReplayFilter is seed 001's ReplayFilter: one way to select events used by
 // browse, replay preview, replay and export alike. JSON field names are the
-// seed's.
+// seed's. Each field with a JSON name is a filter (FilterFields): its query
+// parameter, its CLI flag and the console's form field follow from it, and
+// it makes the filter non-empty (IsEmpty) unless tagged filter:"excludes".
 type ReplayFilter struct {
-	EventIDs          []string   `json:"event_ids,omitempty"`
-	ExecutionID       string     `json:"execution_id,omitempty"`
-	AggregateID       string     `json:"aggregate_id,omitempty"`
-	EventTypes        []string   `json:"event_types,omitempty"`
-	ExcludeEventTypes []string   `json:"exclude_event_types,omitempty"`
+	EventIDs    []string `json:"event_ids,omitempty"`
+	ExecutionID string   `json:"execution_id,omitempty"`
+	AggregateID string   `json:"aggregate_id,omitempty"`
+	EventTypes  []string `json:"event_types,omitempty"`
+	// ExcludeEventTypes leaves types out; alone it selects everything
+	// else, so it does not make a filter non-empty.
+	ExcludeEventTypes []string   `json:"exclude_event_types,omitempty" filter:"excludes"`
 	StartTime         *time.Time `json:"start_time,omitempty"`
 	EndTime           *time.Time `json:"end_time,omitempty"`
 	UserID            string     `json:"user_id,omitempty"`
@@ -66,11 +70,22 @@ func FilterFields() []FilterField {
 	return out
 }
 
-// IsEmpty is seed 001's is_empty: true when no selecting field is set
-// (exclude_event_types alone selects everything else, so it does not count).
+// Excludes reports whether the filter only leaves events out (tagged
+// filter:"excludes", as exclude_event_types): alone it selects everything
+// else, so it does not make a filter non-empty.
+func (f FilterField) Excludes() bool { return f.Tag.Get("filter") == "excludes" }
+
+// IsEmpty is seed 001's is_empty: true when no selecting field is set. It
+// reads every filter of FilterFields but those that only exclude, so a
+// field added to ReplayFilter counts without a line here.
 func (f ReplayFilter) IsEmpty() bool {
-	return len(f.EventIDs) == 0 && f.ExecutionID == "" && f.AggregateID == "" && len(f.EventTypes) == 0 &&
-		f.StartTime == nil && f.EndTime == nil && f.UserID == "" && f.ServiceName == ""
+	v := reflect.ValueOf(f)
+	for _, field := range FilterFields() {
+		if !field.Excludes() && !v.FieldByIndex(field.Index).IsZero() {
+			return false
+		}
+	}
+	return true
 }
 
 // SelectsSome reports whether f names the events it selects: a filter

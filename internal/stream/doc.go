@@ -11,8 +11,10 @@
 // A processor whose messages each act on one aggregate implements only
 // Aggregates (Key, Load, Rebuild, Step, Flush); HandleByKey does the rest,
 // and Runtime.Commit writes a batch's events, dead letters and webhook
-// outcomes in the one order that is safe to repeat. A third processor is
-// one new package implementing Aggregates, not a copy.
+// outcomes in the one order that is safe to repeat. Origin is where an
+// aggregate came from, which both processors' states embed and their
+// events carry (Runtime.Metadata). A third processor is one new package
+// implementing Aggregates, not a copy.
 //
 // What must not live here: producing and topic admin (package bus), domain
 // decisions (what a workflow step does, when a task is retried).

@@ -86,13 +86,13 @@ func (r Runtime) NearDeadline(ctx context.Context) bool {
 	return !deadline.Left(ctx, r.DeadlineMargin)
 }
 
-// Metadata is what the events of one aggregate carry: its correlation id,
-// the partner it belongs to, the principal whose request started it
-// (metadata.userId) and the trace it is part of (metadata.traceId, the
-// aggregate's stored TraceID), those it has.
-func (r Runtime) Metadata(correlationID, partnerID, userID, traceID string) *events.Metadata {
-	return &events.Metadata{Source: Source, ProcessorID: r.ProcessorID, CorrelationID: correlationID, PartnerID: partnerID,
-		UserID: events.OptionalString(userID), TraceID: traceID}
+// Metadata is what the events of one aggregate of origin o carry: its
+// correlation id, the partner it belongs to, the principal whose request
+// started it (metadata.userId) and the trace it is part of
+// (metadata.traceId), those it has.
+func (r Runtime) Metadata(o Origin) *events.Metadata {
+	return &events.Metadata{Source: Source, ProcessorID: r.ProcessorID, CorrelationID: o.CorrelationID, PartnerID: o.PartnerID,
+		UserID: events.OptionalString(o.UserID), TraceID: o.TraceID}
 }
 
 // Event builds a validated lifecycle event with a derived id, stamped at,

@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/assert"
 
 	"github.com/streamops/streamops/events"
+	"github.com/streamops/streamops/events/eventstest"
 )
 
 // TestSubmissionTakesTheTaskTypesAndStepsOfTheLists: POST /api/tasks
@@ -26,8 +27,8 @@ func TestSubmissionTakesTheTaskTypesAndStepsOfTheLists(t *testing.T) {
 		})
 	}
 
-	err := validateTask(TaskRequest{Type: "sms_notification", Data: data})
-	assert.EqualError(t, err, `type: unknown task type "sms_notification" (known types: `+strings.Join(events.TaskTypeNames(), ", ")+`)`)
-	err = validateWorkflow(WorkflowRequest{Name: "w", Steps: []string{"validate", "compile"}, Priority: "low"})
-	assert.EqualError(t, err, `steps[1]: unknown step "compile" (known steps: `+strings.Join(events.Steps, ", ")+`)`)
+	err := validateTask(TaskRequest{Type: eventstest.Unlisted, Data: data})
+	assert.EqualError(t, err, `type: unknown task type "`+eventstest.Unlisted+`" (known types: `+strings.Join(events.TaskTypeNames(), ", ")+`)`)
+	err = validateWorkflow(WorkflowRequest{Name: "w", Steps: []string{"validate", eventstest.Unlisted}, Priority: "low"})
+	assert.EqualError(t, err, `steps[1]: unknown step "`+eventstest.Unlisted+`" (known steps: `+strings.Join(events.Steps, ", ")+`)`)
 }

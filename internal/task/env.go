@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"reflect"
 
 	"github.com/streamops/streamops/events"
 	"github.com/streamops/streamops/internal/objects"
@@ -60,10 +61,23 @@ type ReadStore interface {
 	EventCounter
 }
 
-// Backends are where the executors send email and store files.
+// Backends are where the executors send email and store files. A backend
+// a new executor needs is a field here, set by LocalBackends and by
+// taskaws.Backends; NewExecutors refuses Backends with a field unset.
 type Backends struct {
 	Mailer  Mailer
 	Objects objects.Store
+}
+
+// missing names the first field of b that is not set, or "".
+func (b Backends) missing() string {
+	v := reflect.ValueOf(b)
+	for i := range v.NumField() {
+		if v.Field(i).IsZero() {
+			return v.Type().Field(i).Name
+		}
+	}
+	return ""
 }
 
 // LocalBackends are the local stack's: .eml files under cfg.DataDir/mail
@@ -82,8 +96,8 @@ func NewExecutors(b Backends, st ReadStore) (Executors, error) {
 	if st == nil {
 		return nil, errors.New("task: NewExecutors needs the store")
 	}
-	if b.Mailer == nil || b.Objects == nil {
-		return nil, errors.New("task: NewExecutors needs a mailer and an object store")
+	if missing := b.missing(); missing != "" {
+		return nil, fmt.Errorf("task: NewExecutors needs Backends.%s (set by LocalBackends and taskaws.Backends)", missing)
 	}
 	for t := range builders {
 		if !t.Known() {

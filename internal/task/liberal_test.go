@@ -10,6 +10,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/streamops/streamops/events"
+	"github.com/streamops/streamops/events/eventstest"
 	"github.com/streamops/streamops/internal/status"
 	"github.com/streamops/streamops/internal/store"
 	"github.com/streamops/streamops/internal/stream"
@@ -46,7 +47,7 @@ func TestSeed003ExamplesOnTheTasksTopicAreNeverDeadLettered(t *testing.T) {
 // not a schema-invalid record: its dead letter says processing-failed and
 // carries the task, like every task that failed for good.
 func TestATaskTypeWithoutAnExecutorFailsTheTask(t *testing.T) {
-	for _, typ := range []string{"sms_notification", string(events.TaskDataExport)} {
+	for _, typ := range []string{eventstest.Unlisted, string(events.TaskDataExport)} {
 		t.Run(typ, func(t *testing.T) {
 			h := newHarness(t, nil) // email_notification only
 			value, err := json.Marshal(map[string]any{

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 
 	"github.com/streamops/streamops/internal/store"
+	"github.com/streamops/streamops/internal/stream"
 )
 
 // The one place a task's State meets its store document: loaded with
@@ -15,8 +16,9 @@ func FromDocument(t store.Task) State {
 	return State{
 		ID: t.TaskID, Type: t.Type, Data: json.RawMessage(t.Data), Status: t.Status,
 		RetryCount: t.RetryCount, MaxRetries: t.MaxRetries, NextRetryAt: t.NextRetryAt, LastError: t.LastError,
-		Result: json.RawMessage(t.Result), EventID: t.EventID, CorrelationID: t.CorrelationID,
-		WebhookEventID: t.WebhookEventID, PartnerID: t.PartnerID, UserID: t.UserID, TraceID: t.TraceID, CreatedAt: t.CreatedAt, CompletedAt: t.CompletedAt,
+		Result: json.RawMessage(t.Result), Origin: stream.Origin{EventID: t.EventID, CorrelationID: t.CorrelationID,
+			WebhookEventID: t.WebhookEventID, PartnerID: t.PartnerID, UserID: t.UserID, TraceID: t.TraceID},
+		CreatedAt: t.CreatedAt, CompletedAt: t.CompletedAt,
 		UpdatedAt: t.UpdatedAt,
 	}
 }

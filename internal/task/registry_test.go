@@ -2,6 +2,7 @@ package task
 
 import (
 	"maps"
+	"reflect"
 	"slices"
 	"testing"
 
@@ -9,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/streamops/streamops/events"
+	"github.com/streamops/streamops/events/eventstest"
 	"github.com/streamops/streamops/internal/store"
 )
 
@@ -46,8 +48,8 @@ func TestNewExecutorsRefusesAListAndRegistryThatDisagree(t *testing.T) {
 	}{
 		{"a listed type without an executor", func() { delete(builders, events.TaskDataExport) },
 			`task: no executor registered for task type "data_export"`},
-		{"an executor for an unlisted type", func() { builders["sms_notification"] = builders[events.TaskEmailNotification] },
-			`task: an executor is registered for task type "sms_notification", which events.TaskTypes does not list`},
+		{"an executor for an unlisted type", func() { builders[eventstest.Unlisted] = builders[events.TaskEmailNotification] },
+			`task: an executor is registered for task type "` + eventstest.Unlisted + `", which events.TaskTypes does not list`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -55,6 +57,26 @@ func TestNewExecutorsRefusesAListAndRegistryThatDisagree(t *testing.T) {
 			tt.change()
 			_, err := NewExecutors(b, st)
 			assert.EqualError(t, err, tt.want)
+		})
+	}
+}
+
+// TestNewExecutorsRefusesBackendsWithAFieldUnset: every field of Backends
+// is a backend some executor needs, so one left unset (a field added
+// without its LocalBackends or taskaws line) is an error at start that
+// names it.
+func TestNewExecutorsRefusesBackendsWithAFieldUnset(t *testing.T) {
+	var st *store.Store
+	full := LocalBackends(BackendConfig{DataDir: t.TempDir()})
+	v := reflect.ValueOf(full)
+	require.Positive(t, v.NumField())
+	for i := range v.NumField() {
+		name := v.Type().Field(i).Name
+		t.Run(name, func(t *testing.T) {
+			b := full
+			reflect.ValueOf(&b).Elem().Field(i).SetZero()
+			_, err := NewExecutors(b, st)
+			assert.EqualError(t, err, "task: NewExecutors needs Backends."+name+" (set by LocalBackends and taskaws.Backends)")
 		})
 	}
 }

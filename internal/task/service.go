@@ -125,14 +125,8 @@ func (s tasks) Rebuild(ctx context.Context, it item) *state {
 	}
 	t := State{
 		ID: p.TaskID, Type: string(p.Type), Data: p.Data, Status: status.TaskPending,
-		RetryCount: p.RetryCount, MaxRetries: p.MaxRetries, EventID: env.EventID, CreatedAt: p.CreatedAt.Time,
-		TraceID: it.Msg.TraceID(ctx),
-	}
-	if md := env.Metadata; md != nil {
-		t.CorrelationID, t.PartnerID, t.UserID = md.CorrelationID, md.PartnerID, md.UserID.Value
-		if md.Source == "webhook" {
-			t.WebhookEventID = md.CorrelationID
-		}
+		RetryCount: p.RetryCount, MaxRetries: p.MaxRetries, CreatedAt: p.CreatedAt.Time,
+		Origin: stream.OriginOf(env, it.Msg.TraceID(ctx)),
 	}
 	s.cfg.Logger.WarnContext(ctx, "task has no projection; creating it from its event", "taskId", t.ID, "eventId", env.EventID)
 	return &state{task: t, stored: t.RetryCount}
@@ -179,7 +173,7 @@ func (s tasks) attempt(ctx context.Context, b *stream.Batch, st *state, it item)
 		return ErrDeadline
 	}
 
-	meta := s.cfg.Metadata(t.CorrelationID, t.PartnerID, t.UserID, t.TraceID)
+	meta := s.cfg.Metadata(t.Origin)
 	var evs []events.Envelope
 	add := func(pl events.Payload, id string, at time.Time) error {
 		env, err := s.cfg.Event(pl, id, at, meta)

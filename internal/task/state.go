@@ -7,6 +7,7 @@ import (
 	"github.com/streamops/streamops/events"
 	"github.com/streamops/streamops/internal/fault"
 	"github.com/streamops/streamops/internal/status"
+	"github.com/streamops/streamops/internal/stream"
 )
 
 // State is a task as this package decides it: its submission, the attempt
@@ -29,18 +30,9 @@ type State struct {
 	NextRetryAt *time.Time
 	LastError   *events.TaskError
 	Result      json.RawMessage
-	// EventID is the task.created that started it.
-	EventID        string
-	CorrelationID  string
-	WebhookEventID string
-	PartnerID      string
-	// UserID is the principal whose request started the task
-	// (metadata.userId of all its events); empty for a webhook delivery's.
-	UserID string
-	// TraceID is the trace of the request that started the task
-	// (metadata.traceId of its task.created, else the trace its record was
-	// handled under); every event of it carries it, retries too.
-	TraceID     string
+	// Origin is where the task came from: its task.created, correlation,
+	// webhook event, partner, user and trace.
+	stream.Origin
 	CreatedAt   time.Time
 	CompletedAt *time.Time
 	// UpdatedAt is when the store last wrote the task (for a failed task,

@@ -5,6 +5,7 @@ import (
 
 	"github.com/streamops/streamops/internal/fault"
 	"github.com/streamops/streamops/internal/store"
+	"github.com/streamops/streamops/internal/stream"
 )
 
 // The one place a workflow's State meets its store document: loaded with
@@ -27,8 +28,9 @@ func fromCheckpoint(cp store.WorkflowCheckpoint) State {
 	s := State{
 		ID: cp.WorkflowID, Name: cp.Name, Steps: cp.Steps, Priority: cp.Priority, Input: json.RawMessage(cp.Input),
 		Status: cp.Status, Next: cp.CurrentStepIndex, Attempts: cp.StepAttempts, Error: cp.Error,
-		EventID: cp.EventID, CorrelationID: cp.CorrelationID, WebhookEventID: cp.WebhookEventID, PartnerID: cp.PartnerID,
-		UserID: cp.UserID, TraceID: cp.TraceID, CreatedAt: cp.CreatedAt, StartedAt: cp.StartedAt, CompletedAt: cp.CompletedAt,
+		Origin: stream.Origin{EventID: cp.EventID, CorrelationID: cp.CorrelationID, WebhookEventID: cp.WebhookEventID,
+			PartnerID: cp.PartnerID, UserID: cp.UserID, TraceID: cp.TraceID},
+		CreatedAt: cp.CreatedAt, StartedAt: cp.StartedAt, CompletedAt: cp.CompletedAt,
 		AttemptStep: cp.AttemptStepIndex, AttemptsStarted: cp.StepAttemptsStarted,
 		Attempt: max(cp.Attempt, 1), Rederive: cp.RederiveInput,
 	}

@@ -113,13 +113,7 @@ func (w workflows) Rebuild(ctx context.Context, it item) *state {
 	w.cfg.Logger.WarnContext(ctx, "workflow has no projection; creating it from its event", "workflowId", p.WorkflowID, "eventId", env.EventID)
 	wf := State{
 		ID: p.WorkflowID, Name: p.Name, Steps: p.Steps, Priority: string(p.Priority), Input: p.Input,
-		Status: status.WorkflowPending, EventID: env.EventID, CreatedAt: p.CreatedAt.Time, TraceID: it.Msg.TraceID(ctx),
-	}
-	if md := env.Metadata; md != nil {
-		wf.CorrelationID, wf.PartnerID, wf.UserID = md.CorrelationID, md.PartnerID, md.UserID.Value
-		if md.Source == "webhook" {
-			wf.WebhookEventID = md.CorrelationID
-		}
+		Status: status.WorkflowPending, CreatedAt: p.CreatedAt.Time, Origin: stream.OriginOf(env, it.Msg.TraceID(ctx)),
 	}
 	return newState(wf)
 }

@@ -42,18 +42,9 @@ type State struct {
 	// processing so a redelivered batch resumes there.
 	Resume []json.RawMessage
 	Error  *events.WorkflowError
-	// EventID is the workflow.created that started it.
-	EventID        string
-	CorrelationID  string
-	WebhookEventID string
-	PartnerID      string
-	// UserID is the principal whose request started the workflow
-	// (metadata.userId of all its events); empty for a webhook delivery's.
-	UserID string
-	// TraceID is the trace of the request that started the workflow
-	// (metadata.traceId of its workflow.created, else the trace its record
-	// was handled under); every event of it carries it.
-	TraceID     string
+	// Origin is where the workflow came from: its workflow.created,
+	// correlation, webhook event, partner, user and trace.
+	stream.Origin
 	CreatedAt   time.Time
 	StartedAt   *time.Time
 	CompletedAt *time.Time
@@ -124,7 +115,7 @@ func (s *State) Delivers() bool {
 // metadata is what the run's events carry: rt's, with the attempt from
 // the second run on.
 func (s *State) metadata(rt stream.Runtime) *events.Metadata {
-	md := rt.Metadata(s.CorrelationID, s.PartnerID, s.UserID, s.TraceID)
+	md := rt.Metadata(s.Origin)
 	if s.Attempt > 1 {
 		md.Attempt = s.Attempt
 	}

@@ -3,26 +3,14 @@ import { get } from '../api.js';
 import { useLoad } from '../hooks.js';
 import { base, ErrorBox, Loading, fmtTime, FilterForm, Since, Pager, Json, Empty } from '../ui.jsx';
 import { TraceLink } from './traces.jsx';
-
-// filterFields is seed 001's ReplayFilter, named as the API's query
-// parameters, so the page's URL is the API's filter.
-export const filterFields = [
-  { name: 'event_types', label: 'Types', placeholder: 'workflow.failed,task.failed' },
-  { name: 'exclude_event_types', label: 'Exclude types', placeholder: 'webhook.received' },
-  { name: 'aggregate_id', label: 'Aggregate', placeholder: 'wf-… or task-…' },
-  { name: 'execution_id', label: 'Execution', placeholder: 'webhook event id' },
-  { name: 'event_ids', label: 'Event ids', placeholder: 'evt-…,evt-…' },
-  { name: 'user_id', label: 'User' },
-  { name: 'service_name', label: 'Service', placeholder: 'api-gateway' },
-  { name: 'start_time', label: 'From', placeholder: '2026-01-04T01:00:00Z' },
-  { name: 'end_time', label: 'To', placeholder: '2026-01-04T02:00:00Z' },
-];
+import { loadFilterFields } from '../filters.js';
 
 // Events browses the history with the filter, or, with q in the query
 // string, searches it (GET /api/events/search: seed 001's text index on
 // MongoDB), newest first and without paging.
 export function Events() {
   const { query } = useLocation();
+  const filters = useLoad(loadFilterFields, []);
   const key = JSON.stringify(query);
   const searching = (query.q || '').trim() !== '';
   const { data, error, loading } = useLoad(
@@ -33,10 +21,14 @@ export function Events() {
     <section>
       <h1>Events</h1>
       <SearchBox />
-      <FilterForm
-        fields={[...filterFields, { name: 'limit', label: 'Per page', placeholder: '50' }]}
-        extra={<Since param="start_time" />}
-      />
+      {filters.data ? (
+        <FilterForm
+          fields={[...filters.data, { name: 'limit', label: 'Per page', placeholder: '50' }]}
+          extra={<Since param="start_time" />}
+        />
+      ) : (
+        <ErrorBox error={filters.error} />
+      )}
       <ErrorBox error={error} />
       <Loading when={loading} />
       {data && searching && !loading ? (

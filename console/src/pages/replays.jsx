@@ -3,18 +3,17 @@ import { useLocation } from 'preact-iso/router';
 import { get, post } from '../api.js';
 import { useAction, useLoad } from '../hooks.js';
 import { base, ErrorBox, Loading, fmtTime, FilterForm, Badge, ListTable, Listing } from '../ui.jsx';
-import { filterFields, EventList } from './events.jsx';
+import { EventList } from './events.jsx';
+import { loadFilterFields } from '../filters.js';
 
 // replayFilter turns the page's query (the API's ReplayFilter parameter
 // names) into the body's filter: lists split at commas, times as given.
-function replayFilter(query) {
+function replayFilter(query, fields) {
   const f = {};
-  for (const { name } of filterFields) {
+  for (const { name, list } of fields) {
     const v = query[name];
     if (!v) continue;
-    f[name] = ['event_types', 'exclude_event_types', 'event_ids'].includes(name)
-      ? v.split(',').map((s) => s.trim()).filter(Boolean)
-      : v;
+    f[name] = list ? v.split(',').map((s) => s.trim()).filter(Boolean) : v;
   }
   return f;
 }
@@ -24,12 +23,13 @@ function replayFilter(query) {
 // its progress; below, the recent sessions.
 export function Replays() {
   const { query, route } = useLocation();
-  const filter = replayFilter(query);
+  const fields = useLoad(loadFilterFields, []);
+  const filter = fields.data ? replayFilter(query, fields.data) : {};
   const hasFilter = Object.keys(filter).length > 0;
   const key = JSON.stringify(query);
   const preview = useLoad(
     () => (hasFilter ? post('/api/replays', { filter, dryRun: true }) : Promise.resolve(null)),
-    [key],
+    [key, Boolean(fields.data)],
   );
   const [start, setStart] = useState({ busy: false, error: null });
   const rate = query.rate_per_second ? Number(query.rate_per_second) : undefined;
@@ -49,14 +49,18 @@ export function Replays() {
         Choose the events to replay; the dry run below shows how many and a sample before anything is published. A replay runs in
         the background at its rate (events per second; the API's default when empty).
       </p>
-      <FilterForm
-        fields={[
-          ...filterFields,
-          { name: 'target_topic', label: 'Target topic', placeholder: 'their own topic' },
-          { name: 'rate_per_second', label: 'Rate (events/s)', placeholder: '500' },
-        ]}
-        submit="Dry run"
-      />
+      {fields.data ? (
+        <FilterForm
+          fields={[
+            ...fields.data,
+            { name: 'target_topic', label: 'Target topic', placeholder: 'their own topic' },
+            { name: 'rate_per_second', label: 'Rate (events/s)', placeholder: '500' },
+          ]}
+          submit="Dry run"
+        />
+      ) : (
+        <ErrorBox error={fields.error} />
+      )}
       <ErrorBox error={preview.error} />
       <Loading when={hasFilter && preview.loading} />
       {preview.data ? (

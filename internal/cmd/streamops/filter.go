@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/streamops/streamops/internal/httpapi"
 	"github.com/streamops/streamops/internal/store"
 )
 
@@ -25,13 +26,15 @@ func (l *listFlag) Set(v string) error {
 	return nil
 }
 
-// filterFlagSpecs are the CLI flags of seed 001's ReplayFilter, one per
-// filter, keyed by the filter's JSON field: the struct's fields are the
-// one list of filters (docs/extending.md), and
-// TestFilterFlagsCoverEveryFilterField holds this table to them. A
-// field's Go type sets how its flag reads: []string a repeatable,
-// comma-separated list, string one value, *time.Time an RFC 3339 time.
-var filterFlagSpecs = []struct{ field, flag, usage string }{
+// filterFlag is the CLI flag of one filter: its JSON field, the flag's
+// name and its usage.
+type filterFlag struct{ field, flag, usage string }
+
+// filterFlagNames are the flags of seed 001's filters, whose names are
+// shorter than their fields'. A filter without a row here (one added to
+// store.ReplayFilter later) gets the flag of its JSON name with '-' for
+// '_' and the description of its OpenAPI parameter (filterFlagSpecs).
+var filterFlagNames = []filterFlag{
 	{"event_types", "type", "event types to include (repeat or comma-separate), e.g. workflow.completed"},
 	{"exclude_event_types", "exclude-type", "event types to leave out"},
 	{"event_ids", "event-id", "event ids"},
@@ -41,6 +44,25 @@ var filterFlagSpecs = []struct{ field, flag, usage string }{
 	{"service_name", "service", "metadata.source, e.g. webhook, api-gateway, event-processor"},
 	{"start_time", "start", "only events at or after this RFC 3339 time"},
 	{"end_time", "end", "only events at or before this RFC 3339 time"},
+}
+
+// filterFlagSpecs are the CLI flags of the filters, one per field of
+// store.FilterFields (the one list of filters, docs/extending.md), in its
+// order. A field's Go type sets how its flag reads: []string a
+// repeatable, comma-separated list, string one value, *time.Time an RFC
+// 3339 time.
+func filterFlagSpecs() []filterFlag {
+	var out []filterFlag
+	for _, f := range store.FilterFields() {
+		spec := filterFlag{field: f.Name, flag: strings.ReplaceAll(f.Name, "_", "-"), usage: httpapi.ParameterDescription(f.Name)}
+		for _, named := range filterFlagNames {
+			if named.field == f.Name {
+				spec = named
+			}
+		}
+		out = append(out, spec)
+	}
+	return out
 }
 
 // filterFlags are the flags of filterFlagSpecs, shared by tail and
@@ -53,7 +75,7 @@ type filterFlags struct {
 func addFilterFlags(fs *flag.FlagSet) *filterFlags {
 	f := &filterFlags{values: map[string]flag.Value{}}
 	fields := filterFields()
-	for _, spec := range filterFlagSpecs {
+	for _, spec := range filterFlagSpecs() {
 		var v flag.Value = new(stringFlag)
 		if fields[spec.field].Type.Kind() == reflect.Slice {
 			v = new(listFlag)
@@ -90,7 +112,7 @@ func (f *filterFlags) filter(fs *flag.FlagSet, now time.Time) (store.ReplayFilte
 	}
 	v := reflect.ValueOf(&out).Elem()
 	fields := filterFields()
-	for _, spec := range filterFlagSpecs {
+	for _, spec := range filterFlagSpecs() {
 		if !set[spec.flag] {
 			continue
 		}

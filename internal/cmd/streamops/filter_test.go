@@ -4,6 +4,7 @@ import (
 	"flag"
 	"io"
 	"reflect"
+	"slices"
 	"testing"
 	"time"
 
@@ -16,14 +17,21 @@ import (
 // TestFilterFlagsCoverEveryFilterField ties the CLI to the one list of
 // GET /api/events filters, the JSON fields of store.ReplayFilter: every
 // field has a flag, and each flag reaches the API as its field's query
-// parameter. A filter added to ReplayFilter without its flag fails here.
+// parameter. A filter added to ReplayFilter gets a flag without a row in
+// filterFlagNames, named as its field and described as its parameter.
 func TestFilterFlagsCoverEveryFilterField(t *testing.T) {
 	fields := filterFields()
-	var specFields []string
-	for _, spec := range filterFlagSpecs {
+	var specFields, flags []string
+	for _, spec := range filterFlagSpecs() {
 		specFields = append(specFields, spec.field)
+		flags = append(flags, spec.flag)
+		assert.NotEmpty(t, spec.usage, "-%s has a usage: the OpenAPI parameter %s has a description", spec.flag, spec.field)
 	}
 	assert.ElementsMatch(t, keys(fields), specFields, "one flag per ReplayFilter field")
+	assert.Len(t, slices.Compact(slices.Sorted(slices.Values(flags))), len(flags), "no two filters share a flag")
+	for _, named := range filterFlagNames {
+		assert.Contains(t, fields, named.field, "filterFlagNames names only ReplayFilter fields")
+	}
 
 	// A value of each kind of field, and what the query carries for it.
 	values := map[reflect.Kind][2]string{
@@ -31,7 +39,7 @@ func TestFilterFlagsCoverEveryFilterField(t *testing.T) {
 		reflect.String:  {"v-1", "v-1"},
 		reflect.Pointer: {"2026-01-04T02:00:00+01:00", "2026-01-04T01:00:00Z"},
 	}
-	for _, spec := range filterFlagSpecs {
+	for _, spec := range filterFlagSpecs() {
 		t.Run(spec.field, func(t *testing.T) {
 			v, ok := values[fields[spec.field].Type.Kind()]
 			require.True(t, ok, "a flag for a %s field", fields[spec.field].Type)

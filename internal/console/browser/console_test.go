@@ -3,6 +3,7 @@
 package browser_test
 
 import (
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -57,6 +58,17 @@ func TestConsoleInABrowser(t *testing.T) {
 		all := count(t, admin, `[data-testid=event-list] > li`)
 		contains(t, admin, s.stripeWorkflow, "workflow.completed", "task.completed", "webhook.received")
 		admin.screenshot(t, "events")
+
+		// The form's filters are the API's (its served OpenAPI document,
+		// derived from store.ReplayFilter), and only those and the page size.
+		var filters []string
+		for _, f := range store.FilterFields() {
+			filters = append(filters, f.Name)
+		}
+		fields, err := json.Marshal(append(filters, "limit"))
+		require.NoError(t, err)
+		admin.waitFor(t, fmt.Sprintf(`JSON.stringify([...document.querySelectorAll('form.filters [name]')].map(e => e.name).sort()) === JSON.stringify(%s.sort())`, fields),
+			"a field per filter of the API")
 
 		admin.do(t, fill(`input[name=event_types]`, "workflow.completed"),
 			fill(`input[name=limit]`, ""),

@@ -16,6 +16,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/streamops/streamops/internal/console"
+	"github.com/streamops/streamops/internal/httpapi"
 )
 
 // fixtureTrace is the contract's example answer of GET /api/traces/{id}
@@ -81,6 +82,10 @@ func fixtureAPI(t *testing.T) (*httptest.Server, *atomic.Int32) {
 	})
 	mux.HandleFunc("GET /api/events", func(w http.ResponseWriter, _ *http.Request) {
 		write(w, http.StatusOK, map[string]any{"events": []any{}}) // the sign-in lands on the events page
+	})
+	mux.HandleFunc("GET /api/openapi.json", func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = w.Write(httpapi.OpenAPIDocument()) // the events page's filters
 	})
 	mux.HandleFunc("GET /api/traces/{id}", func(w http.ResponseWriter, r *http.Request) {
 		id := r.PathValue("id")
