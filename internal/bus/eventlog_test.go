@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"log/slog"
-	"sync"
 	"testing"
 	"time"
 
@@ -19,6 +18,8 @@ import (
 )
 
 // publishedLine is seed 003's producer line as the JSON handler writes it.
+// The lines are written by the publishing goroutine, so the tests' plain
+// buffers see them all once Publish returns.
 type publishedLine struct {
 	Msg        string `json:"msg"`
 	Function   string `json:"function"`
@@ -32,18 +33,11 @@ type publishedLine struct {
 	TraceID    string `json:"trace_id"`
 }
 
-func publishedLines(t *testing.T, out *syncBuffer) []publishedLine {
+func publishedLines(t *testing.T, out *bytes.Buffer) []publishedLine {
 	t.Helper()
-	var got []publishedLine
-	dec := json.NewDecoder(bytes.NewBufferString(out.String()))
-	for dec.More() {
-		var l publishedLine
-		require.NoError(t, dec.Decode(&l))
-		if l.Msg == eventlog.MsgPublished {
-			got = append(got, l)
-		}
-	}
-	return got
+	lines, err := eventlog.Lines[publishedLine](out.Bytes(), eventlog.MsgPublished)
+	require.NoError(t, err)
+	return lines
 }
 
 // Every event Publish and PublishTo got acknowledged has its "Event
@@ -54,7 +48,7 @@ func TestPublishLogsEveryAcknowledgedEventWithItsPartitionAndOffset(t *testing.T
 	topics := []string{events.TopicWorkflows, events.TopicTasks, events.TopicOperations, "replay-target"}
 	cluster := newCluster(t, 1, topics...)
 	brokers := cluster.ListenAddrs()
-	var out syncBuffer
+	var out bytes.Buffer
 	log := slog.New(tracing.LogHandler(slog.NewJSONHandler(&out, nil))).With("function", "test-producer")
 	c := newTestClient(t, Config{Brokers: brokers, Logger: log})
 	at := time.Now()
@@ -145,59 +139,5 @@ func recordAt(t *testing.T, brokers []string, topic string, partition int32, off
 				return r
 			}
 		}
-	}
-}
-
-// syncBuffer is a bytes.Buffer safe for the logger's writes.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
-
-// A client without a logger (a tool's, a test's) writes no line, and a
-// sampling keeps the lines of its share of events only.
-func TestPublishLinesFollowTheLoggerAndTheSampling(t *testing.T) {
-	brokers := newCluster(t, 1, events.TopicTasks).ListenAddrs()
-	envs := make([]events.Envelope, 200)
-	for i := range envs {
-		envs[i] = eventstest.TaskCreated(eventstest.NewUUID(), eventstest.NewUUID(), "data_export", time.Now(), nil)
-	}
-	for _, tc := range []struct {
-		name     string
-		logger   bool
-		sampling eventlog.Sampling
-	}{
-		{"no logger", false, eventlog.Sampling{}},
-		{"every event", true, eventlog.Sampling{}},
-		{"a tenth", true, eventlog.Ratio(0.1)},
-		{"none", true, eventlog.Ratio(0)},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			var out syncBuffer
-			cfg := Config{Brokers: brokers, EventLog: tc.sampling}
-			if tc.logger {
-				cfg.Logger = slog.New(slog.NewJSONHandler(&out, nil))
-			}
-			require.NoError(t, newTestClient(t, cfg).Publish(testContext(t), envs...))
-			want := 0
-			for _, env := range envs {
-				if tc.logger && tc.sampling.Keep(env.EventID) {
-					want++
-				}
-			}
-			assert.Len(t, publishedLines(t, &out), want)
-		})
 	}
 }

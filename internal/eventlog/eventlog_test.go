@@ -141,3 +141,21 @@ func TestSamplingKeepsItsShareByEventIDAndEveryFailure(t *testing.T) {
 	}
 	assert.True(t, Sampling{}.Keep("anything"), "the zero value keeps every event")
 }
+
+// Lines reads back the lines of one message, passing over other lines and
+// text that is not JSON.
+func TestLinesReadsBackTheLinesOfOneMessage(t *testing.T) {
+	var buf bytes.Buffer
+	l := jsonLogger(&buf, slog.LevelInfo)
+	l.Info("batch processed", "records", 2)
+	Published(context.Background(), l, Sampling{}, events.TopicTasks, events.TaskCreated, "e1", "task-1", 1, 10)
+	buf.WriteString("not json\n")
+	Published(context.Background(), l, Sampling{}, events.TopicTasks, events.TaskCreated, "e2", "task-2", 2, 20)
+	type line struct {
+		TaskID string `json:"taskId"`
+		Offset int64  `json:"offset"`
+	}
+	got, err := Lines[line](buf.Bytes(), MsgPublished)
+	require.NoError(t, err)
+	assert.Equal(t, []line{{"task-1", 10}, {"task-2", 20}}, got)
+}

@@ -1,13 +1,10 @@
 package stream_test
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"log/slog"
 	"sort"
-	"sync"
 	"testing"
 	"time"
 
@@ -20,6 +17,7 @@ import (
 	"github.com/streamops/streamops/internal/eventlog"
 	"github.com/streamops/streamops/internal/stream"
 	"github.com/streamops/streamops/internal/stream/streamtest"
+	"github.com/streamops/streamops/internal/testenv"
 	"github.com/streamops/streamops/internal/tracing"
 )
 
@@ -34,32 +32,12 @@ type processedLine struct {
 	TraceID        string `json:"trace_id"`
 }
 
-// syncBuffer is a bytes.Buffer safe for concurrent partitions' writes.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) processed(t *testing.T) []processedLine {
+// processedLines are the "Event processed" lines out holds.
+func processedLines(t *testing.T, out *testenv.Output) []processedLine {
 	t.Helper()
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	var out []processedLine
-	dec := json.NewDecoder(bytes.NewReader(b.buf.Bytes()))
-	for dec.More() {
-		var l processedLine
-		require.NoError(t, dec.Decode(&l))
-		if l.Msg == eventlog.MsgProcessed {
-			out = append(out, l)
-		}
-	}
-	return out
+	lines, err := eventlog.Lines[processedLine]([]byte(out.String()), eventlog.MsgProcessed)
+	require.NoError(t, err)
+	return lines
 }
 
 // stepper is an Aggregates over counters whose Step dead-letters the
@@ -118,7 +96,7 @@ func TestEveryProcessedEventHasItsLineWithItsOutcome(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			tc.agg.stored = map[string]bool{}
-			var out syncBuffer
+			var out testenv.Output
 			h := stream.Keyed[events.WorkflowCreatedPayload, *counter]{Type: events.WorkflowCreated, Aggregates: tc.agg}
 			proc, err := stream.New(stream.Config{Name: "workflow-processor", Handler: h, DeadLetters: &deadLetters{}, Publisher: &publisher{},
 				Logger: slog.New(tracing.LogHandler(slog.NewJSONHandler(&out, nil)))})
@@ -132,7 +110,7 @@ func TestEveryProcessedEventHasItsLineWithItsOutcome(t *testing.T) {
 				require.NoError(t, err)
 			}
 
-			lines := out.processed(t)
+			lines := processedLines(t, &out)
 			var got []want
 			for _, l := range lines {
 				got = append(got, want{l.WorkflowID, *l.Success})
@@ -166,13 +144,13 @@ func TestProcessedLineIsInItsRecordsTrace(t *testing.T) {
 		recs = append(recs, g.Record(t, env))
 		byWorkflow["wf-"+id] = tr
 	}
-	var out syncBuffer
+	var out testenv.Output
 	h := stream.Keyed[events.WorkflowCreatedPayload, *counter]{Type: events.WorkflowCreated, Aggregates: &counters{stored: map[string]bool{}}}
 	proc, err := stream.New(stream.Config{Name: "workflow-processor", Handler: h, DeadLetters: &deadLetters{}, Publisher: &publisher{},
 		Logger: slog.New(tracing.LogHandler(slog.NewJSONHandler(&out, nil)))})
 	require.NoError(t, err)
 	require.NoError(t, proc.HandleKafkaEvent(context.Background(), streamtest.Batch(recs...)))
-	lines := out.processed(t)
+	lines := processedLines(t, &out)
 	require.Len(t, lines, len(traces))
 	for _, l := range lines {
 		assert.Equal(t, byWorkflow[l.WorkflowID], l.TraceID, "workflow %s", l.WorkflowID)
@@ -199,7 +177,7 @@ func TestProcessedLinesFollowTheSampling(t *testing.T) {
 		{"none, but a failed batch's are all written", eventlog.Ratio(0), true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			var out syncBuffer
+			var out testenv.Output
 			agg := &stepper{counters: counters{stored: map[string]bool{}}}
 			if tc.fail {
 				agg.counters.flushErr = errStoreDown
@@ -215,7 +193,7 @@ func TestProcessedLinesFollowTheSampling(t *testing.T) {
 					want++
 				}
 			}
-			assert.Len(t, out.processed(t), want)
+			assert.Len(t, processedLines(t, &out), want)
 		})
 	}
 }

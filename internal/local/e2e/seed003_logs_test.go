@@ -1,13 +1,11 @@
 package e2e
 
 import (
-	"bufio"
 	"encoding/json"
 	"maps"
 	"net/http"
 	"net/url"
 	"slices"
-	"strings"
 	"testing"
 	"time"
 
@@ -28,16 +26,9 @@ func (l logLine) str(k string) string { s, _ := l[k].(string); return s }
 // logLines are the stack's JSON log lines with message msg.
 func logLines(t *testing.T, s *stack, msg string) []logLine {
 	t.Helper()
-	var out []logLine
-	sc := bufio.NewScanner(strings.NewReader(s.logs.String()))
-	sc.Buffer(make([]byte, 1<<20), 1<<20)
-	for sc.Scan() {
-		var l logLine
-		if json.Unmarshal(sc.Bytes(), &l) == nil && l.str("msg") == msg {
-			out = append(out, l)
-		}
-	}
-	return out
+	lines, err := eventlog.Lines[logLine]([]byte(s.logs.String()), msg)
+	require.NoError(t, err)
+	return lines
 }
 
 // The fields of seed 003's two lines ("Example Logging") as the stack
