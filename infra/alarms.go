@@ -248,7 +248,13 @@ func mskAlarms(cfg Config) []alarmSpec {
 // retry-sweeper's SweeperDeadLettered the stored events Kafka refused for
 // good or that stayed unpublished too long.
 const (
-	metricDeadLettered        = "DeadLettered"
+	metricDeadLettered = "DeadLettered"
+	// Published and PublishLatency (internal/emit) are every emitter's;
+	// Records and BatchLatency the stream core's, per batch.
+	metricPublished           = "Published"
+	metricPublishLatency      = "PublishLatency"
+	metricRecords             = "Records"
+	metricBatchLatency        = "BatchLatency"
 	metricOutboxDeadLettered  = "OutboxDeadLettered"
 	metricSweeperDeadLettered = "SweeperDeadLettered"
 )

@@ -63,6 +63,23 @@ func newDashboard(stack awscdk.Stack, in dashboardInputs) {
 		deadLetters = append(deadLetters, emfMetric(metricDeadLettered, name))
 	}
 	deadLetters = append(deadLetters, emfMetric(metricOutboxDeadLettered, fnOutboxRelay), emfMetric(metricSweeperDeadLettered, fnRetrySweeper))
+	var throughput, publishLatency, batchLatency []awscloudwatch.IMetric
+	percentiles := func(name, function string) []awscloudwatch.IMetric {
+		var out []awscloudwatch.IMetric
+		for _, p := range []string{"p50", "p95", "p99"} {
+			out = append(out, emfSum(name, function).With(&awscloudwatch.MetricOptions{
+				Statistic: jsii.String(p), Label: jsii.String(function + " " + name + " " + p)}))
+		}
+		return out
+	}
+	for _, fn := range []string{fnWebhook, fnAPI} {
+		throughput = append(throughput, emfMetric(metricPublished, fn))
+		publishLatency = append(publishLatency, percentiles(metricPublishLatency, fn)...)
+	}
+	for _, fn := range in.consumers {
+		throughput = append(throughput, emfMetric(metricRecords, fn))
+		batchLatency = append(batchLatency, percentiles(metricBatchLatency, fn)...)
+	}
 	api := in.api
 	rows := [][]awscloudwatch.IWidget{
 		{awscloudwatch.NewAlarmStatusWidget(&awscloudwatch.AlarmStatusWidgetProps{
@@ -108,6 +125,13 @@ func newDashboard(stack awscdk.Stack, in dashboardInputs) {
 				emfMetric("OutboxDeadLettered", fnOutboxRelay),
 			}),
 			graph("Dead letters (EMF)", &deadLetters),
+		},
+		// Seed 003's producer and consumer metrics: events published and
+		// consumed, publish and processing latency, failures.
+		{
+			graph("Events published and consumed (EMF)", &throughput),
+			graph("Publish latency p50/p95/p99 (ms, EMF)", &publishLatency),
+			graph("Batch processing latency p50/p95/p99 (ms, EMF)", &batchLatency),
 		},
 		// Seed 003's Kafka metrics: partition count, disk usage,
 		// replication lag, and consumer lag per topic and group.

@@ -97,9 +97,11 @@ func widgetMetrics(t *testing.T, body string) map[string][]string {
 	return out
 }
 
-// The dashboard shows seed 003's Kafka metrics (partition count, disk
-// usage, replication lag, consumer lag per topic and group) from the MSK
-// cluster, and every dead-letter count.
+// The dashboard shows seed 003's "Key Metrics to Track": the producer's
+// events published and publish latency, the consumer's events consumed
+// and processing latency (EMF), Kafka's partition count, disk usage,
+// replication lag and consumer lag per topic and group (the MSK cluster's
+// metrics), and every dead-letter count.
 func TestDashboardShowsSeed003sKafkaMetricsAndDeadLetters(t *testing.T) {
 	_, raw := stackTemplate(t)
 	// The body is a Fn::Join of strings and tokens; render gives it whole
@@ -138,6 +140,20 @@ func TestDashboardShowsSeed003sKafkaMetricsAndDeadLetters(t *testing.T) {
 		}},
 		{"MSK consumer lag per partition (records; PER_TOPIC_PER_PARTITION)", []string{
 			search(`"Cluster Name","Consumer Group","Topic","Partition"`, "OffsetLag"),
+		}},
+		{"Events published and consumed (EMF)", []string{
+			"StreamOps Published Function webhook",
+			"StreamOps Published Function api",
+			"StreamOps Records Function workflow-processor",
+			"StreamOps Records Function task-processor",
+		}},
+		{"Publish latency p50/p95/p99 (ms, EMF)", []string{
+			"StreamOps PublishLatency Function webhook", "StreamOps PublishLatency Function webhook", "StreamOps PublishLatency Function webhook",
+			"StreamOps PublishLatency Function api", "StreamOps PublishLatency Function api", "StreamOps PublishLatency Function api",
+		}},
+		{"Batch processing latency p50/p95/p99 (ms, EMF)", []string{
+			"StreamOps BatchLatency Function workflow-processor", "StreamOps BatchLatency Function workflow-processor", "StreamOps BatchLatency Function workflow-processor",
+			"StreamOps BatchLatency Function task-processor", "StreamOps BatchLatency Function task-processor", "StreamOps BatchLatency Function task-processor",
 		}},
 		{"Dead letters (EMF)", []string{
 			"StreamOps DeadLettered Function workflow-processor",
