@@ -168,3 +168,20 @@ func TestDashboardShowsSeed003sKafkaMetricsAndDeadLetters(t *testing.T) {
 		})
 	}
 }
+
+// eventLogSample reaches every function as STREAMOPS_EVENT_LOG_SAMPLE: 1
+// (every event's lines) unless the context sets a share; a share out of
+// 0..1 is refused by name.
+func TestEventLogSampleReachesEveryFunction(t *testing.T) {
+	_, byDefault := stackTemplate(t)
+	sampled, err := synth(map[string]any{ctxEventLogSample: "0.05"})
+	require.NoError(t, err)
+	for want, raw := range map[string]map[string]any{"1": byDefault, "0.05": sampled.json} {
+		for _, name := range functionNames {
+			env := props(resources(raw, "AWS::Lambda::Function")[functionID(t, raw, name)])["Environment"].(map[string]any)["Variables"].(map[string]any)
+			assert.Equal(t, want, env[envEventLogSample], name)
+		}
+	}
+	_, err = synth(map[string]any{ctxEventLogSample: "2"})
+	require.ErrorContains(t, err, ctxEventLogSample)
+}
