@@ -45,6 +45,7 @@ const (
 	ctxSESConfigSet       = "sesConfigurationSet"
 	ctxExportRetention    = "exportRetentionDays"
 	ctxLogLevel           = "logLevel"
+	ctxEventLogSample     = "eventLogSample"
 	ctxEventsTTL          = "eventsTtl"
 	ctxWebhookEventsTTL   = "webhookEventsTtl"
 	ctxLogRetentionDays   = "logRetentionDays"
@@ -154,6 +155,10 @@ type Config struct {
 
 	// LogLevel is STREAMOPS_LOG_LEVEL. Default "info".
 	LogLevel string
+	// EventLogSample is STREAMOPS_EVENT_LOG_SAMPLE: the share of events,
+	// 0 to 1, that get seed 003's "Event published" and "Event processed"
+	// lines (docs/operations.md). Default 1, every event.
+	EventLogSample float64
 	// LogRetentionDays is the retention of every log group. Default 30.
 	LogRetentionDays int
 
@@ -327,6 +332,7 @@ func configFromContext(scope constructs.Construct) (Config, error) {
 		SESConfigurationSet:   str(ctxSESConfigSet),
 		ExportRetentionDays:   num(ctxExportRetention),
 		LogLevel:              str(ctxLogLevel),
+		EventLogSample:        ratio(ctxEventLogSample, 1),
 		EventsTTL:             str(ctxEventsTTL),
 		WebhookEventsTTL:      str(ctxWebhookEventsTTL),
 		LogRetentionDays:      num(ctxLogRetentionDays),

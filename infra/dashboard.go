@@ -17,6 +17,8 @@ type dashboardInputs struct {
 	consumers []string
 	queues    map[string]awssqs.Queue
 	alarms    []awscloudwatch.Alarm
+	// cluster is the MSK cluster's name (mskClusterName).
+	cluster string
 }
 
 // newDashboard creates the one StreamOps dashboard: alarm states first,
@@ -50,6 +52,33 @@ func newDashboard(stack awscdk.Stack, in dashboardInputs) {
 	for _, id := range sortedKeys(in.queues) {
 		depths = append(depths, in.queues[id].MetricApproximateNumberOfMessagesVisible(
 			&awscloudwatch.MetricOptions{Label: jsii.String(id), Statistic: jsii.String("Maximum")}))
+	}
+	var groupLags, timeLags []awscloudwatch.IMetric
+	deadLetters := []awscloudwatch.IMetric{}
+	topics := consumedTopics()
+	for _, name := range in.consumers {
+		group, topic := consumerGroupID(name), topics[name]
+		groupLags = append(groupLags, mskGroupLag(in.cluster, mskSumOffsetLag, group, topic), mskGroupLag(in.cluster, mskMaxOffsetLag, group, topic))
+		timeLags = append(timeLags, mskGroupLag(in.cluster, mskEstimatedMaxTimeLag, group, topic))
+		deadLetters = append(deadLetters, emfMetric(metricDeadLettered, name))
+	}
+	deadLetters = append(deadLetters, emfMetric(metricOutboxDeadLettered, fnOutboxRelay), emfMetric(metricSweeperDeadLettered, fnRetrySweeper))
+	var throughput, publishLatency, batchLatency []awscloudwatch.IMetric
+	percentiles := func(name, function string) []awscloudwatch.IMetric {
+		var out []awscloudwatch.IMetric
+		for _, p := range []string{"p50", "p95", "p99"} {
+			out = append(out, emfSum(name, function).With(&awscloudwatch.MetricOptions{
+				Statistic: jsii.String(p), Label: jsii.String(function + " " + name + " " + p)}))
+		}
+		return out
+	}
+	for _, fn := range []string{fnWebhook, fnAPI} {
+		throughput = append(throughput, emfMetric(metricPublished, fn))
+		publishLatency = append(publishLatency, percentiles(metricPublishLatency, fn)...)
+	}
+	for _, fn := range in.consumers {
+		throughput = append(throughput, emfMetric(metricRecords, fn))
+		batchLatency = append(batchLatency, percentiles(metricBatchLatency, fn)...)
 	}
 	api := in.api
 	rows := [][]awscloudwatch.IWidget{
@@ -95,6 +124,35 @@ func newDashboard(stack awscdk.Stack, in dashboardInputs) {
 				emfMetric("OutboxDelivered", fnOutboxRelay), emfMetric("OutboxRetried", fnOutboxRelay),
 				emfMetric("OutboxDeadLettered", fnOutboxRelay),
 			}),
+			graph("Dead letters (EMF)", &deadLetters),
+		},
+		// Seed 003's producer and consumer metrics: events published and
+		// consumed, publish and processing latency, failures.
+		{
+			graph("Events published and consumed (EMF)", &throughput),
+			graph("Publish latency p50/p95/p99 (ms, EMF)", &publishLatency),
+			graph("Batch processing latency p50/p95/p99 (ms, EMF)", &batchLatency),
+		},
+		// Seed 003's Kafka metrics: partition count, disk usage,
+		// replication lag, and consumer lag per topic and group.
+		{
+			graph("MSK partitions and topics", &[]awscloudwatch.IMetric{
+				mskClusterMetric(in.cluster, mskGlobalPartitionCount, "Maximum"),
+				mskClusterMetric(in.cluster, mskGlobalTopicCount, "Maximum"),
+				mskClusterMetric(in.cluster, mskOfflinePartitionsCount, "Maximum"),
+			}),
+			graph("MSK data-log disk used per broker (%)", &[]awscloudwatch.IMetric{
+				mskPerBroker(in.cluster, mskDataLogsDiskUsed, "Maximum"),
+			}),
+			graph("MSK replication: under-replicated and under-min-ISR partitions", &[]awscloudwatch.IMetric{
+				mskPerBroker(in.cluster, mskUnderReplicated, "Maximum"),
+				mskPerBroker(in.cluster, mskUnderMinIsr, "Maximum"),
+			}),
+		},
+		{
+			graph("MSK consumer lag per topic and group (records)", &groupLags),
+			graph("MSK consumer time lag per topic and group (s)", &timeLags),
+			graph("MSK consumer lag per partition (records; PER_TOPIC_PER_PARTITION)", &[]awscloudwatch.IMetric{mskPartitionLag(in.cluster)}),
 		},
 	}
 	widgets := make([]*[]awscloudwatch.IWidget, 0, len(rows))
@@ -108,13 +166,19 @@ func newDashboard(stack awscdk.Stack, in dashboardInputs) {
 	})
 }
 
-// emfMetric is a StreamOps EMF metric of one function, summed.
-func emfMetric(name, function string) awscloudwatch.IMetric {
+// emfSum is a StreamOps EMF metric of one function, summed per alarm
+// period. Unlabelled, so an alarm on it is a plain metric alarm.
+func emfSum(name, function string) awscloudwatch.Metric {
 	return awscloudwatch.NewMetric(&awscloudwatch.MetricProps{
 		Namespace:     jsii.String(metricsNamespace),
 		MetricName:    jsii.String(name),
 		DimensionsMap: &map[string]*string{metricDimensionFunction: jsii.String(function)},
+		Period:        alarmPeriod,
 		Statistic:     jsii.String("Sum"),
-		Label:         jsii.String(function + " " + name),
 	})
+}
+
+// emfMetric is emfSum labelled with its function, for graphs.
+func emfMetric(name, function string) awscloudwatch.IMetric {
+	return emfSum(name, function).With(&awscloudwatch.MetricOptions{Label: jsii.String(function + " " + name)})
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"github.com/aws/aws-cdk-go/awscdk/v2"
@@ -249,6 +250,7 @@ func functionEnvironment(cfg Config, spec functionSpec, layer configLayer) map[s
 		envKafkaBrokers:   jsii.String(cfg.KafkaBrokers),
 		envKafkaAuth:      jsii.String(kafkaAuthIAM),
 		envLogLevel:       jsii.String(cfg.LogLevel),
+		envEventLogSample: jsii.String(strconv.FormatFloat(cfg.EventLogSample, 'g', -1, 64)),
 		// Retention: the webhook and api store webhook rows, the archiver
 		// archives and lets go; every function gets both, so each reads
 		// the store's configuration whole.

@@ -50,6 +50,7 @@ const (
 	envPartnerSecrets   = "PARTNER_SECRETS_PREFIX"
 	envPartnersFile     = "STREAMOPS_PARTNERS_FILE"
 	envLogLevel         = "STREAMOPS_LOG_LEVEL"
+	envEventLogSample   = "STREAMOPS_EVENT_LOG_SAMPLE"
 	envEventsTTL        = "STREAMOPS_EVENTS_TTL"
 	envWebhookEventsTTL = "STREAMOPS_WEBHOOK_EVENTS_TTL"
 	// envSchedulePeriod is the period of the schedule that invokes the

@@ -96,6 +96,7 @@ func newStreamOpsStack(scope constructs.Construct, cfg Config, props *awscdk.Sta
 		alarmSpecs = append(alarmSpecs, queueAlarm(id, s.function+" schedule could not invoke the function", failureQueues[id]))
 	}
 	alarmSpecs = append(alarmSpecs, outboxAgeAlarm(cfg))
+	alarmSpecs = append(append(alarmSpecs, mskAlarms(cfg)...), deadLetterAlarms()...)
 
 	newDashboard(stack, dashboardInputs{
 		api:       api,
@@ -103,6 +104,7 @@ func newStreamOpsStack(scope constructs.Construct, cfg Config, props *awscdk.Sta
 		consumers: consumers,
 		queues:    failureQueues,
 		alarms:    alarms(stack, cfg, alarmSpecs),
+		cluster:   mskClusterName(cfg.MSKClusterArn),
 	})
 	// EventBridge Scheduler's role (one per target function, made by the
 	// CDK) may invoke the function and its versions (<arn>:*), nothing else.

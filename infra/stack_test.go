@@ -597,9 +597,19 @@ func TestAlarms(t *testing.T) {
 	}
 	want = append(want, alarm{"OutboxRelay-OldestPendingAge", metricsNamespace, metricOldestPendingOutboxAge,
 		[]any{map[string]any{"Name": metricDimensionFunction, "Value": fnOutboxRelay}}, 900, 1})
+	// Dead letters, and the one MSK alarm on a plain metric; the MSK
+	// alarms on Metrics Insights queries are TestMSKAlarmsWatchEveryBroker's.
+	emfDim := func(fn string) []any { return []any{map[string]any{"Name": metricDimensionFunction, "Value": fn}} }
+	want = append(want,
+		alarm{"WorkflowProcessor-DeadLettered", metricsNamespace, metricDeadLettered, emfDim(fnWorkflowProcessor), 0, 1},
+		alarm{"TaskProcessor-DeadLettered", metricsNamespace, metricDeadLettered, emfDim(fnTaskProcessor), 0, 1},
+		alarm{"OutboxRelay-DeadLettered", metricsNamespace, metricOutboxDeadLettered, emfDim(fnOutboxRelay), 0, 1},
+		alarm{"RetrySweeper-DeadLettered", metricsNamespace, metricSweeperDeadLettered, emfDim(fnRetrySweeper), 0, 1},
+		alarm{"MSK-OfflinePartitions", mskNamespace, mskOfflinePartitionsCount,
+			[]any{map[string]any{"Name": mskDimCluster, "Value": testClusterName}}, 0, 1})
 
 	assertTemplate(t, "alarm count", func() {
-		tmpl.ResourceCountIs(jsii.String("AWS::CloudWatch::Alarm"), jsii.Number(len(want)))
+		tmpl.ResourceCountIs(jsii.String("AWS::CloudWatch::Alarm"), jsii.Number(len(want)+len(mskQueryAlarms)))
 	})
 	for _, a := range want {
 		t.Run(a.name, func(t *testing.T) {

@@ -13,6 +13,7 @@ import (
 	"github.com/streamops/streamops/internal/bus"
 	"github.com/streamops/streamops/internal/config"
 	"github.com/streamops/streamops/internal/emit"
+	"github.com/streamops/streamops/internal/eventlog"
 	"github.com/streamops/streamops/internal/metrics"
 	"github.com/streamops/streamops/internal/provider"
 	"github.com/streamops/streamops/internal/store"
@@ -28,6 +29,10 @@ type App struct {
 	Store   *store.Store
 	Bus     *bus.Client
 	Emitter *emit.Emitter
+	// EventLog is the share of events that get seed 003's per-event
+	// lines (STREAMOPS_EVENT_LOG_SAMPLE): Bus writes "Event published",
+	// a processor "Event processed".
+	EventLog eventlog.Sampling
 	// Tracing starts the function's spans; disabled unless
 	// STREAMOPS_TRACING=true. Every invocation's context holds it.
 	Tracing *tracing.Provider
@@ -75,6 +80,9 @@ type Config struct {
 	// Tracing is STREAMOPS_TRACING, OTEL_EXPORTER_OTLP_ENDPOINT and
 	// STREAMOPS_TRACE_SAMPLE_RATIO, with the function's service name.
 	Tracing tracing.Config
+	// EventLog is STREAMOPS_EVENT_LOG_SAMPLE: the share of events that
+	// get seed 003's per-event lines (package eventlog).
+	EventLog eventlog.Sampling
 }
 
 // NewConfig is the Config of function name with configuration c.
@@ -94,6 +102,7 @@ func NewConfig(name string, c config.App) Config {
 		AllowEmbeddedStore:    bool(f.Store.AllowEmbedded),
 		MarkDelay:             c.Marks(),
 		Tracing:               TracingConfig(name, f.Tracing, f.Lambda.OnLambda()),
+		EventLog:              eventlog.Ratio(float64(f.Log.EventSample)),
 	}
 }
 
@@ -148,7 +157,8 @@ func Open(ctx context.Context, cfg Config) (*App, error) {
 	if err := KafkaAuth(ctx, cfg.KafkaAuth, &cfg.Bus); err != nil {
 		return nil, err
 	}
-	a := &App{Name: cfg.Name, Logger: NewLogger(cfg.Name, cfg.LogLevel)}
+	a := &App{Name: cfg.Name, Logger: NewLogger(cfg.Name, cfg.LogLevel), EventLog: cfg.EventLog}
+	cfg.Bus.Logger, cfg.Bus.EventLog = a.Logger, cfg.EventLog
 	var err error
 	if a.Tracing, err = tracing.New(cfg.Tracing); err != nil {
 		return nil, err

@@ -3,12 +3,14 @@ package bus
 import (
 	"crypto/tls"
 	"fmt"
+	"log/slog"
 	"strings"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/sasl"
 
+	"github.com/streamops/streamops/internal/eventlog"
 	"github.com/streamops/streamops/internal/fault"
 )
 
@@ -75,6 +77,16 @@ type Config struct {
 	// SASL, when set, authenticates every connection (SCRAM or MSK IAM via
 	// franz-go's sasl/aws). Default nil: no authentication.
 	SASL sasl.Mechanism
+
+	// Logger receives seed 003's "Event published" line (package
+	// eventlog) of every event Publish and PublishTo got acknowledged,
+	// with its partition and offset. Default nil: no lines, so a client
+	// built by a tool or a test stays quiet; the functions pass theirs.
+	Logger *slog.Logger
+
+	// EventLog is the share of events whose line Logger receives
+	// (STREAMOPS_EVENT_LOG_SAMPLE). Default: every event's.
+	EventLog eventlog.Sampling
 }
 
 // Defaults used by setDefaults; see the Config field comments for why.

@@ -2,7 +2,9 @@
 // built on franz-go like its kgo/kadm split: the producer that publishes
 // event envelopes with the seed-003 key, value, timestamp and headers (the
 // value is the JSON events.New kept, else encoding/json's), and the
-// declarative topic table and EnsureTopics.
+// declarative topic table and EnsureTopics. Every event Publish gets
+// acknowledged has seed 003's "Event published" line (package eventlog)
+// when the Client has a Logger.
 //
 // What must not live here: event schemas and payload types (package events),
 // the MSK trigger adapter, Lambda's KafkaEvent and the dead-letter record

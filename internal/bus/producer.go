@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"log/slog"
 	"sync"
 	"time"
 
@@ -73,6 +74,15 @@ func New(cfg Config) (*Client, error) {
 		return nil, fmt.Errorf("%w: %w", ErrInvalidConfig, err)
 	}
 	return &Client{cfg: cfg, cl: cl, adm: kadm.NewClient(cl)}, nil
+}
+
+// WithLogger is c writing its "Event published" lines to log instead: the
+// same producer and connections (one process serving several functions
+// gives each its own lines), so closing either closes both.
+func (c *Client) WithLogger(log *slog.Logger) *Client {
+	cp := *c
+	cp.cfg.Logger = log
+	return &cp
 }
 
 // Close flushes nothing and releases connections; records still buffered
@@ -183,6 +193,7 @@ func (c *Client) publish(ctx context.Context, topic string, envs []events.Envelo
 	})
 	c.flush(ctx)
 	failed := w.wait(ctx, func(i int) *kgo.Record { return &recs[i] })
+	c.logPublished(ctx, envs, recs, failed)
 	if len(failed) == 0 {
 		return nil
 	}

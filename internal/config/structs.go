@@ -42,9 +42,11 @@ type Store struct {
 	Retention
 }
 
-// Log is the log level.
+// Log is the log level, and the share of events that get seed 003's
+// per-event lines.
 type Log struct {
-	Level string `env:"STREAMOPS_LOG_LEVEL" envDefault:"info" desc:"debug, info, warn or error; logs are JSON (slog)"`
+	Level       string `env:"STREAMOPS_LOG_LEVEL" envDefault:"info" desc:"debug, info, warn or error; logs are JSON (slog)"`
+	EventSample Ratio  `env:"STREAMOPS_EVENT_LOG_SAMPLE" envDefault:"1" desc:"the share of events, 0 to 1, that get seed 003's info lines \"Event published\" (producer) and \"Event processed\" (consumer), chosen by eventId so an event keeps both or neither; 1: every event. An \"Event processed\" line with success=false is written whatever it says (docs/operations.md)"`
 }
 
 // Tracing is whether and where a function sends OpenTelemetry spans. The

@@ -12,6 +12,7 @@ import (
 
 	"github.com/streamops/streamops/internal/bus"
 	"github.com/streamops/streamops/internal/config"
+	"github.com/streamops/streamops/internal/eventlog"
 )
 
 // Defaults of Config; see the field comments for why.
@@ -114,6 +115,10 @@ type Config struct {
 	// Default info.
 	LogLevel string
 
+	// EventLog is the share of events that get seed 003's per-event lines
+	// (env STREAMOPS_EVENT_LOG_SAMPLE). Default: every event's.
+	EventLog eventlog.Sampling
+
 	// Tracing is whether and where the functions send their spans
 	// (STREAMOPS_TRACING, OTEL_EXPORTER_OTLP_ENDPOINT,
 	// STREAMOPS_TRACE_SAMPLE_RATIO); each function is a service of its
@@ -176,6 +181,7 @@ func ConfigFromEnv() (Config, error) {
 		EventTTL:              c.Retention.EventsTTL.Duration(),
 		WebhookEventTTL:       c.Retention.WebhookEventsTTL.Duration(),
 		LogLevel:              c.Log.Level,
+		EventLog:              eventlog.Ratio(float64(c.Log.EventSample)),
 		Tracing:               c.Tracing,
 		MaxMessageBytes:       int(c.Producer.MaxMessageBytes),
 		Limits:                c.Limits,

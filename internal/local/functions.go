@@ -54,7 +54,8 @@ type wiring struct {
 // locally: the log stays readable.
 func (w *wiring) app(name string) (*app.App, error) {
 	log := w.log.With("function", name)
-	em, err := emit.New(emit.Config{Store: w.store, Publisher: w.bus, Logger: log, MaxMessageBytes: w.bus.MaxMessageBytes(),
+	producer := w.bus.WithLogger(log) // its "Event published" lines name the function
+	em, err := emit.New(emit.Config{Store: w.store, Publisher: producer, Logger: log, MaxMessageBytes: w.bus.MaxMessageBytes(),
 		MarkDelay: app.MarkDelayFor(name)})
 	if err != nil {
 		return nil, err
@@ -69,7 +70,8 @@ func (w *wiring) app(name string) (*app.App, error) {
 		return nil, err
 	}
 	w.tracers = append(w.tracers, p)
-	return &app.App{Name: name, Logger: log, Store: w.store, Bus: w.bus, Emitter: em, Tracing: p}, nil
+	return &app.App{Name: name, Logger: log, Store: w.store, Bus: producer, Emitter: em, Tracing: p,
+		EventLog: w.cfg.EventLog}, nil
 }
 
 // traced runs each invocation of f with the function's span provider in

@@ -49,6 +49,9 @@ func (b *Batch) DeadLetter(m Message, reason Reason, err error) {
 	b.pending = append(b.pending, pendingDeadLetter{m, reason, err})
 	b.deadLettered++
 	m.deadLettered(reason)
+	if m.progress != nil {
+		m.progress.deadLettered = true
+	}
 }
 
 // Consumed sets aside envelopes of the batch that the history may not hold

@@ -6,7 +6,9 @@
 // the batch semantics: poison records are dead-lettered and the batch goes
 // on; each partition is handled in offset order, partitions concurrently;
 // a Handler error (transient only) fails the whole batch so Lambda
-// delivers it again.
+// delivers it again. Every message the core accepts or dead-letters has
+// seed 003's "Event processed" line (package eventlog) once its batch's
+// outcome is known.
 //
 // A processor whose messages each act on one aggregate implements only
 // Aggregates (Key, Load, Rebuild, Step, Flush); HandleByKey does the rest,

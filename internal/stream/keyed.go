@@ -99,7 +99,9 @@ func HandleByKey[P any, S State](ctx context.Context, b *Batch, a Aggregates[P, 
 	}
 	runErr := ForEachPartition(ctx, parts, func(ctx context.Context, items []Item[P]) error {
 		for _, it := range items {
-			sl := slots[a.Key(it.Payload)]
+			key := a.Key(it.Payload)
+			sl := slots[key]
+			it.Msg.begin(key)
 			sl.mu.Lock()
 			err := a.Step(it.Msg.Context(ctx), b, sl.st, it)
 			sl.mu.Unlock()

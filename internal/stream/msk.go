@@ -52,8 +52,9 @@ type Message struct {
 	// Err is a *DecodeError when the record could not be used.
 	Err error
 
-	headers []kgo.RecordHeader // in delivery order, for Record
-	span    trace.Span         // the record span a Processor started (Context)
+	headers  []kgo.RecordHeader // in delivery order, for Record
+	span     trace.Span         // the record span a Processor started (Context)
+	progress *progress          // what its "Event processed" line says (eventlog.go)
 }
 
 // PartitionBatch is the messages of one topic-partition in offset order. A

@@ -16,6 +16,7 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/streamops/streamops/events"
+	"github.com/streamops/streamops/internal/eventlog"
 	"github.com/streamops/streamops/internal/metrics"
 	"github.com/streamops/streamops/internal/store"
 	"github.com/streamops/streamops/internal/tracing"
@@ -61,6 +62,11 @@ type Config struct {
 	// Metrics receives Records, Accepted, Skipped, DeadLettered and
 	// BatchLatency per batch. Default: none.
 	Metrics *metrics.Recorder
+	// EventLog is the share of events whose "Event processed" line
+	// (package eventlog) Logger receives (STREAMOPS_EVENT_LOG_SAMPLE); a
+	// line that says success=false is always written. Default: every
+	// event's.
+	EventLog eventlog.Sampling
 	// Now is the clock of dead letters' received_at. Default time.Now.
 	Now func() time.Time
 }
@@ -138,7 +144,9 @@ func (p *Processor) HandleKafkaEvent(ctx context.Context, ev lambdaevents.KafkaE
 	b := &Batch{proc: p}
 	var records, skipped int
 	var spans []trace.Span
-	for _, part := range DecodeKafkaEvent(ev, WithValidator(storable)) {
+	parts := DecodeKafkaEvent(ev, WithValidator(storable))
+	progress := newProgress(parts, start)
+	for _, part := range parts {
 		accepted := PartitionBatch{Topic: part.Topic, Partition: part.Partition}
 		for _, m := range part.Messages {
 			records++
@@ -146,10 +154,12 @@ func (p *Processor) HandleKafkaEvent(ctx context.Context, ev lambdaevents.KafkaE
 			spans = append(spans, m.span)
 			switch verdict, reason, err := p.sort(m); verdict {
 			case accept:
+				progress.track(&m)
 				accepted.Messages = append(accepted.Messages, m)
 			case skip:
 				skipped++
 			case deadLetter:
+				progress.track(&m)
 				b.DeadLetter(m, reason, err)
 			}
 		}
@@ -167,6 +177,7 @@ func (p *Processor) HandleKafkaEvent(ctx context.Context, ev lambdaevents.KafkaE
 	for _, s := range spans {
 		s.End()
 	}
+	p.logProcessed(ctx, progress, err == nil)
 	if span.IsRecording() {
 		span.SetAttributes(semconv.MessagingBatchMessageCount(records))
 	}

@@ -46,7 +46,7 @@ func runtime(a *app.App, processorID string) stream.Runtime {
 // front of h.
 func processor(a *app.App, h stream.Handler) (KafkaHandler, error) {
 	proc, err := stream.New(stream.Config{Name: a.Name, Handler: h, DeadLetters: a.Store,
-		Publisher: a.Bus, Logger: a.Logger, Metrics: a.Metrics})
+		Publisher: a.Bus, Logger: a.Logger, Metrics: a.Metrics, EventLog: a.EventLog})
 	if err != nil {
 		return nil, err
 	}
