@@ -40,6 +40,22 @@ type PartnerEvent struct {
 	// OutboxID links an OUT event to the integration_outbox entry that
 	// delivers it (not in seed 000: the retry-sweeper re-enqueues by it).
 	OutboxID string `bson:"outbox_id,omitempty" json:"outbox_id,omitempty"`
+	// ProcessingUntil is when the claim of an OUT event's attempt in flight
+	// (event_status PROCESSING) lapses: a relay that died mid-attempt
+	// leaves it, and ReleaseExpiredPartnerClaims puts the event back (not
+	// in seed 000).
+	ProcessingUntil *time.Time `bson:"processing_until,omitempty" json:"processing_until,omitempty"`
+	// The version of an IN event (ReceivePartnerEvent; not in seed 000).
+	// One document holds an entity's state per partner, direction and
+	// event type, the seed's idempotency key: WebhookEventID is the
+	// webhook event whose delivery carried the current state, received at
+	// VersionReceivedAt; EntityDataHash fingerprints that state
+	// (provider.Provider.EntityFingerprint); EntityVersion counts the
+	// states the document has held, from 1.
+	WebhookEventID    string     `bson:"webhook_event_id,omitempty" json:"webhook_event_id,omitempty"`
+	EntityDataHash    string     `bson:"entity_data_hash,omitempty" json:"entity_data_hash,omitempty"`
+	EntityVersion     int        `bson:"entity_version,omitempty" json:"entity_version,omitempty"`
+	VersionReceivedAt *time.Time `bson:"version_received_at,omitempty" json:"version_received_at,omitempty"`
 }
 
 // PartnerEntityMetadata is seed 000's entity_metadata.
@@ -110,6 +126,104 @@ func (s *Store) partnerDefaults(ev PartnerEvent) (PartnerEvent, error) {
 	}
 	ev.ExpireAt = bsonTime(ev.ExpireAt)
 	return ev, nil
+}
+
+// How ReceivePartnerEvent took an inbound delivery.
+const (
+	// PartnerEventNew: the first delivery of the entity and event type; the
+	// document is stored at version 1.
+	PartnerEventNew = "new"
+	// PartnerEventNewVersion: a later delivery whose entity state differs
+	// from the stored one; the document now holds it, its version one up.
+	PartnerEventNewVersion = "new_version"
+	// PartnerEventSameDelivery: the webhook event that holds the current
+	// version, routed again (a crash, the retry-sweeper): nothing changes.
+	PartnerEventSameDelivery = "same_delivery"
+	// PartnerEventOlder: a delivery received before the current version's,
+	// routed again: it never replaces the newer state.
+	PartnerEventOlder = "older"
+	// PartnerEventResend: another delivery of the state already stored (a
+	// partner's resend under a new event id): a duplicate, nothing changes
+	// and its webhook must start nothing.
+	PartnerEventResend = "resend"
+)
+
+// PartnerReceipt is how ReceivePartnerEvent took a delivery, with the
+// document as it now is.
+type PartnerReceipt struct {
+	Outcome string
+	Event   PartnerEvent
+}
+
+// maxVersionRaces bounds how often ReceivePartnerEvent reads again after
+// losing a race for the document to a concurrent delivery.
+const maxVersionRaces = 8
+
+// ReceivePartnerEvent stores an inbound partner delivery under seed 000's
+// idempotency key: _id is PartnerEventID(partnerId, IN, entity_id,
+// event_type) and the document holds that entity's latest state
+// (entity_data). ev carries WebhookEventID, EntityDataHash and
+// VersionReceivedAt. A second delivery of the same key is a resend when its
+// fingerprint is the stored one (PartnerEventResend: changed nothing), a
+// new version of the entity's state when it differs (stored with one
+// conditional update, so of two concurrent deliveries one wins and the
+// other is judged against it), and never replaces a newer version when it
+// was received before it (PartnerEventOlder).
+func (s *Store) ReceivePartnerEvent(ctx context.Context, ev PartnerEvent) (PartnerReceipt, error) {
+	ev.ID = ""
+	ev, err := s.partnerDefaults(ev)
+	if err != nil {
+		return PartnerReceipt{}, err
+	}
+	if ev.EventDirection != status.DirectionIn || ev.WebhookEventID == "" || ev.EntityDataHash == "" || ev.VersionReceivedAt == nil {
+		return PartnerReceipt{}, errors.New("store: an inbound partner delivery needs direction IN, webhook_event_id, entity_data_hash and version_received_at")
+	}
+	at := bsonTime(*ev.VersionReceivedAt)
+	ev.VersionReceivedAt, ev.EntityVersion = &at, 1
+	for range maxVersionRaces {
+		cur, err := s.GetPartnerEvent(ctx, ev.ID)
+		if errors.Is(err, ErrNotFound) {
+			if _, err := s.partnerEvents.InsertOne(ctx, ev); err == nil {
+				return PartnerReceipt{Outcome: PartnerEventNew, Event: ev}, nil
+			} else if !isDuplicate(err) {
+				return PartnerReceipt{}, normalise(err)
+			}
+			continue // a concurrent first delivery won: judge against it
+		}
+		if err != nil {
+			return PartnerReceipt{}, err
+		}
+		switch {
+		case cur.WebhookEventID == ev.WebhookEventID:
+			return PartnerReceipt{Outcome: PartnerEventSameDelivery, Event: cur}, nil
+		case cur.VersionReceivedAt != nil && at.Before(*cur.VersionReceivedAt):
+			return PartnerReceipt{Outcome: PartnerEventOlder, Event: cur}, nil
+		case cur.EntityDataHash == ev.EntityDataHash:
+			return PartnerReceipt{Outcome: PartnerEventResend, Event: cur}, nil
+		}
+		next := cur
+		next.EntityMetadata.PartnerName, next.EntityMetadata.EntityType = ev.EntityMetadata.PartnerName, ev.EntityMetadata.EntityType
+		next.EntityData, next.EntityDataHash, next.WebhookEventID = ev.EntityData, ev.EntityDataHash, ev.WebhookEventID
+		next.VersionReceivedAt, next.EntityVersion, next.LastUpdatedTime = &at, cur.EntityVersion+1, ev.LastUpdatedTime
+		next.EventStatus, next.CreatedBy, next.ExpireAt = ev.EventStatus, ev.CreatedBy, ev.ExpireAt
+		// Replaced only as it was read: a concurrent delivery's version
+		// makes this one read again and be judged against it.
+		filter := bson.M{"_id": cur.ID, "webhook_event_id": bson.M{"$exists": false}, "entity_version": bson.M{"$exists": false}}
+		if cur.WebhookEventID != "" {
+			filter["webhook_event_id"] = cur.WebhookEventID
+		}
+		if cur.EntityVersion != 0 {
+			filter["entity_version"] = cur.EntityVersion
+		}
+		res, err := s.partnerEvents.ReplaceOne(ctx, filter, next)
+		if err != nil {
+			return PartnerReceipt{}, normalise(err)
+		}
+		if res.MatchedCount == 1 {
+			return PartnerReceipt{Outcome: PartnerEventNewVersion, Event: next}, nil
+		}
+	}
+	return PartnerReceipt{}, fmt.Errorf("store: partner event %s kept changing while a delivery was stored; try again", ev.ID)
 }
 
 // GetPartnerEvent loads a partner event by id.
