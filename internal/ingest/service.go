@@ -410,15 +410,12 @@ func (s *Service) partnerEvent(p *provider.Provider, ev store.WebhookEvent, payl
 	if err != nil {
 		return nil, err
 	}
-	var received *time.Time
-	if !ev.ReceivedAt.IsZero() {
-		received = &ev.ReceivedAt
-	}
+	received := ev.ReceivedAt // the stored row's; Receive sets it once the row is stored
 	return &store.PartnerEvent{
 		// _id: seed 000's key, store.PartnerEventID(partnerId, IN,
 		// entity_id, event_type); a resend is told from a new state by
 		// the fingerprint (store.ReceivePartnerEvent).
-		WebhookEventID: ev.EventID, EntityDataHash: fingerprint, VersionReceivedAt: received,
+		WebhookEventID: ev.EventID, EntityDataHash: fingerprint, VersionReceivedAt: &received,
 		EventType:      ev.EventType,
 		EventStatus:    status.PartnerSuccess, // received and stored: the IN leg is done
 		EventDirection: status.DirectionIn,
