@@ -171,14 +171,16 @@ func (s *Store) ReceivePartnerEvent(ctx context.Context, ev PartnerEvent) (Partn
 	at := bsonTime(*ev.VersionReceivedAt)
 	ev.VersionReceivedAt, ev.EntityVersion = &at, 1
 	for range maxVersionRaces {
+		// The first delivery of a key is one command; a later one is
+		// judged against the stored document.
+		if _, err := s.partnerEvents.InsertOne(ctx, ev); err == nil {
+			return PartnerReceipt{Outcome: PartnerEventNew, Event: ev}, nil
+		} else if !isDuplicate(err) {
+			return PartnerReceipt{}, normalise(err)
+		}
 		cur, err := s.GetPartnerEvent(ctx, ev.ID)
 		if errors.Is(err, ErrNotFound) {
-			if _, err := s.partnerEvents.InsertOne(ctx, ev); err == nil {
-				return PartnerReceipt{Outcome: PartnerEventNew, Event: ev}, nil
-			} else if !isDuplicate(err) {
-				return PartnerReceipt{}, normalise(err)
-			}
-			continue // a concurrent first delivery won: judge against it
+			continue // expired meanwhile: insert again
 		}
 		if err != nil {
 			return PartnerReceipt{}, err
