@@ -41,10 +41,12 @@ const (
 
 // Receipt is the answer to a webhook delivery.
 type Receipt struct {
-	// Status is "accepted" for a new event, "duplicate" for a redelivery.
+	// Status is "accepted" for a new event, "duplicate" for a redelivery
+	// or a partner's resend (ResendError).
 	Status string `json:"status"`
 	// WebhookEventID is the stored webhook event's id (the same for every
-	// redelivery).
+	// redelivery); for a partner's resend of an entity state under a new
+	// event id, the id of the delivery whose work runs.
 	WebhookEventID string `json:"webhookEventId"`
 	// TraceID is the trace the event's work is in: the first delivery's,
 	// for a redelivery too (the answer's X-Trace-Id).
@@ -432,7 +434,6 @@ func (s *Service) partnerEvent(p *provider.Provider, ev store.WebhookEvent, payl
 func (s *Service) skipResend(ctx context.Context, webhookEventID string, resend *ResendError) {
 	s.cfg.Logger.InfoContext(ctx, "partner resend acknowledged: the entity state is already stored",
 		"webhookEventId", webhookEventID, "resendOf", resend.Of)
-	s.cfg.Metrics.Record(metrics.Metric{Name: "WebhooksDuplicate", Unit: metrics.Count, Value: 1})
 	if err := s.cfg.Store.SetWebhookStatus(ctx, webhookEventID, status.WebhookSkipped, "resend of webhook event "+resend.Of); err != nil {
 		s.cfg.Logger.ErrorContext(ctx, "could not mark a resend skipped", "webhookEventId", webhookEventID, "error", err)
 	}
