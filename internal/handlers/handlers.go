@@ -3,6 +3,7 @@ package handlers
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
 	"time"
 
@@ -90,6 +91,10 @@ func API(a *app.App, o APIOptions) (http.Handler, error) {
 	if err != nil {
 		return nil, err
 	}
+	partners, err := partnerConfigs(o.Partners, o.Providers)
+	if err != nil {
+		return nil, err
+	}
 	api := httpapi.API(httpapi.APIConfig{
 		Submit:    sub,
 		Store:     a.Store,
@@ -97,7 +102,7 @@ func API(a *app.App, o APIOptions) (http.Handler, error) {
 		Exporter:  &history.Exporter{Store: a.Store, Objects: o.Objects, Logger: a.Logger},
 		Router:    rt,
 		Requeuer:  &history.Requeuer{Store: a.Store, Publisher: a.Bus},
-		Partners:  partnerConfigs(o.Partners, o.Providers),
+		Partners:  partners,
 		Auth:      o.Auth,
 		RequestID: apigw.RequestID,
 		Logger:    a.Logger,
@@ -116,13 +121,18 @@ func API(a *app.App, o APIOptions) (http.Handler, error) {
 // delivery endpoint from the partners file, the providers whose
 // deliveries are its inbound events from the providers file. The name is
 // the partners file's, else the provider's partnerName.
-func partnerConfigs(partners map[string]outbox.Partner, providers *provider.Registry) map[string]httpapi.PartnerConfig {
+func partnerConfigs(partners map[string]outbox.Partner, providers *provider.Registry) (map[string]httpapi.PartnerConfig, error) {
 	out := map[string]httpapi.PartnerConfig{}
 	for id, p := range partners {
+		if providers != nil {
+			if err := providers.CheckPartnerID(id); err != nil {
+				return nil, fmt.Errorf("partners file: id: %w", err)
+			}
+		}
 		out[id] = httpapi.PartnerConfig{ID: id, Name: p.Name, URL: p.URL, RateLimit: p.RateLimit, MaxInFlight: p.MaxInFlight}
 	}
 	if providers == nil {
-		return out
+		return out, nil
 	}
 	for _, name := range providers.Names() {
 		pv, _ := providers.Provider(name)
@@ -137,7 +147,7 @@ func partnerConfigs(partners map[string]outbox.Partner, providers *provider.Regi
 		c.Webhooks = append(c.Webhooks, httpapi.PartnerWebhook{Provider: name, SignatureScheme: string(pv.Signature.Scheme)})
 		out[c.ID] = c
 	}
-	return out
+	return out, nil
 }
 
 // OutboxRelay is the outbox-relay function, delivering to partners signed

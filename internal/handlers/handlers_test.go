@@ -25,7 +25,8 @@ func TestPartnerConfigsJoinThePartnersAndProvidersFiles(t *testing.T) {
 		"acme":    {ID: "acme", Name: "Acme Corp", URL: "https://acme.example/hooks"},
 		"initech": {ID: "initech", Name: "Initech", URL: "https://initech.example/in"},
 	}
-	got := partnerConfigs(partners, reg)
+	got, err := partnerConfigs(partners, reg)
+	require.NoError(t, err)
 	assert.Equal(t, map[string]httpapi.PartnerConfig{
 		"acme": {ID: "acme", Name: "Acme Corp", URL: "https://acme.example/hooks",
 			Webhooks: []httpapi.PartnerWebhook{{Provider: "acme", SignatureScheme: "hmac"}}},
@@ -33,5 +34,11 @@ func TestPartnerConfigsJoinThePartnersAndProvidersFiles(t *testing.T) {
 			Webhooks: []httpapi.PartnerWebhook{{Provider: "globex-in", SignatureScheme: "standard"}}},
 		"initech": {ID: "initech", Name: "Initech", URL: "https://initech.example/in"},
 	}, got, "the partners file's name wins; stripe is no partner")
-	assert.Empty(t, partnerConfigs(nil, nil))
+	none, err := partnerConfigs(nil, nil)
+	require.NoError(t, err)
+	assert.Empty(t, none)
+
+	_, err = partnerConfigs(map[string]outbox.Partner{"globex-in": {ID: "globex-in", Name: "Globex", URL: "https://globex.example/in"}}, reg)
+	require.EqualError(t, err, `partners file: id: "globex-in" is the provider name of partner "Globex": use its partnerId "globex"`,
+		"an endpoint under the provider's name would own none of the partner's deliveries")
 }

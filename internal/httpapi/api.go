@@ -112,6 +112,9 @@ func (a *api) authorized(adminOnly bool) func(handlerFunc) http.Handler {
 			switch {
 			case !ok:
 				writeError(w, r, a.log, ErrUnauthenticated)
+			case !p.Admin && a.aliasOf(p.PartnerID) != "":
+				writeError(w, r, a.log, fmt.Errorf("%w: this token is scoped to %q, the webhook provider of partner %q: a partner's token carries its partnerId %q",
+					ErrForbidden, p.PartnerID, a.aliasOf(p.PartnerID), a.aliasOf(p.PartnerID)))
 			case adminOnly && !p.Admin:
 				writeError(w, r, a.log, fmt.Errorf("%w: partner tokens may read only /api/events and /api/partners/%s/…", ErrForbidden, p.PartnerID))
 			default:

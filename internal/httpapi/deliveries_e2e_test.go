@@ -15,7 +15,6 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/streamops/streamops/events"
 	"github.com/streamops/streamops/internal/outbox"
 	"github.com/streamops/streamops/internal/provider"
 	"github.com/streamops/streamops/internal/status"
@@ -149,7 +148,7 @@ func TestDeadLetterBulkRequeueAndResendAgainstARealPartner(t *testing.T) {
 	assert.Equal(t, []any{status.OutboxDeadLetter, status.OutboxCompleted, status.OutboxCompleted}, outcomes)
 	assert.Equal(t, []any{float64(410), float64(200), float64(200)}, codes)
 	assert.Equal(t, `{"ok":true}`, log[2].(map[string]any)["responseBody"])
-	ev, err := s.Store.GetPartnerEvent(ctx, events.DeriveID("", ids[0], "partner_event"))
+	ev, err := s.Store.PartnerDeliveryOf(ctx, ids[0])
 	require.NoError(t, err)
 	assert.Equal(t, status.PartnerSuccess, ev.EventStatus)
 	assert.Len(t, ev.EntityMetadata.ResilienceAttemptCount, 1, "the resend's round alone")

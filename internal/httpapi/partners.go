@@ -36,6 +36,24 @@ type PartnerConfig struct {
 	MaxInFlight *int
 }
 
+// aliasOf is the id of the partner whose webhook provider is named id,
+// when that is not the partner's own id; "" otherwise. Everything that
+// provider's deliveries cause carries the partner's id, so a token scoped
+// to the provider's name would see none of it and is refused.
+func (a *api) aliasOf(id string) string {
+	if _, ok := a.cfg.Partners[id]; ok || id == "" {
+		return ""
+	}
+	for pid, pc := range a.cfg.Partners {
+		for _, w := range pc.Webhooks {
+			if w.Provider == id && pid != id {
+				return pid
+			}
+		}
+	}
+	return ""
+}
+
 // PartnerWebhook is one webhook provider of a partner.
 type PartnerWebhook struct {
 	// Provider is the provider's name, the last segment of its route

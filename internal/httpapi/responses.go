@@ -266,6 +266,9 @@ type partnerEventResponse struct {
 	CreatedBy       string                `json:"createdBy"`
 	LastUpdatedTime string                `json:"lastUpdatedTime"`
 	OutboxID        string                `json:"outbox_id,omitempty"`
+	ProcessingUntil *time.Time            `json:"processing_until,omitempty"`
+	WebhookEventID  string                `json:"webhook_event_id,omitempty"`
+	EntityVersion   int                   `json:"entity_version,omitempty"`
 }
 
 // partnerEntityMetadata is seed 000's entity_metadata.
@@ -285,7 +288,8 @@ func toPartnerEvent(ev store.PartnerEvent) partnerEventResponse {
 		EntityMetadata: partnerEntityMetadata{PartnerID: md.PartnerID, PartnerName: md.PartnerName, EntityID: md.EntityID,
 			EntityType: md.EntityType, ResilienceAttemptCount: md.ResilienceAttemptCount},
 		EntityData: rawJSON(ev.EntityData), ExpireAt: ev.ExpireAt, Created: ev.Created, CreatedBy: ev.CreatedBy,
-		LastUpdatedTime: ev.LastUpdatedTime, OutboxID: ev.OutboxID,
+		LastUpdatedTime: ev.LastUpdatedTime, OutboxID: ev.OutboxID, ProcessingUntil: ev.ProcessingUntil,
+		WebhookEventID: ev.WebhookEventID, EntityVersion: ev.EntityVersion,
 	}
 }
 

@@ -16,9 +16,11 @@ import (
 // TestWebhookStoreCommandsPerDelivery states what a delivery costs in
 // store commands, the figure that matters on a real MongoDB: the row is
 // inserted already carrying its routing outcome (one command, the dedupe),
-// then the projection, the events and a partner's document are written side
-// by side, and after the publish the published mark: two store round trips
-// before the publish. A redelivery costs the refused insert and the read of
+// then a partner's document (one command for a partner's first delivery of
+// an entity and event type, before the rest: it decides whether the
+// delivery is a resend), then the projection and the events side by side,
+// and after the publish the published mark: two store round trips before
+// the publish, three for a partner's delivery. A redelivery costs the refused insert and the read of
 // the stored row.
 func TestWebhookStoreCommandsPerDelivery(t *testing.T) {
 	tests := []struct {
@@ -26,7 +28,7 @@ func TestWebhookStoreCommandsPerDelivery(t *testing.T) {
 		accepted                        int64
 	}{
 		{"routed to a workflow: row; projection and events; published mark", "stripe", "stripe-invoice-finalized.json", "whsec_stripe_test", 4},
-		{"a partner's delivery: its partner document beside them", "acme", "acme-order.json", "acme-secret", 5},
+		{"a partner's delivery: its partner document first", "acme", "acme-order.json", "acme-secret", 5},
 		{"no route: row; webhook.received (never published)", "standard", "standard-event.json", "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw", 2},
 	}
 	for _, tc := range tests {

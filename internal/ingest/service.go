@@ -41,14 +41,28 @@ const (
 
 // Receipt is the answer to a webhook delivery.
 type Receipt struct {
-	// Status is "accepted" for a new event, "duplicate" for a redelivery.
+	// Status is "accepted" for a new event, "duplicate" for a redelivery
+	// or a partner's resend (ResendError).
 	Status string `json:"status"`
 	// WebhookEventID is the stored webhook event's id (the same for every
-	// redelivery).
+	// redelivery); for a partner's resend of an entity state under a new
+	// event id, the id of the delivery whose work runs.
 	WebhookEventID string `json:"webhookEventId"`
 	// TraceID is the trace the event's work is in: the first delivery's,
 	// for a redelivery too (the answer's X-Trace-Id).
 	TraceID string `json:"-"`
+}
+
+// ResendError is write's answer for a partner delivery that carries the
+// entity state another webhook event already delivered (seed 000's
+// entity_id + event_type, same content): it starts nothing.
+type ResendError struct {
+	// Of is the webhook event whose delivery holds that state.
+	Of string
+}
+
+func (e *ResendError) Error() string {
+	return "ingest: a resend of the entity state webhook event " + e.Of + " delivered"
 }
 
 // WebhookStore is what the webhook ingest reads and writes; *store.Store
@@ -57,7 +71,7 @@ type WebhookStore interface {
 	submit.Creator
 	InsertWebhookEvent(ctx context.Context, ev store.WebhookEvent) (store.WebhookEvent, error)
 	SetWebhookStatus(ctx context.Context, eventID, status, errMsg string) error
-	InsertPartnerEvent(ctx context.Context, ev store.PartnerEvent) (store.PartnerEvent, error)
+	ReceivePartnerEvent(ctx context.Context, ev store.PartnerEvent) (store.PartnerReceipt, error)
 }
 
 // Config wires a Service.
@@ -178,9 +192,16 @@ func (s *Service) Receive(ctx context.Context, providerName string, h http.Heade
 		return Receipt{}, fmt.Errorf("ingest: store webhook event: %w", err)
 	}
 	s.cfg.Metrics.Record(metrics.Metric{Name: "WebhooksAccepted", Unit: metrics.Count, Value: 1})
+	if rt.partner != nil {
+		rt.partner.VersionReceivedAt = &stored.ReceivedAt
+	}
+	var resend *ResendError
 	if planErr != nil {
 		log.WarnContext(ctx, "webhook stored as failed: it cannot be routed", "error", planErr)
-	} else if err := s.write(ctx, rt); err != nil {
+	} else if err := s.write(ctx, rt); errors.As(err, &resend) {
+		s.skipResend(ctx, stored.EventID, resend)
+		return Receipt{Status: Duplicate, WebhookEventID: resend.Of, TraceID: stored.TraceID}, nil
+	} else if err != nil {
 		// The row is stored (processing): the retry-sweeper finds it
 		// stalled and routes it again, with the same derived ids. The
 		// delivery is accepted; asking the provider to resend would only
@@ -219,7 +240,11 @@ func (s *Service) RouteAs(ctx context.Context, ev store.WebhookEvent, userID str
 		s.fail(ctx, ev, err)
 		return err
 	}
-	if err := s.write(ctx, rt); err != nil {
+	var resend *ResendError
+	if err := s.write(ctx, rt); errors.As(err, &resend) {
+		s.skipResend(ctx, ev.EventID, resend)
+		return nil
+	} else if err != nil {
 		return err
 	}
 	if err := s.cfg.Store.SetWebhookStatus(ctx, ev.EventID, rt.status, ""); err != nil {
@@ -269,7 +294,7 @@ func (s *Service) plan(p *provider.Provider, ev store.WebhookEvent, run int, use
 		return routing{}, err
 	}
 	meta := &events.Metadata{Source: "webhook", TraceID: ev.TraceID, CorrelationID: ev.EventID, APIVersion: events.SchemaVersion,
-		PartnerID: ev.Provider}
+		PartnerID: p.PartnerID()}
 	received, err := events.NewEventAt(events.WebhookReceivedPayload{
 		Provider: ev.Provider, ProviderEventID: ev.ProviderEventID, ProviderEventType: ev.EventType, WebhookEventID: ev.EventID,
 	}, meta, events.DeriveID(events.EventIDPrefix, ev.EventID, string(events.WebhookReceived)), events.Now())
@@ -300,11 +325,22 @@ func (s *Service) plan(p *provider.Provider, ev store.WebhookEvent, run int, use
 // any of them stored before is a harmless duplicate), then publishes the
 // events it newly stored.
 func (s *Service) write(ctx context.Context, rt routing) error {
+	if rt.partner != nil {
+		// The partner document decides first whether this delivery is a
+		// resend, which must start nothing.
+		rc, err := s.cfg.Store.ReceivePartnerEvent(ctx, *rt.partner)
+		if err != nil {
+			return fmt.Errorf("ingest: store partner event: %w", err)
+		}
+		if rc.Outcome == store.PartnerEventResend {
+			return &ResendError{Of: rc.Event.WebhookEventID}
+		}
+	}
 	var (
-		wg                  sync.WaitGroup
-		workErr, partnerErr error
-		stored              emit.Stored
-		storeErr            error
+		wg       sync.WaitGroup
+		workErr  error
+		stored   emit.Stored
+		storeErr error
 	)
 	if rt.work != nil {
 		wg.Go(func() {
@@ -313,16 +349,9 @@ func (s *Service) write(ctx context.Context, rt routing) error {
 			}
 		})
 	}
-	if rt.partner != nil {
-		wg.Go(func() {
-			if _, err := s.cfg.Store.InsertPartnerEvent(ctx, *rt.partner); err != nil && !errors.Is(err, store.ErrDuplicate) {
-				partnerErr = fmt.Errorf("ingest: store partner event: %w", err)
-			}
-		})
-	}
 	stored, storeErr = s.cfg.Emitter.Store(ctx, rt.events...)
 	wg.Wait()
-	if err := errors.Join(workErr, partnerErr, storeErr); err != nil {
+	if err := errors.Join(workErr, storeErr); err != nil {
 		// Nothing is published before all of it is stored: a *.created
 		// event on Kafka always finds its projection.
 		return err
@@ -379,8 +408,16 @@ func (s *Service) partnerEvent(p *provider.Provider, ev store.WebhookEvent, payl
 	if !ok {
 		return nil, nil
 	}
+	fingerprint, err := p.EntityFingerprint(payload)
+	if err != nil {
+		return nil, err
+	}
+	received := ev.ReceivedAt // the stored row's; Receive sets it once the row is stored
 	return &store.PartnerEvent{
-		ID:             events.DeriveID("", ev.EventID, "partner_event"),
+		// _id: seed 000's key, store.PartnerEventID(partnerId, IN,
+		// entity_id, event_type); a resend is told from a new state by
+		// the fingerprint (store.ReceivePartnerEvent).
+		WebhookEventID: ev.EventID, EntityDataHash: fingerprint, VersionReceivedAt: &received,
 		EventType:      ev.EventType,
 		EventStatus:    status.PartnerSuccess, // received and stored: the IN leg is done
 		EventDirection: status.DirectionIn,
@@ -390,6 +427,16 @@ func (s *Service) partnerEvent(p *provider.Provider, ev store.WebhookEvent, payl
 		},
 		EntityData: store.JSONDoc(payload),
 	}, nil
+}
+
+// skipResend settles the row of a resend skipped, naming the delivery it
+// repeats; a row left processing is settled so by the sweeper's re-drive.
+func (s *Service) skipResend(ctx context.Context, webhookEventID string, resend *ResendError) {
+	s.cfg.Logger.InfoContext(ctx, "partner resend acknowledged: the entity state is already stored",
+		"webhookEventId", webhookEventID, "resendOf", resend.Of)
+	if err := s.cfg.Store.SetWebhookStatus(ctx, webhookEventID, status.WebhookSkipped, "resend of webhook event "+resend.Of); err != nil {
+		s.cfg.Logger.ErrorContext(ctx, "could not mark a resend skipped", "webhookEventId", webhookEventID, "error", err)
+	}
 }
 
 // ContinueTrace returns ctx continuing the trace ev was received in

@@ -41,7 +41,11 @@ var testProviders = []provider.Provider{
 		Name:      "partner",
 		Signature: provider.Signature{Scheme: provider.SchemeHMAC, Header: "X-Partner-Signature"},
 		EventID:   provider.Field{Path: "id"}, EventType: provider.Field{Path: "type"},
-		Partner: &provider.Partner{PartnerID: "globex", PartnerName: "Globex", EntityIDPath: "order.id", EntityType: "Order"},
+		Partner: &provider.Partner{PartnerID: "globex", PartnerName: "Globex", EntityIDPath: "order.id", EntityType: "Order",
+			DeliveryFields: []string{"sentAt"}},
+		Routes: []provider.Route{
+			{Match: "OR_MGMT", Workflow: &provider.WorkflowTemplate{Name: "Partner Order Sync", Steps: []string{"validate", "store"}, Priority: "high"}},
+		},
 	},
 	{
 		Name:      "tiny",
@@ -343,7 +347,7 @@ func TestReceiveRecordsAPartnerDeliveryAsAnInboundPartnerEvent(t *testing.T) {
 			require.NoError(t, err)
 			row, err := h.env.Store.GetWebhookEvent(ctx, receipt.WebhookEventID)
 			require.NoError(t, err)
-			pe, err := h.env.Store.GetPartnerEvent(ctx, events.DeriveID("", receipt.WebhookEventID, "partner_event"))
+			pe, err := h.env.Store.GetPartnerEvent(ctx, store.PartnerEventID("globex", status.DirectionIn, "ORD-7", "order.shipped"))
 			if tc.wantErr {
 				assert.Equal(t, status.WebhookFailed, row.Status)
 				assert.Contains(t, row.ErrorMessage, "entity_id")
@@ -358,8 +362,91 @@ func TestReceiveRecordsAPartnerDeliveryAsAnInboundPartnerEvent(t *testing.T) {
 			assert.Equal(t, "webhook:partner", pe.CreatedBy)
 			assert.Equal(t, store.PartnerEntityMetadata{PartnerID: "globex", PartnerName: "Globex", EntityID: "ORD-7", EntityType: "Order"},
 				pe.EntityMetadata)
+			assert.Equal(t, receipt.WebhookEventID, pe.WebhookEventID)
+			assert.Equal(t, 1, pe.EntityVersion)
 		})
 	}
+}
+
+// TestAPartnerResendUnderANewIDStartsNothingAndANewStateIsAVersion sends,
+// signed, one partner order through Receive as a partner would: first, a
+// resend after a timeout on its side (a new event id and send time, the
+// same order), a genuine later state of the order (another
+// orderStatusLatest), a resend of that, and last the first delivery routed
+// again by the sweeper. Seed 000's entity_id + event_type keys one
+// document: a resend is a duplicate that starts no workflow; a new state
+// is a new version that starts one; nothing older replaces it.
+func TestAPartnerResendUnderANewIDStartsNothingAndANewStateIsAVersion(t *testing.T) {
+	h := newHarness(t, nil)
+	ctx := context.Background()
+	order := func(id, sent, st string) string {
+		return `{"id":"` + id + `","type":"OR_MGMT","sentAt":"` + sent + `","order":{"id":"order-12345","orderStatusLatest":"` + st + `"}}`
+	}
+	docID := store.PartnerEventID("globex", status.DirectionIn, "order-12345", "OR_MGMT")
+	steps := []struct {
+		name        string
+		body        string
+		wantStatus  string
+		wantOf      int // the step whose webhook event the answer names
+		wantVersion int
+		wantState   string
+		workflows   int // started so far
+	}{
+		{"first delivery", order("evt_a1", "2026-12-01T10:00:00Z", "OR_PLC"), ingest.Accepted, 0, 1, "OR_PLC", 1},
+		{"resend after a timeout: new id, new send time", order("evt_a2", "2026-12-01T10:00:30Z", "OR_PLC"), ingest.Duplicate, 0, 1, "OR_PLC", 1},
+		{"the same id again", order("evt_a2", "2026-12-01T10:00:30Z", "OR_PLC"), ingest.Duplicate, 1, 1, "OR_PLC", 1},
+		{"a later state of the order", order("evt_a3", "2026-12-01T11:00:00Z", "OR_SHP"), ingest.Accepted, 3, 2, "OR_SHP", 2},
+		{"a resend of the later state", order("evt_a4", "2026-12-01T11:00:20Z", "OR_SHP"), ingest.Duplicate, 3, 2, "OR_SHP", 2},
+	}
+	ids := make([]string, len(steps))
+	for i, st := range steps {
+		receipt, err := h.deliver(t, "partner", st.body)
+		require.NoError(t, err, st.name)
+		var doc struct{ ID string }
+		require.NoError(t, json.Unmarshal([]byte(st.body), &doc))
+		ids[i] = store.WebhookEventID("partner", doc.ID)
+		assert.Equal(t, st.wantStatus, receipt.Status, st.name)
+		assert.Equal(t, ids[st.wantOf], receipt.WebhookEventID, "%s: the answer names the delivery whose work runs", st.name)
+		pe, err := h.env.Store.GetPartnerEvent(ctx, docID)
+		require.NoError(t, err, st.name)
+		assert.Equal(t, st.wantVersion, pe.EntityVersion, st.name)
+		assert.JSONEq(t, `"`+st.wantState+`"`, mustGet(t, pe.EntityData, "order", "orderStatusLatest"), st.name)
+		assert.Len(t, h.env.Envelopes(t, events.TopicWorkflows), st.workflows, "%s: workflows started", st.name)
+	}
+	rows := h.webhookRows(t)
+	assert.Len(t, rows, 4, "every delivery with a new id is recorded")
+	resend, err := h.env.Store.GetWebhookEvent(ctx, ids[1])
+	require.NoError(t, err)
+	assert.Equal(t, status.WebhookSkipped, resend.Status)
+	assert.Equal(t, "resend of webhook event "+ids[0], resend.ErrorMessage)
+
+	first, err := h.env.Store.GetWebhookEvent(ctx, ids[0])
+	require.NoError(t, err)
+	require.NoError(t, h.svc.Route(ctx, first), "the sweeper routing the first delivery again")
+	pe, err := h.env.Store.GetPartnerEvent(ctx, docID)
+	require.NoError(t, err)
+	assert.Equal(t, 2, pe.EntityVersion, "an older delivery never replaces the newer state")
+	assert.Equal(t, ids[3], pe.WebhookEventID)
+	assert.Len(t, h.env.Envelopes(t, events.TopicWorkflows), 2, "routing it again is the same run")
+
+	history, err := h.env.Store.PartnerHistory(ctx, "globex")
+	require.NoError(t, err)
+	assert.Len(t, history, 1, "one partner_events document per entity_id + event_type")
+}
+
+// mustGet is the JSON at the path of keys in doc.
+func mustGet(t *testing.T, doc store.JSONDoc, keys ...string) string {
+	t.Helper()
+	var v any
+	require.NoError(t, json.Unmarshal(doc, &v))
+	for _, k := range keys {
+		m, ok := v.(map[string]any)
+		require.True(t, ok, "no object at %v in %s", keys, doc)
+		v = m[k]
+	}
+	raw, err := json.Marshal(v)
+	require.NoError(t, err)
+	return string(raw)
 }
 
 // TestRouteRepeatsAnAttemptAndRetriesAFailureAsAFreshRun: routing a row

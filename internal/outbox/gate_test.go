@@ -197,7 +197,7 @@ func TestRetryAfterHoldsThePartnerWithoutUsingAnAttempt(t *testing.T) {
 	assert.Equal(t, status.OutboxCompleted, e.DeliveryLog[1].Outcome)
 	assert.Equal(t, 200, e.DeliveryLog[1].StatusCode)
 
-	ev, err := g.Store.GetPartnerEvent(ctx, events.DeriveID("", id, "partner_event"))
+	ev, err := g.Store.PartnerDeliveryOf(ctx, id)
 	require.NoError(t, err)
 	assert.Equal(t, status.PartnerSuccess, ev.EventStatus)
 	assert.Len(t, ev.EntityMetadata.ResilienceAttemptCount, 1, "seed 000 sees one attempt: %v", ev.EntityMetadata.ResilienceAttemptCount)

@@ -11,7 +11,6 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/streamops/streamops/events"
 	"github.com/streamops/streamops/internal/outbox"
 	"github.com/streamops/streamops/internal/status"
 	"github.com/streamops/streamops/internal/store"
@@ -78,7 +77,7 @@ func TestAPausedPartnersClaimedEntriesWaitAsTheyWere(t *testing.T) {
 			require.Equal(t, tc.status, before.Status)
 			require.Equal(t, tc.attempts, before.Attempts)
 			attemptsOf := func() map[string]string { // nil before the first delivery made the event
-				ev, err := h.Store.GetPartnerEvent(ctx, events.DeriveID("", id, "partner_event"))
+				ev, err := h.Store.PartnerDeliveryOf(ctx, id)
 				if errors.Is(err, store.ErrNotFound) {
 					return nil
 				}

@@ -162,17 +162,31 @@ func (r *Relay) commitTransition(ctx context.Context, id string, tr *transition,
 	_ = r.cfg.Operations.Emit(ctx, events.PartnerBreakerClosed, id, p, opsevents.BreakerClosedID(id, opened))
 }
 
-// partnerEvent is the seed-000 OUT document of e's delivery to p.
-func partnerEvent(p Partner, e Entry) store.PartnerEvent {
-	entityID, eventType := e.AggregateID, e.EventType
+// partnerKey is seed 000's idempotency key of e's delivery: the entity
+// (the entry's aggregate, else the entry itself) and the event type.
+func partnerKey(e Entry) (entityID, eventType string) {
+	entityID, eventType = e.AggregateID, e.EventType
 	if entityID == "" {
 		entityID = e.ID
 	}
 	if eventType == "" {
 		eventType = "delivery"
 	}
+	return entityID, eventType
+}
+
+// partnerEventID is the partner_events id of e's delivery to p: seed
+// 000's key (store.PartnerEventID) scoped by partner and direction.
+func partnerEventID(p Partner, e Entry) string {
+	entityID, eventType := partnerKey(e)
+	return store.PartnerEventID(p.ID, status.DirectionOut, entityID, eventType)
+}
+
+// partnerEvent is the seed-000 OUT document of e's delivery to p.
+func partnerEvent(p Partner, e Entry) store.PartnerEvent {
+	entityID, eventType := partnerKey(e)
 	return store.PartnerEvent{
-		ID: partnerEventID(e), EventType: eventType, EventStatus: status.PartnerPending,
+		ID: partnerEventID(p, e), EventType: eventType, EventStatus: status.PartnerPending,
 		EventDirection: status.DirectionOut, CreatedBy: "outbox-relay", OutboxID: e.ID,
 		EntityMetadata: store.PartnerEntityMetadata{PartnerID: p.ID, PartnerName: p.Name,
 			EntityID: entityID, EntityType: e.AggregateType},
@@ -180,10 +194,10 @@ func partnerEvent(p Partner, e Entry) store.PartnerEvent {
 	}
 }
 
-// partnerAttempt is the record of e's attempt at at, which left its
+// partnerAttempt is the record of e's attempt to p at at, which left its
 // partner event in status.
-func partnerAttempt(e Entry, at time.Time, status string) store.PartnerAttempt {
-	return store.PartnerAttempt{ID: partnerEventID(e), N: e.Attempts, At: at, Status: status}
+func partnerAttempt(p Partner, e Entry, at time.Time, status string) store.PartnerAttempt {
+	return store.PartnerAttempt{ID: partnerEventID(p, e), N: e.Attempts, At: at, Status: status, OutboxID: e.ID}
 }
 
 // deadLetter is an entry this claim dead-letters, with the last answer,

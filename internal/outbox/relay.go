@@ -8,7 +8,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/streamops/streamops/events"
 	"github.com/streamops/streamops/internal/backoff"
 	"github.com/streamops/streamops/internal/deadline"
 	"github.com/streamops/streamops/internal/metrics"
@@ -29,8 +28,9 @@ type OutboxStore interface {
 	SaveBreaker(ctx context.Context, ep store.PartnerEndpoint, openedAt *time.Time) (bool, error)
 	GetOutboxEntry(ctx context.Context, outboxID string) (store.OutboxEntry, error)
 	PartnerPaused(ctx context.Context, partnerID string) (bool, error)
-	InsertPartnerEvents(ctx context.Context, evs ...store.PartnerEvent) (store.InsertResult, error)
+	ClaimPartnerDeliveries(ctx context.Context, until time.Time, claims ...store.PartnerClaim) error
 	RecordPartnerAttempts(ctx context.Context, attempts ...store.PartnerAttempt) (int, error)
+	ReleasePartnerClaims(ctx context.Context, claims ...store.PartnerAttempt) error
 	HoldPartner(ctx context.Context, partnerID string, h store.Hold, now time.Time) (bool, error)
 	ReserveSendSlot(ctx context.Context, partnerID string, now time.Time, interval, horizon time.Duration) (store.SendSlot, error)
 	AcquireInFlight(ctx context.Context, partnerID string, limit int, token string, now, until time.Time) (bool, error)
@@ -471,9 +471,10 @@ func (r *Relay) deliverBatch(ctx context.Context, claimed []Entry) (Stats, error
 }
 
 // settleOutcomes records a group's outcomes: the outbox settlements with
-// one bulk write, then the partner attempts.
+// one bulk write, then the partner attempts, then the partner deliveries
+// claimed but not attempted leave PROCESSING.
 func (r *Relay) settleOutcomes(ctx context.Context, group []outcome, st *Stats) error {
-	settlements, attempts, dls := r.settle(ctx, group, st)
+	settlements, attempts, released, dls := r.settle(ctx, group, st)
 	settled, err := r.cfg.Store.SettleOutbox(ctx, settlements...)
 	if err != nil {
 		return err
@@ -484,7 +485,7 @@ func (r *Relay) settleOutcomes(ctx context.Context, group []outcome, st *Stats) 
 			return err
 		}
 	}
-	return nil
+	return r.cfg.Store.ReleasePartnerClaims(ctx, released...)
 }
 
 // deliverToPartner sends one partner's entries, a few at a time. Right
@@ -570,12 +571,12 @@ func (r *Relay) paused(ctx context.Context, id string) bool {
 	return paused
 }
 
-// settle turns outcomes into outbox settlements, partner attempt records
-// and the dead letters to report; a retry is due its delay after the
-// attempt ended.
-func (r *Relay) settle(ctx context.Context, outcomes []outcome, st *Stats) ([]store.Settlement, []store.PartnerAttempt, []deadLetter) {
+// settle turns outcomes into outbox settlements, partner attempt records,
+// the partner claims to release (claimed, not attempted) and the dead
+// letters to report; a retry is due its delay after the attempt ended.
+func (r *Relay) settle(ctx context.Context, outcomes []outcome, st *Stats) ([]store.Settlement, []store.PartnerAttempt, []store.PartnerAttempt, []deadLetter) {
 	settlements := make([]store.Settlement, 0, len(outcomes))
-	var attempts []store.PartnerAttempt
+	var attempts, released []store.PartnerAttempt
 	var dls []deadLetter
 	for _, o := range outcomes {
 		e := o.entry
@@ -621,27 +622,27 @@ func (r *Relay) settle(ctx context.Context, outcomes []outcome, st *Stats) ([]st
 			dls = append(dls, newDeadLetter(e.Context(ctx), e, errMsg, a, now))
 		}
 		settlements = append(settlements, stl)
-		if partner && o.attempted && out != status.OutcomeThrottled && e.attemptRecorded() {
-			attempts = append(attempts, partnerAttempt(e, now, e.attemptStatus(out)))
+		switch {
+		case !partner:
+		case o.attempted && out != status.OutcomeThrottled && e.attemptRecorded():
+			attempts = append(attempts, partnerAttempt(r.cfg.Partners[e.Target], e, now, e.attemptStatus(out)))
+		default:
+			released = append(released, partnerAttempt(r.cfg.Partners[e.Target], e, now, ""))
 		}
 	}
-	return settlements, attempts, dls
+	return settlements, attempts, released, dls
 }
 
-// partnerEventID is the partner_events id of an outbox entry's delivery.
-func partnerEventID(e Entry) string {
-	return events.DeriveID("", e.ID, "partner_event")
-}
-
-// recordPartnerEvents makes sure every partner delivery of the batch has its
-// seed-000 OUT document (one bulk insert; existing ones are duplicates).
+// recordPartnerEvents marks every partner delivery of the batch PROCESSING
+// in its seed-000 OUT document (stored first when new) until the claim's
+// lease ends, with one bulk write: what is being sent is never "Failed
+// Events for Retry".
 func (r *Relay) recordPartnerEvents(ctx context.Context, claimed []Entry, byPartner map[string][]int) error {
-	var evs []store.PartnerEvent
+	var claims []store.PartnerClaim
 	for id, idx := range byPartner {
 		for _, i := range idx {
-			evs = append(evs, partnerEvent(r.cfg.Partners[id], claimed[i]))
+			claims = append(claims, store.PartnerClaim{Event: partnerEvent(r.cfg.Partners[id], claimed[i]), FirstOfRound: claimed[i].Attempts == 1})
 		}
 	}
-	_, err := r.cfg.Store.InsertPartnerEvents(ctx, evs...)
-	return err
+	return r.cfg.Store.ClaimPartnerDeliveries(ctx, r.cfg.Now().Add(r.cfg.Lease), claims...)
 }

@@ -144,7 +144,7 @@ func (h *harness) enqueue(t testing.TB, target string, n int) []string {
 }
 
 func partnerEventOf(t testing.TB, s *store.Store, outboxID string) store.PartnerEvent {
-	ev, err := s.GetPartnerEvent(context.Background(), events.DeriveID("", outboxID, "partner_event"))
+	ev, err := s.PartnerDeliveryOf(context.Background(), outboxID)
 	require.NoError(t, err)
 	return ev
 }

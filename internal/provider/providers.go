@@ -178,6 +178,7 @@ func (c *Config) Validate() error {
 		seen[name] = i
 		c.Providers[i].validate(field, &errs)
 	}
+	checkPartnerIDs(c.Providers, &errs)
 	return errors.Join(errs...)
 }
 

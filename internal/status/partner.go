@@ -1,14 +1,19 @@
 package status
 
 // The partner delivery lifecycle (partner_events, seed 000 event_status,
-// and PartnerDeadLetter). An outbound delivery is PENDING when recorded;
-// after each attempt it is SUCCESS (delivered), FAILED (the attempt
+// and PartnerDeadLetter). An outbound delivery is PENDING when recorded,
+// PROCESSING while a relay's claim attempts it (until the claim's lease:
+// a claim not attempted, or whose relay died, goes back to FAILED, or
+// PENDING before its first attempt); after each attempt it is SUCCESS
+// (delivered), FAILED (the attempt
 // failed: retried on seed 000's schedule while attempts are left, over
 // after the fifth), or DEAD_LETTER (refused for good before the fifth
 // attempt). An inbound one is recorded SUCCESS when its webhook was
 // verified and stored.
 const (
-	PartnerPending    = "PENDING"
+	PartnerPending = "PENDING"
+	// PartnerProcessing is a delivery a relay is sending right now: seed
+	// 000's "Failed Events for Retry" never selects it.
 	PartnerProcessing = "PROCESSING"
 	PartnerSuccess    = "SUCCESS"
 	// PartnerFailed is a delivery whose last attempt failed: with fewer

@@ -314,7 +314,9 @@ func (s *Store) settleOne(ctx context.Context, st Settlement) error {
 // ReclaimExpiredLeases returns entries whose lease expired while processing
 // (their relay died or timed out) to failed, due now, so the next ClaimDue
 // takes them. The interrupted attempt stays counted: it may have reached the
-// target. It returns how many entries were reclaimed.
+// target. The partner deliveries whose claim lapsed by now leave PROCESSING
+// too (ReleaseExpiredPartnerClaims). It returns how many entries were
+// reclaimed.
 func (s *Store) ReclaimExpiredLeases(ctx context.Context, now time.Time) (int, error) {
 	now = bsonTime(now)
 	res, err := s.outbox.UpdateMany(ctx,
@@ -325,6 +327,10 @@ func (s *Store) ReclaimExpiredLeases(ctx context.Context, now time.Time) (int, e
 		})
 	if err != nil {
 		return 0, fmt.Errorf("store: reclaim expired leases: %w", err)
+	}
+	// Their partner deliveries' claims lapsed with them.
+	if _, err := s.ReleaseExpiredPartnerClaims(ctx, now); err != nil {
+		return 0, err
 	}
 	return int(res.ModifiedCount), nil
 }

@@ -40,6 +40,22 @@ type PartnerEvent struct {
 	// OutboxID links an OUT event to the integration_outbox entry that
 	// delivers it (not in seed 000: the retry-sweeper re-enqueues by it).
 	OutboxID string `bson:"outbox_id,omitempty" json:"outbox_id,omitempty"`
+	// ProcessingUntil is when the claim of an OUT event's attempt in flight
+	// (event_status PROCESSING) lapses: a relay that died mid-attempt
+	// leaves it, and ReleaseExpiredPartnerClaims puts the event back (not
+	// in seed 000).
+	ProcessingUntil *time.Time `bson:"processing_until,omitempty" json:"processing_until,omitempty"`
+	// The version of an IN event (ReceivePartnerEvent; not in seed 000).
+	// One document holds an entity's state per partner, direction and
+	// event type, the seed's idempotency key: WebhookEventID is the
+	// webhook event whose delivery carried the current state, received at
+	// VersionReceivedAt; EntityDataHash fingerprints that state
+	// (provider.Provider.EntityFingerprint); EntityVersion counts the
+	// states the document has held, from 1.
+	WebhookEventID    string     `bson:"webhook_event_id,omitempty" json:"webhook_event_id,omitempty"`
+	EntityDataHash    string     `bson:"entity_data_hash,omitempty" json:"entity_data_hash,omitempty"`
+	EntityVersion     int        `bson:"entity_version,omitempty" json:"entity_version,omitempty"`
+	VersionReceivedAt *time.Time `bson:"version_received_at,omitempty" json:"version_received_at,omitempty"`
 }
 
 // PartnerEntityMetadata is seed 000's entity_metadata.
@@ -68,16 +84,6 @@ func (s *Store) InsertPartnerEvent(ctx context.Context, ev PartnerEvent) (Partne
 	}
 	_, err = s.partnerEvents.InsertOne(ctx, ev)
 	return ev, normalise(err)
-}
-
-// InsertPartnerEvents stores many partner events (defaults as
-// InsertPartnerEvent) with one unordered bulk insert; ids already stored are
-// reported as duplicates.
-func (s *Store) InsertPartnerEvents(ctx context.Context, evs ...PartnerEvent) (InsertResult, error) {
-	return insertAll(ctx, s.partnerEvents, "partner events", inOneWrite, evs, func(ev PartnerEvent) (string, any, error) {
-		ev, err := s.partnerDefaults(ev)
-		return ev.ID, ev, err
-	})
 }
 
 func (s *Store) partnerDefaults(ev PartnerEvent) (PartnerEvent, error) {
@@ -112,9 +118,117 @@ func (s *Store) partnerDefaults(ev PartnerEvent) (PartnerEvent, error) {
 	return ev, nil
 }
 
+// How ReceivePartnerEvent took an inbound delivery.
+const (
+	// PartnerEventNew: the first delivery of the entity and event type; the
+	// document is stored at version 1.
+	PartnerEventNew = "new"
+	// PartnerEventNewVersion: a later delivery whose entity state differs
+	// from the stored one; the document now holds it, its version one up.
+	PartnerEventNewVersion = "new_version"
+	// PartnerEventSameDelivery: the webhook event that holds the current
+	// version, routed again (a crash, the retry-sweeper): nothing changes.
+	PartnerEventSameDelivery = "same_delivery"
+	// PartnerEventOlder: a delivery received before the current version's,
+	// routed again: it never replaces the newer state.
+	PartnerEventOlder = "older"
+	// PartnerEventResend: another delivery of the state already stored (a
+	// partner's resend under a new event id): a duplicate, nothing changes
+	// and its webhook must start nothing.
+	PartnerEventResend = "resend"
+)
+
+// PartnerReceipt is how ReceivePartnerEvent took a delivery, with the
+// document as it now is.
+type PartnerReceipt struct {
+	Outcome string
+	Event   PartnerEvent
+}
+
+// maxVersionRaces bounds how often ReceivePartnerEvent reads again after
+// losing a race for the document to a concurrent delivery.
+const maxVersionRaces = 8
+
+// ReceivePartnerEvent stores an inbound partner delivery under seed 000's
+// idempotency key: _id is PartnerEventID(partnerId, IN, entity_id,
+// event_type) and the document holds that entity's latest state
+// (entity_data). ev carries WebhookEventID, EntityDataHash and
+// VersionReceivedAt. A second delivery of the same key is a resend when its
+// fingerprint is the stored one (PartnerEventResend: changed nothing), a
+// new version of the entity's state when it differs (stored with one
+// conditional update, so of two concurrent deliveries one wins and the
+// other is judged against it), and never replaces a newer version when it
+// was received before it (PartnerEventOlder).
+func (s *Store) ReceivePartnerEvent(ctx context.Context, ev PartnerEvent) (PartnerReceipt, error) {
+	ev.ID = ""
+	ev, err := s.partnerDefaults(ev)
+	if err != nil {
+		return PartnerReceipt{}, err
+	}
+	if ev.EventDirection != status.DirectionIn || ev.WebhookEventID == "" || ev.EntityDataHash == "" || ev.VersionReceivedAt == nil || ev.VersionReceivedAt.IsZero() {
+		return PartnerReceipt{}, errors.New("store: an inbound partner delivery needs direction IN, webhook_event_id, entity_data_hash and version_received_at")
+	}
+	at := bsonTime(*ev.VersionReceivedAt)
+	ev.VersionReceivedAt, ev.EntityVersion = &at, 1
+	for range maxVersionRaces {
+		// The first delivery of a key is one command; a later one is
+		// judged against the stored document.
+		if _, err := s.partnerEvents.InsertOne(ctx, ev); err == nil {
+			return PartnerReceipt{Outcome: PartnerEventNew, Event: ev}, nil
+		} else if !isDuplicate(err) {
+			return PartnerReceipt{}, normalise(err)
+		}
+		cur, err := s.GetPartnerEvent(ctx, ev.ID)
+		if errors.Is(err, ErrNotFound) {
+			continue // expired meanwhile: insert again
+		}
+		if err != nil {
+			return PartnerReceipt{}, err
+		}
+		switch {
+		case cur.WebhookEventID == ev.WebhookEventID:
+			return PartnerReceipt{Outcome: PartnerEventSameDelivery, Event: cur}, nil
+		case cur.VersionReceivedAt != nil && at.Before(*cur.VersionReceivedAt):
+			return PartnerReceipt{Outcome: PartnerEventOlder, Event: cur}, nil
+		case cur.EntityDataHash == ev.EntityDataHash:
+			return PartnerReceipt{Outcome: PartnerEventResend, Event: cur}, nil
+		}
+		next := cur
+		next.EntityMetadata.PartnerName, next.EntityMetadata.EntityType = ev.EntityMetadata.PartnerName, ev.EntityMetadata.EntityType
+		next.EntityData, next.EntityDataHash, next.WebhookEventID = ev.EntityData, ev.EntityDataHash, ev.WebhookEventID
+		next.VersionReceivedAt, next.EntityVersion, next.LastUpdatedTime = &at, cur.EntityVersion+1, ev.LastUpdatedTime
+		next.EventStatus, next.CreatedBy, next.ExpireAt = ev.EventStatus, ev.CreatedBy, ev.ExpireAt
+		// Replaced only as it was read: a concurrent delivery's version
+		// makes this one read again and be judged against it.
+		filter := bson.M{"_id": cur.ID, "webhook_event_id": bson.M{"$exists": false}, "entity_version": bson.M{"$exists": false}}
+		if cur.WebhookEventID != "" {
+			filter["webhook_event_id"] = cur.WebhookEventID
+		}
+		if cur.EntityVersion != 0 {
+			filter["entity_version"] = cur.EntityVersion
+		}
+		res, err := s.partnerEvents.ReplaceOne(ctx, filter, next)
+		if err != nil {
+			return PartnerReceipt{}, normalise(err)
+		}
+		if res.MatchedCount == 1 {
+			return PartnerReceipt{Outcome: PartnerEventNewVersion, Event: next}, nil
+		}
+	}
+	return PartnerReceipt{}, fmt.Errorf("store: partner event %s kept changing while a delivery was stored; try again", ev.ID)
+}
+
 // GetPartnerEvent loads a partner event by id.
 func (s *Store) GetPartnerEvent(ctx context.Context, id string) (PartnerEvent, error) {
 	return getByID[PartnerEvent](ctx, s.partnerEvents, id)
+}
+
+// PartnerDeliveryOf loads the OUT partner event outbox entry outboxID
+// delivers; ErrNotFound when there is none (not a partner delivery, not
+// claimed yet, or another entry of the same entity and event type holds
+// the document now).
+func (s *Store) PartnerDeliveryOf(ctx context.Context, outboxID string) (PartnerEvent, error) {
+	return findOne[PartnerEvent](ctx, s.partnerEvents, bson.M{"outbox_id": outboxID, "event_direction": status.DirectionOut})
 }
 
 // PartnerAttempt is one delivery attempt of a partner event.
@@ -128,6 +242,9 @@ type PartnerAttempt struct {
 	// Status is the event status after the attempt (SUCCESS, FAILED,
 	// DEAD_LETTER).
 	Status string
+	// OutboxID, when set, is the outbox entry that made the attempt: it is
+	// recorded only while the document is that entry's delivery.
+	OutboxID string
 }
 
 // RecordPartnerAttempt records delivery attempt n (1..MaxPartnerAttempts) at
@@ -154,6 +271,11 @@ func (s *Store) RecordPartnerAttempts(ctx context.Context, attempts ...PartnerAt
 			return nil, fmt.Errorf("store: partner attempt %d outside 1..%d", a.N, MaxPartnerAttempts)
 		}
 		set := bson.M{"event_status": a.Status, "lastUpdatedTime": now}
+		update := bson.M{"$set": set, "$unset": bson.M{"processing_until": ""}}
+		filter := bson.M{"_id": a.ID}
+		if a.OutboxID != "" {
+			filter["outbox_id"] = a.OutboxID
+		}
 		if a.N == 1 {
 			// The first attempt of a round: a requeued delivery's earlier
 			// round is not this one's.
@@ -161,12 +283,155 @@ func (s *Store) RecordPartnerAttempts(ctx context.Context, attempts ...PartnerAt
 		} else {
 			set["entity_metadata.resilienceAttemptCount."+strconv.Itoa(a.N)] = epochMillis(a.At)
 		}
-		return mongo.NewUpdateOneModel().SetFilter(bson.M{"_id": a.ID}).SetUpdate(bson.M{"$set": set}), nil
+		return mongo.NewUpdateOneModel().SetFilter(filter).SetUpdate(update), nil
 	})
 	if err != nil {
 		return 0, err
 	}
 	return int(res.MatchedCount), nil
+}
+
+// bsonDoc is v as the document the store would write.
+func bsonDoc(v any) (bson.M, error) {
+	raw, err := bson.Marshal(v)
+	if err != nil {
+		return nil, fmt.Errorf("store: encode: %w", err)
+	}
+	var m bson.M
+	if err := bson.Unmarshal(raw, &m); err != nil {
+		return nil, fmt.Errorf("store: encode: %w", err)
+	}
+	return m, nil
+}
+
+// PartnerClaim is an OUT delivery an outbox claim is about to attempt.
+type PartnerClaim struct {
+	// Event is its document as first stored: _id seed 000's key
+	// (PartnerEventID of the partner, OUT, entity_id and event_type),
+	// outbox_id the entry.
+	Event PartnerEvent
+	// FirstOfRound is whether this is the entry's first attempt of a round:
+	// only then may it take over a document another entry of the same
+	// entity and event type holds.
+	FirstOfRound bool
+}
+
+// ClaimPartnerDeliveries marks the OUT deliveries a relay is about to
+// attempt PROCESSING until until (the outbox claim's lease), storing each
+// document first if it is new, so seed 000's "Failed Events for Retry"
+// never selects a delivery while it is being sent. The document is the
+// delivery of one entity and event type to a partner: a second outbox
+// entry of the same key is a new version of it, taking the document over
+// (its outbox_id, entity_data, an empty resilienceAttemptCount,
+// entity_version one up) on its first attempt of a round; a later attempt
+// of an entry that no longer holds the document records nothing. A relay
+// that dies mid-attempt leaves PROCESSING behind until until:
+// ReleaseExpiredPartnerClaims puts it back.
+func (s *Store) ClaimPartnerDeliveries(ctx context.Context, until time.Time, claims ...PartnerClaim) error {
+	if len(claims) == 0 {
+		return nil
+	}
+	now := s.now()
+	until = bsonTime(until)
+	evs := make([]PartnerEvent, len(claims))
+	var takeovers []PartnerEvent
+	for i, c := range claims {
+		ev, err := s.partnerDefaults(c.Event)
+		if err != nil {
+			return err
+		}
+		if ev.EventDirection != status.DirectionOut || ev.OutboxID == "" {
+			return fmt.Errorf("store: partner claim %s: needs direction OUT and an outbox_id", ev.ID)
+		}
+		evs[i] = ev
+		if c.FirstOfRound {
+			takeovers = append(takeovers, ev)
+		}
+	}
+	processing := func(PartnerEvent) bson.M {
+		return bson.M{"event_status": status.PartnerProcessing, "processing_until": until, "lastUpdatedTime": epochMillis(now)}
+	}
+	if _, err := writeEach(ctx, s.partnerEvents, "take over partner deliveries", takeovers, func(ev PartnerEvent) (mongo.WriteModel, error) {
+		set := processing(ev)
+		set["outbox_id"], set["entity_data"], set["entity_metadata.entity_type"] = ev.OutboxID, ev.EntityData, ev.EntityMetadata.EntityType
+		set["expire_at"] = ev.ExpireAt
+		return mongo.NewUpdateOneModel().SetFilter(bson.M{"_id": ev.ID, "outbox_id": bson.M{"$ne": ev.OutboxID}}).
+			SetUpdate(bson.M{"$set": set, "$inc": bson.M{"entity_version": 1},
+				"$unset": bson.M{"entity_metadata.resilienceAttemptCount": ""}}), nil
+	}); err != nil {
+		return err
+	}
+	models, err := writeModels(evs, func(ev PartnerEvent) (mongo.WriteModel, error) {
+		insert := ev
+		insert.EventStatus, insert.ProcessingUntil, insert.EntityVersion = "", nil, 1
+		doc, err := bsonDoc(insert)
+		if err != nil {
+			return nil, err
+		}
+		for _, k := range []string{"_id", "outbox_id", "event_status", "processing_until", "lastUpdatedTime"} {
+			delete(doc, k)
+		}
+		return mongo.NewUpdateOneModel().SetFilter(bson.M{"_id": ev.ID, "outbox_id": ev.OutboxID}).
+			SetUpdate(bson.M{"$setOnInsert": doc, "$set": processing(ev)}).SetUpsert(true), nil
+	})
+	if err != nil {
+		return err
+	}
+	_, err = s.partnerEvents.BulkWrite(ctx, models, options.BulkWrite().SetOrdered(false))
+	// A duplicate key: another entry holds the document (a later attempt of
+	// an entry it took over from); nothing is recorded for this one.
+	if _, other := duplicateIndexes(err); other != nil {
+		return fmt.Errorf("store: claim partner deliveries: %w", normalise(other))
+	}
+	return nil
+}
+
+// ReleasePartnerClaims puts the OUT deliveries of the outbox entries that
+// a claim did not attempt after all (deferred, throttled, exhausted) back
+// from PROCESSING: FAILED when attempts are recorded, else PENDING.
+func (s *Store) ReleasePartnerClaims(ctx context.Context, claims ...PartnerAttempt) error {
+	if len(claims) == 0 {
+		return nil
+	}
+	ids, outboxIDs := make([]string, len(claims)), make([]string, len(claims))
+	for i, c := range claims {
+		ids[i], outboxIDs[i] = c.ID, c.OutboxID
+	}
+	_, err := s.releasePartnerClaims(ctx, bson.M{"_id": bson.M{"$in": ids}, "outbox_id": bson.M{"$in": outboxIDs}})
+	return err
+}
+
+// ReleaseExpiredPartnerClaims puts back the OUT deliveries whose claim
+// lapsed at now while still PROCESSING (a relay died mid-attempt): FAILED
+// when attempts are recorded, so seed 000's "Failed Events for Retry"
+// selects them again, else PENDING; the outbox's own reclaimed lease
+// sends them again. It returns how many it put back.
+func (s *Store) ReleaseExpiredPartnerClaims(ctx context.Context, now time.Time) (int, error) {
+	return s.releasePartnerClaims(ctx, bson.M{"processing_until": bson.M{"$lte": bsonTime(now)}})
+}
+
+// releasePartnerClaims puts the PROCESSING deliveries filter selects back
+// to FAILED or PENDING.
+func (s *Store) releasePartnerClaims(ctx context.Context, filter bson.M) (int, error) {
+	n := 0
+	for _, back := range []struct {
+		attempted bool
+		status    string
+	}{{true, status.PartnerFailed}, {false, status.PartnerPending}} {
+		f := bson.M{"event_status": status.PartnerProcessing, "event_direction": status.DirectionOut,
+			"entity_metadata.resilienceAttemptCount.1": bson.M{"$exists": back.attempted}}
+		for k, v := range filter {
+			f[k] = v
+		}
+		res, err := s.partnerEvents.UpdateMany(ctx, f, bson.M{
+			"$set":   bson.M{"event_status": back.status, "lastUpdatedTime": epochMillis(s.now())},
+			"$unset": bson.M{"processing_until": ""}})
+		if err != nil {
+			return n, fmt.Errorf("store: release partner claims: %w", err)
+		}
+		n += int(res.ModifiedCount)
+	}
+	return n, nil
 }
 
 // restartPartnerDeliveries puts the OUT deliveries of outbox entries

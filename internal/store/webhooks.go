@@ -91,7 +91,7 @@ func (s *Store) GetWebhookEvent(ctx context.Context, eventID string) (WebhookEve
 // SetWebhookStatus moves a webhook event along its lifecycle, stamping
 // processing_started_at (and counting a processing attempt in retry_count)
 // on processing, completed_at on completed or skipped, and error_message on
-// failed. A transition the row has already moved past is a no-op; an
+// failed (on skipped, why, when given). A transition the row has already moved past is a no-op; an
 // unknown id is ErrNotFound.
 func (s *Store) SetWebhookStatus(ctx context.Context, eventID, to, errMsg string) error {
 	from, ok := status.WebhookFrom(to)
@@ -108,6 +108,10 @@ func (s *Store) SetWebhookStatus(ctx context.Context, eventID, to, errMsg string
 	case status.WebhookCompleted, status.WebhookSkipped:
 		set["completed_at"] = now
 		update["$unset"] = bson.M{"error_message": ""}
+		if to == status.WebhookSkipped && errMsg != "" { // why it was skipped (a partner's resend)
+			set["error_message"] = errMsg
+			delete(update, "$unset")
+		}
 	case status.WebhookFailed:
 		set["error_message"] = errMsg
 	}

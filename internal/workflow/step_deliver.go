@@ -22,7 +22,9 @@ const DefaultDeliveryEventType = "workflow.records"
 
 // DeliverStep enqueues one integration_outbox entry that delivers the records
 // to a partner: the input's "deliver" parameter names the target (default:
-// the provider whose webhook started the workflow) and the event type. The
+// the partnerId of the webhook that started the workflow, which is a
+// partner's configured partnerId, else its provider's name) and the event
+// type. The
 // outbox id is derived from the step's workflow.step.completed event id and
 // the target (store.OutboxID), so the relay delivers it once. Records pass
 // unchanged. No target fails the workflow with DELIVER_ERROR. The entry
@@ -32,6 +34,9 @@ func DeliverStep(ctx context.Context, in StepInput) (StepOutput, error) {
 	var p deliverParams
 	if _, err := in.Param("deliver", &p); err != nil {
 		return StepOutput{}, fault.Permanent(CodeDeliver, "%w", err)
+	}
+	if p.Target == "" {
+		p.Target = in.Workflow.PartnerID // the partner's one id (provider.Provider.PartnerID)
 	}
 	if p.Target == "" {
 		p.Target = in.Workflow.Provider

@@ -15,7 +15,6 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/streamops/streamops/events"
 	"github.com/streamops/streamops/internal/backoff"
 	"github.com/streamops/streamops/internal/httpapi"
 	"github.com/streamops/streamops/internal/local"
@@ -123,7 +122,7 @@ func TestPartnerRetriesKeepSeed000sScheduleWhateverThePeriod(t *testing.T) {
 				got := p.arrivals()
 				entry, err := s.Store().GetOutboxEntry(ctx, ids[p.id])
 				require.NoError(t, err)
-				ev, err := s.Store().GetPartnerEvent(ctx, events.DeriveID("", ids[p.id], "partner_event"))
+				ev, err := s.Store().PartnerDeliveryOf(ctx, ids[p.id])
 				require.NoError(t, err)
 				switch {
 				case p.answer == timedOut:
@@ -251,7 +250,7 @@ func TestARefusedDeliveryStaysDeadUntilAnOperatorRequeuesIt(t *testing.T) {
 		return e
 	}
 	delivery := func() store.PartnerEvent {
-		ev, err := s.Store().GetPartnerEvent(ctx, events.DeriveID("", id, "partner_event"))
+		ev, err := s.Store().PartnerDeliveryOf(ctx, id)
 		require.NoError(t, err)
 		return ev
 	}

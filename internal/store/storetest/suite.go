@@ -81,6 +81,8 @@ func Run(t *testing.T, open Opener) {
 		{"PartnerBacklogCountsWhatWaits", testPartnerBacklog},
 		{"PartnerFailedForRetryQuery", testPartnerRetryQuery},
 		{"PartnerHistoryQuery", testPartnerHistory},
+		{"PartnerDeliveriesDeduplicateByEntityIDAndEventType", testPartnerDeliveryVersions},
+		{"PartnerDeliveryInFlightIsProcessingUntilItsClaimLapses", testPartnerClaimsLapse},
 		{"EveryIndexExistsAndEnsureIsIdempotent", testIndexes},
 		{"IndexesAreExactlyAsTheSeedsNameThem", testSeedIndexes},
 		{"SearchMatchesTheTextIndexFields", testSearch},
