@@ -16,7 +16,7 @@ QUICK_BENCHTIME   ?= 100x
 LAMBDA_ENV   := GOOS=linux GOARCH=arm64 CGO_ENABLED=0
 LAMBDA_FLAGS := -tags lambda.norpc -trimpath -ldflags='-s -w'
 
-.PHONY: help build test unit race lint docs bench bench-all run clean synth deploy bootstrap infra-test infra-clean test-mongo test-scale fuzz openapi-lint console console-check test-console
+.PHONY: help build test preflight unit race lint docs bench bench-all run clean synth deploy bootstrap infra-test infra-clean test-mongo test-scale fuzz openapi-lint console console-check test-console
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-8s %s\n", $$1, $$2}'
@@ -30,7 +30,14 @@ $(BUILD_DIR)/%.zip: FORCE
 
 FORCE:
 
-test: lint openapi-lint unit race fuzz build infra-test test-console ## everything CI runs: lint, the OpenAPI lint, all tests, the race run, a short fuzz of each target, the Lambda build, the template tests, the console in a browser
+# preflight runs first (make builds prerequisites left to right): on a
+# machine that lacks Node.js, npm or Chromium, make test installs them with
+# apt-get when run as root and otherwise stops at once, naming the command,
+# rather than failing in the browser tests many minutes later.
+test: preflight lint openapi-lint unit race fuzz build infra-test test-console ## everything CI runs: lint, the OpenAPI lint, all tests, the race run, a short fuzz of each target, the Lambda build, the template tests, the console in a browser
+
+preflight: ## check (as root: apt-get install) what make test needs beyond Go: Node.js 20.19+, npm, chromium
+	@.ci/preflight go node npm chromium
 
 # The embedded engine copies a collection on every write, which makes the
 # large-volume tests allocation-bound: a lazier GC shortens them.
@@ -51,6 +58,7 @@ STORE_TEST_PKGS = $(shell $(GO) list -test -tags browser -f '{{.ImportPath}} {{j
 
 test-mongo: ## every store-touching test again on the MongoDB at MONGODB_URI (Atlas, mongod, FerretDB)
 	@test -n "$$MONGODB_URI" || { echo "test-mongo: set MONGODB_URI (e.g. mongodb://127.0.0.1:27017/); docs/testing.md"; exit 2; }
+	@.ci/preflight chromium
 	@log=$$(mktemp); trap 'rm -f $$log' EXIT; \
 	STREAMOPS_TEST_ENGINE=mongodb STREAMOPS_TEST_ENGINE_LOG=$$log \
 		$(GO) test -count=1 -tags browser -timeout 30m -skip '^$(SCALE_TESTS)$$' $(STORE_TEST_PKGS); rc=$$?; \
@@ -141,11 +149,12 @@ REDOCLY := openapi/node_modules/.bin/redocly
 REDOCLY_ENV := REDOCLY_TELEMETRY=off REDOCLY_SUPPRESS_UPDATE_NOTICE=true
 
 $(REDOCLY): openapi/package.json openapi/package-lock.json
+	@.ci/preflight npm
 	npm ci --prefix openapi --no-audit --no-fund --loglevel=error
 	@touch $@
 
 openapi-lint: $(REDOCLY) ## Redocly's recommended ruleset over the served OpenAPI document: no error, no warning
-	@node -e 'const [a, b] = process.versions.node.split(".").map(Number); if (a < 20 || (a === 20 && b < 19)) { console.error("openapi-lint: @redocly/cli needs Node.js 20.19 or later, this is " + process.version); process.exit(1) }'
+	@.ci/preflight node
 	@mkdir -p $(BUILD_DIR)
 	$(GO) run ./internal/cmd/streamops openapi > $(BUILD_DIR)/openapi.json
 	@cd openapi && $(REDOCLY_ENV) ./node_modules/.bin/redocly lint --config redocly.yaml --format=json \
@@ -162,6 +171,7 @@ CONSOLE_NPM := console/node_modules/.bin/esbuild
 CONSOLE_DIST := internal/console/dist
 
 $(CONSOLE_NPM): console/package.json console/package-lock.json
+	@.ci/preflight npm
 	npm ci --prefix console --no-audit --no-fund --loglevel=error
 	@touch $@
 
@@ -181,6 +191,7 @@ console-check: $(CONSOLE_NPM) ## fail when internal/console/dist/ is not what co
 # to STREAMOPS_CONSOLE_SCREENSHOTS (default: a temporary directory the test
 # logs); CI keeps them under build/console-screenshots.
 test-console: console-check ## the console in headless Chromium against the local stack (needs chromium)
+	@.ci/preflight chromium
 	$(GO) test -count=1 -tags browser -timeout 10m ./internal/console/browser/...
 
 # --- Infrastructure: the CDK app in infra/ (a Go module of its own) ----------
@@ -199,6 +210,7 @@ JSII_ENV := JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION=18,20
 CDK_ENV := $(JSII_ENV) CDK_DISABLE_CLI_TELEMETRY=true CDK_DISABLE_VERSION_CHECK=true
 
 $(CDK): infra/package.json infra/package-lock.json
+	@.ci/preflight npm
 	npm ci --prefix infra --no-audit --no-fund --loglevel=error
 	@touch $@
 
@@ -213,6 +225,7 @@ bootstrap: $(CDK) ## cdk bootstrap, once per account and region, before the firs
 	$(CDK_ENV) $(CDK) bootstrap --no-notices $(CDK_ARGS)
 
 infra-test: ## go vet + the template tests of the CDK app (cd infra && go test ./...)
+	@.ci/preflight node
 	cd infra && $(GO) vet ./... && $(JSII_ENV) $(GO) test -count=1 ./...
 
 infra-clean: ## remove cdk.out/ and the installed CDK CLI
