@@ -6,6 +6,9 @@ import (
 	"log/slog"
 	"strings"
 	"sync"
+	"testing"
+
+	"github.com/stretchr/testify/require"
 )
 
 // Output is an io.Writer a running stack or command writes while the test
@@ -46,6 +49,15 @@ func (o *Output) Records(msg string) []map[string]any {
 		}
 	}
 	return out
+}
+
+// Record is the one JSON log line written so far whose msg is msg; the
+// test fails, showing the output, when there is none or more than one.
+func (o *Output) Record(tb testing.TB, msg string) map[string]any {
+	tb.Helper()
+	recs := o.Records(msg)
+	require.Len(tb, recs, 1, "log lines %q in:\n%s", msg, o.String())
+	return recs[0]
 }
 
 // DebugLogger is a JSON logger at debug level writing to o, as the local
