@@ -63,7 +63,13 @@ func New(cfg Config) (*Archiver, error) {
 func (a *Archiver) Run(ctx context.Context) (int, error) {
 	total := 0
 	defer func() {
-		a.cfg.Logger.InfoContext(ctx, "archiver run finished", "archived", total)
+		// A run that archived nothing says so at debug only: on a
+		// schedule it would bury every line worth reading.
+		level := slog.LevelInfo
+		if total == 0 {
+			level = slog.LevelDebug
+		}
+		a.cfg.Logger.Log(ctx, level, "archiver run finished", "archived", total)
 		a.cfg.Metrics.Record(metrics.Metric{Name: "EventsArchived", Unit: metrics.Count, Value: float64(total)})
 	}()
 	back, err := a.cfg.Store.BackfillRetention(ctx)

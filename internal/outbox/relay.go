@@ -342,7 +342,14 @@ func (r *Relay) nextWake(ctx context.Context, until time.Time) (time.Time, error
 }
 
 func (r *Relay) report(ctx context.Context, st Stats) {
-	r.cfg.Logger.InfoContext(ctx, "outbox relay run finished", "stats", st)
+	// An idle run (nothing reclaimed, claimed or deferred) says so at
+	// debug only: on a schedule of seconds it would bury every line worth
+	// reading.
+	level := slog.LevelInfo
+	if st == (Stats{}) {
+		level = slog.LevelDebug
+	}
+	r.cfg.Logger.Log(ctx, level, "outbox relay run finished", "stats", st)
 	ms := []metrics.Metric{
 		{Name: "OutboxDelivered", Unit: metrics.Count, Value: float64(st.Delivered)},
 		{Name: "OutboxRetried", Unit: metrics.Count, Value: float64(st.Retried)},

@@ -191,7 +191,14 @@ func (s *Sweeper) Run(ctx context.Context) (Stats, error) {
 		s.redriveStalled(ctx, &st),
 		s.reconcilePartnerEvents(ctx, &st),
 	}
-	s.cfg.Logger.InfoContext(ctx, "retry-sweeper run finished", "stats", st)
+	// An idle run (every count zero) says so at debug only: on a
+	// schedule of seconds it would bury every line worth reading. A failed
+	// pass is the invocation's error, reported by whoever invoked it.
+	level := slog.LevelInfo
+	if st == (Stats{}) {
+		level = slog.LevelDebug
+	}
+	s.cfg.Logger.Log(ctx, level, "retry-sweeper run finished", "stats", st)
 	s.cfg.Metrics.Record(
 		metrics.Metric{Name: "SweeperPublished", Unit: metrics.Count, Value: float64(st.Published)},
 		metrics.Metric{Name: "SweeperDeadLettered", Unit: metrics.Count, Value: float64(st.DeadLettered)},

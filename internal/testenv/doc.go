@@ -9,8 +9,8 @@
 // their own (Broker), reading a topic from its start (Scan, Consume) and a
 // record's headers (Header), a client of the stack's HTTP routes (API),
 // polling (Eventually), signing a delivery as a provider does (Sign), the
-// repository's testdata/ (Testdata, GoldenJSON) and the stack's output
-// (Output).
+// repository's testdata/ (Testdata, GoldenJSON), the stack's output
+// (Output) and the size of a large-volume test (Volume).
 //
 // What must not live here: assertions about any one package, production
 // code, and anything that imports internal/local (its own tests use this

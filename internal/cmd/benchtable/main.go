@@ -46,14 +46,15 @@ func main() {
 	benchtime := flag.String("benchtime", "3x", "-benchtime on the embedded engine")
 	mongoBenchtime := flag.String("mongo-benchtime", "1x", "-benchtime on the MongoDB at MONGODB_URI")
 	quickBenchtime := flag.String("quick-benchtime", "30x", "-benchtime of the benchmarks that do not touch the store (produce: 10,000 records an iteration, about 20 ms; start to ready: a cold start): more iterations than the others, so a busy machine's noise averages out")
+	scaleEvents := flag.Int("scale-events", 100_000, "events of the replay at scale on the MongoDB at MONGODB_URI (internal/replaybench TestReplayAtScale, which CI runs small); 0: none")
 	flag.Parse()
-	if err := run(os.Stdout, *benchtime, *mongoBenchtime, *quickBenchtime); err != nil {
+	if err := run(os.Stdout, *benchtime, *mongoBenchtime, *quickBenchtime, *scaleEvents); err != nil {
 		fmt.Fprintln(os.Stderr, "benchtable:", err)
 		os.Exit(1)
 	}
 }
 
-func run(out io.Writer, benchtime, mongoBenchtime, quickBenchtime string) error {
+func run(out io.Writer, benchtime, mongoBenchtime, quickBenchtime string, scaleEvents int) error {
 	start := time.Now()
 	results := map[string]map[string]result{} // engine → benchmark name → result
 	embedded, err := goBench("embedded", benchtime, storePkgs)
@@ -71,6 +72,13 @@ func run(out io.Writer, benchtime, mongoBenchtime, quickBenchtime string) error 
 		mongo, err := goBench("mongodb", mongoBenchtime, storePkgs)
 		if err != nil {
 			return err
+		}
+		if scaleEvents > 0 {
+			sc, err := scaleReplay(scaleEvents)
+			if err != nil {
+				return err
+			}
+			mongo[scaleResult] = sc
 		}
 		results["mongodb"] = mongo
 		engines = append(engines, "mongodb")
@@ -165,6 +173,52 @@ func goBench(engine, benchtime string, pkgs []string) (map[string]result, error)
 		return nil, fmt.Errorf("%s benchmarks: %w", engine, err)
 	}
 	return parse(&buf), nil
+}
+
+// scaleResult is the name the replay at scale's figures go by among the
+// benchmarks' results.
+const scaleResult = "TestReplayAtScale"
+
+// scaleReplay runs internal/replaybench's TestReplayAtScale on the
+// MongoDB at MONGODB_URI with n events, alone, and reads its "scale:"
+// line: the seed's and the replay's seconds and events/s.
+func scaleReplay(n int) (result, error) {
+	args := []string{"test", "-count=1", "-v", "-run", "^" + scaleResult + "$", "-timeout", "60m", "./internal/replaybench"}
+	fmt.Fprintf(os.Stderr, "benchtable: mongodb: %d events: go %s\n", n, strings.Join(args, " "))
+	cmd := exec.Command(goTool(), args...)
+	cmd.Env = append(os.Environ(), "STREAMOPS_TEST_ENGINE=mongodb", fmt.Sprintf("STREAMOPS_TEST_REPLAY_EVENTS=%d", n))
+	var buf bytes.Buffer
+	cmd.Stdout = &buf
+	cmd.Stderr = os.Stderr
+	err := cmd.Run()
+	res, ok := scaleFigures(buf.String())
+	if err != nil || !ok {
+		os.Stderr.Write(buf.Bytes())
+		return nil, fmt.Errorf("the replay of %d events on mongodb: %v", n, err)
+	}
+	fmt.Fprintln(os.Stderr, strings.TrimSpace(scaleLine.FindString(buf.String())))
+	return res, nil
+}
+
+// scaleLine is TestReplayAtScale's log line of its figures.
+var scaleLine = regexp.MustCompile(`scale: ((?:[a-z/-]+=[0-9.]+ ?)+)`)
+
+// scaleFigures reads the "scale: events=… seed-s=… …" line of out.
+func scaleFigures(out string) (result, bool) {
+	m := scaleLine.FindStringSubmatch(out)
+	if m == nil {
+		return nil, false
+	}
+	res := result{}
+	for _, kv := range strings.Fields(m[1]) {
+		k, v, _ := strings.Cut(kv, "=")
+		f, err := strconv.ParseFloat(v, 64)
+		if err != nil {
+			return nil, false
+		}
+		res[k] = f
+	}
+	return res, res["events"] > 0 && res["replay-s"] > 0 && res["seed-s"] > 0
 }
 
 // benchLines passes on only what a reader of the run wants: each

@@ -61,3 +61,21 @@ func TestBenchLinesPassesResultsAndFailuresNotLogs(t *testing.T) {
 	assert.Equal(t, "BenchmarkProduce/bus\t1.9312877e+07 ns/op\nok  \tpkg\t1s\n", out.String(),
 		"a result whose name and figures a log line split is put back together; the log is left out")
 }
+
+func TestTheReplayAtScaleIsARowOfMongoDB(t *testing.T) {
+	out := "=== RUN   TestReplayAtScale\n" +
+		"    scale_test.go:56: scale: events=100000 seed-s=239.0 seed-events/s=418 replay-s=332.0 replay-events/s=301\n" +
+		"--- PASS: TestReplayAtScale (575.10s)\n"
+	res, ok := scaleFigures(out)
+	require.True(t, ok)
+	assert.Equal(t, result{"events": 100000, "seed-s": 239, "seed-events/s": 418, "replay-s": 332, "replay-events/s": 301}, res)
+	_, ok = scaleFigures("--- SKIP: TestReplayAtScale (0.00s)\n")
+	assert.False(t, ok, "a run without its figures")
+
+	var tb table
+	tb.build(map[string]map[string]result{"embedded": {}, "mongodb": {scaleResult: res}}, []string{"embedded", "mongodb"}, nil)
+	var table bytes.Buffer
+	tb.print(&table)
+	assert.Contains(t, table.String(), "| replay of 100,000 events, unlimited rate / their bulk insert | mongodb | "+
+		"replayed in 5 min 32 s (301 events/s), inserted in 3 min 59 s (418 events/s) | 0.72 | - | - |")
+}

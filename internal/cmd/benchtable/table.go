@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"time"
 )
 
 // row is one line of the table: a measure on an engine, what was
@@ -125,6 +126,15 @@ func (t *table) build(results map[string]map[string]result, engines []string, si
 		}
 		t.add(row)
 	}
+	// The replay at scale (TestReplayAtScale, run only here at full size):
+	// how long a large history takes to replay, against the engine's own
+	// bulk insert of it.
+	if r, ok := results["mongodb"][scaleResult]; ok {
+		t.add(row{measure: fmt.Sprintf("replay of %s events, unlimited rate / their bulk insert", num(r["events"])), engine: "mongodb", info: true, goal: "-",
+			measured: fmt.Sprintf("replayed in %s (%s events/s), inserted in %s (%s events/s)",
+				minSec(r["replay-s"]), num(r["replay-events/s"]), minSec(r["seed-s"]), num(r["seed-events/s"])),
+			figure: fmt.Sprintf("%.2f", r["replay-events/s"]/r["seed-events/s"])})
+	}
 	// BenchmarkStoreCommands counts commands on the embedded engine only:
 	// a count, the same on MongoDB.
 	t.atMost(results["embedded"], "any", "outbox claims (batch of 100)", "BenchmarkStoreCommands/claim-batch-100", "commands/entry", 0.04, "%.3f")
@@ -172,6 +182,15 @@ func (t *table) print(w io.Writer) {
 		}
 		fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s |\n", r.measure, r.engine, r.measured, r.figure, r.goal, met)
 	}
+}
+
+// minSec prints seconds as minutes and seconds: 5 min 32 s.
+func minSec(s float64) string {
+	d := time.Duration(s * float64(time.Second)).Round(time.Second)
+	if d < time.Minute {
+		return fmt.Sprintf("%.0f s", d.Seconds())
+	}
+	return fmt.Sprintf("%d min %d s", int(d.Minutes()), int(d.Seconds())%60)
 }
 
 // num prints a rate with thousands separators.

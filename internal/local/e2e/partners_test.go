@@ -255,7 +255,9 @@ func TestARefusedDeliveryStaysDeadUntilAnOperatorRequeuesIt(t *testing.T) {
 		return ev
 	}
 	// runsAfter waits until the relay and the sweeper have each finished
-	// three more runs.
+	// three more runs: their "run finished" lines, at info when the run
+	// did something and at debug when it was idle (the stack logs at
+	// debug here), so every run counts.
 	runsAfter := func() {
 		t.Helper()
 		count := func() (int, int) {
