@@ -1,8 +1,8 @@
 import { useState } from 'preact/hooks';
 import { useLocation } from 'preact-iso/router';
 import { get, post } from '../api.js';
-import { useAction, useLoad } from '../hooks.js';
-import { base, ErrorBox, fmtTime, FilterForm, Since, Pager, Json, Badge, Listing } from '../ui.jsx';
+import { useAction, useConfirmed, useLoad } from '../hooks.js';
+import { base, Confirm, ErrorBox, fmtTime, FilterForm, Since, Pager, Json, Badge, Listing } from '../ui.jsx';
 import { TraceLink } from './traces.jsx';
 
 // WebhookTrace links a webhook event's trace: its row's trace_id, or for a
@@ -115,34 +115,18 @@ function WebhookRow({ w, onRetried, opened }) {
 // asked, so a double click starts one.
 function NewAttempt({ w, onDone }) {
   const [reason, setReason] = useState('');
-  const [step, setStep] = useState({ phase: 'idle' });
   const next = (w.attempt || 1) + 1;
-  const start = async () => {
-    setStep({ phase: 'running' });
-    try {
-      const key = `console-${w.event_id}-attempt-${next}`;
-      await post(`/api/webhook-events/${encodeURIComponent(w.event_id)}/retry`, { newAttempt: true, reason }, { 'Idempotency-Key': key });
-      setStep({ phase: 'idle' });
-      onDone();
-    } catch (e) {
-      setStep({ phase: 'idle', error: e });
-    }
-  };
+  const [step, setStep, start] = useConfirmed(() => {
+    const key = `console-${w.event_id}-attempt-${next}`;
+    return post(`/api/webhook-events/${encodeURIComponent(w.event_id)}/retry`, { newAttempt: true, reason }, { 'Idempotency-Key': key });
+  }, onDone);
   return (
     <div class="rerun" data-testid="webhook-new-attempt">
       {step.phase === 'confirm' ? (
-        <div class="confirm" role="dialog">
-          <span>
-            Start attempt {next} of this {w.status} delivery? Its workflow or task runs again from the start, with new ids: every
-            step's effects (partner deliveries, emails, records) happen again.
-          </span>{' '}
-          <button class="danger" onClick={start} data-testid="new-attempt-yes">
-            Start attempt {next}
-          </button>{' '}
-          <button class="secondary" onClick={() => setStep({ phase: 'idle' })}>
-            Cancel
-          </button>
-        </div>
+        <Confirm yes={`Start attempt ${next}`} testid="new-attempt" onYes={start} onCancel={() => setStep({ phase: 'idle' })}>
+          Start attempt {next} of this {w.status} delivery? Its workflow or task runs again from the start, with new ids: every step's
+          effects (partner deliveries, emails, records) happen again.
+        </Confirm>
       ) : (
         <span>
           <label>
