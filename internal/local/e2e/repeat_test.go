@@ -56,7 +56,11 @@ func sweeperOf(t *testing.T, s *stack) (run func(), advance func()) {
 	require.NoError(t, err)
 	return func() {
 			t.Helper()
-			_, err := sw.Run(context.Background())
+			// A deadline, as a Lambda invocation has: each pass works until
+			// it nears it.
+			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			defer cancel()
+			_, err := sw.Run(ctx)
 			require.NoError(t, err)
 		}, func() {
 			clock.Advance(sweep.DefaultStallAfter + time.Minute)
