@@ -43,3 +43,23 @@ export function useAction(call, then) {
   };
   return [state, run];
 }
+
+// useConfirmed is a state-changing call asked for after a confirmation:
+// [step, setStep, run]. step.phase is 'idle', 'confirm' (setStep opens
+// it), 'running', or 'done' with the call's answer in step.result; a
+// failed call goes back to 'idle' with step.error. then runs after a call
+// that succeeded.
+export function useConfirmed(call, then) {
+  const [step, setStep] = useState({ phase: 'idle' });
+  const run = async () => {
+    setStep({ phase: 'running' });
+    try {
+      const result = await call();
+      setStep({ phase: 'done', result });
+      if (then) then();
+    } catch (e) {
+      setStep({ phase: 'idle', error: e });
+    }
+  };
+  return [step, setStep, run];
+}

@@ -162,6 +162,23 @@ export function Since({ param }) {
   );
 }
 
+// Confirm asks whether to go on with one action (the question,
+// children): a button labelled yes (data-testid `${testid}-yes`) and a
+// Cancel.
+export function Confirm({ yes, testid, onYes, onCancel, children }) {
+  return (
+    <div class="confirm" role="dialog" data-testid={`${testid}-confirm`}>
+      <span>{children}</span>{' '}
+      <button class="danger" onClick={onYes} data-testid={`${testid}-yes`}>
+        {yes}
+      </button>{' '}
+      <button class="secondary" onClick={onCancel}>
+        Cancel
+      </button>
+    </div>
+  );
+}
+
 // ConfirmCount asks to act on n items (the question, children, names
 // them) with a button saying the count, or says nothing matches; note is
 // a warning above it (why it asks again).

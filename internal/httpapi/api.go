@@ -11,6 +11,7 @@ import (
 	"net/http"
 
 	"github.com/streamops/streamops/internal/history"
+	"github.com/streamops/streamops/internal/ingest"
 	"github.com/streamops/streamops/internal/jsonbody"
 	"github.com/streamops/streamops/internal/opsevents"
 	"github.com/streamops/streamops/internal/store"
@@ -22,9 +23,11 @@ import (
 const maxAPIBody = 1 << 20
 
 // WebhookRouter routes a stored webhook event again (ingest.Service), as
-// asked by the principal userID, whose id the execution it starts carries.
+// asked by the principal userID, whose id the execution it starts carries,
+// or starts a new attempt of one whose run reached its end.
 type WebhookRouter interface {
 	RouteAs(ctx context.Context, ev store.WebhookEvent, userID string) error
+	NewAttempt(ctx context.Context, eventID string, req ingest.AttemptRequest, by submit.Caller) (store.WebhookEvent, error)
 }
 
 // APIConfig wires the /api routes.
@@ -73,7 +76,7 @@ func API(cfg APIConfig) http.Handler {
 	mux.Handle("GET /api/events/export", any(a.exportEvents))
 	a.replayRoutes(mux, admin)
 	mux.Handle("GET /api/webhook-events", admin(a.listWebhookEvents()))
-	mux.Handle("POST /api/webhook-events/{id}/retry", admin(a.retryWebhookEvent()))
+	mux.Handle("POST /api/webhook-events/{id}/retry", admin(a.retryWebhookEvent))
 	mux.Handle("GET /api/partners/{partnerId}/events", any(a.partnerEvents()))
 	mux.Handle("GET /api/partners/{partnerId}/endpoint", any(a.partnerEndpoint()))
 	mux.Handle("GET /api/partners", any(a.listPartners))

@@ -538,8 +538,21 @@ func TestOpenAPIResponsesMatchTheDocument(t *testing.T) {
 	})
 
 	t.Run("POST /api/webhook-events/{id}/retry", func(t *testing.T) {
-		api.post(t, adminToken, "/api/webhook-events/"+stripeEventID+"/retry", "", http.StatusAccepted)
+		retry := "/api/webhook-events/" + stripeEventID + "/retry"
+		api.post(t, adminToken, retry, "", http.StatusAccepted)
 		api.post(t, adminToken, "/api/webhook-events/nope/retry", "", http.StatusNotFound)
+		api.post(t, adminToken, retry, `{"newAttempt":true,"reason":"still running"}`, http.StatusConflict)
+		api.post(t, adminToken, retry, `{"newAttempt":true}`, http.StatusBadRequest)
+		api.post(t, adminToken, retry, `{"reason":"no attempt asked"}`, http.StatusBadRequest)
+		row, err := env.Store.GetWebhookEvent(ctx, stripeEventID)
+		require.NoError(t, err)
+		_, err = env.Store.SettleWebhookEvents(ctx, store.WebhookOutcome{EventID: stripeEventID, RunID: row.RunID, Status: status.WebhookCompleted})
+		require.NoError(t, err)
+		w := api.post(t, adminToken, retry, "", http.StatusConflict)
+		assert.Contains(t, w.Body.String(), `"status":"completed"`)
+		w = api.post(t, adminToken, retry, `{"newAttempt":true,"reason":"records fixed upstream"}`, http.StatusAccepted)
+		assert.Contains(t, w.Body.String(), `"attempt":2`)
+		assert.Contains(t, w.Body.String(), `"reason":"records fixed upstream"`)
 	})
 
 	t.Run("GET /api/partners/{partnerId}/events", func(t *testing.T) {

@@ -13,7 +13,9 @@ import (
 
 	"github.com/streamops/streamops/events"
 	"github.com/streamops/streamops/internal/history"
+	"github.com/streamops/streamops/internal/ingest"
 	"github.com/streamops/streamops/internal/store"
+	"github.com/streamops/streamops/internal/submit"
 )
 
 // Page sizes of the list routes.
@@ -314,14 +316,52 @@ func listRoute[T any](a *api, list func(ctx context.Context, q url.Values, l lis
 	}
 }
 
+// WebhookRetryRequest is the optional body of POST
+// /api/webhook-events/{id}/retry. Without it (or with newAttempt false)
+// the retry routes the row's current attempt again, as the same run: for
+// a row received, processing, or failed before its run started. With
+// newAttempt true it asks for a new attempt of a row whose run reached
+// its end, recorded with reason, the caller and the time.
+type WebhookRetryRequest struct {
+	NewAttempt bool   `json:"newAttempt,omitempty"`
+	Reason     string `json:"reason,omitempty"`
+}
+
 // retryWebhookEvent is POST /api/webhook-events/{id}/retry: route the
-// stored webhook event again, in the trace it was received in (the
-// router continues it), which the answer's X-Trace-Id names.
-func (a *api) retryWebhookEvent() handlerFunc {
-	return actOnID(a, "webhook event", a.cfg.Store.GetWebhookEvent, func(ev store.WebhookEvent) string { return ev.EventID },
-		func(ctx context.Context, p Principal, ev store.WebhookEvent) error {
-			return a.cfg.Router.RouteAs(ctx, ev, p.ID)
-		}, toWebhookEvent, func(ev store.WebhookEvent) string { return ev.TraceID })
+// stored webhook event's current attempt again (the same ids: never a
+// second run), or, asked explicitly, start a new attempt of it
+// (ingest.Service.NewAttempt). A row whose run reached its end is 409
+// status_conflict naming its status unless a new attempt is asked for.
+// Either continues the trace the webhook was received in (the router
+// continues it), which the answer's X-Trace-Id names.
+func (a *api) retryWebhookEvent(w http.ResponseWriter, r *http.Request, p Principal) {
+	var req WebhookRetryRequest
+	if err := decodeOptionalBody(w, r, &req); err != nil {
+		writeError(w, r, a.log, err)
+		return
+	}
+	id := r.PathValue("id")
+	var ev store.WebhookEvent
+	var err error
+	switch {
+	case req.NewAttempt:
+		ev, err = a.cfg.Router.NewAttempt(r.Context(), id, ingest.AttemptRequest{Reason: req.Reason}, caller(r, p))
+	case req.Reason != "":
+		err = &submit.ValidationError{Field: "reason", Reason: `is recorded for a new attempt only: send "newAttempt": true with it`}
+	default:
+		if ev, err = a.cfg.Store.GetWebhookEvent(r.Context(), id); err == nil {
+			err = a.cfg.Router.RouteAs(r.Context(), ev, p.ID)
+		}
+		if err == nil {
+			ev, err = a.cfg.Store.GetWebhookEvent(r.Context(), id)
+		}
+	}
+	if err != nil {
+		writeError(w, r, a.log, fmt.Errorf("webhook event %q: %w", id, err))
+		return
+	}
+	answerTrace(w, r, ev.TraceID)
+	writeJSON(w, http.StatusAccepted, toWebhookEvent(ev))
 }
 
 // MaxStatsWindow is the longest window GET /api/stats counts over: a year,

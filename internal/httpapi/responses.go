@@ -197,6 +197,17 @@ type webhookEventResponse struct {
 	// TraceID is the trace it was received under (GET
 	// /api/traces/{traceId}).
 	TraceID string `json:"trace_id,omitempty"`
+	// RunID is the workflow or task its current attempt started. A failed
+	// row with one is a run that reached its end (a retry is 409 unless a
+	// new attempt is asked for); without one its routing failed (the
+	// retry-sweeper routes it again).
+	RunID string `json:"run_id,omitempty"`
+	// Attempt is the attempt the row is on: 1 the delivery's own, 2, 3, …
+	// operators' new attempts.
+	Attempt int `json:"attempt"`
+	// Attempts are the new attempts asked for, oldest first: attempt,
+	// previousStatus, previousRunId, reason, requestedBy, requestedAt.
+	Attempts []store.WebhookAttempt `json:"attempts,omitempty"`
 }
 
 func toWebhookEvent(ev store.WebhookEvent) webhookEventResponse {
@@ -204,7 +215,7 @@ func toWebhookEvent(ev store.WebhookEvent) webhookEventResponse {
 		EventID: ev.EventID, ReceivedAt: ev.ReceivedAt, Provider: ev.Provider, ProviderEventID: ev.ProviderEventID,
 		EventType: ev.EventType, Payload: rawJSON(ev.Payload), Status: ev.Status,
 		ProcessingStartedAt: ev.ProcessingStartedAt, CompletedAt: ev.CompletedAt, ErrorMessage: ev.ErrorMessage,
-		RetryCount: ev.RetryCount, TraceID: ev.TraceID,
+		RetryCount: ev.RetryCount, TraceID: ev.TraceID, RunID: ev.RunID, Attempt: ev.CurrentAttempt(), Attempts: ev.Attempts,
 	}
 }
 

@@ -188,12 +188,13 @@ func TestEveryEntryPathCarriesItsTrace(t *testing.T) {
 			assert.Regexp(t, "^00-"+secondTrace+"-", again.headers["traceresponse"], "traceresponse names the span that served the request")
 			return again, requireTraced(t, first)
 		}, []string{"webhook.received", "workflow.created"}},
-		{"webhook retried by an operator continues the row's trace", func(t *testing.T, s *traceStack, tp string) (gwAnswer, string) {
+		{"webhook's new attempt by an operator continues the row's trace", func(t *testing.T, s *traceStack, tp string) (gwAnswer, string) {
 			first := s.deliver(t, "acme", `{"id":"evt_5","type":"invoice.ignored"}`, tp)
 			require.Equal(t, http.StatusAccepted, first.status, first.body)
 			row, err := s.Store.GetWebhookEvent(context.Background(), store.WebhookEventID("acme", "evt_5"))
 			require.NoError(t, err)
-			a := s.call(t, "POST", "POST /api/webhook-events/{id}/retry", "/api/webhook-events/"+row.EventID+"/retry", "", traceparentOf(secondTrace))
+			a := s.call(t, "POST", "POST /api/webhook-events/{id}/retry", "/api/webhook-events/"+row.EventID+"/retry",
+				`{"newAttempt":true,"reason":"a route for it was added"}`, traceparentOf(secondTrace))
 			require.Equal(t, http.StatusAccepted, a.status, a.body)
 			return a, requireTraced(t, first)
 		}, []string{"webhook.received"}},

@@ -5,9 +5,12 @@
 // creating it through package submit (the one way a workflow or task comes
 // to be) and publishing the workflow.created / task.created it starts.
 //
-// Every id it writes is derived from the webhook event id, so routing the
-// same webhook event again (a retried request, the retry-sweeper picking up
-// a row a crash left behind) produces duplicates, never twins. It knows
+// Every id it writes is derived from the webhook event id and the row's
+// attempt, so routing the same attempt again (a retried request, the
+// retry-sweeper picking up a row a crash left behind or whose routing
+// failed) produces duplicates, never twins. A row whose run reached its
+// end is never routed again (ErrRunEnded); only an operator's NewAttempt,
+// recorded on the row, starts another run, with ids of its own. It knows
 // nothing of HTTP framing or Lambda: internal/httpapi serves it.
 //
 // The webhook event lifecycle (received → processing → completed | failed |

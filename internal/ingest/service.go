@@ -70,7 +70,10 @@ func (e *ResendError) Error() string {
 type WebhookStore interface {
 	submit.Creator
 	InsertWebhookEvent(ctx context.Context, ev store.WebhookEvent) (store.WebhookEvent, error)
+	GetWebhookEvent(ctx context.Context, eventID string) (store.WebhookEvent, error)
 	SetWebhookStatus(ctx context.Context, eventID, status, errMsg string) error
+	MarkWebhookRouted(ctx context.Context, eventID, runID string) error
+	StartWebhookAttempt(ctx context.Context, loaded store.WebhookEvent, a store.WebhookAttempt) error
 	ReceivePartnerEvent(ctx context.Context, ev store.PartnerEvent) (store.PartnerReceipt, error)
 }
 
@@ -175,7 +178,7 @@ func (s *Service) Receive(ctx context.Context, providerName string, h http.Heade
 	// already carrying its outcome (processing, skipped, or failed with the
 	// reason) instead of being updated after, and an event the brokers
 	// could never carry is refused with nothing stored.
-	rt, planErr := s.plan(p, ev, 0, "")
+	rt, planErr := s.plan(p, ev, "")
 	if planErr == nil {
 		if err := s.cfg.Emitter.CheckSize(rt.events...); err != nil {
 			return Receipt{}, fmt.Errorf("%w: %w", ErrBodyTooLarge, err)
@@ -213,11 +216,32 @@ func (s *Service) Receive(ctx context.Context, providerName string, h http.Heade
 
 // Route routes a stored webhook event: records a partner delivery, starts
 // the workflow or task its route names (stored, then published), and moves
-// the row to processing, or to skipped when no route matches. It is
-// idempotent, so the retry-sweeper calls it for rows left received, failed
-// or stalled in processing.
+// the row to processing with that run, or to skipped when no route
+// matches. It is idempotent: every id is the row's current attempt's, so
+// routing the row again (the retry-sweeper's received, failed-routing and
+// stalled passes) is the same run, never a twin. A row whose run reached
+// its end (store.WebhookEvent.RunEnded) is refused (ErrRunEnded) and
+// nothing is written: only an operator's NewAttempt starts it again.
 func (s *Service) Route(ctx context.Context, ev store.WebhookEvent) error {
 	return s.RouteAs(ctx, ev, "")
+}
+
+// ErrRunEnded: the webhook event's current attempt reached its end
+// (completed, skipped, or failed after starting its run); routing it
+// again would run it twice. errors.As gives the *store.StatusConflictError
+// naming its status (409).
+var ErrRunEnded = errors.New("ingest: the webhook event's run reached its end")
+
+// runEnded is Route's refusal of ev, whose run reached its end.
+func runEnded(ev store.WebhookEvent) error {
+	how := "was " + ev.Status
+	if ev.RunID != "" {
+		how = fmt.Sprintf("%s (run %s)", ev.Status, ev.RunID)
+	}
+	return fmt.Errorf("%w: attempt %d %s; routing it again would run it twice, so only a new attempt starts it again "+
+		`(POST /api/webhook-events/%s/retry with {"newAttempt":true,"reason":"…"}): %w`, ErrRunEnded, ev.CurrentAttempt(), how, ev.EventID,
+		&store.StatusConflictError{Action: "a retry", Status: ev.Status,
+			Allowed: []string{status.WebhookReceived, status.WebhookProcessing, status.WebhookFailed}})
 }
 
 // RouteAs is Route asked for by the principal userID (POST
@@ -232,10 +256,13 @@ func (s *Service) RouteAs(ctx context.Context, ev store.WebhookEvent, userID str
 	if !ok {
 		return fmt.Errorf("%w %q", ErrUnknownProvider, ev.Provider)
 	}
+	if ev.RunEnded() {
+		return runEnded(ev)
+	}
 	ctx, end := submit.EnsureTrace(ContinueTrace(ctx, ev), "route webhook")
 	defer end()
 	ev.TraceID = tracing.TraceID(ctx)
-	rt, err := s.plan(p, ev, status.WebhookRun(ev.Status, ev.RetryCount), userID)
+	rt, err := s.plan(p, ev, userID)
 	if err != nil {
 		s.fail(ctx, ev, err)
 		return err
@@ -247,7 +274,12 @@ func (s *Service) RouteAs(ctx context.Context, ev store.WebhookEvent, userID str
 	} else if err != nil {
 		return err
 	}
-	if err := s.cfg.Store.SetWebhookStatus(ctx, ev.EventID, rt.status, ""); err != nil {
+	if rt.work != nil {
+		err = s.cfg.Store.MarkWebhookRouted(ctx, ev.EventID, rt.work.ID())
+	} else {
+		err = s.cfg.Store.SetWebhookStatus(ctx, ev.EventID, rt.status, "")
+	}
+	if err != nil {
 		return fmt.Errorf("ingest: mark webhook %s: %w", rt.status, err)
 	}
 	return nil
@@ -255,7 +287,7 @@ func (s *Service) RouteAs(ctx context.Context, ev store.WebhookEvent, userID str
 
 // routing is what routing a webhook event writes, built before anything
 // is written: every id in it is derived from the webhook event id and the
-// processing attempt (run).
+// row's attempt.
 type routing struct {
 	// status is the row's outcome: processing, or skipped when no route
 	// starts anything.
@@ -276,18 +308,19 @@ func (rt routing) row(ev store.WebhookEvent, planErr error) store.WebhookEvent {
 	case planErr != nil:
 		ev.Status, ev.ErrorMessage, ev.RetryCount = status.WebhookFailed, planErr.Error(), 1
 	case rt.status == status.WebhookProcessing:
-		ev.Status, ev.RetryCount = status.WebhookProcessing, 1
+		ev.Status, ev.RetryCount, ev.RunID = status.WebhookProcessing, 1, rt.work.ID()
 	default:
 		ev.Status = rt.status
 	}
 	return ev
 }
 
-// plan builds what routing ev (attempt run, asked for by userID, "" for
-// the delivery itself and the sweeper) writes, storing nothing; every
-// event carries ev.TraceID as metadata.traceId. Its error
-// is the event's content's: it will fail again on every attempt.
-func (s *Service) plan(p *provider.Provider, ev store.WebhookEvent, run int, userID string) (routing, error) {
+// plan builds what routing ev (its current attempt, asked for by userID,
+// "" for the delivery itself and the sweeper) writes, storing nothing;
+// every event carries ev.TraceID as metadata.traceId, and the work of a
+// new attempt its number as metadata.attempt. Its error is the event's
+// content's: it will fail again on every attempt.
+func (s *Service) plan(p *provider.Provider, ev store.WebhookEvent, userID string) (routing, error) {
 	payload := []byte(ev.Payload)
 	partner, err := s.partnerEvent(p, ev, payload)
 	if err != nil {
@@ -307,12 +340,17 @@ func (s *Service) plan(p *provider.Provider, ev store.WebhookEvent, run int, use
 		return rt, nil
 	}
 	workMeta := meta
-	if userID != "" {
+	if userID != "" || ev.CurrentAttempt() > 1 {
 		m := *meta
-		m.UserID = events.String(userID)
+		if userID != "" {
+			m.UserID = events.String(userID)
+		}
+		if ev.CurrentAttempt() > 1 {
+			m.Attempt = ev.CurrentAttempt()
+		}
 		workMeta = &m
 	}
-	work, err := s.routed(route, ev, payload, workMeta, run)
+	work, err := s.routed(route, ev, payload, workMeta)
 	if err != nil {
 		return routing{}, err
 	}
@@ -361,12 +399,14 @@ func (s *Service) write(ctx context.Context, rt routing) error {
 }
 
 // routed is what a route starts for ev: its workflow or task, with ids
-// derived from the webhook event id and its processing attempt run, built
-// but not stored. Routing the same attempt again (a crash left the row
-// unrouted) yields the same ids, while the sweeper's retry of a failed row
-// (retry_count went up when it was processed) starts a fresh run.
-func (s *Service) routed(route provider.Route, ev store.WebhookEvent, payload []byte, meta *events.Metadata, run int) (submit.Creation, error) {
-	runID := "run-" + strconv.Itoa(run)
+// derived from the webhook event id and its attempt, built but not
+// stored. Routing the same attempt again (a crash left the row unrouted,
+// a routing failure retried, an operator's plain retry) yields the same
+// ids, so what it stored before is a duplicate; only an operator's new
+// attempt (NewAttempt) gets new ones. The delivery's own attempt is
+// "run-0", the ids it always had.
+func (s *Service) routed(route provider.Route, ev store.WebhookEvent, payload []byte, meta *events.Metadata) (submit.Creation, error) {
+	runID := "run-" + strconv.Itoa(ev.CurrentAttempt()-1)
 	origin := func(prefix, kind string, created events.Type) submit.Origin {
 		return submit.Origin{ID: events.DeriveID(prefix, ev.EventID, kind, runID),
 			EventID: events.DeriveID(events.EventIDPrefix, ev.EventID, string(created), runID),

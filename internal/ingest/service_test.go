@@ -17,6 +17,7 @@ import (
 	"github.com/streamops/streamops/internal/provider"
 	"github.com/streamops/streamops/internal/status"
 	"github.com/streamops/streamops/internal/store"
+	"github.com/streamops/streamops/internal/submit"
 	"github.com/streamops/streamops/internal/testenv"
 	"github.com/streamops/streamops/internal/tracing"
 )
@@ -449,38 +450,154 @@ func mustGet(t *testing.T, doc store.JSONDoc, keys ...string) string {
 	return string(raw)
 }
 
-// TestRouteRepeatsAnAttemptAndRetriesAFailureAsAFreshRun: routing a row
-// stalled in processing again yields the same ids (duplicates, not twins);
-// routing a failed row starts the next run; RouteAs names its user on the
-// work it starts.
-func TestRouteRepeatsAnAttemptAndRetriesAFailureAsAFreshRun(t *testing.T) {
-	h := newHarness(t, nil)
-	ctx := context.Background()
-	receipt, err := h.deliver(t, "acme", `{"id":"evt_r","type":"order.created"}`)
-	require.NoError(t, err)
-	row, err := h.env.Store.GetWebhookEvent(ctx, receipt.WebhookEventID)
-	require.NoError(t, err)
-	require.Equal(t, status.WebhookProcessing, row.Status)
+// TestRoutingAnAttemptAgainIsTheSameRunAndOnlyANewAttemptStartsAnother:
+// routing a row again (a stalled or unrouted one, a routing failure, an
+// operator's plain retry) repeats its attempt's ids, so its work is a
+// duplicate, never a twin; a row whose run reached its end is refused and
+// left as it is; only an explicit new attempt starts another run, with
+// ids of its own, recorded on the row and carried by its events.
+func TestRoutingAnAttemptAgainIsTheSameRunAndOnlyANewAttemptStartsAnother(t *testing.T) {
+	const body = `{"id":"evt_r","type":"order.created"}`
+	tests := []struct {
+		name string
+		// state brings the delivered row to the state of the case.
+		state func(t *testing.T, h *harness, id string)
+		// act routes the row again or asks for a new attempt.
+		act        func(h *harness, row store.WebhookEvent) error
+		wantErr    error
+		wantStatus string
+		// wantRuns are the workflows the webhook event started, by run.
+		wantRuns []string
+		// wantAttempt is the row's attempt after.
+		wantAttempt int
+	}{
+		{"a stalled processing row routed again", nil, route, nil, status.WebhookProcessing, []string{"run-0"}, 1},
+		{"a routing failure routed again", func(t *testing.T, h *harness, id string) {
+			require.NoError(t, h.env.Store.SetWebhookStatus(context.Background(), id, status.WebhookFailed, "provider misconfigured"))
+		}, route, nil, status.WebhookProcessing, []string{"run-0"}, 1},
+		{"a run that failed is not routed again", settled(status.WebhookFailed), route, ingest.ErrRunEnded, status.WebhookFailed, []string{"run-0"}, 1},
+		{"a completed run is not retried by an operator", settled(status.WebhookCompleted), retryBy("operator-1"), store.ErrStatusConflict, status.WebhookCompleted, []string{"run-0"}, 1},
+		{"a new attempt of a completed run", settled(status.WebhookCompleted), newAttempt("records fixed upstream", ""), nil, status.WebhookProcessing, []string{"run-0", "run-1"}, 2},
+		{"a new attempt of a failed run", settled(status.WebhookFailed), newAttempt("partner endpoint fixed", ""), nil, status.WebhookProcessing, []string{"run-0", "run-1"}, 2},
+		{"a new attempt while the run goes on", nil, newAttempt("impatient", ""), store.ErrStatusConflict, status.WebhookProcessing, []string{"run-0"}, 1},
+		{"a new attempt of a routing failure", func(t *testing.T, h *harness, id string) {
+			require.NoError(t, h.env.Store.SetWebhookStatus(context.Background(), id, status.WebhookFailed, "provider misconfigured"))
+		}, newAttempt("why not", ""), store.ErrStatusConflict, status.WebhookFailed, []string{"run-0"}, 1},
+		{"a new attempt without a reason", settled(status.WebhookCompleted), newAttempt("  ", ""), nil, status.WebhookCompleted, []string{"run-0"}, 1},
+		{"a new attempt asked twice with one key", settled(status.WebhookFailed), func(h *harness, row store.WebhookEvent) error {
+			if err := newAttempt("fixed", "key-1")(h, row); err != nil {
+				return err
+			}
+			return newAttempt("fixed", "key-1")(h, row)
+		}, nil, status.WebhookProcessing, []string{"run-0", "run-1"}, 2},
+		{"one key for two reasons", settled(status.WebhookFailed), func(h *harness, row store.WebhookEvent) error {
+			if err := newAttempt("fixed", "key-1")(h, row); err != nil {
+				return err
+			}
+			return newAttempt("fixed differently", "key-1")(h, row)
+		}, submit.ErrIdempotencyConflict, status.WebhookProcessing, []string{"run-0", "run-1"}, 2},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			h := newHarness(t, nil)
+			ctx := context.Background()
+			receipt, err := h.deliver(t, "acme", body)
+			require.NoError(t, err)
+			id := receipt.WebhookEventID
+			if tc.state != nil {
+				tc.state(t, h, id)
+			}
+			row, err := h.env.Store.GetWebhookEvent(ctx, id)
+			require.NoError(t, err)
+			before := *row.ProcessingStartedAt
 
-	require.NoError(t, h.svc.Route(ctx, row), "the sweeper routing a stalled row")
-	wfs := h.env.Envelopes(t, events.TopicWorkflows)
-	require.Len(t, wfs, 1, "the same ids: its events are duplicates, stored and published once")
-	run0 := events.DeriveID(events.WorkflowIDPrefix, receipt.WebhookEventID, "workflow", "run-0")
-	assert.Equal(t, run0, wfs[0].AggregateID())
+			err = tc.act(h, row)
+			switch {
+			case tc.wantErr != nil:
+				require.ErrorIs(t, err, tc.wantErr)
+			case strings.Contains(tc.name, "without a reason"):
+				var verr *submit.ValidationError
+				require.ErrorAs(t, err, &verr)
+				assert.Equal(t, "reason", verr.Field)
+			default:
+				require.NoError(t, err)
+			}
 
-	row.Status, row.RetryCount = status.WebhookFailed, 1
-	require.NoError(t, h.svc.RouteAs(ctx, row, "operator-1"))
-	require.Len(t, h.env.Envelopes(t, events.TopicWorkflows), 2)
-	run1 := events.DeriveID(events.WorkflowIDPrefix, receipt.WebhookEventID, "workflow", "run-1")
-	fresh := h.env.Lifecycle(t, events.TopicWorkflows, run1)
-	require.Len(t, fresh, 1, "a retried failure is a fresh run")
-	assert.Equal(t, events.String("operator-1"), fresh[0].Metadata.UserID)
-	wf, err := h.env.Store.GetWorkflow(ctx, run1)
-	require.NoError(t, err)
-	assert.Equal(t, "operator-1", wf.UserID)
-	stored, err := h.env.Store.GetWebhookEvent(ctx, receipt.WebhookEventID)
-	require.NoError(t, err)
-	assert.Equal(t, status.WebhookProcessing, stored.Status)
+			var runs []string
+			for _, run := range []string{"run-0", "run-1", "run-2"} {
+				wfID := events.DeriveID(events.WorkflowIDPrefix, id, "workflow", run)
+				if len(h.env.Lifecycle(t, events.TopicWorkflows, wfID)) > 0 {
+					runs = append(runs, run)
+					assert.Len(t, h.env.Lifecycle(t, events.TopicWorkflows, wfID), 1, "%s: one workflow.created, published once", run)
+				}
+			}
+			assert.Equal(t, tc.wantRuns, runs, "the runs the webhook event started")
+			stored, err := h.env.Store.GetWebhookEvent(ctx, id)
+			require.NoError(t, err)
+			assert.Equal(t, tc.wantStatus, stored.Status)
+			assert.Equal(t, tc.wantAttempt, stored.CurrentAttempt())
+			if tc.wantErr != nil && len(tc.wantRuns) == 1 {
+				assert.Equal(t, before, *stored.ProcessingStartedAt, "a refusal changes nothing")
+			}
+			last := events.DeriveID(events.WorkflowIDPrefix, id, "workflow", tc.wantRuns[len(tc.wantRuns)-1])
+			if stored.Status == status.WebhookProcessing {
+				assert.Equal(t, last, stored.RunID, "the row names the run its attempt started")
+			}
+			if tc.wantAttempt == 1 {
+				assert.Empty(t, stored.Attempts)
+				return
+			}
+			require.Len(t, stored.Attempts, 1, "one attempt recorded")
+			a := stored.Attempts[0]
+			assert.Equal(t, 2, a.Attempt)
+			assert.Equal(t, row.Status, a.PreviousStatus)
+			assert.Equal(t, events.DeriveID(events.WorkflowIDPrefix, id, "workflow", "run-0"), a.PreviousRunID)
+			assert.Equal(t, "operator-1", a.RequestedBy)
+			assert.NotEmpty(t, a.Reason)
+			assert.False(t, a.RequestedAt.IsZero())
+			created := h.env.Lifecycle(t, events.TopicWorkflows, last)
+			require.Len(t, created, 1)
+			assert.Equal(t, 2, created[0].Metadata.Attempt, "the new attempt's events say which attempt they are")
+			assert.Equal(t, events.String("operator-1"), created[0].Metadata.UserID, "and who asked for it")
+			wf, err := h.env.Store.GetWorkflow(ctx, last)
+			require.NoError(t, err)
+			assert.Equal(t, 2, wf.Attempt, "every event of its run carries the attempt")
+		})
+	}
+}
+
+// route is the retry-sweeper routing row again.
+func route(h *harness, row store.WebhookEvent) error { return h.svc.Route(context.Background(), row) }
+
+// retryBy is an operator's plain retry (POST /api/webhook-events/{id}/retry
+// without a body).
+func retryBy(userID string) func(h *harness, row store.WebhookEvent) error {
+	return func(h *harness, row store.WebhookEvent) error {
+		return h.svc.RouteAs(context.Background(), row, userID)
+	}
+}
+
+// newAttempt is operator-1 asking for a new attempt for reason, under the
+// Idempotency-Key key ("" none).
+func newAttempt(reason, key string) func(h *harness, row store.WebhookEvent) error {
+	return func(h *harness, row store.WebhookEvent) error {
+		_, err := h.svc.NewAttempt(context.Background(), row.EventID, ingest.AttemptRequest{Reason: reason},
+			submit.Caller{UserID: "operator-1", IdempotencyKey: key})
+		return err
+	}
+}
+
+// settled ends the run of the delivered row as its workflow-processor
+// would: with the outcome to.
+func settled(to string) func(t *testing.T, h *harness, id string) {
+	return func(t *testing.T, h *harness, id string) {
+		row, err := h.env.Store.GetWebhookEvent(context.Background(), id)
+		require.NoError(t, err)
+		n, err := h.env.Store.SettleWebhookEvents(context.Background(),
+			store.WebhookOutcome{EventID: id, RunID: row.RunID, Status: to, Error: "INVALID_INPUT"})
+		require.NoError(t, err)
+		require.Equal(t, 1, n)
+	}
 }
 
 func TestRouteMarksAnUnroutableRowFailed(t *testing.T) {

@@ -40,21 +40,21 @@ func TestEveryWebhookStatusHasTransitions(t *testing.T) {
 	assert.False(t, WebhookIsOutcome(WebhookProcessing))
 }
 
-func TestRoutingAgainRepeatsTheAttemptAProcessingRowCounted(t *testing.T) {
+func TestAWebhookRunEndsCompletedSkippedOrFailedAfterItStarted(t *testing.T) {
 	tests := []struct {
 		status     string
-		retryCount int
-		want       int
+		runStarted bool
+		want       bool
 	}{
-		{WebhookReceived, 0, 0},
-		{WebhookProcessing, 1, 0},
-		{WebhookProcessing, 3, 2},
-		{WebhookProcessing, 0, 0},
-		{WebhookFailed, 1, 1},
-		{WebhookFailed, 4, 4},
+		{WebhookReceived, false, false},
+		{WebhookProcessing, true, false},
+		{WebhookFailed, false, false}, // a routing failure: routed again
+		{WebhookFailed, true, true},   // its workflow or task failed
+		{WebhookCompleted, true, true},
+		{WebhookSkipped, false, true},
 	}
 	for _, tc := range tests {
-		assert.Equal(t, tc.want, WebhookRun(tc.status, tc.retryCount), "%s with %d attempts counted", tc.status, tc.retryCount)
+		assert.Equal(t, tc.want, WebhookRunEnded(tc.status, tc.runStarted), "%s, run started %v", tc.status, tc.runStarted)
 	}
 }
 

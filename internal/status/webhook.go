@@ -2,9 +2,11 @@ package status
 
 // The webhook event lifecycle (seed 004's webhook_events.status):
 // received → processing → completed | failed | skipped, and failed →
-// processing again when the event is routed again. A row never moves back:
-// a processor that already settled it completed is not overwritten by a
-// late "processing".
+// processing again when a routing failure is routed again. A row never
+// moves back: a processor that already settled it completed is not
+// overwritten by a late "processing". Only an operator's new attempt
+// (store.StartWebhookAttempt) starts an ended row's lifecycle over, at
+// received, as its next attempt.
 const (
 	WebhookReceived   = "received"
 	WebhookProcessing = "processing"
@@ -43,14 +45,18 @@ func WebhookUnsettled() []string { return []string{WebhookReceived, WebhookProce
 // end: completed or failed.
 func WebhookIsOutcome(s string) bool { return s == WebhookCompleted || s == WebhookFailed }
 
-// WebhookRun is the processing attempt whose ids routing a row in status,
-// with retryCount attempts counted, uses: a processing row has counted the
-// attempt that routed it, so routing it again repeats that attempt's ids
-// and what it stored becomes a duplicate, not a twin; any other row starts
-// attempt retryCount.
-func WebhookRun(status string, retryCount int) int {
-	if status == WebhookProcessing && retryCount > 0 {
-		return retryCount - 1
+// WebhookRunEnded reports whether a webhook event in status, whose current
+// attempt did (runStarted) or did not start a run, reached its end:
+// completed or skipped, or failed after its run started (its workflow or
+// task failed). Such an event is never routed again by a machine; only an
+// operator's new attempt starts it again. Failed before a run started is
+// a routing failure, routed again.
+func WebhookRunEnded(status string, runStarted bool) bool {
+	switch status {
+	case WebhookCompleted, WebhookSkipped:
+		return true
+	case WebhookFailed:
+		return runStarted
 	}
-	return retryCount
+	return false
 }

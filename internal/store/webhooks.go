@@ -29,6 +29,20 @@ type WebhookEvent struct {
 	CompletedAt         *time.Time `bson:"completed_at,omitempty" json:"completed_at,omitempty"`
 	ErrorMessage        string     `bson:"error_message,omitempty" json:"error_message,omitempty"`
 	RetryCount          int        `bson:"retry_count" json:"retry_count"`
+	// RunID is the workflow or task the row's current attempt started,
+	// set in the write that makes the row processing with it. A failed
+	// row with a RunID is a run that reached its end, never routed again
+	// by a machine; one without is a routing failure, which the
+	// retry-sweeper routes again. Not in seed 004.
+	RunID string `bson:"run_id,omitempty" json:"run_id,omitempty"`
+	// Attempt is the attempt the row is on: 0 (or 1) the delivery's own,
+	// 2, 3, … the new attempts operators asked for (StartWebhookAttempt).
+	// The ids routing derives are the attempt's, so routing one attempt
+	// again is the same run. Not in seed 004.
+	Attempt int `bson:"attempt,omitempty" json:"attempt,omitempty"`
+	// Attempts are the new attempts operators asked for, oldest first,
+	// the latest MaxWebhookAttempts kept. Not in seed 004.
+	Attempts []WebhookAttempt `bson:"attempts,omitempty" json:"attempts,omitempty"`
 	// TraceID is the W3C trace id the webhook was received under (the
 	// sender's traceparent, or a new trace): every event it started
 	// carries it as metadata.traceId. Not in seed 004.
@@ -40,6 +54,37 @@ type WebhookEvent struct {
 	// index change (it applies to rows stored after it).
 	ExpireAt time.Time `bson:"expire_at" json:"-"`
 }
+
+// WebhookAttempt is an operator's request for a new attempt of a webhook
+// event whose run reached its end: the attempt it started, how the one
+// before ended, who asked, when and why, as a workflow's rerun records it
+// (WorkflowRerun).
+type WebhookAttempt struct {
+	Attempt int `bson:"attempt" json:"attempt"`
+	// PreviousStatus and PreviousRunID are how the attempt before ended
+	// (completed, failed, skipped) and the run it had started, if any.
+	PreviousStatus string    `bson:"previousStatus" json:"previousStatus"`
+	PreviousRunID  string    `bson:"previousRunId,omitempty" json:"previousRunId,omitempty"`
+	Reason         string    `bson:"reason" json:"reason"`
+	RequestedBy    string    `bson:"requestedBy,omitempty" json:"requestedBy,omitempty"`
+	RequestedAt    time.Time `bson:"requestedAt" json:"requestedAt"`
+	// IdempotencyKey and RequestHash let a repeated request find its
+	// attempt instead of starting another.
+	IdempotencyKey string `bson:"idempotencyKey,omitempty" json:"-"`
+	RequestHash    string `bson:"requestHash,omitempty" json:"-"`
+}
+
+// MaxWebhookAttempts caps the attempts a webhook event keeps (every array
+// is bounded): the latest ones.
+const MaxWebhookAttempts = 50
+
+// CurrentAttempt is the attempt the row is on, 1 for the delivery's own.
+func (e WebhookEvent) CurrentAttempt() int { return max(e.Attempt, 1) }
+
+// RunEnded reports whether the row's current attempt reached its end
+// (status.WebhookRunEnded): such a row is never routed again by a
+// machine; only a new attempt starts anything.
+func (e WebhookEvent) RunEnded() bool { return status.WebhookRunEnded(e.Status, e.RunID != "") }
 
 // InsertWebhookEvent stores a newly received webhook, its payload scrubbed
 // of personal data (pii.Scrub; seed 004), with status received
@@ -91,9 +136,26 @@ func (s *Store) GetWebhookEvent(ctx context.Context, eventID string) (WebhookEve
 // SetWebhookStatus moves a webhook event along its lifecycle, stamping
 // processing_started_at (and counting a processing attempt in retry_count)
 // on processing, completed_at on completed or skipped, and error_message on
-// failed (on skipped, why, when given). A transition the row has already moved past is a no-op; an
-// unknown id is ErrNotFound.
+// failed, a routing failure (the row then names no run, so the
+// retry-sweeper routes it again), and on skipped why, when given. A
+// transition the row has already moved past is a no-op; an unknown id is
+// ErrNotFound. A row routed to processing with the run it started is
+// MarkWebhookRouted's.
 func (s *Store) SetWebhookStatus(ctx context.Context, eventID, to, errMsg string) error {
+	return s.setWebhookStatus(ctx, eventID, to, errMsg, "")
+}
+
+// MarkWebhookRouted moves a webhook event to processing as SetWebhookStatus
+// does, recording runID, the workflow or task its current attempt started,
+// as run_id in the same write.
+func (s *Store) MarkWebhookRouted(ctx context.Context, eventID, runID string) error {
+	if runID == "" {
+		return errors.New("store: a routed webhook event needs the run it started")
+	}
+	return s.setWebhookStatus(ctx, eventID, status.WebhookProcessing, "", runID)
+}
+
+func (s *Store) setWebhookStatus(ctx context.Context, eventID, to, errMsg, runID string) error {
 	from, ok := status.WebhookFrom(to)
 	if !ok {
 		return fmt.Errorf("store: unknown webhook status %q", to)
@@ -105,6 +167,9 @@ func (s *Store) SetWebhookStatus(ctx context.Context, eventID, to, errMsg string
 	case status.WebhookProcessing:
 		set["processing_started_at"] = now
 		update["$inc"] = bson.M{"retry_count": 1}
+		if runID != "" {
+			set["run_id"] = runID
+		}
 	case status.WebhookCompleted, status.WebhookSkipped:
 		set["completed_at"] = now
 		update["$unset"] = bson.M{"error_message": ""}
@@ -113,7 +178,10 @@ func (s *Store) SetWebhookStatus(ctx context.Context, eventID, to, errMsg string
 			delete(update, "$unset")
 		}
 	case status.WebhookFailed:
+		// Set failed here, routing failed: no run of the attempt started
+		// (SettleWebhookEvents records a run's failure).
 		set["error_message"] = errMsg
+		update["$unset"] = bson.M{"run_id": ""}
 	}
 	res, err := s.webhookEvents.UpdateOne(ctx, bson.M{"_id": eventID, "status": bson.M{"$in": from}}, update)
 	if err != nil {
@@ -127,13 +195,56 @@ func (s *Store) SetWebhookStatus(ctx context.Context, eventID, to, errMsg string
 }
 
 // WebhookEventsToRoute returns webhook events the retry-sweeper should route
-// again, oldest first: failed ones with retry_count below maxRetries, and
-// received ones older than receivedBefore (a crash left them unrouted).
+// again, oldest first: routing failures (failed before their attempt
+// started a run: no run_id) with retry_count below maxRetries, and
+// received ones older than receivedBefore (a crash left them unrouted, or
+// a new attempt's routing did not finish). A failed row whose run reached
+// its end is never among them (WebhookEvent.RunEnded).
 func (s *Store) WebhookEventsToRoute(ctx context.Context, receivedBefore time.Time, maxRetries, limit int) ([]WebhookEvent, error) {
 	return findAll[WebhookEvent](ctx, s.webhookEvents, bson.M{"$or": bson.A{
-		bson.M{"status": status.WebhookFailed, "retry_count": bson.M{"$lt": maxRetries}},
+		bson.M{"status": status.WebhookFailed, "retry_count": bson.M{"$lt": maxRetries}, "run_id": bson.M{"$exists": false}},
 		bson.M{"status": status.WebhookReceived, "received_at": bson.M{"$lte": bsonTime(receivedBefore)}},
 	}}, options.Find().SetSort(bson.D{{Key: "received_at", Value: 1}}).SetLimit(int64(limit)))
+}
+
+// StartWebhookAttempt records an operator's new attempt of a webhook
+// event whose current attempt reached its end (WebhookEvent.RunEnded), as
+// loaded: the row becomes attempt a.Attempt, received again (its routing
+// is the attempt's to do: a crash before it leaves the row to the
+// retry-sweeper's received pass), its run, error and completion of the
+// attempt before cleared, and a appended to Attempts. It applies only to
+// the row as it was loaded (status and attempt unchanged since):
+// otherwise ErrStatusConflict, and the caller loads it again. This is
+// the only write that starts a row's lifecycle over.
+func (s *Store) StartWebhookAttempt(ctx context.Context, loaded WebhookEvent, a WebhookAttempt) error {
+	if !loaded.RunEnded() {
+		return fmt.Errorf("store: webhook event %s: a new attempt needs the current one ended: %w", loaded.EventID,
+			&StatusConflictError{Action: "a new attempt", Status: loaded.Status,
+				Allowed: []string{status.WebhookCompleted, status.WebhookFailed, status.WebhookSkipped}})
+	}
+	if a.Attempt != loaded.CurrentAttempt()+1 {
+		return fmt.Errorf("store: webhook event %s is on attempt %d: the next is %d, not %d", loaded.EventID,
+			loaded.CurrentAttempt(), loaded.CurrentAttempt()+1, a.Attempt)
+	}
+	filter := bson.D{{Key: "_id", Value: loaded.EventID}, {Key: "status", Value: loaded.Status}}
+	if loaded.Attempt > 1 {
+		filter = append(filter, bson.E{Key: "attempt", Value: loaded.Attempt})
+	} else {
+		filter = append(filter, bson.E{Key: "attempt", Value: bson.M{"$exists": false}})
+	}
+	a.RequestedAt = bsonTime(a.RequestedAt)
+	res, err := s.webhookEvents.UpdateOne(ctx, filter, bson.M{
+		"$set":   bson.M{"status": status.WebhookReceived, "attempt": a.Attempt},
+		"$unset": bson.M{"run_id": "", "error_message": "", "completed_at": "", "redriven_at": ""},
+		"$push":  bson.M{"attempts": bson.M{"$each": bson.A{a}, "$slice": -MaxWebhookAttempts}},
+	})
+	if err != nil {
+		return fmt.Errorf("store: start a new attempt of webhook event %s: %w", loaded.EventID, normalise(err))
+	}
+	if res.MatchedCount == 0 {
+		return fmt.Errorf("%w: webhook event %s changed since it was loaded", ErrStatusConflict, loaded.EventID)
+	}
+	return nil
 }
 
 // WebhookOutcome is how the work a webhook event started ended.
@@ -144,6 +255,11 @@ type WebhookOutcome struct {
 	Status string
 	// Error is recorded as error_message when Status is status.WebhookFailed.
 	Error string
+	// RunID, when set, is the workflow or task whose end this is: it
+	// settles only a row whose current attempt started that run (or one
+	// that records none), so a late outcome of an earlier attempt never
+	// settles the attempt after it.
+	RunID string
 }
 
 // SettleWebhookEvents records the outcomes of the workflows or tasks
@@ -163,9 +279,11 @@ func (s *Store) SettleWebhookEvents(ctx context.Context, outcomes ...WebhookOutc
 		default:
 			return nil, fmt.Errorf("store: webhook event %s cannot be settled as %q", o.EventID, o.Status)
 		}
-		return mongo.NewUpdateOneModel().
-			SetFilter(bson.M{"_id": o.EventID, "status": bson.M{"$in": status.WebhookUnsettled()}}).
-			SetUpdate(update), nil
+		filter := bson.M{"_id": o.EventID, "status": bson.M{"$in": status.WebhookUnsettled()}}
+		if o.RunID != "" {
+			filter["$or"] = bson.A{bson.M{"run_id": o.RunID}, bson.M{"run_id": bson.M{"$exists": false}}}
+		}
+		return mongo.NewUpdateOneModel().SetFilter(filter).SetUpdate(update), nil
 	})
 	if err != nil {
 		return 0, err

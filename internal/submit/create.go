@@ -27,7 +27,8 @@ type Origin struct {
 	At events.Time
 	// Metadata is the *.created event's metadata; its TraceID and
 	// CorrelationID are stored on the workflow or task, for every later
-	// event of it to carry.
+	// event of it to carry, and so is a workflow's Attempt (a webhook
+	// event's new attempt: every event of its run says which).
 	Metadata *events.Metadata
 	// WebhookEventID names the webhook event that started it, if one did
 	// (then also Metadata.CorrelationID).
@@ -63,6 +64,7 @@ func NewWorkflow(o Origin, p events.WorkflowCreatedPayload) (Creation, error) {
 		WorkflowID: p.WorkflowID, Name: p.Name, Steps: p.Steps, Priority: string(p.Priority), Input: store.JSONDoc(p.Input),
 		EventID: env.EventID, CorrelationID: o.Metadata.CorrelationID, TraceID: o.Metadata.TraceID, WebhookEventID: o.WebhookEventID, PartnerID: o.Metadata.PartnerID,
 		UserID: o.Metadata.UserID.Value, IdempotencyKey: o.IdempotencyKey, RequestHash: o.RequestHash, CreatedAt: o.At.Time,
+		Attempt: o.Metadata.Attempt,
 	}}, nil
 }
 
@@ -80,6 +82,17 @@ func NewTask(o Origin, p events.TaskCreatedPayload) (Creation, error) {
 		EventID: env.EventID, CorrelationID: o.Metadata.CorrelationID, TraceID: o.Metadata.TraceID, WebhookEventID: o.WebhookEventID, PartnerID: o.Metadata.PartnerID,
 		UserID: o.Metadata.UserID.Value, IdempotencyKey: o.IdempotencyKey, RequestHash: o.RequestHash, CreatedAt: o.At.Time,
 	}}, nil
+}
+
+// ID is the workflow or task id of c.
+func (c *Creation) ID() string {
+	if c.Workflow != nil {
+		return c.Workflow.WorkflowID
+	}
+	if c.Task != nil {
+		return c.Task.TaskID
+	}
+	return ""
 }
 
 // Store stores the pending projection, in one command. When it was stored

@@ -54,7 +54,7 @@ func (s *Service) RerunWorkflow(ctx context.Context, workflowID string, req Reru
 	if !ok {
 		return store.Workflow{}, ErrNoRerunner
 	}
-	hash := requestHash(req, by.UserID)
+	hash := RequestHash(req, by.UserID)
 	ctx, end := EnsureTrace(ctx, "rerun workflow")
 	defer end()
 	for range 3 { // a concurrent rerun or run: decide again on what is stored now

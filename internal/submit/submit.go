@@ -169,7 +169,7 @@ func (s *Service) SubmitWorkflow(ctx context.Context, req WorkflowRequest, by Ca
 	if by.IdempotencyKey != "" {
 		id = events.DeriveID(events.WorkflowIDPrefix, "idempotency", by.IdempotencyKey)
 	}
-	c, err := NewWorkflow(s.origin(ctx, id, events.WorkflowCreated, by, requestHash(req, by.UserID), "input"),
+	c, err := NewWorkflow(s.origin(ctx, id, events.WorkflowCreated, by, RequestHash(req, by.UserID), "input"),
 		events.WorkflowCreatedPayload{Name: req.Name, Steps: req.Steps, Priority: events.Priority(req.Priority), Input: req.Input})
 	env, err := s.create(ctx, c, err, by.IdempotencyKey)
 	if err != nil {
@@ -198,7 +198,7 @@ func (s *Service) SubmitTask(ctx context.Context, req TaskRequest, by Caller) (T
 	if by.IdempotencyKey != "" {
 		id = events.DeriveID(events.TaskIDPrefix, "idempotency", by.IdempotencyKey)
 	}
-	c, err := NewTask(s.origin(ctx, id, events.TaskCreated, by, requestHash(req, by.UserID), "data"),
+	c, err := NewTask(s.origin(ctx, id, events.TaskCreated, by, RequestHash(req, by.UserID), "data"),
 		events.TaskCreatedPayload{Type: events.TaskType(req.Type), Data: req.Data, MaxRetries: maxRetries})
 	env, err := s.create(ctx, c, err, by.IdempotencyKey)
 	if err != nil {
@@ -317,10 +317,11 @@ func catalogError(err error) error {
 	return err
 }
 
-// requestHash identifies a submission for its Idempotency-Key: the request
-// and, when there is one, its principal, so the same key and body from
-// another principal is a conflict rather than the first one's answer.
-func requestHash(req any, userID string) string {
+// RequestHash identifies a request for its Idempotency-Key (a
+// submission, a rerun, a webhook event's new attempt): the request and,
+// when there is one, its principal, so the same key and body from another
+// principal is a conflict rather than the first one's answer.
+func RequestHash(req any, userID string) string {
 	b, _ := json.Marshal(req)
 	if userID != "" {
 		b = append(append(b, 0), userID...)

@@ -1,8 +1,9 @@
 // Package sweep is the retry-sweeper: the safety net behind every inline
 // step of the delivery contract. Each run it publishes events that were
 // stored but never published, hands due task retries back to the task
-// processor, routes webhook events that failed or that a crash left
-// unrouted, drives again the workflows, tasks and webhook events that made
+// processor, routes webhook events whose routing failed or that a crash
+// left unrouted (never one whose run reached its end: that is started
+// again only by an operator's new attempt), drives again the workflows, tasks and webhook events that made
 // no progress for Config.StallAfter, and reconciles the partner deliveries
 // seed 000's retry query selects with their outbox entries (it never sends
 // one again: the relay owns partner retries, and a dead letter is final). Every pass works in bounded batches until drained or the

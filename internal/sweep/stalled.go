@@ -101,7 +101,7 @@ func (s *Sweeper) redriveWebhookEvent(ctx context.Context, st *Stats, row store.
 	case wfDoc != nil:
 		wf := workflow.FromDocument(*wfDoc)
 		if status, msg, ok := wf.Settled(); ok {
-			return s.settle(ctx, row, status, msg)
+			return s.settle(ctx, row, wf.ID, status, msg)
 		}
 		trace := cmp.Or(wf.TraceID, row.TraceID)
 		return s.redriveStarted(tracing.Resume(ctx, trace, wf.EventID), st, row, wf.ID, trace,
@@ -109,7 +109,7 @@ func (s *Sweeper) redriveWebhookEvent(ctx context.Context, st *Stats, row store.
 	case taskDoc != nil:
 		t := task.FromDocument(*taskDoc)
 		if status, msg, ok := t.Settled(); ok {
-			return s.settle(ctx, row, status, msg)
+			return s.settle(ctx, row, t.ID, status, msg)
 		}
 		if t.RetryScheduled() {
 			return nil // its retry is due later; the retry pass redelivers it
@@ -163,8 +163,10 @@ func (s *Sweeper) routeAgain(ctx context.Context, st *Stats, row store.WebhookEv
 	}
 }
 
-func (s *Sweeper) settle(ctx context.Context, row store.WebhookEvent, status, msg string) error {
-	_, err := s.cfg.Store.SettleWebhookEvents(ctx, store.WebhookOutcome{EventID: row.EventID, Status: status, Error: msg})
+// settle gives a stalled webhook event the end of runID, its work: only
+// when that is the run its current attempt started (store.WebhookOutcome).
+func (s *Sweeper) settle(ctx context.Context, row store.WebhookEvent, runID, status, msg string) error {
+	_, err := s.cfg.Store.SettleWebhookEvents(ctx, store.WebhookOutcome{EventID: row.EventID, RunID: runID, Status: status, Error: msg})
 	if err == nil {
 		s.cfg.Logger.InfoContext(ctx, "settled a stalled webhook event from its work's end", "webhookEventId", row.EventID,
 			"status", status)

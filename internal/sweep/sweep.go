@@ -78,8 +78,9 @@ type Config struct {
 	// ReceivedAfter is how long a webhook event may stay received (stored,
 	// not routed) before the sweeper routes it. Default 2 minutes.
 	ReceivedAfter time.Duration
-	// WebhookMaxRetries bounds how often a failed webhook event is routed
-	// again (its retry_count). Default 5.
+	// WebhookMaxRetries bounds how often a webhook event whose routing
+	// failed is routed again (its retry_count). A failed one whose run
+	// reached its end is never routed again, whatever its count. Default 5.
 	WebhookMaxRetries int
 	// StallAfter is how long a pending or processing workflow or task, or a
 	// processing webhook event, may make no progress before the sweeper
@@ -376,8 +377,10 @@ func (s *Sweeper) retryTasks(ctx context.Context, st *Stats) error {
 	return nil
 }
 
-// routeWebhooks routes failed webhook events (below the retry limit) and
-// received ones a crash left behind. Each event is tried once per run.
+// routeWebhooks routes webhook events whose routing failed (below the
+// retry limit; never one whose run reached its end) and received ones a
+// crash left behind, each as its current attempt, so with the ids it had
+// the first time. Each event is tried once per run.
 func (s *Sweeper) routeWebhooks(ctx context.Context, st *Stats) error {
 	seen := map[string]bool{}
 	for deadline.Left(ctx, s.cfg.SafetyMargin) {

@@ -212,7 +212,7 @@ func (s tasks) attempt(ctx context.Context, b *stream.Batch, st *state, it item)
 		outcomeErr = add(events.TaskCompletedPayload{TaskID: t.ID, CompletedAt: events.At(end),
 			Duration: end.Sub(start).Milliseconds(), Result: result}, endEventID(t.ID, events.TaskCompleted), end)
 		if t.WebhookEventID != "" {
-			st.Webhook = &store.WebhookOutcome{EventID: t.WebhookEventID, Status: status.WebhookCompleted}
+			st.Webhook = &store.WebhookOutcome{EventID: t.WebhookEventID, RunID: t.ID, Status: status.WebhookCompleted}
 		}
 		log.InfoContext(ctx, "task completed", "durationMs", end.Sub(start).Milliseconds())
 
@@ -239,7 +239,7 @@ func (s tasks) attempt(ctx context.Context, b *stream.Batch, st *state, it item)
 			deadLetter = stream.ReasonRetriesExhausted
 		}
 		if t.WebhookEventID != "" {
-			st.Webhook = &store.WebhookOutcome{EventID: t.WebhookEventID, Status: status.WebhookFailed,
+			st.Webhook = &store.WebhookOutcome{EventID: t.WebhookEventID, RunID: t.ID, Status: status.WebhookFailed,
 				Error: fmt.Sprintf("task %s dead-lettered: %s", t.ID, message)}
 		}
 		log.ErrorContext(ctx, "task dead-lettered", "code", code, "error", message, "retryable", retryable)

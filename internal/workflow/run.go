@@ -125,7 +125,7 @@ func (s workflows) run(ctx context.Context, st *state, log *slog.Logger) error {
 				return err
 			}
 			if wf.WebhookEventID != "" {
-				st.Webhook = &store.WebhookOutcome{EventID: wf.WebhookEventID, Status: status.WebhookFailed,
+				st.Webhook = &store.WebhookOutcome{EventID: wf.WebhookEventID, RunID: wf.ID, Status: status.WebhookFailed,
 					Error: fmt.Sprintf("workflow %s failed in step %s: %s", id, name, message)}
 			}
 			commit()
@@ -156,7 +156,7 @@ func (s workflows) run(ctx context.Context, st *state, log *slog.Logger) error {
 		return err
 	}
 	if wf.WebhookEventID != "" {
-		st.Webhook = &store.WebhookOutcome{EventID: wf.WebhookEventID, Status: status.WebhookCompleted}
+		st.Webhook = &store.WebhookOutcome{EventID: wf.WebhookEventID, RunID: wf.ID, Status: status.WebhookCompleted}
 	}
 	commit()
 	log.InfoContext(ctx, "workflow completed", "durationMs", duration, "steps", len(steps), "records", len(records))

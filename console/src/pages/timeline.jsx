@@ -1,8 +1,8 @@
 import { useContext, useEffect, useState } from 'preact/hooks';
 import { get, post } from '../api.js';
-import { useLoad } from '../hooks.js';
+import { useConfirmed, useLoad } from '../hooks.js';
 import { Principal } from '../principal.js';
-import { ErrorBox, Loading, fmtTime, fmtDuration, Badge, Json, Empty } from '../ui.jsx';
+import { Confirm, ErrorBox, Loading, fmtTime, fmtDuration, Badge, Json, Empty } from '../ui.jsx';
 import { EventDetail, isError } from './events.jsx';
 import { TraceLink } from './traces.jsx';
 
@@ -101,33 +101,17 @@ function WorkflowState({ wf, onRerun }) {
 function Rerun({ wf, onDone }) {
   const failed = wf.progress.find((s) => s.status === 'failed');
   const [from, setFrom] = useState(failed ? failed.name : wf.steps[0]);
-  const [step, setStep] = useState({ phase: 'idle' });
-  const rerun = async () => {
-    setStep({ phase: 'running' });
-    try {
-      const key = `console-${wf.workflowId}-${wf.attempt || 1}-${from}`;
-      const res = await post(`/api/workflows/${encodeURIComponent(wf.workflowId)}/rerun`, { fromStep: from }, { 'Idempotency-Key': key });
-      setStep({ phase: 'done', attempt: res.attempt });
-      onDone();
-    } catch (e) {
-      setStep({ phase: 'idle', error: e });
-    }
-  };
+  const [step, setStep, rerun] = useConfirmed(() => {
+    const key = `console-${wf.workflowId}-${wf.attempt || 1}-${from}`;
+    return post(`/api/workflows/${encodeURIComponent(wf.workflowId)}/rerun`, { fromStep: from }, { 'Idempotency-Key': key });
+  }, onDone);
   return (
     <div class="rerun" data-testid="rerun">
       {step.phase === 'confirm' ? (
-        <div class="confirm" role="dialog" data-testid="rerun-confirm">
-          <span>
-            Rerun <code>{wf.workflowId}</code> from step <strong>{from}</strong> as attempt {(wf.attempt || 1) + 1}? The steps before
-            it keep their results.
-          </span>{' '}
-          <button class="danger" onClick={rerun} data-testid="rerun-yes">
-            Rerun
-          </button>{' '}
-          <button class="secondary" onClick={() => setStep({ phase: 'idle' })}>
-            Cancel
-          </button>
-        </div>
+        <Confirm yes="Rerun" testid="rerun" onYes={rerun} onCancel={() => setStep({ phase: 'idle' })}>
+          Rerun <code>{wf.workflowId}</code> from step <strong>{from}</strong> as attempt {(wf.attempt || 1) + 1}? The steps before it
+          keep their results.
+        </Confirm>
       ) : (
         <span>
           <label>
@@ -145,7 +129,7 @@ function Rerun({ wf, onDone }) {
           </button>
         </span>
       )}
-      {step.phase === 'done' ? <span class="ok"> Started attempt {step.attempt}.</span> : null}
+      {step.phase === 'done' ? <span class="ok"> Started attempt {step.result.attempt}.</span> : null}
       <ErrorBox error={step.error} />
     </div>
   );

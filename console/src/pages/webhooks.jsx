@@ -1,8 +1,8 @@
 import { useState } from 'preact/hooks';
 import { useLocation } from 'preact-iso/router';
 import { get, post } from '../api.js';
-import { useAction, useLoad } from '../hooks.js';
-import { base, ErrorBox, fmtTime, FilterForm, Since, Pager, Json, Badge, Listing } from '../ui.jsx';
+import { useAction, useConfirmed, useLoad } from '../hooks.js';
+import { base, Confirm, ErrorBox, fmtTime, FilterForm, Since, Pager, Json, Badge, Listing } from '../ui.jsx';
 import { TraceLink } from './traces.jsx';
 
 // WebhookTrace links a webhook event's trace: its row's trace_id, or for a
@@ -51,10 +51,18 @@ export function Webhooks() {
   );
 }
 
+// runEnded says whether the row's current attempt reached its end: a
+// completed or skipped row, or a failed one whose run started (run_id).
+// Such a row is never routed again by a plain retry (the API answers 409);
+// only a new attempt, asked for with a reason, runs it again.
+function runEnded(w) {
+  return w.status === 'completed' || w.status === 'skipped' || (w.status === 'failed' && !!w.run_id);
+}
+
 function WebhookRow({ w, onRetried, opened }) {
   const [shown, setShown] = useState(!!opened);
-  // Routed again it may fail again: the API's answer says why, and the row
-  // (status, retry_count) changed either way.
+  // A routing failure routed again may fail again: the API's answer says
+  // why, and the row (status, retry_count) changed either way.
   const [retry, run] = useAction(() => post(`/api/webhook-events/${encodeURIComponent(w.event_id)}/retry`), onRetried);
   return (
     <li class={w.status === 'failed' ? 'failed' : ''} data-id={w.event_id}>
@@ -63,23 +71,74 @@ function WebhookRow({ w, onRetried, opened }) {
           <time>{fmtTime(w.received_at)}</time> <code>{w.provider}</code> <code class="type">{w.event_type}</code>{' '}
           <Badge value={w.status} /> <span class="muted">{w.provider_event_id}</span>
           {w.retry_count ? <span class="muted"> attempts {w.retry_count}</span> : null}
+          {w.attempt > 1 ? <span class="muted"> (new attempt {w.attempt})</span> : null}
         </summary>
         <div class="detail">
           {w.error_message ? <div class="error">{w.error_message}</div> : null}
           <p>
             <a href={`${base}/events?execution_id=${encodeURIComponent(w.event_id)}`}>Events of this delivery</a>
+            {w.run_id ? (
+              <>
+                {' '}
+                <a href={`${base}/timeline/${encodeURIComponent(w.run_id)}`}>Run {w.run_id}</a>
+              </>
+            ) : null}
             {shown ? <WebhookTrace w={w} /> : null}
           </p>
+          {w.attempts && w.attempts.length ? (
+            <ul class="attempts" data-testid="webhook-attempts">
+              {w.attempts.map((a) => (
+                <li key={a.attempt}>
+                  attempt {a.attempt} by {a.requestedBy || 'unknown'} at {fmtTime(a.requestedAt)} after {a.previousStatus}: {a.reason}
+                </li>
+              ))}
+            </ul>
+          ) : null}
           <h4>Stored payload (redacted)</h4>
           <Json value={w.payload} />
         </div>
       </details>
-      {w.status === 'failed' ? (
+      {w.status === 'failed' && !w.run_id ? (
         <button class="retry" disabled={retry.busy} onClick={() => run()}>
           {retry.busy ? 'Retrying…' : 'Retry'}
         </button>
       ) : null}
+      {runEnded(w) ? <NewAttempt w={w} onDone={onRetried} /> : null}
       <ErrorBox error={retry.error} />
     </li>
+  );
+}
+
+// NewAttempt asks for a new attempt of a row whose run ended (POST
+// /api/webhook-events/{id}/retry with newAttempt and a reason), after a
+// confirmation naming what runs again. One Idempotency-Key per attempt
+// asked, so a double click starts one.
+function NewAttempt({ w, onDone }) {
+  const [reason, setReason] = useState('');
+  const next = (w.attempt || 1) + 1;
+  const [step, setStep, start] = useConfirmed(() => {
+    const key = `console-${w.event_id}-attempt-${next}`;
+    return post(`/api/webhook-events/${encodeURIComponent(w.event_id)}/retry`, { newAttempt: true, reason }, { 'Idempotency-Key': key });
+  }, onDone);
+  return (
+    <div class="rerun" data-testid="webhook-new-attempt">
+      {step.phase === 'confirm' ? (
+        <Confirm yes={`Start attempt ${next}`} testid="new-attempt" onYes={start} onCancel={() => setStep({ phase: 'idle' })}>
+          Start attempt {next} of this {w.status} delivery? Its workflow or task runs again from the start, with new ids: every step's
+          effects (partner deliveries, emails, records) happen again.
+        </Confirm>
+      ) : (
+        <span>
+          <label>
+            reason{' '}
+            <input name="reason" value={reason} placeholder="why it runs again" onInput={(e) => setReason(e.currentTarget.value)} />
+          </label>{' '}
+          <button onClick={() => setStep({ phase: 'confirm' })} disabled={step.phase === 'running' || !reason.trim()} data-testid="new-attempt-open">
+            New attempt…
+          </button>
+        </span>
+      )}
+      <ErrorBox error={step.error} />
+    </div>
   );
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/streamops/streamops/internal/status"
 	"github.com/streamops/streamops/internal/store"
 )
 
@@ -166,6 +167,23 @@ func TestConsoleInABrowser(t *testing.T) {
 		contains(t, admin, "400 invalid_payload")
 		assert.Equal(t, before+1, s.webhookRetries(s.failedWebhook), "the retry went through POST /api/webhook-events/{id}/retry")
 		admin.noConsoleErrors(t, regexp.MustCompile(`status of 400 .*/api/webhook-events/[^/]+/retry`))
+
+		// The Stripe delivery's run completed: no plain Retry, only a new
+		// attempt asked with a reason, which the row then records.
+		s.eventually(30*time.Second, func() bool { return s.webhookRow("stripe", s.stripeExecution).Status == status.WebhookCompleted },
+			"the Stripe delivery's workflow did not complete")
+		admin.open(t, base+"/webhooks?provider=stripe", `document.querySelectorAll('[data-testid=webhook-list] > li [data-testid=webhook-new-attempt]').length === 1`,
+			"the completed Stripe delivery with its new-attempt control")
+		assert.Zero(t, eval[int](t, admin, `document.querySelectorAll('[data-testid=webhook-list] button.retry').length`), "no plain retry of a run that ended")
+		admin.do(t, chromedp.SendKeys(chromedp.CSS(`[data-testid=webhook-new-attempt] input[name=reason]`), "records fixed upstream"))
+		admin.do(t, click(`[data-testid=new-attempt-open]`))
+		admin.do(t, click(`[data-testid=new-attempt-yes]`))
+		admin.waitFor(t, `document.querySelector('[data-testid=webhook-list]')?.textContent.includes('new attempt 2')`, "the row on its new attempt")
+		row := s.webhookRow("stripe", s.stripeExecution)
+		require.Len(t, row.Attempts, 1)
+		assert.Equal(t, "records fixed upstream", row.Attempts[0].Reason)
+		assert.Equal(t, status.WebhookCompleted, row.Attempts[0].PreviousStatus)
+		assert.NotEmpty(t, row.Attempts[0].RequestedBy, "who asked is recorded")
 	})
 
 	t.Run("DeadLetters", func(t *testing.T) {
@@ -329,20 +347,27 @@ func TestConsoleInABrowser(t *testing.T) {
 	t.Logf("the whole console test took %s", time.Since(began).Round(time.Millisecond))
 }
 
-// webhookRetries is a webhook event's retry_count, through the API.
-func (s *stack) webhookRetries(id string) int {
+// webhookRow is provider's webhook event id as GET /api/webhook-events
+// shows it.
+func (s *stack) webhookRow(provider, id string) store.WebhookEvent {
 	s.t.Helper()
 	var page struct {
 		WebhookEvents []store.WebhookEvent `json:"webhookEvents"`
 	}
-	require.Equal(s.t, http.StatusOK, s.call(http.MethodGet, "/api/webhook-events?provider=acme&limit=1000", nil, nil, &page))
+	require.Equal(s.t, http.StatusOK, s.call(http.MethodGet, "/api/webhook-events?limit=1000&provider="+provider, nil, nil, &page))
 	for _, w := range page.WebhookEvents {
 		if w.EventID == id {
-			return w.RetryCount
+			return w
 		}
 	}
 	s.t.Fatalf("no webhook event %s", id)
-	return 0
+	return store.WebhookEvent{}
+}
+
+// webhookRetries is an acme webhook event's retry_count, through the API.
+func (s *stack) webhookRetries(id string) int {
+	s.t.Helper()
+	return s.webhookRow("acme", id).RetryCount
 }
 
 // openDeadLetterIDs lists the ids of a topic's open dead letters.

@@ -69,7 +69,8 @@ func TestEveryEventARequestCausesCarriesItsPrincipal(t *testing.T) {
 		return typesOf(s.events(url.Values{"aggregate_id": {notifyTask}}))[events.TaskCompleted] == 1
 	}, "the notify step's task %s did not complete", notifyTask)
 
-	// alice replays the admin's task and retries the webhook event. The
+	// alice replays the admin's task and asks for a new attempt of the
+	// webhook event. The
 	// replay is a job the retry-sweeper runs on its next tick.
 	var replay struct {
 		SessionID string `json:"session_id"`
@@ -77,7 +78,10 @@ func TestEveryEventARequestCausesCarriesItsPrincipal(t *testing.T) {
 	}
 	require.Equal(t, http.StatusAccepted, alice.Call(t, "POST", "/api/replays",
 		[]byte(`{"filter":{"aggregate_id":"`+adminTask.TaskID+`","event_types":["task.completed"]}}`), nil, &replay))
-	require.Equal(t, http.StatusAccepted, alice.Call(t, "POST", "/api/webhook-events/"+hook.WebhookEventID+"/retry", nil, nil, nil))
+	require.Equal(t, http.StatusConflict, alice.Call(t, "POST", "/api/webhook-events/"+hook.WebhookEventID+"/retry", nil, nil, nil),
+		"a completed run is not started again by a plain retry")
+	require.Equal(t, http.StatusAccepted, alice.Call(t, "POST", "/api/webhook-events/"+hook.WebhookEventID+"/retry",
+		[]byte(`{"newAttempt":true,"reason":"identity check"}`), nil, nil))
 	s.eventually(30*time.Second, func() bool {
 		require.Equal(t, http.StatusOK, alice.Call(t, "GET", "/api/replays/"+replay.SessionID, nil, nil, &replay))
 		return replay.Status != status.ReplayRunning

@@ -102,6 +102,8 @@ func Run(t *testing.T, open Opener) {
 		{"WorkflowCheckpointsCreateMissingAndNeverMoveBack", testWorkflowCheckpoints},
 		{"TaskOutcomesSettleOnlyTheirAttempt", testTaskOutcomes},
 		{"WebhookOutcomesSettleOnlyOpenRows", testWebhookOutcomes},
+		{"WebhookEventsToRouteAreRoutingFailuresOnly", testWebhookEventsToRoute},
+		{"ANewWebhookAttemptStartsOnlyOnAnEndedRowAsLoaded", testWebhookAttempt},
 		{"WorkflowRecordsAreStoredOncePerID", testWorkflowRecords},
 		{"ExportReadsOnlyExportableFieldsAsPlainJSON", testExport},
 		{"PayloadsSeed004KeepFreeOfPIIAreScrubbedOnInsert", testPayloadsScrubbed},
@@ -1409,4 +1411,103 @@ func testCausalOrder(t *testing.T, open Opener) {
 		after = &c
 	}
 	assert.Equal(t, append(want, "evt-0"), paged, "the cursor is a stable position: nothing skipped or repeated")
+}
+
+// testWebhookEventsToRoute: the retry-sweeper's query selects received
+// rows past the cut-off and routing failures (failed, no run) below the
+// retry limit, and never a row whose run reached its end, whatever its
+// retry_count.
+func testWebhookEventsToRoute(t *testing.T, open Opener) {
+	clock := NewClock()
+	s := open(t, store.Config{Now: clock.Now})
+	insert := func(id, to string, retries int, runID string) string {
+		ev, err := s.InsertWebhookEvent(ctx(t), store.WebhookEvent{Provider: "acme", ProviderEventID: id, EventType: "OR_PLC",
+			Status: to, RetryCount: retries, RunID: runID, Payload: store.JSONDoc(`{}`)})
+		require.NoError(t, err)
+		return ev.EventID
+	}
+	received := insert("received", status.WebhookReceived, 0, "")
+	routingFailed := insert("routing-failed", status.WebhookFailed, 1, "")
+	routingSpent := insert("routing-spent", status.WebhookFailed, 5, "")
+	runFailed := insert("run-failed", status.WebhookFailed, 1, "wf-run-failed")
+	insert("completed", status.WebhookCompleted, 1, "wf-completed")
+	insert("skipped", status.WebhookSkipped, 0, "")
+	insert("processing", status.WebhookProcessing, 1, "wf-processing")
+	started := insert("started-then-failed", status.WebhookProcessing, 1, "wf-started")
+	n, err := s.SettleWebhookEvents(ctx(t), store.WebhookOutcome{EventID: started, RunID: "wf-started", Status: status.WebhookFailed, Error: "INVALID_INPUT"})
+	require.NoError(t, err)
+	require.Equal(t, 1, n)
+	clock.Advance(time.Minute)
+
+	ids := func(evs []store.WebhookEvent) []string {
+		var out []string
+		for _, e := range evs {
+			out = append(out, e.EventID)
+		}
+		return out
+	}
+	got, err := s.WebhookEventsToRoute(ctx(t), clock.Now(), 5, 100)
+	require.NoError(t, err)
+	assert.ElementsMatch(t, []string{received, routingFailed}, ids(got))
+	got, err = s.WebhookEventsToRoute(ctx(t), clock.Now().Add(-2*time.Minute), 5, 100)
+	require.NoError(t, err)
+	assert.ElementsMatch(t, []string{routingFailed}, ids(got), "a received row younger than the cut-off is the inline path's")
+	for _, id := range []string{runFailed, started} {
+		row, err := s.GetWebhookEvent(ctx(t), id)
+		require.NoError(t, err)
+		assert.True(t, row.RunEnded(), "%s: failed after its run started", id)
+	}
+	spent, err := s.GetWebhookEvent(ctx(t), routingSpent)
+	require.NoError(t, err)
+	assert.False(t, spent.RunEnded(), "a routing failure's run never started")
+	require.NoError(t, s.SetWebhookStatus(ctx(t), runFailed, status.WebhookProcessing, ""))
+	require.NoError(t, s.SetWebhookStatus(ctx(t), runFailed, status.WebhookFailed, "route gone"))
+	row, err := s.GetWebhookEvent(ctx(t), runFailed)
+	require.NoError(t, err)
+	assert.Empty(t, row.RunID, "failed by routing: no run")
+}
+
+// testWebhookAttempt: a new attempt applies to a row whose run ended, as
+// loaded, once; it records the attempt, clears the run before, and puts
+// the row back to received; a late outcome of the run before settles
+// nothing of the new attempt.
+func testWebhookAttempt(t *testing.T, open Opener) {
+	clock := NewClock()
+	s := open(t, store.Config{Now: clock.Now})
+	ev, err := s.InsertWebhookEvent(ctx(t), store.WebhookEvent{Provider: "acme", ProviderEventID: "a-1", EventType: "OR_PLC",
+		Status: status.WebhookProcessing, RetryCount: 1, RunID: "wf-1", Payload: store.JSONDoc(`{}`)})
+	require.NoError(t, err)
+	a := store.WebhookAttempt{Attempt: 2, PreviousStatus: status.WebhookFailed, PreviousRunID: "wf-1", Reason: "fixed",
+		RequestedBy: "op", RequestedAt: clock.Now()}
+	assert.ErrorIs(t, s.StartWebhookAttempt(ctx(t), ev, a), store.ErrStatusConflict, "a run still going gets no new attempt")
+
+	_, err = s.SettleWebhookEvents(ctx(t), store.WebhookOutcome{EventID: ev.EventID, RunID: "wf-1", Status: status.WebhookFailed, Error: "boom"})
+	require.NoError(t, err)
+	loaded, err := s.GetWebhookEvent(ctx(t), ev.EventID)
+	require.NoError(t, err)
+	require.NoError(t, s.StartWebhookAttempt(ctx(t), loaded, a))
+	assert.ErrorIs(t, s.StartWebhookAttempt(ctx(t), loaded, a), store.ErrStatusConflict, "the row changed since it was loaded")
+
+	got, err := s.GetWebhookEvent(ctx(t), ev.EventID)
+	require.NoError(t, err)
+	assert.Equal(t, status.WebhookReceived, got.Status)
+	assert.Equal(t, 2, got.CurrentAttempt())
+	assert.Empty(t, got.RunID)
+	assert.Empty(t, got.ErrorMessage)
+	assert.Nil(t, got.CompletedAt)
+	require.Len(t, got.Attempts, 1)
+	assert.Equal(t, a, got.Attempts[0])
+
+	require.NoError(t, s.MarkWebhookRouted(ctx(t), ev.EventID, "wf-2"))
+	n, err := s.SettleWebhookEvents(ctx(t), store.WebhookOutcome{EventID: ev.EventID, RunID: "wf-1", Status: status.WebhookCompleted})
+	require.NoError(t, err)
+	assert.Zero(t, n, "a late outcome of the run before settles nothing")
+	n, err = s.SettleWebhookEvents(ctx(t), store.WebhookOutcome{EventID: ev.EventID, RunID: "wf-2", Status: status.WebhookCompleted})
+	require.NoError(t, err)
+	assert.Equal(t, 1, n)
+	got, err = s.GetWebhookEvent(ctx(t), ev.EventID)
+	require.NoError(t, err)
+	assert.Equal(t, status.WebhookCompleted, got.Status)
+	assert.Equal(t, "wf-2", got.RunID)
+	assert.Equal(t, 2, got.RetryCount, "each attempt's routing counted")
 }
