@@ -8,6 +8,7 @@ import (
 
 	"github.com/streamops/streamops/internal/deadline"
 	"github.com/streamops/streamops/internal/metrics"
+	"github.com/streamops/streamops/internal/runlog"
 	"github.com/streamops/streamops/internal/store"
 )
 
@@ -63,13 +64,7 @@ func New(cfg Config) (*Archiver, error) {
 func (a *Archiver) Run(ctx context.Context) (int, error) {
 	total := 0
 	defer func() {
-		// A run that archived nothing says so at debug only: on a
-		// schedule it would bury every line worth reading.
-		level := slog.LevelInfo
-		if total == 0 {
-			level = slog.LevelDebug
-		}
-		a.cfg.Logger.Log(ctx, level, "archiver run finished", "archived", total)
+		runlog.Finished(ctx, a.cfg.Logger, total == 0, "archiver run finished", "archived", total)
 		a.cfg.Metrics.Record(metrics.Metric{Name: "EventsArchived", Unit: metrics.Count, Value: float64(total)})
 	}()
 	back, err := a.cfg.Store.BackfillRetention(ctx)

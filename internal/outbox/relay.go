@@ -12,6 +12,7 @@ import (
 	"github.com/streamops/streamops/internal/deadline"
 	"github.com/streamops/streamops/internal/metrics"
 	"github.com/streamops/streamops/internal/opsevents"
+	"github.com/streamops/streamops/internal/runlog"
 	"github.com/streamops/streamops/internal/status"
 	"github.com/streamops/streamops/internal/store"
 )
@@ -342,14 +343,8 @@ func (r *Relay) nextWake(ctx context.Context, until time.Time) (time.Time, error
 }
 
 func (r *Relay) report(ctx context.Context, st Stats) {
-	// An idle run (nothing reclaimed, claimed or deferred) says so at
-	// debug only: on a schedule of seconds it would bury every line worth
-	// reading.
-	level := slog.LevelInfo
-	if st == (Stats{}) {
-		level = slog.LevelDebug
-	}
-	r.cfg.Logger.Log(ctx, level, "outbox relay run finished", "stats", st)
+	// An idle run: nothing reclaimed, claimed or deferred.
+	runlog.Finished(ctx, r.cfg.Logger, st == (Stats{}), "outbox relay run finished", "stats", st)
 	ms := []metrics.Metric{
 		{Name: "OutboxDelivered", Unit: metrics.Count, Value: float64(st.Delivered)},
 		{Name: "OutboxRetried", Unit: metrics.Count, Value: float64(st.Retried)},

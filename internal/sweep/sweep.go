@@ -16,6 +16,7 @@ import (
 	"github.com/streamops/streamops/internal/emit"
 	"github.com/streamops/streamops/internal/fault"
 	"github.com/streamops/streamops/internal/metrics"
+	"github.com/streamops/streamops/internal/runlog"
 	"github.com/streamops/streamops/internal/store"
 	"github.com/streamops/streamops/internal/stream"
 	"github.com/streamops/streamops/internal/tracing"
@@ -192,14 +193,9 @@ func (s *Sweeper) Run(ctx context.Context) (Stats, error) {
 		s.redriveStalled(ctx, &st),
 		s.reconcilePartnerEvents(ctx, &st),
 	}
-	// An idle run (every count zero) says so at debug only: on a
-	// schedule of seconds it would bury every line worth reading. A failed
-	// pass is the invocation's error, reported by whoever invoked it.
-	level := slog.LevelInfo
-	if st == (Stats{}) {
-		level = slog.LevelDebug
-	}
-	s.cfg.Logger.Log(ctx, level, "retry-sweeper run finished", "stats", st)
+	// Idle: every count zero. A failed pass is the invocation's error,
+	// reported by whoever invoked it.
+	runlog.Finished(ctx, s.cfg.Logger, st == (Stats{}), "retry-sweeper run finished", "stats", st)
 	s.cfg.Metrics.Record(
 		metrics.Metric{Name: "SweeperPublished", Unit: metrics.Count, Value: float64(st.Published)},
 		metrics.Metric{Name: "SweeperDeadLettered", Unit: metrics.Count, Value: float64(st.DeadLettered)},
