@@ -7,7 +7,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/streamops/streamops/internal/status"
 	"github.com/streamops/streamops/internal/store"
 	"github.com/streamops/streamops/internal/submit"
 )
@@ -100,7 +99,5 @@ func attemptRefused(row store.WebhookEvent) error {
 	if row.RunID == "" {
 		why = "its attempt started no run yet: a plain retry routes it again, as the same run"
 	}
-	return fmt.Errorf("attempt %d is %s: %s: %w", row.CurrentAttempt(), row.Status, why,
-		&store.StatusConflictError{Action: "a new attempt", Status: row.Status,
-			Allowed: []string{status.WebhookCompleted, status.WebhookFailed, status.WebhookSkipped}})
+	return fmt.Errorf("attempt %d is %s: %s: %w", row.CurrentAttempt(), row.Status, why, row.NewAttemptConflict())
 }

@@ -86,6 +86,13 @@ func (e WebhookEvent) CurrentAttempt() int { return max(e.Attempt, 1) }
 // machine; only a new attempt starts anything.
 func (e WebhookEvent) RunEnded() bool { return status.WebhookRunEnded(e.Status, e.RunID != "") }
 
+// NewAttemptConflict is the refusal of a new attempt of e while its
+// current attempt has not ended: only an ended one gets a new attempt.
+func (e WebhookEvent) NewAttemptConflict() *StatusConflictError {
+	return &StatusConflictError{Action: "a new attempt", Status: e.Status,
+		Allowed: []string{status.WebhookCompleted, status.WebhookFailed, status.WebhookSkipped}}
+}
+
 // InsertWebhookEvent stores a newly received webhook, its payload scrubbed
 // of personal data (pii.Scrub; seed 004), with status received
 // unless ev carries its routing outcome already (processing, skipped,
@@ -219,8 +226,7 @@ func (s *Store) WebhookEventsToRoute(ctx context.Context, receivedBefore time.Ti
 func (s *Store) StartWebhookAttempt(ctx context.Context, loaded WebhookEvent, a WebhookAttempt) error {
 	if !loaded.RunEnded() {
 		return fmt.Errorf("store: webhook event %s: a new attempt needs the current one ended: %w", loaded.EventID,
-			&StatusConflictError{Action: "a new attempt", Status: loaded.Status,
-				Allowed: []string{status.WebhookCompleted, status.WebhookFailed, status.WebhookSkipped}})
+			loaded.NewAttemptConflict())
 	}
 	if a.Attempt != loaded.CurrentAttempt()+1 {
 		return fmt.Errorf("store: webhook event %s is on attempt %d: the next is %d, not %d", loaded.EventID,
