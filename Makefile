@@ -44,8 +44,12 @@ preflight: ## check (as root: apt-get install) what make test needs beyond Go: N
 
 # The embedded engine copies a collection on every write, which makes the
 # large-volume tests allocation-bound: a lazier GC shortens them.
-unit: ## go test ./... (store suite on the embedded engine, bus suite on kfake)
+# The patched lungo under third_party/lungo is a module of its own, outside
+# ./...: its tests that need no MongoDB server (third_party/lungo/PATCHES.md)
+# run here too.
+unit: ## go test ./... (store suite on the embedded engine, bus suite on kfake) and the patched lungo's own tests
 	GOGC=400 $(GO) test -count=1 -timeout 20m ./...
+	cd third_party/lungo && $(GO) test -count=1 ./bsonkit ./plancheck
 
 race: ## the race detector over everything but the large-volume tests (-short)
 	$(GO) test -count=1 -race -short -timeout 20m ./...

@@ -81,3 +81,5 @@ require (
 )
 
 tool github.com/aws/aws-lambda-go/cmd/build-lambda-zip
+
+replace github.com/256dpi/lungo => ./third_party/lungo

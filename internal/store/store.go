@@ -13,6 +13,7 @@ import (
 
 	"github.com/256dpi/lungo"
 	"github.com/256dpi/lungo/mongokit"
+
 	"go.mongodb.org/mongo-driver/mongo/options"
 	"go.mongodb.org/mongo-driver/mongo/readpref"
 )
@@ -349,8 +350,12 @@ func (w withoutOplog) Load() (*lungo.Catalog, error) { return w.backing.Load() }
 
 // Store implements lungo.Store.
 func (w withoutOplog) Store(c *lungo.Catalog) error {
-	if oplog := c.Namespaces[lungo.Oplog]; oplog != nil && len(oplog.Documents.List) > 0 {
+	if oplog := c.Namespaces[lungo.Oplog]; oplog != nil && oplog.Documents.Len() > 0 {
 		c.Namespaces[lungo.Oplog] = mongokit.NewCollection(false)
 	}
-	return w.backing.Store(c)
+	if err := w.backing.Store(c); err != nil {
+		return err
+	}
+	c.TakeChanges()
+	return nil
 }

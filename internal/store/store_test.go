@@ -74,8 +74,8 @@ func TestEmbeddedEngineKeepsNoOplog(t *testing.T) {
 	require.NoError(t, s.SetWebhookStatus(ctx, store.WebhookEventID("stripe", "evt_0"), status.WebhookSkipped, ""))
 
 	require.NotNil(t, backing.last)
-	assert.Len(t, backing.last.Namespaces[lungo.Oplog].Documents.List, 0, "every commit drops the oplog")
-	assert.Len(t, backing.last.Namespaces[lungo.Handle{"streamops", store.CollWebhookEvents}].Documents.List, n, "the data is all there")
+	assert.Len(t, backing.last.Namespaces[lungo.Oplog].Documents.List(), 0, "every commit drops the oplog")
+	assert.Len(t, backing.last.Namespaces[lungo.Handle{"streamops", store.CollWebhookEvents}].Documents.List(), n, "the data is all there")
 	got, err := s.GetWebhookEvent(ctx, store.WebhookEventID("stripe", "evt_0"))
 	require.NoError(t, err)
 	assert.Equal(t, status.WebhookSkipped, got.Status)

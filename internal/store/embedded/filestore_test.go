@@ -71,7 +71,7 @@ func TestBackgroundStoreWritesWithinTheInterval(t *testing.T) {
 func storedEventsIn(c *lungo.Catalog) int {
 	for h, ns := range c.Namespaces {
 		if h[1] == store.CollEvents {
-			return len(ns.Documents.List)
+			return ns.Documents.Len()
 		}
 	}
 	return 0

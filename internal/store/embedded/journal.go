@@ -168,6 +168,7 @@ func (s *JournalFileStore) Store(c *lungo.Catalog) error {
 		s.bytes.Add(int64(len(frame)))
 	}
 	s.prev = c
+	c.TakeChanges()
 	s.commits.Add(1)
 	if !s.running && !s.closed && s.size > max(s.compactBytes, s.base) {
 		s.startCompaction(c)
@@ -371,8 +372,11 @@ func encodeRecord(rec journalRecord) ([]byte, error) {
 	return append(frame, body...), nil
 }
 
-// diffCatalogs lists what turned prev into next. Unchanged namespaces and
-// documents are the same pointers in both (lungo copies on write).
+// diffCatalogs lists what turned prev into next. Unchanged namespaces are
+// the same pointers in both (lungo copies on write), and a changed one's
+// document set records its own mutations since the last commit (the
+// patched lungo under third_party/lungo), so the cost is the change's, not
+// the collection's.
 func diffCatalogs(prev, next *lungo.Catalog) (journalRecord, error) {
 	var rec journalRecord
 	for h, ns := range next.Namespaces {
@@ -384,16 +388,22 @@ func diffCatalogs(prev, next *lungo.Catalog) (journalRecord, error) {
 			continue
 		}
 		name := h.String()
+		var changes []bsonkit.Change
+		if old != nil && old.Documents.Lineage() != ns.Documents.Lineage() {
+			// Dropped and made again within one commit: start it afresh.
+			rec.Ops = append(rec.Ops, journalOp{NS: name, Drop: true})
+			old = nil
+			ns.Documents.Each(func(d bsonkit.Doc) bool {
+				changes = append(changes, bsonkit.Change{Op: bsonkit.ChangeAdd, New: d})
+				return true
+			})
+		} else {
+			changes = ns.Documents.Changes()
+		}
 		if old == nil || !sameIndexes(old, ns) {
 			rec.Ops = append(rec.Ops, journalOp{NS: name, Create: true, Indexes: fileIndexes(ns)})
 		}
-		var oldDocs *bsonkit.Set
-		if old != nil {
-			oldDocs = old.Documents
-		} else {
-			oldDocs = bsonkit.NewSet(nil)
-		}
-		ops, err := diffDocuments(name, oldDocs, ns.Documents)
+		ops, err := documentOps(name, changes)
 		if err != nil {
 			return rec, err
 		}
@@ -407,66 +417,28 @@ func diffCatalogs(prev, next *lungo.Catalog) (journalRecord, error) {
 	return rec, nil
 }
 
-// diffDocuments walks both lists in step: lungo appends inserts, replaces
-// updated documents in place and removes deleted ones without reordering,
-// so matching pointers cost one comparison and only changes cost lookups
-// (were they ever reordered, it compares the two sets whole).
-func diffDocuments(ns string, old, next *bsonkit.Set) ([]journalOp, error) {
-	var puts, gone []bsonkit.Doc
-	o, n := old.List, next.List
-	i, j := 0, 0
-	for i < len(o) || j < len(n) {
-		if i < len(o) && j < len(n) && o[i] == n[j] {
-			i, j = i+1, j+1
+// documentOps folds a namespace's changes into one put or delete per _id,
+// the last one made: replaying whole documents by _id needs no more.
+func documentOps(ns string, changes []bsonkit.Change) ([]journalOp, error) {
+	ops := make([]journalOp, 0, len(changes))
+	at := make(map[string]int, len(changes))
+	for _, c := range changes {
+		doc, op := c.New, journalOp{NS: ns, Put: c.New}
+		if c.Op == bsonkit.ChangeRemove {
+			doc, op = c.Old, journalOp{NS: ns, Delete: idDoc(c.Old)}
+		}
+		key, err := idKey(doc)
+		if err != nil {
+			return nil, err
+		}
+		if i, ok := at[key]; ok {
+			ops[i] = op
 			continue
 		}
-		if i < len(o) {
-			if _, kept := next.Index[o[i]]; !kept {
-				gone, i = append(gone, o[i]), i+1
-				continue
-			}
-		}
-		if j < len(n) {
-			if _, had := old.Index[n[j]]; !had {
-				puts, j = append(puts, n[j]), j+1
-				continue
-			}
-		}
-		// Reordered, which lungo does not do: compare the sets whole.
-		puts, gone = setDifference(next, old), setDifference(old, next)
-		break
-	}
-	ops := make([]journalOp, 0, len(puts)+len(gone))
-	replaced := make(map[string]bool, len(puts))
-	for _, d := range puts {
-		key, err := idKey(d)
-		if err != nil {
-			return nil, err
-		}
-		replaced[key] = true
-		ops = append(ops, journalOp{NS: ns, Put: d})
-	}
-	for _, d := range gone {
-		key, err := idKey(d)
-		if err != nil {
-			return nil, err
-		}
-		if !replaced[key] {
-			ops = append(ops, journalOp{NS: ns, Delete: idDoc(d)})
-		}
+		at[key] = len(ops)
+		ops = append(ops, op)
 	}
 	return ops, nil
-}
-
-// setDifference lists the documents of a that b does not hold, in a's order.
-func setDifference(a, b *bsonkit.Set) []bsonkit.Doc {
-	var out []bsonkit.Doc
-	for _, d := range a.List {
-		if _, ok := b.Index[d]; !ok {
-			out = append(out, d)
-		}
-	}
-	return out
 }
 
 func idDoc(d bsonkit.Doc) bsonkit.Doc {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/256dpi/lungo"
 	"github.com/256dpi/lungo/bsonkit"
+	"github.com/256dpi/lungo/mongokit"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"go.mongodb.org/mongo-driver/bson"
@@ -43,7 +44,7 @@ func contents(t *testing.T, c *lungo.Catalog) map[string][]string {
 			continue
 		}
 		var docs []string
-		for _, d := range ns.Documents.List {
+		for _, d := range ns.Documents.List() {
 			b, err := bson.MarshalExtJSON(d, true, false)
 			require.NoError(t, err)
 			docs = append(docs, string(b))
@@ -253,37 +254,64 @@ func TestJournalStoreFailedAppendFailsTheCommitAndIsRolledBack(t *testing.T) {
 func TestJournalDiffFindsEveryChangedDocument(t *testing.T) {
 	doc := func(id string, v int) bsonkit.Doc { return &bson.D{{Key: "_id", Value: id}, {Key: "v", Value: v}} }
 	a, b, c := doc("a", 1), doc("b", 1), doc("c", 1)
-	b2, d := doc("b", 2), doc("d", 1)
-	old := bsonkit.NewSet(bsonkit.List{a, b, c})
+	b2, b3, d, a2 := doc("b", 2), doc("b", 3), doc("d", 1), doc("a", 2)
 	tests := []struct {
 		name      string
-		next      bsonkit.List
+		change    func(s *bsonkit.Set)
 		puts, del []string
 	}{
-		{"unchanged", bsonkit.List{a, b, c}, nil, nil},
-		{"insert", bsonkit.List{a, b, c, d}, []string{"d"}, nil},
-		{"update in place", bsonkit.List{a, b2, c}, []string{"b"}, nil},
-		{"delete", bsonkit.List{b, c}, nil, []string{"a"}},
-		{"delete, update and insert", bsonkit.List{b2, d}, []string{"b", "d"}, []string{"a", "c"}},
-		{"reordered", bsonkit.List{c, a, b2}, []string{"b"}, nil},
+		{"unchanged", func(*bsonkit.Set) {}, nil, nil},
+		{"insert", func(s *bsonkit.Set) { s.Add(d) }, []string{"d"}, nil},
+		{"update in place", func(s *bsonkit.Set) { s.Replace(b, b2) }, []string{"b"}, nil},
+		{"updated twice: the last one", func(s *bsonkit.Set) { s.Replace(b, b2); s.Replace(b2, b3) }, []string{"b"}, nil},
+		{"delete", func(s *bsonkit.Set) { s.Remove(a) }, nil, []string{"a"}},
+		{"delete, update and insert", func(s *bsonkit.Set) { s.Remove(a); s.Replace(b, b2); s.Add(d); s.Remove(c) },
+			[]string{"b", "d"}, []string{"a", "c"}},
+		{"deleted and inserted again", func(s *bsonkit.Set) { s.Remove(a); s.Add(a2) }, []string{"a"}, nil},
+		{"inserted and deleted", func(s *bsonkit.Set) { s.Add(d); s.Remove(d) }, nil, []string{"d"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			ops, err := diffDocuments("db.c", old, bsonkit.NewSet(tc.next))
+			old := &mongokit.Collection{Documents: bsonkit.NewSet(bsonkit.List{a, b, c}), Indexes: map[string]*mongokit.Index{}}
+			next := old.Clone()
+			tc.change(next.Documents)
+			h := lungo.Handle{"db", "c"}
+			prev, cat := lungo.NewCatalog(), lungo.NewCatalog()
+			prev.Namespaces[h], cat.Namespaces[h] = old, next
+			rec, err := diffCatalogs(prev, cat)
 			require.NoError(t, err)
-			var puts, del []string
-			for _, op := range ops {
-				if op.Put != nil {
-					puts = append(puts, bsonkit.Get(op.Put, "_id").(string))
-				}
-				if op.Delete != nil {
-					del = append(del, bsonkit.Get(op.Delete, "_id").(string))
-				}
-			}
+			puts, del := journalIDs(rec)
 			assert.ElementsMatch(t, tc.puts, puts)
 			assert.ElementsMatch(t, tc.del, del)
 		})
 	}
+	t.Run("dropped and made again in one commit", func(t *testing.T) {
+		h := lungo.Handle{"db", "c"}
+		prev, cat := lungo.NewCatalog(), lungo.NewCatalog()
+		prev.Namespaces[h] = &mongokit.Collection{Documents: bsonkit.NewSet(bsonkit.List{a, b}), Indexes: map[string]*mongokit.Index{}}
+		cat.Namespaces[h] = mongokit.NewCollection(false)
+		cat.Namespaces[h].Documents.Add(c)
+		rec, err := diffCatalogs(prev, cat)
+		require.NoError(t, err)
+		require.NotEmpty(t, rec.Ops)
+		assert.True(t, rec.Ops[0].Drop, "the old namespace goes first")
+		puts, del := journalIDs(rec)
+		assert.Equal(t, []string{"c"}, puts)
+		assert.Empty(t, del)
+	})
+}
+
+// journalIDs lists the _ids a record puts and deletes.
+func journalIDs(rec journalRecord) (puts, del []string) {
+	for _, op := range rec.Ops {
+		if op.Put != nil {
+			puts = append(puts, bsonkit.Get(op.Put, "_id").(string))
+		}
+		if op.Delete != nil {
+			del = append(del, bsonkit.Get(op.Delete, "_id").(string))
+		}
+	}
+	return puts, del
 }
 
 func TestJournalLeftByACrashIsFoldedForTheBackgroundWriter(t *testing.T) {
