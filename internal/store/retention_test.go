@@ -56,3 +56,54 @@ func TestBackfillRetentionBringsEarlierDocumentsUnderTheRules(t *testing.T) {
 	require.NoError(t, err)
 	assert.Zero(t, again, "a second run changes nothing")
 }
+
+// TestARetentionChangeAppliesAtOpen: Open rebuilds a retention TTL index
+// whose period changed, so the new period applies to what ended before;
+// Permanent drops it, and a later period builds it again. Documents are
+// kept through each rebuild.
+func TestARetentionChangeAppliesAtOpen(t *testing.T) {
+	ctx := context.Background()
+	base := storetest.Configure(t, store.Config{DataDir: t.TempDir()})
+	ttlOf := func(s *store.Store, coll, name string) *int64 {
+		t.Helper()
+		list, err := s.ListIndexes(ctx, coll)
+		require.NoError(t, err)
+		for _, ix := range list {
+			if ix.Name == name {
+				require.NotNil(t, ix.ExpireAfterSeconds, "%s.%s is a TTL index", coll, name)
+				return ix.ExpireAfterSeconds
+			}
+		}
+		return nil
+	}
+	for _, step := range []struct {
+		name      string
+		retention store.Retention
+		// want is the archive's and the workflows' expireAfterSeconds;
+		// nil: no index.
+		archive, workflows *int64
+	}{
+		{"defaults", store.Retention{}, ptr(int64(365 * 24 * 3600)), ptr(int64(90 * 24 * 3600))},
+		{"changed", store.Retention{Archive: 2 * time.Hour, Workflows: time.Hour}, ptr(int64(7200)), ptr(int64(3600))},
+		{"archive permanent", store.Retention{Archive: store.Permanent, Workflows: time.Hour}, nil, ptr(int64(3600))},
+		{"finite again", store.Retention{Archive: 3 * time.Hour, Workflows: time.Hour}, ptr(int64(3 * 3600)), ptr(int64(3600))},
+	} {
+		t.Run(step.name, func(t *testing.T) {
+			cfg := base
+			cfg.Retention = step.retention
+			s, err := store.Open(ctx, cfg)
+			require.NoError(t, err)
+			defer func() { require.NoError(t, s.Close(ctx)) }()
+			assert.Equal(t, step.archive, ttlOf(s, store.CollEventsArchive, "idx_archived_ttl"), "events_archive")
+			assert.Equal(t, step.workflows, ttlOf(s, store.CollWorkflows, "idx_completed_ttl"), "workflows")
+			if step.name == "defaults" {
+				_, err := s.CreateWorkflow(ctx, store.Workflow{WorkflowID: "wf-kept", Name: "kept", Steps: []string{"validate"}})
+				require.NoError(t, err)
+			}
+			_, err = s.GetWorkflow(ctx, "wf-kept")
+			assert.NoError(t, err, "a rebuild keeps the documents")
+		})
+	}
+}
+
+func ptr[T any](v T) *T { return &v }

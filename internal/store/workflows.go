@@ -63,9 +63,18 @@ type Workflow struct {
 	// the runs reruns started (RerunWorkflow). StartedAt, CompletedAt
 	// and Error are the current run's.
 	Attempt int `bson:"attempt,omitempty" json:"attempt,omitempty"`
-	// Reruns are the reruns asked for, oldest first.
+	// Reruns are the reruns asked for, oldest first: the newest
+	// MaxWorkflowReruns of them.
 	Reruns []WorkflowRerun `bson:"reruns,omitempty" json:"reruns,omitempty"`
+	// RerunsDropped counts the oldest reruns no longer in Reruns.
+	RerunsDropped int `bson:"rerunsDropped,omitempty" json:"rerunsDropped,omitempty"`
 }
+
+// MaxWorkflowReruns caps a workflow's Reruns, so a workflow rerun again
+// and again cannot grow its document without bound; the older ones are
+// counted (RerunsDropped). A request repeated with the Idempotency-Key of
+// a dropped rerun starts a new one.
+const MaxWorkflowReruns = 100
 
 // WorkflowRerun is one rerun of a workflow: the run it started, from
 // which step, asked by whom and when, under which Idempotency-Key.
@@ -210,7 +219,11 @@ func checkpointUpdate(cp WorkflowCheckpoint, now time.Time) bson.M {
 	unset := bson.M{}
 	optional := func(field string, v any, present bool) { setOrUnset(set, unset, field, v, present) }
 	optional("error", cp.Error, cp.Error != nil)
-	optional("completedAt", cp.CompletedAt, cp.CompletedAt != nil)
+	completed := cp.CompletedAt
+	if completed == nil && status.WorkflowIsFinal(cp.Status) {
+		completed = &now // what ended has an end: idx_completed_ttl expires it
+	}
+	optional("completedAt", completed, completed != nil)
 	optional("resumeRecords", cp.ResumeRecords, len(cp.ResumeRecords) > 0 &&
 		(cp.Status == status.WorkflowProcessing || cp.Status == status.WorkflowFailed))
 	unset["rederiveInput"] = "" // a run's checkpoint holds its records
@@ -271,7 +284,12 @@ func (s *Store) RerunWorkflow(ctx context.Context, loaded Workflow, rerun Workfl
 	setOrUnset(set, unset, "resumeRecords", resume, len(resume) > 0)
 	setOrUnset(set, unset, "rederiveInput", true, rederive)
 	rerun.RequestedAt = bsonTime(rerun.RequestedAt)
-	res, err := s.workflows.UpdateOne(ctx, filter, bson.M{"$set": set, "$unset": unset, "$push": bson.M{"reruns": rerun}})
+	update := bson.M{"$set": set, "$unset": unset,
+		"$push": bson.M{"reruns": bson.M{"$each": bson.A{rerun}, "$slice": -MaxWorkflowReruns}}}
+	if dropped := len(loaded.Reruns) + 1 - MaxWorkflowReruns; dropped > 0 {
+		update["$inc"] = bson.M{"rerunsDropped": dropped}
+	}
+	res, err := s.workflows.UpdateOne(ctx, filter, update)
 	if err != nil {
 		return fmt.Errorf("store: rerun workflow: %w", normalise(err))
 	}
