@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.mongodb.org/mongo-driver/bson"
 
+	"github.com/streamops/streamops/events"
 	"github.com/streamops/streamops/internal/store"
 	"github.com/streamops/streamops/internal/store/storetest"
 )
@@ -107,3 +108,27 @@ func TestARetentionChangeAppliesAtOpen(t *testing.T) {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// TestWorkflowExpiredTellsADeletedWorkflowFromAnUnknownOne: a workflow
+// not found is expired only when its events are older than
+// Retention.Workflows; younger ones are a workflow still being created,
+// and an id without events was never one.
+func TestWorkflowExpiredTellsADeletedWorkflowFromAnUnknownOne(t *testing.T) {
+	clock := storetest.NewClock()
+	ctx := context.Background()
+	s := storetest.Open(t, store.Config{Now: clock.Now, Retention: store.Retention{Workflows: time.Hour}})
+	env := events.Envelope{EventType: events.WorkflowCreated, EventID: "evt-wf-gone", Timestamp: events.At(clock.Now()),
+		SchemaVersion: events.SchemaVersion, Payload: []byte(`{"workflowId":"wf-gone","name":"n","steps":["validate"],"priority":"low"}`)}
+	require.NoError(t, s.InsertEvent(ctx, env))
+
+	expired, err := s.WorkflowExpired(ctx, "wf-gone")
+	require.NoError(t, err)
+	assert.False(t, expired, "events younger than the retention: still being created")
+	clock.Advance(time.Hour + time.Second)
+	expired, err = s.WorkflowExpired(ctx, "wf-gone")
+	require.NoError(t, err)
+	assert.True(t, expired, "its events are older than the retention")
+	expired, err = s.WorkflowExpired(ctx, "wf-never")
+	require.NoError(t, err)
+	assert.False(t, expired, "no events: never a workflow")
+}

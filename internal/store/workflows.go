@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/256dpi/lungo"
 	"go.mongodb.org/mongo-driver/bson"
 	"go.mongodb.org/mongo-driver/mongo/options"
 
@@ -297,4 +298,27 @@ func (s *Store) RerunWorkflow(ctx context.Context, loaded Workflow, rerun Workfl
 		return fmt.Errorf("%w: workflow %s changed since it was loaded", ErrStatusConflict, loaded.WorkflowID)
 	}
 	return nil
+}
+
+// WorkflowExpired reports whether workflowID, a workflow not found, names
+// one its retention deleted: events or events_archive hold its events,
+// the newest stored more than Retention.Workflows ago (a workflow ends
+// with its last event). A workflow whose events are younger is one still
+// being created (its projection follows its workflow.created), not an
+// expired one. It reads one event, by idx_aggregate_ts, per collection
+// at most.
+func (s *Store) WorkflowExpired(ctx context.Context, workflowID string) (bool, error) {
+	newest := options.FindOne().SetSort(bson.D{{Key: "aggregate_id", Value: 1}, {Key: "timestamp", Value: -1}}).
+		SetProjection(bson.M{"stored_at": 1})
+	for i, coll := range []lungo.ICollection{s.events, s.archive} { // the newest are in events
+		ev, err := findOne[EventDocument](ctx, coll, bson.M{"aggregate_id": workflowID}, newest)
+		switch {
+		case errors.Is(err, ErrNotFound):
+			continue
+		case err != nil:
+			return false, fmt.Errorf("store: look for the events of workflow %s in %s: %w", workflowID, []string{CollEvents, CollEventsArchive}[i], err)
+		}
+		return !ev.StoredAt.After(s.now().Add(-s.cfg.Retention.Workflows)), nil
+	}
+	return false, nil
 }
