@@ -16,8 +16,8 @@ import (
 
 // TestBackfillRetentionBringsEarlierDocumentsUnderTheRules: documents as
 // an earlier version stored them (events with ttl_expires_at set at
-// insert, webhook rows without expire_at) are brought under the rules,
-// and nothing else changes.
+// insert, webhook rows without expire_at, tasks that ended without
+// endedAt) are brought under the rules, and nothing else changes.
 func TestBackfillRetentionBringsEarlierDocumentsUnderTheRules(t *testing.T) {
 	clock := storetest.NewClock()
 	ctx := context.Background()
@@ -34,10 +34,26 @@ func TestBackfillRetentionBringsEarlierDocumentsUnderTheRules(t *testing.T) {
 		bson.M{"_id": "wh-young", "event_id": "wh-young", "provider": "stripe", "provider_event_id": "young", "received_at": now.Add(-29 * 24 * time.Hour)},
 	})
 	require.NoError(t, err)
+	_, err = s.Collection(store.CollTasks).InsertMany(ctx, []any{
+		bson.M{"_id": "task-done", "taskId": "task-done", "status": "completed", "completedAt": earlier},
+		bson.M{"_id": "task-dead", "taskId": "task-dead", "status": "dead_letter"},
+		bson.M{"_id": "task-retrying", "taskId": "task-retrying", "status": "failed"},
+	})
+	require.NoError(t, err)
 
 	got, err := s.BackfillRetention(ctx)
 	require.NoError(t, err)
-	assert.Equal(t, store.Backfilled{EventsHeld: 1, WebhookEventsExpired: 1}, got)
+	assert.Equal(t, store.Backfilled{EventsHeld: 1, WebhookEventsExpired: 1, TasksEnded: 2}, got)
+	for id, ended := range map[string]bool{"task-done": true, "task-dead": true, "task-retrying": false} {
+		task, err := s.GetTask(ctx, id)
+		require.NoError(t, err)
+		if ended {
+			require.NotNil(t, task.EndedAt, "%s ended: its retention counts from now", id)
+			assert.Equal(t, now, *task.EndedAt)
+		} else {
+			assert.Nil(t, task.EndedAt, "%s has not ended: never expires", id)
+		}
+	}
 
 	legacy, err := s.GetEvent(ctx, "evt-legacy")
 	require.NoError(t, err)
