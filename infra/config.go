@@ -48,6 +48,12 @@ const (
 	ctxEventLogSample     = "eventLogSample"
 	ctxEventsTTL          = "eventsTtl"
 	ctxWebhookEventsTTL   = "webhookEventsTtl"
+	ctxOutboxTTL          = "outboxTtl"
+	ctxWorkflowsTTL       = "workflowsTtl"
+	ctxTasksTTL           = "tasksTtl"
+	ctxDeadLettersTTL     = "deadLettersTtl"
+	ctxReplaySessionsTTL  = "replaySessionsTtl"
+	ctxArchiveTTL         = "archiveTtl"
 	ctxLogRetentionDays   = "logRetentionDays"
 	ctxAPIThrottleRate    = "apiThrottleRate"
 	ctxAPIThrottleBurst   = "apiThrottleBurst"
@@ -152,6 +158,19 @@ type Config struct {
 	// WebhookEventsTTL is STREAMOPS_WEBHOOK_EVENTS_TTL of every function:
 	// how long a webhook_events row is kept. Default "90d", as the events.
 	WebhookEventsTTL string
+	// OutboxTTL, WorkflowsTTL, TasksTTL, DeadLettersTTL and
+	// ReplaySessionsTTL are STREAMOPS_OUTBOX_TTL, STREAMOPS_WORKFLOWS_TTL,
+	// STREAMOPS_TASKS_TTL, STREAMOPS_DEAD_LETTERS_TTL and
+	// STREAMOPS_REPLAY_SESSIONS_TTL of every function, read like
+	// EventsTTL: how long a delivered outbox entry, a workflow that ended
+	// (and its records), a task that ended, a resolved dead letter and a
+	// finished replay session are kept. Default "90d" each.
+	OutboxTTL, WorkflowsTTL, TasksTTL, DeadLettersTTL, ReplaySessionsTTL string
+	// ArchiveTTL is STREAMOPS_ARCHIVE_TTL of every function: how long
+	// events_archive keeps an archived event, read like EventsTTL, or
+	// "permanent" (seed 001's permanent audit, where one applies).
+	// Default "365d".
+	ArchiveTTL string
 
 	// LogLevel is STREAMOPS_LOG_LEVEL. Default "info".
 	LogLevel string
@@ -333,8 +352,6 @@ func configFromContext(scope constructs.Construct) (Config, error) {
 		ExportRetentionDays:   num(ctxExportRetention),
 		LogLevel:              str(ctxLogLevel),
 		EventLogSample:        ratio(ctxEventLogSample, 1),
-		EventsTTL:             str(ctxEventsTTL),
-		WebhookEventsTTL:      str(ctxWebhookEventsTTL),
 		LogRetentionDays:      num(ctxLogRetentionDays),
 		APIThrottleRate:       num(ctxAPIThrottleRate),
 		APIThrottleBurst:      num(ctxAPIThrottleBurst),
@@ -346,6 +363,9 @@ func configFromContext(scope constructs.Construct) (Config, error) {
 		Tracing:               flag(ctxTracing),
 		TraceSampleRatio:      ratio(ctxTraceSampleRatio, defaultTraceSampleRatio),
 		AdotLayerArn:          str(ctxAdotLayerArn),
+	}
+	for _, r := range cfg.retentions() {
+		*r.value = str(r.key)
 	}
 	if err := errors.Join(errs...); err != nil {
 		return Config{}, err
@@ -365,8 +385,9 @@ func (c *Config) setDefaults() {
 	c.MongoDatabase = cmp.Or(c.MongoDatabase, "streamops")
 	c.ExportRetentionDays = cmp.Or(c.ExportRetentionDays, 30)
 	c.LogLevel = cmp.Or(c.LogLevel, "info")
-	c.EventsTTL = cmp.Or(c.EventsTTL, defaultRetention)
-	c.WebhookEventsTTL = cmp.Or(c.WebhookEventsTTL, defaultRetention)
+	for _, r := range c.retentions() {
+		*r.value = cmp.Or(*r.value, r.def)
+	}
 	c.LogRetentionDays = cmp.Or(c.LogRetentionDays, 30)
 	c.APIThrottleRate = cmp.Or(c.APIThrottleRate, 200)
 	c.APIThrottleBurst = cmp.Or(c.APIThrottleBurst, 400)
@@ -444,9 +465,12 @@ func (c Config) Validate() error {
 	default:
 		bad(ctxLogLevel, fmt.Sprintf("%q: want debug, info, warn or error", c.LogLevel))
 	}
-	for key, v := range map[string]string{ctxEventsTTL: c.EventsTTL, ctxWebhookEventsTTL: c.WebhookEventsTTL} {
-		if err := validRetention(v); err != nil {
-			bad(key, err.Error())
+	for _, r := range c.retentions() {
+		if r.permanent && *r.value == permanentRetention {
+			continue
+		}
+		if err := validRetention(*r.value); err != nil {
+			bad(r.key, err.Error())
 		}
 	}
 	if _, ok := retentionDays[c.LogRetentionDays]; !ok {
@@ -532,8 +556,40 @@ func senderIdentities(sender string) ([]string, error) {
 	return []string{addr.Address, domain}, nil
 }
 
-// defaultRetention is the default of both store retention periods.
+// defaultRetention is the default of the store retention periods but the
+// archive's.
 const defaultRetention = "90d"
+
+// defaultArchiveRetention is ArchiveTTL's default: a year (the archive is
+// finite unless a deployment keeps it permanent).
+const defaultArchiveRetention = "365d"
+
+// permanentRetention is the ArchiveTTL that keeps the archive forever.
+const permanentRetention = "permanent"
+
+// retention is one store retention period: the context key that sets
+// it, the variable of every function it becomes, its default, whether
+// it may be permanent, and the Config field that holds it.
+type retention struct {
+	key, env, def string
+	permanent     bool
+	value         *string
+}
+
+// retentions are the store's retention periods (docs/reliability.md,
+// "Retention").
+func (c *Config) retentions() []retention {
+	return []retention{
+		{ctxEventsTTL, envEventsTTL, defaultRetention, false, &c.EventsTTL},
+		{ctxWebhookEventsTTL, envWebhookEventsTTL, defaultRetention, false, &c.WebhookEventsTTL},
+		{ctxOutboxTTL, envOutboxTTL, defaultRetention, false, &c.OutboxTTL},
+		{ctxWorkflowsTTL, envWorkflowsTTL, defaultRetention, false, &c.WorkflowsTTL},
+		{ctxTasksTTL, envTasksTTL, defaultRetention, false, &c.TasksTTL},
+		{ctxDeadLettersTTL, envDeadLettersTTL, defaultRetention, false, &c.DeadLettersTTL},
+		{ctxReplaySessionsTTL, envReplaySessionsTTL, defaultRetention, false, &c.ReplaySessionsTTL},
+		{ctxArchiveTTL, envArchiveTTL, defaultArchiveRetention, true, &c.ArchiveTTL},
+	}
+}
 
 // validRetention checks a store retention period as the functions parse it
 // at start (internal/store ParseRetention, which this module cannot
@@ -555,6 +611,9 @@ func validRetention(v string) error {
 	}
 	if d < time.Hour {
 		return fmt.Errorf("%q: want at least 1h", v)
+	}
+	if d > math.MaxInt32*time.Second {
+		return fmt.Errorf("%q: want at most 24855d (a TTL index's longest)", v)
 	}
 	return nil
 }

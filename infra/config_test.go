@@ -108,6 +108,13 @@ func TestValidateRejectsBadValues(t *testing.T) {
 		{ctxEventsTTL, 90},
 		{ctxWebhookEventsTTL, "1.5d"},
 		{ctxWebhookEventsTTL, "-2d"},
+		{ctxOutboxTTL, "permanent"},
+		{ctxWorkflowsTTL, "30m"},
+		{ctxTasksTTL, "0"},
+		{ctxDeadLettersTTL, "1.5d"},
+		{ctxReplaySessionsTTL, 90},
+		{ctxArchiveTTL, "forever"},
+		{ctxArchiveTTL, "30000d"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.key, func(t *testing.T) {
@@ -152,24 +159,31 @@ func TestLayerFilesMustExist(t *testing.T) {
 	}
 }
 
-// TestRetentionContextReachesEveryFunction: eventsTtl and webhookEventsTtl
-// become STREAMOPS_EVENTS_TTL and STREAMOPS_WEBHOOK_EVENTS_TTL of every
-// function, which validate them again at start.
+// TestRetentionContextReachesEveryFunction: each retention context key
+// (eventsTtl, webhookEventsTtl, outboxTtl, workflowsTtl, tasksTtl,
+// deadLettersTtl, replaySessionsTtl, archiveTtl) becomes its
+// STREAMOPS_*_TTL variable of every function, which validate them again
+// at start; archiveTtl may be permanent.
 func TestRetentionContextReachesEveryFunction(t *testing.T) {
+	want := map[string]string{
+		envEventsTTL: "30d", envWebhookEventsTTL: "2160h", envOutboxTTL: "7d", envWorkflowsTTL: "60d",
+		envTasksTTL: "48h", envDeadLettersTTL: "180d", envReplaySessionsTTL: "1h", envArchiveTTL: "permanent",
+	}
 	ctx := cdkJSONContext(t)
-	ctx[ctxEventsTTL] = "30d"
-	ctx[ctxWebhookEventsTTL] = "2160h"
+	var c Config
+	for _, r := range c.retentions() {
+		ctx[r.key] = want[r.env]
+	}
 	cfg, err := configFrom(t, ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, spec := range functionSpecs() {
 		env := functionEnvironment(cfg, spec, configLayer{})
-		if got := *env[envEventsTTL]; got != "30d" {
-			t.Errorf("%s: %s = %s, want 30d", spec.name, envEventsTTL, got)
-		}
-		if got := *env[envWebhookEventsTTL]; got != "2160h" {
-			t.Errorf("%s: %s = %s, want 2160h", spec.name, envWebhookEventsTTL, got)
+		for name, v := range want {
+			if got := env[name]; got == nil || *got != v {
+				t.Errorf("%s: %s = %v, want %s", spec.name, name, got, v)
+			}
 		}
 	}
 }

@@ -251,11 +251,13 @@ func functionEnvironment(cfg Config, spec functionSpec, layer configLayer) map[s
 		envKafkaAuth:      jsii.String(kafkaAuthIAM),
 		envLogLevel:       jsii.String(cfg.LogLevel),
 		envEventLogSample: jsii.String(strconv.FormatFloat(cfg.EventLogSample, 'g', -1, 64)),
-		// Retention: the webhook and api store webhook rows, the archiver
-		// archives and lets go; every function gets both, so each reads
-		// the store's configuration whole.
-		envEventsTTL:        jsii.String(cfg.EventsTTL),
-		envWebhookEventsTTL: jsii.String(cfg.WebhookEventsTTL),
+	}
+	// Retention: the webhook and api store webhook rows, the archiver
+	// archives and lets go, every function that opens the store applies
+	// the TTL indexes; every function gets every period, so each reads
+	// the store's configuration whole.
+	for _, r := range cfg.retentions() {
+		env[r.env] = jsii.String(*r.value)
 	}
 	if cfg.MongoURIVersionID != "" {
 		env[envMongoURISecretVersion] = jsii.String(cfg.MongoURIVersionID)

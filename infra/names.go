@@ -53,6 +53,13 @@ const (
 	envEventLogSample   = "STREAMOPS_EVENT_LOG_SAMPLE"
 	envEventsTTL        = "STREAMOPS_EVENTS_TTL"
 	envWebhookEventsTTL = "STREAMOPS_WEBHOOK_EVENTS_TTL"
+	// The retention of what ended (internal/config Retention).
+	envOutboxTTL         = "STREAMOPS_OUTBOX_TTL"
+	envWorkflowsTTL      = "STREAMOPS_WORKFLOWS_TTL"
+	envTasksTTL          = "STREAMOPS_TASKS_TTL"
+	envDeadLettersTTL    = "STREAMOPS_DEAD_LETTERS_TTL"
+	envReplaySessionsTTL = "STREAMOPS_REPLAY_SESSIONS_TTL"
+	envArchiveTTL        = "STREAMOPS_ARCHIVE_TTL"
 	// envSchedulePeriod is the period of the schedule that invokes the
 	// outbox relay: each run serves until just before the next
 	// (internal/handlers.EnvSchedulePeriod).

@@ -92,7 +92,7 @@ func NewConfig(name string, c config.App) Config {
 		Name: name,
 		Store: store.Config{URI: f.Store.URI, TLSCAFile: f.Store.TLSCAFile, Database: f.Store.Database, DataDir: f.Store.DataDir,
 			OperationTimeout: f.Store.OperationTimeout.Duration(), EventTTL: f.Store.EventsTTL.Duration(),
-			WebhookEventTTL: f.Store.WebhookEventsTTL.Duration()},
+			WebhookEventTTL: f.Store.WebhookEventsTTL.Duration(), Retention: f.Store.Retention.Store()},
 		MongoURISecret:        f.Store.URISecret,
 		MongoURISecretVersion: f.Store.URISecretVersion,
 		Bus:                   bus.Config{Brokers: bus.ParseBrokers(f.Kafka.Brokers), MaxMessageBytes: int(f.Producer.MaxMessageBytes)},

@@ -73,7 +73,8 @@ func (a *Archiver) Run(ctx context.Context) (int, error) {
 	}
 	if back != (store.Backfilled{}) {
 		a.cfg.Logger.InfoContext(ctx, "documents of an earlier version brought under retention",
-			"eventsHeldForTheArchive", back.EventsHeld, "webhookEventsExpired", back.WebhookEventsExpired)
+			"eventsHeldForTheArchive", back.EventsHeld, "webhookEventsExpired", back.WebhookEventsExpired,
+			"tasksEnded", back.TasksEnded)
 	}
 	for ctx.Err() == nil {
 		if !deadline.Left(ctx, a.cfg.SafetyMargin) {

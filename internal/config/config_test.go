@@ -37,6 +37,9 @@ func TestDefaults(t *testing.T) {
 	assert.Equal(t, store.DefaultOperationTimeout, api.Store.OperationTimeout.Duration())
 	assert.Equal(t, store.DefaultRetention, api.Store.EventsTTL.Duration())
 	assert.Equal(t, store.DefaultRetention, api.Store.WebhookEventsTTL.Duration())
+	assert.Equal(t, store.Retention{Outbox: store.DefaultRetention, Workflows: store.DefaultRetention, Tasks: store.DefaultRetention,
+		DeadLetters: store.DefaultRetention, ReplaySessions: store.DefaultRetention, Archive: store.DefaultArchiveRetention},
+		api.Store.Retention.Store(), "every retention has its default; the archive's is finite")
 	assert.Equal(t, bus.DefaultMaxMessageBytes, int(api.Producer.MaxMessageBytes))
 	assert.Equal(t, "none", api.Kafka.Auth)
 	assert.Equal(t, "info", api.Log.Level)
@@ -76,7 +79,8 @@ func TestValues(t *testing.T) {
 		"MONGODB_URI": "mongodb://h/", "STREAMOPS_STORE_OPERATION_TIMEOUT": "250ms", "STREAMOPS_EVENTS_TTL": " 30d ",
 		"STREAMOPS_WEBHOOK_EVENTS_TTL": "36h30m", "KAFKA_MAX_MESSAGE_BYTES": "2097152", "STREAMOPS_MARK_DELAY": "0",
 		"STREAMOPS_ALLOW_EMBEDDED_STORE": "true", "AWS_LAMBDA_FUNCTION_NAME": "streamops-api", "STREAMOPS_MAX_WORKFLOW_STEPS": "5",
-		"MONGODB_TLS_CA_FILE": "/opt/ca.pem",
+		"MONGODB_TLS_CA_FILE": "/opt/ca.pem", "STREAMOPS_OUTBOX_TTL": "7d", "STREAMOPS_WORKFLOWS_TTL": "30d", "STREAMOPS_TASKS_TTL": "48h",
+		"STREAMOPS_DEAD_LETTERS_TTL": "180d", "STREAMOPS_REPLAY_SESSIONS_TTL": "1h", "STREAMOPS_ARCHIVE_TTL": "permanent",
 	})
 	require.NoError(t, err)
 	assert.Equal(t, "mongodb://h/", cfg.Store.URI)
@@ -89,6 +93,8 @@ func TestValues(t *testing.T) {
 	assert.True(t, cfg.Lambda.OnLambda())
 	assert.EqualValues(t, 5, cfg.Limits.MaxSteps)
 	assert.Equal(t, "/opt/ca.pem", cfg.Store.TLSCAFile)
+	assert.Equal(t, store.Retention{Outbox: 7 * 24 * time.Hour, Workflows: 30 * 24 * time.Hour, Tasks: 48 * time.Hour,
+		DeadLetters: 180 * 24 * time.Hour, ReplaySessions: time.Hour, Archive: store.Permanent}, cfg.Store.Retention.Store())
 
 	for _, v := range []string{"1", "TRUE", "yes"} {
 		cfg, err := config.Parse[config.API](map[string]string{"STREAMOPS_ALLOW_EMBEDDED_STORE": v})
@@ -119,6 +125,8 @@ func TestRetention(t *testing.T) {
 		{"d", 0, "not a whole number of days"},
 		{"ninety days", 0, "such as 90d"},
 		{"9999999999999d", 0, "too long"},
+		{"30000d", 0, "at most 24855 days"},
+		{"permanent", 0, "such as 90d"}, // the archive's only
 	}
 	for _, tc := range tests {
 		t.Run(tc.value, func(t *testing.T) {
@@ -133,6 +141,33 @@ func TestRetention(t *testing.T) {
 	}
 }
 
+// TestArchivePeriod: the archive's retention is a retention period or
+// permanent, which keeps it forever.
+func TestArchivePeriod(t *testing.T) {
+	for _, tc := range []struct {
+		value   string
+		want    time.Duration
+		wantErr string
+	}{
+		{"365d", 365 * 24 * time.Hour, ""},
+		{"permanent", store.Permanent, ""},
+		{" Permanent ", store.Permanent, ""},
+		{"0", 0, "or permanent"},
+		{"forever", 0, "or permanent"},
+	} {
+		t.Run(tc.value, func(t *testing.T) {
+			var got config.ArchivePeriod
+			err := got.UnmarshalText([]byte(tc.value))
+			if tc.wantErr != "" {
+				assert.ErrorContains(t, err, tc.wantErr)
+				return
+			}
+			require.NoError(t, err)
+			assert.Equal(t, tc.want, got.Duration())
+		})
+	}
+}
+
 // TestInvalidValuesNameTheVariable: every variable that can be invalid,
 // in every program that reads it, fails with an error naming the variable
 // and the value.
@@ -141,6 +176,12 @@ func TestInvalidValuesNameTheVariable(t *testing.T) {
 		"STREAMOPS_STORE_OPERATION_TIMEOUT":  {"5", "0s", "-1s", "soon"},
 		"STREAMOPS_EVENTS_TTL":               {"90", "90s"},
 		"STREAMOPS_WEBHOOK_EVENTS_TTL":       {"90", "1.5d"},
+		"STREAMOPS_OUTBOX_TTL":               {"90", "permanent"},
+		"STREAMOPS_WORKFLOWS_TTL":            {"30m"},
+		"STREAMOPS_TASKS_TTL":                {"0"},
+		"STREAMOPS_DEAD_LETTERS_TTL":         {"-1d"},
+		"STREAMOPS_REPLAY_SESSIONS_TTL":      {"soon"},
+		"STREAMOPS_ARCHIVE_TTL":              {"forever", "0", "90s"},
 		"KAFKA_MAX_MESSAGE_BYTES":            {"1MB", "1.5"},
 		"STREAMOPS_MARK_DELAY":               {"soon", "-1s"},
 		"STREAMOPS_MAX_WORKFLOW_STEPS":       {"many", "0", "-3"},

@@ -1,6 +1,10 @@
 package config
 
-import "time"
+import (
+	"time"
+
+	"github.com/streamops/streamops/internal/store"
+)
 
 // Kafka is how a function reaches the brokers.
 type Kafka struct {
@@ -19,10 +23,27 @@ type Mongo struct {
 	Database string `env:"MONGODB_DATABASE" envDefault:"streamops" desc:"database name"`
 }
 
-// Retention is how long the store keeps events and webhook events.
+// Retention is how long the store keeps what it stores: events and
+// webhook events, and every document that ended (docs/reliability.md,
+// "Retention"). Documents that have not ended never expire.
 type Retention struct {
-	EventsTTL        RetentionPeriod `env:"STREAMOPS_EVENTS_TTL" envDefault:"90d" desc:"how long an event stays in events: whole days (90d) or a Go duration (2160h), at least 1h. Once it has passed the archiver copies the event to events_archive and only then lets the TTL index delete it"`
-	WebhookEventsTTL RetentionPeriod `env:"STREAMOPS_WEBHOOK_EVENTS_TTL" envDefault:"90d" desc:"how long a webhook_events row is kept, read like STREAMOPS_EVENTS_TTL; a change applies to rows stored after it"`
+	EventsTTL         RetentionPeriod `env:"STREAMOPS_EVENTS_TTL" envDefault:"90d" desc:"how long an event stays in events: whole days (90d) or a Go duration (2160h), at least 1h. Once it has passed the archiver copies the event to events_archive and only then lets the TTL index delete it"`
+	WebhookEventsTTL  RetentionPeriod `env:"STREAMOPS_WEBHOOK_EVENTS_TTL" envDefault:"90d" desc:"how long a webhook_events row is kept, read like STREAMOPS_EVENTS_TTL; a change applies to rows stored after it"`
+	OutboxTTL         RetentionPeriod `env:"STREAMOPS_OUTBOX_TTL" envDefault:"90d" desc:"how long a delivered (completed) integration_outbox entry is kept after it completed, read like STREAMOPS_EVENTS_TTL; pending, retrying and dead-lettered entries are kept until they are delivered. A change applies at the next start to every entry"`
+	WorkflowsTTL      RetentionPeriod `env:"STREAMOPS_WORKFLOWS_TTL" envDefault:"90d" desc:"how long a completed or failed workflow is kept after its run ended, with the records its failed step read (a rerun after it answers 410), and a workflow_records record after it was stored; read like STREAMOPS_EVENTS_TTL, applies at the next start to every one"`
+	TasksTTL          RetentionPeriod `env:"STREAMOPS_TASKS_TTL" envDefault:"90d" desc:"how long a completed or dead-lettered task is kept after it ended, read like STREAMOPS_EVENTS_TTL; applies at the next start to every one"`
+	DeadLettersTTL    RetentionPeriod `env:"STREAMOPS_DEAD_LETTERS_TTL" envDefault:"90d" desc:"how long a replayed or discarded dead letter is kept after it was resolved, read like STREAMOPS_EVENTS_TTL; open ones are kept until resolved. Applies at the next start to every one"`
+	ReplaySessionsTTL RetentionPeriod `env:"STREAMOPS_REPLAY_SESSIONS_TTL" envDefault:"90d" desc:"how long a completed, failed or cancelled replay session is kept after it ended, read like STREAMOPS_EVENTS_TTL; applies at the next start to every one"`
+	ArchiveTTL        ArchivePeriod   `env:"STREAMOPS_ARCHIVE_TTL" envDefault:"365d" desc:"how long an events_archive document is kept after it was archived, read like STREAMOPS_EVENTS_TTL, or permanent to keep the archive forever (seed 001's permanent audit requirement, where a deployment has one). Applies at the next start to every one"`
+}
+
+// Store is r as the store's retention periods (EventsTTL and
+// WebhookEventsTTL are store.Config fields of their own).
+func (r Retention) Store() store.Retention {
+	return store.Retention{
+		Outbox: r.OutboxTTL.Duration(), Workflows: r.WorkflowsTTL.Duration(), Tasks: r.TasksTTL.Duration(),
+		DeadLetters: r.DeadLettersTTL.Duration(), ReplaySessions: r.ReplaySessionsTTL.Duration(), Archive: r.ArchiveTTL.Duration(),
+	}
 }
 
 // StoreTimeout bounds each store command.

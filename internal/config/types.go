@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/streamops/streamops/internal/store"
 )
 
 // MinRetention is the shortest retention a RetentionPeriod accepts. A shorter
@@ -35,8 +37,35 @@ func ParseRetention(value string) (time.Duration, error) {
 	if d < MinRetention {
 		return 0, fmt.Errorf("want a retention period of at least %s (such as 90d or 2160h)", MinRetention)
 	}
+	if d > store.MaxRetention {
+		return 0, fmt.Errorf("want a retention period of at most %d days (a TTL index's longest)", store.MaxRetention/(24*time.Hour))
+	}
 	return d, nil
 }
+
+// ArchivePeriod is a RetentionPeriod or "permanent" (store.Permanent):
+// the archive kept forever.
+type ArchivePeriod time.Duration
+
+// Permanent is the ArchivePeriod value that keeps the archive forever.
+const Permanent = "permanent"
+
+// UnmarshalText parses an archive period.
+func (r *ArchivePeriod) UnmarshalText(b []byte) error {
+	if strings.EqualFold(strings.TrimSpace(string(b)), Permanent) {
+		*r = ArchivePeriod(store.Permanent)
+		return nil
+	}
+	d, err := ParseRetention(string(b))
+	if err != nil {
+		return fmt.Errorf("%w, or %s", err, Permanent)
+	}
+	*r = ArchivePeriod(d)
+	return nil
+}
+
+// Duration returns r as a time.Duration (store.Permanent for permanent).
+func (r ArchivePeriod) Duration() time.Duration { return time.Duration(r) }
 
 // parseDays parses "<n>d" or a Go duration.
 func parseDays(v string) (time.Duration, error) {

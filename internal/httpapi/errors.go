@@ -86,6 +86,8 @@ func classify(err error) (status int, code string) {
 		return http.StatusNotFound, "partner_not_found"
 	case errors.Is(err, store.ErrNotFound):
 		return http.StatusNotFound, "not_found"
+	case errors.Is(err, store.ErrExpired):
+		return http.StatusGone, "expired"
 	case errors.As(err, &tooLarge):
 		return http.StatusRequestEntityTooLarge, "event_too_large"
 	case errors.Is(err, ingest.ErrBodyTooLarge), errors.As(err, &maxBytes):

@@ -2,6 +2,7 @@ package httpapi_test
 
 import (
 	"context"
+	"errors"
 	"net/http"
 	"testing"
 	"time"
@@ -12,6 +13,9 @@ import (
 	"github.com/streamops/streamops/events"
 	"github.com/streamops/streamops/internal/status"
 	"github.com/streamops/streamops/internal/store"
+	"github.com/streamops/streamops/internal/store/storetest"
+	"github.com/streamops/streamops/internal/submit"
+	"github.com/streamops/streamops/internal/testenv"
 )
 
 // endedWorkflow submits a validate, transform, store workflow and stores
@@ -136,4 +140,29 @@ func TestRerunStartsANewAttemptOnce(t *testing.T) {
 	cps, err = s.Store.GetWorkflowCheckpoints(context.Background(), []string{done})
 	require.NoError(t, err)
 	assert.True(t, cps[done].RederiveInput, "store's records were not kept: the processor computes them again")
+}
+
+// TestARerunAfterTheRetentionIsGone: once a failed workflow's retention
+// (STREAMOPS_WORKFLOWS_TTL) deleted it, with the records its failed step
+// read, a rerun answers 410 expired saying so, not a 5xx nor a 404 that
+// suggests a wrong id; an id that never existed is still 404.
+func TestARerunAfterTheRetentionIsGone(t *testing.T) {
+	storetest.Require(t, storetest.FastTTL)
+	env := testenv.New(t, testenv.Options{Store: store.Config{ExpireInterval: 20 * time.Millisecond,
+		Retention: store.Retention{Workflows: time.Second}}})
+	svc, err := submit.New(env.Store, env.Emitter, submit.Limits{}, nil, env.Logger)
+	require.NoError(t, err)
+	s := &apiStack{Env: env, handler: apiHandler(env, svc)}
+	failed := endedWorkflow(t, s, "failed", status.WorkflowFailed)
+	require.Eventually(t, func() bool {
+		_, err := s.Store.GetWorkflow(context.Background(), failed)
+		return errors.Is(err, store.ErrNotFound)
+	}, 30*time.Second, 20*time.Millisecond, "the retention deletes the failed workflow")
+
+	got := s.call(t, "POST", "/api/workflows/"+failed+"/rerun", ``)
+	require.Equal(t, http.StatusGone, got.status, got.body)
+	assert.Equal(t, "expired", errorCode(got))
+	assert.Contains(t, got.body["error"].(map[string]any)["message"], "STREAMOPS_WORKFLOWS_TTL")
+	unknown := s.call(t, "POST", "/api/workflows/wf-never/rerun", ``)
+	assert.Equal(t, http.StatusNotFound, unknown.status, unknown.body)
 }

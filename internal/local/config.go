@@ -13,6 +13,7 @@ import (
 	"github.com/streamops/streamops/internal/bus"
 	"github.com/streamops/streamops/internal/config"
 	"github.com/streamops/streamops/internal/eventlog"
+	"github.com/streamops/streamops/internal/store"
 )
 
 // Defaults of Config; see the field comments for why.
@@ -110,6 +111,11 @@ type Config struct {
 	// STREAMOPS_EVENTS_TTL and STREAMOPS_WEBHOOK_EVENTS_TTL, as the
 	// functions read them: config.RetentionPeriod). Default 90 days each.
 	EventTTL, WebhookEventTTL time.Duration
+	// Retention is how long what ended is kept (env STREAMOPS_OUTBOX_TTL,
+	// STREAMOPS_WORKFLOWS_TTL, STREAMOPS_TASKS_TTL,
+	// STREAMOPS_DEAD_LETTERS_TTL, STREAMOPS_REPLAY_SESSIONS_TTL,
+	// STREAMOPS_ARCHIVE_TTL). Default: store.Retention's.
+	Retention store.Retention
 
 	// LogLevel is debug, info, warn or error (env STREAMOPS_LOG_LEVEL).
 	// Default info.
@@ -180,6 +186,7 @@ func ConfigFromEnv() (Config, error) {
 		StoreOperationTimeout: c.StoreTimeout.OperationTimeout.Duration(),
 		EventTTL:              c.Retention.EventsTTL.Duration(),
 		WebhookEventTTL:       c.Retention.WebhookEventsTTL.Duration(),
+		Retention:             c.Retention.Store(),
 		LogLevel:              c.Log.Level,
 		EventLog:              eventlog.Ratio(float64(c.Log.EventSample)),
 		Tracing:               c.Tracing,

@@ -109,7 +109,7 @@ func Start(ctx context.Context, cfg Config, opts ...Option) (_ *Stack, err error
 		return nil, err
 	}
 	storeCfg := store.Config{URI: cfg.MongoURI, Database: cfg.Database, DataDir: s.storeDir(), OperationTimeout: cfg.StoreOperationTimeout,
-		EventTTL: cfg.EventTTL, WebhookEventTTL: cfg.WebhookEventTTL}
+		EventTTL: cfg.EventTTL, WebhookEventTTL: cfg.WebhookEventTTL, Retention: cfg.Retention}
 	switch {
 	case cfg.MongoURI != "":
 	case cfg.StoreFlushInterval > 0: // opted out of durability (docs/operations.md)

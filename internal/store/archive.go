@@ -6,6 +6,8 @@ import (
 
 	"go.mongodb.org/mongo-driver/bson"
 	"go.mongodb.org/mongo-driver/mongo/options"
+
+	"github.com/streamops/streamops/internal/status"
 )
 
 // Retention in events is structural, not timed: an event is stored without
@@ -57,15 +59,21 @@ type Backfilled struct {
 	// WebhookEventsExpired is how many webhook_events rows stored without
 	// expire_at, and older than WebhookEventTTL, were given one.
 	WebhookEventsExpired int64
+	// TasksEnded is how many tasks that ended before tasks carried
+	// endedAt (completed or dead-lettered without one) were given
+	// endedAt = now, so Retention.Tasks applies to them from then.
+	TasksEnded int64
 }
 
 // BackfillRetention brings documents an earlier version stored under
-// today's rules, two commands: unarchived events that carry a
+// today's rules, three commands: unarchived events that carry a
 // ttl_expires_at (then set when stored, so the TTL index could delete them
-// unarchived) lose it, and webhook_events rows without expire_at that are
-// past WebhookEventTTL get expire_at = now. Rows younger than that keep
-// none until a later run finds them old enough. Once every document is
-// stored by this version it changes nothing.
+// unarchived) lose it, webhook_events rows without expire_at that are
+// past WebhookEventTTL get expire_at = now (rows younger than that keep
+// none until a later run finds them old enough), and tasks that ended
+// without endedAt get endedAt = now (never earlier than their
+// retention meant). Once every document is stored by this version it
+// changes nothing.
 func (s *Store) BackfillRetention(ctx context.Context) (Backfilled, error) {
 	var out Backfilled
 	held, err := s.events.UpdateMany(ctx,
@@ -83,6 +91,13 @@ func (s *Store) BackfillRetention(ctx context.Context) (Backfilled, error) {
 		return out, fmt.Errorf("store: expire old webhook events: %w", normalise(err))
 	}
 	out.WebhookEventsExpired = expired.ModifiedCount
+	ended, err := s.tasks.UpdateMany(ctx,
+		bson.D{{Key: "status", Value: bson.M{"$in": bson.A{status.TaskCompleted, status.TaskDeadLetter}}}, {Key: "endedAt", Value: bson.M{"$exists": false}}},
+		bson.M{"$set": bson.M{"endedAt": bsonTime(now)}})
+	if err != nil {
+		return out, fmt.Errorf("store: date the end of tasks that ended: %w", normalise(err))
+	}
+	out.TasksEnded = ended.ModifiedCount
 	return out, nil
 }
 

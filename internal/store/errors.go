@@ -21,6 +21,11 @@ var ErrDuplicate = errors.New("store: duplicate key")
 // ErrNotFound is returned when a document looked up by id does not exist.
 var ErrNotFound = errors.New("store: not found")
 
+// ErrExpired is returned when what was asked for existed but its
+// retention (Config.Retention) deleted it: a rerun of a workflow that
+// ended longer ago than Retention.Workflows. The API answers 410.
+var ErrExpired = errors.New("store: expired")
+
 // ErrStatusConflict is returned when an operator's action does not apply
 // to a document in its current status (a requeue of an outbox entry that
 // is not dead-lettered). errors.As gives the *StatusConflictError that

@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
+	"time"
 
 	"go.mongodb.org/mongo-driver/bson"
 	"go.mongodb.org/mongo-driver/mongo"
@@ -31,6 +33,11 @@ type IndexSpec struct {
 	// TTLSeconds, when not nil, makes a TTL index (0 = expire at the date in
 	// the field itself).
 	TTLSeconds *int32
+	// Keep, when not nil, makes a retention TTL index: its
+	// expireAfterSeconds is the period Keep reads from the store's
+	// Config (see Retention), and a Permanent period builds no index.
+	// The field it covers is set only when a document ends.
+	Keep func(Config) time.Duration
 	// Partial restricts the index to documents matching this filter.
 	Partial bson.D
 	// Text marks a text index. The embedded engine has none; it is skipped
@@ -92,6 +99,9 @@ var Indexes = []IndexSpec{
 	{Collection: CollEventsArchive, Name: "event_id_1", Keys: asc("event_id"), Unique: true},
 	{Collection: CollEventsArchive, Name: "idx_aggregate_ts", Keys: keys("aggregate_id", 1, "timestamp", -1)},
 	{Collection: CollEventsArchive, Name: "timestamp_1", Keys: asc("timestamp")},
+	// Retention (Config.Retention.Archive): a year by default, Permanent
+	// where an audit says so.
+	{Collection: CollEventsArchive, Name: "idx_archived_ttl", Keys: asc("archived_at"), Keep: keepArchive},
 
 	// webhook_events: seed 004 UNIQUE(provider, provider_event_id) and the
 	// sweeper's status scan.
@@ -116,6 +126,10 @@ var Indexes = []IndexSpec{
 	// /api/partners/{partnerId}/deliveries) and the dead letters a bulk
 	// requeue counts; not in seed 004.
 	{Collection: CollOutbox, Name: "idx_target_created", Keys: keys("target_provider", 1, "created_at", -1, "_id", 1)},
+	// Retention: completed_at is set only when an entry is delivered
+	// (and cleared by a resend), so pending, retrying and dead-lettered
+	// entries are never deleted.
+	{Collection: CollOutbox, Name: "idx_completed_ttl", Keys: asc("completed_at"), Keep: keepOutbox},
 
 	// partner_events: seed 000's four indexes, with MongoDB's default names.
 	{Collection: CollPartnerEvents, Name: "entity_metadata.partnerId_1_created_-1", Keys: keys("entity_metadata.partnerId", 1, "created", -1)},
@@ -124,17 +138,31 @@ var Indexes = []IndexSpec{
 	{Collection: CollPartnerEvents, Name: "entity_metadata.entity_id_1_entity_metadata.entity_type_1", Keys: asc("entity_metadata.entity_id", "entity_metadata.entity_type")},
 
 	{Collection: CollWorkflows, Name: "idx_status_updated", Keys: asc("status", "updatedAt")},
+	// Retention: completedAt is the end of a run, completed or failed; a
+	// rerun clears it until the new run ends.
+	{Collection: CollWorkflows, Name: "idx_completed_ttl", Keys: asc("completedAt"), Keep: keepWorkflows},
 	{Collection: CollTasks, Name: "idx_status_next_retry", Keys: asc("status", "nextRetryAt")},
+	// Retention: endedAt is set when a task completes or is dead-lettered.
+	{Collection: CollTasks, Name: "idx_ended_ttl", Keys: asc("endedAt"), Keep: keepTasks},
 	{Collection: CollReplaySessions, Name: "idx_status_created", Keys: keys("status", 1, "created_at", -1)},
+	// Retention: completed_at is set when a session completes, fails or
+	// is cancelled.
+	{Collection: CollReplaySessions, Name: "idx_completed_ttl", Keys: asc("completed_at"), Keep: keepReplaySessions},
 
 	// dead_letters: the admin API lists open ones newest first and finds
 	// them by record position or aggregate.
 	{Collection: CollDeadLetters, Name: "idx_status_received", Keys: keys("status", 1, "received_at", -1)},
 	{Collection: CollDeadLetters, Name: "idx_topic_partition_offset", Keys: asc("topic", "partition", "offset")},
 	{Collection: CollDeadLetters, Name: "idx_aggregate_id", Keys: asc("aggregate_id"), Sparse: true},
+	// Retention: resolved_at is set when a dead letter is replayed or
+	// discarded; an open one is kept.
+	{Collection: CollDeadLetters, Name: "idx_resolved_ttl", Keys: asc("resolved_at"), Keep: keepDeadLetters},
 	// workflow_records: a workflow's records in order, a dataset's newest.
 	{Collection: CollWorkflowRecords, Name: "idx_workflow_step_record", Keys: asc("workflowId", "stepIndex", "recordIndex")},
 	{Collection: CollWorkflowRecords, Name: "idx_dataset_stored", Keys: keys("dataset", 1, "storedAt", -1)},
+	// Retention: as long as workflows, from when the record was stored
+	// (its step completed then).
+	{Collection: CollWorkflowRecords, Name: "idx_stored_ttl", Keys: asc("storedAt"), Keep: keepWorkflows},
 }
 
 // model turns a spec into the index model this engine accepts.
@@ -145,6 +173,9 @@ func (s *Store) model(spec IndexSpec) mongo.IndexModel {
 	}
 	if spec.TTLSeconds != nil {
 		opts.SetExpireAfterSeconds(*spec.TTLSeconds)
+	}
+	if spec.Keep != nil {
+		opts.SetExpireAfterSeconds(ttlSeconds(spec.Keep(s.cfg)))
 	}
 	if spec.Partial != nil {
 		opts.SetPartialFilterExpression(spec.Partial)
@@ -162,8 +193,13 @@ func (s *Store) model(spec IndexSpec) mongo.IndexModel {
 	return mongo.IndexModel{Keys: spec.Keys, Options: opts}
 }
 
-// supported reports whether this engine can build the index at all.
+// supported reports whether this engine builds the index: not a text
+// index where it has none, nor a retention TTL index whose period is
+// Permanent.
 func (s *Store) supported(spec IndexSpec) bool {
+	if spec.Keep != nil && spec.Keep(s.cfg) == Permanent {
+		return false
+	}
 	return !spec.Text || s.has.textIndex
 }
 
@@ -177,33 +213,23 @@ func (s *Store) supported(spec IndexSpec) bool {
 // create, even one it has, so there only the missing ones are asked for,
 // by name: its cold start on an existing data directory then writes
 // nothing.
+//
+// A retention TTL index (IndexSpec.Keep) whose period changed is dropped
+// and built again with the new one, so the change applies to documents
+// that ended before it too; one whose period became Permanent is dropped.
+// On MongoDB the indexes are listed only when that may be so: when
+// creating them failed (an index of that name with other options) or a
+// period is Permanent.
 func (s *Store) EnsureIndexes(ctx context.Context) error {
-	byColl := map[string][]mongo.IndexModel{}
-	names := map[string][]string{}
+	byColl := map[string][]IndexSpec{}
 	for _, spec := range Indexes {
-		if !s.supported(spec) {
-			continue
-		}
-		byColl[spec.Collection] = append(byColl[spec.Collection], s.model(spec))
-		names[spec.Collection] = append(names[spec.Collection], spec.Name)
+		byColl[spec.Collection] = append(byColl[spec.Collection], spec)
 	}
-	db := s.client.Database(s.cfg.Database)
 	var wg sync.WaitGroup
 	errs := make(chan error, len(byColl))
-	for coll, models := range byColl {
+	for coll, specs := range byColl {
 		wg.Go(func() {
-			if s.engine == EngineEmbedded {
-				have, err := s.ListIndexes(ctx, coll)
-				if err != nil {
-					errs <- err
-					return
-				}
-				models = missingIndexes(models, names[coll], have)
-			}
-			if len(models) == 0 {
-				return
-			}
-			if _, err := db.Collection(coll).Indexes().CreateMany(ctx, models); err != nil {
+			if err := s.ensureIndexes(ctx, coll, specs); err != nil {
 				errs <- fmt.Errorf("store: ensure indexes on %s: %w", coll, err)
 			}
 		})
@@ -217,11 +243,93 @@ func (s *Store) EnsureIndexes(ctx context.Context) error {
 	return errors.Join(all...)
 }
 
-// missingIndexes is models (named names) without those have lists.
-func missingIndexes(models []mongo.IndexModel, names []string, have []IndexInfo) []mongo.IndexModel {
+// ensureIndexes makes coll's indexes specs (see EnsureIndexes).
+func (s *Store) ensureIndexes(ctx context.Context, coll string, specs []IndexSpec) error {
+	var models []mongo.IndexModel
+	var names []string
+	permanent := false
+	for _, spec := range specs {
+		if !s.supported(spec) {
+			permanent = permanent || spec.Keep != nil
+			continue
+		}
+		models = append(models, s.model(spec))
+		names = append(names, spec.Name)
+	}
+	view := s.client.Database(s.cfg.Database).Collection(coll).Indexes()
+	// reconcile drops the stale retention indexes and leaves in models
+	// those missing.
+	reconcile := func() error {
+		have, err := s.ListIndexes(ctx, coll)
+		if err != nil {
+			return err
+		}
+		stale := s.staleRetention(specs, have)
+		var dropErr error
+		for _, name := range stale {
+			if _, err := view.DropOne(ctx, name); err != nil {
+				dropErr = fmt.Errorf("drop %s to apply its retention: %w", name, normalise(err))
+			}
+		}
+		if dropErr != nil {
+			// Another function starting with the same retention may have
+			// dropped it first: an error only if one is still there.
+			if have, err = s.ListIndexes(ctx, coll); err != nil || len(s.staleRetention(specs, have)) > 0 {
+				return errors.Join(dropErr, err)
+			}
+		}
+		models = missingIndexes(models, names, have, stale)
+		return nil
+	}
+	if s.engine == EngineEmbedded || permanent {
+		if err := reconcile(); err != nil {
+			return err
+		}
+	}
+	if len(models) == 0 {
+		return nil
+	}
+	_, err := view.CreateMany(ctx, models)
+	if err != nil && s.engine == EngineMongoDB && !permanent {
+		if rerr := reconcile(); rerr != nil {
+			return errors.Join(err, rerr)
+		}
+		if len(models) == 0 {
+			return nil
+		}
+		_, err = view.CreateMany(ctx, models)
+	}
+	return err
+}
+
+// staleRetention names the retention TTL indexes of specs that have
+// lists with another period than the store's, or at all while the period
+// is Permanent.
+func (s *Store) staleRetention(specs []IndexSpec, have []IndexInfo) []string {
+	var stale []string
+	for _, spec := range specs {
+		if spec.Keep == nil {
+			continue
+		}
+		i := slices.IndexFunc(have, func(ix IndexInfo) bool { return ix.Name == spec.Name })
+		if i < 0 {
+			continue
+		}
+		want := spec.Keep(s.cfg)
+		got := have[i].ExpireAfterSeconds
+		if want == Permanent || got == nil || *got != int64(ttlSeconds(want)) {
+			stale = append(stale, spec.Name)
+		}
+	}
+	return stale
+}
+
+// missingIndexes is models (named names) without those have lists, but
+// for the dropped ones.
+func missingIndexes(models []mongo.IndexModel, names []string, have []IndexInfo, dropped []string) []mongo.IndexModel {
 	exists := map[string]bool{}
 	for _, ix := range have {
-		exists[ix.Name] = true
+		exists[ix.Name] = !slices.Contains(dropped, ix.Name)
 	}
 	var out []mongo.IndexModel
 	for i, m := range models {

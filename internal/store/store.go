@@ -78,6 +78,10 @@ type Config struct {
 	// received_at + WebhookEventTTL, which the idx_expire_at TTL index
 	// deletes it by. Default 90 days, as the events.
 	WebhookEventTTL time.Duration
+	// Retention is how long the documents that ended (delivered outbox
+	// entries, workflows, tasks, resolved dead letters, finished replay
+	// sessions) and the archive are kept; see Retention.
+	Retention Retention
 	// ExpireInterval is how often the embedded engine sweeps TTL indexes.
 	// Default 60 s, MongoDB's own TTL monitor period.
 	ExpireInterval time.Duration
@@ -113,6 +117,7 @@ func (c *Config) setDefaults() {
 	if c.WebhookEventTTL == 0 {
 		c.WebhookEventTTL = DefaultRetention
 	}
+	c.Retention.setDefaults()
 	if c.ExpireInterval == 0 {
 		c.ExpireInterval = time.Minute
 	}
@@ -140,7 +145,7 @@ func (c Config) Validate() error {
 			return fmt.Errorf("store: Config.%s must not be negative", d.field)
 		}
 	}
-	return nil
+	return c.Retention.validate()
 }
 
 // WithTLSCAFile returns uri with tlsCAFile=caFile added to its options,

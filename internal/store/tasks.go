@@ -47,6 +47,10 @@ type Task struct {
 	CreatedAt      time.Time  `bson:"createdAt" json:"createdAt"`
 	UpdatedAt      time.Time  `bson:"updatedAt" json:"updatedAt"`
 	CompletedAt    *time.Time `bson:"completedAt,omitempty" json:"completedAt,omitempty"`
+	// EndedAt is when the task completed or was dead-lettered, set by
+	// the outcome that ended it: the idx_ended_ttl index deletes the task
+	// Config.Retention.Tasks after it. Absent while it can still move on.
+	EndedAt *time.Time `bson:"endedAt,omitempty" json:"-"`
 }
 
 // CreateTask stores a new task as pending. A task with the same taskId
@@ -121,6 +125,9 @@ func (s *Store) SaveTaskOutcomes(ctx context.Context, outcomes ...TaskOutcome) (
 
 func outcomeUpdate(o TaskOutcome, now time.Time) bson.M {
 	set := bson.M{"status": o.Status, "retryCount": o.RetryCount, "updatedAt": now}
+	if status.TaskIsFinal(o.Status) {
+		set["endedAt"] = now
+	}
 	unset := bson.M{}
 	optional := func(field string, v any, present bool) { setOrUnset(set, unset, field, v, present) }
 	var next, completed any

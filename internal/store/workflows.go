@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/256dpi/lungo"
 	"go.mongodb.org/mongo-driver/bson"
 	"go.mongodb.org/mongo-driver/mongo/options"
 
@@ -63,9 +64,18 @@ type Workflow struct {
 	// the runs reruns started (RerunWorkflow). StartedAt, CompletedAt
 	// and Error are the current run's.
 	Attempt int `bson:"attempt,omitempty" json:"attempt,omitempty"`
-	// Reruns are the reruns asked for, oldest first.
+	// Reruns are the reruns asked for, oldest first: the newest
+	// MaxWorkflowReruns of them.
 	Reruns []WorkflowRerun `bson:"reruns,omitempty" json:"reruns,omitempty"`
+	// RerunsDropped counts the oldest reruns no longer in Reruns.
+	RerunsDropped int `bson:"rerunsDropped,omitempty" json:"rerunsDropped,omitempty"`
 }
+
+// MaxWorkflowReruns caps a workflow's Reruns, so a workflow rerun again
+// and again cannot grow its document without bound; the older ones are
+// counted (RerunsDropped). A request repeated with the Idempotency-Key of
+// a dropped rerun starts a new one.
+const MaxWorkflowReruns = 100
 
 // WorkflowRerun is one rerun of a workflow: the run it started, from
 // which step, asked by whom and when, under which Idempotency-Key.
@@ -210,7 +220,11 @@ func checkpointUpdate(cp WorkflowCheckpoint, now time.Time) bson.M {
 	unset := bson.M{}
 	optional := func(field string, v any, present bool) { setOrUnset(set, unset, field, v, present) }
 	optional("error", cp.Error, cp.Error != nil)
-	optional("completedAt", cp.CompletedAt, cp.CompletedAt != nil)
+	completed := cp.CompletedAt
+	if completed == nil && status.WorkflowIsFinal(cp.Status) {
+		completed = &now // what ended has an end: idx_completed_ttl expires it
+	}
+	optional("completedAt", completed, completed != nil)
 	optional("resumeRecords", cp.ResumeRecords, len(cp.ResumeRecords) > 0 &&
 		(cp.Status == status.WorkflowProcessing || cp.Status == status.WorkflowFailed))
 	unset["rederiveInput"] = "" // a run's checkpoint holds its records
@@ -271,7 +285,12 @@ func (s *Store) RerunWorkflow(ctx context.Context, loaded Workflow, rerun Workfl
 	setOrUnset(set, unset, "resumeRecords", resume, len(resume) > 0)
 	setOrUnset(set, unset, "rederiveInput", true, rederive)
 	rerun.RequestedAt = bsonTime(rerun.RequestedAt)
-	res, err := s.workflows.UpdateOne(ctx, filter, bson.M{"$set": set, "$unset": unset, "$push": bson.M{"reruns": rerun}})
+	update := bson.M{"$set": set, "$unset": unset,
+		"$push": bson.M{"reruns": bson.M{"$each": bson.A{rerun}, "$slice": -MaxWorkflowReruns}}}
+	if dropped := len(loaded.Reruns) + 1 - MaxWorkflowReruns; dropped > 0 {
+		update["$inc"] = bson.M{"rerunsDropped": dropped}
+	}
+	res, err := s.workflows.UpdateOne(ctx, filter, update)
 	if err != nil {
 		return fmt.Errorf("store: rerun workflow: %w", normalise(err))
 	}
@@ -279,4 +298,27 @@ func (s *Store) RerunWorkflow(ctx context.Context, loaded Workflow, rerun Workfl
 		return fmt.Errorf("%w: workflow %s changed since it was loaded", ErrStatusConflict, loaded.WorkflowID)
 	}
 	return nil
+}
+
+// WorkflowExpired reports whether workflowID, a workflow not found, names
+// one its retention deleted: events or events_archive hold its events,
+// the newest stored more than Retention.Workflows ago (a workflow ends
+// with its last event). A workflow whose events are younger is one still
+// being created (its projection follows its workflow.created), not an
+// expired one. It reads one event, by idx_aggregate_ts, per collection
+// at most.
+func (s *Store) WorkflowExpired(ctx context.Context, workflowID string) (bool, error) {
+	newest := options.FindOne().SetSort(bson.D{{Key: "aggregate_id", Value: 1}, {Key: "timestamp", Value: -1}}).
+		SetProjection(bson.M{"stored_at": 1})
+	for i, coll := range []lungo.ICollection{s.events, s.archive} { // the newest are in events
+		ev, err := findOne[EventDocument](ctx, coll, bson.M{"aggregate_id": workflowID}, newest)
+		switch {
+		case errors.Is(err, ErrNotFound):
+			continue
+		case err != nil:
+			return false, fmt.Errorf("store: look for the events of workflow %s in %s: %w", workflowID, []string{CollEvents, CollEventsArchive}[i], err)
+		}
+		return !ev.StoredAt.After(s.now().Add(-s.cfg.Retention.Workflows)), nil
+	}
+	return false, nil
 }

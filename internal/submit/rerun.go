@@ -27,6 +27,7 @@ type Rerunner interface {
 	GetWorkflow(ctx context.Context, workflowID string) (store.Workflow, error)
 	GetWorkflowCheckpoints(ctx context.Context, workflowIDs []string) (map[string]store.WorkflowCheckpoint, error)
 	RerunWorkflow(ctx context.Context, loaded store.Workflow, rerun store.WorkflowRerun, resume []store.JSONDoc, rederive bool) error
+	WorkflowExpired(ctx context.Context, workflowID string) (bool, error)
 }
 
 // ErrNoRerunner: the Service was built without a Rerunner.
@@ -46,9 +47,10 @@ var ErrNoRerunner = errors.New("submit: reruns need a store that stores them")
 // first one started (and publishes its event again, completing a first
 // attempt that stopped before it); with another fromStep or principal it
 // is ErrIdempotencyConflict. Refusals: store.ErrNotFound (no such
-// workflow), a *store.StatusConflictError (still running; completed and
-// no fromStep), a *ValidationError on fromStep (unknown step, not one of
-// the workflow's, after the failed one).
+// workflow), store.ErrExpired (one its retention deleted, with the
+// records its failed step read), a *store.StatusConflictError (still
+// running; completed and no fromStep), a *ValidationError on fromStep
+// (unknown step, not one of the workflow's, after the failed one).
 func (s *Service) RerunWorkflow(ctx context.Context, workflowID string, req RerunRequest, by Caller) (store.Workflow, error) {
 	st, ok := s.store.(Rerunner)
 	if !ok {
@@ -64,7 +66,7 @@ func (s *Service) RerunWorkflow(ctx context.Context, workflowID string, req Reru
 		}
 		cp, found := cps[workflowID]
 		if !found {
-			return store.Workflow{}, store.ErrNotFound
+			return store.Workflow{}, s.notFound(ctx, st, workflowID)
 		}
 		doc := cp.Workflow
 		wf := workflow.FromCheckpoint(cp)
@@ -114,6 +116,21 @@ func (s *Service) RerunWorkflow(ctx context.Context, workflowID string, req Reru
 		return st.GetWorkflow(ctx, workflowID)
 	}
 	return store.Workflow{}, fmt.Errorf("%w: workflow %s kept changing while its rerun was decided; try again", store.ErrStatusConflict, workflowID)
+}
+
+// notFound is the refusal of a rerun of workflowID, not stored:
+// store.ErrExpired when its retention deleted it (and with it the records
+// its failed step read), store.ErrNotFound otherwise.
+func (s *Service) notFound(ctx context.Context, st Rerunner, workflowID string) error {
+	expired, err := st.WorkflowExpired(ctx, workflowID)
+	switch {
+	case err != nil:
+		return err
+	case expired:
+		return fmt.Errorf("%w: workflow %s ended longer ago than its retention (STREAMOPS_WORKFLOWS_TTL) and was deleted, "+
+			"with the records its failed step read; it can no longer be rerun, submit it again", store.ErrExpired, workflowID)
+	}
+	return store.ErrNotFound
 }
 
 // announce stores and publishes again the workflow.created of rerun r (a

@@ -119,6 +119,12 @@ func Configure(tb testing.TB, cfg store.Config) store.Config {
 		if cfg.WebhookEventTTL == 0 {
 			cfg.WebhookEventTTL = testClockRetention
 		}
+		r := &cfg.Retention
+		for _, d := range []*time.Duration{&r.Outbox, &r.Workflows, &r.Tasks, &r.DeadLetters, &r.ReplaySessions, &r.Archive} {
+			if *d == 0 {
+				*d = testClockKeep
+			}
+		}
 	}
 	if Engine() != store.EngineMongoDB {
 		return cfg
@@ -138,6 +144,11 @@ func Configure(tb testing.TB, cfg store.Config) store.Config {
 // testClockRetention is the retention of a store under a test clock
 // when the test sets none (Configure): a century.
 const testClockRetention = 100 * 365 * 24 * time.Hour
+
+// testClockKeep is each store.Retention period of a store under a test
+// clock when the test sets none (Configure): half a century, within what
+// a TTL index holds (store.MaxRetention).
+const testClockKeep = 50 * 365 * 24 * time.Hour
 
 // Open opens a fresh, empty store with cfg on the current engine and
 // closes it (and drops its database on MongoDB) when the test ends.
