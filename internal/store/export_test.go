@@ -7,3 +7,13 @@ import "github.com/256dpi/lungo"
 func (s *Store) Collection(name string) lungo.ICollection {
 	return s.client.Database(s.cfg.Database).Collection(name)
 }
+
+// WorkStartedByQuery is the filter and sort WorkStartedBy sends for row,
+// for tests that ask the engine how it serves them.
+func WorkStartedByQuery(row WebhookEvent) (filter, sort any) {
+	f, s := workStartedBy(row)
+	if s == nil {
+		return f, nil
+	}
+	return f, s
+}

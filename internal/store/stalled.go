@@ -115,22 +115,38 @@ func (s *Store) LatestDrivingEvent(ctx context.Context, aggregateID string, byEx
 	return docs[0], nil
 }
 
-// WorkStartedBy returns the newest workflow or task the webhook event
-// started (its webhookEventId), or neither when it started none.
-func (s *Store) WorkStartedBy(ctx context.Context, webhookEventID string) (*Workflow, *Task, error) {
-	newest := options.FindOne().SetSort(bson.D{{Key: "createdAt", Value: -1}, {Key: "_id", Value: -1}})
-	startedBy := bson.M{"webhookEventId": webhookEventID}
-	wf, err := findOne[Workflow](ctx, s.workflows, startedBy, newest)
+// WorkStartedBy returns the workflow or task the webhook event row's
+// current attempt started, or neither when it started none (or it is not
+// stored). A routed row names it (RunID), so that is one or two reads by
+// _id; a row without one (stored before rows carried their run) falls
+// back to the newest workflow or task carrying its webhookEventId, which
+// no index serves, so its cost grows with the collections.
+func (s *Store) WorkStartedBy(ctx context.Context, row WebhookEvent) (*Workflow, *Task, error) {
+	filter, sort := workStartedBy(row)
+	var opts []*options.FindOneOptions
+	if sort != nil {
+		opts = append(opts, options.FindOne().SetSort(sort))
+	}
+	wf, err := findOne[Workflow](ctx, s.workflows, filter, opts...)
 	if err == nil {
 		return &wf, nil, nil
 	} else if !errors.Is(err, ErrNotFound) {
-		return nil, nil, fmt.Errorf("store: find the workflow of webhook event %s: %w", webhookEventID, err)
+		return nil, nil, fmt.Errorf("store: find the workflow of webhook event %s: %w", row.EventID, err)
 	}
-	t, err := findOne[Task](ctx, s.tasks, startedBy, newest)
+	t, err := findOne[Task](ctx, s.tasks, filter, opts...)
 	if err == nil {
 		return nil, &t, nil
 	} else if !errors.Is(err, ErrNotFound) {
-		return nil, nil, fmt.Errorf("store: find the task of webhook event %s: %w", webhookEventID, err)
+		return nil, nil, fmt.Errorf("store: find the task of webhook event %s: %w", row.EventID, err)
 	}
 	return nil, nil, nil
+}
+
+// workStartedBy is the query WorkStartedBy sends to workflows, then
+// tasks: by the row's run, or (no run) its webhookEventId, newest first.
+func workStartedBy(row WebhookEvent) (filter bson.M, sort bson.D) {
+	if row.RunID != "" {
+		return bson.M{"_id": row.RunID}, nil
+	}
+	return bson.M{"webhookEventId": row.EventID}, bson.D{{Key: "createdAt", Value: -1}, {Key: "_id", Value: -1}}
 }

@@ -91,7 +91,7 @@ func redriveEach[T any](ctx context.Context, s *Sweeper, before time.Time, redri
 }
 
 func (s *Sweeper) redriveWebhookEvent(ctx context.Context, st *Stats, row store.WebhookEvent, driven map[string]bool) error {
-	wfDoc, taskDoc, err := s.cfg.Store.WorkStartedBy(ctx, row.EventID)
+	wfDoc, taskDoc, err := s.cfg.Store.WorkStartedBy(ctx, row)
 	if err != nil {
 		return err
 	}

@@ -41,7 +41,7 @@ type SweepStore interface {
 	MarkPublished(ctx context.Context, eventIDs ...string) error
 	WebhookEventsToRoute(ctx context.Context, receivedBefore time.Time, maxRetries, limit int) ([]store.WebhookEvent, error)
 	StalledWebhookEvents(ctx context.Context, before time.Time, limit int) ([]store.WebhookEvent, error)
-	WorkStartedBy(ctx context.Context, webhookEventID string) (*store.Workflow, *store.Task, error)
+	WorkStartedBy(ctx context.Context, row store.WebhookEvent) (*store.Workflow, *store.Task, error)
 	MarkWebhookEventRedriven(ctx context.Context, eventID string) error
 	SettleWebhookEvents(ctx context.Context, outcomes ...store.WebhookOutcome) (int, error)
 	StalledWorkflows(ctx context.Context, before time.Time, limit int) ([]store.Workflow, error)

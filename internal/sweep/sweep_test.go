@@ -272,12 +272,12 @@ func routedWebhook(t *testing.T, h *harness, route bool) (row store.WebhookEvent
 		return row, ""
 	}
 	require.NoError(t, h.router.Route(ctx, row))
-	wf, _, err := h.Store.WorkStartedBy(ctx, row.EventID)
-	require.NoError(t, err)
-	require.NotNil(t, wf)
 	row, err = h.Store.GetWebhookEvent(ctx, row.EventID)
 	require.NoError(t, err)
 	require.Equal(t, status.WebhookProcessing, row.Status)
+	wf, _, err := h.Store.WorkStartedBy(ctx, row)
+	require.NoError(t, err)
+	require.NotNil(t, wf)
 	return row, wf.EventID
 }
 
@@ -367,7 +367,7 @@ func TestSweeperRedrivesWhatStalledAndNothingElse(t *testing.T) {
 			setup: func(t *testing.T, h *harness) []string {
 				row, _ := routedWebhook(t, h, true)
 				webhookRow = row.EventID
-				wf, _, err := h.Store.WorkStartedBy(context.Background(), row.EventID)
+				wf, _, err := h.Store.WorkStartedBy(context.Background(), row)
 				require.NoError(t, err)
 				checkpoint(t, h, wf.WorkflowID, status.WorkflowCompleted, 3)
 				return nil
@@ -417,7 +417,7 @@ func TestSweeperRedrivesWhatStalledAndNothingElse(t *testing.T) {
 				row, _ := routedWebhook(t, h, true)
 				webhookRow = row.EventID
 				require.NoError(t, h.Store.SetWebhookStatus(context.Background(), row.EventID, status.WebhookCompleted, ""))
-				wf, _, err := h.Store.WorkStartedBy(context.Background(), row.EventID)
+				wf, _, err := h.Store.WorkStartedBy(context.Background(), row)
 				require.NoError(t, err)
 				checkpoint(t, h, wf.WorkflowID, status.WorkflowCompleted, 3)
 				return nil

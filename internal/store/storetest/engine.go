@@ -56,6 +56,9 @@ const (
 	// Volume: the engine stores hundreds of thousands of events in minutes
 	// (MongoDB; the embedded engine copies a collection on every write).
 	Volume Feature = "volume"
+	// Explain: the engine says how it serves a query (MongoDB's explain;
+	// the embedded engine has none and answers every query by a scan).
+	Explain Feature = "explain"
 )
 
 // Engine is the engine the current test process runs on.
@@ -80,7 +83,7 @@ func Has(f Feature) bool {
 		}
 		d, err := time.ParseDuration(os.Getenv(EnvTTLSweep))
 		return err == nil && d > 0 && d <= 5*time.Second
-	case TextIndex, Aggregation, Network, Volume:
+	case TextIndex, Aggregation, Network, Volume, Explain:
 		return mongo
 	case EmbeddedFiles:
 		return !mongo
