@@ -16,9 +16,11 @@ import (
 // the filter that follows is unchanged, so results are the same as a full
 // scan's, in the same (insertion) order.
 
-// maxPlanTuples bounds the key tuples a plan may look up ($in lists times
-// each other); a larger product scans the collection instead.
-const maxPlanTuples = 256
+// minPlanTuples is how many key tuples a plan may always look up ($in
+// lists times each other); beyond it, up to half the collection's size,
+// since a lookup costs less than filtering a document. A larger product
+// scans the collection instead.
+const minPlanTuples = 256
 
 // condition is what a query requires of one path, as far as an index can
 // use it: a set of possible values (equality or $in), or one bound.
@@ -77,6 +79,7 @@ func (c *Collection) candidates(query bsonkit.Doc) bsonkit.List {
 // (then one with a bound, then a unique one); nil when none pins any.
 func (c *Collection) bestPlan(conds map[string]*condition) *plan {
 	var best *plan
+	maxTuples := max(minPlanTuples, c.Documents.Len()/2)
 	for _, index := range c.Indexes {
 		if index.config.Partial != nil && !impliedBy(*index.config.Partial, conds) {
 			continue // it holds only some of the documents the query may match
@@ -89,7 +92,7 @@ func (c *Collection) bestPlan(conds map[string]*condition) *plan {
 				break
 			}
 			if cond.hasValue {
-				if len(p.tuples)*len(cond.values) > maxPlanTuples {
+				if len(p.tuples)*len(cond.values) > maxTuples {
 					break
 				}
 				next := make([][]interface{}, 0, len(p.tuples)*len(cond.values))
