@@ -3,6 +3,7 @@ package mongokit
 import (
 	"sort"
 	"strings"
+	"sync/atomic"
 
 	"go.mongodb.org/mongo-driver/bson"
 	"go.mongodb.org/mongo-driver/bson/primitive"
@@ -41,6 +42,22 @@ type plan struct {
 	score  int
 }
 
+// FullScanObserver, when set, is called with each query that has a filter
+// but finds no index to narrow it, and the number of documents it filters:
+// a test can tell the queries whose cost grows with their collection.
+type FullScanObserver func(query bsonkit.Doc, documents int)
+
+var fullScanObserver atomic.Pointer[FullScanObserver]
+
+// ObserveFullScans sets (nil: clears) the process's FullScanObserver.
+func ObserveFullScans(fn FullScanObserver) {
+	if fn == nil {
+		fullScanObserver.Store(nil)
+		return
+	}
+	fullScanObserver.Store(&fn)
+}
+
 // candidates returns the documents query may match, in insertion order: the
 // ones the best usable index finds, or all of them when none is usable.
 func (c *Collection) candidates(query bsonkit.Doc) bsonkit.List {
@@ -49,11 +66,14 @@ func (c *Collection) candidates(query bsonkit.Doc) bsonkit.List {
 	}
 	conds := map[string]*condition{}
 	collectConditions(*query, conds)
-	if len(conds) == 0 {
-		return c.Documents.List()
+	var p *plan
+	if len(conds) > 0 {
+		p = c.bestPlan(conds)
 	}
-	p := c.bestPlan(conds)
 	if p == nil {
+		if fn := fullScanObserver.Load(); fn != nil {
+			(*fn)(query, c.Documents.Len())
+		}
 		return c.Documents.List()
 	}
 	seen := map[bsonkit.Doc]struct{}{}

@@ -190,3 +190,38 @@ func ids(list bsonkit.List) []interface{} {
 	}
 	return out
 }
+
+// TestFullScansAreObserved: a query an index narrows is not reported, one
+// no index serves is, with the number of documents it filters.
+func TestFullScansAreObserved(t *testing.T) {
+	coll := mongokit.NewCollection(true)
+	key := bson.D{{Key: "a", Value: int32(1)}}
+	_, err := coll.CreateIndex("a", mongokit.IndexConfig{Key: &key})
+	require.NoError(t, err)
+	for i := 0; i < 5; i++ {
+		_, err := coll.Insert(bsonkit.MustConvert(bson.M{"_id": i, "a": i, "b": i}))
+		require.NoError(t, err)
+	}
+	var seen []int
+	mongokit.ObserveFullScans(func(_ bsonkit.Doc, n int) { seen = append(seen, n) })
+	defer mongokit.ObserveFullScans(nil)
+	for _, tc := range []struct {
+		query   bson.M
+		scanned bool
+	}{
+		{bson.M{"_id": 1}, false},
+		{bson.M{"a": bson.M{"$gte": 3}}, false},
+		{bson.M{"b": 1}, true},
+		{bson.M{"$or": bson.A{bson.M{"a": 1}, bson.M{"a": 2}}}, true},
+		{bson.M{}, false},
+	} {
+		seen = nil
+		_, err := coll.Find(bsonkit.MustConvert(tc.query), nil, 0, 0)
+		require.NoError(t, err)
+		if tc.scanned {
+			require.Equal(t, []int{5}, seen, "%v", tc.query)
+		} else {
+			require.Empty(t, seen, "%v", tc.query)
+		}
+	}
+}
