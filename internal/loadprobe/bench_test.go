@@ -3,8 +3,6 @@ package loadprobe_test
 import (
 	"context"
 	"io"
-	"os"
-	"strconv"
 	"testing"
 	"time"
 
@@ -14,6 +12,7 @@ import (
 	"github.com/streamops/streamops/internal/local"
 	"github.com/streamops/streamops/internal/store"
 	"github.com/streamops/streamops/internal/store/storetest"
+	"github.com/streamops/streamops/internal/testenv"
 )
 
 // BenchmarkWebhookLatency is webhook latency under concurrent senders on
@@ -31,8 +30,8 @@ import (
 // and data-mb (the data directory), plus the events stored and how long
 // the fill took (fill-s).
 func BenchmarkWebhookLatency(b *testing.B) {
-	deliveries := envInt(b, "STREAMOPS_BENCH_LATENCY_DELIVERIES", 1000)
-	events := envInt(b, "STREAMOPS_BENCH_LATENCY_EVENTS", 200_000)
+	deliveries := testenv.EnvInt(b, "STREAMOPS_BENCH_LATENCY_DELIVERIES", 1000)
+	events := testenv.EnvInt(b, "STREAMOPS_BENCH_LATENCY_EVENTS", 200_000)
 	b.Run("senders=8", func(b *testing.B) {
 		ctx := context.Background()
 		sides := map[string][]loadprobe.Report{}
@@ -117,16 +116,4 @@ func startStack(tb testing.TB, dir string) *local.Stack {
 	require.NoError(tb, err)
 	tb.Cleanup(func() { _ = s.Shutdown(context.Background()) })
 	return s
-}
-
-// envInt is the integer in the environment variable name, or def.
-func envInt(tb testing.TB, name string, def int) int {
-	tb.Helper()
-	v := os.Getenv(name)
-	if v == "" {
-		return def
-	}
-	n, err := strconv.Atoi(v)
-	require.NoError(tb, err, "%s", name)
-	return n
 }
