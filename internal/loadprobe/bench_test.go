@@ -105,13 +105,13 @@ func settle(ctx context.Context, s *store.Store) error {
 }
 
 // startStack starts the local stack on dir, on the test engine, with
-// its logs discarded at warn (a debug log per delivery would measure
-// the log); stopped when the benchmark ends.
+// make run's schedules and its logs at warn, discarded (a line per
+// delivery would measure the terminal); stopped when the test ends.
 func startStack(tb testing.TB, dir string) *local.Stack {
 	tb.Helper()
 	db := storetest.Configure(tb, store.Config{})
 	s, err := local.Start(context.Background(), local.Config{DataDir: dir, HTTPAddr: "127.0.0.1:0", KafkaAddr: "127.0.0.1:0",
-		MongoURI: db.URI, Database: db.Database, ScheduleInterval: time.Second, LogOutput: io.Discard, LogLevel: "warn",
+		MongoURI: db.URI, Database: db.Database, LogOutput: io.Discard, LogLevel: "warn",
 		Getenv: func(string) string { return "" }})
 	require.NoError(tb, err)
 	tb.Cleanup(func() { _ = s.Shutdown(context.Background()) })

@@ -157,8 +157,7 @@ func Fill(ctx context.Context, s *store.Store, t Template, events int) (FillRepo
 			r := renamer{ids: map[string]string{}, shift: -time.Duration(c+1) * Spacing}
 			for coll, docs := range t.Docs {
 				for _, d := range docs {
-					id, _ := d.Map()["_id"].(string)
-					if !idPattern.MatchString(id) {
+					if !idPattern.MatchString(stringID(d)) {
 						continue
 					}
 					batch[coll] = append(batch[coll], r.doc(d))
@@ -174,6 +173,17 @@ func Fill(ctx context.Context, s *store.Store, t Template, events int) (FillRepo
 	}
 	rep.Elapsed = time.Since(start)
 	return rep, nil
+}
+
+// stringID is d's _id when it is a string.
+func stringID(d bson.D) string {
+	for _, e := range d {
+		if e.Key == "_id" {
+			id, _ := e.Value.(string)
+			return id
+		}
+	}
+	return ""
 }
 
 // idPattern is what a copy renames: a UUID or a long lowercase hex run.
