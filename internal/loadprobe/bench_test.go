@@ -104,6 +104,13 @@ func settle(ctx context.Context, s *store.Store) error {
 	return loadprobe.Settle(ctx, s)
 }
 
+// fillTimeout is the stack's store operation timeout: on today's
+// embedded engine an insert copies its collection, so past some 25,000
+// events the fill's bulk writes outlast make run's default (5 s and
+// store.BulkTimeoutPerDocument a document). A delivery slower than the
+// default, a 503 under make run, shows in p99.
+const fillTimeout = 2 * time.Minute
+
 // startStack starts the local stack on dir, on the test engine, with
 // make run's schedules and its logs at warn, discarded (a line per
 // delivery would measure the terminal); stopped when the test ends.
@@ -111,7 +118,7 @@ func startStack(tb testing.TB, dir string) *local.Stack {
 	tb.Helper()
 	db := storetest.Configure(tb, store.Config{})
 	s, err := local.Start(context.Background(), local.Config{DataDir: dir, HTTPAddr: "127.0.0.1:0", KafkaAddr: "127.0.0.1:0",
-		MongoURI: db.URI, Database: db.Database, LogOutput: io.Discard, LogLevel: "warn",
+		MongoURI: db.URI, Database: db.Database, LogOutput: io.Discard, LogLevel: "warn", StoreOperationTimeout: fillTimeout,
 		Getenv: func(string) string { return "" }})
 	require.NoError(tb, err)
 	tb.Cleanup(func() { _ = s.Shutdown(context.Background()) })
