@@ -15,11 +15,15 @@ QUICK_BENCHTIME   ?= 100x
 # The replay at scale make bench runs on MONGODB_URI (docs/performance.md's
 # figure; about 10 minutes on FerretDB here); 0 leaves it out.
 BENCH_SCALE_EVENTS ?= 100000
+# The events of the filled store of the webhook latency row
+# (internal/loadprobe BenchmarkWebhookLatency; docs/performance.md). On
+# today's embedded engine a fill of 200,000 takes hours: lower it to try.
+BENCH_LATENCY_EVENTS ?= 200000
 # The Lambda build of seed/DESIGN: arm64, provided.al2023, no RPC shim.
 LAMBDA_ENV   := GOOS=linux GOARCH=arm64 CGO_ENABLED=0
 LAMBDA_FLAGS := -tags lambda.norpc -trimpath -ldflags='-s -w'
 
-.PHONY: help build test preflight unit race lint docs bench bench-all run clean synth deploy bootstrap infra-test infra-clean test-mongo test-scale fuzz openapi-lint console console-check test-console
+.PHONY: help build test preflight unit race lint docs bench bench-all run soak clean synth deploy bootstrap infra-test infra-clean test-mongo test-scale fuzz openapi-lint console console-check test-console
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-8s %s\n", $$1, $$2}'
@@ -124,8 +128,8 @@ lint: ## gofmt check + go vet
 	if [ -n "$$out" ]; then echo "gofmt needed on:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
 
-bench: ## the performance table: benchmarks and their baselines on the embedded engine (and MONGODB_URI's, with the 100,000-event replay), bootstrap sizes, start-to-ready
-	$(GO) run ./internal/cmd/benchtable -benchtime $(BENCHTIME) -mongo-benchtime $(MONGO_BENCHTIME) -quick-benchtime $(QUICK_BENCHTIME) -scale-events $(BENCH_SCALE_EVENTS)
+bench: ## the performance table: benchmarks and their baselines on the embedded engine (and MONGODB_URI's, with the 100,000-event replay), webhook latency empty vs BENCH_LATENCY_EVENTS stored, bootstrap sizes, start-to-ready
+	$(GO) run ./internal/cmd/benchtable -benchtime $(BENCHTIME) -mongo-benchtime $(MONGO_BENCHTIME) -quick-benchtime $(QUICK_BENCHTIME) -scale-events $(BENCH_SCALE_EVENTS) -latency-events $(BENCH_LATENCY_EVENTS)
 
 bench-all: ## every benchmark of every package, one run, BENCHTIME iterations
 	$(GO) test -run '^$$' -bench . -benchmem -benchtime $(BENCHTIME) ./...
@@ -138,6 +142,18 @@ STREAMOPS := $(BUILD_DIR)/streamops
 run: ## the local stack: every function in one process, data in .streamops/ (Ctrl-C stops it cleanly)
 	$(GO) build -o $(STREAMOPS) ./internal/cmd/streamops
 	@exec $(STREAMOPS) run
+
+# The soak (docs/operations.md): the local stack in one process under a
+# sustained signed-webhook rate with partner deliveries, a row a minute.
+# Configured like make run by the environment (retention: STREAMOPS_*_TTL
+# and the like), on a temporary data directory unless SOAK_DIR names one.
+# Not part of make test or .ci/run.
+SOAK_DURATION ?= 10m
+SOAK_RATE     ?= 20
+
+soak: ## the local stack at SOAK_RATE (20) signed webhooks/s with partner deliveries for SOAK_DURATION (10m): a row a minute of throughput, p50/p99, RSS, data, documents per collection
+	$(GO) build -o $(STREAMOPS) ./internal/cmd/streamops
+	@SOAK_DURATION=$(SOAK_DURATION) SOAK_RATE=$(SOAK_RATE) exec $(STREAMOPS) soak
 
 # docs/configuration.md is generated from the structs of internal/config;
 # internal/config's TestDocsAreGenerated (in make unit) fails when the

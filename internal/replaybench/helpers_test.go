@@ -2,8 +2,6 @@ package replaybench_test
 
 import (
 	"context"
-	"os"
-	"strconv"
 	"strings"
 	"testing"
 
@@ -76,16 +74,4 @@ func replayAll(ctx context.Context, tb testing.TB, r *history.Replayer, s *store
 		require.NoError(tb, err)
 	}
 	return rs
-}
-
-// envInt is the integer in the environment variable name, or def.
-func envInt(tb testing.TB, name string, def int) int {
-	tb.Helper()
-	v := os.Getenv(name)
-	if v == "" {
-		return def
-	}
-	n, err := strconv.Atoi(v)
-	require.NoError(tb, err, "%s", name)
-	return n
 }

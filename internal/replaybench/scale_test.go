@@ -37,7 +37,7 @@ const scaleEvents = 4 * replayBatch
 // embedded engine does not hold such volumes (storetest.Volume).
 func TestReplayAtScale(t *testing.T) {
 	storetest.Require(t, storetest.Volume)
-	n := envInt(t, scaleEventsEnv, scaleEvents)
+	n := testenv.EnvInt(t, scaleEventsEnv, scaleEvents)
 	ctx := context.Background()
 	env := testenv.New(t, testenv.Options{})
 	r := &history.Replayer{Store: env.Store, Emitter: env.Emitter, Logger: env.Logger}

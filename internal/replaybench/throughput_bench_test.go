@@ -34,7 +34,7 @@ const replayBatch = 500
 // floor-events/s; replay over floor is the performance table's row.
 func BenchmarkReplayThroughput(b *testing.B) {
 	b.Run("replay-vs-floor", func(b *testing.B) {
-		n := envInt(b, "STREAMOPS_BENCH_REPLAY_EVENTS", 1000)
+		n := testenv.EnvInt(b, "STREAMOPS_BENCH_REPLAY_EVENTS", 1000)
 		ctx := context.Background()
 		env := testenv.New(b, testenv.Options{})
 		r := &history.Replayer{Store: env.Store, Emitter: env.Emitter, Logger: env.Logger}

@@ -17,6 +17,7 @@ import (
 	"github.com/streamops/streamops/internal/history"
 	"github.com/streamops/streamops/internal/httpapi"
 	"github.com/streamops/streamops/internal/ingest"
+	"github.com/streamops/streamops/internal/loadprobe"
 	"github.com/streamops/streamops/internal/provider"
 	"github.com/streamops/streamops/internal/store"
 	"github.com/streamops/streamops/internal/testenv"
@@ -48,7 +49,7 @@ func BenchmarkWebhookDuringReplay(b *testing.B) {
 		require.NoError(b, err)
 		w := webhookSender{tb: b, reg: reg, handler: httpapi.Webhooks(svc, env.Logger)}
 		r := &history.Replayer{Store: env.Store, Emitter: env.Emitter, Logger: env.Logger}
-		_, filter := seedHistory(b, env.Store, envInt(b, "STREAMOPS_BENCH_REPLAY_HISTORY", 3000))
+		_, filter := seedHistory(b, env.Store, testenv.EnvInt(b, "STREAMOPS_BENCH_REPLAY_HISTORY", 3000))
 
 		var none, during []time.Duration
 		var replayed int64
@@ -132,7 +133,6 @@ func (w *webhookSender) send(d time.Duration, stop <-chan struct{}) []time.Durat
 
 // p99 is the 99th percentile of ds in milliseconds (nearest rank).
 func p99(ds []time.Duration) float64 {
-	s := slices.Clone(ds)
-	slices.Sort(s)
-	return float64(s[(len(s)*99+99)/100-1]) / float64(time.Millisecond)
+	s := slices.Sorted(slices.Values(ds))
+	return float64(loadprobe.Percentile(s, 0.99)) / float64(time.Millisecond)
 }

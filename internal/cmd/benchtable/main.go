@@ -31,15 +31,18 @@ import (
 // The benchmarks of the table: the sides each ratio needs, not their
 // slow one-at-a-time baselines (run those with go test directly).
 const (
-	benchTop = `^Benchmark(WebhookThroughput|Produce|WorkflowProcessor|TaskProcessor|StoreCommands|StartToReady|EventInsertIndexCost|ReplayThroughput|WebhookDuringReplay|WebhookTracing)$`
-	benchSub = `^(floor|minimum|handler|raw|bus|batch|claim-batch|function|indexes|replay-vs-floor|p99)`
+	benchTop = `^Benchmark(WebhookThroughput|WebhookLatency|Produce|WorkflowProcessor|TaskProcessor|StoreCommands|StartToReady|EventInsertIndexCost|ReplayThroughput|WebhookDuringReplay|WebhookTracing)$`
+	benchSub = `^(floor|minimum|handler|raw|bus|batch|claim-batch|function|indexes|replay-vs-floor|p99|senders=8)`
 )
 
 var (
 	// storePkgs run on every engine; onceOnly do not touch the store.
 	storePkgs = []string{"./internal/httpapi", "./internal/workflow", "./internal/task", "./internal/store", "./internal/replaybench"}
 	onceOnly  = []string{"./internal/bus", "./internal/local/e2e"}
-	functions = []string{"webhook", "api", "workflow-processor", "task-processor", "outbox-relay", "retry-sweeper", "archiver", "kafka-topics"}
+	// latencyPkgs run one iteration on every engine: an iteration of
+	// BenchmarkWebhookLatency fills a store to -latency-events.
+	latencyPkgs = []string{"./internal/loadprobe"}
+	functions   = []string{"webhook", "api", "workflow-processor", "task-processor", "outbox-relay", "retry-sweeper", "archiver", "kafka-topics"}
 )
 
 func main() {
@@ -47,7 +50,11 @@ func main() {
 	mongoBenchtime := flag.String("mongo-benchtime", "1x", "-benchtime on the MongoDB at MONGODB_URI")
 	quickBenchtime := flag.String("quick-benchtime", "30x", "-benchtime of the benchmarks that do not touch the store (produce: 10,000 records an iteration, about 20 ms; start to ready: a cold start): more iterations than the others, so a busy machine's noise averages out")
 	scaleEvents := flag.Int("scale-events", 100_000, "events of the replay at scale on the MongoDB at MONGODB_URI (internal/replaybench TestReplayAtScale, which CI runs small); 0: none")
+	latency := flag.String("latency-events", "", "events of the filled store of the webhook latency row (internal/loadprobe BenchmarkWebhookLatency; STREAMOPS_BENCH_LATENCY_EVENTS, default 200,000)")
 	flag.Parse()
+	if *latency != "" {
+		os.Setenv("STREAMOPS_BENCH_LATENCY_EVENTS", *latency)
+	}
 	if err := run(os.Stdout, *benchtime, *mongoBenchtime, *quickBenchtime, *scaleEvents); err != nil {
 		fmt.Fprintln(os.Stderr, "benchtable:", err)
 		os.Exit(1)
@@ -66,6 +73,11 @@ func run(out io.Writer, benchtime, mongoBenchtime, quickBenchtime string, scaleE
 		return err
 	}
 	maps.Copy(embedded, quick)
+	lat, err := goBench("embedded", "1x", latencyPkgs)
+	if err != nil {
+		return err
+	}
+	maps.Copy(embedded, lat)
 	results["embedded"] = embedded
 	engines := []string{"embedded"}
 	if os.Getenv("MONGODB_URI") != "" {
@@ -73,6 +85,11 @@ func run(out io.Writer, benchtime, mongoBenchtime, quickBenchtime string, scaleE
 		if err != nil {
 			return err
 		}
+		lat, err := goBench("mongodb", "1x", latencyPkgs)
+		if err != nil {
+			return err
+		}
+		maps.Copy(mongo, lat)
 		if scaleEvents > 0 {
 			sc, err := scaleReplay(scaleEvents)
 			if err != nil {
@@ -161,8 +178,12 @@ func figures(f []string) (result, bool) {
 
 // goBench runs the table's benchmarks of pkgs on engine and parses them.
 func goBench(engine, benchtime string, pkgs []string) (map[string]result, error) {
+	timeout := "30m"
+	if slices.Equal(pkgs, latencyPkgs) {
+		timeout = "4h" // a 200,000-event fill on today's embedded engine takes hours (docs/performance.md)
+	}
 	args := append([]string{"test", "-p", "1", "-run", "^$", "-bench", benchTop + "/" + benchSub,
-		"-benchtime", benchtime, "-timeout", "30m"}, pkgs...)
+		"-benchtime", benchtime, "-timeout", timeout}, pkgs...)
 	fmt.Fprintf(os.Stderr, "benchtable: %s: go %s\n", engine, strings.Join(args, " "))
 	cmd := exec.Command(goTool(), args...)
 	cmd.Env = append(os.Environ(), "STREAMOPS_TEST_ENGINE="+engine, "GOGC=400")

@@ -79,3 +79,25 @@ func TestTheReplayAtScaleIsARowOfMongoDB(t *testing.T) {
 	assert.Contains(t, table.String(), "| replay of 100,000 events, unlimited rate / their bulk insert | mongodb | "+
 		"replayed in 5 min 32 s (301 events/s), inserted in 3 min 59 s (418 events/s) | 0.72 | - | - |")
 }
+
+func TestTheWebhookLatencyRowsCompareTheFilledStoreWithTheEmptyOne(t *testing.T) {
+	line := "BenchmarkWebhookLatency/senders=8-2 \t 1\t27913652009 ns/op\t 5.034 empty-data-mb\t 45.75 empty-deliveries/s\t 148.2 empty-p50-ms\t 675.6 empty-p99-ms\t" +
+		" 79.22 empty-rss-mb\t 80.78 fill-s\t 28.69 filled-data-mb\t 40.00 filled-deliveries/s\t 200000 filled-events\t 509.7 filled-p50-ms\t 810.7 filled-p99-ms\t 382.1 filled-rss-mb\n"
+	res := parse(strings.NewReader(line))
+	require.Contains(t, res, latencyBench)
+	var tb table
+	tb.build(map[string]map[string]result{"embedded": res, "mongodb": {}}, []string{"embedded", "mongodb"}, nil)
+	var out bytes.Buffer
+	tb.print(&out)
+	for _, want := range []string{
+		"| webhook throughput at 8 senders (local stack), 200,000 events / empty store | embedded | 40.0 vs 45.8 deliveries/s | 0.87 | ≥ 0.8 | yes |",
+		"| webhook p99 at 8 senders (local stack), 200,000 events / empty store | embedded | 811 vs 676 ms | 1.20 | ≤ 1.25 | yes |",
+		"| webhook p99 at 8 senders (local stack), empty store | embedded | 676 empty-p99-ms | 676 | ≤ 100 | no |",
+		"| webhook at 8 senders (local stack): p50, RSS, data, empty → 200,000 events | embedded | p50 148 → 510 ms, RSS 79 → 382 MB, data 5 → 29 MB (filled in 1 min 21 s) | - | - | - |",
+		"| webhook throughput at 8 senders (local stack), a filled store / empty store | mongodb | not measured | - | ≥ 0.8 | - |",
+		"| webhook p99 at 8 senders (local stack), a filled store / empty store | mongodb | not measured | - | ≤ 1.25 | - |",
+	} {
+		assert.Contains(t, out.String(), want)
+	}
+	assert.NotContains(t, out.String(), "| webhook p99 at 8 senders (local stack), empty store | mongodb", "the 100 ms goal is the embedded engine's")
+}

@@ -91,6 +91,9 @@ func (t *table) build(results map[string]map[string]result, engines []string, si
 		t.add(row)
 	}
 	for _, e := range engines {
+		t.latency(results[e], e)
+	}
+	for _, e := range engines {
 		t.ratio(results[e], e, "webhook contract minimum / floor (bound for any handler)",
 			"BenchmarkWebhookThroughput/minimum", "BenchmarkWebhookThroughput/floor", "deliveries/s", 0.5)
 	}
@@ -165,6 +168,56 @@ func (t *table) build(results map[string]map[string]result, engines []string, si
 		t.atMost(results["embedded"], "embedded", "start to ready (exec → first /next): "+fn,
 			"BenchmarkStartToReady/function="+fn, "ms-to-ready", 50, "%.0f")
 	}
+}
+
+// latencyBench is BenchmarkWebhookLatency's sub-benchmark: the local
+// stack under 8 concurrent senders, on an empty store and a filled one.
+const latencyBench = "BenchmarkWebhookLatency/senders=8"
+
+// latency adds the rows of BenchmarkWebhookLatency on engine: the filled
+// store's throughput and p99 within 20 % of the empty one's, the empty
+// store's p99 (a goal on the embedded engine: make run's), and what
+// RSS, data and the fill came to.
+func (t *table) latency(res map[string]result, e string) {
+	r := res[latencyBench]
+	events := "a filled store"
+	if r["filled-events"] > 0 {
+		events = num(r["filled-events"]) + " events"
+	}
+	side := func(measure, unit, format string, limit float64, atLeast bool) {
+		rw := row{measure: measure + ", " + events + " / empty store", engine: e}
+		if atLeast {
+			rw.goal = fmt.Sprintf("≥ %.2g", limit)
+		} else {
+			rw.goal = fmt.Sprintf("≤ %.3g", limit)
+		}
+		filled, empty := r["filled-"+unit], r["empty-"+unit]
+		if filled <= 0 || empty <= 0 {
+			rw.missing = true
+			t.add(rw)
+			return
+		}
+		f := filled / empty
+		rw.measured = fmt.Sprintf(format, filled, empty)
+		rw.figure, rw.met = fmt.Sprintf("%.2f", f), f <= limit
+		if atLeast {
+			rw.met = f >= limit
+		}
+		t.add(rw)
+	}
+	side("webhook throughput at 8 senders (local stack)", "deliveries/s", "%.1f vs %.1f deliveries/s", 0.8, true)
+	side("webhook p99 at 8 senders (local stack)", "p99-ms", "%.0f vs %.0f ms", 1.25, false)
+	if e == "embedded" {
+		t.atMost(res, e, "webhook p99 at 8 senders (local stack), empty store", latencyBench, "empty-p99-ms", 100, "%.0f")
+	}
+	info := row{measure: "webhook at 8 senders (local stack): p50, RSS, data, empty → " + events, engine: e, info: true, goal: "-", figure: "-"}
+	if r["empty-p50-ms"] > 0 && r["filled-p50-ms"] > 0 {
+		info.measured = fmt.Sprintf("p50 %.0f → %.0f ms, RSS %.0f → %.0f MB, data %.0f → %.0f MB (filled in %s)",
+			r["empty-p50-ms"], r["filled-p50-ms"], r["empty-rss-mb"], r["filled-rss-mb"], r["empty-data-mb"], r["filled-data-mb"], minSec(r["fill-s"]))
+	} else {
+		info.missing = true
+	}
+	t.add(info)
 }
 
 func (t *table) print(w io.Writer) {

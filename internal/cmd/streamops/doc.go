@@ -4,6 +4,7 @@
 // a deployed one:
 //
 //	streamops run                     the local stack (internal/local)
+//	streamops soak [-duration 10m]    the local stack under sustained webhooks, a row a minute (internal/loadprobe)
 //	streamops curl [provider]         a freshly signed sample webhook for the local stack
 //	streamops tail [filter flags]     follow GET /api/events
 //	streamops replay [filter flags]   dry run, confirm, POST /api/replays, follow its progress

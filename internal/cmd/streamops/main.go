@@ -24,6 +24,7 @@ func main() {
 const usage = `usage: streamops <command> [flags]
 
   run                         start the local stack (make run)
+  soak [-duration D] [-rate R] the local stack under sustained signed webhooks with partner deliveries, a row a minute (make soak)
   curl [provider]             print a freshly signed sample webhook curl for the local stack (default stripe)
   tail                        follow the event history (GET /api/events)
   replay                      replay events: a dry run, confirm, then follow the job's progress (-detach)
@@ -61,6 +62,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	switch cmd {
 	case "run":
 		err = runStack(ctx, rest, stdout, stderr)
+	case "soak":
+		err = soak(ctx, rest, stdout, stderr)
 	case "curl":
 		err = printCurl(rest, stdout, stderr)
 	case "tail":

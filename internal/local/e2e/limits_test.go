@@ -15,6 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/streamops/streamops/events"
+	"github.com/streamops/streamops/internal/loadprobe"
 	"github.com/streamops/streamops/internal/status"
 	"github.com/streamops/streamops/internal/submit"
 	"github.com/streamops/streamops/internal/testenv"
@@ -51,12 +52,6 @@ func largestWorkflow(t *testing.T) []byte {
 		"priority": "high", "input": json.RawMessage(input)})
 	require.NoError(t, err)
 	return body
-}
-
-// percentile is the p-th percentile (nearest rank) of sorted ds.
-func percentile(ds []time.Duration, p float64) time.Duration {
-	i := int(float64(len(ds))*p+0.999999) - 1
-	return ds[min(max(i, 0), len(ds)-1)]
 }
 
 // The contract bound of class 4: while the largest workflow the limits
@@ -136,7 +131,7 @@ func TestLargestAllowedWorkflowDoesNotPushWebhookAnswersPastOneSecond(t *testing
 	}
 	sorted := slices.Clone(latencies)
 	slices.Sort(sorted)
-	p50, p99 := percentile(sorted, 0.50), percentile(sorted, 0.99)
+	p50, p99 := loadprobe.Percentile(sorted, 0.50), loadprobe.Percentile(sorted, 0.99)
 	t.Logf("largest allowed workflow (%d steps, %d-byte input) completed %s after it was accepted; %d signed webhooks (%d senders), %d answered before that: p50 %s, p99 %s, max %s",
 		submit.DefaultMaxSteps, submit.DefaultMaxInputBytes, completedAt.Sub(accepted).Round(time.Millisecond), webhooks, senders, during,
 		p50.Round(time.Millisecond), p99.Round(time.Millisecond), sorted[len(sorted)-1].Round(time.Millisecond))

@@ -1,0 +1,126 @@
+package loadprobe_test
+
+import (
+	"context"
+	"io"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/streamops/streamops/internal/loadprobe"
+	"github.com/streamops/streamops/internal/local"
+	"github.com/streamops/streamops/internal/store"
+	"github.com/streamops/streamops/internal/store/storetest"
+	"github.com/streamops/streamops/internal/testenv"
+)
+
+// BenchmarkWebhookLatency is webhook latency under concurrent senders on
+// an empty store and on a full one, on one local stack (internal/local,
+// the whole system in one process as make run runs it, on a temporary
+// data directory; the embedded engine, or MongoDB under
+// STREAMOPS_TEST_ENGINE=mongodb). Each iteration starts a stack, sends
+// templateWebhooks signed Stripe invoice.finalized deliveries and waits
+// for their workflows (the fill's template), then the probe's 8 senders
+// send STREAMOPS_BENCH_LATENCY_DELIVERIES (default 1,000) deliveries;
+// Fill then brings the store to STREAMOPS_BENCH_LATENCY_EVENTS events
+// (default 200,000) and the same probe runs again. Its one
+// sub-benchmark, senders=8, reports for each side (empty-, filled-)
+// deliveries/s, p50-ms, p99-ms, rss-mb (the process's, after the side)
+// and data-mb (the data directory), plus the events stored and how long
+// the fill took (fill-s).
+func BenchmarkWebhookLatency(b *testing.B) {
+	deliveries := testenv.EnvInt(b, "STREAMOPS_BENCH_LATENCY_DELIVERIES", 1000)
+	events := testenv.EnvInt(b, "STREAMOPS_BENCH_LATENCY_EVENTS", 200_000)
+	b.Run("senders=8", func(b *testing.B) {
+		ctx := context.Background()
+		sides := map[string][]loadprobe.Report{}
+		var rss, data map[string]float64 = map[string]float64{}, map[string]float64{}
+		var fill time.Duration
+		var stored int64
+		for range b.N {
+			b.StopTimer()
+			dir := b.TempDir()
+			s := startStack(b, dir)
+			kind, err := loadprobe.StripeInvoices(s.Providers(), s.WebhookSecret("stripe"))
+			require.NoError(b, err)
+			probe := &loadprobe.Probe{BaseURL: s.URL(), Kinds: []loadprobe.Kind{kind}, Senders: loadprobe.DefaultSenders}
+			rep, err := probe.Run(ctx, templateWebhooks)
+			require.NoError(b, err)
+			require.Zero(b, rep.Errors(), "%s", rep)
+			require.NoError(b, settle(ctx, s.Store()))
+			tmpl, err := loadprobe.Capture(ctx, s.Store(), templateWebhooks)
+			require.NoError(b, err)
+
+			measure := func(side string) {
+				b.StartTimer()
+				rep, err := probe.Run(ctx, deliveries)
+				b.StopTimer()
+				require.NoError(b, err)
+				require.Zero(b, rep.Errors(), "%s: %s", side, rep)
+				b.Logf("%s: %s", side, rep)
+				sides[side] = append(sides[side], rep)
+				rss[side] += float64(loadprobe.RSS()) / 1e6
+				data[side] += float64(loadprobe.DirSize(dir)) / 1e6
+				require.NoError(b, settle(ctx, s.Store()))
+			}
+			measure("empty")
+			filled, err := loadprobe.Fill(ctx, s.Store(), tmpl, events)
+			require.NoError(b, err)
+			fill += filled.Elapsed
+			counts, err := s.Store().DocumentCounts(ctx)
+			require.NoError(b, err)
+			stored += counts[store.CollEvents]
+			b.Logf("fill: %d copies of %d webhooks' documents in %s: %v", filled.Copies, templateWebhooks, filled.Elapsed.Round(time.Millisecond), counts)
+			measure("filled")
+			require.NoError(b, s.Shutdown(ctx))
+		}
+		for side, reps := range sides {
+			var perSec, p50, p99 float64
+			for _, r := range reps {
+				perSec += r.PerSecond()
+				p50 += float64(r.Percentile(0.50)) / float64(time.Millisecond)
+				p99 += float64(r.Percentile(0.99)) / float64(time.Millisecond)
+			}
+			n := float64(len(reps))
+			b.ReportMetric(perSec/n, side+"-deliveries/s")
+			b.ReportMetric(p50/n, side+"-p50-ms")
+			b.ReportMetric(p99/n, side+"-p99-ms")
+			b.ReportMetric(rss[side]/n, side+"-rss-mb")
+			b.ReportMetric(data[side]/n, side+"-data-mb")
+		}
+		b.ReportMetric(float64(stored)/float64(b.N), "filled-events")
+		b.ReportMetric(fill.Seconds()/float64(b.N), "fill-s")
+	})
+}
+
+// templateWebhooks is how many real deliveries the fill's template holds.
+const templateWebhooks = 20
+
+// settle waits up to a minute for the deliveries' work to end.
+func settle(ctx context.Context, s *store.Store) error {
+	ctx, cancel := context.WithTimeout(ctx, time.Minute)
+	defer cancel()
+	return loadprobe.Settle(ctx, s)
+}
+
+// fillTimeout is the stack's store operation timeout: on today's
+// embedded engine an insert copies its collection, so past some 25,000
+// events the fill's bulk writes outlast make run's default (5 s and
+// store.BulkTimeoutPerDocument a document). A delivery slower than the
+// default, a 503 under make run, shows in p99.
+const fillTimeout = 2 * time.Minute
+
+// startStack starts the local stack on dir, on the test engine, with
+// make run's schedules and its logs at warn, discarded (a line per
+// delivery would measure the terminal); stopped when the test ends.
+func startStack(tb testing.TB, dir string) *local.Stack {
+	tb.Helper()
+	db := storetest.Configure(tb, store.Config{})
+	s, err := local.Start(context.Background(), local.Config{DataDir: dir, HTTPAddr: "127.0.0.1:0", KafkaAddr: "127.0.0.1:0",
+		MongoURI: db.URI, Database: db.Database, LogOutput: io.Discard, LogLevel: "warn", StoreOperationTimeout: fillTimeout,
+		Getenv: func(string) string { return "" }})
+	require.NoError(tb, err)
+	tb.Cleanup(func() { _ = s.Shutdown(context.Background()) })
+	return s
+}
