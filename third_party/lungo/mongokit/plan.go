@@ -59,18 +59,13 @@ func ObserveFullScans(fn FullScanObserver) {
 }
 
 // candidates returns the documents query may match, in insertion order: the
-// ones the best usable index finds, or all of them when none is usable.
+// ones the best usable indexes find, or all of them when none is usable.
 func (c *Collection) candidates(query bsonkit.Doc) bsonkit.List {
 	if query == nil || len(*query) == 0 {
 		return c.Documents.List()
 	}
-	conds := map[string]*condition{}
-	collectConditions(*query, conds)
-	var p *plan
-	if len(conds) > 0 {
-		p = c.bestPlan(conds)
-	}
-	if p == nil {
+	plans := c.plan(*query, 0)
+	if plans == nil {
 		if fn := fullScanObserver.Load(); fn != nil {
 			(*fn)(query, c.Documents.Len())
 		}
@@ -78,14 +73,16 @@ func (c *Collection) candidates(query bsonkit.Doc) bsonkit.List {
 	}
 	seen := map[bsonkit.Doc]struct{}{}
 	var docs bsonkit.List
-	for _, tuple := range p.tuples {
-		p.index.base.Scan(tuple, p.bound, func(doc bsonkit.Doc) bool {
-			if _, ok := seen[doc]; !ok {
-				seen[doc] = struct{}{}
-				docs = append(docs, doc)
-			}
-			return true
-		})
+	for _, p := range plans {
+		for _, tuple := range p.tuples {
+			p.index.base.Scan(tuple, p.bound, func(doc bsonkit.Doc) bool {
+				if _, ok := seen[doc]; !ok {
+					seen[doc] = struct{}{}
+					docs = append(docs, doc)
+				}
+				return true
+			})
+		}
 	}
 	pos := make(map[bsonkit.Doc]uint64, len(docs))
 	for _, doc := range docs {
@@ -93,6 +90,49 @@ func (c *Collection) candidates(query bsonkit.Doc) bsonkit.List {
 	}
 	sort.Slice(docs, func(i, j int) bool { return pos[docs[i]] < pos[docs[j]] })
 	return docs
+}
+
+// maxOrDepth bounds how deep plan follows $or inside $or.
+const maxOrDepth = 2
+
+// plan returns the index lookups that find every document query may
+// match: one plan from the clauses that must all hold, or else one per
+// branch of a top-level $or whose every branch has one (their union holds
+// every match). Nil means the collection must be scanned.
+func (c *Collection) plan(query bson.D, depth int) []*plan {
+	conds := map[string]*condition{}
+	collectConditions(query, conds)
+	if len(conds) > 0 {
+		if p := c.bestPlan(conds); p != nil {
+			return []*plan{p}
+		}
+	}
+	if depth >= maxOrDepth {
+		return nil
+	}
+	for _, e := range query {
+		if e.Key != "$or" {
+			continue
+		}
+		branches, ok := e.Value.(bson.A)
+		if !ok || len(branches) == 0 {
+			return nil
+		}
+		var plans []*plan
+		for _, b := range branches {
+			d, ok := b.(bson.D)
+			if !ok {
+				return nil
+			}
+			bp := c.plan(d, depth+1)
+			if bp == nil {
+				return nil
+			}
+			plans = append(plans, bp...)
+		}
+		return plans
+	}
+	return nil
 }
 
 // bestPlan picks the index that pins the most leading columns by equality

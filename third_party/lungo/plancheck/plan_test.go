@@ -89,6 +89,10 @@ func queries() []bson.M {
 		{"b": "s2", "c": int32(3)},
 		{"$and": bson.A{bson.M{"b": "s1"}, bson.M{"a": bson.M{"$lt": int32(3)}}}},
 		{"$or": bson.A{bson.M{"b": "s1"}, bson.M{"a": int32(3)}}},
+		{"$or": bson.A{bson.M{"b": "s1"}, bson.M{"c": int32(3)}}},
+		{"$or": bson.A{bson.M{"a": bson.M{"$gt": int32(3)}}, bson.M{"b": "s2", "t": bson.M{"$lt": primitive.NewDateTimeFromTime(t)}}}, "n.x": int32(1)},
+		{"$or": bson.A{bson.M{"$or": bson.A{bson.M{"a": int32(1)}, bson.M{"p": "s2"}}}, bson.M{"flag": true, "a": int32(2)}}},
+		{"$or": bson.A{bson.M{"flag": false, "a": int32(1)}, bson.M{"_id": "id3"}}},
 		{"n.x": int32(2)},
 		{"n.x": bson.M{"$gte": int32(2)}},
 		{"c.x": int32(1)},
@@ -212,7 +216,8 @@ func TestFullScansAreObserved(t *testing.T) {
 		{bson.M{"_id": 1}, false},
 		{bson.M{"a": bson.M{"$gte": 3}}, false},
 		{bson.M{"b": 1}, true},
-		{bson.M{"$or": bson.A{bson.M{"a": 1}, bson.M{"a": 2}}}, true},
+		{bson.M{"$or": bson.A{bson.M{"a": 1}, bson.M{"a": 2}}}, false},
+		{bson.M{"$or": bson.A{bson.M{"a": 1}, bson.M{"b": 2}}}, true},
 		{bson.M{}, false},
 	} {
 		seen = nil
