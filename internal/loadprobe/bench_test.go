@@ -41,7 +41,7 @@ func BenchmarkWebhookLatency(b *testing.B) {
 		for range b.N {
 			b.StopTimer()
 			dir := b.TempDir()
-			s := startStack(b, dir)
+			s := startStack(b, dir, 0)
 			kind, err := loadprobe.StripeInvoices(s.Providers(), s.WebhookSecret("stripe"))
 			require.NoError(b, err)
 			probe := &loadprobe.Probe{BaseURL: s.URL(), Kinds: []loadprobe.Kind{kind}, Senders: loadprobe.DefaultSenders}
@@ -112,14 +112,15 @@ func settle(ctx context.Context, s *store.Store) error {
 const fillTimeout = 2 * time.Minute
 
 // startStack starts the local stack on dir, on the test engine, with
-// make run's schedules and its logs at warn, discarded (a line per
-// delivery would measure the terminal); stopped when the test ends.
-func startStack(tb testing.TB, dir string) *local.Stack {
+// make run's schedules (every, when not zero, for the outbox-relay and the
+// retry-sweeper) and its logs at warn, discarded (a line per delivery
+// would measure the terminal); stopped when the test ends.
+func startStack(tb testing.TB, dir string, every time.Duration) *local.Stack {
 	tb.Helper()
 	db := storetest.Configure(tb, store.Config{})
 	s, err := local.Start(context.Background(), local.Config{DataDir: dir, HTTPAddr: "127.0.0.1:0", KafkaAddr: "127.0.0.1:0",
 		MongoURI: db.URI, Database: db.Database, LogOutput: io.Discard, LogLevel: "warn", StoreOperationTimeout: fillTimeout,
-		Getenv: func(string) string { return "" }})
+		ScheduleInterval: every, Getenv: func(string) string { return "" }})
 	require.NoError(tb, err)
 	tb.Cleanup(func() { _ = s.Shutdown(context.Background()) })
 	return s

@@ -50,7 +50,7 @@ func TestPercentileIsTheNearestRank(t *testing.T) {
 // name a stored workflow), and the copies are dated before the template.
 func TestFillCopiesWhatRealWebhooksLeft(t *testing.T) {
 	ctx := context.Background()
-	s := startStack(t, t.TempDir())
+	s := startStack(t, t.TempDir(), 0)
 	kind, err := loadprobe.StripeInvoices(s.Providers(), s.WebhookSecret("stripe"))
 	require.NoError(t, err)
 	probe := &loadprobe.Probe{BaseURL: s.URL(), Kinds: []loadprobe.Kind{kind}, Senders: 3, Redeliveries: 1.0 / 3}

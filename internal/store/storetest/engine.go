@@ -53,12 +53,16 @@ const (
 	// EmbeddedFiles: the store's data lives in files the test can reach
 	// (the data directory), so a test can corrupt or inspect them.
 	EmbeddedFiles Feature = "embedded-files"
-	// Volume: the engine stores hundreds of thousands of events in minutes
-	// (MongoDB; the embedded engine copies a collection on every write).
+	// Volume: the large-volume tests run on this engine (MongoDB, where
+	// they are sized; the embedded engine holds all its data in the test
+	// process's memory).
 	Volume Feature = "volume"
 	// Explain: the engine says how it serves a query (MongoDB's explain;
-	// the embedded engine has none and answers every query by a scan).
+	// the embedded engine has none, see ObservedScans).
 	Explain Feature = "explain"
+	// ObservedScans: the engine names each query that no index narrows
+	// (the embedded engine's patched lungo, mongokit.ObserveFullScans).
+	ObservedScans Feature = "observed-scans"
 )
 
 // Engine is the engine the current test process runs on.
@@ -85,7 +89,7 @@ func Has(f Feature) bool {
 		return err == nil && d > 0 && d <= 5*time.Second
 	case TextIndex, Aggregation, Network, Volume, Explain:
 		return mongo
-	case EmbeddedFiles:
+	case EmbeddedFiles, ObservedScans:
 		return !mongo
 	}
 	return false
