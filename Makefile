@@ -46,7 +46,7 @@ test: preflight lint openapi-lint unit race fuzz build infra-test test-console #
 preflight: ## check (as root: apt-get install) what make test needs beyond Go: Node.js 20.19+, npm, chromium
 	@.ci/preflight go node npm chromium
 
-# The embedded engine copies a collection on every write, which makes the
+# The embedded engine holds its data in memory as Go values, which makes the
 # large-volume tests allocation-bound: a lazier GC shortens them.
 # The patched lungo under third_party/lungo is a module of its own, outside
 # ./...: its tests that need no MongoDB server (third_party/lungo/PATCHES.md)

@@ -329,9 +329,9 @@ func (s *Store) DropDatabase(ctx context.Context) error {
 // sides run the same engine.
 //
 // The oplog only feeds change streams, which StreamOps does not use, yet
-// lungo copies it on every write and, whatever the options, keeps every
-// entry of the current second (it compares ages in whole seconds), so under
-// load each write copied thousands of entries. The backing store is wrapped
+// lungo, whatever the options, keeps every entry of the current second (it
+// compares ages in whole seconds), so under load it held thousands of
+// entries, each a copy of a written document. The backing store is wrapped
 // so each committed catalog keeps an empty oplog; change streams (Watch) do
 // not work on this engine as a consequence.
 func EmbeddedOptions(backing lungo.Store) lungo.Options {
