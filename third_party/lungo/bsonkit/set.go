@@ -2,9 +2,11 @@ package bsonkit
 
 import (
 	"sync/atomic"
+	"unique"
 	"unsafe"
 
 	"github.com/tidwall/btree"
+	"go.mongodb.org/mongo-driver/bson"
 )
 
 // StreamOps patch: the set is two copy-on-write btrees (the documents in
@@ -133,6 +135,7 @@ func (s *Set) add(doc Doc) bool {
 	if s.Has(doc) {
 		return false
 	}
+	intern(doc)
 	item := setItem{seq: s.next, doc: doc}
 	s.next++
 	s.bySeq.Set(item)
@@ -148,6 +151,7 @@ func (s *Set) Replace(d1, d2 Doc) bool {
 		return false
 	}
 	s.byDoc.Delete(item)
+	intern(d2)
 	item.doc = d2
 	s.bySeq.Set(item)
 	s.byDoc.Set(item)
@@ -206,5 +210,34 @@ func (s *Set) Clone() *Set {
 		bySeq:   s.bySeq.Copy(),
 		byDoc:   s.byDoc.Copy(),
 		changes: s.changes,
+	}
+}
+
+// intern replaces every field name of doc, nested ones too, with the
+// process's one copy of that name (StreamOps patch): documents decoded
+// apart each held their own copies, which for a collection of similar
+// documents were most of its small allocations. Names are compared by
+// value everywhere, so nothing else changes.
+func intern(doc Doc) {
+	if doc != nil {
+		internD(*doc)
+	}
+}
+
+func internD(d bson.D) {
+	for i := range d {
+		d[i].Key = unique.Make(d[i].Key).Value()
+		internValue(d[i].Value)
+	}
+}
+
+func internValue(v interface{}) {
+	switch v := v.(type) {
+	case bson.D:
+		internD(v)
+	case bson.A:
+		for _, item := range v {
+			internValue(item)
+		}
 	}
 }
