@@ -15,6 +15,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/streamops/streamops/internal/loadprobe"
 	"github.com/streamops/streamops/internal/local"
 	"github.com/streamops/streamops/internal/provider"
 	"github.com/streamops/streamops/internal/store"
@@ -90,8 +91,8 @@ func BenchmarkLocalWebhookSenders(b *testing.B) {
 	b.StopTimer()
 	cmds := s.Store().Commands() - start
 	slices.Sort(latencies)
-	b.ReportMetric(float64(percentile(latencies, 0.50).Microseconds())/1000, "p50-ms")
-	b.ReportMetric(float64(percentile(latencies, 0.99).Microseconds())/1000, "p99-ms")
+	b.ReportMetric(float64(loadprobe.Percentile(latencies, 0.50).Microseconds())/1000, "p50-ms")
+	b.ReportMetric(float64(loadprobe.Percentile(latencies, 0.99).Microseconds())/1000, "p99-ms")
 	b.ReportMetric(float64(sent)/b.Elapsed().Seconds(), "deliveries/s")
 	b.ReportMetric(float64(cmds)/float64(sent), "stack-commands/delivery")
 	if st, err := logFile.Stat(); err == nil {
