@@ -63,7 +63,8 @@ func TestFunctionsLinkOnlyWhatTheyCall(t *testing.T) {
 }
 
 // TestPackagesDependOnlyDownward guards the package graph's layers, top
-// to bottom: the mains (functions/, internal/cmd/), the local stack, the
+// to bottom: the mains (functions/, internal/cmd/), the load probe that
+// drives the local stack (make soak, the latency row), the local stack, the
 // handlers the mains and the local stack wire, the Lambda bootstrap
 // (internal/app), and under them every other package. No package depends
 // on a layer above its own, so no arrow runs back up; and package status
@@ -73,6 +74,7 @@ func TestPackagesDependOnlyDownward(t *testing.T) {
 	const mod = "github.com/streamops/streamops/"
 	layers := [][]string{ // top first, as package paths and the trees under them
 		{"functions", "internal/cmd"},
+		{"internal/loadprobe"},
 		{"internal/local"},
 		{"internal/handlers"},
 		{"internal/app"},
