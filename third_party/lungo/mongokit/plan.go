@@ -71,22 +71,19 @@ func (c *Collection) candidates(query bsonkit.Doc) bsonkit.List {
 		}
 		return c.Documents.List()
 	}
-	seen := map[bsonkit.Doc]struct{}{}
+	// pos holds each document found once, with its place in insertion order
+	pos := map[bsonkit.Doc]uint64{}
 	var docs bsonkit.List
 	for _, p := range plans {
 		for _, tuple := range p.tuples {
 			p.index.base.Scan(tuple, p.bound, func(doc bsonkit.Doc) bool {
-				if _, ok := seen[doc]; !ok {
-					seen[doc] = struct{}{}
+				if _, ok := pos[doc]; !ok {
+					pos[doc], _ = c.Documents.Position(doc)
 					docs = append(docs, doc)
 				}
 				return true
 			})
 		}
-	}
-	pos := make(map[bsonkit.Doc]uint64, len(docs))
-	for _, doc := range docs {
-		pos[doc], _ = c.Documents.Position(doc)
 	}
 	sort.Slice(docs, func(i, j int) bool { return pos[docs[i]] < pos[docs[j]] })
 	return docs
