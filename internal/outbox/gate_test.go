@@ -52,7 +52,7 @@ func newGatePartner(t *testing.T, delay time.Duration, answer func(n int, w http
 		}
 		p.mu.Lock()
 		n := len(p.at)
-		p.at = append(p.at, time.Now())
+		p.at = append(p.at, testenv.WallNow())
 		p.inFlight++
 		p.maxIn = max(p.maxIn, p.inFlight)
 		p.mu.Unlock()

@@ -45,7 +45,7 @@ func newRecorder(t *testing.T, gate chan struct{}) *recorder {
 	rec := &recorder{gate: gate, arrived: make(chan struct{}, 100)}
 	verifier := &provider.Provider{Name: "acme-out", Signature: provider.Signature{Scheme: provider.SchemeStandard}}
 	rec.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		at := time.Now()
+		at := testenv.WallNow()
 		body, _ := io.ReadAll(r.Body)
 		if err := verifier.Verify(r.Header, body, []string{partnerSecret}, time.Now()); err != nil {
 			http.Error(w, err.Error(), http.StatusUnauthorized)

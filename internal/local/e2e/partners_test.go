@@ -43,7 +43,7 @@ func newTimedPartner(t *testing.T, answer int) *timedPartner {
 	quit := make(chan struct{})
 	p.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		p.mu.Lock()
-		p.at = append(p.at, time.Now())
+		p.at = append(p.at, testenv.WallNow())
 		p.mu.Unlock()
 		if p.answer == timedOut {
 			select { // the relay's delivery timeout (10 s) ends it
