@@ -137,6 +137,14 @@ var Indexes = []IndexSpec{
 	{Collection: CollPartnerEvents, Name: "expire_at_1", Keys: asc("expire_at"), TTLSeconds: &expireAtDate},
 	{Collection: CollPartnerEvents, Name: "entity_metadata.entity_id_1_entity_metadata.entity_type_1", Keys: asc("entity_metadata.entity_id", "entity_metadata.entity_type")},
 
+	// The personal-data vault: a subject's key goes when no copy of its
+	// data can remain (expire_at, see PIISubject.ExpireAt); a
+	// resolution's record is kept as long as the archive.
+	{Collection: CollPIISubjects, Name: "idx_expire_at", Keys: asc("expire_at"), TTLSeconds: &expireAtDate},
+	{Collection: CollPIISubjects, Name: "idx_anchors", Keys: asc("anchors")},
+	{Collection: CollPIIResolutions, Name: "idx_subject_at", Keys: asc("subject_id", "at")},
+	{Collection: CollPIIResolutions, Name: "idx_at_ttl", Keys: asc("at"), Keep: keepArchive},
+
 	{Collection: CollWorkflows, Name: "idx_status_updated", Keys: asc("status", "updatedAt")},
 	// Retention: completedAt is the end of a run, completed or failed; a
 	// rerun clears it until the new run ends.

@@ -109,3 +109,23 @@ func keepArchive(c Config) time.Duration        { return c.Retention.Archive }
 func ttlSeconds(d time.Duration) int32 {
 	return int32(max(d/time.Second, 1))
 }
+
+// LongestRetention is the longest any copy of a stored datum is kept:
+// the longest of the retention periods, with the archive's counted from
+// when the event left events. Permanent when any is. The vault keeps a
+// data subject's key this long after its last datum.
+func (s *Store) LongestRetention() time.Duration {
+	c := s.cfg
+	if c.Retention.Archive == Permanent {
+		return Permanent
+	}
+	longest := c.EventTTL + c.Retention.Archive
+	for _, d := range []time.Duration{c.WebhookEventTTL, c.Retention.Outbox, c.Retention.Workflows, c.Retention.Tasks,
+		c.Retention.DeadLetters, c.Retention.ReplaySessions} {
+		if d == Permanent {
+			return Permanent
+		}
+		longest = max(longest, d)
+	}
+	return longest
+}
