@@ -17,7 +17,7 @@ import (
 func main() {
 	app.Start("task-processor", func(_ context.Context, a *app.App, cfg config.TaskProcessor) (any, error) {
 		backends := task.BackendConfig{EmailSender: cfg.Backends.EmailSender, SESConfigurationSet: cfg.Backends.SESConfigurationSet,
-			ExportBucket: cfg.Backends.ExportBucket, DataDir: cfg.Store.DataDir, OnLambda: cfg.Lambda.OnLambda()}
+			ExportBucket: cfg.Backends.ExportBucket, DataDir: cfg.Store.DataDir, OnLambda: cfg.Lambda.OnLambda(), Resolver: a.Vault}
 		executors := app.Must(task.NewExecutors(app.Must(taskaws.Backends(backends)), a.Store))
 		return streamhandlers.TaskProcessor(a, stream.ProcessorID(cfg.Processor.ID, cfg.Processor.LogStream), executors, nil)
 	})

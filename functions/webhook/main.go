@@ -21,7 +21,7 @@ func main() {
 		providers := app.Must(app.Providers(cfg.Providers))
 		secrets := app.Must(app.Secrets(app.WebhookSecrets, cfg.Lambda.OnLambda(), cfg.WebhookSecrets.Prefix))
 		svc, err := ingest.New(ingest.Config{Providers: providers, Secrets: secrets,
-			Store: a.Store, Emitter: a.Emitter, Logger: a.Logger, Metrics: a.Metrics})
+			Store: a.Store, Emitter: a.Emitter, Logger: a.Logger, Metrics: a.Metrics, Vault: a.Vault})
 		return apigw.Function(httpapi.Webhooks(svc, a.Logger)), err
 	})
 }

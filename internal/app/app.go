@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -18,6 +19,7 @@ import (
 	"github.com/streamops/streamops/internal/provider"
 	"github.com/streamops/streamops/internal/store"
 	"github.com/streamops/streamops/internal/tracing"
+	"github.com/streamops/streamops/internal/vault"
 )
 
 // App is the process-wide set of clients.
@@ -36,6 +38,9 @@ type App struct {
 	// Tracing starts the function's spans; disabled unless
 	// STREAMOPS_TRACING=true. Every invocation's context holds it.
 	Tracing *tracing.Provider
+	// Vault seals the personal data that comes in and opens it where a
+	// step needs it (STREAMOPS_PII_*).
+	Vault *vault.Vault
 }
 
 // Config is what Open needs; NewConfig makes it of a function's
@@ -83,6 +88,8 @@ type Config struct {
 	// EventLog is STREAMOPS_EVENT_LOG_SAMPLE: the share of events that
 	// get seed 003's per-event lines (package eventlog).
 	EventLog eventlog.Sampling
+	// PII is where the vault's keys come from (STREAMOPS_PII_*).
+	PII config.PII
 }
 
 // NewConfig is the Config of function name with configuration c.
@@ -103,6 +110,7 @@ func NewConfig(name string, c config.App) Config {
 		MarkDelay:             c.Marks(),
 		Tracing:               TracingConfig(name, f.Tracing, f.Lambda.OnLambda()),
 		EventLog:              eventlog.Ratio(float64(f.Log.EventSample)),
+		PII:                   f.PII,
 	}
 }
 
@@ -167,6 +175,10 @@ func Open(ctx context.Context, cfg Config) (*App, error) {
 	if a.Store, err = store.Open(ctx, cfg.Store); err != nil {
 		return nil, err
 	}
+	if a.Vault, err = OpenVault(ctx, cfg, a.Store); err != nil {
+		_ = a.Store.Close(ctx)
+		return nil, err
+	}
 	if a.Bus, err = bus.New(cfg.Bus); err != nil {
 		_ = a.Store.Close(ctx)
 		return nil, fmt.Errorf("app: kafka: %w", err)
@@ -179,6 +191,34 @@ func Open(ctx context.Context, cfg Config) (*App, error) {
 	}
 	a.Logger.Info("cold start", "store", a.Store.Engine(), "brokers", cfg.Bus.Brokers)
 	return a, nil
+}
+
+// OpenVault opens the personal-data vault on st with the keys cfg.PII
+// names: the KMS key on AWS, else the local key file (default pii.key in
+// the data directory), else, for a store in memory, keys in memory. On
+// Lambda a key file would live in one instance's /tmp only: without a KMS
+// key the function refuses to start, unless it runs on the embedded
+// engine by opt-in (tests of the real binaries).
+func OpenVault(ctx context.Context, cfg Config, st *store.Store) (*vault.Vault, error) {
+	var keys *vault.KeyFile
+	switch {
+	case cfg.PII.KMSKeyARN != "":
+		return nil, errors.New("app: STREAMOPS_PII_KMS_KEY_ARN is not supported by this build")
+	case cfg.OnLambda && !cfg.AllowEmbeddedStore:
+		return nil, errors.New("app: no key for personal data: set STREAMOPS_PII_KMS_KEY_ARN and STREAMOPS_PII_INDEX_SECRET_ARN (the CDK stack does)")
+	case cfg.PII.KeyFile != "" || cfg.Store.DataDir != "":
+		path := cfg.PII.KeyFile
+		if path == "" {
+			path = filepath.Join(cfg.Store.DataDir, vault.KeyFileName)
+		}
+		var err error
+		if keys, err = vault.LoadKeyFile(path); err != nil {
+			return nil, err
+		}
+	default:
+		keys = vault.NewMemoryKeys()
+	}
+	return vault.New(vault.Config{Store: st, Wrapper: keys, IndexKey: keys.IndexKey(), Keep: st.LongestRetention()})
 }
 
 // readMongoURI reads cfg.MongoURISecret with cfg.Secrets or a client of

@@ -40,7 +40,7 @@ type ScheduledHandler = func(context.Context, lambdaevents.EventBridgeEvent) err
 // stack uses this.
 func Webhook(a *app.App, reg *provider.Registry, secrets provider.SecretSource) (http.Handler, error) {
 	svc, err := ingest.New(ingest.Config{Providers: reg, Secrets: secrets,
-		Store: a.Store, Emitter: a.Emitter, Logger: a.Logger, Metrics: a.Metrics})
+		Store: a.Store, Emitter: a.Emitter, Logger: a.Logger, Metrics: a.Metrics, Vault: a.Vault})
 	if err != nil {
 		return nil, err
 	}
@@ -91,6 +91,7 @@ func API(a *app.App, o APIOptions) (http.Handler, error) {
 	if err != nil {
 		return nil, err
 	}
+	sub = sub.WithVault(a.Vault)
 	partners, err := partnerConfigs(o.Partners, o.Providers)
 	if err != nil {
 		return nil, err
@@ -158,7 +159,7 @@ func partnerConfigs(partners map[string]outbox.Partner, providers *provider.Regi
 func OutboxRelay(a *app.App, partners map[string]outbox.Partner, secrets provider.SecretSource, period, maxHold time.Duration) (ScheduledHandler, error) {
 	relay, err := outbox.New(outbox.Config{
 		Store: a.Store, Kafka: outbox.KafkaDeliverer{Publisher: a.Bus},
-		Partners: partners, PartnerDeliverer: outbox.PartnerDeliverer{Secrets: secrets},
+		Partners: partners, PartnerDeliverer: outbox.PartnerDeliverer{Secrets: secrets, Personal: personal(a)},
 		Period: period, MaxHold: maxHold, Logger: a.Logger, Metrics: a.Metrics, Operations: opsevents.New(a.Emitter, a.Logger),
 	})
 	if err != nil {
@@ -168,6 +169,15 @@ func OutboxRelay(a *app.App, partners map[string]outbox.Partner, secrets provide
 		_, err := relay.Serve(ctx, ev.Time)
 		return err
 	}), nil
+}
+
+// personal is a's vault as the resolver of the references a partner
+// receives in clear; none when a has no vault.
+func personal(a *app.App) outbox.Resolver {
+	if a.Vault == nil {
+		return nil
+	}
+	return a.Vault
 }
 
 // RetrySweeper is the retry-sweeper function; providers route the webhook

@@ -20,6 +20,7 @@ import (
 	"github.com/streamops/streamops/internal/store"
 	"github.com/streamops/streamops/internal/submit"
 	"github.com/streamops/streamops/internal/tracing"
+	"github.com/streamops/streamops/internal/vault"
 )
 
 // Errors of Receive besides those of package webhook (signature and payload
@@ -93,6 +94,9 @@ type Config struct {
 	Logger *slog.Logger
 	// Metrics receives WebhooksAccepted and WebhooksDuplicate. Default none.
 	Metrics *metrics.Recorder
+	// Vault replaces each delivery's personal data by references before
+	// anything is stored; nil redacts it instead (pii.Scrubber.Scrub).
+	Vault *vault.Vault
 }
 
 func (c *Config) setDefaults() {
@@ -161,7 +165,7 @@ func (s *Service) Receive(ctx context.Context, providerName string, h http.Heade
 	if err != nil {
 		return Receipt{}, err
 	}
-	payload, err := p.Redact(doc)
+	payload, err := s.protect(ctx, p, doc, store.WebhookEventID(p.Name, providerEventID))
 	if err != nil {
 		return Receipt{}, err
 	}
@@ -212,6 +216,26 @@ func (s *Service) Receive(ctx context.Context, providerName string, h http.Heade
 		log.ErrorContext(ctx, "webhook stored but not routed; the retry-sweeper will route it", "error", err)
 	}
 	return Receipt{Status: Accepted, WebhookEventID: stored.EventID, TraceID: stored.TraceID}, nil
+}
+
+// protect replaces the personal data of a delivery's document before
+// anything stores or publishes it: by references into the vault, or,
+// without one, by redaction markers. The delivery's webhook event id
+// names the subject of data seen without an email or phone number, so a
+// redelivery seals to the same subject.
+func (s *Service) protect(ctx context.Context, p *provider.Provider, doc []byte, eventID string) ([]byte, error) {
+	if s.cfg.Vault == nil {
+		return p.Redact(doc)
+	}
+	sc, err := p.Scrubber()
+	if err != nil {
+		return nil, err
+	}
+	out, err := s.cfg.Vault.Protect(ctx, vault.Input{Doc: doc, Scrubber: sc, Place: "webhook:" + p.Name, Key: eventID})
+	if err != nil {
+		return nil, provider.InvalidPayload(err)
+	}
+	return out, nil
 }
 
 // Route routes a stored webhook event: records a partner delivery, starts
@@ -448,7 +472,9 @@ func (s *Service) partnerEvent(p *provider.Provider, ev store.WebhookEvent, payl
 	if !ok {
 		return nil, nil
 	}
-	fingerprint, err := p.EntityFingerprint(payload)
+	// References seal the same value differently each time: a resend
+	// carrying the same personal data is told by their canonical form.
+	fingerprint, err := p.EntityFingerprint(vault.Canonical(payload))
 	if err != nil {
 		return nil, err
 	}

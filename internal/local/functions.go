@@ -20,6 +20,7 @@ import (
 	"github.com/streamops/streamops/internal/stream"
 	"github.com/streamops/streamops/internal/task"
 	"github.com/streamops/streamops/internal/task/taskaws"
+	"github.com/streamops/streamops/internal/vault"
 )
 
 // functions are the seven Lambda handlers.
@@ -39,6 +40,7 @@ type wiring struct {
 	cfg       Config
 	opts      options
 	store     *store.Store
+	vault     *vault.Vault
 	bus       *bus.Client
 	log       *slog.Logger
 	providers *provider.Registry
@@ -71,7 +73,7 @@ func (w *wiring) app(name string) (*app.App, error) {
 	}
 	w.tracers = append(w.tracers, p)
 	return &app.App{Name: name, Logger: log, Store: w.store, Bus: producer, Emitter: em, Tracing: p,
-		EventLog: w.cfg.EventLog}, nil
+		EventLog: w.cfg.EventLog, Vault: w.vault}, nil
 }
 
 // traced runs each invocation of f with the function's span provider in
@@ -164,7 +166,7 @@ func (w *wiring) taskProcessor(ctx context.Context) (KafkaFunction, error) {
 		return nil, err
 	}
 	b, err := taskaws.Backends(task.BackendConfig{EmailSender: w.cfg.Backends.EmailSender,
-		SESConfigurationSet: w.cfg.Backends.SESConfigurationSet, ExportBucket: w.cfg.Backends.ExportBucket, DataDir: w.cfg.DataDir})
+		SESConfigurationSet: w.cfg.Backends.SESConfigurationSet, ExportBucket: w.cfg.Backends.ExportBucket, DataDir: w.cfg.DataDir, Resolver: w.vault})
 	if err != nil {
 		return nil, err
 	}

@@ -133,7 +133,13 @@ func Start(ctx context.Context, cfg Config, opts ...Option) (_ *Stack, err error
 	if s.store, err = store.Open(ctx, storeCfg); err != nil {
 		return nil, err
 	}
-	w := &wiring{cfg: cfg, opts: o, store: s.store, bus: s.bus, log: s.log, providers: s.providers,
+	// The vault's key file sits beside the data it opens, also when the
+	// store is a MongoDB.
+	vlt, err := app.OpenVault(ctx, app.Config{Store: store.Config{DataDir: cfg.DataDir}}, s.store)
+	if err != nil {
+		return nil, err
+	}
+	w := &wiring{cfg: cfg, opts: o, store: s.store, vault: vlt, bus: s.bus, log: s.log, providers: s.providers,
 		secrets: s.secrets, admin: s.admin}
 	fns, err := w.build(ctx)
 	s.emitters, s.tracers = w.emitters, w.tracers

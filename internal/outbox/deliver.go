@@ -20,8 +20,10 @@ import (
 
 	"github.com/streamops/streamops/events"
 	"github.com/streamops/streamops/internal/emit"
+	"github.com/streamops/streamops/internal/pii"
 	"github.com/streamops/streamops/internal/provider"
 	"github.com/streamops/streamops/internal/tracing"
+	"github.com/streamops/streamops/internal/vault"
 )
 
 // TargetKafka is the target_provider of entries whose payload is an event
@@ -81,6 +83,30 @@ type Partner struct {
 	// MaxInFlight is how many deliveries may be in flight to the partner
 	// at once, across relay instances; nil is unlimited.
 	MaxInFlight *int `json:"maxInFlight,omitempty"`
+	// ClearPersonalData are the categories of personal data (pii.Category
+	// names such as email or phone, or "all") the partner receives in
+	// clear: the relay opens those references as it sends, recording each
+	// resolution. Default none: the partner receives references.
+	ClearPersonalData []string `json:"clearPersonalData,omitempty"`
+}
+
+// AllClearPersonalData in Partner.ClearPersonalData is every category.
+const AllClearPersonalData = "all"
+
+// receivesClear says whether p receives category c in clear.
+func (p Partner) receivesClear(c pii.Category) bool {
+	for _, x := range p.ClearPersonalData {
+		if x == AllClearPersonalData || x == string(c) {
+			return true
+		}
+	}
+	return false
+}
+
+// Resolver opens personal-data references (vault.Vault): those of doc
+// whose category allow accepts, each resolution recorded with p.
+type Resolver interface {
+	ResolveDocument(ctx context.Context, doc []byte, p vault.Purpose, allow func(pii.Category) bool) ([]byte, error)
 }
 
 // PartnerDeliverer POSTs entries to partner endpoints, signed with Standard
@@ -95,6 +121,9 @@ type PartnerDeliverer struct {
 	Timeout time.Duration
 	// Now is the signing clock. Default time.Now.
 	Now func() time.Time
+	// Personal opens the references a partner receives in clear
+	// (Partner.ClearPersonalData); nil sends every reference as stored.
+	Personal Resolver
 }
 
 // Attempt is what one delivery attempt to a partner did, as the entry's
@@ -151,6 +180,13 @@ func (d PartnerDeliverer) Send(ctx context.Context, p Partner, e Entry) (a Attem
 	if !json.Valid(body) {
 		a.Err = &DeliveryError{Retryable: false, Err: fmt.Errorf("payload is not JSON")}
 		return a
+	}
+	if len(p.ClearPersonalData) > 0 && d.Personal != nil {
+		why := fmt.Sprintf("partner %s receives %s in clear", p.ID, strings.Join(p.ClearPersonalData, ", "))
+		if body, err = d.Personal.ResolveDocument(ctx, body, vault.Purpose{Who: "outbox-relay", Why: why, Ref: e.ID}, p.receivesClear); err != nil {
+			a.Err = &DeliveryError{Retryable: true, Err: fmt.Errorf("open the personal data partner %s receives in clear: %w", p.ID, err)}
+			return a
+		}
 	}
 	h, err := provider.SignStandard(body, secrets, e.ID, now())
 	if err != nil {

@@ -5,7 +5,10 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"strings"
 	"time"
+
+	"github.com/streamops/streamops/internal/pii"
 )
 
 // LoadPartners reads the partner endpoints from a JSON file (env
@@ -52,6 +55,11 @@ func (p Partner) validate() error {
 		return fmt.Errorf("rateLimit: %v is not a number of deliveries per second of at least %g (one a day); leave it out for no limit", *p.RateLimit, MinRateLimit)
 	case p.MaxInFlight != nil && *p.MaxInFlight < 1:
 		return fmt.Errorf("maxInFlight: %d is not a whole number of deliveries of at least 1; leave it out for no limit", *p.MaxInFlight)
+	}
+	for i, c := range p.ClearPersonalData {
+		if c != AllClearPersonalData && !pii.KnownCategory(pii.Category(c)) {
+			return fmt.Errorf("clearPersonalData[%d]: %q is not a category of personal data (%s, or %s)", i, c, strings.Join(pii.CategoryNames(), ", "), AllClearPersonalData)
+		}
 	}
 	return nil
 }

@@ -40,21 +40,41 @@ func Redact(body []byte, paths []string, denylist []string) ([]byte, error) {
 
 // Redact scrubs body with DefaultDenylist and the provider's RedactPaths.
 func (p *Provider) Redact(body []byte) ([]byte, error) {
-	s := p.scrubber
-	if s == nil {
-		var err error
-		if s, err = pii.Default.WithPaths(p.RedactPaths...); err != nil {
-			return nil, fmt.Errorf("webhook: %w", err)
-		}
+	s, err := p.Scrubber()
+	if err != nil {
+		return nil, err
 	}
 	return scrub(s, body)
+}
+
+// Scrubber finds the personal data of the provider's payloads: the keys
+// of DefaultDenylist, the provider's RedactPaths and the values of
+// pii.Patterns.
+func (p *Provider) Scrubber() (*pii.Scrubber, error) {
+	if p.scrubber != nil {
+		return p.scrubber, nil
+	}
+	s, err := pii.Default.WithPaths(p.RedactPaths...)
+	if err != nil {
+		return nil, fmt.Errorf("webhook: %w", err)
+	}
+	return s, nil
+}
+
+// InvalidPayload is err (a document that is not JSON, from a scrubber)
+// as the sender's fault, matching ErrInvalidPayload.
+func InvalidPayload(err error) error {
+	if errors.Is(err, pii.ErrNotJSON) {
+		return fmt.Errorf("%w: %w", ErrInvalidPayload, err)
+	}
+	return err
 }
 
 // scrub runs s on body, a body that is not JSON being the sender's fault.
 func scrub(s *pii.Scrubber, body []byte) ([]byte, error) {
 	out, err := s.Scrub(body)
-	if errors.Is(err, pii.ErrNotJSON) {
-		return nil, fmt.Errorf("%w: %w", ErrInvalidPayload, err)
+	if err != nil {
+		return nil, InvalidPayload(err)
 	}
-	return out, err
+	return out, nil
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/streamops/streamops/internal/status"
 	"github.com/streamops/streamops/internal/store"
 	"github.com/streamops/streamops/internal/tracing"
+	"github.com/streamops/streamops/internal/vault"
 )
 
 // ErrIdempotencyConflict: the Idempotency-Key was used before for a
@@ -92,6 +93,30 @@ type Service struct {
 	limits  Limits
 	now     func() time.Time
 	log     *slog.Logger
+	vault   *vault.Vault
+}
+
+// WithVault returns s replacing the personal data of each submission's
+// input or data by references into v before anything is stored; without
+// one, submissions are stored as sent.
+func (s *Service) WithVault(v *vault.Vault) *Service {
+	c := *s
+	c.vault = v
+	return &c
+}
+
+// protect replaces the personal data of doc, a submission's input or
+// data arriving at place ("api:workflows"); id, the workflow's or task's,
+// names the subject of data seen without an email or phone number.
+func (s *Service) protect(ctx context.Context, doc json.RawMessage, place, id string) (json.RawMessage, error) {
+	if s.vault == nil || len(doc) == 0 {
+		return doc, nil
+	}
+	out, err := s.vault.Protect(ctx, vault.Input{Doc: doc, Place: place, Key: id})
+	if err != nil {
+		return nil, fmt.Errorf("submit: protect personal data: %w", err)
+	}
+	return out, nil
 }
 
 // New returns a Service. The zero value of each of limits' fields is its
@@ -169,8 +194,13 @@ func (s *Service) SubmitWorkflow(ctx context.Context, req WorkflowRequest, by Ca
 	if by.IdempotencyKey != "" {
 		id = events.DeriveID(events.WorkflowIDPrefix, "idempotency", by.IdempotencyKey)
 	}
-	c, err := NewWorkflow(s.origin(ctx, id, events.WorkflowCreated, by, RequestHash(req, by.UserID), "input"),
-		events.WorkflowCreatedPayload{Name: req.Name, Steps: req.Steps, Priority: events.Priority(req.Priority), Input: req.Input})
+	hash := RequestHash(req, by.UserID) // of the request as sent: a retry compares equal
+	input, err := s.protect(ctx, req.Input, "api:workflows", id)
+	if err != nil {
+		return WorkflowReceipt{}, err
+	}
+	c, err := NewWorkflow(s.origin(ctx, id, events.WorkflowCreated, by, hash, "input"),
+		events.WorkflowCreatedPayload{Name: req.Name, Steps: req.Steps, Priority: events.Priority(req.Priority), Input: input})
 	env, err := s.create(ctx, c, err, by.IdempotencyKey)
 	if err != nil {
 		return WorkflowReceipt{}, err
@@ -198,8 +228,13 @@ func (s *Service) SubmitTask(ctx context.Context, req TaskRequest, by Caller) (T
 	if by.IdempotencyKey != "" {
 		id = events.DeriveID(events.TaskIDPrefix, "idempotency", by.IdempotencyKey)
 	}
-	c, err := NewTask(s.origin(ctx, id, events.TaskCreated, by, RequestHash(req, by.UserID), "data"),
-		events.TaskCreatedPayload{Type: events.TaskType(req.Type), Data: req.Data, MaxRetries: maxRetries})
+	hash := RequestHash(req, by.UserID)
+	data, err := s.protect(ctx, req.Data, "api:tasks", id)
+	if err != nil {
+		return TaskReceipt{}, err
+	}
+	c, err := NewTask(s.origin(ctx, id, events.TaskCreated, by, hash, "data"),
+		events.TaskCreatedPayload{Type: events.TaskType(req.Type), Data: data, MaxRetries: maxRetries})
 	env, err := s.create(ctx, c, err, by.IdempotencyKey)
 	if err != nil {
 		return TaskReceipt{}, err

@@ -8,6 +8,8 @@ import (
 
 	"github.com/streamops/streamops/events"
 	"github.com/streamops/streamops/internal/fault"
+	"github.com/streamops/streamops/internal/pii"
+	"github.com/streamops/streamops/internal/vault"
 )
 
 // Email is one message to send.
@@ -109,22 +111,41 @@ var templates = map[string]emailTemplate{
 }
 
 func init() {
-	registerExecutor(events.TaskEmailNotification, func(b Backends, _ ReadStore) Executor { return EmailExecutor{Mailer: b.Mailer} })
+	registerExecutor(events.TaskEmailNotification, func(b Backends, _ ReadStore) Executor {
+		return EmailExecutor{Mailer: b.Mailer, Personal: b.Personal}
+	})
 }
 
 // EmailExecutor runs email_notification tasks: it renders the task's
 // template (or takes its body) and sends it with its Mailer.
-type EmailExecutor struct{ Mailer Mailer }
+type EmailExecutor struct {
+	Mailer Mailer
+	// Personal opens the references in the task's data (the recipient,
+	// template variables) as the email is sent: it goes to its person.
+	Personal Resolver
+}
 
-// Execute sends the email. A missing or malformed recipient, an unknown
-// template or data that does not render fail permanently.
+// Execute sends the email. A missing or malformed recipient, one whose
+// data subject was erased, an unknown template or data that does not
+// render fail permanently.
 func (x EmailExecutor) Execute(ctx context.Context, a Attempt) (Result, error) {
+	if x.Personal != nil {
+		data, err := x.Personal.ResolveDocument(ctx, a.Data, vault.Purpose{Who: "task-processor",
+			Why: "email_notification: the email is sent to its recipient", Ref: a.TaskID}, nil)
+		if err != nil {
+			return nil, fault.Transient(fmt.Errorf("open the personal data of the task: %w", err))
+		}
+		a.Data = data
+	}
 	var d emailData
 	if err := decodeData(a, &d); err != nil {
 		return nil, err
 	}
 	if d.Recipient == "" {
 		return nil, fault.Permanent(CodeInvalidRecipient, "email_notification data.recipient is required")
+	}
+	if _, ok := pii.ParseReference(d.Recipient); ok {
+		return nil, fault.Permanent(CodeInvalidRecipient, "email_notification data.recipient's data subject was erased: there is no one to send to")
 	}
 	addr, err := mail.ParseAddress(d.Recipient)
 	if err != nil {

@@ -1,6 +1,7 @@
 package task
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"path/filepath"
@@ -8,6 +9,8 @@ import (
 
 	"github.com/streamops/streamops/events"
 	"github.com/streamops/streamops/internal/objects"
+	"github.com/streamops/streamops/internal/pii"
+	"github.com/streamops/streamops/internal/vault"
 )
 
 // Environment variables of the executors' backends, named in errors.
@@ -35,6 +38,15 @@ type BackendConfig struct {
 	// OnLambda requires the AWS backends: a Lambda's file system is
 	// ephemeral, so "sent" mail and exports written there would vanish.
 	OnLambda bool
+	// Resolver opens the personal-data references of a task's data where
+	// the task needs the values (the process's vault). Required.
+	Resolver Resolver
+}
+
+// Resolver opens personal-data references (vault.Vault): those of doc
+// whose category allow accepts (nil: all), each recorded with p.
+type Resolver interface {
+	ResolveDocument(ctx context.Context, doc []byte, p vault.Purpose, allow func(pii.Category) bool) ([]byte, error)
 }
 
 func (c *BackendConfig) setDefaults() {
@@ -67,6 +79,9 @@ type ReadStore interface {
 type Backends struct {
 	Mailer  Mailer
 	Objects objects.Store
+	// Personal opens the references a task sends to their person (an
+	// email's recipient) at the moment of sending.
+	Personal Resolver
 }
 
 // missing names the first field of b that is not set, or "".
@@ -87,7 +102,7 @@ func (b Backends) missing() string {
 func LocalBackends(cfg BackendConfig) Backends {
 	cfg.setDefaults()
 	return Backends{Mailer: FileMailer{Dir: filepath.Join(cfg.DataDir, "mail")},
-		Objects: objects.Files{Dir: filepath.Join(cfg.DataDir, "objects"), DefaultBucket: "local"}}
+		Objects: objects.Files{Dir: filepath.Join(cfg.DataDir, "objects"), DefaultBucket: "local"}, Personal: cfg.Resolver}
 }
 
 // NewExecutors builds the executor of every task type of events.TaskTypes

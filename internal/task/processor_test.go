@@ -20,6 +20,7 @@ import (
 	"github.com/streamops/streamops/internal/stream"
 	"github.com/streamops/streamops/internal/stream/streamtest"
 	"github.com/streamops/streamops/internal/task"
+	"github.com/streamops/streamops/internal/vault"
 )
 
 // flakyMailer fails its first `failures` sends with err, then delivers.
@@ -181,7 +182,9 @@ func TestNonRetryableErrorDeadLettersTheTaskAtOnce(t *testing.T) {
 func TestTasksOfEveryTypeCompleteOnTheLocalBackends(t *testing.T) {
 	dir := t.TempDir()
 	h := newHarness(t, nil)
-	executors, err := task.NewExecutors(task.LocalBackends(task.BackendConfig{DataDir: dir}), h.Env.Store)
+	vlt, err := vault.NewInMemory(h.Env.Store)
+	require.NoError(t, err)
+	executors, err := task.NewExecutors(task.LocalBackends(task.BackendConfig{DataDir: dir, Resolver: vlt}), h.Env.Store)
 	require.NoError(t, err)
 	h.useExecutors(t, executors)
 	ev := streamtest.Load(t, "tasks-batch.json")

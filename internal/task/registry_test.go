@@ -1,6 +1,7 @@
 package task
 
 import (
+	"context"
 	"maps"
 	"reflect"
 	"slices"
@@ -11,7 +12,9 @@ import (
 
 	"github.com/streamops/streamops/events"
 	"github.com/streamops/streamops/events/eventstest"
+	"github.com/streamops/streamops/internal/pii"
 	"github.com/streamops/streamops/internal/store"
+	"github.com/streamops/streamops/internal/vault"
 )
 
 // TestTaskTypesAreOneList holds the registered executors to
@@ -22,7 +25,7 @@ func TestTaskTypesAreOneList(t *testing.T) {
 	assert.ElementsMatch(t, events.TaskTypes, slices.Collect(maps.Keys(builders)), "one registered executor per type of events.TaskTypes")
 
 	var st *store.Store // wiring only: no executor runs here
-	executors, err := NewExecutors(LocalBackends(BackendConfig{DataDir: t.TempDir()}), st)
+	executors, err := NewExecutors(LocalBackends(BackendConfig{DataDir: t.TempDir(), Resolver: wiringOnly{}}), st)
 	require.NoError(t, err)
 	for _, typ := range events.TaskTypes {
 		t.Run(string(typ), func(t *testing.T) {
@@ -39,7 +42,7 @@ func TestNewExecutorsRefusesAListAndRegistryThatDisagree(t *testing.T) {
 	saved := maps.Clone(builders)
 	t.Cleanup(func() { builders = saved })
 	var st *store.Store
-	b := LocalBackends(BackendConfig{DataDir: t.TempDir()})
+	b := LocalBackends(BackendConfig{DataDir: t.TempDir(), Resolver: wiringOnly{}})
 
 	tests := []struct {
 		name   string
@@ -67,7 +70,7 @@ func TestNewExecutorsRefusesAListAndRegistryThatDisagree(t *testing.T) {
 // names it.
 func TestNewExecutorsRefusesBackendsWithAFieldUnset(t *testing.T) {
 	var st *store.Store
-	full := LocalBackends(BackendConfig{DataDir: t.TempDir()})
+	full := LocalBackends(BackendConfig{DataDir: t.TempDir(), Resolver: wiringOnly{}})
 	v := reflect.ValueOf(full)
 	require.Positive(t, v.NumField())
 	for i := range v.NumField() {
@@ -79,4 +82,12 @@ func TestNewExecutorsRefusesBackendsWithAFieldUnset(t *testing.T) {
 			assert.EqualError(t, err, "task: NewExecutors needs Backends."+name+" (set by LocalBackends and taskaws.Backends)")
 		})
 	}
+}
+
+// wiringOnly is the Resolver of the tests that build executors and run
+// none.
+type wiringOnly struct{}
+
+func (wiringOnly) ResolveDocument(context.Context, []byte, vault.Purpose, func(pii.Category) bool) ([]byte, error) {
+	panic("wiring only: no executor runs")
 }

@@ -9,8 +9,17 @@ import (
 
 	"github.com/streamops/streamops/events"
 	"github.com/streamops/streamops/internal/fault"
+	"github.com/streamops/streamops/internal/pii"
 	"github.com/streamops/streamops/internal/store"
 )
+
+// isEmailReference says whether s is a personal-data reference to an
+// email address (what an address submitted or received becomes): the
+// email task opens it when it sends.
+func isEmailReference(s string) bool {
+	ref, ok := pii.ParseReference(s)
+	return ok && ref.Category == pii.CategoryEmail
+}
 
 // notifyParams is the "notify" parameter.
 type notifyParams struct {
@@ -38,8 +47,10 @@ func NotifyStep(_ context.Context, in StepInput) (StepOutput, error) {
 	if p.Recipient == "" {
 		return StepOutput{}, fault.Permanent(CodeNotify, "input.notify.recipient is required")
 	}
-	if _, err := mail.ParseAddress(p.Recipient); err != nil {
-		return StepOutput{}, fault.Permanent(CodeNotify, "input.notify.recipient is not an email address")
+	if !isEmailReference(p.Recipient) {
+		if _, err := mail.ParseAddress(p.Recipient); err != nil {
+			return StepOutput{}, fault.Permanent(CodeNotify, "input.notify.recipient is not an email address")
+		}
 	}
 	if p.Subject == "" {
 		p.Subject = fmt.Sprintf("Workflow %s: %d records", in.Workflow.Name, len(in.Records))
