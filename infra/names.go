@@ -85,6 +85,10 @@ const (
 	envTraceSampleRatio = "STREAMOPS_TRACE_SAMPLE_RATIO"
 )
 
+// piiContextKey is internal/vault/kmskey.ContextKey: the encryption-context
+// key of every wrap and unwrap, which the KMS grants require (pii.go).
+const piiContextKey = "streamops:subject"
+
 // kafkaAuthIAM is the value of KAFKA_AUTH for MSK IAM authentication.
 const kafkaAuthIAM = "iam"
 

@@ -39,10 +39,6 @@ const piiKeyAlias = "alias/streamops/pii"
 // the prefixes granted in secrets.go.
 const piiIndexSecretName = "streamops/pii-index-key"
 
-// piiContextKey is internal/vault/kmskey.ContextKey: the encryption context
-// every wrap and unwrap carries.
-const piiContextKey = "streamops:subject"
-
 // piiKeys are the stack's personal-data key and index secret.
 type piiKeys struct {
 	key         awskms.Key
