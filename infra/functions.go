@@ -48,6 +48,13 @@ type functionSpec struct {
 	operations bool
 	// secretPrefixes are the Secrets Manager prefixes the function may read.
 	secretPrefixes []string
+	// tokenises: the function replaces personal data with references, and
+	// so may wrap a new subject's key (kms:Encrypt) and read the index
+	// secret (pii.go).
+	tokenises bool
+	// resolves: the function opens references where a step needs the
+	// value, and so may unwrap a subject's key (kms:Decrypt).
+	resolves bool
 	// asyncRetries and asyncMaxAge configure Lambda's retries of the
 	// asynchronous invocations EventBridge Scheduler makes; zero for the
 	// synchronous (API Gateway) and event-source-mapped functions.
@@ -76,6 +83,7 @@ func functionSpecs() []functionSpec {
 		memoryMB: 512, timeout: awscdk.Duration_Seconds(jsii.Number(10)),
 		kafka:          kafkaProduce,
 		secretPrefixes: []string{secretPrefixWebhook},
+		tokenises:      true,
 	}, {
 		name:        fnAPI,
 		description: "workflow and task submissions, state, event browsing, export and replay",
@@ -85,6 +93,9 @@ func functionSpecs() []functionSpec {
 		kafka: kafkaProduce,
 		// partner.paused and partner.resumed.
 		operations: true,
+		// Submissions are tokenised; erasure and lookup find a subject by
+		// email or phone (the index), and nothing it answers is resolved.
+		tokenises: true,
 	}, {
 		name:        fnWorkflowProcessor,
 		description: "run workflow steps from the workflows topic",
@@ -94,6 +105,7 @@ func functionSpecs() []functionSpec {
 		// one soon. 1024 MB: JSON decoding and schema checks are CPU.
 		memoryMB: 1024, timeout: awscdk.Duration_Minutes(jsii.Number(2)),
 		kafka: kafkaConsume, consumes: topicWorkflows,
+		tokenises: true,
 	}, {
 		name:        fnTaskProcessor,
 		description: "execute tasks from the tasks topic, retry with backoff, dead-letter",
@@ -102,6 +114,9 @@ func functionSpecs() []functionSpec {
 		// partition much longer than its retry would.
 		memoryMB: 1024, timeout: awscdk.Duration_Minutes(jsii.Number(5)),
 		kafka: kafkaConsume, consumes: topicTasks,
+		// It tokenises what its executors produce, and resolves the
+		// recipient of an email_notification at the moment of sending.
+		tokenises: true, resolves: true,
 	}, {
 		name:        fnOutboxRelay,
 		description: "claim due outbox entries and deliver them (Kafka or partner HTTP)",
@@ -117,6 +132,8 @@ func functionSpecs() []functionSpec {
 		kafka:               kafkaProduce,
 		operations:          true, // breaker, throttle and dead-letter events
 		secretPrefixes:      []string{secretPrefixPartner},
+		// Partners configured for clear values get them resolved.
+		resolves: true,
 		// A failed run is not retried: the next tick does the same work.
 		asyncRetries: 0, asyncMaxAge: awscdk.Duration_Seconds(jsii.Number(60)),
 	}, {

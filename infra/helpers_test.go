@@ -224,6 +224,8 @@ type statement struct {
 	effect    string
 	actions   []string
 	resources []string
+	// conditions is the statement's Condition block as in the template.
+	conditions map[string]any
 }
 
 // roleStatements returns every statement of the inline policies attached
@@ -249,6 +251,7 @@ func roleStatements(t *testing.T, tmpl map[string]any, name string) (stmts []sta
 		for _, s := range asList(doc["Statement"]) {
 			sm := s.(map[string]any)
 			st := statement{effect: sm["Effect"].(string)}
+			st.conditions, _ = sm["Condition"].(map[string]any)
 			for _, a := range asList(sm["Action"]) {
 				st.actions = append(st.actions, render(a))
 			}

@@ -68,6 +68,10 @@ const (
 	envEmailSender         = "STREAMOPS_EMAIL_SENDER"
 	envSESConfigurationSet = "STREAMOPS_SES_CONFIGURATION_SET"
 	envExportBucket        = "STREAMOPS_EXPORT_BUCKET"
+	// Personal data (internal/vault/kmskey, pii.go): the KMS key that wraps
+	// subject keys, and the secret of the blind-index key.
+	envPIIKMSKeyARN      = "STREAMOPS_PII_KMS_KEY_ARN"
+	envPIIIndexSecretARN = "STREAMOPS_PII_INDEX_SECRET_ARN"
 	// envKafkaAuth tells the producer how to authenticate to MSK. The
 	// cluster is reached with IAM auth (port 9098, TLS + SASL/AWS_MSK_IAM);
 	// internal/bus has the TLS and SASL options, and internal/app must map
@@ -80,6 +84,10 @@ const (
 	envOTLPEndpoint     = "OTEL_EXPORTER_OTLP_ENDPOINT"
 	envTraceSampleRatio = "STREAMOPS_TRACE_SAMPLE_RATIO"
 )
+
+// piiContextKey is internal/vault/kmskey.ContextKey: the encryption-context
+// key of every wrap and unwrap, which the KMS grants require (pii.go).
+const piiContextKey = "streamops:subject"
 
 // kafkaAuthIAM is the value of KAFKA_AUTH for MSK IAM authentication.
 const kafkaAuthIAM = "iam"

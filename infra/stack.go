@@ -17,7 +17,7 @@ const stackName = "StreamOps"
 // newStreamOpsStack builds the whole deployment: the seven functions, the
 // HTTP API in front of two of them, the MSK mappings of two more, the
 // schedules of the other three, the Kafka topics, the configuration layer,
-// secrets, alarms and the dashboard.
+// secrets, the personal-data key, alarms and the dashboard.
 func newStreamOpsStack(scope constructs.Construct, cfg Config, props *awscdk.StackProps) (awscdk.Stack, error) {
 	stack := awscdk.NewStack(scope, jsii.String(stackName), props)
 	// S3 access logs are delivered under a bucket policy for the logging
@@ -28,6 +28,7 @@ func newStreamOpsStack(scope constructs.Construct, cfg Config, props *awscdk.Sta
 
 	newPlaceholderSecrets(stack, "WebhookSecret", secretPrefixWebhook, "webhook signing secrets", cfg.WebhookProviders)
 	newPlaceholderSecrets(stack, "PartnerSecret", secretPrefixPartner, "delivery credentials", cfg.Partners)
+	pii := newPIIKeys(stack)
 
 	layer, err := newConfigLayer(stack, cfg)
 	if err != nil {
@@ -59,6 +60,7 @@ func newStreamOpsStack(scope constructs.Construct, cfg Config, props *awscdk.Sta
 		functions[spec.name] = fn
 		fn.AddToRolePolicy(eniStatement())
 		fn.AddToRolePolicy(mongoURISecretStatement(stack, cfg))
+		pii.use(fn, spec)
 		suppressFunctionFindings(fn, dlqReason(spec), tracing.mode())
 		for _, s := range kafkaStatements(cfg, spec) {
 			fn.AddToRolePolicy(s)
@@ -82,6 +84,8 @@ func newStreamOpsStack(scope constructs.Construct, cfg Config, props *awscdk.Sta
 			alarmSpecs = append(alarmSpecs, consumerLagAlarm(cfg, spec, fn))
 		}
 	}
+
+	pii.denyDecryptToAllButResolvers()
 
 	exports := newExportsBucket(stack, cfg)
 	useExportsBucket(exports, functions[fnTaskProcessor], false)

@@ -117,6 +117,10 @@ func TestFunctionSpecificEnvironment(t *testing.T) {
 		{envSchedulePeriod, "1m0s", []string{fnOutboxRelay}},
 		{envEmailSender, testEmailSender, []string{fnTaskProcessor}},
 		{envExportBucket, bucket, []string{fnTaskProcessor, fnAPI}},
+		{envPIIKMSKeyARN, "getatt:" + onlyID(t, tmpl, "AWS::KMS::Key", "PersonalDataKey") + ".Arn",
+			[]string{fnWebhook, fnAPI, fnWorkflowProcessor, fnTaskProcessor, fnOutboxRelay}},
+		{envPIIIndexSecretARN, "ref:" + onlyID(t, tmpl, "AWS::SecretsManager::Secret", "PersonalDataIndexKey"),
+			[]string{fnWebhook, fnAPI, fnWorkflowProcessor, fnTaskProcessor}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.variable, func(t *testing.T) {

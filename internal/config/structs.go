@@ -212,6 +212,7 @@ type Webhook struct {
 	RequestMarks
 	Providers      Providers
 	WebhookSecrets WebhookSecrets
+	PIIKeys        PIIKeys
 }
 
 // API is the api function's configuration.
@@ -223,6 +224,7 @@ type API struct {
 	Tokens    Tokens
 	Limits    Limits
 	Exports   Exports
+	PIIKeys   PIIKeys
 }
 
 // WorkflowProcessor is the workflow-processor function's configuration.
@@ -230,6 +232,7 @@ type WorkflowProcessor struct {
 	Function
 	BatchMarks
 	Processor Processor
+	PIIKeys   PIIKeys
 }
 
 // TaskProcessor is the task-processor function's configuration.
@@ -238,6 +241,7 @@ type TaskProcessor struct {
 	BatchMarks
 	Processor Processor
 	Backends  Backends
+	PIIKeys   PIIKeys
 }
 
 // OutboxRelay is the outbox-relay function's configuration.
@@ -248,6 +252,7 @@ type OutboxRelay struct {
 	PartnerSecrets PartnerSecrets
 	Schedule       Schedule
 	Backpressure   Backpressure
+	PIIKey         PIIKMSKey
 }
 
 // RetrySweeper is the retry-sweeper function's configuration.
