@@ -20,6 +20,7 @@ import (
 	"github.com/streamops/streamops/internal/store"
 	"github.com/streamops/streamops/internal/tracing"
 	"github.com/streamops/streamops/internal/vault"
+	"github.com/streamops/streamops/internal/vault/kmskey"
 )
 
 // App is the process-wide set of clients.
@@ -88,14 +89,31 @@ type Config struct {
 	// EventLog is STREAMOPS_EVENT_LOG_SAMPLE: the share of events that
 	// get seed 003's per-event lines (package eventlog).
 	EventLog eventlog.Sampling
-	// PII is where the vault's keys come from (STREAMOPS_PII_*).
+	// PII is where the vault's local keys are kept (STREAMOPS_PII_KEY_FILE).
 	PII config.PII
+	// PIIKeys are the vault's AWS keys (STREAMOPS_PII_KMS_KEY_ARN,
+	// STREAMOPS_PII_INDEX_SECRET_ARN) of a function that seals or opens
+	// personal data (HandlesPII).
+	PIIKeys config.PIIKeys
+	// HandlesPII is set for the functions whose configuration names the
+	// vault's keys (config.PIIUser): on Lambda they refuse to start
+	// without the KMS key; the others have no vault there.
+	HandlesPII bool
+	// KMS is the KMS client the vault wraps keys with on AWS. Default one
+	// built from the function's AWS configuration.
+	KMS kmskey.API
 }
 
 // NewConfig is the Config of function name with configuration c.
 func NewConfig(name string, c config.App) Config {
 	f := c.Common()
+	var keys config.PIIKeys
+	user, handles := c.(config.PIIUser)
+	if handles {
+		keys = user.PIIKeySettings()
+	}
 	return Config{
+		PIIKeys: keys, HandlesPII: handles,
 		Name: name,
 		Store: store.Config{URI: f.Store.URI, TLSCAFile: f.Store.TLSCAFile, Database: f.Store.Database, DataDir: f.Store.DataDir,
 			OperationTimeout: f.Store.OperationTimeout.Duration(), EventTTL: f.Store.EventsTTL.Duration(),
@@ -202,10 +220,12 @@ func Open(ctx context.Context, cfg Config) (*App, error) {
 func OpenVault(ctx context.Context, cfg Config, st *store.Store) (*vault.Vault, error) {
 	var keys *vault.KeyFile
 	switch {
-	case cfg.PII.KMSKeyARN != "":
-		return nil, errors.New("app: STREAMOPS_PII_KMS_KEY_ARN is not supported by this build")
+	case cfg.PIIKeys.KMSKeyARN != "":
+		return openKMSVault(ctx, cfg, st)
+	case cfg.OnLambda && !cfg.HandlesPII:
+		return nil, nil // it neither seals nor opens personal data
 	case cfg.OnLambda && !cfg.AllowEmbeddedStore:
-		return nil, errors.New("app: no key for personal data: set STREAMOPS_PII_KMS_KEY_ARN and STREAMOPS_PII_INDEX_SECRET_ARN (the CDK stack does)")
+		return nil, errors.New("app: no key for personal data: set STREAMOPS_PII_KMS_KEY_ARN (and, where the function seals, STREAMOPS_PII_INDEX_SECRET_ARN); the CDK stack does")
 	case cfg.PII.KeyFile != "" || cfg.Store.DataDir != "":
 		path := cfg.PII.KeyFile
 		if path == "" {
@@ -219,6 +239,31 @@ func OpenVault(ctx context.Context, cfg Config, st *store.Store) (*vault.Vault, 
 		keys = vault.NewMemoryKeys()
 	}
 	return vault.New(vault.Config{Store: st, Wrapper: keys, IndexKey: keys.IndexKey(), Keep: st.LongestRetention()})
+}
+
+// openKMSVault is the vault whose subject keys the KMS key wraps, its
+// index key read from STREAMOPS_PII_INDEX_SECRET_ARN (a function that
+// only opens references has none).
+func openKMSVault(ctx context.Context, cfg Config, st *store.Store) (*vault.Vault, error) {
+	api := cfg.KMS
+	if api == nil {
+		api = kmskey.NewClient()
+	}
+	w, err := kmskey.New(api, cfg.PIIKeys.KMSKeyARN)
+	if err != nil {
+		return nil, err
+	}
+	var index []byte
+	if cfg.PIIKeys.IndexSecretARN != "" {
+		secrets := cfg.Secrets
+		if secrets == nil {
+			secrets = awsenv.NewSecretsManager()
+		}
+		if index, err = kmskey.IndexKeyFromSecret(ctx, secrets, cfg.PIIKeys.IndexSecretARN); err != nil {
+			return nil, err
+		}
+	}
+	return vault.New(vault.Config{Store: st, Wrapper: w, IndexKey: index, Keep: st.LongestRetention()})
 }
 
 // readMongoURI reads cfg.MongoURISecret with cfg.Secrets or a client of

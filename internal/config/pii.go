@@ -18,3 +18,25 @@ type PIIKeys struct {
 	PIIKMSKey
 	PIIIndex
 }
+
+// PIIUser is the configuration of a function that seals or opens personal
+// data: it needs the vault's keys (on Lambda, the KMS key).
+type PIIUser interface {
+	PIIKeySettings() PIIKeys
+}
+
+// PIIKeySettings are the function's vault keys.
+func (c Webhook) PIIKeySettings() PIIKeys { return c.PIIKeys }
+
+// PIIKeySettings are the function's vault keys.
+func (c API) PIIKeySettings() PIIKeys { return c.PIIKeys }
+
+// PIIKeySettings are the function's vault keys.
+func (c WorkflowProcessor) PIIKeySettings() PIIKeys { return c.PIIKeys }
+
+// PIIKeySettings are the function's vault keys.
+func (c TaskProcessor) PIIKeySettings() PIIKeys { return c.PIIKeys }
+
+// PIIKeySettings are the function's vault keys: the KMS key alone, since
+// it only opens references (no index key).
+func (c OutboxRelay) PIIKeySettings() PIIKeys { return PIIKeys{PIIKMSKey: c.PIIKey} }

@@ -87,12 +87,10 @@ type Lambda struct {
 // OnLambda reports whether the function runs on Lambda.
 func (l Lambda) OnLambda() bool { return l.FunctionName != "" }
 
-// PII is where the personal-data vault's keys come from
-// (docs/reliability.md, "Personal data").
+// PII is where the personal-data vault's local keys are kept
+// (docs/reliability.md, "Personal data"); on AWS, PIIKeys.
 type PII struct {
-	KeyFile        string `env:"STREAMOPS_PII_KEY_FILE" desc:"off AWS: the personal-data vault's local key file (its key-encryption key and blind-index key, created at first start with mode 0600; back it up apart from the data: without it no data subject's data opens again); unset: pii.key in STREAMOPS_DATA_DIR, or keys kept in memory when there is no data directory"`
-	KMSKeyARN      string `env:"STREAMOPS_PII_KMS_KEY_ARN" desc:"on AWS: the KMS key that wraps each data subject's private key (the CDK stack creates it and sets this)"`
-	IndexSecretARN string `env:"STREAMOPS_PII_INDEX_SECRET_ARN" desc:"on AWS: the Secrets Manager secret holding the blind-index key that maps an email or phone number to its data subject (the CDK stack creates it and sets this)"`
+	KeyFile string `env:"STREAMOPS_PII_KEY_FILE" desc:"off AWS: the personal-data vault's local key file (its key-encryption key generations and the blind-index key, created at first start with mode 0600; back it up apart from the data: without it no data subject's data opens again); unset: pii.key in STREAMOPS_DATA_DIR, or keys kept in memory when there is no data directory"`
 }
 
 // Function is what every function that opens the App (app.Open) reads.

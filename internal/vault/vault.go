@@ -38,7 +38,9 @@ type Config struct {
 	// AWS KMS in the cloud. Required.
 	Wrapper Wrapper
 	// IndexKey is the blind-index key (32 bytes) that maps an email or
-	// phone number to its subject. Required.
+	// phone number to its subject. Required to protect, erase and look
+	// up; a vault that only opens references (the outbox relay's) has
+	// none.
 	IndexKey []byte
 	// Keep is how long a subject's key outlives its last datum: the
 	// longest retention of any copy of the data (store.LongestRetention).
@@ -67,7 +69,7 @@ func (c Config) Validate() error {
 		return errors.New("vault: Config.Store is required")
 	case c.Wrapper == nil:
 		return errors.New("vault: Config.Wrapper is required")
-	case len(c.IndexKey) < 16:
+	case len(c.IndexKey) > 0 && len(c.IndexKey) < 16:
 		return errors.New("vault: Config.IndexKey must be at least 16 bytes")
 	}
 	return nil
@@ -107,6 +109,9 @@ var (
 	ErrDamaged = errors.New("vault: the reference does not open")
 	// ErrNotReference: the text is not a reference.
 	ErrNotReference = errors.New("vault: not a personal-data reference")
+	// ErrNoIndexKey: the vault has no index key (it only opens
+	// references), so it can neither protect nor find a subject.
+	ErrNoIndexKey = errors.New("vault: no index key: this function only opens references")
 )
 
 // Input is one document to protect.
@@ -138,6 +143,9 @@ func (v *Vault) Protect(ctx context.Context, in Input) ([]byte, error) {
 	found, err := s.Findings(in.Doc)
 	if err != nil || len(found) == 0 {
 		return in.Doc, err
+	}
+	if len(v.cfg.IndexKey) == 0 {
+		return nil, ErrNoIndexKey
 	}
 	anchors := v.anchorsOf(found)
 	id := ""
@@ -467,6 +475,9 @@ const maxLinked = 1000
 // more than one anchor). A subject id reaches that subject and what its
 // anchors reach.
 func (v *Vault) linked(ctx context.Context, r Request) ([]subject, error) {
+	if len(v.cfg.IndexKey) == 0 {
+		return nil, ErrNoIndexKey
+	}
 	found := map[string]subject{}
 	var order []string
 	add := func(subs ...subject) (fresh []string) {
