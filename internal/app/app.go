@@ -17,6 +17,7 @@ import (
 	"github.com/streamops/streamops/internal/eventlog"
 	"github.com/streamops/streamops/internal/metrics"
 	"github.com/streamops/streamops/internal/provider"
+	"github.com/streamops/streamops/internal/runlog"
 	"github.com/streamops/streamops/internal/store"
 	"github.com/streamops/streamops/internal/tracing"
 	"github.com/streamops/streamops/internal/vault"
@@ -291,8 +292,9 @@ func (a *App) Close(ctx context.Context) {
 	_ = a.Tracing.Shutdown(ctx)
 }
 
-// NewLogger returns a JSON slog logger tagged with the function name,
-// whose lines logged with a context carry its trace_id and span_id.
+// NewLogger returns the function's logger (runlog.New on stdout): JSON
+// lines tagged with the function name, scrubbed of personal data, and
+// carrying the trace_id and span_id of the context they are logged with.
 func NewLogger(name, level string) *slog.Logger {
 	var lvl slog.Level
 	switch strings.ToLower(level) {
@@ -303,7 +305,7 @@ func NewLogger(name, level string) *slog.Logger {
 	case "error":
 		lvl = slog.LevelError
 	}
-	return slog.New(tracing.LogHandler(slog.NewJSONHandler(os.Stdout, &slog.HandlerOptions{Level: lvl}))).With("function", name)
+	return runlog.New(os.Stdout, lvl).With("function", name)
 }
 
 // Must ends a cold start that cannot continue, logging why first: Lambda

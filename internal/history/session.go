@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/streamops/streamops/events"
+	"github.com/streamops/streamops/internal/fault"
 	"github.com/streamops/streamops/internal/status"
 	"github.com/streamops/streamops/internal/store"
 )
@@ -99,7 +100,7 @@ func (s *session) topic(env events.Envelope) string {
 // eventFailed records that event id could not be replayed.
 func (s *session) eventFailed(id string, err error) {
 	s.failed++
-	s.eventError(id, err.Error(), errorType(err))
+	s.eventError(id, fault.Text(err), errorType(err))
 }
 
 // eventError keeps an event-level error while fewer than
@@ -145,7 +146,7 @@ func (s *session) finish() {
 // error is kept whatever the list holds.
 func (s *session) abort(cause error) {
 	s.status = status.ReplayFailed
-	s.errors = append(s.errors, replayError{at: time.Now().UTC(), msg: cause.Error(), errType: errorType(cause)})
+	s.errors = append(s.errors, replayError{at: time.Now().UTC(), msg: fault.Text(cause), errType: errorType(cause)})
 }
 
 // Progress is how far a replay got: done (replayed + failed) of total,

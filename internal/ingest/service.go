@@ -14,6 +14,7 @@ import (
 
 	"github.com/streamops/streamops/events"
 	"github.com/streamops/streamops/internal/emit"
+	"github.com/streamops/streamops/internal/fault"
 	"github.com/streamops/streamops/internal/metrics"
 	"github.com/streamops/streamops/internal/provider"
 	"github.com/streamops/streamops/internal/status"
@@ -330,7 +331,7 @@ type routing struct {
 func (rt routing) row(ev store.WebhookEvent, planErr error) store.WebhookEvent {
 	switch {
 	case planErr != nil:
-		ev.Status, ev.ErrorMessage, ev.RetryCount = status.WebhookFailed, planErr.Error(), 1
+		ev.Status, ev.ErrorMessage, ev.RetryCount = status.WebhookFailed, fault.Text(planErr), 1
 	case rt.status == status.WebhookProcessing:
 		ev.Status, ev.RetryCount, ev.RunID = status.WebhookProcessing, 1, rt.work.ID()
 	default:
@@ -520,7 +521,7 @@ func ContinueTrace(ctx context.Context, ev store.WebhookEvent) context.Context {
 func (s *Service) fail(ctx context.Context, ev store.WebhookEvent, cause error) {
 	err := s.cfg.Store.SetWebhookStatus(ctx, ev.EventID, status.WebhookProcessing, "")
 	if err == nil {
-		err = s.cfg.Store.SetWebhookStatus(ctx, ev.EventID, status.WebhookFailed, cause.Error())
+		err = s.cfg.Store.SetWebhookStatus(ctx, ev.EventID, status.WebhookFailed, fault.Text(cause))
 	}
 	if err != nil {
 		s.cfg.Logger.ErrorContext(ctx, "could not mark webhook failed", "webhookEventId", ev.EventID, "error", err)

@@ -23,6 +23,7 @@ import (
 	"github.com/streamops/streamops/internal/emit"
 	"github.com/streamops/streamops/internal/outbox"
 	"github.com/streamops/streamops/internal/provider"
+	"github.com/streamops/streamops/internal/runlog"
 	"github.com/streamops/streamops/internal/store"
 	"github.com/streamops/streamops/internal/store/embedded"
 )
@@ -84,7 +85,7 @@ func Start(ctx context.Context, cfg Config, opts ...Option) (_ *Stack, err error
 	level, _ := parseLevel(cfg.LogLevel)
 	s := &Stack{
 		cfg: cfg, started: time.Now(), schedulers: map[string]*scheduler{},
-		log: slog.New(tracing.LogHandler(slog.NewJSONHandler(cfg.LogOutput, &slog.HandlerOptions{Level: level}))),
+		log: runlog.New(cfg.LogOutput, level),
 	}
 	defer func() {
 		if err != nil {

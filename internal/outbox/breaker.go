@@ -78,7 +78,7 @@ func (b *Breaker) record(err error, now time.Time, cfg BreakerConfig) *transitio
 		return nil
 	}
 	b.ConsecutiveFailures++
-	b.LastError, b.LastFailureAt = err.Error(), &now
+	b.LastError, b.LastFailureAt = fault.Text(err), &now
 	if b.State == status.BreakerHalfOpen || (b.State != status.BreakerOpen && b.ConsecutiveFailures >= cfg.Failures) {
 		// Milliseconds, as the store keeps it: the opening is the
 		// compare-and-set guard of the breaker's saves (SaveBreaker).

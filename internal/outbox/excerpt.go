@@ -6,13 +6,19 @@ import (
 	"io"
 	"unicode/utf8"
 
+	"github.com/streamops/streamops/internal/fault"
 	"github.com/streamops/streamops/internal/store"
 )
 
-// readExcerpt reads the first store.MaxResponseBody bytes of a partner's
-// answer body and returns them as BodyExcerpt shows them.
+// excerptRead is how much of an answer body is read and scrubbed: the KiB
+// shown and room past it, so a personal datum the KiB's end cuts is
+// still found whole and does not show its first half.
+const excerptRead = store.MaxResponseBody + 256
+
+// readExcerpt reads the first excerptRead bytes of a partner's answer body
+// and returns them as BodyExcerpt shows them.
 func readExcerpt(body io.Reader) string {
-	b, _ := io.ReadAll(io.LimitReader(body, store.MaxResponseBody))
+	b, _ := io.ReadAll(io.LimitReader(body, excerptRead))
 	return BodyExcerpt(b)
 }
 
@@ -20,23 +26,30 @@ func readExcerpt(body io.Reader) string {
 // their hex and the label stay within store.MaxResponseBody.
 const binaryHexBytes = 480
 
-// BodyExcerpt is how a delivery log row shows the first bytes b of a
-// partner's answer body: text as it is, at most store.MaxResponseBody
-// bytes, cut before a rune the cut split; anything else (invalid UTF-8,
-// control characters other than tab, newline and carriage return) is
-// binary, shown as "binary, N bytes, hex: …" with the first
-// binaryHexBytes of them, so the log stays valid, printable UTF-8.
+// BodyExcerpt is how a delivery log row, an entry's last_error and a
+// delivery.dead_lettered event show the first bytes b of a partner's
+// answer body: text with each personal datum replaced (fault.Scrubbed),
+// at most store.MaxResponseBody bytes, cut before a rune the cut split;
+// anything else (invalid UTF-8, control characters other than tab,
+// newline and carriage return) is binary, shown as "binary, N bytes,
+// hex: …" with the first binaryHexBytes of the first KiB, so the log
+// stays valid, printable UTF-8.
 func BodyExcerpt(b []byte) string {
-	if len(b) > store.MaxResponseBody {
-		b = b[:store.MaxResponseBody]
+	if len(b) > excerptRead {
+		b = b[:excerptRead]
 	}
 	text := b
-	if len(b) == store.MaxResponseBody {
+	if len(b) == excerptRead {
 		text = cutSplitRune(b)
 	}
 	if isText(text) {
-		return string(text)
+		s := fault.Scrubbed(string(text))
+		if len(s) <= store.MaxResponseBody {
+			return s
+		}
+		return string(cutSplitRune([]byte(s[:store.MaxResponseBody])))
 	}
+	b = b[:min(len(b), store.MaxResponseBody)]
 	shown := b[:min(len(b), binaryHexBytes)]
 	more := ""
 	if len(shown) < len(b) {

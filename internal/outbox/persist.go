@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/streamops/streamops/events"
+	"github.com/streamops/streamops/internal/fault"
 	"github.com/streamops/streamops/internal/opsevents"
 	"github.com/streamops/streamops/internal/status"
 	"github.com/streamops/streamops/internal/store"
@@ -63,13 +64,10 @@ func (e Entry) settlement(o status.Outcome, next time.Time, errMsg string, a *At
 // keeps.
 const maxLogError = 200
 
-// shortError is err's message, cut to maxLogError bytes (on a rune
-// boundary); "" for nil.
+// shortError is err's message as fault.Text keeps it, cut to maxLogError
+// bytes (on a rune boundary); "" for nil.
 func shortError(err error) string {
-	if err == nil {
-		return ""
-	}
-	msg := err.Error()
+	msg := fault.Text(err)
 	if len(msg) <= maxLogError {
 		return msg
 	}

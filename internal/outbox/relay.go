@@ -10,6 +10,7 @@ import (
 
 	"github.com/streamops/streamops/internal/backoff"
 	"github.com/streamops/streamops/internal/deadline"
+	"github.com/streamops/streamops/internal/fault"
 	"github.com/streamops/streamops/internal/metrics"
 	"github.com/streamops/streamops/internal/opsevents"
 	"github.com/streamops/streamops/internal/runlog"
@@ -601,10 +602,10 @@ func (r *Relay) settle(ctx context.Context, outcomes []outcome, st *Stats) ([]st
 		case status.OutcomeDelivered:
 			st.Delivered++
 		case status.OutcomeRetry:
-			errMsg = o.err.Error()
+			errMsg = fault.Text(o.err)
 			st.Retried++
 		default:
-			errMsg = o.err.Error()
+			errMsg = fault.Text(o.err)
 			st.DeadLettered++
 			r.cfg.Logger.WarnContext(e.Context(ctx), "outbox entry dead-lettered", "outboxId", e.ID, "target", e.Target,
 				"attempts", e.Attempts, "error", o.err)

@@ -1,7 +1,3 @@
-// Package runlog writes the line a scheduled function's run ends with
-// (outbox-relay, retry-sweeper, archiver): at info when the run did
-// something, at debug when it was idle, so a schedule of seconds does not
-// bury the lines worth reading. It holds nothing else.
 package runlog
 
 import (

@@ -9,6 +9,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/streamops/streamops/events"
+	"github.com/streamops/streamops/internal/fault"
 	"github.com/streamops/streamops/internal/store"
 )
 
@@ -128,9 +129,7 @@ func (p *Processor) entry(d pendingDeadLetter) store.DeadLetterEntry {
 		Reason: string(d.reason), ReceivedAt: p.cfg.Now(),
 		EventType: string(m.Envelope.EventType), EventID: m.Envelope.EventID,
 	}
-	if d.err != nil {
-		e.Error = d.err.Error()
-	}
+	e.Error = fault.Text(d.err)
 	if len(m.Envelope.Payload) > 0 {
 		e.AggregateID = m.Envelope.AggregateID()
 	}

@@ -8,6 +8,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/streamops/streamops/events"
+	"github.com/streamops/streamops/internal/fault"
 )
 
 // Dead-letter headers, after franz-go's examples/dlq: the record keeps its
@@ -58,16 +59,14 @@ const (
 // DeadLetterRecord builds the dead-letter record for a poison record: topic
 // events.DLQTopic(rec.Topic), the same key, value and headers, plus the dlq-*
 // headers naming the reason, the original topic, partition, offset and
-// timestamp, and the error text. Its timestamp is now, so the dead-letter
-// topic's retention counts from the failure, not from the original event.
+// timestamp, and the error text as fault.Text keeps it (at most 4 KiB).
+// Its timestamp is now, so the dead-letter topic's retention counts from
+// the failure, not from the original event.
 // Dead-letter headers already on rec (a replayed dead letter) are replaced.
 func DeadLetterRecord(rec *kgo.Record, reason Reason, cause error) *kgo.Record {
-	errText := ""
-	if cause != nil {
-		errText = cause.Error()
-		if len(errText) > maxErrorHeader {
-			errText = strings.ToValidUTF8(errText[:maxErrorHeader], "")
-		}
+	errText := fault.Text(cause)
+	if len(errText) > maxErrorHeader {
+		errText = strings.ToValidUTF8(errText[:maxErrorHeader], "")
 	}
 	headers := make([]kgo.RecordHeader, 0, len(rec.Headers)+6)
 	for _, h := range rec.Headers {

@@ -91,3 +91,26 @@ func TestParseDeadLetterIgnoresOrdinaryRecords(t *testing.T) {
 	_, ok := stream.ParseDeadLetter(&kgo.Record{Headers: []kgo.RecordHeader{{Key: "content-type", Value: []byte("application/json")}}})
 	assert.False(t, ok)
 }
+
+// TestDeadLetterRecordKeepsNoPersonalDatumTheReasonQuotes: a consumer's
+// poison reason that quotes the record's personal data carries it
+// replaced in the dlq-error header; the record itself is kept as it came.
+func TestDeadLetterRecordKeepsNoPersonalDatumTheReasonQuotes(t *testing.T) {
+	tests := []struct {
+		name, cause, want string
+	}{
+		{"an email", `payload.recipient: "jane.doe@example.com" is not allowed`, `payload.recipient: "[redacted:email]" is not allowed`},
+		{"a phone number", "payload.tel: +44 20 7946 0958 is too long", "payload.tel: [redacted:phone] is too long"},
+		{"a card and an IBAN", "record 3: card 4242 4242 4242 4242, iban DE89 3704 0044 0532 0130 00",
+			"record 3: card [redacted:card], iban [redacted:iban]"},
+		{"nothing to scrub", "payload: value is not an object", "payload: value is not an object"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			rec := &kgo.Record{Topic: "workflows", Value: []byte(`{"x":1}`)}
+			dl := stream.DeadLetterRecord(rec, stream.ReasonSchemaInvalid, errors.New(tc.cause))
+			assert.Equal(t, tc.want, headerMap(dl.Headers)["dlq-error"])
+			assert.Equal(t, rec.Value, dl.Value)
+		})
+	}
+}

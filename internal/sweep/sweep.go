@@ -336,7 +336,7 @@ func (s *Sweeper) giveUp(ctx context.Context, st *Stats, eventID, eventType, top
 		dlTopic = "unrouted"
 	}
 	dl := store.DeadLetterEntry{Processor: "retry-sweeper", Topic: dlTopic, Reason: string(reason),
-		Error: fmt.Sprint(cause), EventType: eventType, RecordTimestamp: env.Timestamp.Time}
+		Error: fault.Text(cause), EventType: eventType, RecordTimestamp: env.Timestamp.Time}
 	if env.EventID != "" {
 		dl.AggregateID = env.AggregateID()
 		if rec, err := bus.NewRecord(env, topic); err == nil {

@@ -44,7 +44,10 @@ func unclassified(err error) error {
 	return &fault.Error{Code: CodeUnknown, Message: err.Error(), Retryable: true, Err: err}
 }
 
-// describe is the code, message and stack an attempt's error is reported with.
+// describe is the code, message and stack an attempt's error is reported
+// with (the task's lastError, task.failed, task.dead_letter, the webhook's
+// error_message), its personal data replaced (fault.Scrubbed): an
+// executor's error quotes what SES, S3 or a recipient's server said.
 func describe(err error) (code, message, stack string) {
 	te, ok := errors.AsType[*fault.Error](err)
 	if !ok {
@@ -63,7 +66,7 @@ func describe(err error) (code, message, stack string) {
 			stack += fmt.Sprintf("\ncaused by: %v", cause)
 		}
 	}
-	return code, message, stack
+	return code, fault.Scrubbed(message), fault.Scrubbed(stack)
 }
 
 // invocationEnded reports whether err is the invocation's own context

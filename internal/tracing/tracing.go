@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"net/url"
+	"reflect"
 	"strings"
 	"sync"
 	"time"
@@ -18,6 +19,8 @@ import (
 	semconv "go.opentelemetry.io/otel/semconv/v1.43.0"
 	"go.opentelemetry.io/otel/trace"
 	"go.opentelemetry.io/otel/trace/noop"
+
+	"github.com/streamops/streamops/internal/fault"
 )
 
 // Header names of W3C Trace Context, as HTTP requests and Kafka records
@@ -158,13 +161,27 @@ func Start(ctx context.Context, name string, opts ...trace.SpanStartOption) (con
 	return ctx, trace.SpanFromContext(ctx)
 }
 
-// End ends span, recording err, when not nil, as the span's error.
+// End ends span, recording err, when not nil, as the span's error: an
+// exception event and the status, each with err's text as fault.Text
+// keeps it, since an exported span is a copy of what the error quotes.
 func End(span trace.Span, err error) {
 	if err != nil && span.IsRecording() {
-		span.RecordError(err)
-		span.SetStatus(codes.Error, err.Error())
+		msg := fault.Text(err)
+		span.AddEvent(semconv.ExceptionEventName, trace.WithAttributes(
+			semconv.ExceptionType(exceptionType(err)), semconv.ExceptionMessage(msg)))
+		span.SetStatus(codes.Error, msg)
 	}
 	span.End()
+}
+
+// exceptionType is err's exception.type as span.RecordError writes it:
+// the package path and name of its type, or the type itself when unnamed.
+func exceptionType(err error) string {
+	t := reflect.TypeOf(err)
+	if t.PkgPath() == "" && t.Name() == "" {
+		return t.String()
+	}
+	return t.PkgPath() + "." + t.Name()
 }
 
 // newRoot is the span context of a new, unrecorded trace.

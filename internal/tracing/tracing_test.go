@@ -244,3 +244,36 @@ func TestPerInvocationHoldsTheSpansUntilFlush(t *testing.T) {
 	assert.Len(t, exp.GetSpans(), 3+4096, "a process that never flushes holds a bounded number")
 	require.NoError(t, p.Shutdown(ctx))
 }
+
+// TestEndRecordsAnErrorWithoutThePersonalDataItQuotes: an exported span
+// is a copy of its error's text, so the status and the exception event
+// carry it scrubbed, with the error's type.
+func TestEndRecordsAnErrorWithoutThePersonalDataItQuotes(t *testing.T) {
+	tests := []struct {
+		name, cause, want string
+	}{
+		{"an email and a card", "partner answered: jane.doe@example.com, 4242 4242 4242 4242",
+			"partner answered: [redacted:email], [redacted:card]"},
+		{"nothing to scrub", "connection refused", "connection refused"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			p, exp := enabled(t, 1)
+			_, span := tracing.Start(tracing.WithProvider(context.Background(), p), "POST acme")
+			tracing.End(span, errors.New(tc.cause))
+			require.NoError(t, p.Flush(context.Background()))
+			spans := exp.GetSpans()
+			require.Len(t, spans, 1)
+			assert.Equal(t, codes.Error, spans[0].Status.Code)
+			assert.Equal(t, tc.want, spans[0].Status.Description)
+			require.Len(t, spans[0].Events, 1)
+			ev := spans[0].Events[0]
+			assert.Equal(t, "exception", ev.Name)
+			attrs := map[string]string{}
+			for _, a := range ev.Attributes {
+				attrs[string(a.Key)] = a.Value.AsString()
+			}
+			assert.Equal(t, map[string]string{"exception.type": "*errors.errorString", "exception.message": tc.want}, attrs)
+		})
+	}
+}

@@ -40,7 +40,9 @@ var ErrDeadline error = &fault.Error{Message: "workflow: invocation deadline nea
 // unclassified step error fails the workflow; the invocation's context
 // ending is transient (see runStep).
 
-// stepFailure turns a step's error into the error of workflow.failed.
+// stepFailure turns a step's error into the error of workflow.failed, its
+// personal data replaced (fault.Scrubbed): a step's error quotes the
+// records it refused and what a partner answered.
 func stepFailure(step string, index int, workflowID string, err error) (code, message, stack string) {
 	se, ok := errors.AsType[*fault.Error](err)
 	if !ok {
@@ -54,14 +56,14 @@ func stepFailure(step string, index int, workflowID string, err error) (code, me
 		message = "step failed"
 	}
 	if se.Stack != "" {
-		return code, message, se.Stack
+		return code, fault.Scrubbed(message), fault.Scrubbed(se.Stack)
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s: %s\n    at step %s (index %d) of workflow %s", code, message, step, index, workflowID)
 	for cause := se.Err; cause != nil; cause = errors.Unwrap(cause) {
 		fmt.Fprintf(&b, "\ncaused by: %v", cause)
 	}
-	return code, message, b.String()
+	return code, fault.Scrubbed(message), fault.Scrubbed(b.String())
 }
 
 // defaultCode is <STEP>_ERROR with the step name upper-cased.
