@@ -37,6 +37,9 @@ const (
 	PartnerBreakerClosed Type = "partner.breaker.closed"
 	PartnerThrottled     Type = "partner.throttled"
 	DeliveryDeadLettered Type = "delivery.dead_lettered"
+	// SubjectErased: an operator erased a data subject's personal data
+	// (issue 34), on TopicOperations.
+	SubjectErased Type = "subject.erased"
 )
 
 // Kafka topics of seed 003. Dead letters go to the topic name plus DLQSuffix.
@@ -66,10 +69,12 @@ var Types = []Type{
 	TaskCreated, TaskProcessing, TaskCompleted, TaskFailed, TaskDeadLetter,
 	WebhookReceived,
 	PartnerPaused, PartnerResumed, PartnerBreakerOpened, PartnerBreakerClosed, PartnerThrottled, DeliveryDeadLettered,
+	SubjectErased,
 }
 
 // OperationsTypes are the event types of TopicOperations, in catalog order.
-var OperationsTypes = []Type{PartnerPaused, PartnerResumed, PartnerBreakerOpened, PartnerBreakerClosed, PartnerThrottled, DeliveryDeadLettered}
+var OperationsTypes = []Type{PartnerPaused, PartnerResumed, PartnerBreakerOpened, PartnerBreakerClosed, PartnerThrottled, DeliveryDeadLettered,
+	SubjectErased}
 
 // TypeNames returns Types as strings, in order.
 func TypeNames() []string { return names(Types) }
@@ -103,7 +108,7 @@ func (t Type) Topic() string {
 		return TopicWorkflows
 	case TaskCreated, TaskProcessing, TaskCompleted, TaskFailed, TaskDeadLetter:
 		return TopicTasks
-	case PartnerPaused, PartnerResumed, PartnerBreakerOpened, PartnerBreakerClosed, PartnerThrottled, DeliveryDeadLettered:
+	case PartnerPaused, PartnerResumed, PartnerBreakerOpened, PartnerBreakerClosed, PartnerThrottled, DeliveryDeadLettered, SubjectErased:
 		return TopicOperations
 	}
 	return ""
@@ -170,8 +175,9 @@ func (e Envelope) DecodePayload(v any) error {
 }
 
 // AggregateID is the id of the thing the event belongs to: the payload's
-// workflowId, taskId, (for webhook.received) webhookEventId or (for the
-// operational events) partnerId. It is the Kafka partition key and the
+// workflowId, taskId, (for webhook.received) webhookEventId, (for the
+// partner operational events) partnerId or (for subject.erased, an
+// erasure of its own) receiptId. It is the Kafka partition key and the
 // events collection's aggregate_id. It is "" when the payload carries none
 // of them.
 func (e Envelope) AggregateID() string {
@@ -180,16 +186,17 @@ func (e Envelope) AggregateID() string {
 		TaskID         string `json:"taskId"`
 		WebhookEventID string `json:"webhookEventId"`
 		PartnerID      string `json:"partnerId"`
+		ReceiptID      string `json:"receiptId"`
 	}
 	if json.Unmarshal(e.Payload, &ids) != nil {
 		return ""
 	}
-	return pickAggregateID([len(AggregateIDFields)]string{ids.WorkflowID, ids.TaskID, ids.WebhookEventID, ids.PartnerID})
+	return pickAggregateID([len(AggregateIDFields)]string{ids.WorkflowID, ids.TaskID, ids.WebhookEventID, ids.PartnerID, ids.ReceiptID})
 }
 
 // AggregateIDFields are the payload fields AggregateID reads, in the
 // order it prefers them: the first non-empty one.
-var AggregateIDFields = [...]string{"workflowId", "taskId", "webhookEventId", "partnerId"}
+var AggregateIDFields = [...]string{"workflowId", "taskId", "webhookEventId", "partnerId", "receiptId"}
 
 // pickAggregateID is AggregateID's choice among the values of
 // AggregateIDFields.

@@ -42,6 +42,7 @@ var typedRoundTrip = map[events.Type]func(events.Envelope) ([]byte, error){
 	events.PartnerBreakerClosed:  roundTrip[events.PartnerBreakerClosedPayload],
 	events.PartnerThrottled:      roundTrip[events.PartnerThrottledPayload],
 	events.DeliveryDeadLettered:  roundTrip[events.DeliveryDeadLetteredPayload],
+	events.SubjectErased:         roundTrip[events.SubjectErasedPayload],
 }
 
 func roundTrip[T any](e events.Envelope) ([]byte, error) {

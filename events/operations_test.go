@@ -26,6 +26,8 @@ func operationsPayloads(now events.Time) []events.Payload {
 		events.PartnerThrottledPayload{PartnerID: "acme", OutboxID: "ob-1", StatusCode: 429, RetryAfter: "30", HoldUntil: later},
 		events.DeliveryDeadLetteredPayload{OutboxID: "ob-1", PartnerID: "acme", OutboxEventType: "invoice.paid", Attempts: 5,
 			StatusCode: 500, Error: "HTTP 500", ResponseBody: `{"error":"down"}`, DeadLetteredAt: now},
+		events.SubjectErasedPayload{ReceiptID: "rc-1", Request: "email", By: "admin", ErasedAt: now,
+			Subjects: []events.ErasedSubjectEntry{{SubjectID: "k3j5mq7r2v4x6z8b2d4f6h8j2l", Generation: 1}}},
 	}
 }
 
@@ -43,7 +45,7 @@ func jsonFieldsOf(v any) (all, optional []string) {
 	return all, optional
 }
 
-// TestOperationsTypesAreOnTheOperationsTopic: the six operational types
+// TestOperationsTypesAreOnTheOperationsTopic: the seven operational types
 // are in the catalog and on the operations topic, and nothing else is.
 func TestOperationsTypesAreOnTheOperationsTopic(t *testing.T) {
 	var onTopic []events.Type
@@ -53,7 +55,7 @@ func TestOperationsTypesAreOnTheOperationsTopic(t *testing.T) {
 		}
 	}
 	assert.Equal(t, events.OperationsTypes, onTopic)
-	assert.Len(t, events.OperationsTypes, 6)
+	assert.Len(t, events.OperationsTypes, 7)
 	for _, typ := range events.OperationsTypes {
 		assert.True(t, typ.Known(), typ)
 	}
@@ -73,7 +75,11 @@ func TestOperationsPayloadsAreTheirSchemas(t *testing.T) {
 		require.Equal(t, events.OperationsTypes[i], typ)
 		env, err := events.NewEvent(p, &events.Metadata{Source: "operations", CorrelationID: "acme", PartnerID: "acme"})
 		require.NoError(t, err, typ)
-		assert.Equal(t, "acme", env.AggregateID(), "%s is keyed by its partnerId", typ)
+		if typ == events.SubjectErased {
+			assert.Equal(t, "rc-1", env.AggregateID(), "%s is keyed by its receipt", typ)
+		} else {
+			assert.Equal(t, "acme", env.AggregateID(), "%s is keyed by its partnerId", typ)
+		}
 		fields, optional := jsonFieldsOf(p)
 
 		// variant re-encodes env with its payload changed by edit.

@@ -92,3 +92,25 @@ type DeliveryDeadLetteredPayload struct {
 
 // EventType is DeliveryDeadLettered.
 func (DeliveryDeadLetteredPayload) EventType() Type { return DeliveryDeadLettered }
+
+// SubjectErasedPayload is the payload of subject.erased: an operator
+// erased the personal data of the data subjects Subjects (POST
+// /api/subjects/erase), so no copy of it opens anywhere again. It names
+// how the subject was asked for (Request: email, phone or subjectId),
+// never the email or phone number itself.
+type SubjectErasedPayload struct {
+	ReceiptID string               `json:"receiptId"`
+	Request   string               `json:"request"`
+	By        string               `json:"by"`
+	ErasedAt  Time                 `json:"erasedAt"`
+	Subjects  []ErasedSubjectEntry `json:"subjects"`
+}
+
+// ErasedSubjectEntry is one subject generation an erasure destroyed.
+type ErasedSubjectEntry struct {
+	SubjectID  string `json:"subjectId"`
+	Generation int    `json:"generation"`
+}
+
+// EventType is SubjectErased.
+func (SubjectErasedPayload) EventType() Type { return SubjectErased }

@@ -109,6 +109,7 @@ func API(a *app.App, o APIOptions) (http.Handler, error) {
 		Logger:    a.Logger,
 
 		Operations: opsevents.New(a.Emitter, a.Logger),
+		Subjects:   subjects(a),
 	})
 	mux := http.NewServeMux()
 	ui := console.Handler()
@@ -169,6 +170,15 @@ func OutboxRelay(a *app.App, partners map[string]outbox.Partner, secrets provide
 		_, err := relay.Serve(ctx, ev.Time)
 		return err
 	}), nil
+}
+
+// subjects is a's vault as the API's erasure and lookup; none when a has
+// no vault.
+func subjects(a *app.App) httpapi.Subjects {
+	if a.Vault == nil {
+		return nil
+	}
+	return a.Vault
 }
 
 // personal is a's vault as the resolver of the references a partner

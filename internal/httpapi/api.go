@@ -45,8 +45,12 @@ type APIConfig struct {
 	// known only from the store.
 	Partners map[string]PartnerConfig
 	// Operations emits the operational events of the API's actions
-	// (partner.paused, partner.resumed). nil: none.
+	// (partner.paused, partner.resumed, subject.erased). nil: none.
 	Operations *opsevents.Emitter
+	// Subjects erases and looks up data subjects (POST
+	// /api/subjects/erase, GET /api/subjects/{id}). nil: those routes
+	// answer that there is no vault.
+	Subjects Subjects
 	// Auth identifies callers; every route but /api/openapi.json needs one.
 	Auth Authenticator
 	// RequestID is the request id of API Gateway (apigw.RequestID): the
@@ -86,6 +90,7 @@ func API(cfg APIConfig) http.Handler {
 	a.deadLetterRoutes(mux, admin)
 	a.outboxRoutes(mux, admin, any)
 	a.traceRoutes(mux, admin)
+	a.subjectRoutes(mux, admin)
 	return withCorrelation(withNotFound(mux, func(w http.ResponseWriter, r *http.Request) bool {
 		if _, ok := a.authenticate(r); !ok {
 			writeError(w, r, a.log, ErrUnauthenticated)

@@ -120,6 +120,8 @@ func classify(err error) (status int, code string) {
 		return http.StatusBadRequest, "unstorable_document"
 	case errors.Is(err, store.ErrUnavailable):
 		return http.StatusServiceUnavailable, "store_unavailable"
+	case errors.Is(err, errNoVault):
+		return http.StatusNotImplemented, "no_vault"
 	}
 	return http.StatusInternalServerError, "internal"
 }

@@ -34,11 +34,13 @@ import (
 	"github.com/streamops/streamops/internal/httpapi"
 	"github.com/streamops/streamops/internal/ingest"
 	"github.com/streamops/streamops/internal/objects"
+	"github.com/streamops/streamops/internal/opsevents"
 	"github.com/streamops/streamops/internal/provider"
 	"github.com/streamops/streamops/internal/status"
 	"github.com/streamops/streamops/internal/store"
 	"github.com/streamops/streamops/internal/submit"
 	"github.com/streamops/streamops/internal/testenv"
+	"github.com/streamops/streamops/internal/vault"
 	"github.com/streamops/streamops/internal/traceview/traceviewtest"
 )
 
@@ -333,6 +335,9 @@ func TestOpenAPIResponsesMatchTheDocument(t *testing.T) {
 	require.NoError(t, err)
 	sub, err := submit.New(env.Store, env.Emitter, submit.Limits{}, nil, env.Logger)
 	require.NoError(t, err)
+	vlt, err := vault.NewInMemory(env.Store)
+	require.NoError(t, err)
+	sub = sub.WithVault(vlt)
 	hooks := caller{c, httpapi.Webhooks(ing, env.Logger)}
 	hooksDown := caller{c, httpapi.Webhooks(ingDown, env.Logger)}
 	replayer := &history.Replayer{Store: env.Store, Emitter: env.Emitter, Logger: env.Logger}
@@ -340,6 +345,7 @@ func TestOpenAPIResponsesMatchTheDocument(t *testing.T) {
 		Replayer: replayer,
 		Requeuer: &history.Requeuer{Store: env.Store, Publisher: env.Bus},
 		Partners: testPartners,
+		Subjects: vlt, Operations: opsevents.New(env.Emitter, env.Logger),
 		// A small inline limit, so one export answers inline and a larger one with a link.
 		Exporter: &history.Exporter{Store: env.Store, Objects: objects.Files{Dir: t.TempDir()},
 			InlineLimit: 2 << 10, SpillDir: t.TempDir(), Logger: env.Logger},
@@ -706,6 +712,20 @@ func TestOpenAPIResponsesMatchTheDocument(t *testing.T) {
 		api.get(t, adminToken, "/api/traces/"+traceviewtest.TraceID, http.StatusOK)
 		api.get(t, adminToken, "/api/traces/"+strings.ToUpper(traceviewtest.TraceID), http.StatusBadRequest)
 		api.get(t, adminToken, "/api/traces/"+strings.Repeat("ab", 16), http.StatusNotFound)
+	})
+
+	t.Run("subjects", func(t *testing.T) {
+		api.post(t, adminToken, "/api/tasks", `{"type":"email_notification","data":{"recipient":"erase.me@example.com"}}`, http.StatusCreated)
+		api.get(t, adminToken, "/api/subjects/erase.me@example.com", http.StatusOK)
+		api.get(t, adminToken, "/api/subjects/nobody-known", http.StatusOK)
+		api.post(t, adminToken, "/api/subjects/erase", `{"email":"erase.me@example.com"}`, http.StatusOK)
+		api.post(t, adminToken, "/api/subjects/erase", `{"email":"erase.me@example.com"}`, http.StatusOK)
+		api.post(t, adminToken, "/api/subjects/erase", `{"email":"a@example.com","phone":"+4915112345678"}`, http.StatusBadRequest)
+		api.post(t, adminToken, "/api/subjects/erase", `{"mail":"a@example.com"}`, http.StatusBadRequest)
+		noVault := caller{c, httpapi.API(httpapi.APIConfig{Submit: sub, Store: env.Store, Logger: env.Logger,
+			Auth: httpapi.TokenAuth{AdminToken: adminToken}})}
+		noVault.post(t, adminToken, "/api/subjects/erase", `{"email":"a@example.com"}`, http.StatusNotImplemented)
+		noVault.get(t, adminToken, "/api/subjects/a@example.com", http.StatusNotImplemented)
 	})
 
 	// Last: a rerun adds events the subtests before count.

@@ -121,3 +121,10 @@ func ThrottledID(partnerID string, holdUntil time.Time) string {
 func DeadLetteredID(outboxID string, attempts, requeues int) string {
 	return events.DeriveID(events.EventIDPrefix, outboxID, strconv.Itoa(attempts), strconv.Itoa(requeues), string(events.DeliveryDeadLettered))
 }
+
+// SubjectErasedID is the id of the subject.erased event of the erasure
+// receipt receiptID: an erasure asked again answers the same receipt, and
+// emits no second event.
+func SubjectErasedID(receiptID string) string {
+	return events.DeriveID(events.EventIDPrefix, receiptID, string(events.SubjectErased))
+}

@@ -46,6 +46,9 @@ func cases() []struct {
 		{events.DeliveryDeadLettered, "initech", events.DeliveryDeadLetteredPayload{OutboxID: "ob-2", PartnerID: "initech",
 			OutboxEventType: "invoice.paid", Attempts: 5, StatusCode: 500, Error: "HTTP 500", ResponseBody: "down", DeadLetteredAt: now},
 			opsevents.DeadLetteredID("ob-2", 5, 0)},
+		{events.SubjectErased, "", events.SubjectErasedPayload{ReceiptID: "rc-1", Request: "email", By: "admin", ErasedAt: now,
+			Subjects: []events.ErasedSubjectEntry{{SubjectID: "k3j5mq7r2v4x6z8b2d4f6h8j2l", Generation: 1}}},
+			opsevents.SubjectErasedID("rc-1")},
 	}
 }
 
@@ -80,14 +83,18 @@ func TestEmitStoresAndPublishesEachOperationalEvent(t *testing.T) {
 			pub, ok := byID[tc.id]
 			require.True(t, ok, "published under its derived id")
 			assert.Equal(t, tc.typ, pub.EventType)
-			assert.Equal(t, tc.partner, pub.AggregateID())
+			key := tc.partner
+			if key == "" { // subject.erased, keyed by its receipt
+				key = "rc-1"
+			}
+			assert.Equal(t, key, pub.AggregateID())
 			assert.JSONEq(t, string(want), string(pub.Payload))
 			require.NotNil(t, pub.Metadata)
 			assert.Equal(t, events.Metadata{Source: opsevents.Source, TraceID: trace, CorrelationID: tc.partner, PartnerID: tc.partner}, *pub.Metadata)
 
 			doc, err := env.Store.GetEvent(context.Background(), tc.id)
 			require.NoError(t, err)
-			assert.Equal(t, tc.partner, doc.AggregateID)
+			assert.Equal(t, key, doc.AggregateID)
 			assert.Equal(t, tc.partner, doc.PartnerID)
 			assert.False(t, doc.PublishPending, "marked published")
 			stored, err := doc.Envelope()

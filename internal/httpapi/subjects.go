@@ -1,0 +1,104 @@
+package httpapi
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"strings"
+
+	"github.com/streamops/streamops/events"
+	"github.com/streamops/streamops/internal/opsevents"
+	"github.com/streamops/streamops/internal/submit"
+	"github.com/streamops/streamops/internal/vault"
+)
+
+// Subjects is the personal-data vault the subject routes erase and look
+// up in (vault.Vault).
+type Subjects interface {
+	Erase(ctx context.Context, r vault.Request, by string) (vault.Receipt, error)
+	Lookup(ctx context.Context, r vault.Request) ([]vault.SubjectInfo, error)
+}
+
+// errNoVault: the deployment wired no vault, so there is no subject to
+// erase or look up.
+var errNoVault = errors.New("this API has no personal-data vault")
+
+// subjectRoutes registers the erasure and the lookup of a data subject.
+func (a *api) subjectRoutes(mux *http.ServeMux, admin func(handlerFunc) http.Handler) {
+	mux.Handle("POST /api/subjects/erase", admin(a.eraseSubject))
+	mux.Handle("GET /api/subjects/{id}", admin(a.lookupSubject))
+}
+
+// SubjectsView is the answer of GET /api/subjects/{id}: what is held for
+// each subject the id reaches, counts and places only.
+type SubjectsView struct {
+	Subjects []vault.SubjectInfo `json:"subjects"`
+}
+
+// eraseSubject is POST /api/subjects/erase with {"email"}, {"phone"} or
+// {"subjectId"}: the keys of every subject it reaches are destroyed, so
+// no copy of their data opens anywhere again; 200 with the receipt. The
+// same request again answers the same receipt (repeated: true) and emits
+// no second subject.erased.
+func (a *api) eraseSubject(w http.ResponseWriter, r *http.Request, p Principal) {
+	if a.cfg.Subjects == nil {
+		writeError(w, r, a.log, errNoVault)
+		return
+	}
+	var req vault.Request
+	if err := decodeBody(w, r, &req); err != nil {
+		writeError(w, r, a.log, err)
+		return
+	}
+	rc, err := a.cfg.Subjects.Erase(r.Context(), req, p.ID)
+	if err != nil {
+		writeError(w, r, a.log, subjectError(err))
+		return
+	}
+	if !rc.Repeated {
+		erased := make([]events.ErasedSubjectEntry, len(rc.Subjects))
+		for i, s := range rc.Subjects {
+			erased[i] = events.ErasedSubjectEntry{SubjectID: s.SubjectID, Generation: s.Generation}
+		}
+		_ = a.cfg.Operations.Emit(r.Context(), events.SubjectErased, "", events.SubjectErasedPayload{
+			ReceiptID: rc.ReceiptID, Request: rc.Request, By: rc.ErasedBy, ErasedAt: events.At(rc.ErasedAt), Subjects: erased,
+		}, opsevents.SubjectErasedID(rc.ReceiptID))
+	}
+	writeJSON(w, http.StatusOK, rc)
+}
+
+// lookupSubject is GET /api/subjects/{id}: id is a subject id, an email
+// (it holds an @) or a phone number (a + or digits); 200 with what is held
+// for every subject it reaches, an empty list when none.
+func (a *api) lookupSubject(w http.ResponseWriter, r *http.Request, _ Principal) {
+	if a.cfg.Subjects == nil {
+		writeError(w, r, a.log, errNoVault)
+		return
+	}
+	infos, err := a.cfg.Subjects.Lookup(r.Context(), subjectRequest(r.PathValue("id")))
+	if err != nil {
+		writeError(w, r, a.log, subjectError(err))
+		return
+	}
+	writeJSON(w, http.StatusOK, SubjectsView{Subjects: infos})
+}
+
+// subjectRequest reads the id of GET /api/subjects/{id}.
+func subjectRequest(id string) vault.Request {
+	id = strings.TrimSpace(id)
+	switch {
+	case strings.Contains(id, "@"):
+		return vault.Request{Email: id}
+	case strings.HasPrefix(id, "+") || strings.Trim(id, "0123456789 -().") == "":
+		return vault.Request{Phone: id}
+	}
+	return vault.Request{SubjectID: id}
+}
+
+// subjectError is a vault error as the API reports it.
+func subjectError(err error) error {
+	if errors.Is(err, vault.ErrBadRequest) {
+		return &submit.ValidationError{Field: "email", Reason: strings.TrimPrefix(err.Error(), "vault: ")}
+	}
+	return err
+}
