@@ -40,8 +40,8 @@ import (
 	"github.com/streamops/streamops/internal/store"
 	"github.com/streamops/streamops/internal/submit"
 	"github.com/streamops/streamops/internal/testenv"
-	"github.com/streamops/streamops/internal/vault"
 	"github.com/streamops/streamops/internal/traceview/traceviewtest"
+	"github.com/streamops/streamops/internal/vault"
 )
 
 // loadOpenAPI parses the served document.

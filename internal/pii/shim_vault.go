@@ -35,7 +35,9 @@ type Reference struct {
 	Subject, Sealed string
 }
 
-func (r Reference) String() string { return "pii:" + string(r.Category) + ":" + r.Subject + ":" + r.Sealed }
+func (r Reference) String() string {
+	return "pii:" + string(r.Category) + ":" + r.Subject + ":" + r.Sealed
+}
 
 var refRE = regexp.MustCompile(`pii:[a-z_]{2,20}:[a-z2-7]{26}(\.[0-9]{1,6})?:[A-Za-z0-9_-]{16,}`)
 
@@ -142,7 +144,9 @@ func (s *Scrubber) Replace(doc []byte, r Replacer) ([]byte, error) {
 	return json.Marshal(v)
 }
 
-func CategoryNames() []string { return []string{"email", "phone", "card", "iban", "name", "ip", "personal"} }
+func CategoryNames() []string {
+	return []string{"email", "phone", "card", "iban", "name", "ip", "personal"}
+}
 func KnownCategory(c Category) bool {
 	for _, n := range CategoryNames() {
 		if n == string(c) {
