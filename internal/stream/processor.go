@@ -19,6 +19,7 @@ import (
 	"github.com/streamops/streamops/internal/eventlog"
 	"github.com/streamops/streamops/internal/metrics"
 	"github.com/streamops/streamops/internal/store"
+	"github.com/streamops/streamops/internal/vault"
 	"github.com/streamops/streamops/internal/tracing"
 )
 
@@ -69,6 +70,17 @@ type Config struct {
 	EventLog eventlog.Sampling
 	// Now is the clock of dead letters' received_at. Default time.Now.
 	Now func() time.Time
+	// Personal replaces the personal data of what another producer
+	// published (vault.Vault) before the batch stores, publishes or
+	// dead-letters any of it; StreamOps' own records hold references
+	// already and pass unchanged. Nil: records are used as they came.
+	Personal Protector
+}
+
+// Protector replaces the personal data of a document by references
+// (vault.Vault).
+type Protector interface {
+	Protect(ctx context.Context, in vault.Input) ([]byte, error)
 }
 
 func (c *Config) setDefaults() {
@@ -145,6 +157,10 @@ func (p *Processor) HandleKafkaEvent(ctx context.Context, ev lambdaevents.KafkaE
 	var records, skipped int
 	var spans []trace.Span
 	parts := DecodeKafkaEvent(ev, WithValidator(storable))
+	if err := p.protect(ctx, parts); err != nil {
+		span.End()
+		return fmt.Errorf("stream: protect the personal data of the batch: %w", err)
+	}
 	progress := newProgress(parts, start)
 	for _, part := range parts {
 		accepted := PartitionBatch{Topic: part.Topic, Partition: part.Partition}

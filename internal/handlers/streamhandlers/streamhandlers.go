@@ -45,8 +45,12 @@ func runtime(a *app.App, processorID string) stream.Runtime {
 // processor puts a stream processor, dead-lettering poison records, in
 // front of h.
 func processor(a *app.App, h stream.Handler) (KafkaHandler, error) {
-	proc, err := stream.New(stream.Config{Name: a.Name, Handler: h, DeadLetters: a.Store,
-		Publisher: a.Bus, Logger: a.Logger, Metrics: a.Metrics, EventLog: a.EventLog})
+	cfg := stream.Config{Name: a.Name, Handler: h, DeadLetters: a.Store,
+		Publisher: a.Bus, Logger: a.Logger, Metrics: a.Metrics, EventLog: a.EventLog}
+	if a.Vault != nil {
+		cfg.Personal = a.Vault // another producer's records are protected as they come in
+	}
+	proc, err := stream.New(cfg)
 	if err != nil {
 		return nil, err
 	}

@@ -1,0 +1,63 @@
+package stream
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"unicode/utf8"
+
+	"github.com/streamops/streamops/internal/pii"
+	"github.com/streamops/streamops/internal/vault"
+)
+
+// protect replaces, before anything of the batch is stored, published or
+// dead-lettered, the personal data of the records another producer
+// published: a decoded event's payload becomes its protected form (and
+// the record value with it, so a dead letter keeps that too); an
+// undecodable record's value is redacted by value, as far as it is text.
+// StreamOps' own events hold references only and come out unchanged.
+func (p *Processor) protect(ctx context.Context, parts []PartitionBatch) error {
+	if p.cfg.Personal == nil {
+		return nil
+	}
+	for i := range parts {
+		for j := range parts[i].Messages {
+			m := &parts[i].Messages[j]
+			if m.Err != nil {
+				m.Raw = redactRaw(m.Raw)
+				continue
+			}
+			out, err := p.cfg.Personal.Protect(ctx, vault.Input{Doc: m.Envelope.Payload, Place: "kafka:" + m.Topic, Key: m.Envelope.EventID})
+			if err != nil {
+				return err
+			}
+			if bytes.Equal(out, m.Envelope.Payload) {
+				continue
+			}
+			m.Envelope.Payload = out
+			raw, err := json.Marshal(m.Envelope)
+			if err != nil {
+				return err
+			}
+			m.Raw = raw
+		}
+	}
+	return nil
+}
+
+// redactRaw is an undecodable record's value without the personal data
+// the scrubber finds in it: JSON scrubbed whole, other text by value;
+// binary is kept as it came (there is nothing to read it by).
+func redactRaw(raw []byte) []byte {
+	if json.Valid(raw) {
+		if out, err := pii.Scrub(raw); err == nil {
+			return out
+		}
+	}
+	if utf8.Valid(raw) {
+		if out, changed := pii.ScrubText(string(raw)); changed {
+			return []byte(out)
+		}
+	}
+	return raw
+}
