@@ -2,6 +2,7 @@ package local
 
 import (
 	"github.com/streamops/streamops/internal/tracing"
+	"github.com/streamops/streamops/internal/vault"
 
 	"context"
 	"errors"
@@ -40,6 +41,7 @@ type Stack struct {
 	brokers []string
 	kafka   bus.Config // how the producer and the consumers reach brokers
 	store   *store.Store
+	vault   *vault.Vault
 	backing interface{ Close() error } // the embedded store's persistence; nil with MongoDB
 	bus     *bus.Client
 	// emitters are the functions' emitters, whose held-back "published"
@@ -136,11 +138,10 @@ func Start(ctx context.Context, cfg Config, opts ...Option) (_ *Stack, err error
 	}
 	// The vault's key file sits beside the data it opens, also when the
 	// store is a MongoDB.
-	vlt, err := app.OpenVault(ctx, app.Config{Store: store.Config{DataDir: cfg.DataDir}}, s.store)
-	if err != nil {
+	if s.vault, err = app.OpenVault(ctx, app.Config{Store: store.Config{DataDir: cfg.DataDir}}, s.store); err != nil {
 		return nil, err
 	}
-	w := &wiring{cfg: cfg, opts: o, store: s.store, vault: vlt, bus: s.bus, log: s.log, providers: s.providers,
+	w := &wiring{cfg: cfg, opts: o, store: s.store, vault: s.vault, bus: s.bus, log: s.log, providers: s.providers,
 		secrets: s.secrets, admin: s.admin}
 	fns, err := w.build(ctx)
 	s.emitters, s.tracers = w.emitters, w.tracers
@@ -358,6 +359,10 @@ func (s *Stack) Providers() *provider.Registry { return s.providers }
 // Store is the stack's store, for tests that check what the API cannot
 // show yet.
 func (s *Stack) Store() *store.Store { return s.store }
+
+// Vault is the stack's personal-data vault (its key file is pii.key in the
+// data directory).
+func (s *Stack) Vault() *vault.Vault { return s.vault }
 
 // Config is the configuration the stack runs with, defaults filled.
 func (s *Stack) Config() Config { return s.cfg }

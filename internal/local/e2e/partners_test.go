@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
@@ -19,6 +20,7 @@ import (
 	"github.com/streamops/streamops/internal/httpapi"
 	"github.com/streamops/streamops/internal/local"
 	"github.com/streamops/streamops/internal/outbox"
+	"github.com/streamops/streamops/internal/pii"
 	"github.com/streamops/streamops/internal/status"
 	"github.com/streamops/streamops/internal/store"
 	"github.com/streamops/streamops/internal/testenv"
@@ -321,8 +323,9 @@ type delivery struct {
 // TestWorkflowSubmittedOverTheAPIDeliversNoPersonalData follows seed 004's
 // "PII categorically prohibited" for integration_outbox.payload from the
 // API to the partner: a workflow whose input records carry an email
-// address and a phone number reaches a partner endpoint, and its stored
-// outbox entry, without either, the rest of each record kept.
+// address and a phone number reaches a partner endpoint (one not allowed
+// clear values), and its stored outbox entry, with references in their
+// place, the rest of each record kept.
 func TestWorkflowSubmittedOverTheAPIDeliversNoPersonalData(t *testing.T) {
 	received := make(chan delivery, 8)
 	partner := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -355,9 +358,25 @@ func TestWorkflowSubmittedOverTheAPIDeliversNoPersonalData(t *testing.T) {
 		for _, pii := range []string{"jane.doe@example.com", "+1 415 555 0100", "415 555 0100"} {
 			assert.NotContains(t, string(payload), pii, name)
 		}
-		assert.JSONEq(t, fmt.Sprintf(`{"workflowId":%q,"workflowName":"Partner Contact Sync","records":[{"id":"r-1","amount":129.90,
-			"sentAtMs":1655292809853,"contact":"[redacted:email]","note":"call [redacted:phone] or mail [redacted:email]"}]}`, wf.WorkflowID),
-			string(payload), name)
+		var got struct {
+			WorkflowID string `json:"workflowId"`
+			Records    []struct {
+				ID       string  `json:"id"`
+				Amount   float64 `json:"amount"`
+				Contact  string  `json:"contact"`
+				Note     string  `json:"note"`
+				SentAtMs int64   `json:"sentAtMs"`
+			} `json:"records"`
+		}
+		require.NoError(t, json.Unmarshal(payload, &got), name)
+		require.Len(t, got.Records, 1, name)
+		r := got.Records[0]
+		assert.Equal(t, wf.WorkflowID, got.WorkflowID, name)
+		assert.Equal(t, "r-1", r.ID, name)
+		assert.Equal(t, 129.90, r.Amount, name)
+		ref, ok := pii.ParseReference(r.Contact)
+		assert.True(t, ok && ref.Category == pii.CategoryEmail, "%s: the contact is an email reference: %s", name, r.Contact)
+		assert.Regexp(t, `^call pii:phone:\S+ or mail pii:email:\S+$`, r.Note, name)
 		assert.Contains(t, string(payload), `"sentAtMs":1655292809853`, "%s: a unix-millis number is no phone number", name)
 	}
 }
