@@ -124,7 +124,7 @@ type Providers struct {
 
 // Partners is the partner table.
 type Partners struct {
-	PartnersFile string `env:"STREAMOPS_PARTNERS_FILE" desc:"partner endpoints the outbox relay delivers to ([{\"id\":\"acme\",\"name\":\"Acme Corp\",\"url\":\"https://…\",\"rateLimit\":2,\"maxInFlight\":4}]: rateLimit deliveries per second and maxInFlight at once, each optional, unlimited when absent); unset: no partners"`
+	PartnersFile string `env:"STREAMOPS_PARTNERS_FILE" desc:"partner endpoints the outbox relay delivers to ([{\"id\":\"acme\",\"name\":\"Acme Corp\",\"url\":\"https://…\",\"rateLimit\":2,\"maxInFlight\":4}]: rateLimit deliveries per second and maxInFlight at once, each optional, unlimited when absent; clearPersonalData, optional, the categories of personal data the partner receives in clear, e.g. [\"email\",\"phone\"] or [\"all\"], the rest as references); unset: no partners"`
 }
 
 // WebhookSecrets is where inbound webhooks' signing secrets come from.

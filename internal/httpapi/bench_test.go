@@ -23,7 +23,9 @@ import (
 	"github.com/streamops/streamops/internal/app"
 	"github.com/streamops/streamops/internal/emit"
 	"github.com/streamops/streamops/internal/httpapi"
+	"github.com/streamops/streamops/internal/ingest"
 	"github.com/streamops/streamops/internal/provider"
+	"github.com/streamops/streamops/internal/vault"
 	"github.com/streamops/streamops/internal/store"
 	"github.com/streamops/streamops/internal/store/storetest"
 	"github.com/streamops/streamops/internal/tracing"
@@ -109,7 +111,12 @@ func BenchmarkWebhookThroughput(b *testing.B) {
 		em, err := emit.New(emit.Config{Store: s.Store, Publisher: s.Bus, Logger: s.Logger, MarkDelay: app.MarkDelayFor("webhook")})
 		require.NoError(b, err)
 		s.Emitter = em
-		svc, err := ingestService(s.Env, s.providers)
+		// As the webhook function runs: the pusher's email becomes a
+		// reference into the vault (one subject, seen again and again).
+		vlt, err := vault.NewInMemory(s.Store)
+		require.NoError(b, err)
+		svc, err := ingest.New(ingest.Config{Providers: s.providers, Secrets: provider.EnvSecrets{Lookup: func(k string) string { return secrets[k] }},
+			Store: s.Store, Emitter: s.Emitter, Logger: s.Logger, Vault: vlt})
 		require.NoError(b, err)
 		s.handler = httpapi.Webhooks(svc, s.Logger)
 		p, _ := s.providers.Provider("github")

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/streamops/streamops/events"
+	"github.com/streamops/streamops/internal/fault"
 	"github.com/streamops/streamops/internal/history"
 	"github.com/streamops/streamops/internal/ingest"
 	"github.com/streamops/streamops/internal/store"
@@ -345,7 +346,7 @@ func (a *api) retryWebhookEvent(w http.ResponseWriter, r *http.Request, p Princi
 	var err error
 	switch {
 	case req.NewAttempt:
-		ev, err = a.cfg.Router.NewAttempt(r.Context(), id, ingest.AttemptRequest{Reason: req.Reason}, caller(r, p))
+		ev, err = a.cfg.Router.NewAttempt(r.Context(), id, ingest.AttemptRequest{Reason: fault.Scrubbed(req.Reason)}, caller(r, p))
 	case req.Reason != "":
 		err = &submit.ValidationError{Field: "reason", Reason: `is recorded for a new attempt only: send "newAttempt": true with it`}
 	default:

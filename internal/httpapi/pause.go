@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/streamops/streamops/events"
+	"github.com/streamops/streamops/internal/fault"
 	"github.com/streamops/streamops/internal/opsevents"
 	"github.com/streamops/streamops/internal/store"
 	"github.com/streamops/streamops/internal/submit"
@@ -62,6 +63,9 @@ func (a *api) pausePartner(w http.ResponseWriter, r *http.Request, p Principal) 
 			return store.PartnerEndpoint{}, false, &submit.ValidationError{Field: "reason",
 				Reason: fmt.Sprintf("at most %d characters", MaxPauseReason)}
 		}
+		// An operator's note is free text kept in the endpoint and the
+		// event: scrubbed like any text from outside.
+		req.Reason = fault.Scrubbed(req.Reason)
 		return a.cfg.Store.PausePartner(ctx, id, p.ID, req.Reason)
 	}, func(ctx context.Context, ep store.PartnerEndpoint, backlog int) {
 		a.log.InfoContext(ctx, "partner paused", "partnerId", ep.PartnerID, "by", p.ID, "reason", req.Reason, "backlog", backlog)

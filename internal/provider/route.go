@@ -52,8 +52,9 @@ type TaskTemplate struct {
 	// Type is one of events.TaskTypes.
 	Type events.TaskType `json:"type"`
 	// Data maps each field of the task's data to a gjson path into the
-	// redacted payload, e.g. {"recipientId": "data.object.id"}. Paths read
-	// the redacted payload so PII never reaches a task. Default none ({}).
+	// protected payload, e.g. {"recipient": "data.object.email"}: personal
+	// data arrives as references, which only a task that needs the value
+	// opens (the email task, as it sends). Default none ({}).
 	Data map[string]string `json:"data,omitempty"`
 	// MaxRetries before the task is dead-lettered. Default
 	// DefaultTaskMaxRetries (3) when absent or 0.

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"sync"
 	"time"
 
@@ -51,11 +52,27 @@ type Config struct {
 	// Logger logs erasures and refused resolutions (never a value);
 	// default slog.Default().
 	Logger *slog.Logger
+	// SubjectCache is how long Protect seals to a subject's public key
+	// without reading the subject again: within it, a subject seen again
+	// costs no store command (its counts are added with the next read).
+	// Data sealed in that time to a subject another process erased meanwhile
+	// opens no more than the rest of its erased data. Default
+	// DefaultSubjectCache; negative reads the subject every time.
+	SubjectCache time.Duration
 }
+
+// DefaultSubjectCache is Config.SubjectCache's default.
+const DefaultSubjectCache = 10 * time.Second
+
+// maxCachedSubjects bounds the subjects a process keeps (SubjectCache).
+const maxCachedSubjects = 10_000
 
 func (c *Config) setDefaults() {
 	if c.Now == nil {
 		c.Now = time.Now
+	}
+	if c.SubjectCache == 0 {
+		c.SubjectCache = DefaultSubjectCache
 	}
 	if c.Logger == nil {
 		c.Logger = slog.Default()
@@ -80,6 +97,17 @@ func (c Config) Validate() error {
 type Vault struct {
 	cfg  Config
 	keys sync.Map // subjectRef → unwrapped private key ([]byte), see privateKey
+
+	mu     sync.Mutex
+	recent map[string]*recentSubject // by subject id, see Config.SubjectCache
+}
+
+// recentSubject is a subject Protect read less than SubjectCache ago, with
+// the counts it added since (written with the next read).
+type recentSubject struct {
+	sub          subject
+	at           time.Time
+	held, places map[string]int
 }
 
 // New returns a Vault.
@@ -266,10 +294,19 @@ func findingText(f pii.Finding) (string, bool) {
 // when there is none.
 func (v *Vault) subject(ctx context.Context, id string, anchors []string, held, places map[string]int) (subject, error) {
 	now := v.cfg.Now()
+	if sub, ok := v.cached(id, anchors, held, places, now); ok {
+		return sub, nil
+	}
+	held, places = v.takePending(id, held, places)
 	t := store.PIITouch{SubjectID: id, Anchors: anchors, Held: held, Places: places, At: now, ExpireAt: v.expireAt(now)}
 	doc, ok, err := v.cfg.Store.TouchPIISubject(ctx, t)
-	if err != nil || ok {
-		return subjectOf(doc), err
+	if err != nil {
+		return subject{}, err
+	}
+	if ok {
+		sub := subjectOf(doc)
+		v.remember(sub, now)
+		return sub, nil
 	}
 	public, private, err := newKeyPair()
 	if err != nil {
@@ -288,7 +325,73 @@ func (v *Vault) subject(ctx context.Context, id string, anchors []string, held, 
 	if !created.live() {
 		return subject{}, fmt.Errorf("vault: subject %s has no key after its creation", id)
 	}
+	v.remember(created, now)
 	return created, nil
+}
+
+// cached is the subject id when it was read less than SubjectCache ago
+// and this document's anchors are all known to it, adding the document's
+// counts to what the next read writes.
+func (v *Vault) cached(id string, anchors []string, held, places map[string]int, now time.Time) (subject, bool) {
+	if v.cfg.SubjectCache < 0 {
+		return subject{}, false
+	}
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	r := v.recent[id]
+	if r == nil || now.Sub(r.at) >= v.cfg.SubjectCache {
+		return subject{}, false
+	}
+	for _, a := range anchors {
+		if !slices.Contains(r.sub.anchors, a) {
+			return subject{}, false // a new anchor must be stored at once: erasure finds the subject by it
+		}
+	}
+	for k, n := range held {
+		r.held[k] += n
+	}
+	for k, n := range places {
+		r.places[k] += n
+	}
+	return r.sub, true
+}
+
+// takePending adds to held and places the counts the cache kept for id.
+func (v *Vault) takePending(id string, held, places map[string]int) (map[string]int, map[string]int) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	r := v.recent[id]
+	if r == nil {
+		return held, places
+	}
+	for k, n := range r.held {
+		held[k] += n
+	}
+	for k, n := range r.places {
+		places[k] += n
+	}
+	r.held, r.places = map[string]int{}, map[string]int{}
+	return held, places
+}
+
+// remember keeps sub as read at now.
+func (v *Vault) remember(sub subject, now time.Time) {
+	if v.cfg.SubjectCache < 0 {
+		return
+	}
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	if v.recent == nil || len(v.recent) >= maxCachedSubjects {
+		v.recent = map[string]*recentSubject{} // a bound, not an LRU: the cache only saves reads
+	}
+	v.recent[sub.id] = &recentSubject{sub: sub, at: now, held: map[string]int{}, places: map[string]int{}}
+}
+
+// forget drops id from the cache (its erasure in this process).
+func (v *Vault) forget(id string) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	delete(v.recent, id)
 }
 
 func (v *Vault) expireAt(now time.Time) *time.Time {
@@ -575,6 +678,7 @@ func (v *Vault) Erase(ctx context.Context, r Request, by string) (Receipt, error
 			return Receipt{}, err
 		}
 		v.keys.Delete(subjectRef(s.id, s.generation))
+		v.forget(s.id)
 		if ok {
 			rc.Subjects = append(rc.Subjects, ErasedSubject{SubjectID: s.id, Generation: s.generation, Held: orEmpty(s.held), Places: orEmpty(s.places)})
 		}

@@ -249,3 +249,31 @@ func TestCanonicalTellsTheSameValueFromAnother(t *testing.T) {
 	assert.NotEqual(t, string(vault.Canonical(a)), string(vault.Canonical(c)), "another phone number is another document")
 	assert.Equal(t, order, string(vault.Canonical([]byte(order))), "a document without references is its own canonical form")
 }
+
+// TestASubjectSeenAgainSoonCostsNoStoreCommand: within SubjectCache a
+// subject seen again is sealed to without a store command, its counts
+// written with the next read; a new anchor is written at once.
+func TestASubjectSeenAgainSoonCostsNoStoreCommand(t *testing.T) {
+	s := storetest.Open(t, store.Config{})
+	kf := vault.NewMemoryKeys()
+	now := time.Date(2026, 12, 2, 8, 0, 0, 0, time.UTC)
+	v, err := vault.New(vault.Config{Store: s, Wrapper: kf, IndexKey: kf.IndexKey(), SubjectCache: 10 * time.Second,
+		Now: func() time.Time { return now }})
+	require.NoError(t, err)
+	protect := func(doc string) int64 {
+		before := s.Commands()
+		_, err := v.Protect(ctx, vault.Input{Doc: []byte(doc), Place: "api:tasks"})
+		require.NoError(t, err)
+		return s.Commands() - before
+	}
+	assert.Positive(t, protect(`{"email":"c@example.com"}`), "first sight: the subject is created")
+	assert.Zero(t, protect(`{"email":"c@example.com","name":"C"}`), "seen again at once: no store command")
+	assert.Positive(t, protect(`{"email":"c@example.com","phone":"+33612345678"}`), "a new anchor is stored at once")
+	now = now.Add(11 * time.Second)
+	assert.Positive(t, protect(`{"email":"c@example.com"}`), "after SubjectCache the subject is read again")
+	infos, err := v.Lookup(ctx, vault.Request{Email: "c@example.com"})
+	require.NoError(t, err)
+	require.Len(t, infos, 1)
+	assert.Equal(t, 4, infos[0].Places["api:tasks"], "every document counted, the cached one with the next read")
+	assert.Equal(t, 1, infos[0].Held["name"])
+}
