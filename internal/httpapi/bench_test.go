@@ -25,10 +25,10 @@ import (
 	"github.com/streamops/streamops/internal/httpapi"
 	"github.com/streamops/streamops/internal/ingest"
 	"github.com/streamops/streamops/internal/provider"
-	"github.com/streamops/streamops/internal/vault"
 	"github.com/streamops/streamops/internal/store"
 	"github.com/streamops/streamops/internal/store/storetest"
 	"github.com/streamops/streamops/internal/tracing"
+	"github.com/streamops/streamops/internal/vault"
 )
 
 // deliveriesPerOp is how many webhook deliveries one benchmark iteration

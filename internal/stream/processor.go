@@ -19,8 +19,8 @@ import (
 	"github.com/streamops/streamops/internal/eventlog"
 	"github.com/streamops/streamops/internal/metrics"
 	"github.com/streamops/streamops/internal/store"
-	"github.com/streamops/streamops/internal/vault"
 	"github.com/streamops/streamops/internal/tracing"
+	"github.com/streamops/streamops/internal/vault"
 )
 
 // Handler is the domain side of a processor.
