@@ -17,6 +17,7 @@ import { DeadLetters } from './pages/deadletters.jsx';
 import { Replays, ReplaySession } from './pages/replays.jsx';
 import { Partners, Partner } from './pages/partners.jsx';
 import { Traces, Trace, TraceSearch } from './pages/traces.jsx';
+import { Subjects } from './pages/subjects.jsx';
 
 // pages: path, title, and whether a partner token may open it (the API
 // answers 403 to the others; the console does not offer them).
@@ -28,6 +29,7 @@ const pages = [
   { path: `${base}/replays`, title: 'Replays', component: Replays, admin: true },
   { path: `${base}/traces`, title: 'Traces', component: Traces, admin: true },
   { path: `${base}/partners`, title: 'Partners', component: Partners },
+  { path: `${base}/subjects`, title: 'Subjects', component: Subjects, admin: true },
 ];
 
 function App() {

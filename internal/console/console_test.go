@@ -27,7 +27,7 @@ func TestEveryPagePathServesTheConsolePage(t *testing.T) {
 	for _, target := range []string{
 		"/console", "/console/events?event_types=workflow.failed&aggregate_id=wf-1",
 		"/console/timeline/wf-00000000-0000-4000-8000-000000000001", "/console/dead-letters?status=open", "/console/partners/acme",
-		"/console/traces", "/console/traces/4bf92f3577b34da6a3ce929d0e0e4736",
+		"/console/traces", "/console/traces/4bf92f3577b34da6a3ce929d0e0e4736", "/console/subjects?subject=ranirmqxssbppz7sntbueq2lr4",
 	} {
 		t.Run(target, func(t *testing.T) {
 			w := get(t, http.MethodGet, target)

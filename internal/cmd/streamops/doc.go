@@ -18,6 +18,8 @@
 //	streamops partners requeue ID     POST /api/partners/{id}/requeue: count, ask, confirm
 //	streamops rerun [-from-step S] WF  POST /api/workflows/{id}/rerun: a new attempt
 //	streamops trace [-json] TRACE_ID  GET /api/traces/{traceId}, printed as a tree
+//	streamops subjects erase -email X POST /api/subjects/erase (or -phone, -subject): the receipt
+//	streamops subjects show ID        GET /api/subjects/{id}: what is held, never a value
 //	streamops stats [-window 1h]      GET /api/stats
 //	streamops openapi                 the OpenAPI document GET /api/openapi.json serves
 //
@@ -25,7 +27,7 @@
 // STREAMOPS_ADMIN_TOKEN) and speak only the API's HTTP and JSON, so they
 // work the same against a deployed API; answers are read into the API's
 // own response types (httpapi.DeadLetterResponse, httpapi.ReplayResponse,
-// traceview.View),
+// traceview.View, vault.Receipt),
 // never the store's documents. What must not live here: the stack itself
 // (internal/local) and anything the API decides.
 package main

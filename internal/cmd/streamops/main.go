@@ -43,6 +43,10 @@ const usage = `usage: streamops <command> [flags]
   partners resume ID          let a paused partner's deliveries go out again, oldest first
   rerun [-from-step S] [-key K] WORKFLOW_ID
                               rerun a workflow from its failed step (or step S): a new attempt
+  subjects erase (-email X | -phone X | -subject ID) [-json]
+                              erase one data subject's personal data everywhere; prints the receipt
+  subjects show [-json] EMAIL|PHONE|SUBJECT_ID
+                              what is held for a data subject: counts and places, never values
   stats                       counts by status and type (GET /api/stats)
   trace [-json] TRACE_ID      one trace from the webhook to the partner, as a tree (GET /api/traces/{traceId})
   openapi                     print the OpenAPI document this build's API serves (make openapi-lint lints it)
@@ -76,6 +80,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		err = outboxCmd(ctx, rest, stdout, stderr)
 	case "partners":
 		err = partnersCmd(ctx, rest, stdin, stdout, stderr)
+	case "subjects":
+		err = subjectsCmd(ctx, rest, stdout, stderr)
 	case "rerun":
 		err = rerun(ctx, rest, stdout, stderr)
 	case "trace":

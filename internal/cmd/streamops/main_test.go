@@ -20,6 +20,7 @@ import (
 	"github.com/streamops/streamops/internal/httpapi"
 	"github.com/streamops/streamops/internal/local"
 	"github.com/streamops/streamops/internal/objects"
+	"github.com/streamops/streamops/internal/opsevents"
 	"github.com/streamops/streamops/internal/provider"
 	"github.com/streamops/streamops/internal/status"
 	"github.com/streamops/streamops/internal/store"
@@ -27,6 +28,7 @@ import (
 	"github.com/streamops/streamops/internal/testenv"
 	"github.com/streamops/streamops/internal/traceview"
 	"github.com/streamops/streamops/internal/traceview/traceviewtest"
+	"github.com/streamops/streamops/internal/vault"
 )
 
 // TestRunStartsTheStackAndStopsOnSignal runs `streamops run` as make run
@@ -110,8 +112,11 @@ type api struct {
 func newAPI(t *testing.T) *api {
 	t.Helper()
 	env := testenv.New(t, testenv.Options{})
+	vlt, err := vault.NewInMemory(env.Store)
+	require.NoError(t, err)
 	sub, err := submit.New(env.Store, env.Emitter, submit.Limits{}, nil, env.Logger)
 	require.NoError(t, err)
+	sub = sub.WithVault(vlt)
 	replayer := &history.Replayer{Store: env.Store, Emitter: env.Emitter, Logger: env.Logger}
 	h := httpapi.API(httpapi.APIConfig{
 		Submit: sub, Store: env.Store, Logger: env.Logger,
@@ -120,6 +125,9 @@ func newAPI(t *testing.T) *api {
 		Requeuer: &history.Requeuer{Store: env.Store, Publisher: env.Bus},
 		Partners: map[string]httpapi.PartnerConfig{"acme": {ID: "acme", Name: "Acme", URL: "https://hooks.acme.example/in"}},
 		Auth:     httpapi.TokenAuth{AdminToken: token},
+
+		Operations: opsevents.New(env.Emitter, env.Logger),
+		Subjects:   vlt,
 	})
 	srv := httptest.NewServer(h)
 	t.Cleanup(srv.Close)
@@ -158,7 +166,7 @@ func (a *api) submitWorkflow(t *testing.T, name string) string {
 func (a *api) ops(t *testing.T, stdin string, args ...string) (int, string, string) {
 	t.Helper()
 	head := 1 // the flags go after the command words
-	if (args[0] == "dead-letters" || args[0] == "outbox" || args[0] == "partners" || args[0] == "replay") && len(args) > 1 && !strings.HasPrefix(args[1], "-") {
+	if (args[0] == "dead-letters" || args[0] == "outbox" || args[0] == "partners" || args[0] == "replay" || args[0] == "subjects") && len(args) > 1 && !strings.HasPrefix(args[1], "-") {
 		head = 2
 	}
 	args = append(append(slices.Clone(args[:head]), "-url", a.srv.URL, "-token", token), args[head:]...)
