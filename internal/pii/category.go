@@ -146,6 +146,15 @@ var suffixTable = func() (t [suffixSlots]suffixSlot) {
 
 const suffixSlots = 256
 
+// suffixLast marks the bytes an ending ends with: most keys end with
+// another one and cost one load.
+var suffixLast = func() (t [256]bool) {
+	for _, e := range keySuffixes {
+		t[e.suffix[len(e.suffix)-1]] = true
+	}
+	return t
+}()
+
 // suffixSlot holds the endings sharing one tail.
 type suffixSlot struct {
 	tail uint32
@@ -165,6 +174,9 @@ func tail3(k string) uint32 {
 // before "address"), so the first hit is the right one.
 func suffixCategory(k string) (Category, bool) {
 	if len(k) < 3 {
+		return "", false
+	}
+	if !suffixLast[k[len(k)-1]] {
 		return "", false
 	}
 	tail := tail3(k)

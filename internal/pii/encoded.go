@@ -1,6 +1,9 @@
 package pii
 
-import "encoding/json"
+import (
+	"encoding/json"
+	"strings"
+)
 
 // Personal data hidden by an encoding: percent-encoded text (a query
 // string, a form body, a URL carried as a value) and base64 (a token, a
@@ -82,7 +85,8 @@ var base64Value = func() (t [256]byte) {
 
 // findBase64 appends a match for each base64 token of s whose decoded
 // text holds personal data: the whole token, of the category of the first
-// datum inside.
+// datum inside. Inside JSON strings only a string that is one token as a
+// whole is taken (o.wholeBase64); in free text every token.
 func findBase64(dst []match, s string, o scanOpts) []match {
 	for i := 0; i < len(s); {
 		if base64Value[s[i]] == 0xff {
@@ -90,24 +94,18 @@ func findBase64(dst []match, s string, o scanOpts) []match {
 			continue
 		}
 		start := i
-		std, url := false, false
 		for i < len(s) && base64Value[s[i]] != 0xff {
-			switch s[i] {
-			case '+', '/':
-				std = true
-			case '-', '_':
-				url = true
-			}
 			i++
 		}
 		end := i
 		for i < len(s) && s[i] == '=' && i-end < 2 {
 			i++
 		}
-		if end-start < minBase64Len || std && url || (i > end && (i-start)%4 != 0) || (end-start)%4 == 1 {
+		if o.wholeBase64 && (start > 0 || i < len(s)) {
 			continue
 		}
-		if i < len(s) && (isAlnum(s[i]) || s[i] == '=') {
+		if end-start < minBase64Len || (i > end && (i-start)%4 != 0) || (end-start)%4 == 1 ||
+			i < len(s) && (isAlnum(s[i]) || s[i] == '=') {
 			continue
 		}
 		text, ok := decodeBase64Text(s[start:end])
@@ -129,6 +127,10 @@ func decodeBase64Text(t string) (string, bool) {
 	// A printable byte's top six bits are 8 to 31: the first character
 	// of every group says at once whether the group can be text.
 	if v := base64Value[t[0]]; v < 8 || v > 31 {
+		return "", false
+	}
+	// One alphabet: std's "+/" or url's "-_", never both.
+	if strings.ContainsAny(t, "+/") && strings.ContainsAny(t, "-_") {
 		return "", false
 	}
 	var acc uint32
@@ -165,7 +167,7 @@ func isTextByte(b byte) bool {
 // by value otherwise.
 func holdsPII(text string, o scanOpts) (Category, bool) {
 	o.depth++
-	o.versionKey, o.idKey = false, false
+	o.key = nil
 	if len(text) > 0 && (text[0] == '{' || text[0] == '[') && json.Valid([]byte(text)) {
 		s := o.s
 		if s == nil {

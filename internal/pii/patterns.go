@@ -25,10 +25,12 @@ type Pattern struct {
 // decide whether a string is worth decoding (percent-encoding, base64).
 type Counts struct {
 	At, Digits, Upper int
-	// Dots, Colons and Percents count '.', ':' and '%'.
-	Dots, Colons, Percents int
-	// Run is the longest run of base64 characters (either alphabet).
-	Run int
+	// Dots, Colons, Percents and Equals count '.', ':', '%' and '='.
+	Dots, Colons, Percents, Equals int
+	// Other counts the bytes that are none of the above nor in a base64
+	// alphabet (lower case, '+', '/', '-', '_'): a string with none is
+	// all base64 characters.
+	Other int
 }
 
 // Patterns are the values found wherever they appear, in the order they
@@ -49,6 +51,10 @@ var Patterns = []Pattern{
 	{Name: "ip", Replacement: "[redacted:ip]", Find: findIP,
 		Worth: func(c Counts) bool { return c.Digits >= 4 && c.Dots >= 3 || c.Colons >= 2 }},
 }
+
+// builtinPatterns counts the Patterns above, whose Worth worthText tests
+// inline.
+const builtinPatterns = 5
 
 // marker is the redaction marker of each category: "[redacted:email]".
 var marker = func() map[Category]string {
@@ -93,12 +99,14 @@ type match struct {
 
 // scanOpts are what the member a string is in tells about it.
 type scanOpts struct {
-	// versionKey: the key names a version, so a dotted quad is one
-	// ("1.2.3.4"), not an IPv4 address.
-	versionKey bool
-	// idKey: the key names an id, so a string of bare digits is one,
+	// key is the raw key of the member the string is the value of: a key
+	// naming a version makes a dotted quad one ("1.2.3.4"), not an IPv4
+	// address, and a key naming an id makes a string of bare digits one,
 	// not a phone number.
-	idKey bool
+	key []byte
+	// wholeBase64 takes a base64 token only when it is all of the text:
+	// a JSON string is base64 or it is not.
+	wholeBase64 bool
 	// depth counts the base64 decodings the text is inside.
 	depth int
 	// s is the scrubber whose keys apply inside decoded JSON; nil is
@@ -177,10 +185,11 @@ func findPlain(dst []match, s string, c Counts, o scanOpts) []match {
 				break
 			}
 			at = end
-			if p.Name == "ip" && o.versionKey && strings.IndexByte(work[start:end], ':') < 0 {
+			if p.Name == "ip" && o.key != nil && strings.IndexByte(work[start:end], ':') < 0 && keyHas(o.key, "version") {
 				continue
 			}
-			if p.Name == "phone" && o.idKey && start == 0 && end == len(work) && allDigits(work) {
+			if p.Name == "phone" && o.key != nil && start == 0 && end == len(work) && allDigits(work) &&
+				(keyEnds(o.key, "id") || keyEnds(o.key, "ids")) {
 				continue
 			}
 			dst = append(dst, match{start: start, end: end, cat: Category(p.Name)})
@@ -189,11 +198,29 @@ func findPlain(dst []match, s string, c Counts, o scanOpts) []match {
 			blank(from)
 		}
 	}
-	if c.Run >= minBase64Len && o.depth < maxDecodeDepth {
+	if o.depth < maxDecodeDepth && worthBase64(c, s, o.wholeBase64) {
 		dst = findBase64(dst, work, o)
 	}
 	sortMatches(dst[n:])
 	return dst
+}
+
+// worthBase64 says whether text s with counts c can hold a base64 token
+// worth decoding, or, when whole, be one: nothing but base64 characters
+// and padding, and a first character that printable text starts with
+// (see decodeBase64Text).
+func worthBase64(c Counts, s string, whole bool) bool {
+	if len(s) < minBase64Len {
+		return false
+	}
+	if !whole {
+		return true
+	}
+	if c.Other+c.At+c.Dots+c.Colons+c.Percents > 0 || c.Equals > 2 {
+		return false
+	}
+	v := base64Value[s[0]]
+	return v >= 8 && v <= 31
 }
 
 // sortMatches orders a few matches by start (insertion sort).
@@ -214,42 +241,72 @@ func allDigits(s string) bool {
 	return s != ""
 }
 
-// countString takes the Counts of s.
+// Character classes of countString.
+const (
+	clsB64 = iota // lower case and "+/-_"
+	clsDigit
+	clsUpper
+	clsAt
+	clsDot
+	clsColon
+	clsPercent
+	clsEquals
+	clsOther
+)
+
+// charClass is the class of each byte, for countString.
+var charClass = func() (t [256]uint8) {
+	for c := 0; c < 256; c++ {
+		b := byte(c)
+		switch {
+		case isDigit(b):
+			t[c] = clsDigit
+		case isUpper(b):
+			t[c] = clsUpper
+		case b >= 'a' && b <= 'z', b == '+', b == '/', b == '_', b == '-':
+			t[c] = clsB64
+		case b == '@':
+			t[c] = clsAt
+		case b == '.':
+			t[c] = clsDot
+		case b == ':':
+			t[c] = clsColon
+		case b == '%':
+			t[c] = clsPercent
+		case b == '=':
+			t[c] = clsEquals
+		default:
+			t[c] = clsOther
+		}
+	}
+	return t
+}()
+
+// countString takes the Counts of s in one pass. The counters are locals
+// switched on, not an array indexed by class: a run of one class would
+// chain every increment through memory.
 func countString(s string) Counts {
 	var c Counts
-	run := 0
 	for i := 0; i < len(s); i++ {
-		run = c.add(s[i], run)
+		switch charClass[s[i]] {
+		case clsB64:
+		case clsDigit:
+			c.Digits++
+		case clsUpper:
+			c.Upper++
+		case clsAt:
+			c.At++
+		case clsDot:
+			c.Dots++
+		case clsColon:
+			c.Colons++
+		case clsPercent:
+			c.Percents++
+		case clsEquals:
+			c.Equals++
+		default:
+			c.Other++
+		}
 	}
 	return c
-}
-
-// add counts x, run being the length of the base64 run x may continue;
-// it returns the run's new length.
-func (c *Counts) add(x byte, run int) int {
-	switch {
-	case isDigit(x):
-		c.Digits++
-	case x >= 'A' && x <= 'Z':
-		c.Upper++
-	case x >= 'a' && x <= 'z', x == '+', x == '/', x == '_', x == '-':
-	case x == '@':
-		c.At++
-		return 0
-	case x == '.':
-		c.Dots++
-		return 0
-	case x == ':':
-		c.Colons++
-		return 0
-	case x == '%':
-		c.Percents++
-		return 0
-	default:
-		return 0
-	}
-	if run++; run > c.Run {
-		c.Run = run
-	}
-	return run
 }

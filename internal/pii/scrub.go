@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"unsafe"
 
 	"github.com/streamops/streamops/internal/jsonbody"
 )
@@ -114,7 +115,7 @@ func (s *Scrubber) Findings(doc []byte) ([]Finding, error) {
 // denied key's or a path's value becomes the string Redacted, whole;
 // every other finding becomes its category's marker ("[redacted:email]",
 // a JSON number or a base64 string whole).
-func (s *Scrubber) Scrub(doc []byte) ([]byte, error) { return s.walk(doc, redact, false) }
+func (s *Scrubber) Scrub(doc []byte) ([]byte, error) { return s.walk(doc, nil, false) }
 
 // redact is Scrub's replacer.
 func redact(f Finding, byKey bool) (string, error) {
@@ -138,7 +139,17 @@ func (s *Scrubber) walk(doc []byte, emit emitFunc, collect bool) ([]byte, error)
 		}
 		return nil, fmt.Errorf("%w: %v", ErrNotJSON, err)
 	}
-	w := walker{s: s, in: doc, str: string(doc), emit: emit, collect: collect}
+	w := walker{s: s, in: doc, emit: emit, collect: collect}
+	if emit == nil {
+		// Scrub: no finding leaves the walk, and doc is not written while
+		// it runs, so its bytes are read as a string in place, without
+		// the copy a Replacer's or Findings' caller, who may keep a
+		// Finding.Value, must get.
+		w.emit, w.noKeys = redact, true
+		w.str = unsafe.String(unsafe.SliceData(doc), len(doc))
+	} else {
+		w.str = string(doc)
+	}
 	w.value(jsonbody.SkipSpace(doc, 0), nil)
 	if w.err != nil {
 		return nil, w.err
@@ -159,10 +170,11 @@ type walker struct {
 	last    int    // in[:last] is accounted for in out
 	at      []step // where the walk is; kept only when there are paths
 	emit    emitFunc
-	collect bool  // report findings only, write nothing
-	err     error // the first error of emit; the walk stops there
-	depth   int   // base64 decodings the document is inside
-	ms      []match
+	noKeys  bool    // emit does not read Finding.Key (Scrub): skip normalising it
+	collect bool    // report findings only, write nothing
+	err     error   // the first error of emit; the walk stops there
+	depth   int     // base64 decodings the document is inside
+	ms      []match // the matches of the string being scanned, reused
 }
 
 // value walks the value starting at in[i], the value of the member with
@@ -259,6 +271,11 @@ func (w *walker) member(v int, st step, cat Category, deny bool) int {
 	if w.in[v] == 'n' || w.in[v] == '"' && w.inert(v, end) {
 		return end
 	}
+	if w.noKeys { // Scrub: the replacement is known
+		w.cut(v, end)
+		w.out = append(w.out, `"`+Redacted+`"`...)
+		return end
+	}
 	w.whole(v, end, cat, st.key, true)
 	return end
 }
@@ -276,12 +293,20 @@ func (w *walker) inert(start, end int) bool {
 // whole reports the value in[start:end] as a Whole finding and puts the
 // replacement, quoted, in its place.
 func (w *walker) whole(start, end int, cat Category, key []byte, byKey bool) {
-	r, ok := w.report(Finding{Category: cat, Value: w.str[start:end], Whole: true, Key: normalised(key)}, byKey)
+	r, ok := w.report(Finding{Category: cat, Value: w.str[start:end], Whole: true, Key: w.keyOf(key)}, byKey)
 	if !ok {
 		return
 	}
 	w.cut(start, end)
 	w.out = appendQuoted(w.out, r)
+}
+
+// keyOf is the Finding.Key of a member with raw key.
+func (w *walker) keyOf(key []byte) string {
+	if w.noKeys {
+		return ""
+	}
+	return normalised(key)
 }
 
 // report emits f and says whether its replacement is to be written.
@@ -308,19 +333,22 @@ func (w *walker) text(start, end, nth int, key []byte) bool {
 		str = string(unquote(w.in[start:end]))
 	}
 	c := countString(str)
-	if !worthAny(c) {
+	if nth > 0 {
+		c.Other++ // a key is no base64 token
+	}
+	if !worthText(c, str) {
 		return false
 	}
-	o := scanOpts{s: w.s, depth: w.depth}
+	o := scanOpts{s: w.s, depth: w.depth, wholeBase64: true}
 	if nth == 0 {
-		o.versionKey, o.idKey = keyHas(key, "version"), keyEnds(key, "id") || keyEnds(key, "ids")
+		o.key = key
 	}
 	w.ms = findText(w.ms[:0], str, c, o)
 	ms := w.ms
 	if len(ms) == 0 {
 		return false
 	}
-	k := normalised(key)
+	k := w.keyOf(key)
 	if nth == 0 && len(ms) == 1 && ms[0].base64 && ms[0].start == 0 && ms[0].end == len(str) {
 		w.whole(start, end, ms[0].cat, key, false)
 		return !w.collect && w.err == nil
@@ -365,13 +393,15 @@ func (w *walker) cut(start, end int) {
 	w.last = end
 }
 
-// worthAny says whether anything can be found by value in a string with
-// counts c.
-func worthAny(c Counts) bool {
-	if c.Percents > 0 || c.Run >= minBase64Len || c.Colons >= 3 {
+// worthText says whether anything can be found by value in a JSON string
+// s with counts c. The built-in patterns are tested inline: this
+// runs on every string of every document.
+func worthText(c Counts, s string) bool {
+	if c.At > 0 || c.Digits >= minPhoneDigits || c.Percents > 0 || c.Colons >= 2 ||
+		c.Digits >= 4 && c.Dots >= 3 || worthBase64(c, s, true) {
 		return true
 	}
-	for _, p := range Patterns {
+	for _, p := range Patterns[builtinPatterns:] {
 		if p.Worth == nil || p.Worth(c) {
 			return true
 		}
