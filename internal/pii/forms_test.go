@@ -40,10 +40,10 @@ var formCases = []struct {
 	{"phone number", `{"to":447911123456}`, cats(pii.CategoryPhone)},
 	{"phone number", `{"to":14155550123}`, cats(pii.CategoryPhone)},
 	{"phone number", `{"created":1736899200,"ts_ms":1655292809853}`, nil}, // unix seconds, millis
-	{"phone number", `{"at":20240615123045}`, nil},                         // a compact timestamp
-	{"phone number", `{"amount":129900,"total":1299000000}`, nil},          // amounts
-	{"phone number", `{"order":100000123456}`, nil},                        // an order id
-	{"phone number", `{"id":4155550123}`, nil},                             // ten digits: never as a number
+	{"phone number", `{"at":20240615123045}`, nil},                        // a compact timestamp
+	{"phone number", `{"amount":129900,"total":1299000000}`, nil},         // amounts
+	{"phone number", `{"order":100000123456}`, nil},                       // an order id
+	{"phone number", `{"id":4155550123}`, nil},                            // ten digits: never as a number
 
 	// National numbers without separators, in text.
 	{"national phone", `{"note":"call 07911123456"}`, cats(pii.CategoryPhone)},
