@@ -86,8 +86,10 @@ var base64Value = func() (t [256]byte) {
 // findBase64 appends a match for each base64 token of s whose decoded
 // text holds personal data: the whole token, of the category of the first
 // datum inside. Inside JSON strings only a string that is one token as a
-// whole is taken (o.wholeBase64); in free text every token.
+// whole is taken (o.wholeBase64) unless the string has an '='; in free
+// text every token.
 func findBase64(dst []match, s string, o scanOpts) []match {
+	hasEquals := strings.IndexByte(s, '=') >= 0
 	for i := 0; i < len(s); {
 		if base64Value[s[i]] == 0xff {
 			i++
@@ -101,7 +103,7 @@ func findBase64(dst []match, s string, o scanOpts) []match {
 		for i < len(s) && s[i] == '=' && i-end < 2 {
 			i++
 		}
-		if o.wholeBase64 && (start > 0 || i < len(s)) {
+		if o.wholeBase64 && !hasEquals && (start > 0 || i < len(s)) {
 			continue
 		}
 		if end-start < minBase64Len || (i > end && (i-start)%4 != 0) || (end-start)%4 == 1 ||

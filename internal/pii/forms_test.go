@@ -71,6 +71,7 @@ var formCases = []struct {
 	{"base64", `{"state":"` + b64url(`{"surname":"Doe","n":1}`) + `"}`, cats(pii.CategoryName)},
 	{"base64", `{"state":"` + b64(`{"card":"4242 4242 4242 4242"}`) + `"}`, cats(pii.CategoryCard)},
 	{"base64", `{"state":"` + b64(b64("jane@example.com")) + `"}`, cats(pii.CategoryEmail)},
+	{"base64", `{"u":"https://x.io/cb?state=` + b64url("jane@example.com") + `&x=1"}`, cats(pii.CategoryEmail)},
 	{"base64", `{"state":"` + b64("order 12345 shipped") + `"}`, nil}, // text without PII
 	{"base64", `{"id":"evt_1QdXyZ2eZvKYlo2C8hTn4bLm","sub":"sub_1PxQ8r2eZvKYlo2CbN6tL4Wd"}`, nil},
 	{"base64", `{"uuid":"1f81eb52-5198-4599-803e-771906343485","sha":"9fceb02d0ae598e95dc970b74767f19372d61af8"}`, nil},

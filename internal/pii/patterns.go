@@ -104,8 +104,10 @@ type scanOpts struct {
 	// address, and a key naming an id makes a string of bare digits one,
 	// not a phone number.
 	key []byte
-	// wholeBase64 takes a base64 token only when it is all of the text:
-	// a JSON string is base64 or it is not.
+	// wholeBase64 takes a base64 token only when it is all of the text
+	// or the text has an '=' (a query string, a header's "k=v"): other
+	// JSON strings are base64 or they are not, and scanning every id for
+	// tokens would cost every document.
 	wholeBase64 bool
 	// depth counts the base64 decodings the text is inside.
 	depth int
@@ -213,8 +215,8 @@ func worthBase64(c Counts, s string, whole bool) bool {
 	if len(s) < minBase64Len {
 		return false
 	}
-	if !whole {
-		return true
+	if !whole || c.Equals > 0 {
+		return true // tokens: free text, or a query string ("…?state=…")
 	}
 	if c.Other+c.At+c.Dots+c.Colons+c.Percents > 0 || c.Equals > 2 {
 		return false
