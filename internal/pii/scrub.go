@@ -332,6 +332,9 @@ func (w *walker) text(start, end, nth int, key []byte) bool {
 	if strings.IndexByte(raw, '\\') >= 0 {
 		str = string(unquote(w.in[start:end]))
 	}
+	if plain(str) {
+		return false
+	}
 	c := countString(str)
 	if nth > 0 {
 		c.Other++ // a key is no base64 token
@@ -391,6 +394,26 @@ func (w *walker) cut(start, end int) {
 	}
 	w.out = append(w.out, w.in[w.last:start]...)
 	w.last = end
+}
+
+// plainByte marks lower-case letters, '_', '-' and ' ': a string of
+// nothing else (most keys, most enum values) holds no datum of any form.
+var plainByte = func() (t [256]bool) {
+	for c := 'a'; c <= 'z'; c++ {
+		t[c] = true
+	}
+	t['_'], t['-'], t[' '] = true, true, true
+	return t
+}()
+
+// plain says whether s is made of plainByte bytes only.
+func plain(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if !plainByte[s[i]] {
+			return false
+		}
+	}
+	return true
 }
 
 // worthText says whether anything can be found by value in a JSON string
