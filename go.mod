@@ -16,6 +16,7 @@ require (
 	github.com/getkin/kin-openapi v0.152.0
 	github.com/google/go-github/v92 v92.0.0
 	github.com/google/uuid v1.6.0
+	github.com/nyaruka/phonenumbers v1.8.1
 	github.com/santhosh-tekuri/jsonschema/v6 v6.0.3
 	github.com/standard-webhooks/standard-webhooks/libraries v0.0.1
 	github.com/stretchr/testify v1.12.1

@@ -57,8 +57,12 @@ func (p Partner) validate() error {
 		return fmt.Errorf("maxInFlight: %d is not a whole number of deliveries of at least 1; leave it out for no limit", *p.MaxInFlight)
 	}
 	for i, c := range p.ClearPersonalData {
-		if c != AllClearPersonalData && !pii.KnownCategory(pii.Category(c)) {
-			return fmt.Errorf("clearPersonalData[%d]: %q is not a category of personal data (%s, or %s)", i, c, strings.Join(pii.CategoryNames(), ", "), AllClearPersonalData)
+		if c != AllClearPersonalData && !pii.Category(c).Valid() {
+			names := make([]string, len(pii.Categories))
+			for j, k := range pii.Categories {
+				names[j] = string(k)
+			}
+			return fmt.Errorf("clearPersonalData[%d]: %q is not a category of personal data (%s, or %s)", i, c, strings.Join(names, ", "), AllClearPersonalData)
 		}
 	}
 	return nil

@@ -53,17 +53,13 @@ func NormaliseKey(k string) string {
 // one is no denied key's spelling but is still normalised the slow way.
 const maxFastKey = 64
 
-// denied says whether key (raw bytes) is in deny, normalised.
-func denied(deny map[string]struct{}, key []byte) bool {
-	if len(deny) == 0 {
-		return false
-	}
-	var buf [maxFastKey]byte
+// normaliseInto normalises key (raw bytes) into buf, or reports false
+// when it does not fit or is not ASCII.
+func normaliseInto(buf *[maxFastKey]byte, key []byte) ([]byte, bool) {
 	n := 0
 	for _, c := range key {
 		if c >= 0x80 || n == len(buf) {
-			_, ok := deny[NormaliseKey(string(key))]
-			return ok
+			return nil, false
 		}
 		switch {
 		case c == '_' || c == '-' || c == ' ':
@@ -74,6 +70,52 @@ func denied(deny map[string]struct{}, key []byte) bool {
 		buf[n] = c
 		n++
 	}
-	_, ok := deny[string(buf[:n])]
-	return ok
+	return buf[:n], true
+}
+
+// keyCategory says whether the member with key (raw bytes) is denied, and
+// its category: a key of the scrubber's denylist, or one KeyCategory
+// names by its ending.
+func (s *Scrubber) keyCategory(key []byte) (Category, bool) {
+	var buf [maxFastKey]byte
+	k, ok := normaliseInto(&buf, key)
+	if !ok {
+		n := NormaliseKey(string(key))
+		if c, ok := s.deny[n]; ok {
+			return c, true
+		}
+		return suffixCategory(n)
+	}
+	if c, ok := s.deny[string(k)]; ok {
+		return c, true
+	}
+	return suffixCategory(string(k))
+}
+
+// normalised is NormaliseKey of a raw key.
+func normalised(key []byte) string {
+	if len(key) == 0 {
+		return ""
+	}
+	return NormaliseKey(string(key))
+}
+
+// keyHas says whether the normalised key contains word.
+func keyHas(key []byte, word string) bool {
+	var buf [maxFastKey]byte
+	k, ok := normaliseInto(&buf, key)
+	if !ok {
+		return strings.Contains(NormaliseKey(string(key)), word)
+	}
+	return strings.Contains(string(k), word)
+}
+
+// keyEnds says whether the normalised key ends with word.
+func keyEnds(key []byte, word string) bool {
+	var buf [maxFastKey]byte
+	k, ok := normaliseInto(&buf, key)
+	if !ok {
+		return strings.HasSuffix(NormaliseKey(string(key)), word)
+	}
+	return strings.HasSuffix(string(k), word)
 }

@@ -330,16 +330,20 @@ func luhn(s string) bool {
 }
 
 // findPhone finds a phone number. With '+' (E.164, maybe grouped, maybe
-// "(0)"): 8 to 15 digits. Without: a national number in at least two
-// groups, one kind of separator, 9 to 12 digits (15 after 00), every group
-// of two digits or more but a leading one ("1-800-…"), and not shaped like
-// a grouped amount ("1 234 567 890") or an IPv4 address. A run of bare
-// digits without '+' is never a phone number: it is an id, an amount or a
-// timestamp far more often.
+// "(0)"): 8 to 15 digits. Without, grouped: a national number in at least
+// two groups, one kind of separator, 9 to 12 digits (15 after 00), every
+// group of two digits or more but a leading one ("1-800-…"), and not
+// shaped like a grouped amount ("1 234 567 890") or an IPv4 address.
+// Without, bare: a run of digits only when libphonenumber's metadata says
+// it is a valid number (bareNumberIsPhone), since a bare run is an id, an
+// amount or a timestamp far more often.
 func findPhone(s string, from int) (int, int) {
 	return findNumber(s, from, func(s string, r numberRun) bool {
 		if r.plus {
 			return r.digits >= minPhoneDigits && r.digits <= maxPhoneDigits
+		}
+		if r.ngroups == 1 && !r.parens {
+			return bareNumberIsPhone(s[r.start:r.end])
 		}
 		maxDigits := maxNationalDigits
 		if strings.HasPrefix(s[r.start:], "00") {

@@ -75,3 +75,23 @@ func (p pathSeg) matches(s step) bool {
 	}
 	return p.text == "*" || p.text == string(s.key)
 }
+
+// onPath says whether a configured path ends where the walk is.
+func (w *walker) onPath() bool {
+	for _, p := range w.s.paths {
+		if len(p) != len(w.at) {
+			continue
+		}
+		hit := true
+		for k, seg := range p {
+			if !seg.matches(w.at[k]) {
+				hit = false
+				break
+			}
+		}
+		if hit {
+			return true
+		}
+	}
+	return false
+}

@@ -75,6 +75,20 @@ var patternCases = []struct {
 	{"", "4242-4242 4242-4242", "4242-4242 4242-4242"}, // mixed separators
 	{"", "tok_4242424242424242", "tok_4242424242424242"},
 
+	// IP addresses a person's device could have; a machine's are left.
+	{"ip", "from 203.0.113.7 at noon", "from [redacted:ip] at noon"},
+	{"ip", "dial 198.51.100.23:443", "dial [redacted:ip]:443"},
+	{"ip", "client 2001:db8::8a2e:370:7334.", "client [redacted:ip]."},
+	{"ip", "[2001:0db8:85a3:0000:0000:8a2e:0370:7334]:8080", "[[redacted:ip]]:8080"},
+	{"ip", "::ffff:203.0.113.7", "[redacted:ip]"},
+	{"", "127.0.0.1 and ::1 and 0.0.0.0", "127.0.0.1 and ::1 and 0.0.0.0"},
+	{"", "10.0.0.1:27017, 172.16.4.2, 169.254.1.1, fd00::1", "10.0.0.1:27017, 172.16.4.2, 169.254.1.1, fd00::1"},
+	{"", "mask 255.255.255.0", "mask 255.255.255.0"},
+	{"", "v1.2.3.4 and 1.2.3 and 1.2.3.4.5", "v1.2.3.4 and 1.2.3 and 1.2.3.4.5"},
+	{"", "at 12:34:56 on 15.06.2024", "at 12:34:56 on 15.06.2024"},
+	{"", "mac 00:1A:2B:3C:4D:5E", "mac 00:1A:2B:3C:4D:5E"},
+	{"", "std::vector and a::b", "std::vector and a::b"},
+
 	// IBANs (mod 97), compact and printed in groups of four.
 	{"iban", "DE89370400440532013000", "[redacted:iban]"},
 	{"iban", "DE89 3704 0044 0532 0130 00", "[redacted:iban]"},

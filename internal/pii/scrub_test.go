@@ -43,7 +43,11 @@ func TestScrub(t *testing.T) {
 		{"escaped text is read as decoded", `{"note":"jane\u0040example.com\n\"ok\""}`, `{"note":"[redacted:email]\n\"ok\""}`},
 		{"keys too, kept distinct", `{"jane@example.com":1,"+15555550123":2,"bob@example.org":3,"plain":4}`,
 			`{"[redacted:email]":1,"[redacted:phone] #2":2,"[redacted:email] #3":3,"plain":4}`},
-		{"numbers are never scanned", `{"amount":4242424242424242,"ts":1655292809853}`, `{"amount":4242424242424242,"ts":1655292809853}`},
+		{"a number is a card or phone number only as a whole", `{"pan":4242424242424242,"ts":1655292809853,"amount":129900,"x":1.5e300}`,
+			`{"pan":"[redacted:card]","ts":1655292809853,"amount":129900,"x":1.5e300}`},
+		{"a base64 string goes whole", `{"state":"amFuZUBleGFtcGxlLmNvbQ=="}`, `{"state":"[redacted:email]"}`},
+		{"keys named by their ending", `{"customer_surname":"Doe","remote_addr":"203.0.113.7","zip_code":null}`,
+			`{"customer_surname":"[REDACTED]","remote_addr":"[REDACTED]","zip_code":null}`},
 		{"a top-level string", `"jane@example.com"`, `"[redacted:email]"`},
 	}
 	for _, tt := range tests {

@@ -8,7 +8,9 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net/url"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -247,9 +249,17 @@ func (v *Vault) anchorsOf(found []pii.Finding) []string {
 		if !ok {
 			continue
 		}
+		if strings.Contains(text, "%") { // found through percent-encoding: anchor the address itself
+			if un, err := url.QueryUnescape(text); err == nil {
+				text = un
+			}
+		}
 		var a string
 		switch f.Category {
 		case pii.CategoryEmail:
+			if !strings.Contains(text, "@") {
+				continue // inside an encoding (base64): not an address to anchor
+			}
 			a = blindIndex(v.cfg.IndexKey, anchorEmail, normaliseEmail(text))
 		case pii.CategoryPhone:
 			if p := normalisePhone(text); p != "" {

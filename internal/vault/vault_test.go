@@ -277,3 +277,19 @@ func TestASubjectSeenAgainSoonCostsNoStoreCommand(t *testing.T) {
 	assert.Equal(t, 4, infos[0].Places["api:tasks"], "every document counted, the cached one with the next read")
 	assert.Equal(t, 1, infos[0].Held["name"])
 }
+
+// TestAnAddressSentEncodedAnchorsItsPerson: an email sent percent-encoded
+// is the same person as the address sent plainly, so erasing by the
+// address reaches it.
+func TestAnAddressSentEncodedAnchorsItsPerson(t *testing.T) {
+	v, _, _ := newVault(t)
+	enc, err := v.Protect(ctx, vault.Input{Doc: []byte(`{"link":"https://x.example/u?m=dana%40example.com"}`)})
+	require.NoError(t, err)
+	assert.NotContains(t, string(enc), "dana%40example.com")
+	rc, err := v.Erase(ctx, vault.Request{Email: "dana@example.com"}, "admin")
+	require.NoError(t, err)
+	assert.Len(t, rc.Subjects, 1)
+	after, err := v.ResolveDocument(ctx, enc, vault.Purpose{Who: "test"}, nil)
+	require.NoError(t, err)
+	assert.NotContains(t, string(after), "dana")
+}
