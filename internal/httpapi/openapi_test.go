@@ -716,8 +716,14 @@ func TestOpenAPIResponsesMatchTheDocument(t *testing.T) {
 
 	t.Run("subjects", func(t *testing.T) {
 		api.post(t, adminToken, "/api/tasks", `{"type":"email_notification","data":{"recipient":"erase.me@example.com"}}`, http.StatusCreated)
-		api.get(t, adminToken, "/api/subjects/erase.me@example.com", http.StatusOK)
+		var found httpapi.SubjectsView
+		w := api.post(t, adminToken, "/api/subjects/lookup", `{"email":"erase.me@example.com"}`, http.StatusOK)
+		require.NoError(t, json.Unmarshal(w.Body.Bytes(), &found))
+		require.Len(t, found.Subjects, 1)
+		api.post(t, adminToken, "/api/subjects/lookup", `{"email":"a@example.com","phone":"+4915112345678"}`, http.StatusBadRequest)
+		api.get(t, adminToken, "/api/subjects/"+found.Subjects[0].SubjectID, http.StatusOK)
 		api.get(t, adminToken, "/api/subjects/nobody-known", http.StatusOK)
+		api.get(t, adminToken, "/api/subjects/erase.me@example.com", http.StatusBadRequest)
 		api.post(t, adminToken, "/api/subjects/erase", `{"email":"erase.me@example.com"}`, http.StatusOK)
 		api.post(t, adminToken, "/api/subjects/erase", `{"email":"erase.me@example.com"}`, http.StatusOK)
 		api.post(t, adminToken, "/api/subjects/erase", `{"email":"a@example.com","phone":"+4915112345678"}`, http.StatusBadRequest)
@@ -725,7 +731,8 @@ func TestOpenAPIResponsesMatchTheDocument(t *testing.T) {
 		noVault := caller{c, httpapi.API(httpapi.APIConfig{Submit: sub, Store: env.Store, Logger: env.Logger,
 			Auth: httpapi.TokenAuth{AdminToken: adminToken}})}
 		noVault.post(t, adminToken, "/api/subjects/erase", `{"email":"a@example.com"}`, http.StatusNotImplemented)
-		noVault.get(t, adminToken, "/api/subjects/a@example.com", http.StatusNotImplemented)
+		noVault.get(t, adminToken, "/api/subjects/k3j5mq7r2v4x6z8b2d4f6h8j2l", http.StatusNotImplemented)
+		noVault.post(t, adminToken, "/api/subjects/lookup", `{"email":"a@example.com"}`, http.StatusNotImplemented)
 	})
 
 	// Last: a rerun adds events the subtests before count.

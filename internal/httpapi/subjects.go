@@ -26,6 +26,7 @@ var errNoVault = errors.New("this API has no personal-data vault")
 // subjectRoutes registers the erasure and the lookup of a data subject.
 func (a *api) subjectRoutes(mux *http.ServeMux, admin func(handlerFunc) http.Handler) {
 	mux.Handle("POST /api/subjects/erase", admin(a.eraseSubject))
+	mux.Handle("POST /api/subjects/lookup", admin(a.lookupSubjectByBody))
 	mux.Handle("GET /api/subjects/{id}", admin(a.lookupSubject))
 }
 
@@ -67,32 +68,42 @@ func (a *api) eraseSubject(w http.ResponseWriter, r *http.Request, p Principal) 
 	writeJSON(w, http.StatusOK, rc)
 }
 
-// lookupSubject is GET /api/subjects/{id}: id is a subject id, an email
-// (it holds an @) or a phone number (a + or digits); 200 with what is held
-// for every subject it reaches, an empty list when none.
+// lookupSubjectByBody is POST /api/subjects/lookup with {"email"},
+// {"phone"} or {"subjectId"}: 200 with what is held for every subject it
+// reaches, an empty list when none. The address travels in the body, so
+// no URL (an access log, the browser's history) holds it.
+func (a *api) lookupSubjectByBody(w http.ResponseWriter, r *http.Request, _ Principal) {
+	var req vault.Request
+	if err := decodeBody(w, r, &req); err != nil {
+		writeError(w, r, a.log, err)
+		return
+	}
+	a.lookup(w, r, req)
+}
+
+// lookupSubject is GET /api/subjects/{id} for a subject id. An email or a
+// phone number is refused (400): a URL is logged, so the address goes in
+// the body of POST /api/subjects/lookup.
 func (a *api) lookupSubject(w http.ResponseWriter, r *http.Request, _ Principal) {
+	id := strings.TrimSpace(r.PathValue("id"))
+	if strings.Contains(id, "@") || strings.HasPrefix(id, "+") || strings.Trim(id, "0123456789 -().") == "" {
+		writeError(w, r, a.log, &paramError{Param: "id", Reason: "is a subject id; send an email or phone number in the body of POST /api/subjects/lookup, since URLs are logged"})
+		return
+	}
+	a.lookup(w, r, vault.Request{SubjectID: id})
+}
+
+func (a *api) lookup(w http.ResponseWriter, r *http.Request, req vault.Request) {
 	if a.cfg.Subjects == nil {
 		writeError(w, r, a.log, errNoVault)
 		return
 	}
-	infos, err := a.cfg.Subjects.Lookup(r.Context(), subjectRequest(r.PathValue("id")))
+	infos, err := a.cfg.Subjects.Lookup(r.Context(), req)
 	if err != nil {
 		writeError(w, r, a.log, subjectError(err))
 		return
 	}
 	writeJSON(w, http.StatusOK, SubjectsView{Subjects: infos})
-}
-
-// subjectRequest reads the id of GET /api/subjects/{id}.
-func subjectRequest(id string) vault.Request {
-	id = strings.TrimSpace(id)
-	switch {
-	case strings.Contains(id, "@"):
-		return vault.Request{Email: id}
-	case strings.HasPrefix(id, "+") || strings.Trim(id, "0123456789 -().") == "":
-		return vault.Request{Phone: id}
-	}
-	return vault.Request{SubjectID: id}
 }
 
 // subjectError is a vault error as the API reports it.

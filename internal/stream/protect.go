@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"unicode/utf8"
 
+	"github.com/streamops/streamops/events"
 	"github.com/streamops/streamops/internal/pii"
 	"github.com/streamops/streamops/internal/vault"
 )
@@ -27,7 +28,7 @@ func (p *Processor) protect(ctx context.Context, parts []PartitionBatch) error {
 				m.Raw = redactRaw(m.Raw)
 				continue
 			}
-			out, err := p.cfg.Personal.Protect(ctx, vault.Input{Doc: m.Envelope.Payload, Place: "kafka:" + m.Topic, Key: m.Envelope.EventID})
+			out, err := p.protectPayload(ctx, m)
 			if err != nil {
 				return err
 			}
@@ -43,6 +44,32 @@ func (p *Processor) protect(ctx context.Context, parts []PartitionBatch) error {
 		}
 	}
 	return nil
+}
+
+// createdData names the member of a *.created payload that carries the
+// submitter's data: as for an API submission, only it is protected, so a
+// workflow's name or a task's type stays what it is.
+var createdData = map[events.Type]string{events.WorkflowCreated: "input", events.TaskCreated: "data"}
+
+// protectPayload is m's payload protected: a *.created's data member, any
+// other event's whole payload.
+func (p *Processor) protectPayload(ctx context.Context, m *Message) ([]byte, error) {
+	in := vault.Input{Doc: m.Envelope.Payload, Place: "kafka:" + m.Topic, Key: m.Envelope.EventID}
+	field, ok := createdData[m.Envelope.EventType]
+	if !ok {
+		return p.cfg.Personal.Protect(ctx, in)
+	}
+	var members map[string]json.RawMessage
+	if err := json.Unmarshal(m.Envelope.Payload, &members); err != nil || len(members[field]) == 0 {
+		return m.Envelope.Payload, nil // the catalog accepted it; nothing of the submitter's to protect
+	}
+	in.Doc = members[field]
+	out, err := p.cfg.Personal.Protect(ctx, in)
+	if err != nil || bytes.Equal(out, members[field]) {
+		return m.Envelope.Payload, err
+	}
+	members[field] = out
+	return json.Marshal(members)
 }
 
 // redactRaw is an undecodable record's value without the personal data

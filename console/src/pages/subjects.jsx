@@ -1,12 +1,12 @@
 import { useEffect, useState } from 'preact/hooks';
 import { useLocation } from 'preact-iso/router';
-import { get, post } from '../api.js';
+import { post } from '../api.js';
 import { useConfirmed, useLoad } from '../hooks.js';
 import { base, Badge, Confirm, ErrorBox, fmtTime, ListTable, Loading } from '../ui.jsx';
 
 // A data subject is one person whose personal data StreamOps holds only as
 // references sealed to the subject's key. This page answers an access
-// request (GET /api/subjects/{id}: counts and places, never values) and
+// request (POST /api/subjects/lookup: counts and places, never values) and
 // carries out a deletion request (POST /api/subjects/erase: the keys are
 // destroyed, so no copy of the data opens anywhere again).
 
@@ -33,7 +33,7 @@ export function Subjects() {
   useEffect(() => {
     if (query.subject) setId(query.subject);
   }, [query.subject]);
-  const lookup = useLoad(() => (id ? get(`/api/subjects/${encodeURIComponent(id)}`) : Promise.resolve(null)), [id]);
+  const lookup = useLoad(() => (id ? post('/api/subjects/lookup', subjectRequest(id)) : Promise.resolve(null)), [id]);
   const [step, setStep, erase] = useConfirmed(() => post('/api/subjects/erase', subjectRequest(id)), lookup.reload);
   useEffect(() => setStep({ phase: 'idle' }), [id]);
   const onSubmit = (e) => {

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net/url"
 	"slices"
 	"strings"
 	"text/tabwriter"
@@ -100,8 +99,9 @@ func printReceipt(w io.Writer, rc vault.Receipt) {
 	_ = tw.Flush()
 }
 
-// showSubject is GET /api/subjects/{id}: what is held for each subject an
-// email, a phone number or a subject id reaches.
+// showSubject is POST /api/subjects/lookup: what is held for each subject
+// an email, a phone number or a subject id reaches. The address goes in
+// the body, never in a URL (URLs are logged).
 func showSubject(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs, newClient := newCommand("subjects show", "usage: streamops subjects show [-json] EMAIL|PHONE|SUBJECT_ID", stderr)
 	asJSON := fs.Bool("json", false, "print the answer as the API gives it")
@@ -113,7 +113,7 @@ func showSubject(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		return fmt.Errorf("name one subject: an email address, a phone number or a subject id")
 	}
 	var raw json.RawMessage
-	if err := c.do(ctx, "GET", "/api/subjects/"+url.PathEscape(strings.TrimSpace(fs.Arg(0))), nil, nil, &raw); err != nil {
+	if err := c.do(ctx, "POST", "/api/subjects/lookup", nil, subjectOf(fs.Arg(0)), &raw); err != nil {
 		return err
 	}
 	if *asJSON {
@@ -122,7 +122,7 @@ func showSubject(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	}
 	var v httpapi.SubjectsView
 	if err := json.Unmarshal(raw, &v); err != nil {
-		return fmt.Errorf("GET /api/subjects: the answer is not the expected JSON: %w", err)
+		return fmt.Errorf("POST /api/subjects/lookup: the answer is not the expected JSON: %w", err)
 	}
 	printSubjects(stdout, v.Subjects)
 	return nil
@@ -186,4 +186,17 @@ func fmtTime(t time.Time) string {
 		return "-"
 	}
 	return t.UTC().Format(time.RFC3339)
+}
+
+// subjectOf names the subject of show's argument: an email address (it
+// holds an @), a phone number (a + or digits), else a subject id.
+func subjectOf(arg string) vault.Request {
+	s := strings.TrimSpace(arg)
+	switch {
+	case strings.Contains(s, "@"):
+		return vault.Request{Email: s}
+	case strings.HasPrefix(s, "+") || strings.Trim(s, "0123456789 -().") == "":
+		return vault.Request{Phone: s}
+	}
+	return vault.Request{SubjectID: s}
 }

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
-	"net/url"
 	"regexp"
 	"strings"
 	"testing"
@@ -73,7 +72,7 @@ func TestOpsSubjectsShowAndErase(t *testing.T) {
 	code, out, errOut = a.ops(t, "", "subjects", "show", "-json", adaEmail)
 	require.Equal(t, 0, code, errOut)
 	var shown httpapi.SubjectsView
-	require.Equal(t, http.StatusOK, a.client.Call(t, "GET", "/api/subjects/"+url.PathEscape(adaEmail), nil, nil, &shown))
+	require.Equal(t, http.StatusOK, a.client.Call(t, "POST", "/api/subjects/lookup", []byte(`{"email":"`+adaEmail+`"}`), nil, &shown))
 	want, err := json.Marshal(shown)
 	require.NoError(t, err)
 	assert.JSONEq(t, string(want), out)

@@ -5,7 +5,7 @@ package browser_test
 import (
 	"fmt"
 	"net/http"
-	"net/url"
+	"encoding/json"
 	"strings"
 	"testing"
 
@@ -51,7 +51,9 @@ func TestConsoleSubjectsLookUpAndErase(t *testing.T) {
 		[]byte(`{"type":"email_notification","data":{"recipient":"`+otherEmail+`","subject":"hi","body":"hello"}}`), nil, nil))
 	lookup := func(id string) subjectsView {
 		var v subjectsView
-		require.Equal(t, http.StatusOK, s.call(http.MethodGet, "/api/subjects/"+url.PathEscape(id), nil, nil, &v))
+		body, err := json.Marshal(map[string]string{"email": id})
+		require.NoError(t, err)
+		require.Equal(t, http.StatusOK, s.call(http.MethodPost, "/api/subjects/lookup", body, nil, &v))
 		return v
 	}
 	before := lookup(subjectEmail)
