@@ -3,9 +3,9 @@
 package browser_test
 
 import (
+	"encoding/json"
 	"fmt"
 	"net/http"
-	"encoding/json"
 	"strings"
 	"testing"
 
