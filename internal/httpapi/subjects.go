@@ -85,12 +85,12 @@ func (a *api) lookupSubjectByBody(w http.ResponseWriter, r *http.Request, _ Prin
 // phone number is refused (400): a URL is logged, so the address goes in
 // the body of POST /api/subjects/lookup.
 func (a *api) lookupSubject(w http.ResponseWriter, r *http.Request, _ Principal) {
-	id := strings.TrimSpace(r.PathValue("id"))
-	if strings.Contains(id, "@") || strings.HasPrefix(id, "+") || strings.Trim(id, "0123456789 -().") == "" {
+	req := vault.RequestFor(r.PathValue("id"))
+	if req.SubjectID == "" {
 		writeError(w, r, a.log, &paramError{Param: "id", Reason: "is a subject id; send an email or phone number in the body of POST /api/subjects/lookup, since URLs are logged"})
 		return
 	}
-	a.lookup(w, r, vault.Request{SubjectID: id})
+	a.lookup(w, r, req)
 }
 
 func (a *api) lookup(w http.ResponseWriter, r *http.Request, req vault.Request) {

@@ -212,6 +212,22 @@ func (v *Vault) Protect(ctx context.Context, in Input) ([]byte, error) {
 // protections of one document compare equal: what a fingerprint of a
 // protected document hashes.
 func Canonical(doc []byte) []byte {
+	out, _ := rewriteReferences(doc, func(ref pii.Reference, _ string, start, end int) (int, int, []byte, error) {
+		id, _ := parseSubjectRef(ref.Subject)
+		tag := ref.Sealed
+		if raw, err := base64.RawURLEncoding.DecodeString(ref.Sealed); err == nil && len(raw) > tagSize {
+			tag = base64.RawURLEncoding.EncodeToString(raw[:tagSize])
+		}
+		return start, end, []byte("pii:" + string(ref.Category) + ":" + id + ":" + tag), nil
+	})
+	return out
+}
+
+// rewriteReferences returns doc with each reference rewritten by fn, which
+// is given the reference, the whole text and its span, and returns the
+// span to replace (it may widen it) and what goes there (nil: leave it).
+// doc itself is returned when nothing changed.
+func rewriteReferences(doc []byte, fn func(ref pii.Reference, text string, start, end int) (int, int, []byte, error)) ([]byte, error) {
 	text := string(doc)
 	var out []byte
 	last := 0
@@ -225,18 +241,20 @@ func Canonical(doc []byte) []byte {
 		if !ok {
 			continue
 		}
-		id, _ := parseSubjectRef(ref.Subject)
-		tag := ref.Sealed
-		if raw, err := base64.RawURLEncoding.DecodeString(ref.Sealed); err == nil && len(raw) > tagSize {
-			tag = base64.RawURLEncoding.EncodeToString(raw[:tagSize])
+		start, end, repl, err := fn(ref, text, start, end)
+		if err != nil {
+			return nil, err
 		}
-		out = append(append(out, text[last:start]...), "pii:"+string(ref.Category)+":"+id+":"+tag...)
+		if repl == nil {
+			continue
+		}
+		out = append(append(out, text[last:start]...), repl...)
 		last = end
 	}
 	if out == nil {
-		return doc
+		return doc, nil
 	}
-	return append(out, text[last:]...)
+	return append(out, text[last:]...), nil
 }
 
 // anchorsOf is the blind index of each email and phone number found,
@@ -492,46 +510,29 @@ func (v *Vault) privateKey(ctx context.Context, sub subject) ([]byte, error) {
 // string its text. References allow refuses, or whose subject was erased,
 // stay as they are. Each opened reference is recorded.
 func (v *Vault) ResolveDocument(ctx context.Context, doc []byte, p Purpose, allow func(pii.Category) bool) ([]byte, error) {
-	text := string(doc)
-	var out []byte
-	last := 0
 	subs := map[string]subject{}
-	for from := 0; from < len(text); {
-		start, end := pii.FindReference(text, from)
-		if start < 0 {
-			break
-		}
-		from = end
-		ref, ok := pii.ParseReference(text[start:end])
-		if !ok || (allow != nil && !allow(ref.Category)) {
-			continue
+	return rewriteReferences(doc, func(ref pii.Reference, text string, start, end int) (int, int, []byte, error) {
+		if allow != nil && !allow(ref.Category) {
+			return start, end, nil, nil
 		}
 		value, whole, err := v.resolve(ctx, ref, p, subs)
 		if errors.Is(err, ErrErased) || errors.Is(err, ErrDamaged) {
-			continue
+			return start, end, nil, nil
 		}
 		if err != nil {
-			return nil, err
+			return 0, 0, nil, err
 		}
 		wholeString := start > 0 && end < len(text) && text[start-1] == '"' && text[end] == '"' &&
 			(start < 2 || text[start-2] != '\\')
-		var repl []byte
 		switch {
 		case wholeString && whole:
-			start, end, repl = start-1, end+1, []byte(value)
+			return start - 1, end + 1, []byte(value), nil
 		case wholeString:
-			start, end, repl = start-1, end+1, quote(value)
-		default:
-			q := quote(value)
-			repl = q[1 : len(q)-1]
+			return start - 1, end + 1, quote(value), nil
 		}
-		out = append(append(out, text[last:start]...), repl...)
-		last = end
-	}
-	if out == nil {
-		return doc, nil
-	}
-	return append(out, text[last:]...), nil
+		q := quote(value)
+		return start, end, q[1 : len(q)-1], nil
+	})
 }
 
 func quote(s string) []byte {
@@ -545,6 +546,20 @@ type Request struct {
 	Email     string `json:"email,omitempty"`
 	Phone     string `json:"phone,omitempty"`
 	SubjectID string `json:"subjectId,omitempty"`
+}
+
+// RequestFor names the subject of id as a person would write it: an email
+// address (it holds an @), a phone number (a + or only digits and
+// separators), else a subject id.
+func RequestFor(id string) Request {
+	s := strings.TrimSpace(id)
+	switch {
+	case strings.Contains(s, "@"):
+		return Request{Email: s}
+	case strings.HasPrefix(s, "+") || strings.Trim(s, "0123456789 -().") == "":
+		return Request{Phone: s}
+	}
+	return Request{SubjectID: s}
 }
 
 // ErrBadRequest: a Request that names no subject, or more than one way.

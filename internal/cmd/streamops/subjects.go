@@ -113,7 +113,7 @@ func showSubject(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		return fmt.Errorf("name one subject: an email address, a phone number or a subject id")
 	}
 	var raw json.RawMessage
-	if err := c.do(ctx, "POST", "/api/subjects/lookup", nil, subjectOf(fs.Arg(0)), &raw); err != nil {
+	if err := c.do(ctx, "POST", "/api/subjects/lookup", nil, vault.RequestFor(fs.Arg(0)), &raw); err != nil {
 		return err
 	}
 	if *asJSON {
@@ -186,17 +186,4 @@ func fmtTime(t time.Time) string {
 		return "-"
 	}
 	return t.UTC().Format(time.RFC3339)
-}
-
-// subjectOf names the subject of show's argument: an email address (it
-// holds an @), a phone number (a + or digits), else a subject id.
-func subjectOf(arg string) vault.Request {
-	s := strings.TrimSpace(arg)
-	switch {
-	case strings.Contains(s, "@"):
-		return vault.Request{Email: s}
-	case strings.HasPrefix(s, "+") || strings.Trim(s, "0123456789 -().") == "":
-		return vault.Request{Phone: s}
-	}
-	return vault.Request{SubjectID: s}
 }
