@@ -1,6 +1,8 @@
 package vault
 
 import (
+	"crypto/aes"
+	"crypto/cipher"
 	"crypto/ecdh"
 	"crypto/hmac"
 	"crypto/hpke"
@@ -16,12 +18,76 @@ import (
 	"github.com/streamops/streamops/internal/pii"
 )
 
-// The HPKE suite every reference is sealed with (RFC 9180):
-// DHKEM(X25519, HKDF-SHA256), HKDF-SHA256, AES-128-GCM.
+// The HPKE suite a subject's sealing keys come from (RFC 9180, export
+// only): DHKEM(X25519, HKDF-SHA256) and HKDF-SHA256. Each encapsulation
+// to a subject's public key exports one AES-256-GCM key, which seals the
+// values of that subject for a while (a sealer); every reference carries
+// its encapsulation, so the subject's private key alone derives the key
+// again.
 var (
-	kdf  = hpke.HKDFSHA256()
-	aead = hpke.AES128GCM()
+	kdf       = hpke.HKDFSHA256()
+	exportKey = "streamops/pii/v1 value key"
 )
+
+// sealer seals values of one subject generation under one exported key.
+type sealer struct {
+	enc  []byte
+	aead cipher.AEAD
+}
+
+// newSealer encapsulates to a subject's public key and exports its key.
+func newSealer(public []byte, subject string) (*sealer, error) {
+	pk, err := ecdh.X25519().NewPublicKey(public)
+	if err != nil {
+		return nil, fmt.Errorf("vault: subject %s public key: %w", subject, err)
+	}
+	hpk, err := hpke.NewDHKEMPublicKey(pk)
+	if err != nil {
+		return nil, fmt.Errorf("vault: subject %s public key: %w", subject, err)
+	}
+	enc, s, err := hpke.NewSender(hpk, kdf, hpke.ExportOnly(), info(subject))
+	if err != nil {
+		return nil, fmt.Errorf("vault: seal: %w", err)
+	}
+	key, err := s.Export(exportKey, 32)
+	if err != nil {
+		return nil, fmt.Errorf("vault: seal: %w", err)
+	}
+	a, err := gcmOf(key)
+	if err != nil {
+		return nil, err
+	}
+	return &sealer{enc: enc, aead: a}, nil
+}
+
+// openerKey derives again the key of the sealer whose encapsulation is enc.
+func openerKey(private []byte, subject string, enc []byte) (cipher.AEAD, error) {
+	k, err := ecdh.X25519().NewPrivateKey(private)
+	if err != nil {
+		return nil, fmt.Errorf("vault: subject %s private key: %w", subject, err)
+	}
+	hk, err := hpke.NewDHKEMPrivateKey(k)
+	if err != nil {
+		return nil, fmt.Errorf("vault: subject %s private key: %w", subject, err)
+	}
+	r, err := hpke.NewRecipient(enc, hk, kdf, hpke.ExportOnly(), info(subject))
+	if err != nil {
+		return nil, fmt.Errorf("%w: its encapsulation does not open under subject %s", ErrDamaged, subject)
+	}
+	key, err := r.Export(exportKey, 32)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrDamaged, err)
+	}
+	return gcmOf(key)
+}
+
+func gcmOf(key []byte) (cipher.AEAD, error) {
+	block, err := aes.NewCipher(key)
+	if err != nil {
+		return nil, fmt.Errorf("vault: value key: %w", err)
+	}
+	return cipher.NewGCM(block)
+}
 
 // newKeyPair makes a subject's key pair (X25519).
 func newKeyPair() (public, private []byte, err error) {
@@ -38,17 +104,18 @@ const (
 	plainText = 't' // text from inside a string
 )
 
-// info binds a sealed value to its subject generation and category, so a
-// reference relabelled or moved to another subject does not open.
-func info(subject string, category pii.Category) []byte {
-	return []byte("streamops/pii/v1|" + subject + "|" + string(category))
-}
+// info binds a sealer to its subject generation: a reference moved to
+// another subject does not open.
+func info(subject string) []byte { return []byte("streamops/pii/v1|" + subject) }
 
 // tagSize is the length of a reference's tag: an HMAC of its category
 // and value under the index key, the same each time the value is sealed,
 // so two references to one value compare equal (Canonical) though each
 // sealing is randomised.
 const tagSize = 16
+
+// encSize is the length of an X25519 encapsulation.
+const encSize = 32
 
 func tagOf(indexKey []byte, f pii.Finding) []byte {
 	m := hmac.New(sha256.New, indexKey)
@@ -57,44 +124,40 @@ func tagOf(indexKey []byte, f pii.Finding) []byte {
 	return m.Sum(nil)[:tagSize]
 }
 
-// seal seals f's value to the public key of subject (id.generation), the
-// tag first: base64url(tag || HPKE enc || ciphertext).
-func seal(public []byte, subject string, tag []byte, f pii.Finding) (pii.Reference, error) {
-	pk, err := ecdh.X25519().NewPublicKey(public)
-	if err != nil {
-		return pii.Reference{}, fmt.Errorf("vault: subject %s public key: %w", subject, err)
-	}
-	hpk, err := hpke.NewDHKEMPublicKey(pk)
-	if err != nil {
-		return pii.Reference{}, fmt.Errorf("vault: subject %s public key: %w", subject, err)
-	}
+// seal seals f's value with s for subject (id.generation), the category as
+// additional data: base64url(tag || enc || nonce || ciphertext).
+func (s *sealer) seal(subject string, tag []byte, f pii.Finding) (pii.Reference, error) {
 	kind := byte(plainText)
 	if f.Whole {
 		kind = plainJSON
 	}
-	ct, err := hpke.Seal(hpk, kdf, aead, info(subject, f.Category), append([]byte{kind}, f.Value...))
-	if err != nil {
+	out := make([]byte, 0, tagSize+encSize+s.aead.NonceSize()+1+len(f.Value)+s.aead.Overhead())
+	out = append(append(out, tag[:tagSize]...), s.enc...)
+	nonce := make([]byte, s.aead.NonceSize())
+	if _, err := rand.Read(nonce); err != nil {
 		return pii.Reference{}, fmt.Errorf("vault: seal: %w", err)
 	}
-	return pii.Reference{Category: f.Category, Subject: subject, Sealed: base64.RawURLEncoding.EncodeToString(append(tag[:tagSize:tagSize], ct...))}, nil
+	out = append(out, nonce...)
+	out = s.aead.Seal(out, nonce, append([]byte{kind}, f.Value...), []byte(f.Category))
+	return pii.Reference{Category: f.Category, Subject: subject, Sealed: base64.RawURLEncoding.EncodeToString(out)}, nil
 }
 
-// open opens ref with the subject's private key: the value and whether it
-// is a whole JSON value (else text from inside a string).
-func open(private []byte, ref pii.Reference) (value string, whole bool, err error) {
-	k, err := ecdh.X25519().NewPrivateKey(private)
-	if err != nil {
-		return "", false, fmt.Errorf("vault: subject %s private key: %w", ref.Subject, err)
+// sealedParts splits a reference's sealed part: the encapsulation, the
+// nonce and the ciphertext (after the tag).
+func sealedParts(ref pii.Reference) (enc, nonce, ct []byte, err error) {
+	raw, err := base64.RawURLEncoding.DecodeString(ref.Sealed)
+	const nonceSize = 12
+	if err != nil || len(raw) <= tagSize+encSize+nonceSize {
+		return nil, nil, nil, fmt.Errorf("%w: not a sealed value", ErrDamaged)
 	}
-	hk, err := hpke.NewDHKEMPrivateKey(k)
-	if err != nil {
-		return "", false, fmt.Errorf("vault: subject %s private key: %w", ref.Subject, err)
-	}
-	ct, err := base64.RawURLEncoding.DecodeString(ref.Sealed)
-	if err != nil || len(ct) <= tagSize {
-		return "", false, fmt.Errorf("%w: not a sealed value", ErrDamaged)
-	}
-	pt, err := hpke.Open(hk, kdf, aead, info(ref.Subject, ref.Category), ct[tagSize:])
+	raw = raw[tagSize:]
+	return raw[:encSize], raw[encSize : encSize+nonceSize], raw[encSize+nonceSize:], nil
+}
+
+// open opens ct with the sealer key a: the value and whether it is a whole
+// JSON value (else text from inside a string).
+func open(a cipher.AEAD, ref pii.Reference, nonce, ct []byte) (value string, whole bool, err error) {
+	pt, err := a.Open(nil, nonce, ct, []byte(ref.Category))
 	if err != nil || len(pt) == 0 || (pt[0] != plainJSON && pt[0] != plainText) {
 		return "", false, fmt.Errorf("%w: it does not open under subject %s", ErrDamaged, ref.Subject)
 	}

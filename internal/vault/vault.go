@@ -2,6 +2,7 @@ package vault
 
 import (
 	"context"
+	"crypto/cipher"
 	"crypto/rand"
 	"encoding/base64"
 	"encoding/json"
@@ -97,8 +98,9 @@ func (c Config) Validate() error {
 // Vault seals personal data to its subjects and opens it where a step
 // needs it. Safe for concurrent use.
 type Vault struct {
-	cfg  Config
-	keys sync.Map // subjectRef → unwrapped private key ([]byte), see privateKey
+	cfg     Config
+	keys    sync.Map // subjectRef → unwrapped private key ([]byte), see privateKey
+	openers sync.Map // subjectRef + "|" + enc → cipher.AEAD, see opener
 
 	mu     sync.Mutex
 	recent map[string]*recentSubject // by subject id, see Config.SubjectCache
@@ -110,6 +112,7 @@ type recentSubject struct {
 	sub          subject
 	at           time.Time
 	held, places map[string]int
+	sealer       *sealer // made at the first document sealed to it
 }
 
 // New returns a Vault.
@@ -201,8 +204,12 @@ func (v *Vault) Protect(ctx context.Context, in Input) ([]byte, error) {
 		return nil, err
 	}
 	ref := subjectRef(sub.id, sub.generation)
+	sl, err := v.sealerFor(sub)
+	if err != nil {
+		return nil, err
+	}
 	return s.Replace(in.Doc, func(f pii.Finding) (string, error) {
-		r, err := seal(sub.public, ref, tagOf(v.cfg.IndexKey, f), f)
+		r, err := sl.seal(ref, tagOf(v.cfg.IndexKey, f), f)
 		return r.String(), err
 	})
 }
@@ -478,14 +485,70 @@ func (v *Vault) open(ctx context.Context, ref pii.Reference, id string, gen int,
 		subs[id] = sub
 	}
 	if !sub.live() || sub.generation != gen {
-		v.keys.Delete(ref.Subject)
+		v.dropKeys(ref.Subject)
 		return "", false, fmt.Errorf("%w: subject %s generation %d", ErrErased, id, gen)
 	}
-	private, err := v.privateKey(ctx, sub)
+	enc, nonce, ct, err := sealedParts(ref)
 	if err != nil {
 		return "", false, err
 	}
-	return open(private, ref)
+	a, err := v.opener(ctx, sub, enc)
+	if err != nil {
+		return "", false, err
+	}
+	return open(a, ref, nonce, ct)
+}
+
+// sealerFor is the sealer of sub's current generation: the one this
+// process made for it less than SubjectCache ago, else a new one.
+func (v *Vault) sealerFor(sub subject) (*sealer, error) {
+	v.mu.Lock()
+	r := v.recent[sub.id]
+	if r != nil && r.sub.generation == sub.generation && r.sealer != nil {
+		defer v.mu.Unlock()
+		return r.sealer, nil
+	}
+	v.mu.Unlock()
+	sl, err := newSealer(sub.public, subjectRef(sub.id, sub.generation))
+	if err != nil {
+		return nil, err
+	}
+	v.mu.Lock()
+	if r := v.recent[sub.id]; r != nil && r.sub.generation == sub.generation {
+		r.sealer = sl
+	}
+	v.mu.Unlock()
+	return sl, nil
+}
+
+// opener is the key of sub's sealer whose encapsulation is enc, derived
+// once per process.
+func (v *Vault) opener(ctx context.Context, sub subject, enc []byte) (cipher.AEAD, error) {
+	k := subjectRef(sub.id, sub.generation) + "|" + string(enc)
+	if a, ok := v.openers.Load(k); ok {
+		return a.(cipher.AEAD), nil
+	}
+	private, err := v.privateKey(ctx, sub)
+	if err != nil {
+		return nil, err
+	}
+	a, err := openerKey(private, subjectRef(sub.id, sub.generation), enc)
+	if err != nil {
+		return nil, err
+	}
+	v.openers.Store(k, a)
+	return a, nil
+}
+
+// dropKeys forgets what this process derived for the generation ref.
+func (v *Vault) dropKeys(ref string) {
+	v.keys.Delete(ref)
+	v.openers.Range(func(k, _ any) bool {
+		if strings.HasPrefix(k.(string), ref+"|") {
+			v.openers.Delete(k)
+		}
+		return true
+	})
 }
 
 // privateKey unwraps sub's private key, once per process and generation:
@@ -702,7 +765,7 @@ func (v *Vault) Erase(ctx context.Context, r Request, by string) (Receipt, error
 		if err != nil {
 			return Receipt{}, err
 		}
-		v.keys.Delete(subjectRef(s.id, s.generation))
+		v.dropKeys(subjectRef(s.id, s.generation))
 		v.forget(s.id)
 		if ok {
 			rc.Subjects = append(rc.Subjects, ErasedSubject{SubjectID: s.id, Generation: s.generation, Held: orEmpty(s.held), Places: orEmpty(s.places)})

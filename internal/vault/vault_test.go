@@ -293,3 +293,47 @@ func TestAnAddressSentEncodedAnchorsItsPerson(t *testing.T) {
 	require.NoError(t, err)
 	assert.NotContains(t, string(after), "dana")
 }
+
+// TestAnAlteredReferenceDoesNotOpen: a reference relabelled to another
+// category, moved to another subject or with a byte changed opens
+// nothing (ErrDamaged); the untouched one opens.
+func TestAnAlteredReferenceDoesNotOpen(t *testing.T) {
+	v, _, _ := newVault(t)
+	refOf := func(doc string) pii.Reference {
+		out, err := v.Protect(ctx, vault.Input{Doc: []byte(doc)})
+		require.NoError(t, err)
+		var d struct{ Email string }
+		require.NoError(t, json.Unmarshal(out, &d))
+		r, ok := pii.ParseReference(d.Email)
+		require.True(t, ok, d.Email)
+		return r
+	}
+	ann, bea := refOf(`{"email":"ann@example.com"}`), refOf(`{"email":"bea@example.com"}`)
+	flipped := []byte(ann.Sealed)
+	flipped[len(flipped)-3] ^= 1
+	if flipped[len(flipped)-3] == '-' || flipped[len(flipped)-3] == '_' {
+		flipped[len(flipped)-3] = 'A'
+	}
+	cases := []struct {
+		name string
+		ref  pii.Reference
+		err  error
+	}{
+		{"untouched", ann, nil},
+		{"another category", pii.Reference{Category: pii.CategoryPhone, Subject: ann.Subject, Sealed: ann.Sealed}, vault.ErrDamaged},
+		{"another subject", pii.Reference{Category: ann.Category, Subject: bea.Subject, Sealed: ann.Sealed}, vault.ErrDamaged},
+		{"a byte changed", pii.Reference{Category: ann.Category, Subject: ann.Subject, Sealed: string(flipped)}, vault.ErrDamaged},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			value, _, err := v.Resolve(ctx, c.ref.String(), vault.Purpose{Who: "test"})
+			if c.err == nil {
+				require.NoError(t, err)
+				assert.Equal(t, `"ann@example.com"`, value)
+				return
+			}
+			assert.ErrorIs(t, err, c.err)
+			assert.Empty(t, value)
+		})
+	}
+}
