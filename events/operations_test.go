@@ -27,7 +27,7 @@ func operationsPayloads(now events.Time) []events.Payload {
 		events.DeliveryDeadLetteredPayload{OutboxID: "ob-1", PartnerID: "acme", OutboxEventType: "invoice.paid", Attempts: 5,
 			StatusCode: 500, Error: "HTTP 500", ResponseBody: `{"error":"down"}`, DeadLetteredAt: now},
 		events.SubjectErasedPayload{ReceiptID: "rc-1", Request: "email", By: "admin", ErasedAt: now,
-			Subjects: []events.ErasedSubjectEntry{{SubjectID: "k3j5mq7r2v4x6z8b2d4f6h8j2l", Generation: 1}}},
+			Subjects: []events.ErasedSubjectEntry{{SubjectID: "k3j5mq7r2v4x6z2b2d4f6h2j2l", Generation: 1}}},
 	}
 }
 

@@ -5,12 +5,16 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"net/mail"
+	"net/netip"
 	"strings"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/streamops/streamops/events"
 	"github.com/streamops/streamops/internal/fault"
+	"github.com/streamops/streamops/internal/pii"
 )
 
 // maxSamples bounds the invalid records a validate result describes.
@@ -68,6 +72,44 @@ func ValidateStep(_ context.Context, in StepInput) (StepOutput, error) {
 	return out, nil
 }
 
+// referenceFormats are the formats a personal datum's own: a record's
+// email or IP address arrives as a reference (package vault), which
+// satisfies the format of its category; any other value is checked as
+// the format says.
+var referenceFormats = []*jsonschema.Format{
+	{Name: "email", Validate: referenceOr(pii.CategoryEmail, isEmail)},
+	{Name: "idn-email", Validate: referenceOr(pii.CategoryEmail, isEmail)},
+	{Name: "ipv4", Validate: referenceOr(pii.CategoryIP, func(s string) bool { a, err := netip.ParseAddr(s); return err == nil && a.Is4() })},
+	{Name: "ipv6", Validate: referenceOr(pii.CategoryIP, func(s string) bool {
+		a, err := netip.ParseAddr(s)
+		return err == nil && a.Is6() && a.Zone() == ""
+	})},
+}
+
+// referenceOr is a format check: a reference of category c, or a string
+// ok accepts; a value that is no string is not the format's to judge.
+func referenceOr(c pii.Category, ok func(string) bool) func(v any) error {
+	return func(v any) error {
+		s, isString := v.(string)
+		if !isString {
+			return nil
+		}
+		if ref, isRef := pii.ParseReference(s); isRef && ref.Category == c {
+			return nil
+		}
+		if !ok(s) {
+			return fmt.Errorf("not a valid %s", c)
+		}
+		return nil
+	}
+}
+
+// isEmail says whether s is an addr-spec (local@domain, no display name).
+func isEmail(s string) bool {
+	a, err := mail.ParseAddress(s)
+	return err == nil && a.Address == s && a.Name == ""
+}
+
 // compileRecordSchema compiles a schema given inline. The loader knows no
 // scheme, so a $ref can reach neither the network nor the file system.
 func compileRecordSchema(raw json.RawMessage) (*jsonschema.Schema, error) {
@@ -78,6 +120,9 @@ func compileRecordSchema(raw json.RawMessage) (*jsonschema.Schema, error) {
 	c := jsonschema.NewCompiler()
 	c.DefaultDraft(jsonschema.Draft2020)
 	c.AssertFormat()
+	for _, f := range referenceFormats {
+		c.RegisterFormat(f)
+	}
 	c.UseLoader(jsonschema.SchemeURLLoader{})
 	const url = "urn:streamops:workflow-input-schema"
 	if err := c.AddResource(url, doc); err != nil {

@@ -96,6 +96,13 @@ func TestValidateCountsRecordsAgainstTheInputSchema(t *testing.T) {
 		{"invalid records are counted, described and dropped",
 			`{"records":[{"email":"a@example.com"},{"email":"secret-value"},{"n":1.5,"email":"b@example.com"},{}],` + schema + `}`,
 			1, 3, `[{"record":1,"path":"/email","keyword":"format"},{"record":2,"path":"/n","keyword":"type"},{"record":3,"path":"","keyword":"required"}]`, ""},
+		{"an email reference satisfies format email, a phone reference does not", `{"records":[` +
+			`{"email":"pii:email:k3j5mq7r2v4x6z2b2d4f6h2j2l.1:AAAAAAAAAAAAAAAAAAAAAAAAAAAA"},` +
+			`{"email":"pii:phone:k3j5mq7r2v4x6z2b2d4f6h2j2l.1:AAAAAAAAAAAAAAAAAAAAAAAAAAAA"},{"email":"Ann <a@example.com>"}],` + schema + `}`,
+			1, 2, `[{"record":1,"path":"/email","keyword":"format"},{"record":2,"path":"/email","keyword":"format"}]`, ""},
+		{"an IP reference satisfies format ipv4", `{"records":[{"ip":"pii:ip:k3j5mq7r2v4x6z2b2d4f6h2j2l.1:AAAAAAAAAAAAAAAAAAAAAAAAAAAA"},{"ip":"203.0.113.7"},{"ip":"::1"},{"ip":"1.2.3"}],` +
+			`"schema":{"properties":{"ip":{"type":"string","format":"ipv4"}}}}`,
+			2, 2, `[{"record":2,"path":"/ip","keyword":"format"},{"record":3,"path":"/ip","keyword":"format"}]`, ""},
 		{"a schema that does not compile", `{"records":[{}],"schema":{"type":"nonsense"}}`, 0, 0, "", CodeValidate},
 		{"a schema cannot read files", `{"records":[{}],"schema":{"$ref":"file:///etc/passwd"}}`, 0, 0, "", CodeValidate},
 		{"a schema cannot reach the network", `{"records":[{}],"schema":{"$ref":"https://example.com/s.json"}}`, 0, 0, "", CodeValidate},
