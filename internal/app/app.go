@@ -185,6 +185,9 @@ func Open(ctx context.Context, cfg Config) (*App, error) {
 		return nil, err
 	}
 	a := &App{Name: cfg.Name, Logger: NewLogger(cfg.Name, cfg.LogLevel), EventLog: cfg.EventLog}
+	// What logs through the default logger (a library's fallback) is
+	// scrubbed like every other line.
+	slog.SetDefault(a.Logger)
 	cfg.Bus.Logger, cfg.Bus.EventLog = a.Logger, cfg.EventLog
 	var err error
 	if a.Tracing, err = tracing.New(cfg.Tracing); err != nil {
@@ -194,7 +197,7 @@ func Open(ctx context.Context, cfg Config) (*App, error) {
 	if a.Store, err = store.Open(ctx, cfg.Store); err != nil {
 		return nil, err
 	}
-	if a.Vault, err = OpenVault(ctx, cfg, a.Store); err != nil {
+	if a.Vault, err = OpenVault(ctx, cfg, a.Store, a.Logger); err != nil {
 		_ = a.Store.Close(ctx)
 		return nil, err
 	}
@@ -218,11 +221,11 @@ func Open(ctx context.Context, cfg Config) (*App, error) {
 // Lambda a key file would live in one instance's /tmp only: without a KMS
 // key the function refuses to start, unless it runs on the embedded
 // engine by opt-in (tests of the real binaries).
-func OpenVault(ctx context.Context, cfg Config, st *store.Store) (*vault.Vault, error) {
+func OpenVault(ctx context.Context, cfg Config, st *store.Store, log *slog.Logger) (*vault.Vault, error) {
 	var keys *vault.KeyFile
 	switch {
 	case cfg.PIIKeys.KMSKeyARN != "":
-		return openKMSVault(ctx, cfg, st)
+		return openKMSVault(ctx, cfg, st, log)
 	case cfg.OnLambda && !cfg.HandlesPII:
 		return nil, nil // it neither seals nor opens personal data
 	case cfg.OnLambda && !cfg.AllowEmbeddedStore:
@@ -239,13 +242,13 @@ func OpenVault(ctx context.Context, cfg Config, st *store.Store) (*vault.Vault, 
 	default:
 		keys = vault.NewMemoryKeys()
 	}
-	return vault.New(vault.Config{Store: st, Wrapper: keys, IndexKey: keys.IndexKey(), Keep: st.LongestRetention()})
+	return vault.New(vault.Config{Store: st, Wrapper: keys, IndexKey: keys.IndexKey(), Keep: st.LongestRetention(), Logger: log})
 }
 
 // openKMSVault is the vault whose subject keys the KMS key wraps, its
 // index key read from STREAMOPS_PII_INDEX_SECRET_ARN (a function that
 // only opens references has none).
-func openKMSVault(ctx context.Context, cfg Config, st *store.Store) (*vault.Vault, error) {
+func openKMSVault(ctx context.Context, cfg Config, st *store.Store, log *slog.Logger) (*vault.Vault, error) {
 	api := cfg.KMS
 	if api == nil {
 		api = kmskey.NewClient()
@@ -264,7 +267,7 @@ func openKMSVault(ctx context.Context, cfg Config, st *store.Store) (*vault.Vaul
 			return nil, err
 		}
 	}
-	return vault.New(vault.Config{Store: st, Wrapper: w, IndexKey: index, Keep: st.LongestRetention()})
+	return vault.New(vault.Config{Store: st, Wrapper: w, IndexKey: index, Keep: st.LongestRetention(), Logger: log})
 }
 
 // readMongoURI reads cfg.MongoURISecret with cfg.Secrets or a client of

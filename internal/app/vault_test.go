@@ -78,7 +78,7 @@ func TestOpenVaultTakesTheKeysTheConfigurationNames(t *testing.T) {
 			st := storetest.Open(t, store.Config{})
 			fake := &reversingKMS{}
 			c.cfg.KMS, c.cfg.Secrets = fake, indexSecret{}
-			v, err := app.OpenVault(context.Background(), c.cfg, st)
+			v, err := app.OpenVault(context.Background(), c.cfg, st, nil)
 			if c.err != "" {
 				require.Error(t, err)
 				assert.Contains(t, err.Error(), c.err)

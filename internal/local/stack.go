@@ -138,7 +138,7 @@ func Start(ctx context.Context, cfg Config, opts ...Option) (_ *Stack, err error
 	}
 	// The vault's key file sits beside the data it opens, also when the
 	// store is a MongoDB.
-	if s.vault, err = app.OpenVault(ctx, app.Config{Store: store.Config{DataDir: cfg.DataDir}}, s.store); err != nil {
+	if s.vault, err = app.OpenVault(ctx, app.Config{Store: store.Config{DataDir: cfg.DataDir}}, s.store, s.log.With("function", "vault")); err != nil {
 		return nil, err
 	}
 	w := &wiring{cfg: cfg, opts: o, store: s.store, vault: s.vault, bus: s.bus, log: s.log, providers: s.providers,
