@@ -107,3 +107,30 @@ func TestOpenVaultTakesTheKeysTheConfigurationNames(t *testing.T) {
 		})
 	}
 }
+
+// TestTheFunctionsThatHandlePersonalDataNameTheirKeys: NewConfig carries
+// the vault's AWS keys of the functions whose configuration names them,
+// and marks no other function as handling personal data.
+func TestTheFunctionsThatHandlePersonalDataNameTheirKeys(t *testing.T) {
+	keys := config.PIIKeys{PIIKMSKey: config.PIIKMSKey{KMSKeyARN: "arn:key"}, PIIIndex: config.PIIIndex{IndexSecretARN: "arn:secret"}}
+	cases := []struct {
+		name    string
+		cfg     config.App
+		handles bool
+		want    config.PIIKeys
+	}{
+		{"webhook", config.Webhook{PIIKeys: keys}, true, keys},
+		{"api", config.API{PIIKeys: keys}, true, keys},
+		{"task-processor", config.TaskProcessor{PIIKeys: keys}, true, keys},
+		{"outbox-relay", config.OutboxRelay{PIIKey: keys.PIIKMSKey}, true, config.PIIKeys{PIIKMSKey: keys.PIIKMSKey}},
+		{"retry-sweeper", config.RetrySweeper{}, false, config.PIIKeys{}},
+		{"archiver", config.Archiver{}, false, config.PIIKeys{}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			got := app.NewConfig(c.name, c.cfg)
+			assert.Equal(t, c.handles, got.HandlesPII)
+			assert.Equal(t, c.want, got.PIIKeys)
+		})
+	}
+}
