@@ -309,10 +309,14 @@ func TestAnAlteredReferenceDoesNotOpen(t *testing.T) {
 		return r
 	}
 	ann, bea := refOf(`{"email":"ann@example.com"}`), refOf(`{"email":"bea@example.com"}`)
+	// Another base64url character in the middle of the ciphertext: still a
+	// reference by its grammar, no longer what was sealed.
 	flipped := []byte(ann.Sealed)
-	flipped[len(flipped)-3] ^= 1
-	if flipped[len(flipped)-3] == '-' || flipped[len(flipped)-3] == '_' {
-		flipped[len(flipped)-3] = 'A'
+	i := len(flipped) - 5
+	if flipped[i] == 'A' {
+		flipped[i] = 'B'
+	} else {
+		flipped[i] = 'A'
 	}
 	cases := []struct {
 		name string
