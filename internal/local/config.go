@@ -89,6 +89,11 @@ type Config struct {
 	// STREAMOPS_PROVIDERS_FILE). Default: the embedded providers.json.
 	ProvidersFile string
 
+	// RotatePIIKey adds a generation to the personal-data key file
+	// (DataDir/pii.key) at start and rewraps every data subject's key with
+	// it before anything is served (streamops run -rotate-pii-key).
+	RotatePIIKey bool
+
 	// PartnersFile lists the partner endpoints of the outbox relay (env
 	// STREAMOPS_PARTNERS_FILE). Default: none.
 	PartnersFile string

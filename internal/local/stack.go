@@ -141,6 +141,16 @@ func Start(ctx context.Context, cfg Config, opts ...Option) (_ *Stack, err error
 	if s.vault, err = app.OpenVault(ctx, app.Config{Store: store.Config{DataDir: cfg.DataDir}}, s.store, s.log.With("function", "vault")); err != nil {
 		return nil, err
 	}
+	if cfg.RotatePIIKey {
+		st, err := s.vault.Rotate(ctx, func(p vault.RewrapStats) {
+			s.log.Info("rewrapping the data subjects' keys", "rewrapped", p.Rewrapped, "skipped", p.Skipped)
+		})
+		if err != nil {
+			return nil, fmt.Errorf("local: rotate the personal-data key: %w", err)
+		}
+		s.log.Info("personal-data key rotated: every data subject's key is wrapped by the new generation",
+			"rewrapped", st.Rewrapped, "skipped", st.Skipped)
+	}
 	w := &wiring{cfg: cfg, opts: o, store: s.store, vault: s.vault, bus: s.bus, log: s.log, providers: s.providers,
 		secrets: s.secrets, admin: s.admin}
 	fns, err := w.build(ctx)

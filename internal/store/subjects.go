@@ -215,3 +215,30 @@ func (s *Store) PIIResolutions(ctx context.Context, subject string) (int64, erro
 	}
 	return n, nil
 }
+
+// LivePIISubjects pages the subjects that hold a key, in id order after
+// the id after ("" from the start), at most limit of them.
+func (s *Store) LivePIISubjects(ctx context.Context, after string, limit int) ([]PIISubject, error) {
+	filter := bson.M{"wrapped_key": bson.M{"$exists": true}}
+	if after != "" {
+		filter["_id"] = bson.M{"$gt": after}
+	}
+	subs, err := findAll[PIISubject](ctx, s.countedCollection(CollPIISubjects), filter,
+		options.Find().SetSort(bson.D{{Key: "_id", Value: 1}}).SetLimit(int64(limit)))
+	if err != nil {
+		return nil, fmt.Errorf("store: page subjects: %w", err)
+	}
+	return subs, nil
+}
+
+// RewrapPIISubject replaces the wrapped private key of the subject's
+// generation gen by wrapped, if it still is old (an erasure or another
+// rewrap meanwhile leaves it); ok says whether it did.
+func (s *Store) RewrapPIISubject(ctx context.Context, id string, gen int, old, wrapped []byte) (ok bool, err error) {
+	res, err := s.countedCollection(CollPIISubjects).UpdateOne(ctx, bson.M{"_id": id, "generation": gen, "wrapped_key": old},
+		bson.M{"$set": bson.M{"wrapped_key": wrapped}})
+	if err != nil {
+		return false, fmt.Errorf("store: rewrap subject %s: %w", id, normalise(err))
+	}
+	return res.MatchedCount == 1, nil
+}

@@ -32,6 +32,8 @@ type Store interface {
 	ErasePIISubject(ctx context.Context, id string, gen int, e store.PIISubjectErasure) (bool, error)
 	RecordPIIResolution(ctx context.Context, r store.PIIResolution) error
 	PIIResolutions(ctx context.Context, subject string) (int64, error)
+	LivePIISubjects(ctx context.Context, after string, limit int) ([]store.PIISubject, error)
+	RewrapPIISubject(ctx context.Context, id string, gen int, old, wrapped []byte) (bool, error)
 }
 
 // Config configures a Vault.

@@ -22,8 +22,10 @@ func runStack(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fs := flag.NewFlagSet("run", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: streamops run\n\nStarts the local stack; configured by the environment (docs/operations.md).")
+		fmt.Fprintln(stderr, "usage: streamops run [-rotate-pii-key]\n\nStarts the local stack; configured by the environment (docs/operations.md).")
+		fs.PrintDefaults()
 	}
+	rotate := fs.Bool("rotate-pii-key", false, "add a generation to the personal-data key file and rewrap every data subject's key with it before serving")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -31,6 +33,7 @@ func runStack(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
+	cfg.RotatePIIKey = *rotate
 	stack, err := local.Start(ctx, cfg)
 	if err != nil {
 		return err

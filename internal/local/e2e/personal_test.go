@@ -275,3 +275,37 @@ func (s *stack) openEvery(t *testing.T, text string) []string {
 }
 
 var _ = events.SubjectErased
+
+// TestRotatingThePersonalDataKeyAtStartKeepsEveryReference: a stack
+// restarted with RotatePIIKey (streamops run -rotate-pii-key) wraps every
+// data subject's key with the key file's new generation before it
+// serves, and what was stored before still opens.
+func TestRotatingThePersonalDataKeyAtStartKeepsEveryReference(t *testing.T) {
+	dir := t.TempDir()
+	s := start(t, dir, nil)
+	task := []byte(`{"type":"email_notification","data":{"recipient":"rota@example.com","subject":"hi","body":"hello"}}`)
+	var created struct {
+		TaskID string `json:"taskId"`
+	}
+	require.Equal(t, http.StatusCreated, s.call(http.MethodPost, "/api/tasks", task, nil, &created))
+	require.NoError(t, s.Shutdown(context.Background()))
+
+	r := startWith(t, dir, nil, func(cfg *local.Config) { cfg.RotatePIIKey = true })
+	stored, err := r.Store().GetTask(context.Background(), created.TaskID)
+	require.NoError(t, err)
+	require.NotContains(t, string(stored.Data), "rota@example.com")
+	back, err := r.Vault().ResolveDocument(context.Background(), stored.Data, vault.Purpose{Who: "test"}, nil)
+	require.NoError(t, err)
+	assert.Contains(t, string(back), `"rota@example.com"`, "stored before the rotation, opened after it")
+	var rc struct {
+		Subjects []struct {
+			SubjectID string `json:"subjectId"`
+		} `json:"subjects"`
+	}
+	require.Equal(t, http.StatusOK, r.call(http.MethodPost, "/api/subjects/lookup", []byte(`{"email":"rota@example.com"}`), nil, &rc))
+	require.Len(t, rc.Subjects, 1)
+	sub, err := r.Store().PIISubject(context.Background(), rc.Subjects[0].SubjectID)
+	require.NoError(t, err)
+	assert.True(t, strings.HasPrefix(string(sub.WrappedKey), "k2:"), "wrapped by the new generation")
+	assert.Len(t, r.logs.Records("personal-data key rotated: every data subject's key is wrapped by the new generation"), 1)
+}
