@@ -2,9 +2,11 @@ package app
 
 import (
 	"context"
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/service/secretsmanager"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"github.com/twmb/franz-go/pkg/kfake"
@@ -27,21 +29,24 @@ func TestOpenFailsClosed(t *testing.T) {
 		name    string
 		env     map[string]string
 		mongo   bool // MONGODB_URI of the test's MongoDB, where there is one
+		keys    bool // the personal-data KMS key and index secret, as the stack sets them
 		wantErr string
 	}{
-		{"no brokers", map[string]string{}, false, "set KAFKA_BROKERS"},
-		{"on Lambda without MONGODB_URI", map[string]string{"KAFKA_BROKERS": brokers, "AWS_LAMBDA_FUNCTION_NAME": "streamops-webhook"}, false,
+		{"no brokers", map[string]string{}, false, false, "set KAFKA_BROKERS"},
+		{"on Lambda without MONGODB_URI", map[string]string{"KAFKA_BROKERS": brokers, "AWS_LAMBDA_FUNCTION_NAME": "streamops-webhook"}, false, false,
 			"no store: set MONGODB_URI"},
 		{"on Lambda, the opt-in is not just any value", map[string]string{"KAFKA_BROKERS": brokers, "AWS_LAMBDA_FUNCTION_NAME": "streamops-api",
-			"STREAMOPS_ALLOW_EMBEDDED_STORE": "1"}, false, "no store: set MONGODB_URI"},
+			"STREAMOPS_ALLOW_EMBEDDED_STORE": "1"}, false, false, "no store: set MONGODB_URI"},
 		{"on Lambda with the explicit embedded opt-in", map[string]string{"KAFKA_BROKERS": brokers, "AWS_LAMBDA_FUNCTION_NAME": "streamops-api",
-			"STREAMOPS_ALLOW_EMBEDDED_STORE": "true"}, false, ""},
-		{"on Lambda with MONGODB_URI", map[string]string{"KAFKA_BROKERS": brokers, "AWS_LAMBDA_FUNCTION_NAME": "streamops-api"}, true, ""},
-		{"off Lambda the embedded engine is the default", map[string]string{"KAFKA_BROKERS": brokers}, false, ""},
-		{"a bad store operation timeout", map[string]string{"KAFKA_BROKERS": brokers, "STREAMOPS_STORE_OPERATION_TIMEOUT": "5"}, false,
+			"STREAMOPS_ALLOW_EMBEDDED_STORE": "true"}, false, false, ""},
+		{"on Lambda with MONGODB_URI and the personal-data keys", map[string]string{"KAFKA_BROKERS": brokers, "AWS_LAMBDA_FUNCTION_NAME": "streamops-api"}, true, true, ""},
+		{"on Lambda without the personal-data key", map[string]string{"KAFKA_BROKERS": brokers, "AWS_LAMBDA_FUNCTION_NAME": "streamops-api"}, true, false,
+			"no key for personal data"},
+		{"off Lambda the embedded engine is the default", map[string]string{"KAFKA_BROKERS": brokers}, false, false, ""},
+		{"a bad store operation timeout", map[string]string{"KAFKA_BROKERS": brokers, "STREAMOPS_STORE_OPERATION_TIMEOUT": "5"}, false, false,
 			"STREAMOPS_STORE_OPERATION_TIMEOUT"},
-		{"a bad events TTL", map[string]string{"KAFKA_BROKERS": brokers, "STREAMOPS_EVENTS_TTL": "90"}, false, "STREAMOPS_EVENTS_TTL"},
-		{"a webhook events TTL under the minimum", map[string]string{"KAFKA_BROKERS": brokers, "STREAMOPS_WEBHOOK_EVENTS_TTL": "90s"}, false,
+		{"a bad events TTL", map[string]string{"KAFKA_BROKERS": brokers, "STREAMOPS_EVENTS_TTL": "90"}, false, false, "STREAMOPS_EVENTS_TTL"},
+		{"a webhook events TTL under the minimum", map[string]string{"KAFKA_BROKERS": brokers, "STREAMOPS_WEBHOOK_EVENTS_TTL": "90s"}, false, false,
 			"STREAMOPS_WEBHOOK_EVENTS_TTL"},
 	}
 	for _, tc := range tests {
@@ -55,14 +60,19 @@ func TestOpenFailsClosed(t *testing.T) {
 			}
 			for _, k := range []string{"KAFKA_BROKERS", "AWS_LAMBDA_FUNCTION_NAME", "STREAMOPS_ALLOW_EMBEDDED_STORE", "MONGODB_URI",
 				"MONGODB_DATABASE", "STREAMOPS_DATA_DIR", "STREAMOPS_STORE_OPERATION_TIMEOUT", "KAFKA_AUTH",
-				"STREAMOPS_EVENTS_TTL", "STREAMOPS_WEBHOOK_EVENTS_TTL"} {
+				"STREAMOPS_EVENTS_TTL", "STREAMOPS_WEBHOOK_EVENTS_TTL", "STREAMOPS_PII_KMS_KEY_ARN", "STREAMOPS_PII_INDEX_SECRET_ARN"} {
 				t.Setenv(k, tc.env[k])
+			}
+			if tc.keys {
+				t.Setenv("STREAMOPS_PII_KMS_KEY_ARN", "arn:aws:kms:eu-west-1:111111111111:key/1234abcd-12ab-34cd-56ef-1234567890ab")
+				t.Setenv("STREAMOPS_PII_INDEX_SECRET_ARN", "arn:aws:secretsmanager:eu-west-1:111111111111:secret:streamops/pii-index-key-AbCdEf")
 			}
 			if tc.mongo {
 				t.Setenv("MONGODB_URI", mongo.URI)
 				t.Setenv("MONGODB_DATABASE", mongo.Database)
 			}
 			cfg, err := fromEnv[config.API]("api")
+			cfg.Secrets = hexIndexKey{} // no AWS here: the index secret's value
 			var a *App
 			if err == nil {
 				a, err = Open(context.Background(), cfg)
@@ -125,4 +135,13 @@ func TestMarkDelayComesFromTheEnvironmentWithADefaultPerFunction(t *testing.T) {
 			assert.Equal(t, tc.want, cfg.MarkDelay)
 		})
 	}
+}
+
+// hexIndexKey answers every secret with a 32-byte key in hex: the index
+// secret, read at cold start, without AWS.
+type hexIndexKey struct{}
+
+func (hexIndexKey) GetSecretValue(context.Context, *secretsmanager.GetSecretValueInput, ...func(*secretsmanager.Options)) (*secretsmanager.GetSecretValueOutput, error) {
+	v := strings.Repeat("ab", 32)
+	return &secretsmanager.GetSecretValueOutput{SecretString: &v}, nil
 }
