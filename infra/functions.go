@@ -96,6 +96,9 @@ func functionSpecs() []functionSpec {
 		// Submissions are tokenised; erasure and lookup find a subject by
 		// email or phone (the index), and nothing it answers is resolved.
 		tokenises: true,
+		// POST /api/partners/{partnerId}/test signs its example with the
+		// partner's secrets, as outbox-relay signs a delivery.
+		secretPrefixes: []string{secretPrefixPartner},
 	}, {
 		name:        fnWorkflowProcessor,
 		description: "run workflow steps from the workflows topic",
@@ -285,6 +288,8 @@ func functionEnvironment(cfg Config, spec functionSpec, layer configLayer) map[s
 	switch spec.name {
 	case fnWebhook:
 		env[envWebhookSecrets] = jsii.String(secretPrefixWebhook)
+	case fnAPI:
+		env[envPartnerSecrets] = jsii.String(secretPrefixPartner)
 	case fnOutboxRelay:
 		env[envPartnerSecrets] = jsii.String(secretPrefixPartner)
 		env[envSchedulePeriod] = jsii.String(schedulePeriod.String())

@@ -14,7 +14,8 @@ import (
 //     webhook at run time (internal/provider caches them 5 minutes, so a
 //     rotation needs no deploy).
 //   - streamops/partner/<partner>: credentials for delivering to a
-//     partner, read by outbox-relay.
+//     partner, read by outbox-relay (and by api, whose POST
+//     /api/partners/{partnerId}/test signs as the relay does).
 //   - streamops/admin/…: operators' own; no function may read it.
 //   - the MongoDB URI (Config.MongoURISecretName): every function reads it
 //     once at cold start (MONGODB_URI_SECRET, internal/app), so the URI is

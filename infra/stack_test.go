@@ -113,7 +113,7 @@ func TestFunctionSpecificEnvironment(t *testing.T) {
 		on       []string
 	}{
 		{envWebhookSecrets, secretPrefixWebhook, []string{fnWebhook}},
-		{envPartnerSecrets, secretPrefixPartner, []string{fnOutboxRelay}},
+		{envPartnerSecrets, secretPrefixPartner, []string{fnAPI, fnOutboxRelay}},
 		{envSchedulePeriod, "1m0s", []string{fnOutboxRelay}},
 		{envEmailSender, testEmailSender, []string{fnTaskProcessor}},
 		{envExportBucket, bucket, []string{fnTaskProcessor, fnAPI}},
@@ -522,7 +522,7 @@ func TestEachFunctionReadsOnlyTheSecretsItNeeds(t *testing.T) {
 	// Every function reads the MongoDB URI at cold start (MONGODB_URI_SECRET).
 	allowed := map[string][]string{
 		fnWebhook:           {"webhook", "mongodb"},
-		fnAPI:               {"mongodb"},
+		fnAPI:               {"partner", "mongodb"},
 		fnWorkflowProcessor: {"mongodb"},
 		fnTaskProcessor:     {"mongodb"},
 		fnOutboxRelay:       {"partner", "mongodb"},

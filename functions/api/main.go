@@ -20,9 +20,11 @@ func main() {
 		handler, err := handlers.API(a, handlers.APIOptions{
 			Providers: app.Must(app.Providers(cfg.Providers)),
 			Partners:  app.Must(outbox.LoadPartners(cfg.Partners.PartnersFile)),
-			Objects:   app.Must(s3bucket.ExportStore(cfg.Exports.Bucket, cfg.Store.DataDir)),
-			Auth:      app.Must(handlers.Auth(cfg.Tokens)),
-			Limits:    cfg.Limits,
+			// POST /api/partners/{partnerId}/test signs as the relay does.
+			PartnerSecrets: app.Must(app.Secrets(app.PartnerSecrets, cfg.Lambda.OnLambda(), cfg.PartnerSecrets.Prefix)),
+			Objects:        app.Must(s3bucket.ExportStore(cfg.Exports.Bucket, cfg.Store.DataDir)),
+			Auth:           app.Must(handlers.Auth(cfg.Tokens)),
+			Limits:         cfg.Limits,
 		})
 		return apigw.Function(handler), err
 	})

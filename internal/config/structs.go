@@ -219,10 +219,13 @@ type API struct {
 	RequestMarks
 	Providers Providers
 	Partners  Partners
-	Tokens    Tokens
-	Limits    Limits
-	Exports   Exports
-	PIIKeys   PIIKeys
+	// PartnerSecrets sign POST /api/partners/{partnerId}/test's example
+	// as the outbox relay signs a delivery.
+	PartnerSecrets PartnerSecrets
+	Tokens         Tokens
+	Limits         Limits
+	Exports        Exports
+	PIIKeys        PIIKeys
 }
 
 // WorkflowProcessor is the workflow-processor function's configuration.

@@ -56,6 +56,10 @@ type APIOptions struct {
 	// outbox relay loads them), shown by GET /api/partners with the
 	// partners of Providers.
 	Partners map[string]outbox.Partner
+	// PartnerSecrets are the partners' signing secrets, as the outbox
+	// relay reads them: POST /api/partners/{partnerId}/test signs its
+	// example with them. nil: that route answers it cannot send.
+	PartnerSecrets provider.SecretSource
 	// Objects receives exports too large to answer inline.
 	Objects objects.Store
 	// Auth names the caller of every route but the OpenAPI document.
@@ -110,6 +114,7 @@ func API(a *app.App, o APIOptions) (http.Handler, error) {
 
 		Operations: opsevents.New(a.Emitter, a.Logger),
 		Subjects:   subjects(a),
+		Sender:     partnerSender(o.PartnerSecrets),
 	})
 	mux := http.NewServeMux()
 	ui := console.Handler()
@@ -117,6 +122,32 @@ func API(a *app.App, o APIOptions) (http.Handler, error) {
 	mux.Handle(console.Base+"/", ui)
 	mux.Handle("/", api)
 	return mux, nil
+}
+
+// partnerSender is the API's test send to partners: the relay's
+// deliverer with the partners' secrets, none without them. It opens no
+// personal data: the catalog's examples carry no reference.
+func partnerSender(secrets provider.SecretSource) httpapi.PartnerSender {
+	if secrets == nil {
+		return nil
+	}
+	return PartnerTester{Deliverer: outbox.PartnerDeliverer{Secrets: secrets}}
+}
+
+// PartnerTester is the outbox relay's deliverer as the API's
+// PartnerSender (POST /api/partners/{partnerId}/test): a test goes out
+// signed and sent exactly as a delivery does, under its own webhook-id,
+// and touches no entry, breaker or limit (Send does not).
+type PartnerTester struct {
+	Deliverer outbox.PartnerDeliverer
+}
+
+// SendTest sends s through Deliverer.Send and says what it did.
+func (t PartnerTester) SendTest(ctx context.Context, s httpapi.TestSend) httpapi.TestAttempt {
+	a := t.Deliverer.Send(ctx, outbox.Partner{ID: s.PartnerID, Name: s.Name, URL: s.URL},
+		outbox.Entry{ID: s.WebhookID, Target: s.PartnerID, EventType: string(s.EventType), Payload: s.Body})
+	return httpapi.TestAttempt{Duration: a.Duration, StatusCode: a.StatusCode, Err: a.Err, RetryAfter: a.RetryAfter,
+		Body: a.Body, SpanID: a.SpanID}
 }
 
 // partnerConfigs is what the configuration says about each partner: its

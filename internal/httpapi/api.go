@@ -47,6 +47,11 @@ type APIConfig struct {
 	// Operations emits the operational events of the API's actions
 	// (partner.paused, partner.resumed, subject.erased). nil: none.
 	Operations *opsevents.Emitter
+	// Sender sends POST /api/partners/{partnerId}/test's example event
+	// (handlers.PartnerTester: the relay's deliverer with the partners'
+	// signing secrets). nil:
+	// that route answers that it cannot send.
+	Sender PartnerSender
 	// Subjects erases and looks up data subjects (POST
 	// /api/subjects/erase, GET /api/subjects/{id}). nil: those routes
 	// answer that there is no vault.
@@ -84,6 +89,8 @@ func API(cfg APIConfig) http.Handler {
 	mux.Handle("GET /api/partners/{partnerId}/events", any(a.partnerEvents()))
 	mux.Handle("GET /api/partners/{partnerId}/endpoint", any(a.partnerEndpoint()))
 	mux.Handle("GET /api/partners", any(a.listPartners))
+	mux.Handle("POST /api/partners/{partnerId}/test", admin(a.testPartner))
+	mux.Handle("GET /api/event-types", any(a.listEventTypes))
 	a.pauseRoutes(mux, admin)
 	mux.Handle("GET /api/stats", admin(a.stats))
 	mux.Handle("GET /api/me", any(a.me))

@@ -122,6 +122,8 @@ func classify(err error) (status int, code string) {
 		return http.StatusServiceUnavailable, "store_unavailable"
 	case errors.Is(err, errNoVault):
 		return http.StatusNotImplemented, "no_vault"
+	case errors.Is(err, errNoSender):
+		return http.StatusNotImplemented, "no_sender"
 	}
 	return http.StatusInternalServerError, "internal"
 }

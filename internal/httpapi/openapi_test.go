@@ -11,6 +11,7 @@ import (
 	"go/parser"
 	"go/token"
 	"io"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -35,6 +36,7 @@ import (
 	"github.com/streamops/streamops/internal/ingest"
 	"github.com/streamops/streamops/internal/objects"
 	"github.com/streamops/streamops/internal/opsevents"
+	"github.com/streamops/streamops/internal/outbox"
 	"github.com/streamops/streamops/internal/provider"
 	"github.com/streamops/streamops/internal/status"
 	"github.com/streamops/streamops/internal/store"
@@ -341,10 +343,16 @@ func TestOpenAPIResponsesMatchTheDocument(t *testing.T) {
 	hooks := caller{c, httpapi.Webhooks(ing, env.Logger)}
 	hooksDown := caller{c, httpapi.Webhooks(ingDown, env.Logger)}
 	replayer := &history.Replayer{Store: env.Store, Emitter: env.Emitter, Logger: env.Logger}
+	// echo is a partner whose endpoint listens and verifies the test send.
+	echoSecret := testSecret("echo")
+	echo := newVerifyingPartner(t, http.StatusAccepted, "received", nil, echoSecret)
+	partners := maps.Clone(testPartners)
+	partners["echo"] = httpapi.PartnerConfig{ID: "echo", Name: "Echo", URL: echo.srv.URL}
 	api := caller{c, httpapi.API(httpapi.APIConfig{Submit: sub, Store: env.Store, Router: ing, Logger: env.Logger,
 		Replayer: replayer,
 		Requeuer: &history.Requeuer{Store: env.Store, Publisher: env.Bus},
-		Partners: testPartners,
+		Partners: partners,
+		Sender:   relaySender{outbox.PartnerDeliverer{Secrets: staticSecrets{"echo": {echoSecret}, "acme": {echoSecret}}, Timeout: 2 * time.Second}},
 		Subjects: vlt, Operations: opsevents.New(env.Emitter, env.Logger),
 		// A small inline limit, so one export answers inline and a larger one with a link.
 		Exporter: &history.Exporter{Store: env.Store, Objects: objects.Files{Dir: t.TempDir()},
@@ -587,6 +595,30 @@ func TestOpenAPIResponsesMatchTheDocument(t *testing.T) {
 		api.post(t, adminToken, "/api/partners/acme/resume", `{}`, http.StatusOK)
 		api.post(t, adminToken, "/api/partners/acme/resume", `[`, http.StatusBadRequest)
 		api.post(t, adminToken, "/api/partners/nope/resume", "", http.StatusNotFound)
+	})
+
+	t.Run("GET /api/event-types", func(t *testing.T) {
+		w := api.get(t, adminToken, "/api/event-types", http.StatusOK)
+		assert.Contains(t, w.Body.String(), `"eventType":"workflow.completed"`)
+		api.get(t, "acme-token", "/api/event-types", http.StatusOK)
+	})
+
+	t.Run("POST /api/partners/{partnerId}/test", func(t *testing.T) {
+		w := api.post(t, adminToken, "/api/partners/echo/test", "", http.StatusOK)
+		assert.Contains(t, w.Body.String(), `"delivered":true`)
+		api.post(t, adminToken, "/api/partners/echo/test", `{"eventType":"task.created"}`, http.StatusOK)
+		require.Len(t, echo.requests(), 2)
+		assert.Equal(t, []bool{true}, echo.requests()[1].verified)
+		// acme's endpoint is not reachable: still the endpoint's answer.
+		w = api.post(t, adminToken, "/api/partners/acme/test", "", http.StatusOK)
+		assert.Contains(t, w.Body.String(), `"delivered":false`)
+		assert.NotContains(t, w.Body.String(), "s3cret", "the error names no credential of the URL")
+		assert.Contains(t, w.Body.String(), "hooks.acme.example", "the error says where it went")
+		api.post(t, adminToken, "/api/partners/echo/test", `{"eventType":"order.shipped"}`, http.StatusBadRequest)
+		api.post(t, adminToken, "/api/partners/nope/test", "", http.StatusNotFound)
+		noSender := caller{c, httpapi.API(httpapi.APIConfig{Store: env.Store, Logger: env.Logger, Partners: partners,
+			Auth: httpapi.TokenAuth{AdminToken: adminToken}})}
+		noSender.post(t, adminToken, "/api/partners/echo/test", "", http.StatusNotImplemented)
 	})
 
 	t.Run("GET /api/stats", func(t *testing.T) {

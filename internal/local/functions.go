@@ -142,7 +142,7 @@ func (w *wiring) apiFunction(ctx context.Context) (HTTPFunction, error) {
 		return nil, err
 	}
 	h, err := handlers.API(a, handlers.APIOptions{Providers: w.providers, Partners: w.partners, Objects: objs, Auth: auth,
-		Limits: w.cfg.Limits})
+		Limits: w.cfg.Limits, PartnerSecrets: provider.EnvSecrets{Prefix: "PARTNER_SECRET_", Lookup: w.cfg.Getenv}})
 	if err != nil {
 		return nil, err
 	}

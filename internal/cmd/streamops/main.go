@@ -41,6 +41,8 @@ const usage = `usage: streamops <command> [flags]
   partners pause ID [-reason R]
                               hold every delivery to a partner until it is resumed
   partners resume ID          let a paused partner's deliveries go out again, oldest first
+  partners test ID [-event-type T]
+                              send a signed example event to a partner's endpoint now; prints its answer
   rerun [-from-step S] [-key K] WORKFLOW_ID
                               rerun a workflow from its failed step (or step S): a new attempt
   subjects erase (-email X | -phone X | -subject ID) [-json]

@@ -12,18 +12,21 @@ import (
 )
 
 // partnersCmd is `streamops partners pause ID [-reason R]`,
-// `streamops partners resume ID` and `streamops partners requeue ID …`.
+// `streamops partners resume ID`, `streamops partners requeue ID …` and
+// `streamops partners test ID [-event-type T]`.
 func partnersCmd(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	if len(args) == 0 || strings.HasPrefix(args[0], "-") {
-		return fmt.Errorf("name a subcommand: pause, resume, requeue")
+		return fmt.Errorf("name a subcommand: pause, resume, requeue, test")
 	}
 	switch sub := args[0]; sub {
 	case "pause", "resume":
 		return pauseOrResume(ctx, sub, args[1:], stdout, stderr)
 	case "requeue":
 		return partnersRequeue(ctx, args[1:], stdin, stdout, stderr)
+	case "test":
+		return partnersTest(ctx, args[1:], stdout, stderr)
 	default:
-		return fmt.Errorf("unknown subcommand %q: pause, resume, requeue", sub)
+		return fmt.Errorf("unknown subcommand %q: pause, resume, requeue, test", sub)
 	}
 }
 
