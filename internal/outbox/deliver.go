@@ -199,7 +199,7 @@ func (d PartnerDeliverer) Send(ctx context.Context, p Partner, e Entry) (a Attem
 	defer func() { endClientSpan(span, a) }()
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, p.URL, bytes.NewReader(body))
 	if err != nil {
-		a.Err = &DeliveryError{Retryable: false, Err: err}
+		a.Err = &DeliveryError{Retryable: false, Err: withoutURLSecrets(err)}
 		return a
 	}
 	if span.IsRecording() {

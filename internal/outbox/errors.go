@@ -6,8 +6,10 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"net/url"
 
 	"github.com/streamops/streamops/internal/fault"
+	"github.com/streamops/streamops/internal/provider"
 )
 
 // DeliveryError is a failed delivery attempt: its status (0 when no HTTP
@@ -55,6 +57,7 @@ func statusError(status int, body string) error {
 
 // transportError classifies an error without an HTTP answer.
 func transportError(err error) error {
+	err = withoutURLSecrets(err)
 	var ne net.Error
 	if errors.Is(err, context.DeadlineExceeded) || (errors.As(err, &ne) && ne.Timeout()) {
 		return &DeliveryError{Retryable: true, Err: fmt.Errorf("timeout: %w", err)}
@@ -64,3 +67,20 @@ func transportError(err error) error {
 
 // errNoTarget dead-letters an entry whose target_provider nobody delivers.
 var errNoTarget = errors.New("no deliverer for this target_provider")
+
+// withoutURLSecrets is err with the URL it quotes (an HTTP client's
+// *url.Error: "Post \"https://user:pass@host/?key=…\"") redacted as
+// provider.RedactURL does, since a partner's URL may carry its
+// credentials and the error is kept in last_error, the delivery log and
+// the logs.
+func withoutURLSecrets(err error) error {
+	var ue *url.Error
+	if errors.As(err, &ue) && ue.URL != "" {
+		if redacted := provider.RedactURL(ue.URL); redacted != "" {
+			ue.URL = redacted
+		} else {
+			ue.URL = provider.URLRedacted
+		}
+	}
+	return err
+}
