@@ -77,7 +77,8 @@ type Config struct {
 	// (emit.Config.MarkDelay).
 	MarkDelay time.Duration
 	// AllowEmbeddedStore is STREAMOPS_ALLOW_EMBEDDED_STORE=true: on
-	// Lambda without MONGODB_URI, run on the embedded engine anyway. For
+	// Lambda without MONGODB_URI, run on the embedded engine anyway (and
+	// keep the vault's keys in a local key file, OpenVault). For
 	// tests and local runs of the real function binaries only (the
 	// Runtime API emulator of internal/local/e2e); the CDK stack never
 	// sets it. See Open.

@@ -58,7 +58,7 @@ type Store struct {
 	URISecretVersion string `env:"MONGODB_URI_SECRET_VERSION" desc:"a version of MONGODB_URI_SECRET to pin; unset: the current one"`
 	TLSCAFile        string `env:"MONGODB_TLS_CA_FILE" desc:"PEM bundle the MongoDB server's certificate is checked against, added to the URI as tlsCAFile unless the URI names one; unset: the system roots"`
 	DataDir          string `env:"STREAMOPS_DATA_DIR" desc:"where the embedded engine keeps its data (streamops.lungo); unset: in memory. Also the directory of local mail, objects and exports (default .streamops)"`
-	AllowEmbedded    OptIn  `env:"STREAMOPS_ALLOW_EMBEDDED_STORE" desc:"true lets a function run on the embedded engine on Lambda; for tests of the real binaries under a Runtime API emulator only, never set by the CDK stack"`
+	AllowEmbedded    OptIn  `env:"STREAMOPS_ALLOW_EMBEDDED_STORE" desc:"true lets a function run on the embedded engine on Lambda, and keep the personal-data vault's keys in a local key file there (STREAMOPS_PII_KEY_FILE, or pii.key in STREAMOPS_DATA_DIR) instead of KMS; for tests of the real binaries under a Runtime API emulator only, never set by the CDK stack"`
 	StoreTimeout
 	Retention
 }

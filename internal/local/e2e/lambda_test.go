@@ -176,7 +176,10 @@ func storeEnv(t *testing.T) []string {
 	if cfg.URI == "" {
 		return []string{"STREAMOPS_DATA_DIR=" + t.TempDir(), "STREAMOPS_ALLOW_EMBEDDED_STORE=true"}
 	}
-	return []string{"MONGODB_URI=" + cfg.URI, "MONGODB_DATABASE=" + cfg.Database}
+	// The opt-in also lets the personal-data vault keep its keys in a
+	// local key file, as there is no KMS here.
+	return []string{"MONGODB_URI=" + cfg.URI, "MONGODB_DATABASE=" + cfg.Database,
+		"STREAMOPS_DATA_DIR=" + t.TempDir(), "STREAMOPS_ALLOW_EMBEDDED_STORE=true"}
 }
 
 // invoke runs function's binary under the runtime API with env and one
