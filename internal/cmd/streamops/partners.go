@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"io"
 	"net/url"
@@ -59,17 +60,9 @@ func pauseOrResume(ctx context.Context, sub string, args []string, stdout, stder
 		reason = fs.String("reason", "", "why, for the other operators (shown with the pause)")
 	}
 	// The id may come before the flags (partners pause acme -reason …).
-	if err := fs.Parse(args); err != nil {
+	id, err := partnerIDArg(fs, args, usage)
+	if err != nil {
 		return err
-	}
-	id := fs.Arg(0)
-	if id != "" {
-		if err := fs.Parse(fs.Args()[1:]); err != nil {
-			return err
-		}
-	}
-	if id == "" || fs.NArg() > 0 {
-		return fmt.Errorf("name one partner id (%s)", usage)
 	}
 	c, err := newClient()
 	if err != nil {
@@ -114,4 +107,22 @@ func describePause(st partnerState) string {
 		fmt.Fprintf(&b, ", the oldest %s old", (time.Duration(st.Backlog.OldestAgeSeconds) * time.Second).String())
 	}
 	return b.String()
+}
+
+// partnerIDArg parses args with fs, the one partner id before or after the
+// flags (partners pause acme -reason …).
+func partnerIDArg(fs *flag.FlagSet, args []string, usage string) (string, error) {
+	if err := fs.Parse(args); err != nil {
+		return "", err
+	}
+	id := fs.Arg(0)
+	if id != "" {
+		if err := fs.Parse(fs.Args()[1:]); err != nil {
+			return "", err
+		}
+	}
+	if id == "" || fs.NArg() > 0 {
+		return "", fmt.Errorf("name one partner id (%s)", usage)
+	}
+	return id, nil
 }

@@ -23,17 +23,9 @@ func partnersTest(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	fs, newClient := newCommand("partners test", usage, stderr)
 	eventType := fs.String("event-type", "", "the event type whose example is sent (GET /api/event-types); default "+string(httpapi.DefaultTestEventType))
 	// The id may come before the flags or after them.
-	if err := fs.Parse(args); err != nil {
+	id, err := partnerIDArg(fs, args, usage)
+	if err != nil {
 		return err
-	}
-	id := fs.Arg(0)
-	if id != "" {
-		if err := fs.Parse(fs.Args()[1:]); err != nil {
-			return err
-		}
-	}
-	if id == "" || fs.NArg() > 0 {
-		return fmt.Errorf("name one partner id (%s)", usage)
 	}
 	c, err := newClient()
 	if err != nil {
