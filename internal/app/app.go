@@ -223,62 +223,74 @@ func Open(ctx context.Context, cfg Config) (*App, error) {
 // key the function refuses to start, unless it runs on the embedded
 // engine by opt-in (tests of the real binaries).
 func OpenVault(ctx context.Context, cfg Config, st *store.Store, log *slog.Logger) (*vault.Vault, error) {
-	var keys *vault.KeyFile
+	w, index, err := vaultKeys(ctx, cfg)
+	if err != nil || w == nil {
+		return nil, err
+	}
+	return vault.New(vault.Config{Store: st, Wrapper: w, IndexKey: index, Keep: st.LongestRetention(), Logger: log})
+}
+
+// vaultKeys are the key-encryption key and index key cfg names (see
+// OpenVault); no wrapper for a function on Lambda that handles no
+// personal data.
+func vaultKeys(ctx context.Context, cfg Config) (vault.Wrapper, []byte, error) {
 	switch {
 	case cfg.PIIKeys.KMSKeyARN != "":
-		return openKMSVault(ctx, cfg, st, log)
+		return kmsKeys(ctx, cfg)
 	case cfg.OnLambda && !cfg.HandlesPII:
-		return nil, nil // it neither seals nor opens personal data
+		return nil, nil, nil // it neither seals nor opens personal data
 	case cfg.OnLambda && !cfg.AllowEmbeddedStore:
-		return nil, errors.New("app: no key for personal data: set STREAMOPS_PII_KMS_KEY_ARN (and, where the function seals, STREAMOPS_PII_INDEX_SECRET_ARN); the CDK stack does")
+		return nil, nil, errors.New("app: no key for personal data: set STREAMOPS_PII_KMS_KEY_ARN (and, where the function seals, STREAMOPS_PII_INDEX_SECRET_ARN); the CDK stack does")
 	case cfg.PII.KeyFile != "" || cfg.Store.DataDir != "":
 		path := cfg.PII.KeyFile
 		if path == "" {
 			path = filepath.Join(cfg.Store.DataDir, vault.KeyFileName)
 		}
-		var err error
-		if keys, err = vault.LoadKeyFile(path); err != nil {
-			return nil, err
+		keys, err := vault.LoadKeyFile(path)
+		if err != nil {
+			return nil, nil, err
 		}
-	default:
-		keys = vault.NewMemoryKeys()
+		return keys, keys.IndexKey(), nil
 	}
-	return vault.New(vault.Config{Store: st, Wrapper: keys, IndexKey: keys.IndexKey(), Keep: st.LongestRetention(), Logger: log})
+	keys := vault.NewMemoryKeys()
+	return keys, keys.IndexKey(), nil
 }
 
-// openKMSVault is the vault whose subject keys the KMS key wraps, its
-// index key read from STREAMOPS_PII_INDEX_SECRET_ARN (a function that
-// only opens references has none).
-func openKMSVault(ctx context.Context, cfg Config, st *store.Store, log *slog.Logger) (*vault.Vault, error) {
+// kmsKeys are the KMS key that wraps the subject keys and the index key
+// read from STREAMOPS_PII_INDEX_SECRET_ARN (a function that only opens
+// references has none).
+func kmsKeys(ctx context.Context, cfg Config) (vault.Wrapper, []byte, error) {
 	api := cfg.KMS
 	if api == nil {
 		api = kmskey.NewClient()
 	}
 	w, err := kmskey.New(api, cfg.PIIKeys.KMSKeyARN)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	var index []byte
-	if cfg.PIIKeys.IndexSecretARN != "" {
-		secrets := cfg.Secrets
-		if secrets == nil {
-			secrets = awsenv.NewSecretsManager()
-		}
-		if index, err = kmskey.IndexKeyFromSecret(ctx, secrets, cfg.PIIKeys.IndexSecretARN); err != nil {
-			return nil, err
-		}
+	if cfg.PIIKeys.IndexSecretARN == "" {
+		return w, nil, nil
 	}
-	return vault.New(vault.Config{Store: st, Wrapper: w, IndexKey: index, Keep: st.LongestRetention(), Logger: log})
+	index, err := kmskey.IndexKeyFromSecret(ctx, secretsAPI(cfg), cfg.PIIKeys.IndexSecretARN)
+	if err != nil {
+		return nil, nil, err
+	}
+	return w, index, nil
+}
+
+// secretsAPI is cfg.Secrets, or a Secrets Manager client of the
+// function's own AWS configuration.
+func secretsAPI(cfg Config) provider.GetSecretValueAPI {
+	if cfg.Secrets != nil {
+		return cfg.Secrets
+	}
+	return awsenv.NewSecretsManager()
 }
 
 // readMongoURI reads cfg.MongoURISecret with cfg.Secrets or a client of
 // the function's own AWS configuration.
 func readMongoURI(ctx context.Context, cfg Config) (string, error) {
-	api := cfg.Secrets
-	if api == nil {
-		api = awsenv.NewSecretsManager()
-	}
-	return MongoURIFromSecret(ctx, api, cfg.MongoURISecret, cfg.MongoURISecretVersion)
+	return MongoURIFromSecret(ctx, secretsAPI(cfg), cfg.MongoURISecret, cfg.MongoURISecretVersion)
 }
 
 // Close writes the marks the emitter holds back, then releases the

@@ -173,12 +173,10 @@ func (s *Store) CreatePIISubject(ctx context.Context, sub PIISubject) (PIISubjec
 	if len(sub.Anchors) > 0 {
 		update["$addToSet"] = bson.M{"anchors": bson.M{"$each": sub.Anchors}}
 	}
-	res, err := coll.UpdateOne(ctx, bson.M{"_id": sub.ID, "generation": held.Generation, "wrapped_key": bson.M{"$exists": false}}, update)
-	if err != nil {
+	// Renewed only as it was read; when another writer renewed it first,
+	// its generation is the one read back.
+	if _, err := coll.UpdateOne(ctx, bson.M{"_id": sub.ID, "generation": held.Generation, "wrapped_key": bson.M{"$exists": false}}, update); err != nil {
 		return PIISubject{}, fmt.Errorf("store: renew subject %s: %w", sub.ID, normalise(err))
-	}
-	if res.MatchedCount == 0 { // renewed by another writer meanwhile
-		return s.PIISubject(ctx, sub.ID)
 	}
 	return s.PIISubject(ctx, sub.ID)
 }

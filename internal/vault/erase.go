@@ -40,12 +40,7 @@ var ErrBadRequest = errors.New("vault: name the subject by exactly one of email,
 
 // kind says how r names its subject ("email", "phone", "subjectId").
 func (r Request) kind() (string, error) {
-	n, kind := 0, ""
-	for _, f := range []struct{ name, value string }{{"email", r.Email}, {"phone", r.Phone}, {"subjectId", r.SubjectID}} {
-		if f.value != "" {
-			n, kind = n+1, f.name
-		}
-	}
+	kind, n := r.named()
 	if n != 1 {
 		return "", ErrBadRequest
 	}
@@ -53,6 +48,24 @@ func (r Request) kind() (string, error) {
 		return "", fmt.Errorf("%w: the phone number has no digits", ErrBadRequest)
 	}
 	return kind, nil
+}
+
+// Named says how many of email, phone and subjectId r sets: a request
+// names its subject when exactly one is set.
+func (r Request) Named() int {
+	_, n := r.named()
+	return n
+}
+
+// named is the last field r sets ("email", "phone", "subjectId") and how
+// many it sets.
+func (r Request) named() (kind string, n int) {
+	for _, f := range []struct{ name, value string }{{"email", r.Email}, {"phone", r.Phone}, {"subjectId", r.SubjectID}} {
+		if f.value != "" {
+			n, kind = n+1, f.name
+		}
+	}
+	return kind, n
 }
 
 // anchor is the blind index the request names, or "" for a subject id.

@@ -50,13 +50,7 @@ func eraseSubject(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		return err
 	}
 	req := vault.Request{Email: strings.TrimSpace(*email), Phone: strings.TrimSpace(*phone), SubjectID: strings.TrimSpace(*subject)}
-	named := 0
-	for _, v := range []string{req.Email, req.Phone, req.SubjectID} {
-		if v != "" {
-			named++
-		}
-	}
-	if named != 1 || fs.NArg() > 0 {
+	if req.Named() != 1 || fs.NArg() > 0 {
 		return errOneSubject
 	}
 	c, err := newClient()
