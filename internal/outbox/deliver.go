@@ -22,6 +22,7 @@ import (
 	"github.com/streamops/streamops/internal/emit"
 	"github.com/streamops/streamops/internal/pii"
 	"github.com/streamops/streamops/internal/provider"
+	"github.com/streamops/streamops/internal/subscribe"
 	"github.com/streamops/streamops/internal/tracing"
 	"github.com/streamops/streamops/internal/vault"
 )
@@ -88,6 +89,15 @@ type Partner struct {
 	// clear: the relay opens those references as it sends, recording each
 	// resolution. Default none: the partner receives references.
 	ClearPersonalData []string `json:"clearPersonalData,omitempty"`
+	// Subscriptions are the event types (and payload filters) the partner
+	// receives whatever the workflows send it: every stored event that
+	// matches one is fanned out to it. None: only what deliver steps send.
+	Subscriptions []subscribe.Subscription `json:"subscriptions,omitempty"`
+	// Disabled stops every send to the partner (its entries wait, deferred
+	// by DisabledRecheck at a time) until it is enabled again;
+	// DisabledReason says why.
+	Disabled       bool   `json:"disabled,omitempty"`
+	DisabledReason string `json:"disabledReason,omitempty"`
 }
 
 // AllClearPersonalData in Partner.ClearPersonalData is every category.

@@ -45,8 +45,13 @@ type Config struct {
 	Store OutboxStore
 	// Kafka delivers entries whose target_provider is "kafka". Required.
 	Kafka KafkaDeliverer
-	// Partners are the partner endpoints by id (target_provider).
+	// Partners are the partner endpoints by id (target_provider), when
+	// they are fixed (the partners file, tests); Directory, when set,
+	// gives them instead.
 	Partners map[string]Partner
+	// Directory gives the partners as they are now, read once per batch
+	// (partners managed at run time). nil: Partners.
+	Directory PartnerDirectory
 	// PartnerDeliverer sends partner deliveries.
 	PartnerDeliverer PartnerDeliverer
 	// BatchSize is how many entries one claim takes. Default 100: one claim
@@ -91,6 +96,9 @@ type Config struct {
 	// deferred without using an attempt. Default 3 s: short beside the
 	// claim's lease and the safety margin.
 	GateWait time.Duration
+	// DisabledRecheck is how long the claimed entries of a disabled
+	// partner are deferred before the relay looks again. Default 1 min.
+	DisabledRecheck time.Duration
 	// MaxHold bounds backpressure: the longest hold one Retry-After sets,
 	// and how long an entry may be throttled before a throttle counts as
 	// a failure (env STREAMOPS_PARTNER_MAX_HOLD). Default DefaultMaxHold.
@@ -141,6 +149,9 @@ func (c *Config) setDefaults() {
 	if c.MaxHold <= 0 {
 		c.MaxHold = DefaultMaxHold
 	}
+	if c.DisabledRecheck <= 0 {
+		c.DisabledRecheck = time.Minute
+	}
 	if c.Backoff == nil {
 		c.Backoff = backoff.Exponential{Base: 5 * time.Second, Factor: 2, Max: 15 * time.Minute, Jitter: 1}
 	}
@@ -164,8 +175,10 @@ func (c Config) Validate() error {
 		return errors.New("outbox: Config.Kafka.Publisher is required")
 	case c.Period < 0:
 		return errors.New("outbox: Config.Period must not be negative")
-	case len(c.Partners) > 0 && c.PartnerDeliverer.Secrets == nil:
+	case (len(c.Partners) > 0 || c.Directory != nil) && c.PartnerDeliverer.Secrets == nil:
 		return errors.New("outbox: Config.PartnerDeliverer.Secrets is required when partners are configured")
+	case len(c.Partners) > 0 && c.Directory != nil:
+		return errors.New("outbox: Config.Partners and Config.Directory are exclusive")
 	}
 	for id, p := range c.Partners {
 		if err := p.validate(); err != nil {
@@ -198,6 +211,9 @@ func New(cfg Config) (*Relay, error) {
 	cfg.setDefaults()
 	if err := cfg.Validate(); err != nil {
 		return nil, err
+	}
+	if cfg.Directory == nil {
+		cfg.Directory = StaticPartners(cfg.Partners)
 	}
 	return &Relay{cfg: cfg}, nil
 }
@@ -388,13 +404,17 @@ func (r *Relay) RunBatch(ctx context.Context) (Stats, error) {
 // ended.
 func (r *Relay) deliverBatch(ctx context.Context, claimed []Entry) (Stats, error) {
 	st := Stats{Batches: 1, Claimed: len(claimed)}
+	partners, err := r.cfg.Directory.Partners(ctx)
+	if err != nil {
+		return st, fmt.Errorf("outbox: read the partners: %w", err) // the claims lapse with their lease; a later run reclaims them
+	}
 
 	var kafka, unknown []int
 	byPartner := map[string][]int{}
 	outcomes := make([]outcome, len(claimed))
 	for i, e := range claimed {
 		outcomes[i].entry = e
-		switch _, partner := r.cfg.Partners[e.Target]; {
+		switch _, partner := partners[e.Target]; {
 		case e.Target == TargetKafka:
 			kafka = append(kafka, i)
 		case partner:
@@ -416,7 +436,7 @@ func (r *Relay) deliverBatch(ctx context.Context, claimed []Entry) (Stats, error
 			return st, err // the claims lapse with their lease; a later run reclaims them
 		}
 		brk = newBreakers(r.cfg.Breaker, loaded)
-		if err := r.recordPartnerEvents(ctx, claimed, byPartner); err != nil {
+		if err := r.recordPartnerEvents(ctx, partners, claimed, byPartner); err != nil {
 			return st, err // the claims lapse with their lease; a later run reclaims them
 		}
 	}
@@ -432,7 +452,7 @@ func (r *Relay) deliverBatch(ctx context.Context, claimed []Entry) (Stats, error
 			group[j] = outcomes[i]
 		}
 		var part Stats
-		err := r.settleOutcomes(ctx, group, &part)
+		err := r.settleOutcomes(ctx, partners, group, &part)
 		mu.Lock()
 		st.add(part)
 		if err != nil {
@@ -457,7 +477,7 @@ func (r *Relay) deliverBatch(ctx context.Context, claimed []Entry) (Stats, error
 	}
 	for id, idx := range byPartner {
 		wg.Go(func() {
-			r.deliverToPartner(ctx, r.cfg.Partners[id], idx, outcomes, brk)
+			r.deliverToPartner(ctx, partners[id], idx, outcomes, brk)
 			settleGroup(idx)
 		})
 	}
@@ -476,8 +496,8 @@ func (r *Relay) deliverBatch(ctx context.Context, claimed []Entry) (Stats, error
 // settleOutcomes records a group's outcomes: the outbox settlements with
 // one bulk write, then the partner attempts, then the partner deliveries
 // claimed but not attempted leave PROCESSING.
-func (r *Relay) settleOutcomes(ctx context.Context, group []outcome, st *Stats) error {
-	settlements, attempts, released, dls := r.settle(ctx, group, st)
+func (r *Relay) settleOutcomes(ctx context.Context, partners map[string]Partner, group []outcome, st *Stats) error {
+	settlements, attempts, released, dls := r.settle(ctx, partners, group, st)
 	settled, err := r.cfg.Store.SettleOutbox(ctx, settlements...)
 	if err != nil {
 		return err
@@ -491,7 +511,8 @@ func (r *Relay) settleOutcomes(ctx context.Context, group []outcome, st *Stats) 
 	return r.cfg.Store.ReleasePartnerClaims(ctx, released...)
 }
 
-// deliverToPartner sends one partner's entries, a few at a time. Right
+// deliverToPartner sends one partner's entries, a few at a time; a
+// disabled partner's are deferred by DisabledRecheck, unsent. Right
 // before each send it reads whether an operator paused the partner (so a
 // pause the API has answered stops every send that had not started), then
 // checks whether the partner is held, then its breaker, then its gate
@@ -503,6 +524,12 @@ func (r *Relay) settleOutcomes(ctx context.Context, group []outcome, st *Stats) 
 func (r *Relay) deliverToPartner(ctx context.Context, p Partner, idx []int, outcomes []outcome, brk *breakers) {
 	sem := make(chan struct{}, r.cfg.PartnerConcurrency)
 	var wg sync.WaitGroup
+	if p.Disabled {
+		for _, i := range idx {
+			outcomes[i].deferTill = r.cfg.Now().Add(r.cfg.DisabledRecheck)
+		}
+		return
+	}
 	paused := false
 	for _, i := range idx {
 		o := &outcomes[i]
@@ -577,7 +604,7 @@ func (r *Relay) paused(ctx context.Context, id string) bool {
 // settle turns outcomes into outbox settlements, partner attempt records,
 // the partner claims to release (claimed, not attempted) and the dead
 // letters to report; a retry is due its delay after the attempt ended.
-func (r *Relay) settle(ctx context.Context, outcomes []outcome, st *Stats) ([]store.Settlement, []store.PartnerAttempt, []store.PartnerAttempt, []deadLetter) {
+func (r *Relay) settle(ctx context.Context, partners map[string]Partner, outcomes []outcome, st *Stats) ([]store.Settlement, []store.PartnerAttempt, []store.PartnerAttempt, []deadLetter) {
 	settlements := make([]store.Settlement, 0, len(outcomes))
 	var attempts, released []store.PartnerAttempt
 	var dls []deadLetter
@@ -587,7 +614,7 @@ func (r *Relay) settle(ctx context.Context, outcomes []outcome, st *Stats) ([]st
 		if now.IsZero() {
 			now = r.cfg.Now()
 		}
-		_, partner := r.cfg.Partners[e.Target]
+		_, partner := partners[e.Target]
 		policy := r.cfg.Backoff
 		if partner {
 			policy = r.cfg.PartnerBackoff
@@ -628,9 +655,9 @@ func (r *Relay) settle(ctx context.Context, outcomes []outcome, st *Stats) ([]st
 		switch {
 		case !partner:
 		case o.attempted && out != status.OutcomeThrottled && e.attemptRecorded():
-			attempts = append(attempts, partnerAttempt(r.cfg.Partners[e.Target], e, now, e.attemptStatus(out)))
+			attempts = append(attempts, partnerAttempt(partners[e.Target], e, now, e.attemptStatus(out)))
 		default:
-			released = append(released, partnerAttempt(r.cfg.Partners[e.Target], e, now, ""))
+			released = append(released, partnerAttempt(partners[e.Target], e, now, ""))
 		}
 	}
 	return settlements, attempts, released, dls
@@ -640,11 +667,11 @@ func (r *Relay) settle(ctx context.Context, outcomes []outcome, st *Stats) ([]st
 // in its seed-000 OUT document (stored first when new) until the claim's
 // lease ends, with one bulk write: what is being sent is never "Failed
 // Events for Retry".
-func (r *Relay) recordPartnerEvents(ctx context.Context, claimed []Entry, byPartner map[string][]int) error {
+func (r *Relay) recordPartnerEvents(ctx context.Context, partners map[string]Partner, claimed []Entry, byPartner map[string][]int) error {
 	var claims []store.PartnerClaim
 	for id, idx := range byPartner {
 		for _, i := range idx {
-			claims = append(claims, store.PartnerClaim{Event: partnerEvent(r.cfg.Partners[id], claimed[i]), FirstOfRound: claimed[i].Attempts == 1})
+			claims = append(claims, store.PartnerClaim{Event: partnerEvent(partners[id], claimed[i]), FirstOfRound: claimed[i].Attempts == 1})
 		}
 	}
 	return r.cfg.Store.ClaimPartnerDeliveries(ctx, r.cfg.Now().Add(r.cfg.Lease), claims...)

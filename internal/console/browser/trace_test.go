@@ -16,6 +16,7 @@ import (
 	"github.com/streamops/streamops/events"
 	"github.com/streamops/streamops/internal/local"
 	"github.com/streamops/streamops/internal/provider"
+	"github.com/streamops/streamops/internal/status"
 	"github.com/streamops/streamops/internal/testenv"
 )
 
@@ -69,29 +70,50 @@ func TestTraceWaterfall(t *testing.T) {
 	workflow := s.workflowOf(execution)
 	var wf struct {
 		Name     string `json:"name"`
+		Status   string `json:"status"`
 		Progress []struct {
 			Name string `json:"name"`
 		} `json:"progress"`
 	}
-	require.Equal(t, http.StatusOK, s.call(http.MethodGet, "/api/workflows/"+workflow, nil, nil, &wf))
+	var eventIDs []string
+	var trace struct {
+		TraceID string      `json:"traceId"`
+		Nodes   []traceNode `json:"nodes"`
+	}
+	// The workflow's document, its events and its trace are written by
+	// separate commands: the trace is read until it holds every step of
+	// the completed workflow and every event of the delivery, so the
+	// page is checked against the whole of it.
+	s.eventually(60*time.Second, func() bool {
+		require.Equal(t, http.StatusOK, s.call(http.MethodGet, "/api/workflows/"+workflow, nil, nil, &wf))
+		if wf.Status != status.WorkflowCompleted {
+			return false
+		}
+		var page struct {
+			Events []events.Envelope `json:"events"`
+		}
+		require.Equal(t, http.StatusOK, s.call(http.MethodGet, "/api/events?limit=1000&execution_id="+execution, nil, nil, &page))
+		eventIDs = eventIDs[:0]
+		for _, e := range page.Events {
+			eventIDs = append(eventIDs, e.EventID)
+		}
+		require.Equal(t, http.StatusOK, s.call(http.MethodGet, "/api/traces/"+sentTrace, nil, nil, &trace))
+		kinds := map[string]int{}
+		for _, n := range trace.Nodes {
+			kinds[n.Kind]++
+		}
+		return kinds["step"] == len(wf.Progress) && kinds["event"] == len(eventIDs)
+	}, "the trace did not come to hold every step and event of the completed workflow")
 
-	// Every event of the delivery carries the sent trace id; the trace
-	// is what the page is checked against.
+	// Every event of the delivery carries the sent trace id.
 	var page struct {
 		Events []events.Envelope `json:"events"`
 	}
 	require.Equal(t, http.StatusOK, s.call(http.MethodGet, "/api/events?limit=1000&execution_id="+execution, nil, nil, &page))
 	require.NotEmpty(t, page.Events)
-	var eventIDs []string
 	for _, e := range page.Events {
 		assert.Equal(t, sentTrace, e.Metadata.TraceID, "%s %s", e.EventType, e.EventID)
-		eventIDs = append(eventIDs, e.EventID)
 	}
-	var trace struct {
-		TraceID string      `json:"traceId"`
-		Nodes   []traceNode `json:"nodes"`
-	}
-	require.Equal(t, http.StatusOK, s.call(http.MethodGet, "/api/traces/"+sentTrace, nil, nil, &trace))
 	require.Equal(t, sentTrace, trace.TraceID)
 	var workflows []string
 	for _, n := range trace.Nodes {
