@@ -23,7 +23,7 @@ BENCH_LATENCY_EVENTS ?= 200000
 LAMBDA_ENV   := GOOS=linux GOARCH=arm64 CGO_ENABLED=0
 LAMBDA_FLAGS := -tags lambda.norpc -trimpath -ldflags='-s -w'
 
-.PHONY: help build test preflight unit race lint docs bench bench-all run soak clean synth deploy bootstrap infra-test infra-clean test-mongo test-scale fuzz openapi-lint console console-check test-console
+.PHONY: help build test preflight unit race lint docs capacity bench bench-all run soak clean synth deploy bootstrap infra-test infra-clean test-mongo test-scale fuzz openapi-lint console console-check test-console
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-8s %s\n", $$1, $$2}'
@@ -160,6 +160,14 @@ soak: ## the local stack at SOAK_RATE (20) signed webhooks/s with partner delive
 # committed file differs.
 docs: ## regenerate docs/configuration.md from the configuration structs
 	$(GO) run ./internal/cmd/configdoc > docs/configuration.md
+
+# docs/capacity.md is the capacity model at the default target (10,000
+# webhooks/s, each starting a workflow), generated from the constants of a
+# make bench run (docs/capacity/constants.json, which make bench rewrites)
+# and AWS's quotas and prices (internal/capacity); internal/capacity's
+# TestDocsAreGenerated (in make unit) fails when the committed file differs.
+capacity: ## regenerate docs/capacity.md, the capacity model, from docs/capacity/constants.json
+	$(GO) run ./internal/cmd/capacity > docs/capacity.md
 
 clean: ## remove build output
 	rm -rf $(BUILD_DIR)
