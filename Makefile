@@ -19,6 +19,10 @@ BENCH_SCALE_EVENTS ?= 100000
 # (internal/loadprobe BenchmarkWebhookLatency; docs/performance.md). On
 # today's embedded engine a fill of 200,000 takes hours: lower it to try.
 BENCH_LATENCY_EVENTS ?= 200000
+# The capacity model's constants file, which make bench rewrites from its
+# run (benchtable -constants): make capacity then regenerates
+# docs/capacity.md from it (docs/performance.md, "The capacity model").
+BENCH_CONSTANTS ?= docs/capacity/constants.json
 # The Lambda build of seed/DESIGN: arm64, provided.al2023, no RPC shim.
 LAMBDA_ENV   := GOOS=linux GOARCH=arm64 CGO_ENABLED=0
 LAMBDA_FLAGS := -tags lambda.norpc -trimpath -ldflags='-s -w'
@@ -129,7 +133,7 @@ lint: ## gofmt check + go vet
 	$(GO) vet ./...
 
 bench: ## the performance table: benchmarks and their baselines on the embedded engine (and MONGODB_URI's, with the 100,000-event replay), webhook latency empty vs BENCH_LATENCY_EVENTS stored, bootstrap sizes, start-to-ready
-	$(GO) run ./internal/cmd/benchtable -benchtime $(BENCHTIME) -mongo-benchtime $(MONGO_BENCHTIME) -quick-benchtime $(QUICK_BENCHTIME) -scale-events $(BENCH_SCALE_EVENTS) -latency-events $(BENCH_LATENCY_EVENTS)
+	$(GO) run ./internal/cmd/benchtable -benchtime $(BENCHTIME) -mongo-benchtime $(MONGO_BENCHTIME) -quick-benchtime $(QUICK_BENCHTIME) -scale-events $(BENCH_SCALE_EVENTS) -latency-events $(BENCH_LATENCY_EVENTS) -constants $(BENCH_CONSTANTS)
 
 bench-all: ## every benchmark of every package, one run, BENCHTIME iterations
 	$(GO) test -run '^$$' -bench . -benchmem -benchtime $(BENCHTIME) ./...
