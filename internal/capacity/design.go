@@ -39,6 +39,9 @@ type Design struct {
 	// schedule (outbox-relay, reserved concurrency 1; retry-sweeper;
 	// archiver).
 	ScheduledFunctions int
+	// MaxPollers is the CDK context mskMaxPollers's default
+	// (infra/config.go): each event source mapping's provisioned pollers.
+	MaxPollers int
 	// EventsIndexes is the indexes of the events collection, _id
 	// included (store.Indexes): the most index entries an event writes.
 	EventsIndexes int
@@ -64,6 +67,7 @@ func Deployed() Design {
 		WebhookMemoryMB:    512,
 		ProcessorMemoryMB:  1024,
 		ScheduledFunctions: 3,
+		MaxPollers:         3,
 		EventsIndexes:      indexes,
 	}
 }

@@ -54,3 +54,13 @@ func TestDesignMemoryIsTheCDKApps(t *testing.T) {
 		assert.Equal(t, string(m[1]), strconv.FormatFloat(mb, 'f', -1, 64), fn)
 	}
 }
+
+// TestDesignPollersAreTheCDKAppsDefault: the pollers cap the model
+// compares with is infra/config.go's default.
+func TestDesignPollersAreTheCDKAppsDefault(t *testing.T) {
+	src, err := os.ReadFile("../../infra/config.go")
+	require.NoError(t, err)
+	m := regexp.MustCompile(`c\.MSKMaxPollers = cmp\.Or\(c\.MSKMaxPollers, (\d+)\)`).FindSubmatch(src)
+	require.NotNil(t, m, "infra/config.go's default of mskMaxPollers")
+	assert.Equal(t, string(m[1]), strconv.Itoa(capacity.Deployed().MaxPollers))
+}

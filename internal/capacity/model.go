@@ -154,7 +154,8 @@ func Compute(c Constants, d Design, q AWS, t Target) (Model, error) {
 	}
 	lambda.Notes = append(lambda.Notes,
 		"The webhook duration is the handler's on the 2-core machine with the engine and the broker beside it, not Lambda's: a deployed function adds the network round trips to the store and MSK (two before the answer, and the publish), and runs on the CPU share of its memory.",
-		"The CDK context mskMaxPollers (infra/config.go) caps each mapping's pollers: it must be at least the line above.")
+		fmt.Sprintf("The CDK context mskMaxPollers (default %d, infra/config.go) caps each mapping's pollers: the workflows mapping needs %d, so deploy with -c mskMaxPollers=%d or more.", d.MaxPollers, r.WorkflowPollers, max(d.MaxPollers, r.WorkflowPollers)),
+		"The webhook rows are make bench's GitHub push, routed to a workflow like the Stripe invoice the counts are from (the same store commands: TestWebhookStoreCommandsPerDelivery).")
 	m.Sections = append(m.Sections, lambda)
 
 	// API Gateway.
