@@ -19,11 +19,15 @@ BENCH_SCALE_EVENTS ?= 100000
 # (internal/loadprobe BenchmarkWebhookLatency; docs/performance.md). On
 # today's embedded engine a fill of 200,000 takes hours: lower it to try.
 BENCH_LATENCY_EVENTS ?= 200000
+# The capacity model's constants file, which make bench rewrites from its
+# run (benchtable -constants): make capacity then regenerates
+# docs/capacity.md from it (docs/performance.md, "The capacity model").
+BENCH_CONSTANTS ?= docs/capacity/constants.json
 # The Lambda build of seed/DESIGN: arm64, provided.al2023, no RPC shim.
 LAMBDA_ENV   := GOOS=linux GOARCH=arm64 CGO_ENABLED=0
 LAMBDA_FLAGS := -tags lambda.norpc -trimpath -ldflags='-s -w'
 
-.PHONY: help build test preflight unit race lint docs bench bench-all run soak clean synth deploy bootstrap infra-test infra-clean test-mongo test-scale fuzz openapi-lint console console-check test-console
+.PHONY: help build test preflight unit race lint docs capacity bench bench-all run soak clean synth deploy bootstrap infra-test infra-clean test-mongo test-scale fuzz openapi-lint console console-check test-console
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-8s %s\n", $$1, $$2}'
@@ -129,7 +133,7 @@ lint: ## gofmt check + go vet
 	$(GO) vet ./...
 
 bench: ## the performance table: benchmarks and their baselines on the embedded engine (and MONGODB_URI's, with the 100,000-event replay), webhook latency empty vs BENCH_LATENCY_EVENTS stored, bootstrap sizes, start-to-ready
-	$(GO) run ./internal/cmd/benchtable -benchtime $(BENCHTIME) -mongo-benchtime $(MONGO_BENCHTIME) -quick-benchtime $(QUICK_BENCHTIME) -scale-events $(BENCH_SCALE_EVENTS) -latency-events $(BENCH_LATENCY_EVENTS)
+	$(GO) run ./internal/cmd/benchtable -benchtime $(BENCHTIME) -mongo-benchtime $(MONGO_BENCHTIME) -quick-benchtime $(QUICK_BENCHTIME) -scale-events $(BENCH_SCALE_EVENTS) -latency-events $(BENCH_LATENCY_EVENTS) -constants $(BENCH_CONSTANTS)
 
 bench-all: ## every benchmark of every package, one run, BENCHTIME iterations
 	$(GO) test -run '^$$' -bench . -benchmem -benchtime $(BENCHTIME) ./...
@@ -160,6 +164,14 @@ soak: ## the local stack at SOAK_RATE (20) signed webhooks/s with partner delive
 # committed file differs.
 docs: ## regenerate docs/configuration.md from the configuration structs
 	$(GO) run ./internal/cmd/configdoc > docs/configuration.md
+
+# docs/capacity.md is the capacity model at the default target (10,000
+# webhooks/s, each starting a workflow), generated from the constants of a
+# make bench run (docs/capacity/constants.json, which make bench rewrites)
+# and AWS's quotas and prices (internal/capacity); internal/capacity's
+# TestDocsAreGenerated (in make unit) fails when the committed file differs.
+capacity: ## regenerate docs/capacity.md, the capacity model, from docs/capacity/constants.json
+	$(GO) run ./internal/cmd/capacity > docs/capacity.md
 
 clean: ## remove build output
 	rm -rf $(BUILD_DIR)

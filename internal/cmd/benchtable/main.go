@@ -26,6 +26,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/streamops/streamops/internal/capacity"
 )
 
 // The benchmarks of the table: the sides each ratio needs, not their
@@ -50,18 +52,19 @@ func main() {
 	mongoBenchtime := flag.String("mongo-benchtime", "1x", "-benchtime on the MongoDB at MONGODB_URI")
 	quickBenchtime := flag.String("quick-benchtime", "30x", "-benchtime of the benchmarks that do not touch the store (produce: 10,000 records an iteration, about 20 ms; start to ready: a cold start): more iterations than the others, so a busy machine's noise averages out")
 	scaleEvents := flag.Int("scale-events", 100_000, "events of the replay at scale on the MongoDB at MONGODB_URI (internal/replaybench TestReplayAtScale, which CI runs small); 0: none")
+	constants := flag.String("constants", "", "also rewrite this capacity constants file (docs/capacity/constants.json) from the run's results; make capacity then regenerates docs/capacity.md")
 	latency := flag.String("latency-events", "", "events of the filled store of the webhook latency row (internal/loadprobe BenchmarkWebhookLatency; STREAMOPS_BENCH_LATENCY_EVENTS, default 200,000)")
 	flag.Parse()
 	if *latency != "" {
 		os.Setenv("STREAMOPS_BENCH_LATENCY_EVENTS", *latency)
 	}
-	if err := run(os.Stdout, *benchtime, *mongoBenchtime, *quickBenchtime, *scaleEvents); err != nil {
+	if err := run(os.Stdout, *benchtime, *mongoBenchtime, *quickBenchtime, *scaleEvents, *constants); err != nil {
 		fmt.Fprintln(os.Stderr, "benchtable:", err)
 		os.Exit(1)
 	}
 }
 
-func run(out io.Writer, benchtime, mongoBenchtime, quickBenchtime string, scaleEvents int) error {
+func run(out io.Writer, benchtime, mongoBenchtime, quickBenchtime string, scaleEvents int, constants string) error {
 	start := time.Now()
 	results := map[string]map[string]result{} // engine → benchmark name → result
 	embedded, err := goBench("embedded", benchtime, storePkgs)
@@ -112,6 +115,11 @@ func run(out io.Writer, benchtime, mongoBenchtime, quickBenchtime string, scaleE
 	}
 	fmt.Fprintf(out, "; took %s\n\n", time.Since(start).Round(time.Second))
 	t.print(out)
+	if constants != "" {
+		return writeConstants(constants, results, capacity.Run{Date: time.Now().UTC().Format("2006-01-02"),
+			Machine: fmt.Sprintf("%d CPUs, %s/%s, engines: %s", runtime.NumCPU(), runtime.GOOS, runtime.GOARCH, strings.Join(engines, ", ")),
+			Command: "go run ./internal/cmd/benchtable " + strings.Join(os.Args[1:], " ")})
+	}
 	return nil
 }
 

@@ -1,0 +1,202 @@
+package capacity
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"reflect"
+)
+
+// ConstantsPath is the committed constants file, relative to the
+// repository root: make bench writes it (benchtable -constants), make
+// capacity reads it.
+const ConstantsPath = "docs/capacity/constants.json"
+
+// Constant is one measured figure and where it came from.
+type Constant struct {
+	// Value is the figure, in Unit.
+	Value float64 `json:"value"`
+	// Unit is what Value counts, as the benchmark reports it.
+	Unit string `json:"unit"`
+	// Source names where the figure comes from: the make bench table's
+	// row, or the test that counts it on a stack.
+	Source string `json:"source"`
+	// Benchmark and Metric are the benchmark line and its metric the
+	// value was read from; empty for a counted constant, which make bench
+	// does not refresh.
+	Benchmark string `json:"benchmark,omitempty"`
+	Metric    string `json:"metric,omitempty"`
+	// Engine is the engine it was measured on: mongodb, embedded, kfake.
+	Engine string `json:"engine"`
+	// Date is the day of the run that measured it (YYYY-MM-DD).
+	Date string `json:"date"`
+}
+
+// Counted reports whether c is a structural count rather than a
+// benchmark's figure.
+func (c Constant) Counted() bool { return c.Benchmark == "" }
+
+// Run describes the make bench run the benchmark constants are from.
+type Run struct {
+	// Date is the run's day (YYYY-MM-DD).
+	Date string `json:"date"`
+	// Machine is what it ran on.
+	Machine string `json:"machine"`
+	// Command is how it was run.
+	Command string `json:"command"`
+}
+
+// Constants are the measured constants of the capacity model: one make
+// bench run's figures (the deployed store is MongoDB, so its rows are the
+// MongoDB engine's) and the counts of what one webhook leaves, which
+// TestCountedConstantsAgreeWithAStack holds to the code.
+type Constants struct {
+	// Run is the make bench run of the benchmark constants.
+	Run Run `json:"run"`
+
+	// WebhookStoreCommands is store commands per accepted webhook.
+	WebhookStoreCommands Constant `json:"webhook_store_commands"`
+	// WebhookHandlerRate is deliveries/s of the webhook handler, one
+	// delivery at a time: its inverse is a delivery's duration.
+	WebhookHandlerRate Constant `json:"webhook_handler_rate"`
+	// WorkflowBatchRate is workflow.created records/s of the
+	// workflow-processor, a batch of 1,000 on the store.
+	WorkflowBatchRate Constant `json:"workflow_batch_rate"`
+	// WorkflowProcessorOnlyRate is the same batch against a store and
+	// emitter that discard: the processor's own speed.
+	WorkflowProcessorOnlyRate Constant `json:"workflow_processor_only_rate"`
+	// WorkflowCommandsPerRecord is store commands per record of that batch.
+	WorkflowCommandsPerRecord Constant `json:"workflow_commands_per_record"`
+	// TaskBatchRate, TaskProcessorOnlyRate and TaskCommandsPerRecord are
+	// the task-processor's.
+	TaskBatchRate         Constant `json:"task_batch_rate"`
+	TaskProcessorOnlyRate Constant `json:"task_processor_only_rate"`
+	TaskCommandsPerRecord Constant `json:"task_commands_per_record"`
+	// EventsBulkInsertRate is the engine's bulk insert of events into
+	// events with its indexes plus their raw produce: the replay's floor,
+	// the measured write capacity of the engine.
+	EventsBulkInsertRate Constant `json:"events_bulk_insert_rate"`
+	// ProduceRate is records/s of the bus producer.
+	ProduceRate Constant `json:"produce_rate"`
+
+	// EventsPerWebhook is the events every webhook stores
+	// (webhook.received, never published).
+	EventsPerWebhook Constant `json:"events_per_webhook"`
+	// EventsPerWorkflow is the events a started workflow stores, each
+	// published: workflow.created, processing, one step.completed per
+	// step, completed.
+	EventsPerWorkflow Constant `json:"events_per_workflow"`
+	// WorkflowRecordsPerWorkflow and TaskRecordsPerWorkflow are the Kafka
+	// records a started workflow puts on each topic.
+	WorkflowRecordsPerWorkflow Constant `json:"workflow_records_per_workflow"`
+	TaskRecordsPerWorkflow     Constant `json:"task_records_per_workflow"`
+	// RecordBytes is a record's mean key and value bytes.
+	RecordBytes Constant `json:"record_bytes"`
+	// DocumentsPerWebhook and StoredBytesPerWebhook are what every
+	// webhook stores (its row and webhook.received), in documents and
+	// BSON bytes.
+	DocumentsPerWebhook   Constant `json:"documents_per_webhook"`
+	StoredBytesPerWebhook Constant `json:"stored_bytes_per_webhook"`
+	// DocumentsPerWorkflow and StoredBytesPerWorkflow are what a started
+	// workflow adds (its events, projection and records).
+	DocumentsPerWorkflow   Constant `json:"documents_per_workflow"`
+	StoredBytesPerWorkflow Constant `json:"stored_bytes_per_workflow"`
+}
+
+// Each calls f with every constant's JSON name and a pointer to it, in
+// the order of the struct.
+func (c *Constants) Each(f func(name string, k *Constant)) {
+	v := reflect.ValueOf(c).Elem()
+	for i := range v.NumField() {
+		field := v.Type().Field(i)
+		if k, ok := v.Field(i).Addr().Interface().(*Constant); ok {
+			f(jsonName(field), k)
+		}
+	}
+}
+
+func jsonName(f reflect.StructField) string {
+	name, _, _ := bytes.Cut([]byte(f.Tag.Get("json")), []byte(","))
+	return string(name)
+}
+
+// Validate says which constant is missing or not positive where the
+// model divides by it.
+func (c *Constants) Validate() error {
+	var errs []error
+	if c.Run.Date == "" {
+		errs = append(errs, errors.New("run.date is empty"))
+	}
+	c.Each(func(name string, k *Constant) {
+		switch {
+		case k.Unit == "" || k.Source == "" || k.Engine == "" || k.Date == "":
+			errs = append(errs, fmt.Errorf("%s: unit, source, engine and date are required", name))
+		case k.Value < 0:
+			errs = append(errs, fmt.Errorf("%s: %g is negative", name, k.Value))
+		case k.Value == 0 && divisor[name]:
+			errs = append(errs, fmt.Errorf("%s: the model divides by it, so it must be positive", name))
+		}
+	})
+	return errors.Join(errs...)
+}
+
+// divisor are the constants the model divides by.
+var divisor = map[string]bool{
+	"webhook_handler_rate": true, "workflow_batch_rate": true, "workflow_processor_only_rate": true,
+	"task_batch_rate": true, "task_processor_only_rate": true, "events_bulk_insert_rate": true, "produce_rate": true,
+}
+
+// ParseConstants reads a constants file's content; an unknown key is an
+// error, so a renamed constant is not silently zero.
+func ParseConstants(b []byte) (Constants, error) {
+	var c Constants
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&c); err != nil {
+		return Constants{}, fmt.Errorf("capacity: constants: %w", err)
+	}
+	if err := c.Validate(); err != nil {
+		return Constants{}, fmt.Errorf("capacity: constants: %w", err)
+	}
+	return c, nil
+}
+
+// LoadConstants reads and validates the constants file at path.
+func LoadConstants(path string) (Constants, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return Constants{}, fmt.Errorf("capacity: %w", err)
+	}
+	return ParseConstants(b)
+}
+
+// JSON is the file's content: indented, one constant a block, ending in
+// a newline.
+func (c Constants) JSON() ([]byte, error) {
+	b, err := json.MarshalIndent(c, "", "  ")
+	if err != nil {
+		return nil, err
+	}
+	return append(b, '\n'), nil
+}
+
+// Refresh replaces every benchmark constant's value by what lookup finds
+// for its engine, benchmark and metric, dated date, and returns the names
+// of those lookup did not find (left as they were, with their own date).
+// Counted constants are left to the test that counts them.
+func (c *Constants) Refresh(date string, lookup func(engine, benchmark, metric string) (float64, bool)) (missing []string) {
+	c.Each(func(name string, k *Constant) {
+		if k.Counted() {
+			return
+		}
+		v, ok := lookup(k.Engine, k.Benchmark, k.Metric)
+		if !ok {
+			missing = append(missing, name)
+			return
+		}
+		k.Value, k.Date = v, date
+	})
+	return missing
+}
