@@ -21,12 +21,13 @@ import (
 // them at once); those before it decide one send at a time, in claim
 // order, right before the send takes its place.
 var partnerControls = chain{
-	disabledControl,  // an operator's or the auto-disable's stop: defer by DisabledRecheck
-	pauseControl,     // an operator's pause: defer as due
-	exhaustedControl, // claimed beyond its attempts: fail
-	holdControl,      // the partner's Retry-After hold: defer; set one on a throttle
-	breakerControl,   // an open breaker: defer; count each result
-	gateControl,      // in-flight place and rate slot (waits up to GateWait)
+	disabledControl,    // an operator's or the auto-disable's stop: defer by DisabledRecheck
+	autoDisableControl, // after a failure: warn, then disable a partner failing for DisableAfter
+	pauseControl,       // an operator's pause: defer as due
+	exhaustedControl,   // claimed beyond its attempts: fail
+	holdControl,        // the partner's Retry-After hold: defer; set one on a throttle
+	breakerControl,     // an open breaker: defer; count each result
+	gateControl,        // in-flight place and rate slot (waits up to GateWait)
 }
 
 // control is one partner control on the send path.

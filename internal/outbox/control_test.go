@@ -113,6 +113,6 @@ func TestPartnerControlsAreInTheirOrder(t *testing.T) {
 	for _, c := range partnerControls {
 		names = append(names, c.name)
 	}
-	assert.Equal(t, []string{"disabled", "pause", "exhausted", "hold", "breaker", "gate"}, names)
+	assert.Equal(t, []string{"disabled", "autodisable", "pause", "exhausted", "hold", "breaker", "gate"}, names)
 	assert.Equal(t, len(partnerControls)-1, partnerControls.waitsFrom(), "only the last, the gate, waits")
 }

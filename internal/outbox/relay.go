@@ -99,6 +99,16 @@ type Config struct {
 	// DisabledRecheck is how long the claimed entries of a disabled
 	// partner are deferred before the relay looks again. Default 1 min.
 	DisabledRecheck time.Duration
+	// Disabler disables a partner whose every delivery has failed for
+	// DisableAfter (the partner registry). nil: no auto-disable, and no
+	// partner.failing warnings.
+	Disabler PartnerDisabler
+	// DisableAfter is how long every delivery to a partner may fail
+	// before Disabler disables it, with partner.failing warnings at 50
+	// and 90 % of it (env STREAMOPS_PARTNER_DISABLE_AFTER). Default
+	// DefaultDisableAfter: 5 days, as Svix, long enough to outlast a
+	// partner's weekend outage.
+	DisableAfter time.Duration
 	// MaxHold bounds backpressure: the longest hold one Retry-After sets,
 	// and how long an entry may be throttled before a throttle counts as
 	// a failure (env STREAMOPS_PARTNER_MAX_HOLD). Default DefaultMaxHold.
@@ -116,7 +126,8 @@ type Config struct {
 	// Metrics receives delivery counts and OldestPendingOutboxAgeSeconds.
 	Metrics *metrics.Recorder
 	// Operations emits the operational events the relay sees: a partner's
-	// breaker opened or closed, an entry dead-lettered. nil: none.
+	// breaker opened or closed, an entry dead-lettered, a partner failing
+	// or disabled. nil: none.
 	Operations *opsevents.Emitter
 }
 
@@ -151,6 +162,9 @@ func (c *Config) setDefaults() {
 	}
 	if c.DisabledRecheck <= 0 {
 		c.DisabledRecheck = time.Minute
+	}
+	if c.DisableAfter <= 0 {
+		c.DisableAfter = DefaultDisableAfter
 	}
 	if c.Backoff == nil {
 		c.Backoff = backoff.Exponential{Base: 5 * time.Second, Factor: 2, Max: 15 * time.Minute, Jitter: 1}
