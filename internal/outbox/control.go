@@ -32,7 +32,7 @@ var partnerControls = chain{
 
 // control is one partner control on the send path.
 type control struct {
-	// name says what it controls, in tests and logs.
+	// name says what it controls (tests check the chain's order by it).
 	name string
 	// waits says before may wait (for a slot, a place): it and every
 	// control after it run beside the partner's other sends.
