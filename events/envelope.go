@@ -37,6 +37,12 @@ const (
 	PartnerBreakerClosed Type = "partner.breaker.closed"
 	PartnerThrottled     Type = "partner.throttled"
 	DeliveryDeadLettered Type = "delivery.dead_lettered"
+	// The auto-disable (issue 35): a partner whose every delivery fails
+	// is warned about at 50 and 90 % of the disable period, then
+	// disabled; an operator enables it again.
+	PartnerFailing  Type = "partner.failing"
+	PartnerDisabled Type = "partner.disabled"
+	PartnerEnabled  Type = "partner.enabled"
 	// SubjectErased: an operator erased a data subject's personal data
 	// (issue 34), on TopicOperations.
 	SubjectErased Type = "subject.erased"
@@ -69,12 +75,13 @@ var Types = []Type{
 	TaskCreated, TaskProcessing, TaskCompleted, TaskFailed, TaskDeadLetter,
 	WebhookReceived,
 	PartnerPaused, PartnerResumed, PartnerBreakerOpened, PartnerBreakerClosed, PartnerThrottled, DeliveryDeadLettered,
+	PartnerFailing, PartnerDisabled, PartnerEnabled,
 	SubjectErased,
 }
 
 // OperationsTypes are the event types of TopicOperations, in catalog order.
 var OperationsTypes = []Type{PartnerPaused, PartnerResumed, PartnerBreakerOpened, PartnerBreakerClosed, PartnerThrottled, DeliveryDeadLettered,
-	SubjectErased}
+	PartnerFailing, PartnerDisabled, PartnerEnabled, SubjectErased}
 
 // TypeNames returns Types as strings, in order.
 func TypeNames() []string { return names(Types) }
@@ -108,7 +115,8 @@ func (t Type) Topic() string {
 		return TopicWorkflows
 	case TaskCreated, TaskProcessing, TaskCompleted, TaskFailed, TaskDeadLetter:
 		return TopicTasks
-	case PartnerPaused, PartnerResumed, PartnerBreakerOpened, PartnerBreakerClosed, PartnerThrottled, DeliveryDeadLettered, SubjectErased:
+	case PartnerPaused, PartnerResumed, PartnerBreakerOpened, PartnerBreakerClosed, PartnerThrottled, DeliveryDeadLettered,
+		PartnerFailing, PartnerDisabled, PartnerEnabled, SubjectErased:
 		return TopicOperations
 	}
 	return ""

@@ -42,6 +42,9 @@ var typedRoundTrip = map[events.Type]func(events.Envelope) ([]byte, error){
 	events.PartnerBreakerClosed:  roundTrip[events.PartnerBreakerClosedPayload],
 	events.PartnerThrottled:      roundTrip[events.PartnerThrottledPayload],
 	events.DeliveryDeadLettered:  roundTrip[events.DeliveryDeadLetteredPayload],
+	events.PartnerFailing:        roundTrip[events.PartnerFailingPayload],
+	events.PartnerDisabled:       roundTrip[events.PartnerDisabledPayload],
+	events.PartnerEnabled:        roundTrip[events.PartnerEnabledPayload],
 	events.SubjectErased:         roundTrip[events.SubjectErasedPayload],
 }
 

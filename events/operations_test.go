@@ -26,6 +26,11 @@ func operationsPayloads(now events.Time) []events.Payload {
 		events.PartnerThrottledPayload{PartnerID: "acme", OutboxID: "ob-1", StatusCode: 429, RetryAfter: "30", HoldUntil: later},
 		events.DeliveryDeadLetteredPayload{OutboxID: "ob-1", PartnerID: "acme", OutboxEventType: "invoice.paid", Attempts: 5,
 			StatusCode: 500, Error: "HTTP 500", ResponseBody: `{"error":"down"}`, DeadLetteredAt: now},
+		events.PartnerFailingPayload{PartnerID: "acme", FailingSince: now, Percent: 50, DisableAfterMs: 60000, DisableAt: later,
+			LastError: "HTTP 502", At: later},
+		events.PartnerDisabledPayload{PartnerID: "acme", Reason: "every delivery failed", By: "outbox-relay", FailingSince: &now,
+			LastError: "HTTP 502", DisableAfterMs: 60000, DisabledAt: later},
+		events.PartnerEnabledPayload{PartnerID: "acme", By: "ops-key", At: later, DisabledAt: &now, Backlog: 4},
 		events.SubjectErasedPayload{ReceiptID: "rc-1", Request: "email", By: "admin", ErasedAt: now,
 			Subjects: []events.ErasedSubjectEntry{{SubjectID: "k3j5mq7r2v4x6z2b2d4f6h2j2l", Generation: 1}}},
 	}
@@ -45,7 +50,7 @@ func jsonFieldsOf(v any) (all, optional []string) {
 	return all, optional
 }
 
-// TestOperationsTypesAreOnTheOperationsTopic: the seven operational types
+// TestOperationsTypesAreOnTheOperationsTopic: the ten operational types
 // are in the catalog and on the operations topic, and nothing else is.
 func TestOperationsTypesAreOnTheOperationsTopic(t *testing.T) {
 	var onTopic []events.Type
@@ -55,7 +60,7 @@ func TestOperationsTypesAreOnTheOperationsTopic(t *testing.T) {
 		}
 	}
 	assert.Equal(t, events.OperationsTypes, onTopic)
-	assert.Len(t, events.OperationsTypes, 7)
+	assert.Len(t, events.OperationsTypes, 10)
 	for _, typ := range events.OperationsTypes {
 		assert.True(t, typ.Known(), typ)
 	}

@@ -93,6 +93,53 @@ type DeliveryDeadLetteredPayload struct {
 // EventType is DeliveryDeadLettered.
 func (DeliveryDeadLetteredPayload) EventType() Type { return DeliveryDeadLettered }
 
+// PartnerFailingPayload is the payload of partner.failing: every delivery
+// to the partner has failed since FailingSince, for Percent (50, then 90)
+// of the period after which it is disabled (DisableAt). Once per
+// threshold and failing run.
+type PartnerFailingPayload struct {
+	PartnerID      string `json:"partnerId"`
+	FailingSince   Time   `json:"failingSince"`
+	Percent        int    `json:"percent"`
+	DisableAfterMs int64  `json:"disableAfterMs"` // the period
+	DisableAt      Time   `json:"disableAt"`      // when the failures, going on, disable it
+	LastError      string `json:"lastError,omitempty"`
+	At             Time   `json:"at"`
+}
+
+// EventType is PartnerFailing.
+func (PartnerFailingPayload) EventType() Type { return PartnerFailing }
+
+// PartnerDisabledPayload is the payload of partner.disabled: nothing is
+// sent to the partner any more, its waiting deliveries stay, until it is
+// enabled. The auto-disable fills FailingSince, LastError and
+// DisableAfterMs (every delivery failed for that period).
+type PartnerDisabledPayload struct {
+	PartnerID      string `json:"partnerId"`
+	Reason         string `json:"reason"`
+	By             string `json:"by"` // "outbox-relay" for the auto-disable, else the operator
+	FailingSince   *Time  `json:"failingSince,omitempty"`
+	LastError      string `json:"lastError,omitempty"`
+	DisableAfterMs int64  `json:"disableAfterMs,omitempty"`
+	DisabledAt     Time   `json:"disabledAt"`
+}
+
+// EventType is PartnerDisabled.
+func (PartnerDisabledPayload) EventType() Type { return PartnerDisabled }
+
+// PartnerEnabledPayload is the payload of partner.enabled: a disabled
+// partner's deliveries go out again, its Backlog drains under its limits.
+type PartnerEnabledPayload struct {
+	PartnerID  string `json:"partnerId"`
+	By         string `json:"by"`
+	At         Time   `json:"at"`
+	DisabledAt *Time  `json:"disabledAt,omitempty"` // when the disable it ends began
+	Backlog    int    `json:"backlog"`              // entries waiting when it was enabled
+}
+
+// EventType is PartnerEnabled.
+func (PartnerEnabledPayload) EventType() Type { return PartnerEnabled }
+
 // SubjectErasedPayload is the payload of subject.erased: an operator
 // erased the personal data of the data subjects Subjects (POST
 // /api/subjects/erase), so no copy of it opens anywhere again. It names

@@ -63,6 +63,7 @@ func TestDefaults(t *testing.T) {
 	assert.Equal(t, "streamops/partner/", relay.PartnerSecrets.Prefix)
 	assert.Zero(t, relay.Schedule.Period)
 	assert.Equal(t, outbox.DefaultMaxHold, relay.Backpressure.MaxHold.Duration())
+	assert.Equal(t, outbox.DefaultDisableAfter, relay.Backpressure.DisableAfter.Duration())
 
 	local, err := config.Parse[config.Local](map[string]string{"STREAMOPS_DATA_DIR": ""})
 	require.NoError(t, err)

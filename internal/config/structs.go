@@ -177,9 +177,11 @@ type Schedule struct {
 	Period Delay `env:"STREAMOPS_SCHEDULE_PERIOD" envDefault:"0s" desc:"the schedule's period, set by the CDK stack: each run serves until shortly before the next one; 0: each run delivers what is due and returns"`
 }
 
-// Backpressure bounds how long a partner may make the relay wait.
+// Backpressure bounds how long a partner may make the relay wait: held
+// by its Retry-After, or failing before it is disabled.
 type Backpressure struct {
 	MaxHold Timeout `env:"STREAMOPS_PARTNER_MAX_HOLD" envDefault:"1h" desc:"the longest a partner's 429 or 503 with Retry-After holds its deliveries (a longer Retry-After is capped), and how long one delivery may be throttled without using an attempt; after it a throttle counts as a failed attempt"`
+	DisableAfter Timeout `env:"STREAMOPS_PARTNER_DISABLE_AFTER" envDefault:"120h" desc:"how long every delivery to a partner may fail before the relay disables it (nothing more is sent, its waiting deliveries stay until it is enabled), with partner.failing warnings at 50 and 90 % of it; a success starts the count again"`
 }
 
 // Sweep is how long the retry-sweeper waits before it acts.

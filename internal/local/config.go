@@ -154,7 +154,9 @@ type Config struct {
 	Limits config.Limits
 	// Sweep is when the retry-sweeper acts (env STREAMOPS_SWEEP_*).
 	Sweep config.Sweep
-	// Backpressure bounds partners' holds (env STREAMOPS_PARTNER_MAX_HOLD).
+	// Backpressure bounds partners' holds and how long they may fail before
+	// they are disabled (env STREAMOPS_PARTNER_MAX_HOLD,
+	// STREAMOPS_PARTNER_DISABLE_AFTER).
 	Backpressure config.Backpressure
 	// Backends name the SES sender and S3 bucket of the task executors
 	// and of large exports (env STREAMOPS_EMAIL_SENDER,

@@ -1,6 +1,7 @@
 // Package opsevents emits the operational events of partner delivery
 // (partner.paused, partner.resumed, partner.breaker.opened,
-// partner.breaker.closed, partner.throttled, delivery.dead_lettered): what
+// partner.breaker.closed, partner.throttled, delivery.dead_lettered,
+// partner.failing, partner.disabled, partner.enabled): what
 // an operator alarms on, on the operations topic keyed by partnerId.
 //
 // An operational event goes the way of every event (internal/emit): stored

@@ -122,6 +122,25 @@ func DeadLetteredID(outboxID string, attempts, requeues int) string {
 	return events.DeriveID(events.EventIDPrefix, outboxID, strconv.Itoa(attempts), strconv.Itoa(requeues), string(events.DeliveryDeadLettered))
 }
 
+// FailingID is the id of the partner.failing event at percent of the
+// failing run of partnerID that began at failingSince: each threshold of
+// a run is reported once, whichever relay crosses it.
+func FailingID(partnerID string, failingSince time.Time, percent int) string {
+	return events.DeriveID(events.EventIDPrefix, partnerID, ms(failingSince), strconv.Itoa(percent), string(events.PartnerFailing))
+}
+
+// DisabledID is the id of the partner.disabled event of the disable of
+// partnerID at disabledAt.
+func DisabledID(partnerID string, disabledAt time.Time) string {
+	return events.DeriveID(events.EventIDPrefix, partnerID, ms(disabledAt), string(events.PartnerDisabled))
+}
+
+// EnabledID is the id of the partner.enabled event of the enable of
+// partnerID at enabledAt.
+func EnabledID(partnerID string, enabledAt time.Time) string {
+	return events.DeriveID(events.EventIDPrefix, partnerID, ms(enabledAt), string(events.PartnerEnabled))
+}
+
 // SubjectErasedID is the id of the subject.erased event of the erasure
 // receipt receiptID: an erasure asked again answers the same receipt, and
 // emits no second event.

@@ -40,6 +40,12 @@ type Breaker struct {
 	LastError     string
 	LastSuccessAt *time.Time
 	LastFailureAt *time.Time
+	// FailingSince is when the current run of failed deliveries began
+	// (any failure counts, a refusal too; a throttle does not); nil after
+	// a success. The auto-disable reads it. FailingWarned is the highest
+	// share of the disable period (50, 90) reported for the run.
+	FailingSince  *time.Time
+	FailingWarned int
 
 	updatedAt time.Time
 }
@@ -67,6 +73,13 @@ func (b *Breaker) allow(now time.Time) (ok bool, until time.Time, changed bool) 
 // closed an open or half-open one: nil otherwise.
 func (b *Breaker) record(err error, now time.Time, cfg BreakerConfig) *transition {
 	prevState, prevOpened := b.State, b.OpenedAt
+	switch {
+	case err == nil:
+		b.FailingSince, b.FailingWarned = nil, 0
+	case b.FailingSince == nil:
+		since := now.UTC().Truncate(time.Millisecond) // as the store keeps it: one event id
+		b.FailingSince = &since
+	}
 	if err == nil || !fault.IsRetryable(err) {
 		if err == nil {
 			b.LastSuccessAt = &now

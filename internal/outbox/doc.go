@@ -10,6 +10,12 @@
 // and each partner delivery has a seed-000 partner_events document
 // (direction OUT) recording every attempt.
 //
+// Each send to a partner goes through a chain of partner controls
+// (control.go's partnerControls: disabled, auto-disable, pause,
+// exhausted, hold, breaker, gate), one per control_*.go file with its own
+// test: each decides before the send (go on, defer, fail) and may act
+// after it. A new control is one file and one line in that list.
+//
 // The lifecycles the relay decides are in package status: status/outbox.go
 // (an entry's statuses, the outcomes of an attempt and the status each
 // leaves it in) and status/partner.go (partner_events' statuses and

@@ -82,7 +82,8 @@ func shortError(err error) string {
 func breakerFromDocument(d store.PartnerEndpoint) Breaker {
 	return Breaker{
 		State: d.State, ConsecutiveFailures: d.ConsecutiveFailures, OpenedAt: d.OpenedAt, OpenUntil: d.OpenUntil,
-		LastError: d.LastError, LastSuccessAt: d.LastSuccessAt, LastFailureAt: d.LastFailureAt, updatedAt: d.UpdatedAt,
+		LastError: d.LastError, LastSuccessAt: d.LastSuccessAt, LastFailureAt: d.LastFailureAt,
+		FailingSince: d.FailingSince, FailingWarned: d.FailingWarned, updatedAt: d.UpdatedAt,
 	}
 }
 
@@ -91,7 +92,7 @@ func (b Breaker) document(id string) store.PartnerEndpoint {
 	return store.PartnerEndpoint{
 		PartnerID: id, State: b.State, ConsecutiveFailures: b.ConsecutiveFailures, OpenedAt: b.OpenedAt,
 		OpenUntil: b.OpenUntil, LastError: b.LastError, LastSuccessAt: b.LastSuccessAt,
-		LastFailureAt: b.LastFailureAt, UpdatedAt: b.updatedAt,
+		LastFailureAt: b.LastFailureAt, FailingSince: b.FailingSince, FailingWarned: b.FailingWarned, UpdatedAt: b.updatedAt,
 	}
 }
 

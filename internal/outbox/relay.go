@@ -99,6 +99,16 @@ type Config struct {
 	// DisabledRecheck is how long the claimed entries of a disabled
 	// partner are deferred before the relay looks again. Default 1 min.
 	DisabledRecheck time.Duration
+	// Disabler disables a partner whose every delivery has failed for
+	// DisableAfter (the partner registry). nil: no auto-disable, and no
+	// partner.failing warnings.
+	Disabler PartnerDisabler
+	// DisableAfter is how long every delivery to a partner may fail
+	// before Disabler disables it, with partner.failing warnings at 50
+	// and 90 % of it (env STREAMOPS_PARTNER_DISABLE_AFTER). Default
+	// DefaultDisableAfter: 5 days, as Svix, long enough to outlast a
+	// partner's weekend outage.
+	DisableAfter time.Duration
 	// MaxHold bounds backpressure: the longest hold one Retry-After sets,
 	// and how long an entry may be throttled before a throttle counts as
 	// a failure (env STREAMOPS_PARTNER_MAX_HOLD). Default DefaultMaxHold.
@@ -116,7 +126,8 @@ type Config struct {
 	// Metrics receives delivery counts and OldestPendingOutboxAgeSeconds.
 	Metrics *metrics.Recorder
 	// Operations emits the operational events the relay sees: a partner's
-	// breaker opened or closed, an entry dead-lettered. nil: none.
+	// breaker opened or closed, an entry dead-lettered, a partner failing
+	// or disabled. nil: none.
 	Operations *opsevents.Emitter
 }
 
@@ -151,6 +162,9 @@ func (c *Config) setDefaults() {
 	}
 	if c.DisabledRecheck <= 0 {
 		c.DisabledRecheck = time.Minute
+	}
+	if c.DisableAfter <= 0 {
+		c.DisableAfter = DefaultDisableAfter
 	}
 	if c.Backoff == nil {
 		c.Backoff = backoff.Exponential{Base: 5 * time.Second, Factor: 2, Max: 15 * time.Minute, Jitter: 1}
@@ -386,6 +400,8 @@ type outcome struct {
 	attempted bool
 	at        time.Time // when the attempt ended (attempted only)
 	attempt   *Attempt  // a partner attempt, for the delivery log
+	// release gives back what the gate took for the send (gateControl).
+	release func()
 }
 
 // RunBatch claims one batch, delivers it and settles it.
@@ -509,96 +525,6 @@ func (r *Relay) settleOutcomes(ctx context.Context, partners map[string]Partner,
 		}
 	}
 	return r.cfg.Store.ReleasePartnerClaims(ctx, released...)
-}
-
-// deliverToPartner sends one partner's entries, a few at a time; a
-// disabled partner's are deferred by DisabledRecheck, unsent. Right
-// before each send it reads whether an operator paused the partner (so a
-// pause the API has answered stops every send that had not started), then
-// checks whether the partner is held, then its breaker, then its gate
-// (rate slot, in-flight place): a paused, held or refused entry is
-// deferred. A paused partner's entries are deferred as they were due,
-// before an exhausted one is dead-lettered: a pause never moves an entry
-// towards dead. A throttle (429/503 with Retry-After) holds the partner
-// for the rest.
-func (r *Relay) deliverToPartner(ctx context.Context, p Partner, idx []int, outcomes []outcome, brk *breakers) {
-	sem := make(chan struct{}, r.cfg.PartnerConcurrency)
-	var wg sync.WaitGroup
-	if p.Disabled {
-		for _, i := range idx {
-			outcomes[i].deferTill = r.cfg.Now().Add(r.cfg.DisabledRecheck)
-		}
-		return
-	}
-	paused := false
-	for _, i := range idx {
-		o := &outcomes[i]
-		sem <- struct{}{}
-		if paused = paused || r.paused(ctx, p.ID); paused {
-			if o.deferTill = o.entry.claim.due; o.deferTill.IsZero() {
-				o.deferTill = r.cfg.Now()
-			}
-			<-sem
-			continue
-		}
-		if o.entry.exhausted() {
-			o.err = &DeliveryError{Err: errors.New("attempts exhausted")}
-			<-sem
-			continue
-		}
-		now := r.cfg.Now()
-		if until, held := r.holds.held(p.ID, now); held {
-			o.deferTill = until
-			<-sem
-			continue
-		}
-		if ok, until := brk.allow(p.ID, now); !ok {
-			o.deferTill = until
-			<-sem
-			continue
-		}
-		wg.Go(func() {
-			defer func() { <-sem }()
-			ctx := o.entry.Context(ctx)
-			adm := r.admit(ctx, p)
-			if !adm.deferTill.IsZero() {
-				o.deferTill = adm.deferTill
-				return
-			}
-			if until, held := r.holds.held(p.ID, r.cfg.Now()); held { // a throttle while it waited
-				adm.release()
-				o.deferTill = until
-				return
-			}
-			start := r.cfg.Now()
-			a := r.cfg.PartnerDeliverer.Send(ctx, p, o.entry)
-			adm.release()
-			a.At = start
-			o.err, o.attempted, o.attempt = delivered(a.Err), true, &a
-			o.at = r.cfg.Now()
-			if hold, ok := throttleHold(a, o.at, o.entry.ThrottledSince, r.cfg.MaxHold); ok {
-				o.holdTill = o.at.Add(hold).Truncate(time.Millisecond) // as stored: one event id
-				r.hold(ctx, p, o.entry, a, o.holdTill)
-			} else if tr := brk.record(p.ID, o.err, o.at); tr != nil {
-				r.commitTransition(ctx, p.ID, tr, brk)
-			}
-			r.cfg.Logger.InfoContext(ctx, "partner delivery attempt", "outboxId", o.entry.ID, "target", p.ID,
-				"attempt", o.entry.Attempts, "statusCode", a.StatusCode, "durationMs", a.Duration.Milliseconds(), "error", a.Err)
-		})
-	}
-	wg.Wait()
-}
-
-// paused reads whether an operator paused partner id. When the store
-// cannot say, the partner counts as paused: an entry waits rather than go
-// out against an operator's hold.
-func (r *Relay) paused(ctx context.Context, id string) bool {
-	paused, err := r.cfg.Store.PartnerPaused(ctx, id)
-	if err != nil {
-		r.cfg.Logger.ErrorContext(ctx, "cannot read whether a partner is paused: its deliveries wait", "target", id, "error", err)
-		return true
-	}
-	return paused
 }
 
 // settle turns outcomes into outbox settlements, partner attempt records,

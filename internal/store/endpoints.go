@@ -30,6 +30,14 @@ type PartnerEndpoint struct {
 	LastSuccessAt       *time.Time `bson:"last_success_at,omitempty" json:"lastSuccessAt,omitempty"`
 	LastFailureAt       *time.Time `bson:"last_failure_at,omitempty" json:"lastFailureAt,omitempty"`
 	UpdatedAt           time.Time  `bson:"updated_at" json:"updatedAt,omitzero"`
+	// FailingSince is when the partner's current run of failed deliveries
+	// began (its first failure after a success, or its first attempt
+	// ever failing); nil while the last one succeeded. FailingWarned is
+	// the highest share of the disable period (50, 90) a partner.failing
+	// event reported for this run, so a restarted relay does not report
+	// it again. Both are the breaker's fields (SaveBreaker).
+	FailingSince  *time.Time `bson:"failing_since,omitempty" json:"failingSince,omitempty"`
+	FailingWarned int        `bson:"failing_warned,omitempty" json:"failingWarned,omitempty"`
 
 	// HoldUntil is when the partner's own hold ends: it answered 429 or
 	// 503 with Retry-After (HoldStatusCode, HoldRetryAfter its header), and
@@ -70,6 +78,8 @@ func breakerUpdate(ep PartnerEndpoint, now time.Time) bson.M {
 	setOrUnset(set, unset, "last_error", ep.LastError, ep.LastError != "")
 	setOrUnset(set, unset, "last_success_at", ep.LastSuccessAt, ep.LastSuccessAt != nil)
 	setOrUnset(set, unset, "last_failure_at", ep.LastFailureAt, ep.LastFailureAt != nil)
+	setOrUnset(set, unset, "failing_since", ep.FailingSince, ep.FailingSince != nil)
+	setOrUnset(set, unset, "failing_warned", ep.FailingWarned, ep.FailingWarned != 0)
 	update := bson.M{"$set": set}
 	if len(unset) > 0 {
 		update["$unset"] = unset

@@ -39,7 +39,7 @@ const (
 
 var (
 	// storePkgs run on every engine; onceOnly do not touch the store.
-	storePkgs = []string{"./internal/httpapi", "./internal/workflow", "./internal/task", "./internal/store", "./internal/replaybench"}
+	storePkgs = []string{"./internal/httpapi", "./internal/workflow", "./internal/task", "./internal/store", "./internal/replaybench", "./internal/outbox"}
 	onceOnly  = []string{"./internal/bus", "./internal/local/e2e"}
 	// latencyPkgs run one iteration on every engine: an iteration of
 	// BenchmarkWebhookLatency fills a store to -latency-events.

@@ -17,6 +17,8 @@ BenchmarkProduce/bus-2        	      10	  19312877 ns/op	      1925 ns/record	  
 BenchmarkProduce/raw-vs-bus-2   	      30	  17331277 ns/op	    674357 bus-decoded-records/s	    958041 bus-records/s	   1603964 raw-records/s
 BenchmarkReplayThroughput/replay-vs-floor-2   	       3	 8128499351 ns/op	       694.6 floor-events/s	       381.0 replay-events/s
 BenchmarkWebhookDuringReplay/p99-2         	       1	22558571915 ns/op	        74.32 p99-none-ms	      1381 p99-replay-ms	       275.0 replay-events/s
+BenchmarkRelay/partners=1-2         	       5	 588976766 ns/op	         1.112 commands/entry	       848.9 entries/s
+BenchmarkRelay/partners=10-2        	       5	 690280979 ns/op	         1.382 commands/entry	       724.3 entries/s
 PASS
 `
 
@@ -29,6 +31,8 @@ func TestParseReadsEveryMetricOfABenchmarkLine(t *testing.T) {
 		"BenchmarkProduce/raw-vs-bus":               {"ns/op": 17331277, "bus-decoded-records/s": 674357, "bus-records/s": 958041, "raw-records/s": 1603964},
 		"BenchmarkReplayThroughput/replay-vs-floor": {"ns/op": 8128499351, "floor-events/s": 694.6, "replay-events/s": 381},
 		"BenchmarkWebhookDuringReplay/p99":          {"ns/op": 22558571915, "p99-none-ms": 74.32, "p99-replay-ms": 1381, "replay-events/s": 275},
+		"BenchmarkRelay/partners=1":                 {"ns/op": 588976766, "commands/entry": 1.112, "entries/s": 848.9},
+		"BenchmarkRelay/partners=10":                {"ns/op": 690280979, "commands/entry": 1.382, "entries/s": 724.3},
 	}, got)
 }
 
@@ -46,6 +50,7 @@ func TestTableStatesEachRatioAgainstItsGoal(t *testing.T) {
 		"| stripped arm64 bootstrap: webhook | - | 14.0 MB | 14.0 | ≤ 15 | yes |",
 		"| replay / floor (bulk insert + raw produce of the same events) | embedded | 381 replay-events/s vs 695 floor-events/s | 0.55 | ≥ 0.8 | no |",
 		"| webhook p99 during a replay at its default rate / with none | embedded | 1381 vs 74 ms (replay kept 275 events/s) | 18.6 | - | - |",
+		"| outbox relay, 500 entries over 10 partners / to one partner | embedded | 724 vs 849 entries/s | 0.85 | ≥ 0.8 | yes |",
 	} {
 		require.Contains(t, out.String(), want)
 	}

@@ -141,6 +141,12 @@ func (t *table) build(results map[string]map[string]result, engines []string, si
 	// BenchmarkStoreCommands counts commands on the embedded engine only:
 	// a count, the same on MongoDB.
 	t.atMost(results["embedded"], "any", "outbox claims (batch of 100)", "BenchmarkStoreCommands/claim-batch-100", "commands/entry", 0.04, "%.3f")
+	// Partner deliveries spread over 10 partners (subscriptions fan out
+	// to many) against the same entries to one.
+	for _, e := range engines {
+		t.ratio(results[e], e, "outbox relay, 500 entries over 10 partners / to one partner",
+			"BenchmarkRelay/partners=10", "BenchmarkRelay/partners=1", "entries/s", 0.8)
+	}
 	for _, e := range engines {
 		for _, kind := range []string{"Workflow", "Task"} {
 			t.atMost(results[e], e, "MSK records, "+strings.ToLower(kind)+" batch of 1,000", "Benchmark"+kind+"Processor/batch=1000", "commands/record", 0.005, "%.3f")

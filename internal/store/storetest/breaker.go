@@ -71,6 +71,40 @@ func testSaveBreakerIsACompareAndSetOnTheOpening(t *testing.T, open Opener) {
 	assert.Error(t, err, "no partner id")
 }
 
+// testABreakerSaveKeepsTheFailingRun: the failing run's start and the
+// warning reported for it (the auto-disable's state) are the breaker's
+// fields: saved and read back to the millisecond, and removed by a save
+// without them (a success ended the run).
+func testABreakerSaveKeepsTheFailingRun(t *testing.T, open Opener) {
+	clock := NewClock()
+	s := open(t, store.Config{Now: clock.Now})
+	since := clock.Now().Add(123456 * time.Nanosecond)
+	steps := []struct {
+		name   string
+		since  *time.Time
+		warned int
+	}{
+		{"a run begins", &since, 0},
+		{"warned at half the period", &since, 50},
+		{"a success ends it", nil, 0},
+	}
+	for _, st := range steps {
+		applied, err := s.SaveBreaker(ctx(t), store.PartnerEndpoint{PartnerID: "acme", State: status.BreakerClosed,
+			FailingSince: st.since, FailingWarned: st.warned}, nil)
+		require.NoError(t, err, st.name)
+		require.True(t, applied, st.name)
+		eps, err := s.PartnerEndpoints(ctx(t), "acme")
+		require.NoError(t, err)
+		ep := eps["acme"]
+		assert.Equal(t, st.warned, ep.FailingWarned, st.name)
+		if st.since == nil {
+			assert.Nil(t, ep.FailingSince, st.name)
+		} else if assert.NotNil(t, ep.FailingSince, st.name) {
+			assert.True(t, st.since.Truncate(time.Millisecond).Equal(*ep.FailingSince), st.name)
+		}
+	}
+}
+
 // SaveBreakers stores the breakers of partners never seen before, as the
 // relay saves a breaker (store.Store.SaveBreaker): a test's fixture of
 // partner endpoints in given states.

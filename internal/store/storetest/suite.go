@@ -77,6 +77,7 @@ func Run(t *testing.T, open Opener) {
 		{"PauseAndResumeChangeOnlyWhatTheyMust", testPauseResume},
 		{"ABreakerSaveKeepsAPause", testBreakerSaveKeepsPause},
 		{"SaveBreakerIsACompareAndSetOnTheOpening", testSaveBreakerIsACompareAndSetOnTheOpening},
+		{"ABreakerSaveKeepsTheFailingRun", testABreakerSaveKeepsTheFailingRun},
 		{"ClaimsLeaveAPausedPartnersEntriesWaiting", testClaimSkipsBlocked},
 		{"PartnerBacklogCountsWhatWaits", testPartnerBacklog},
 		{"PartnerFailedForRetryQuery", testPartnerRetryQuery},

@@ -2,15 +2,11 @@ package outbox
 
 import (
 	"context"
-	"sync"
 	"time"
 
 	"github.com/google/uuid"
 
-	"github.com/streamops/streamops/events"
 	"github.com/streamops/streamops/internal/deadline"
-	"github.com/streamops/streamops/internal/opsevents"
-	"github.com/streamops/streamops/internal/store"
 )
 
 // The relay's side of the partner gate (store/gate.go holds the shared
@@ -32,32 +28,28 @@ const slotLead = 100 * time.Millisecond
 // covers, so it is not taken from a send still running.
 const leaseMargin = 5 * time.Second
 
-// holds is what this relay knows of its partners' holds: loaded with each
-// batch's breakers and set by the throttles it sees, so the rest of a
-// batch is deferred at once.
-type holds struct {
-	mu    sync.Mutex
-	until map[string]time.Time
-}
-
-// note records that partner id is held until until (a later hold wins).
-func (h *holds) note(id string, until time.Time) {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	if h.until == nil {
-		h.until = map[string]time.Time{}
-	}
-	if until.After(h.until[id]) {
-		h.until[id] = until
-	}
-}
-
-// held reports whether partner id is held at now, and until when.
-func (h *holds) held(id string, now time.Time) (time.Time, bool) {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	until := h.until[id]
-	return until, until.After(now)
+// gateControl passes each send through the partner's gate (admit): it
+// waits for an in-flight place and a send slot, up to GateWait, and is
+// deferred beyond it; the place is given back once the send ended. A
+// throttle another send met while this one waited defers it too.
+var gateControl = control{
+	name:  "gate",
+	waits: true,
+	before: func(ctx context.Context, s *partnerSends, o *outcome) verdict {
+		adm := s.r.admit(ctx, s.p)
+		if !adm.deferTill.IsZero() {
+			return verdict{deferTill: adm.deferTill}
+		}
+		if until, held := s.r.holds.held(s.p.ID, s.r.cfg.Now()); held { // a throttle while it waited
+			adm.release()
+			return verdict{deferTill: until}
+		}
+		o.release = adm.release
+		return goOn
+	},
+	after: func(_ context.Context, _ *partnerSends, o *outcome) {
+		o.release()
+	},
 }
 
 // admission is what the gate decided for one send: go (release gives
@@ -125,28 +117,4 @@ func (r *Relay) admit(ctx context.Context, p Partner) admission {
 		}
 	}
 	return admission{release: release}
-}
-
-// hold records that partner p asked to be held until until (attempt a's
-// answer): in the store, shared by every relay, and in this relay's
-// holds. A hold that starts (none was in force) is announced once, as a
-// partner.throttled event.
-func (r *Relay) hold(ctx context.Context, p Partner, e Entry, a Attempt, until time.Time) {
-	r.holds.note(p.ID, until)
-	started, err := r.cfg.Store.HoldPartner(ctx, p.ID, store.Hold{Until: until, StatusCode: a.StatusCode, RetryAfter: a.RetryAfter}, r.cfg.Now())
-	if err != nil {
-		// The entry still waits for the hold; other relays learn of it
-		// from their own throttles.
-		r.cfg.Logger.WarnContext(ctx, "partner hold not stored", "target", p.ID, "error", err)
-		return
-	}
-	if !started {
-		return
-	}
-	r.cfg.Logger.WarnContext(ctx, "partner throttled", "target", p.ID, "outboxId", e.ID,
-		"statusCode", a.StatusCode, "retryAfter", a.RetryAfter, "holdUntil", until)
-	// Emit logs its failure; the hold is stored either way.
-	_ = r.cfg.Operations.Emit(ctx, events.PartnerThrottled, p.ID, events.PartnerThrottledPayload{
-		PartnerID: p.ID, OutboxID: e.ID, StatusCode: a.StatusCode, RetryAfter: a.RetryAfter, HoldUntil: events.At(until),
-	}, opsevents.ThrottledID(p.ID, until))
 }
