@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"maps"
 	"strings"
@@ -248,7 +249,14 @@ func (s *Store) InsertEvent(ctx context.Context, env events.Envelope) error {
 	}
 	doc.Seq = s.nextSeq(1)
 	_, err = s.events.InsertOne(ctx, doc)
-	return normalise(err)
+	if err = normalise(err); err != nil && !errors.Is(err, ErrDuplicate) {
+		return err
+	}
+	// A duplicate too: its first insert may have crashed before this.
+	if ferr := s.FanOutEvents(ctx, []events.Envelope{env}); ferr != nil {
+		return ferr
+	}
+	return err
 }
 
 // InsertResult reports a bulk insert: which ids were new and which were
@@ -323,13 +331,15 @@ func (s *Store) InsertConsumedEvents(ctx context.Context, envs []events.Envelope
 
 // insertEvents stores envs with one unordered bulk insert, each document
 // as NewEventDocument builds it, numbered in the order given, then
-// changed by adjust.
+// changed by adjust, and then fans them out to the partners subscribed to
+// them (FanOutEvents): an error there is the insert's, for the caller to
+// retry.
 func (s *Store) insertEvents(ctx context.Context, envs []events.Envelope, adjust func(*EventDocument, events.Envelope)) (InsertResult, error) {
 	if len(envs) == 0 {
 		return InsertResult{}, nil
 	}
 	now, seq := s.now(), s.nextSeq(len(envs))
-	return insertAll(ctx, s.events, "events", inOneWrite, envs, func(env events.Envelope) (string, any, error) {
+	res, err := insertAll(ctx, s.events, "events", inOneWrite, envs, func(env events.Envelope) (string, any, error) {
 		doc, err := NewEventDocument(env, now)
 		if err != nil {
 			return "", nil, err
@@ -338,6 +348,13 @@ func (s *Store) insertEvents(ctx context.Context, envs []events.Envelope, adjust
 		adjust(&doc, env)
 		return env.EventID, doc, nil
 	})
+	if err != nil {
+		return res, err
+	}
+	// Every event, the duplicates too: a retry after a crash between the
+	// insert and the fan-out restores the entries; those already there
+	// are duplicates.
+	return res, s.FanOutEvents(ctx, envs)
 }
 
 // GetEvent loads one event by id.

@@ -237,6 +237,10 @@ func editDistance(a, b string) int {
 	return prev[len(b)]
 }
 
+// HasFilter says whether the subscription has a payload filter, beyond
+// its event types.
+func (m *Matcher) HasFilter() bool { return m.filter != nil }
+
 // MatchesType says whether the subscription selects events of type t,
 // whatever their payload.
 func (m *Matcher) MatchesType(t events.Type) bool {

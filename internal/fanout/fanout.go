@@ -1,0 +1,160 @@
+package fanout
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/streamops/streamops/events"
+	"github.com/streamops/streamops/internal/outbox"
+	"github.com/streamops/streamops/internal/store"
+	"github.com/streamops/streamops/internal/subscribe"
+	"github.com/streamops/streamops/internal/tracing"
+)
+
+// AggregateType is the aggregate_type of the outbox entries a
+// subscription creates: their aggregate is the event they deliver.
+const AggregateType = "event"
+
+// FanOut is the store.FanOut of a partner directory.
+type FanOut struct {
+	partners outbox.PartnerDirectory
+	log      *slog.Logger
+
+	mu       sync.Mutex
+	compiled map[string]compiled // by partner id
+}
+
+// compiled are one partner's subscriptions as last seen, and their
+// matchers.
+type compiled struct {
+	subs     []subscribe.Subscription
+	matchers []*subscribe.Matcher
+}
+
+// New is the fan-out of the partners partners gives. log receives the
+// subscriptions that do not compile (the partner API refuses them, so
+// only a hand-edited store has one); nil is slog.Default.
+func New(partners outbox.PartnerDirectory, log *slog.Logger) (*FanOut, error) {
+	if partners == nil {
+		return nil, errors.New("fanout: a partner directory is required")
+	}
+	if log == nil {
+		log = slog.Default()
+	}
+	return &FanOut{partners: partners, log: log, compiled: map[string]compiled{}}, nil
+}
+
+// subscriber is a partner with subscriptions, ready to match.
+type subscriber struct {
+	id       string
+	matchers []*subscribe.Matcher
+}
+
+// subscribers are the partners of the directory that subscribe to
+// anything, by id, their matchers compiled once per change of their
+// subscriptions. A partner absent from the directory (deleted) is not
+// one; a disabled one is: its entries wait for it to be enabled.
+func (f *FanOut) subscribers(ctx context.Context) ([]subscriber, error) {
+	partners, err := f.partners.Partners(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("fanout: read the partners: %w", err)
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	var out []subscriber
+	for id, p := range partners {
+		if len(p.Subscriptions) == 0 {
+			delete(f.compiled, id)
+			continue
+		}
+		c, ok := f.compiled[id]
+		if !ok || !sameSubscriptions(c.subs, p.Subscriptions) {
+			c = compiled{subs: slices.Clone(p.Subscriptions)}
+			for i, s := range p.Subscriptions {
+				m, err := subscribe.Compile(s)
+				if err != nil {
+					f.log.WarnContext(ctx, "fanout: a subscription does not compile; it selects nothing", "partner", id, "subscription", i, "error", err)
+					continue
+				}
+				c.matchers = append(c.matchers, m)
+			}
+			f.compiled[id] = c
+		}
+		if len(c.matchers) > 0 {
+			out = append(out, subscriber{id: id, matchers: c.matchers})
+		}
+	}
+	for id := range f.compiled {
+		if _, ok := partners[id]; !ok {
+			delete(f.compiled, id)
+		}
+	}
+	slices.SortFunc(out, func(a, b subscriber) int { return strings.Compare(a.id, b.id) })
+	return out, nil
+}
+
+// sameSubscriptions says whether a and b select the same events as
+// written.
+func sameSubscriptions(a, b []subscribe.Subscription) bool {
+	return slices.EqualFunc(a, b, func(x, y subscribe.Subscription) bool {
+		return slices.Equal(x.EventTypes, y.EventTypes) && string(x.Filter) == string(y.Filter)
+	})
+}
+
+// Entries are the outbox entries of envs: one per event and partner whose
+// subscriptions select it (any of them), in the order of envs, then of
+// partner ids. See store.FanOut.
+func (f *FanOut) Entries(ctx context.Context, envs []events.Envelope) ([]store.OutboxEntry, error) {
+	subs, err := f.subscribers(ctx)
+	if err != nil || len(subs) == 0 {
+		return nil, err
+	}
+	traceparent, _ := tracing.Traceparent(ctx)
+	traceID := tracing.TraceID(ctx)
+	var out []store.OutboxEntry
+	for _, env := range envs {
+		to := recipients(subs, env)
+		if len(to) == 0 {
+			continue
+		}
+		payload, err := json.Marshal(env)
+		if err != nil {
+			return nil, fmt.Errorf("fanout: encode event %s: %w", env.EventID, err)
+		}
+		for _, id := range to {
+			out = append(out, Entry(env, id, payload, traceparent, traceID))
+		}
+	}
+	return out, nil
+}
+
+// Entry is the outbox entry that delivers env (whose JSON is payload) to
+// partner partnerID, in the trace traceparent (traceID): its id derived from the event (the original's when
+// env is a replay's copy) and the partner, its event_type the event's.
+func Entry(env events.Envelope, partnerID string, payload []byte, traceparent, traceID string) store.OutboxEntry {
+	e := store.OutboxEntry{
+		OutboxID: store.SubscriptionOutboxID(SourceEventID(env), partnerID), AggregateType: AggregateType,
+		AggregateID: env.EventID, EventType: string(env.EventType), TargetProvider: partnerID,
+		Payload: store.JSONDoc(payload), TraceParent: traceparent, TraceID: traceID,
+	}
+	if e.TraceID == "" && env.Metadata != nil {
+		e.TraceID = env.Metadata.TraceID
+	}
+	return e
+}
+
+// SourceEventID is the event a delivery of env is the delivery of: the
+// original event when env is a replay's copy of it (metadata.replayOf),
+// so delivering a replay does not deliver the event a second time.
+func SourceEventID(env events.Envelope) string {
+	if env.Metadata != nil && env.Metadata.ReplayOf != "" {
+		return env.Metadata.ReplayOf
+	}
+	return env.EventID
+}
