@@ -9,35 +9,79 @@ import (
 )
 
 // recipients are the ids of subs (in their order) whose subscriptions
-// select env, less those the loop guard keeps it from (Guarded).
+// select env, less those the loop guard keeps it from.
 func recipients(subs []subscriber, env events.Envelope) []string {
 	var (
-		to    []string
-		doc   lazyDocument
-		about *operational
+		to []string
+		ev = event{env: env}
 	)
 	for _, s := range subs {
-		for _, m := range s.matchers {
-			if !m.MatchesType(env.EventType) {
-				continue
-			}
-			if about == nil {
-				about = operationalOf(env)
-				if about.toNobody {
-					return nil
-				}
-			}
-			if about.partnerID == s.id {
-				break
-			}
-			if !doc.matches(m, env) {
-				continue
-			}
+		if v := ev.verdict(s.id, s.matchers); v.Match {
 			to = append(to, s.id)
-			break
 		}
 	}
 	return to
+}
+
+// Why a partner's subscriptions do not select an event (Verdict.Reason).
+const (
+	// ReasonEventType: no subscription names the event's type.
+	ReasonEventType = "eventType"
+	// ReasonFilter: the subscriptions naming its type have filters it
+	// does not match.
+	ReasonFilter = "filter"
+	// ReasonLoopGuard: the loop guard keeps it from the partner (an
+	// operational event about the partner itself, or about a delivery of
+	// an operational event).
+	ReasonLoopGuard = "loopGuard"
+)
+
+// Verdict is what a partner's subscriptions make of one event.
+type Verdict struct {
+	// Match says the event is delivered to the partner.
+	Match bool
+	// Subscription is the index of the first subscription that selects
+	// it, when Match.
+	Subscription int
+	// Reason says why not (Reason*), when not Match.
+	Reason string
+}
+
+// Explain is what fan-out decides for env and partner partnerID with the
+// compiled subscriptions matchers, and why: the subscription test route
+// shows exactly what the store's fan-out would do.
+func Explain(partnerID string, matchers []*subscribe.Matcher, env events.Envelope) Verdict {
+	ev := event{env: env}
+	return ev.verdict(partnerID, matchers)
+}
+
+// event is an event being fanned out, with what the partners' matching
+// reads from it computed once for all of them.
+type event struct {
+	env   events.Envelope
+	about *operational
+	doc   lazyDocument
+}
+
+// verdict decides for one partner.
+func (e *event) verdict(partnerID string, matchers []*subscribe.Matcher) Verdict {
+	reason := ReasonEventType
+	for i, m := range matchers {
+		if !m.MatchesType(e.env.EventType) {
+			continue
+		}
+		if e.about == nil {
+			e.about = operationalOf(e.env)
+		}
+		if e.about.toNobody || e.about.partnerID == partnerID {
+			return Verdict{Reason: ReasonLoopGuard}
+		}
+		if e.doc.matches(m, e.env) {
+			return Verdict{Match: true, Subscription: i}
+		}
+		reason = ReasonFilter
+	}
+	return Verdict{Reason: reason}
 }
 
 // operational is what the loop guard reads from an event: the partner an

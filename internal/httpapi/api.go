@@ -14,6 +14,7 @@ import (
 	"github.com/streamops/streamops/internal/ingest"
 	"github.com/streamops/streamops/internal/jsonbody"
 	"github.com/streamops/streamops/internal/opsevents"
+	"github.com/streamops/streamops/internal/outbox"
 	"github.com/streamops/streamops/internal/store"
 	"github.com/streamops/streamops/internal/submit"
 	"github.com/streamops/streamops/internal/workflow"
@@ -44,6 +45,11 @@ type APIConfig struct {
 	// endpoint state (GET /api/partners). Default none: partners are then
 	// known only from the store.
 	Partners map[string]PartnerConfig
+	// Directory gives the partners' subscriptions (POST
+	// /api/partners/{partnerId}/subscriptions/test without one in the
+	// body): the relay's outbox.PartnerDirectory. nil: only a
+	// subscription in the body can be tested.
+	Directory outbox.PartnerDirectory
 	// Operations emits the operational events of the API's actions
 	// (partner.paused, partner.resumed, subject.erased). nil: none.
 	Operations *opsevents.Emitter
@@ -98,6 +104,7 @@ func API(cfg APIConfig) http.Handler {
 	a.outboxRoutes(mux, admin, any)
 	a.traceRoutes(mux, admin)
 	a.subjectRoutes(mux, admin)
+	a.subscriptionRoutes(mux, admin)
 	return withCorrelation(withNotFound(mux, func(w http.ResponseWriter, r *http.Request) bool {
 		if _, ok := a.authenticate(r); !ok {
 			writeError(w, r, a.log, ErrUnauthenticated)

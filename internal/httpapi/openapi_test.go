@@ -41,6 +41,7 @@ import (
 	"github.com/streamops/streamops/internal/status"
 	"github.com/streamops/streamops/internal/store"
 	"github.com/streamops/streamops/internal/submit"
+	"github.com/streamops/streamops/internal/subscribe"
 	"github.com/streamops/streamops/internal/testenv"
 	"github.com/streamops/streamops/internal/traceview/traceviewtest"
 	"github.com/streamops/streamops/internal/vault"
@@ -352,6 +353,8 @@ func TestOpenAPIResponsesMatchTheDocument(t *testing.T) {
 		Replayer: replayer,
 		Requeuer: &history.Requeuer{Store: env.Store, Publisher: env.Bus},
 		Partners: partners,
+		Directory: outbox.StaticPartners{"acme": {ID: "acme", URL: "https://hooks.acme.example",
+			Subscriptions: []subscribe.Subscription{{EventTypes: []string{"workflow.*"}}}}},
 		Sender:   relaySender{outbox.PartnerDeliverer{Secrets: staticSecrets{"echo": {echoSecret}, "acme": {echoSecret}}, Timeout: 2 * time.Second}},
 		Subjects: vlt, Operations: opsevents.New(env.Emitter, env.Logger),
 		// A small inline limit, so one export answers inline and a larger one with a link.
@@ -619,6 +622,15 @@ func TestOpenAPIResponsesMatchTheDocument(t *testing.T) {
 		noSender := caller{c, httpapi.API(httpapi.APIConfig{Store: env.Store, Logger: env.Logger, Partners: partners,
 			Auth: httpapi.TokenAuth{AdminToken: adminToken}})}
 		noSender.post(t, adminToken, "/api/partners/echo/test", "", http.StatusNotImplemented)
+	})
+
+	t.Run("POST /api/partners/{partnerId}/subscriptions/test", func(t *testing.T) {
+		w := api.post(t, adminToken, "/api/partners/acme/subscriptions/test", "", http.StatusOK)
+		assert.Contains(t, w.Body.String(), `"matched":[{`, "the workflows submitted above")
+		api.post(t, adminToken, "/api/partners/acme/subscriptions/test",
+			`{"subscription":{"eventTypes":["task.*"],"filter":{"payload.type":{"$in":["email_notification"]}}},"last":5}`, http.StatusOK)
+		api.post(t, adminToken, "/api/partners/acme/subscriptions/test", `{"subscription":{"eventTypes":["*"],"filter":{"a":{"$where":1}}}}`, http.StatusBadRequest)
+		api.post(t, adminToken, "/api/partners/nope/subscriptions/test", "", http.StatusNotFound)
 	})
 
 	t.Run("GET /api/stats", func(t *testing.T) {
