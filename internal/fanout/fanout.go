@@ -56,14 +56,14 @@ type subscriber struct {
 	matchers []*subscribe.Matcher
 }
 
-// subscribers are the partners of the directory that subscribe to
-// anything, by id, their matchers compiled once per change of their
+// subscribers are the partners of the directory (also returned) that
+// subscribe to anything, by id, their matchers compiled once per change of their
 // subscriptions. A partner absent from the directory (deleted) is not
 // one; a disabled one is: its entries wait for it to be enabled.
-func (f *FanOut) subscribers(ctx context.Context) ([]subscriber, error) {
+func (f *FanOut) subscribers(ctx context.Context) ([]subscriber, map[string]outbox.Partner, error) {
 	partners, err := f.partners.Partners(ctx)
 	if err != nil {
-		return nil, fmt.Errorf("fanout: read the partners: %w", err)
+		return nil, nil, fmt.Errorf("fanout: read the partners: %w", err)
 	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -96,7 +96,7 @@ func (f *FanOut) subscribers(ctx context.Context) ([]subscriber, error) {
 		}
 	}
 	slices.SortFunc(out, func(a, b subscriber) int { return strings.Compare(a.id, b.id) })
-	return out, nil
+	return out, partners, nil
 }
 
 // sameSubscriptions says whether a and b select the same events as
@@ -111,10 +111,15 @@ func sameSubscriptions(a, b []subscribe.Subscription) bool {
 // subscriptions select it (any of them), in the order of envs, then of
 // partner ids. See store.FanOut.
 func (f *FanOut) Entries(ctx context.Context, envs []events.Envelope) ([]store.OutboxEntry, error) {
-	subs, err := f.subscribers(ctx)
+	subs, _, err := f.subscribers(ctx)
 	if err != nil || len(subs) == 0 {
 		return nil, err
 	}
+	return entries(ctx, subs, envs)
+}
+
+// entries are the outbox entries of envs for subs, in the trace of ctx.
+func entries(ctx context.Context, subs []subscriber, envs []events.Envelope) ([]store.OutboxEntry, error) {
 	traceparent, _ := tracing.Traceparent(ctx)
 	traceID := tracing.TraceID(ctx)
 	var out []store.OutboxEntry
@@ -157,4 +162,27 @@ func SourceEventID(env events.Envelope) string {
 		return env.Metadata.ReplayOf
 	}
 	return env.EventID
+}
+
+// ErrUnknownPartner is a partner the directory does not hold.
+var ErrUnknownPartner = errors.New("fanout: partner not in the directory")
+
+// PartnerEntries are the outbox entries of envs for partner partnerID
+// alone: those its subscriptions select, loop guard included, with the
+// ids the store's fan-out gives them, so what it enqueued before is a
+// duplicate. A replay aimed at one partner enqueues them instead of
+// publishing (history.Replayer). An absent partner is ErrUnknownPartner.
+func (f *FanOut) PartnerEntries(ctx context.Context, partnerID string, envs []events.Envelope) ([]store.OutboxEntry, error) {
+	subs, partners, err := f.subscribers(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if _, ok := partners[partnerID]; !ok {
+		return nil, fmt.Errorf("%w: %q", ErrUnknownPartner, partnerID)
+	}
+	i := slices.IndexFunc(subs, func(s subscriber) bool { return s.id == partnerID })
+	if i < 0 {
+		return nil, nil // it subscribes to nothing
+	}
+	return entries(ctx, subs[i:i+1], envs)
 }

@@ -74,7 +74,7 @@ func (a *api) testSubscriptions(w http.ResponseWriter, r *http.Request, _ Princi
 		writeError(w, r, a.log, err)
 		return
 	}
-	subs, err := a.subscriptionsToTest(r, id, req.Subscription)
+	subs, err := a.partnerSubscriptions(r, id, req.Subscription)
 	if err != nil {
 		writeError(w, r, a.log, err)
 		return
@@ -114,9 +114,9 @@ func (a *api) testSubscriptions(w http.ResponseWriter, r *http.Request, _ Princi
 	writeJSON(w, http.StatusOK, res)
 }
 
-// subscriptionsToTest is given, or else the partner's own subscriptions
+// partnerSubscriptions is given, or else the partner's own subscriptions
 // as the directory holds them.
-func (a *api) subscriptionsToTest(r *http.Request, id string, given *subscribe.Subscription) ([]subscribe.Subscription, error) {
+func (a *api) partnerSubscriptions(r *http.Request, id string, given *subscribe.Subscription) ([]subscribe.Subscription, error) {
 	if given != nil {
 		return []subscribe.Subscription{*given}, nil
 	}
