@@ -5,7 +5,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/streamops/streamops/internal/outbox"
+	"github.com/streamops/streamops/internal/subscribe"
 )
 
 // DefaultCacheTTL is how long a Cached directory keeps what it read: a
@@ -13,23 +13,23 @@ import (
 // seconds later at the most.
 const DefaultCacheTTL = 5 * time.Second
 
-// Cached is a partner directory read at most once per TTL. Fan-out asks
+// Cached is a Directory read at most once per TTL. Fan-out asks
 // for the partners at every events insert; a directory kept in the store
 // would otherwise add a read to each, where an insert nobody subscribes
 // to must cost no command beyond itself. Safe for concurrent use.
 type Cached struct {
-	dir outbox.PartnerDirectory
+	dir Directory
 	ttl time.Duration
 	now func() time.Time
 
 	mu       sync.Mutex
 	readAt   time.Time
-	partners map[string]outbox.Partner
+	partners map[string][]subscribe.Subscription
 }
 
 // NewCached caches dir for ttl (DefaultCacheTTL when 0) by the clock now
 // (time.Now when nil).
-func NewCached(dir outbox.PartnerDirectory, ttl time.Duration, now func() time.Time) *Cached {
+func NewCached(dir Directory, ttl time.Duration, now func() time.Time) *Cached {
 	if ttl <= 0 {
 		ttl = DefaultCacheTTL
 	}
@@ -39,18 +39,18 @@ func NewCached(dir outbox.PartnerDirectory, ttl time.Duration, now func() time.T
 	return &Cached{dir: dir, ttl: ttl, now: now}
 }
 
-// Partners returns the partners read within the TTL, or reads them
+// Subscriptions returns what was read within the TTL, or reads it
 // again. A failed read is returned as is (the insert fails and is
 // retried), never hidden behind an older answer: a partner deleted
 // meanwhile must not keep receiving.
-func (c *Cached) Partners(ctx context.Context) (map[string]outbox.Partner, error) {
+func (c *Cached) Subscriptions(ctx context.Context) (map[string][]subscribe.Subscription, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	now := c.now()
 	if c.partners != nil && now.Sub(c.readAt) < c.ttl && !now.Before(c.readAt) {
 		return c.partners, nil
 	}
-	partners, err := c.dir.Partners(ctx)
+	partners, err := c.dir.Subscriptions(ctx)
 	if err != nil {
 		return nil, err
 	}

@@ -2,7 +2,8 @@
 // partners whose subscriptions select it (issue 35): the store calls it
 // through store.FanOut after each events insert, the retry-sweeper for
 // the events it publishes late. Who subscribes to what is the partner
-// directory's (outbox.PartnerDirectory), read for every batch of events so
+// directory's (Directory; Over adapts outbox.PartnerDirectory, Cached
+// bounds its reads), read for every batch of events so
 // a subscription changed at run time applies at once; the compiled
 // matchers are kept while a partner's subscriptions stay the same.
 //

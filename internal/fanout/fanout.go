@@ -11,7 +11,6 @@ import (
 	"sync"
 
 	"github.com/streamops/streamops/events"
-	"github.com/streamops/streamops/internal/outbox"
 	"github.com/streamops/streamops/internal/store"
 	"github.com/streamops/streamops/internal/subscribe"
 	"github.com/streamops/streamops/internal/tracing"
@@ -23,7 +22,7 @@ const AggregateType = "event"
 
 // FanOut is the store.FanOut of a partner directory.
 type FanOut struct {
-	partners outbox.PartnerDirectory
+	partners Directory
 	log      *slog.Logger
 
 	mu       sync.Mutex
@@ -37,10 +36,10 @@ type compiled struct {
 	matchers []*subscribe.Matcher
 }
 
-// New is the fan-out of the partners partners gives. log receives the
+// New is the fan-out of the subscriptions partners gives. log receives the
 // subscriptions that do not compile (the partner API refuses them, so
 // only a hand-edited store has one); nil is slog.Default.
-func New(partners outbox.PartnerDirectory, log *slog.Logger) (*FanOut, error) {
+func New(partners Directory, log *slog.Logger) (*FanOut, error) {
 	if partners == nil {
 		return nil, errors.New("fanout: a partner directory is required")
 	}
@@ -60,23 +59,23 @@ type subscriber struct {
 // subscribe to anything, by id, their matchers compiled once per change of their
 // subscriptions. A partner absent from the directory (deleted) is not
 // one; a disabled one is: its entries wait for it to be enabled.
-func (f *FanOut) subscribers(ctx context.Context) ([]subscriber, map[string]outbox.Partner, error) {
-	partners, err := f.partners.Partners(ctx)
+func (f *FanOut) subscribers(ctx context.Context) ([]subscriber, map[string][]subscribe.Subscription, error) {
+	partners, err := f.partners.Subscriptions(ctx)
 	if err != nil {
 		return nil, nil, fmt.Errorf("fanout: read the partners: %w", err)
 	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	var out []subscriber
-	for id, p := range partners {
-		if len(p.Subscriptions) == 0 {
+	for id, subs := range partners {
+		if len(subs) == 0 {
 			delete(f.compiled, id)
 			continue
 		}
 		c, ok := f.compiled[id]
-		if !ok || !sameSubscriptions(c.subs, p.Subscriptions) {
-			c = compiled{subs: slices.Clone(p.Subscriptions)}
-			for i, s := range p.Subscriptions {
+		if !ok || !sameSubscriptions(c.subs, subs) {
+			c = compiled{subs: slices.Clone(subs)}
+			for i, s := range subs {
 				m, err := subscribe.Compile(s)
 				if err != nil {
 					f.log.WarnContext(ctx, "fanout: a subscription does not compile; it selects nothing", "partner", id, "subscription", i, "error", err)

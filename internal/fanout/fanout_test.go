@@ -68,10 +68,14 @@ func withName(t *testing.T, env events.Envelope, name string) events.Envelope {
 	return env
 }
 
-// open is a store on the embedded engine fanning out over dir.
+// subscriptionsOf is a relay partner's subscriptions (fanout.Over).
+func subscriptionsOf(p outbox.Partner) []subscribe.Subscription { return p.Subscriptions }
+
+// open is a store on the embedded engine fanning out over the relay's
+// partner directory dir.
 func open(t *testing.T, dir outbox.PartnerDirectory) *store.Store {
 	s := storetest.Open(t, store.Config{})
-	f, err := fanout.New(dir, nil)
+	f, err := fanout.New(fanout.Over(dir, subscriptionsOf), nil)
 	require.NoError(t, err)
 	s.SetFanOut(f)
 	return s

@@ -11,10 +11,8 @@ import (
 
 	"github.com/streamops/streamops/events"
 	"github.com/streamops/streamops/internal/fanout"
-	"github.com/streamops/streamops/internal/outbox"
 	"github.com/streamops/streamops/internal/status"
 	"github.com/streamops/streamops/internal/store"
-	"github.com/streamops/streamops/internal/subscribe"
 	"github.com/streamops/streamops/internal/testenv"
 )
 
@@ -28,8 +26,8 @@ func TestAReplayToAPartnerEnqueuesItsSubscriptionsOnce(t *testing.T) {
 	env := testenv.New(t, testenv.Options{})
 	ctx := context.Background()
 	f := seed(t, env, 10, 1) // before acme subscribed: not fanned out
-	partners := outbox.StaticPartners{"acme": {ID: "acme", URL: "https://acme.example", Subscriptions: []subscribe.Subscription{
-		{EventTypes: []string{"workflow.created"}, Filter: json.RawMessage(`{"payload.workflowId": {"$in": ["wf-00001", "wf-00003", "wf-late"]}}`)}}}}
+	partners := fanout.Static{"acme": {
+		{EventTypes: []string{"workflow.created"}, Filter: json.RawMessage(`{"payload.workflowId": {"$in": ["wf-00001", "wf-00003", "wf-late"]}}`)}}}
 	fo, err := fanout.New(partners, nil)
 	require.NoError(t, err)
 	env.Store.SetFanOut(fo)
@@ -68,7 +66,7 @@ func TestAReplayToAPartnerEnqueuesItsSubscriptionsOnce(t *testing.T) {
 	assert.EqualValues(t, 11, n, "no copies stored")
 
 	// A partner gone from the directory fails the session, visibly.
-	gone, err := fanout.New(outbox.StaticPartners{}, nil)
+	gone, err := fanout.New(fanout.Static{}, nil)
 	require.NoError(t, err)
 	r.Partners = gone
 	rs, err := r.Start(ctx, store.ReplayConfig{Filter: f, RatePerSecond: MaxReplayRate, PartnerID: "acme"})

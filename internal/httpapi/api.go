@@ -10,11 +10,11 @@ import (
 	"log/slog"
 	"net/http"
 
+	"github.com/streamops/streamops/internal/fanout"
 	"github.com/streamops/streamops/internal/history"
 	"github.com/streamops/streamops/internal/ingest"
 	"github.com/streamops/streamops/internal/jsonbody"
 	"github.com/streamops/streamops/internal/opsevents"
-	"github.com/streamops/streamops/internal/outbox"
 	"github.com/streamops/streamops/internal/store"
 	"github.com/streamops/streamops/internal/submit"
 	"github.com/streamops/streamops/internal/workflow"
@@ -45,11 +45,11 @@ type APIConfig struct {
 	// endpoint state (GET /api/partners). Default none: partners are then
 	// known only from the store.
 	Partners map[string]PartnerConfig
-	// Directory gives the partners' subscriptions (POST
-	// /api/partners/{partnerId}/subscriptions/test without one in the
-	// body): the relay's outbox.PartnerDirectory. nil: only a
-	// subscription in the body can be tested.
-	Directory outbox.PartnerDirectory
+	// Subscriptions are the partners' subscriptions, as the store's
+	// fan-out reads them (POST /api/partners/{partnerId}/subscriptions/test
+	// without one in the body, POST /api/replays with a partnerId). nil:
+	// no partner is known to hold any.
+	Subscriptions fanout.Directory
 	// Operations emits the operational events of the API's actions
 	// (partner.paused, partner.resumed, subject.erased). nil: none.
 	Operations *opsevents.Emitter

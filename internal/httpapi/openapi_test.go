@@ -31,6 +31,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/streamops/streamops/events"
+	"github.com/streamops/streamops/internal/fanout"
 	"github.com/streamops/streamops/internal/history"
 	"github.com/streamops/streamops/internal/httpapi"
 	"github.com/streamops/streamops/internal/ingest"
@@ -41,7 +42,6 @@ import (
 	"github.com/streamops/streamops/internal/status"
 	"github.com/streamops/streamops/internal/store"
 	"github.com/streamops/streamops/internal/submit"
-	"github.com/streamops/streamops/internal/subscribe"
 	"github.com/streamops/streamops/internal/testenv"
 	"github.com/streamops/streamops/internal/traceview/traceviewtest"
 	"github.com/streamops/streamops/internal/vault"
@@ -350,13 +350,12 @@ func TestOpenAPIResponsesMatchTheDocument(t *testing.T) {
 	partners := maps.Clone(testPartners)
 	partners["echo"] = httpapi.PartnerConfig{ID: "echo", Name: "Echo", URL: echo.srv.URL}
 	api := caller{c, httpapi.API(httpapi.APIConfig{Submit: sub, Store: env.Store, Router: ing, Logger: env.Logger,
-		Replayer: replayer,
-		Requeuer: &history.Requeuer{Store: env.Store, Publisher: env.Bus},
-		Partners: partners,
-		Directory: outbox.StaticPartners{"acme": {ID: "acme", URL: "https://hooks.acme.example",
-			Subscriptions: []subscribe.Subscription{{EventTypes: []string{"workflow.*"}}}}},
-		Sender:   relaySender{outbox.PartnerDeliverer{Secrets: staticSecrets{"echo": {echoSecret}, "acme": {echoSecret}}, Timeout: 2 * time.Second}},
-		Subjects: vlt, Operations: opsevents.New(env.Emitter, env.Logger),
+		Replayer:      replayer,
+		Requeuer:      &history.Requeuer{Store: env.Store, Publisher: env.Bus},
+		Partners:      partners,
+		Subscriptions: fanout.Static{"acme": {{EventTypes: []string{"workflow.*"}}}},
+		Sender:        relaySender{outbox.PartnerDeliverer{Secrets: staticSecrets{"echo": {echoSecret}, "acme": {echoSecret}}, Timeout: 2 * time.Second}},
+		Subjects:      vlt, Operations: opsevents.New(env.Emitter, env.Logger),
 		// A small inline limit, so one export answers inline and a larger one with a link.
 		Exporter: &history.Exporter{Store: env.Store, Objects: objects.Files{Dir: t.TempDir()},
 			InlineLimit: 2 << 10, SpillDir: t.TempDir(), Logger: env.Logger},

@@ -10,8 +10,6 @@ import (
 	"github.com/streamops/streamops/internal/fanout"
 	"github.com/streamops/streamops/internal/history"
 	"github.com/streamops/streamops/internal/httpapi"
-	"github.com/streamops/streamops/internal/outbox"
-	"github.com/streamops/streamops/internal/subscribe"
 	"github.com/streamops/streamops/internal/testenv"
 )
 
@@ -22,13 +20,12 @@ import (
 // stored.
 func TestReplayToAPartnerIsCheckedAndStoredWithItsPartner(t *testing.T) {
 	env := testenv.New(t, testenv.Options{})
-	partners := outbox.StaticPartners{"acme": {ID: "acme", URL: "https://acme.example",
-		Subscriptions: []subscribe.Subscription{{EventTypes: []string{"workflow.*"}}}}}
+	partners := fanout.Static{"acme": {{EventTypes: []string{"workflow.*"}}}}
 	fo, err := fanout.New(partners, env.Logger)
 	require.NoError(t, err)
 	api := func(r *history.Replayer) *apiStack {
 		return &apiStack{Env: env, handler: httpapi.API(httpapi.APIConfig{Store: env.Store, Logger: env.Logger, Replayer: r,
-			Directory: partners, Auth: httpapi.TokenAuth{AdminToken: adminToken}})}
+			Subscriptions: partners, Auth: httpapi.TokenAuth{AdminToken: adminToken}})}
 	}
 	s := api(&history.Replayer{Store: env.Store, Emitter: env.Emitter, Partners: fo, Logger: env.Logger})
 	filter := `"filter":{"event_types":["workflow.completed"]}`

@@ -115,23 +115,24 @@ func (a *api) testSubscriptions(w http.ResponseWriter, r *http.Request, _ Princi
 }
 
 // partnerSubscriptions is given, or else the partner's own subscriptions
-// as the directory holds them.
+// as fan-out reads them; a partner the directory does not hold is
+// errPartnerNotFound.
 func (a *api) partnerSubscriptions(r *http.Request, id string, given *subscribe.Subscription) ([]subscribe.Subscription, error) {
 	if given != nil {
 		return []subscribe.Subscription{*given}, nil
 	}
-	if a.cfg.Directory == nil {
+	if a.cfg.Subscriptions == nil {
 		return nil, fmt.Errorf("partner %q: %w", id, errPartnerNotFound)
 	}
-	partners, err := a.cfg.Directory.Partners(r.Context())
+	all, err := a.cfg.Subscriptions.Subscriptions(r.Context())
 	if err != nil {
 		return nil, err
 	}
-	p, ok := partners[id]
+	subs, ok := all[id]
 	if !ok {
 		return nil, fmt.Errorf("partner %q: %w", id, errPartnerNotFound)
 	}
-	return p.Subscriptions, nil
+	return subs, nil
 }
 
 // eventsToTest is the request's event, or its latest stored events

@@ -32,13 +32,14 @@ func TestSubscriptionTestSaysWhatFanOutDelivers(t *testing.T) {
 			{EventTypes: []string{"delivery.*"}},
 		}},
 	}
-	f, err := fanout.New(partners, env.Logger)
+	dir := fanout.Over(partners, func(p outbox.Partner) []subscribe.Subscription { return p.Subscriptions })
+	f, err := fanout.New(dir, env.Logger)
 	require.NoError(t, err)
 	env.Store.SetFanOut(f)
 	svc, err := submit.New(env.Store, env.Emitter, submit.Limits{}, nil, env.Logger)
 	require.NoError(t, err)
 	s := &apiStack{Env: env, handler: httpapi.API(httpapi.APIConfig{Submit: svc, Store: env.Store, Logger: env.Logger,
-		Directory: partners, Auth: httpapi.TokenAuth{AdminToken: adminToken, PartnerTokens: map[string]string{"acme-token": "acme"}}})}
+		Subscriptions: dir, Auth: httpapi.TokenAuth{AdminToken: adminToken, PartnerTokens: map[string]string{"acme-token": "acme"}}})}
 
 	submitted := map[string]string{} // workflow name -> workflow.created event id
 	for _, name := range []string{"orders", "refunds"} {

@@ -240,8 +240,10 @@ func extraFromBSON(eventID string, m bson.M) (events.Extra, error) {
 	return events.ExtraOf(members)
 }
 
-// InsertEvent stores one event. A second insert of the same eventId returns
-// ErrDuplicate and changes nothing; callers treat that as success.
+// InsertEvent stores one event, then fans it out to the partners
+// subscribed to it (FanOutEvents). A second insert of the same eventId
+// returns ErrDuplicate and stores nothing again (its fan-out runs again,
+// enqueuing only what a crash left out); callers treat that as success.
 func (s *Store) InsertEvent(ctx context.Context, env events.Envelope) error {
 	doc, err := NewEventDocument(env, s.now())
 	if err != nil {

@@ -10,9 +10,7 @@ import (
 
 	"github.com/streamops/streamops/events"
 	"github.com/streamops/streamops/internal/fanout"
-	"github.com/streamops/streamops/internal/outbox"
 	"github.com/streamops/streamops/internal/store"
-	"github.com/streamops/streamops/internal/subscribe"
 )
 
 // TestSweeperFansOutAnEventACrashLeftUnpublished: the process stored an
@@ -27,8 +25,7 @@ func TestSweeperFansOutAnEventACrashLeftUnpublished(t *testing.T) {
 	require.NoError(t, err)
 	require.NoError(t, h.Store.InsertEvent(ctx, env)) // no fan-out: the crash
 
-	f, err := fanout.New(outbox.StaticPartners{"acme": {ID: "acme", URL: "https://acme.example",
-		Subscriptions: []subscribe.Subscription{{EventTypes: []string{"workflow.*"}}}}}, nil)
+	f, err := fanout.New(fanout.Static{"acme": {{EventTypes: []string{"workflow.*"}}}}, nil)
 	require.NoError(t, err)
 	h.Store.SetFanOut(f)
 	count := func() int {
