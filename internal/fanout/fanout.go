@@ -36,9 +36,10 @@ type compiled struct {
 	matchers []*subscribe.Matcher
 }
 
-// New is the fan-out of the subscriptions partners gives. log receives the
-// subscriptions that do not compile (the partner API refuses them, so
-// only a hand-edited store has one); nil is slog.Default.
+// New is the fan-out of the subscriptions partners gives. log receives
+// the subscriptions that do not compile (the partner API and the
+// partners file refuse them, so only a hand-edited store has one); nil
+// is slog.Default.
 func New(partners Directory, log *slog.Logger) (*FanOut, error) {
 	if partners == nil {
 		return nil, errors.New("fanout: a partner directory is required")
@@ -56,9 +57,9 @@ type subscriber struct {
 }
 
 // subscribers are the partners of the directory (also returned) that
-// subscribe to anything, by id, their matchers compiled once per change of their
-// subscriptions. A partner absent from the directory (deleted) is not
-// one; a disabled one is: its entries wait for it to be enabled.
+// subscribe to anything, by id, their matchers compiled once per change
+// of their subscriptions. A partner absent from the directory (deleted)
+// is not one; a disabled one is: its entries wait for it to be enabled.
 func (f *FanOut) subscribers(ctx context.Context) ([]subscriber, map[string][]subscribe.Subscription, error) {
 	partners, err := f.partners.Subscriptions(ctx)
 	if err != nil {
