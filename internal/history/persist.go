@@ -16,14 +16,14 @@ import (
 
 // sessionFor is a new session replaying what cfg asks for.
 func sessionFor(cfg store.ReplayConfig) session {
-	return session{filter: cfg.Filter, targetTopic: cfg.TargetTopic, batchSize: cfg.BatchSize, rate: cfg.RatePerSecond, userID: cfg.UserID}
+	return session{filter: cfg.Filter, targetTopic: cfg.TargetTopic, batchSize: cfg.BatchSize, rate: cfg.RatePerSecond, userID: cfg.UserID, partnerID: cfg.PartnerID}
 }
 
 // sessionFromDocument is the session a replay_sessions document holds.
 func sessionFromDocument(d store.ReplaySession) session {
 	s := session{
 		id: d.ID, filter: d.Config.Filter, targetTopic: d.Config.TargetTopic, batchSize: d.Config.BatchSize,
-		rate: d.Config.RatePerSecond, userID: d.Config.UserID,
+		rate: d.Config.RatePerSecond, userID: d.Config.UserID, partnerID: d.Config.PartnerID,
 		status: d.Status, total: d.TotalEvents, replayed: d.ReplayedEvents, failed: d.FailedEvents, dropped: d.ErrorsDropped,
 		snapshotAt: d.SnapshotAt, cursor: d.Cursor, owner: d.LeaseOwner, runningSince: d.RunningSince,
 		createdAt: d.CreatedAt, updatedAt: d.UpdatedAt, completedAt: d.CompletedAt,
@@ -42,7 +42,7 @@ func (s *session) document() store.ReplaySession {
 	}
 	return store.ReplaySession{
 		ID: s.id, Config: store.ReplayConfig{Filter: s.filter, TargetTopic: s.targetTopic, BatchSize: s.batchSize,
-			RatePerSecond: s.rate, UserID: s.userID},
+			RatePerSecond: s.rate, UserID: s.userID, PartnerID: s.partnerID},
 		Status: s.status, TotalEvents: s.total, ReplayedEvents: s.replayed, FailedEvents: s.failed,
 		Errors: errs, ErrorsDropped: s.dropped, SnapshotAt: s.snapshotAt, Cursor: s.cursor, LeaseOwner: s.owner,
 		RunningSince: s.runningSince, CreatedAt: s.createdAt, UpdatedAt: s.updatedAt, CompletedAt: s.completedAt,

@@ -29,7 +29,19 @@ type ReplayStore interface {
 	SaveReplayCheckpoint(ctx context.Context, rs store.ReplaySession, leaseUntil time.Time) error
 	CancelReplaySession(ctx context.Context, id string, cause store.ReplayError) (store.ReplaySession, error)
 	MarkUnpublished(ctx context.Context, eventIDs ...string) error
+	EnqueueOutbox(ctx context.Context, entries ...store.OutboxEntry) (store.InsertResult, error)
 }
+
+// PartnerFanOut gives the outbox entries a replay aimed at one partner
+// enqueues: those of the events its subscriptions select, with the ids
+// the store's fan-out gives them (fanout.FanOut).
+type PartnerFanOut interface {
+	PartnerEntries(ctx context.Context, partnerID string, envs []events.Envelope) ([]store.OutboxEntry, error)
+}
+
+// ErrNoPartnerFanOut is a replay aimed at a partner (ReplayConfig.PartnerID)
+// by a Replayer without Partners.
+var ErrNoPartnerFanOut = errors.New("history: this replayer cannot replay to a partner's subscriptions (no partner fan-out)")
 
 // Replay rates: a session replays at most its rate_per_second events a
 // second, DefaultReplayRate when it asked for none, never more than
@@ -66,6 +78,9 @@ type Replayer struct {
 	Store ReplayStore
 	// Emitter stores then publishes the replayed events. Required.
 	Emitter *emit.Emitter
+	// Partners enqueues the replays aimed at one partner
+	// (ReplayConfig.PartnerID). nil: such a replay is ErrNoPartnerFanOut.
+	Partners PartnerFanOut
 	// BatchSize is how many events one page reads and one flush publishes.
 	// Default 500.
 	BatchSize int
@@ -111,6 +126,9 @@ func (r *Replayer) Start(ctx context.Context, cfg store.ReplayConfig) (store.Rep
 	}
 	if !ValidRate(s.rate) {
 		return store.ReplaySession{}, ErrInvalidRate
+	}
+	if s.partnerID != "" && r.Partners == nil {
+		return store.ReplaySession{}, ErrNoPartnerFanOut
 	}
 	s.defaultBatchSize(r.BatchSize)
 	// A version 7 id grows with time, so sessions started in the same
@@ -257,6 +275,9 @@ func (r *Replayer) replayBatch(ctx context.Context, s *session, docs []store.Eve
 	if recording {
 		span.SetAttributes(attribute.String("streamops.replay.session_id", s.id), attribute.Int("streamops.replay.events", len(docs)))
 	}
+	if s.partnerID != "" {
+		return r.replayToPartner(ctx, s, docs)
+	}
 	links := 0
 	byTopic, order := map[string][]events.Envelope{}, []string{}
 	for _, d := range docs {
@@ -297,6 +318,37 @@ func (r *Replayer) replayBatch(ctx context.Context, s *session, docs []store.Eve
 		}
 		s.emitted(topic, len(envs), res.Unpublished)
 	}
+	return nil
+}
+
+// replayToPartner replays docs to the partner s is aimed at: the outbox
+// entries of those its subscriptions select, enqueued with one unordered
+// insert, the ones enqueued before (delivered by the fan-out or an
+// earlier replay) ignored as duplicates. Nothing is published. Every
+// event it went through counts as replayed, enqueued or not.
+func (r *Replayer) replayToPartner(ctx context.Context, s *session, docs []store.EventDocument) error {
+	if r.Partners == nil {
+		return ErrNoPartnerFanOut
+	}
+	envs := make([]events.Envelope, 0, len(docs))
+	for _, d := range docs {
+		env, err := d.Envelope()
+		if err != nil {
+			s.eventFailed(d.EventID, fmt.Errorf("%w: %w", errInvalidEvent, err))
+			continue
+		}
+		envs = append(envs, env)
+	}
+	entries, err := r.Partners.PartnerEntries(ctx, s.partnerID, envs)
+	if err != nil {
+		return err
+	}
+	if len(entries) > 0 {
+		if _, err := r.Store.EnqueueOutbox(ctx, entries...); err != nil {
+			return err
+		}
+	}
+	s.replayed += int64(len(envs))
 	return nil
 }
 

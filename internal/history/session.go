@@ -25,6 +25,9 @@ type session struct {
 	rate float64
 	// userID is who asked for the replay (metadata.userId of its events).
 	userID string
+	// partnerID, when set, aims the replay at that partner's
+	// subscriptions: outbox entries instead of published copies.
+	partnerID string
 	// status is a status.Replay… value.
 	status   string
 	total    int64

@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"net/http"
 
+	"github.com/streamops/streamops/internal/fanout"
 	"github.com/streamops/streamops/internal/history"
 	"github.com/streamops/streamops/internal/ingest"
 	"github.com/streamops/streamops/internal/jsonbody"
@@ -44,6 +45,11 @@ type APIConfig struct {
 	// endpoint state (GET /api/partners). Default none: partners are then
 	// known only from the store.
 	Partners map[string]PartnerConfig
+	// Subscriptions are the partners' subscriptions, as the store's
+	// fan-out reads them (POST /api/partners/{partnerId}/subscriptions/test
+	// without one in the body, POST /api/replays with a partnerId). nil:
+	// no partner is known to hold any.
+	Subscriptions fanout.Directory
 	// Operations emits the operational events of the API's actions
 	// (partner.paused, partner.resumed, subject.erased). nil: none.
 	Operations *opsevents.Emitter
@@ -98,6 +104,7 @@ func API(cfg APIConfig) http.Handler {
 	a.outboxRoutes(mux, admin, any)
 	a.traceRoutes(mux, admin)
 	a.subjectRoutes(mux, admin)
+	a.subscriptionRoutes(mux, admin)
 	return withCorrelation(withNotFound(mux, func(w http.ResponseWriter, r *http.Request) bool {
 		if _, ok := a.authenticate(r); !ok {
 			writeError(w, r, a.log, ErrUnauthenticated)

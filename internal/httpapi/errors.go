@@ -9,6 +9,7 @@ import (
 
 	"github.com/streamops/streamops/events"
 	"github.com/streamops/streamops/internal/bus"
+	"github.com/streamops/streamops/internal/history"
 	"github.com/streamops/streamops/internal/ingest"
 	"github.com/streamops/streamops/internal/jsonbody"
 	"github.com/streamops/streamops/internal/provider"
@@ -124,6 +125,8 @@ func classify(err error) (status int, code string) {
 		return http.StatusNotImplemented, "no_vault"
 	case errors.Is(err, errNoSender):
 		return http.StatusNotImplemented, "no_sender"
+	case errors.Is(err, history.ErrNoPartnerFanOut):
+		return http.StatusNotImplemented, "no_partner_fanout"
 	}
 	return http.StatusInternalServerError, "internal"
 }

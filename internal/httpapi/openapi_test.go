@@ -31,6 +31,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/streamops/streamops/events"
+	"github.com/streamops/streamops/internal/fanout"
 	"github.com/streamops/streamops/internal/history"
 	"github.com/streamops/streamops/internal/httpapi"
 	"github.com/streamops/streamops/internal/ingest"
@@ -349,11 +350,12 @@ func TestOpenAPIResponsesMatchTheDocument(t *testing.T) {
 	partners := maps.Clone(testPartners)
 	partners["echo"] = httpapi.PartnerConfig{ID: "echo", Name: "Echo", URL: echo.srv.URL}
 	api := caller{c, httpapi.API(httpapi.APIConfig{Submit: sub, Store: env.Store, Router: ing, Logger: env.Logger,
-		Replayer: replayer,
-		Requeuer: &history.Requeuer{Store: env.Store, Publisher: env.Bus},
-		Partners: partners,
-		Sender:   relaySender{outbox.PartnerDeliverer{Secrets: staticSecrets{"echo": {echoSecret}, "acme": {echoSecret}}, Timeout: 2 * time.Second}},
-		Subjects: vlt, Operations: opsevents.New(env.Emitter, env.Logger),
+		Replayer:      replayer,
+		Requeuer:      &history.Requeuer{Store: env.Store, Publisher: env.Bus},
+		Partners:      partners,
+		Subscriptions: fanout.Static{"acme": {{EventTypes: []string{"workflow.*"}}}},
+		Sender:        relaySender{outbox.PartnerDeliverer{Secrets: staticSecrets{"echo": {echoSecret}, "acme": {echoSecret}}, Timeout: 2 * time.Second}},
+		Subjects:      vlt, Operations: opsevents.New(env.Emitter, env.Logger),
 		// A small inline limit, so one export answers inline and a larger one with a link.
 		Exporter: &history.Exporter{Store: env.Store, Objects: objects.Files{Dir: t.TempDir()},
 			InlineLimit: 2 << 10, SpillDir: t.TempDir(), Logger: env.Logger},
@@ -619,6 +621,15 @@ func TestOpenAPIResponsesMatchTheDocument(t *testing.T) {
 		noSender := caller{c, httpapi.API(httpapi.APIConfig{Store: env.Store, Logger: env.Logger, Partners: partners,
 			Auth: httpapi.TokenAuth{AdminToken: adminToken}})}
 		noSender.post(t, adminToken, "/api/partners/echo/test", "", http.StatusNotImplemented)
+	})
+
+	t.Run("POST /api/partners/{partnerId}/subscriptions/test", func(t *testing.T) {
+		w := api.post(t, adminToken, "/api/partners/acme/subscriptions/test", "", http.StatusOK)
+		assert.Contains(t, w.Body.String(), `"matched":[{`, "the workflows submitted above")
+		api.post(t, adminToken, "/api/partners/acme/subscriptions/test",
+			`{"subscription":{"eventTypes":["task.*"],"filter":{"payload.type":{"$in":["email_notification"]}}},"last":5}`, http.StatusOK)
+		api.post(t, adminToken, "/api/partners/acme/subscriptions/test", `{"subscription":{"eventTypes":["*"],"filter":{"a":{"$where":1}}}}`, http.StatusBadRequest)
+		api.post(t, adminToken, "/api/partners/nope/subscriptions/test", "", http.StatusNotFound)
 	})
 
 	t.Run("GET /api/stats", func(t *testing.T) {

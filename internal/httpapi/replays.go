@@ -32,6 +32,9 @@ type replayRequest struct {
 	// RatePerSecond caps the replay's events a second; absent:
 	// history.DefaultReplayRate.
 	RatePerSecond *float64 `json:"ratePerSecond,omitempty"`
+	// PartnerID replays to that partner's subscriptions instead of Kafka
+	// (store.ReplayConfig.PartnerID).
+	PartnerID string `json:"partnerId,omitempty"`
 }
 
 // createReplay is POST /api/replays: a dry run answers the count and a
@@ -54,6 +57,9 @@ func (a *api) createReplay(w http.ResponseWriter, r *http.Request, p Principal) 
 	if err == nil && !history.ValidRate(rate) {
 		err = &paramError{Param: "ratePerSecond", Reason: fmt.Sprintf("must be greater than 0 and at most %d, got %v", history.MaxReplayRate, rate)}
 	}
+	if err == nil && req.PartnerID != "" {
+		err = a.checkReplayPartner(r, req)
+	}
 	if err != nil {
 		writeError(w, r, a.log, err)
 		return
@@ -68,7 +74,7 @@ func (a *api) createReplay(w http.ResponseWriter, r *http.Request, p Principal) 
 		return
 	}
 	rs, err := a.cfg.Replayer.Start(r.Context(), store.ReplayConfig{Filter: req.Filter, TargetTopic: req.TargetTopic,
-		RatePerSecond: rate, UserID: p.ID})
+		RatePerSecond: rate, UserID: p.ID, PartnerID: req.PartnerID})
 	if err != nil {
 		writeError(w, r, a.log, err)
 		return
@@ -108,4 +114,14 @@ func (a *api) cancelReplay(w http.ResponseWriter, r *http.Request, _ Principal) 
 		return
 	}
 	writeJSON(w, http.StatusOK, toReplay(rs))
+}
+
+// checkReplayPartner refuses a replay to a partner with a target topic
+// too, or to a partner the partner directory does not hold.
+func (a *api) checkReplayPartner(r *http.Request, req replayRequest) error {
+	if req.TargetTopic != "" {
+		return &paramError{Param: "partnerId", Reason: "a replay goes either to a partner's subscriptions or to a topic: leave out targetTopic"}
+	}
+	_, err := a.partnerSubscriptions(r, req.PartnerID, nil)
+	return err
 }

@@ -156,6 +156,7 @@ type replayConfig struct {
 	TargetTopic   string             `json:"target_topic,omitempty"`
 	BatchSize     int                `json:"batch_size"`
 	RatePerSecond float64            `json:"rate_per_second"`
+	PartnerID     string             `json:"partner_id,omitempty"`
 }
 
 // replayError is seed 001's ReplayError.
@@ -173,7 +174,7 @@ func toReplay(rs store.ReplaySession) ReplayResponse {
 	return ReplayResponse{
 		SessionID: rs.ID, Status: rs.Status, TotalEvents: rs.TotalEvents, ReplayedEvents: rs.ReplayedEvents,
 		Config: replayConfig{Filter: rs.Config.Filter, TargetTopic: rs.Config.TargetTopic, BatchSize: rs.Config.BatchSize,
-			RatePerSecond: rs.Config.RatePerSecond},
+			RatePerSecond: rs.Config.RatePerSecond, PartnerID: rs.Config.PartnerID},
 		FailedEvents: rs.FailedEvents, Errors: errs, ErrorsDropped: rs.ErrorsDropped, SnapshotAt: rs.SnapshotAt,
 		Progress:  history.ProgressOf(rs),
 		CreatedAt: rs.CreatedAt, UpdatedAt: rs.UpdatedAt, CompletedAt: rs.CompletedAt,

@@ -2,6 +2,7 @@ package outbox
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"os"
@@ -9,6 +10,7 @@ import (
 	"time"
 
 	"github.com/streamops/streamops/internal/pii"
+	"github.com/streamops/streamops/internal/subscribe"
 )
 
 // LoadPartners reads the partner endpoints from a JSON file (env
@@ -55,6 +57,15 @@ func (p Partner) validate() error {
 		return fmt.Errorf("rateLimit: %v is not a number of deliveries per second of at least %g (one a day); leave it out for no limit", *p.RateLimit, MinRateLimit)
 	case p.MaxInFlight != nil && *p.MaxInFlight < 1:
 		return fmt.Errorf("maxInFlight: %d is not a whole number of deliveries of at least 1; leave it out for no limit", *p.MaxInFlight)
+	}
+	for i, sub := range p.Subscriptions {
+		if _, err := subscribe.Compile(sub); err != nil {
+			var se *subscribe.Error
+			if errors.As(err, &se) {
+				return fmt.Errorf("subscriptions[%d].%s: %s", i, se.Field, se.Reason)
+			}
+			return fmt.Errorf("subscriptions[%d]: %w", i, err)
+		}
 	}
 	for i, c := range p.ClearPersonalData {
 		if c != AllClearPersonalData && !pii.Category(c).Valid() {

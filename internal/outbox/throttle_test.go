@@ -116,6 +116,11 @@ func TestAPartnersRateLimitAndMaxInFlightAreCheckedAtLoad(t *testing.T) {
 		{"negative in flight", `"maxInFlight":-3`, "partners[0].maxInFlight: -3 is not"},
 		{"a fraction in flight", `"maxInFlight":1.5`, "maxInFlight"},
 		{"in flight as text", `"maxInFlight":"4"`, "maxInFlight"},
+		{"subscriptions", `"subscriptions":[{"eventTypes":["workflow.completed"],"filter":{"payload.name":"orders"}},{"eventTypes":["task.*"]}]`, ""},
+		{"a subscription to an unknown type", `"subscriptions":[{"eventTypes":["task.*"]},{"eventTypes":["workflow.done"]}]`,
+			`partners[0].subscriptions[1].eventTypes[0]: "workflow.done" is not an event type`},
+		{"a subscription with an operator not allowed", `"subscriptions":[{"eventTypes":["*"],"filter":{"payload.name":{"$regex":"o"}}}]`,
+			"partners[0].subscriptions[0].filter.payload.name.$regex: operator $regex is not allowed"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			entry := `{"id":"acme","name":"Acme","url":"https://hooks.acme.example/in"`

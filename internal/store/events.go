@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"maps"
 	"strings"
@@ -239,8 +240,10 @@ func extraFromBSON(eventID string, m bson.M) (events.Extra, error) {
 	return events.ExtraOf(members)
 }
 
-// InsertEvent stores one event. A second insert of the same eventId returns
-// ErrDuplicate and changes nothing; callers treat that as success.
+// InsertEvent stores one event, then fans it out to the partners
+// subscribed to it (FanOutEvents). A second insert of the same eventId
+// returns ErrDuplicate and stores nothing again (its fan-out runs again,
+// enqueuing only what a crash left out); callers treat that as success.
 func (s *Store) InsertEvent(ctx context.Context, env events.Envelope) error {
 	doc, err := NewEventDocument(env, s.now())
 	if err != nil {
@@ -248,7 +251,14 @@ func (s *Store) InsertEvent(ctx context.Context, env events.Envelope) error {
 	}
 	doc.Seq = s.nextSeq(1)
 	_, err = s.events.InsertOne(ctx, doc)
-	return normalise(err)
+	if err = normalise(err); err != nil && !errors.Is(err, ErrDuplicate) {
+		return err
+	}
+	// A duplicate too: its first insert may have crashed before this.
+	if ferr := s.FanOutEvents(ctx, []events.Envelope{env}); ferr != nil {
+		return ferr
+	}
+	return err
 }
 
 // InsertResult reports a bulk insert: which ids were new and which were
@@ -323,13 +333,15 @@ func (s *Store) InsertConsumedEvents(ctx context.Context, envs []events.Envelope
 
 // insertEvents stores envs with one unordered bulk insert, each document
 // as NewEventDocument builds it, numbered in the order given, then
-// changed by adjust.
+// changed by adjust, and then fans them out to the partners subscribed to
+// them (FanOutEvents): an error there is the insert's, for the caller to
+// retry.
 func (s *Store) insertEvents(ctx context.Context, envs []events.Envelope, adjust func(*EventDocument, events.Envelope)) (InsertResult, error) {
 	if len(envs) == 0 {
 		return InsertResult{}, nil
 	}
 	now, seq := s.now(), s.nextSeq(len(envs))
-	return insertAll(ctx, s.events, "events", inOneWrite, envs, func(env events.Envelope) (string, any, error) {
+	res, err := insertAll(ctx, s.events, "events", inOneWrite, envs, func(env events.Envelope) (string, any, error) {
 		doc, err := NewEventDocument(env, now)
 		if err != nil {
 			return "", nil, err
@@ -338,6 +350,13 @@ func (s *Store) insertEvents(ctx context.Context, envs []events.Envelope, adjust
 		adjust(&doc, env)
 		return env.EventID, doc, nil
 	})
+	if err != nil {
+		return res, err
+	}
+	// Every event, the duplicates too: a retry after a crash between the
+	// insert and the fan-out restores the entries; those already there
+	// are duplicates.
+	return res, s.FanOutEvents(ctx, envs)
 }
 
 // GetEvent loads one event by id.

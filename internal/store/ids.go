@@ -21,3 +21,12 @@ func OutboxID(sourceEventID, target string) string {
 func PartnerEventID(partnerID, direction, entityID, eventType string) string {
 	return events.DeriveID("", "partner", partnerID, direction, entityID, eventType)
 }
+
+// SubscriptionOutboxID is the deterministic outbox_id of the delivery of
+// event eventID to partner partnerID that the partner's subscriptions
+// create (internal/fanout): the event stored again, replayed or swept
+// again gives the same id, so it is delivered once. Its namespace is not
+// OutboxID's, so it never collides with what a deliver step sends.
+func SubscriptionOutboxID(eventID, partnerID string) string {
+	return events.DeriveID("", "subscription", eventID, partnerID)
+}

@@ -24,6 +24,12 @@ type ReplayConfig struct {
 	// UserID is the principal who asked for the replay: the replayed
 	// events carry it as metadata.userId (not in seed 001).
 	UserID string `bson:"user_id,omitempty" json:"user_id,omitempty"`
+	// PartnerID aims the replay at one partner's subscriptions: each
+	// event they select is enqueued for that partner with the id the
+	// store's fan-out gives it (SubscriptionOutboxID), instead of being
+	// published, so what was delivered is not delivered again (not in
+	// seed 001).
+	PartnerID string `bson:"partner_id,omitempty" json:"partner_id,omitempty"`
 }
 
 // ReplayError is seed 001's ReplayError: a session-level error carries

@@ -179,7 +179,8 @@ type Store struct {
 	embedded *lungo.Engine // nil on MongoDB
 	has      features
 	commands atomic.Int64
-	seq      atomic.Int64 // the last event sequence number given out (nextSeq)
+	seq      atomic.Int64              // the last event sequence number given out (nextSeq)
+	fanOut   atomic.Pointer[fanOutBox] // SetFanOut; nil: no fan-out
 
 	spansMu sync.Mutex
 	spans   map[string]*commandSpans // by collection, made once (commandSpans)

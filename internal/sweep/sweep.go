@@ -52,6 +52,7 @@ type SweepStore interface {
 	MarkTaskRedriven(ctx context.Context, taskID string) error
 	ReconcilePartnerDeliveries(ctx context.Context, limit int) (int, error)
 	DeadLetterUnpublished(ctx context.Context, eventID string, dl store.DeadLetterEntry) error
+	FanOutEvents(ctx context.Context, envs []events.Envelope) error
 }
 
 // Config wires a Sweeper.
@@ -244,6 +245,11 @@ func (s *Sweeper) publishPending(ctx context.Context, st *Stats) error {
 		}
 		if len(envs) == 0 {
 			continue
+		}
+		// Their fan-out to subscribed partners, again: a crash after the
+		// insert may have cut it short (duplicates are ignored).
+		if err := s.cfg.Store.FanOutEvents(ctx, envs); err != nil {
+			return err
 		}
 		failed, causes := map[string]bool{}, map[string]error{}
 		var errs []error
