@@ -68,7 +68,11 @@ func (WorkflowStepCompletedPayload) EventType() Type { return WorkflowStepComple
 // WorkflowCompletedPayload is the payload of workflow.completed: every step
 // finished.
 type WorkflowCompletedPayload struct {
-	WorkflowID     string          `json:"workflowId"`
+	WorkflowID string `json:"workflowId"`
+	// Name is the workflow's name (workflow.created's), so a partner can
+	// subscribe to the completions of one workflow; not in seed 003's
+	// example, left out when unknown.
+	Name           string          `json:"name,omitempty"`
 	CompletedAt    Time            `json:"completedAt"`
 	Duration       int64           `json:"duration"` // milliseconds, whole workflow
 	StepsCompleted int             `json:"stepsCompleted"`
@@ -88,7 +92,9 @@ type WorkflowSummary struct {
 // WorkflowFailedPayload is the payload of workflow.failed: the workflow hit
 // an unrecoverable error in FailedStep.
 type WorkflowFailedPayload struct {
-	WorkflowID      string        `json:"workflowId"`
+	WorkflowID string `json:"workflowId"`
+	// Name is the workflow's name, as in WorkflowCompletedPayload.
+	Name            string        `json:"name,omitempty"`
 	FailedAt        Time          `json:"failedAt"`
 	FailedStep      string        `json:"failedStep"`
 	FailedStepIndex int           `json:"failedStepIndex"`

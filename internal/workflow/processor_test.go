@@ -48,6 +48,7 @@ func TestThreeStepWorkflowEmitsProcessingThreeStepsAndCompletedInOrder(t *testin
 	assert.Equal(t, 3, done.StepsCompleted)
 	assert.Positive(t, done.Duration)
 	assert.Equal(t, events.WorkflowSummary{}, done.Summary, "a workflow without input has no records")
+	assert.Equal(t, wfs[0].Name, done.Name, "a partner can subscribe to one workflow's completions by name")
 	for _, e := range got {
 		require.NotNil(t, e.Metadata)
 		assert.Equal(t, "event-processor", e.Metadata.Source)
@@ -73,6 +74,8 @@ func TestFailingStepEmitsWorkflowFailedNamingTheStep(t *testing.T) {
 	require.Equal(t, []events.Type{events.WorkflowProcessing, events.WorkflowStepCompleted, events.WorkflowFailed}, typesOf(got))
 	failed := streamtest.Payload[events.WorkflowFailedPayload](t, got[2])
 	assert.Equal(t, "transform", failed.FailedStep)
+	assert.Equal(t, wfs[0].Name, failed.Name)
+	assert.NotEmpty(t, failed.Name)
 	assert.Equal(t, 1, failed.FailedStepIndex)
 	assert.Equal(t, workflow.CodeTransform, failed.Error.Code)
 	assert.Equal(t, `Invalid data format in record 1: field "sku" is missing`, failed.Error.Message)

@@ -120,7 +120,7 @@ func (s workflows) run(ctx context.Context, st *state, log *slog.Logger) error {
 		if err != nil {
 			code, message, stack := stepFailure(name, i, id, err)
 			wf.Fail(i, end, events.WorkflowError{Code: code, Message: message, Stack: stack}, records)
-			if err := emit(events.WorkflowFailedPayload{WorkflowID: id, FailedAt: events.At(end), FailedStep: name,
+			if err := emit(events.WorkflowFailedPayload{WorkflowID: id, Name: wf.Name, FailedAt: events.At(end), FailedStep: name,
 				FailedStepIndex: i, Error: *wf.Error}, endEventID(id, events.WorkflowFailed), end); err != nil {
 				return err
 			}
@@ -149,7 +149,7 @@ func (s workflows) run(ctx context.Context, st *state, log *slog.Logger) error {
 
 	total := len(input.Records)
 	duration := wf.Complete(end)
-	if err := emit(events.WorkflowCompletedPayload{WorkflowID: id, CompletedAt: events.At(end), Duration: duration,
+	if err := emit(events.WorkflowCompletedPayload{WorkflowID: id, Name: wf.Name, CompletedAt: events.At(end), Duration: duration,
 		StepsCompleted: len(wf.Done), Summary: events.WorkflowSummary{
 			TotalRecords: total, SuccessfulRecords: len(records), FailedRecords: max(total-len(records), 0),
 		}}, endEventID(id, events.WorkflowCompleted), end); err != nil {
