@@ -58,6 +58,7 @@ const (
 	ctxAPIThrottleRate    = "apiThrottleRate"
 	ctxAPIThrottleBurst   = "apiThrottleBurst"
 	ctxMSKMaxPollers      = "mskMaxPollers"
+	ctxKafkaPartitions    = "kafkaPartitions"
 	ctxOffsetLagThreshold = "offsetLagThreshold"
 	ctxOutboxAgeAlarm     = "outboxAgeAlarmSeconds"
 	ctxRequireRealContext = "requireRealContext"
@@ -189,9 +190,14 @@ type Config struct {
 	APIThrottleBurst int
 
 	// MSKMaxPollers caps each event source mapping's provisioned pollers.
-	// Default 3, the partition count of each topic: one poller per
-	// partition is as parallel as a partition-ordered consumer gets.
+	// Default 0: the partition count of the mapping's topic (maxPollers),
+	// since one poller per partition is as parallel as a
+	// partition-ordered consumer gets.
 	MSKMaxPollers int
+	// Partitions are the topics' partition counts (kafkaPartitions),
+	// passed to the topics resource and sizing the mappings' pollers.
+	// Default every topic at 3, seed 003's.
+	Partitions partitionCounts
 	// MappingSettingsFile is internal/eventsource/mapping.json, the MSK event
 	// source mappings' settings the local stack uses too. Default
 	// defaultMappingSettingsFile, relative to the repository root (cdk.json).
@@ -367,6 +373,11 @@ func configFromContext(scope constructs.Construct) (Config, error) {
 	for _, r := range cfg.retentions() {
 		*r.value = str(r.key)
 	}
+	if p, err := parsePartitions(get(ctxKafkaPartitions)); err != nil {
+		errs = append(errs, fmt.Errorf("context %s: %w", ctxKafkaPartitions, err))
+	} else {
+		cfg.Partitions = p
+	}
 	if err := errors.Join(errs...); err != nil {
 		return Config{}, err
 	}
@@ -391,7 +402,6 @@ func (c *Config) setDefaults() {
 	c.LogRetentionDays = cmp.Or(c.LogRetentionDays, 30)
 	c.APIThrottleRate = cmp.Or(c.APIThrottleRate, 200)
 	c.APIThrottleBurst = cmp.Or(c.APIThrottleBurst, 400)
-	c.MSKMaxPollers = cmp.Or(c.MSKMaxPollers, 3)
 	c.OffsetLagThreshold = cmp.Or(c.OffsetLagThreshold, 1000)
 	c.OutboxAgeAlarmSeconds = cmp.Or(c.OutboxAgeAlarmSeconds, 900)
 }
@@ -479,8 +489,8 @@ func (c Config) Validate() error {
 	if c.APIThrottleRate < 1 || c.APIThrottleBurst < 1 {
 		bad(ctxAPIThrottleRate+"/"+ctxAPIThrottleBurst, "must be positive")
 	}
-	if c.MSKMaxPollers < 1 || c.MSKMaxPollers > 2000 {
-		bad(ctxMSKMaxPollers, "must be between 1 and 2000")
+	if c.MSKMaxPollers < 0 || c.MSKMaxPollers > maxPollersPerMapping {
+		bad(ctxMSKMaxPollers, fmt.Sprintf("must be between 1 and %d (unset: the partition count of the mapping's topic)", maxPollersPerMapping))
 	}
 	if c.OffsetLagThreshold < 1 {
 		bad(ctxOffsetLagThreshold, "must be positive")

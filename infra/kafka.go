@@ -150,7 +150,7 @@ func addTopicConsumer(cfg Config, fn awslambda.Function, spec functionSpec) awsl
 		BisectBatchOnError: jsii.Bool(ms.BisectBatchOnFunctionError),
 		ProvisionedPollerConfig: &awslambdaeventsources.ProvisionedPollerConfig{
 			MinimumPollers: jsii.Number(esmMinPollers),
-			MaximumPollers: jsii.Number(float64(cfg.MSKMaxPollers)),
+			MaximumPollers: jsii.Number(float64(cfg.maxPollers(spec.consumes))),
 		},
 	}))
 	var mapping awslambda.CfnEventSourceMapping

@@ -21,6 +21,7 @@ func TestKafkaTopicsResourceCreatesSeed003AndDeadLetterTopicsAndIsRetained(t *te
 				"ServiceToken": getAtt(fnID, "Arn"),
 				"Topics":       []any{"workflows", "tasks", "workflows.dlq", "tasks.dlq", "operations"},
 				"Brokers":      testBrokers,
+				"Partitions":   "workflows=3,tasks=3,operations=3",
 			},
 			// CloudFormation never sends Delete; the handler would leave
 			// the topics anyway (internal/provision).
@@ -50,9 +51,12 @@ func TestKafkaTopicsResourceCreatesSeed003AndDeadLetterTopicsAndIsRetained(t *te
 		if !canRead(stmts, "kafka-cluster:CreateTopic", arn) {
 			t.Errorf("cannot create %s", topic)
 		}
-		for _, action := range []string{"kafka-cluster:DeleteTopic", "kafka-cluster:AlterTopic", "kafka-cluster:WriteData", "kafka-cluster:ReadData"} {
+		if !canRead(stmts, "kafka-cluster:AlterTopic", arn) {
+			t.Errorf("cannot add partitions to %s (CreatePartitions needs AlterTopic)", topic)
+		}
+		for _, action := range []string{"kafka-cluster:DeleteTopic", "kafka-cluster:WriteData", "kafka-cluster:ReadData"} {
 			if canRead(stmts, action, arn) {
-				t.Errorf("may %s on %s; it only creates topics", action, topic)
+				t.Errorf("may %s on %s; it only creates topics and adds partitions", action, topic)
 			}
 		}
 	}

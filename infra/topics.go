@@ -57,9 +57,11 @@ func newKafkaTopics(stack awscdk.Stack, cfg Config, net network) (awscdk.CustomR
 		Actions:   jsii.Strings("kafka-cluster:Connect", "kafka-cluster:DescribeCluster"),
 		Resources: jsii.Strings(cfg.MSKClusterArn),
 	}))
+	// AlterTopic is what Kafka's CreatePartitions asks for: an update
+	// grows the topics to a larger kafkaPartitions.
 	fn.AddToRolePolicy(awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{
 		Sid:       jsii.String("KafkaCreateTopics"),
-		Actions:   jsii.Strings("kafka-cluster:CreateTopic", "kafka-cluster:DescribeTopic"),
+		Actions:   jsii.Strings("kafka-cluster:CreateTopic", "kafka-cluster:DescribeTopic", "kafka-cluster:AlterTopic"),
 		Resources: &topicArns,
 	}))
 	var names []any
@@ -73,6 +75,9 @@ func newKafkaTopics(stack awscdk.Stack, cfg Config, net network) (awscdk.CustomR
 			"Topics": names,
 			// A new cluster is an update: the topics are created there.
 			"Brokers": cfg.KafkaBrokers,
+			// A new count is an update: the topics grow to it
+			// (internal/provision; a smaller one fails the deploy).
+			"Partitions": cfg.Partitions.String(),
 		},
 		RemovalPolicy: awscdk.RemovalPolicy_RETAIN,
 	})

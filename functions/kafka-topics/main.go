@@ -18,5 +18,5 @@ import (
 func main() {
 	cfg := app.Must(config.FromEnv[config.KafkaTopics]())
 	client := app.Must(app.OpenKafka(context.Background(), cfg.Kafka))
-	lambda.Start(cfn.LambdaWrap(provision.Topics{Admin: client}.Handle))
+	lambda.Start(cfn.LambdaWrap(provision.Topics{Admin: client, Partitions: cfg.Topics.Partitions}.Handle))
 }

@@ -70,6 +70,11 @@ type Config struct {
 	// a laptop broker. -1 asks the broker for its default.replication.factor.
 	ReplicationFactor int16
 
+	// Partitions are the partition counts EnsureTopics creates and grows
+	// the topics to (STREAMOPS_KAFKA_PARTITIONS). Default: every topic at
+	// DefaultPartitions, seed 003's 3.
+	Partitions PartitionCounts
+
 	// TLS, when set, dials brokers over TLS (MSK port 9094/9096/9098).
 	// Default nil: plaintext, as the local broker speaks.
 	TLS *tls.Config
@@ -173,6 +178,9 @@ func (c Config) Validate() error {
 		return bad("MaxMessageBytes", "must be at least %d (or 0 for the default), got %d", minMaxMessageBytes, c.MaxMessageBytes)
 	case c.ReplicationFactor < -1:
 		return bad("ReplicationFactor", "must be -1 (broker default), 0 (auto) or positive, got %d", c.ReplicationFactor)
+	}
+	if err := c.Partitions.Validate(); err != nil {
+		return bad("Partitions", "%v", err)
 	}
 	return nil
 }

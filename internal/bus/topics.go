@@ -8,6 +8,7 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/streamops/streamops/events"
 )
@@ -20,10 +21,10 @@ const (
 	// a poison record needs a human, and a week can pass (holidays, a
 	// weekend after a Friday deploy) before anyone triages and replays it.
 	DLQRetentionMs int64 = 14 * 24 * 60 * 60 * 1000
-	// Partitions is seed 003's partition count for every topic. The dead
-	// letter topics match it so a dead letter keeps its key's partition
-	// number and per-aggregate order.
-	Partitions int32 = 3
+	// Partitions is DefaultPartitions, seed 003's count, for the callers
+	// that mean the seed's topics (tests, fixtures). The count a stack
+	// runs with is Config.Partitions.
+	Partitions = DefaultPartitions
 	// CleanupDelete is seed 003's cleanup.policy.
 	CleanupDelete = "delete"
 )
@@ -53,34 +54,146 @@ func (s TopicSpec) Configs() map[string]*string {
 }
 
 // Topics returns the StreamOps topics (seed 003 plus their dead-letter
-// topics, and the operations topic of the operational events). It returns a fresh slice each call so no caller can change the
-// table for another.
-func Topics() []TopicSpec {
-	return []TopicSpec{
-		{Name: events.TopicWorkflows, Partitions: Partitions, RetentionMs: RetentionMs, CleanupPolicy: CleanupDelete,
+// topics, and the operations topic of the operational events), each at
+// DefaultPartitions. It returns a fresh slice each call so no caller can
+// change the table for another.
+func Topics() []TopicSpec { return TopicsWith(PartitionCounts{}) }
+
+// TopicsWith returns Topics with the partition counts of p. A dead-letter
+// topic matches its source topic, so a dead letter keeps its key's
+// partition number and per-aggregate order.
+func TopicsWith(p PartitionCounts) []TopicSpec {
+	specs := []TopicSpec{
+		{Name: events.TopicWorkflows, RetentionMs: RetentionMs, CleanupPolicy: CleanupDelete,
 			Purpose: "workflow lifecycle events, keyed by workflowId"},
-		{Name: events.TopicTasks, Partitions: Partitions, RetentionMs: RetentionMs, CleanupPolicy: CleanupDelete,
+		{Name: events.TopicTasks, RetentionMs: RetentionMs, CleanupPolicy: CleanupDelete,
 			Purpose: "standalone task events, keyed by taskId"},
-		{Name: events.DLQTopic(events.TopicWorkflows), Partitions: Partitions, RetentionMs: DLQRetentionMs, CleanupPolicy: CleanupDelete,
+		{Name: events.DLQTopic(events.TopicWorkflows), RetentionMs: DLQRetentionMs, CleanupPolicy: CleanupDelete,
 			Purpose: "workflows records that could not be processed, with the reason in headers"},
-		{Name: events.DLQTopic(events.TopicTasks), Partitions: Partitions, RetentionMs: DLQRetentionMs, CleanupPolicy: CleanupDelete,
+		{Name: events.DLQTopic(events.TopicTasks), RetentionMs: DLQRetentionMs, CleanupPolicy: CleanupDelete,
 			Purpose: "tasks records that could not be processed, with the reason in headers"},
-		{Name: events.TopicOperations, Partitions: Partitions, RetentionMs: RetentionMs, CleanupPolicy: CleanupDelete,
+		{Name: events.TopicOperations, RetentionMs: RetentionMs, CleanupPolicy: CleanupDelete,
 			Purpose: "operational events (partner paused/resumed/throttled, breaker opened/closed, delivery dead-lettered), keyed by partnerId"},
 	}
+	for i := range specs {
+		specs[i].Partitions = p.For(specs[i].Name)
+	}
+	return specs
 }
 
-// EnsureTopics creates every topic of Topics that does not exist yet, with
-// Config.ReplicationFactor replicas. A topic that already exists counts as
-// success and is left as it is: changing a live topic is a deliberate
-// operation, not a side effect of a deploy.
+// EnsureTopics is EnsureTopicsWith the client's Config.Partitions.
 func (c *Client) EnsureTopics(ctx context.Context) error {
+	return c.EnsureTopicsWith(ctx, c.cfg.Partitions)
+}
+
+// EnsureTopicsWith makes every topic of TopicsWith(p) exist with its
+// partition count: a missing topic is created (Config.ReplicationFactor
+// replicas, the table's configs), a topic with fewer partitions grows to
+// its count, and one at its count is left as it is. A topic with more
+// partitions than asked is refused with ErrShrinkPartitions before
+// anything is created or grown: Kafka cannot remove partitions, and a
+// smaller number in the configuration is a mistake to show, not to
+// ignore. Other configs of a live topic are never changed: that is a
+// deliberate operation, not a side effect of a deploy.
+//
+// Growing moves keys: the producer hashes a key over the partition count
+// (murmur2), so an aggregate's events after the change can land on
+// another partition than its events before (docs/deploy.md, "Adding
+// partitions").
+func (c *Client) EnsureTopicsWith(ctx context.Context, p PartitionCounts) error {
+	if err := p.Validate(); err != nil {
+		return fmt.Errorf("%w: %w", ErrInvalidConfig, err)
+	}
+	specs := TopicsWith(p)
+	names := make([]string, len(specs))
+	for i, s := range specs {
+		names[i] = s.Name
+	}
+	live, err := c.livePartitions(ctx, names)
+	if err != nil {
+		return err
+	}
+	var create, grow []TopicSpec
+	var errs []error
+	for _, spec := range specs {
+		n, ok := live[spec.Name]
+		switch {
+		case !ok:
+			create = append(create, spec)
+		case n < spec.Partitions:
+			grow = append(grow, spec)
+		case n > spec.Partitions:
+			errs = append(errs, fmt.Errorf("%w: topic %s has %d partitions, the configuration asks for %d: set the count back to %d or more (Kafka cannot remove partitions)",
+				ErrShrinkPartitions, spec.Name, n, spec.Partitions, n))
+		}
+	}
+	if err := errors.Join(errs...); err != nil {
+		return err
+	}
+	if len(create) > 0 {
+		if err := c.createTopics(ctx, create); err != nil {
+			return err
+		}
+	}
+	for _, spec := range grow {
+		resp, err := c.adm.UpdatePartitions(ctx, int(spec.Partitions), spec.Name)
+		if err != nil {
+			return fmt.Errorf("bus: add partitions to %s: %w", spec.Name, err)
+		}
+		if r, ok := resp[spec.Name]; !ok {
+			errs = append(errs, fmt.Errorf("bus: add partitions to %s: no answer from the broker", spec.Name))
+		} else if r.Err != nil {
+			errs = append(errs, fmt.Errorf("bus: add partitions to %s: %w %s", spec.Name, r.Err, r.ErrMessage))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// livePartitions returns the partition count of each of names that
+// exists. It asks the brokers directly: kadm's cached metadata can be
+// seconds old, and a count read before a growth would hide a shrink.
+func (c *Client) livePartitions(ctx context.Context, names []string) (map[string]int32, error) {
+	req := kmsg.NewPtrMetadataRequest()
+	for _, name := range names {
+		t := kmsg.NewMetadataRequestTopic()
+		t.Topic = kmsg.StringPtr(name)
+		req.Topics = append(req.Topics, t)
+	}
+	resp, err := req.RequestWith(ctx, c.cl)
+	if err != nil {
+		return nil, fmt.Errorf("bus: describe topics: %w", err)
+	}
+	live := map[string]int32{}
+	var errs []error
+	for _, t := range resp.Topics {
+		var name string
+		if t.Topic != nil {
+			name = *t.Topic
+		}
+		switch err := kerr.ErrorForCode(t.ErrorCode); {
+		case errors.Is(err, kerr.UnknownTopicOrPartition):
+		case err != nil:
+			errs = append(errs, fmt.Errorf("bus: describe topic %s: %w", name, err))
+		default:
+			live[name] = int32(len(t.Partitions))
+		}
+	}
+	return live, errors.Join(errs...)
+}
+
+// ErrShrinkPartitions is wrapped by EnsureTopicsWith's error when the
+// configuration asks for fewer partitions than a topic has.
+var ErrShrinkPartitions = errors.New("bus: fewer partitions than the topic has")
+
+// createTopics creates specs, a topic that appeared meanwhile counting as
+// created.
+func (c *Client) createTopics(ctx context.Context, specs []TopicSpec) error {
 	rf, err := c.replicationFactor(ctx)
 	if err != nil {
 		return err
 	}
 	var errs []error
-	for _, spec := range Topics() {
+	for _, spec := range specs {
 		resp, err := c.adm.CreateTopics(ctx, spec.Partitions, rf, spec.Configs(), spec.Name)
 		if err != nil {
 			return fmt.Errorf("bus: create topic %s: %w", spec.Name, err)

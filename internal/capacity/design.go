@@ -13,7 +13,9 @@ import (
 // (and checked by a test) where they live in the CDK app, a module of its
 // own.
 type Design struct {
-	// Partitions is seed 003's partition count per topic (bus.Partitions).
+	// Partitions is the partition count per topic the configuration
+	// defaults to (bus.DefaultPartitions, seed 003's; the setting
+	// STREAMOPS_KAFKA_PARTITIONS and the CDK context kafkaPartitions).
 	Partitions int
 	// Topics is how many topics carry Partitions each: seed 003's two,
 	// their dead-letter topics and the operations topic (bus.Topics).
@@ -39,8 +41,9 @@ type Design struct {
 	// schedule (outbox-relay, reserved concurrency 1; retry-sweeper;
 	// archiver).
 	ScheduledFunctions int
-	// MaxPollers is the CDK context mskMaxPollers's default
-	// (infra/config.go): each event source mapping's provisioned pollers.
+	// MaxPollers is the provisioned pollers the CDK app gives an event
+	// source mapping when mskMaxPollers is unset (infra/partitions.go):
+	// one per partition of its topic, so Partitions at the default.
 	MaxPollers int
 	// EventsIndexes is the indexes of the events collection, _id
 	// included (store.Indexes): the most index entries an event writes.
@@ -56,7 +59,7 @@ func Deployed() Design {
 		}
 	}
 	return Design{
-		Partitions:         int(bus.Partitions),
+		Partitions:         int(bus.DefaultPartitions),
 		Topics:             len(bus.Topics()),
 		BatchSize:          eventsource.Deployed().BatchSize,
 		BenchBatch:         1000,
@@ -67,7 +70,7 @@ func Deployed() Design {
 		WebhookMemoryMB:    512,
 		ProcessorMemoryMB:  1024,
 		ScheduledFunctions: 3,
-		MaxPollers:         3,
+		MaxPollers:         int(bus.DefaultPartitions),
 		EventsIndexes:      indexes,
 	}
 }

@@ -55,12 +55,15 @@ func TestDesignMemoryIsTheCDKApps(t *testing.T) {
 	}
 }
 
-// TestDesignPollersAreTheCDKAppsDefault: the pollers cap the model
-// compares with is infra/config.go's default.
+// TestDesignPollersAreTheCDKAppsDefault: the pollers the model compares
+// with are infra's: one per partition unless mskMaxPollers is set, at
+// the same default count as bus.
 func TestDesignPollersAreTheCDKAppsDefault(t *testing.T) {
-	src, err := os.ReadFile("../../infra/config.go")
+	src, err := os.ReadFile("../../infra/partitions.go")
 	require.NoError(t, err)
-	m := regexp.MustCompile(`c\.MSKMaxPollers = cmp\.Or\(c\.MSKMaxPollers, (\d+)\)`).FindSubmatch(src)
-	require.NotNil(t, m, "infra/config.go's default of mskMaxPollers")
-	assert.Equal(t, string(m[1]), strconv.Itoa(capacity.Deployed().MaxPollers))
+	m := regexp.MustCompile(`defaultPartitions = (\d+)`).FindSubmatch(src)
+	require.NotNil(t, m, "infra/partitions.go's defaultPartitions")
+	assert.Equal(t, string(m[1]), strconv.Itoa(capacity.Deployed().Partitions))
+	assert.Regexp(t, `return min\(maxPollersPerMapping, c\.Partitions\.of\(topic\)\)`, string(src), "infra's maxPollers: one per partition")
+	assert.Equal(t, capacity.Deployed().Partitions, capacity.Deployed().MaxPollers)
 }

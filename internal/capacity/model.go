@@ -117,13 +117,14 @@ func Compute(c Constants, d Design, q AWS, t Target) (Model, error) {
 		Line{"invocation-seconds per second, workflows", wfLoad, "partitions busy",
 			fmt.Sprintf("%s created/s ÷ %s + %s lifecycle/s ÷ %s", num(created), n(c.WorkflowBatchRate), num(lifecycle), n(c.WorkflowProcessorOnlyRate)),
 			"workflow_batch_rate, workflow_processor_only_rate; ESM: one invocation per partition"},
-		Line{"partitions, workflows", float64(r.WorkflowPartitions), "partitions", fmt.Sprintf("max(seed %d, ⌈%s⌉)", d.Partitions, num(wfLoad)), "seed 003 (bus.Partitions)"},
+		Line{"partitions, workflows", float64(r.WorkflowPartitions), "partitions", fmt.Sprintf("max(seed %d, ⌈%s⌉)", d.Partitions, num(wfLoad)), "seed 003 (bus.DefaultPartitions)"},
 		Line{"partitions, tasks", float64(r.TaskPartitions), "partitions", fmt.Sprintf("max(seed %d, ⌈%s records/s ÷ %s⌉)", d.Partitions, num(taskRecords), n(c.TaskBatchRate)), "task_batch_rate (every task record at the batch rate: an upper bound)"},
 		Line{"workflows/s one partition carries", perPartition, "workflows/s", fmt.Sprintf("1 ÷ (1 ÷ %s + %s ÷ %s)", num(c.WorkflowBatchRate.Value), num(perWf-1), num(c.WorkflowProcessorOnlyRate.Value)), "the same rates"},
 		Line{"workflows/s the seed's partitions carry", r.SeedWorkflowsPerSecond, "workflows/s", fmt.Sprintf("%d × %s", d.Partitions, num(perPartition)), "seed 003: 3 partitions a topic"},
 	)
 	kafka.Notes = append(kafka.Notes, fmt.Sprintf("Against seed 003's %d partitions a topic the target needs %d on workflows: the seed's partitions carry %s workflows/s whatever Lambda's concurrency (%.1f%% of the target's).",
 		d.Partitions, r.WorkflowPartitions, num(r.SeedWorkflowsPerSecond), 100*r.SeedWorkflowsPerSecond/max(F, 1e-9)),
+		fmt.Sprintf("The count is configuration (default %d): deploy with -c kafkaPartitions=workflows=%d,tasks=%d (locally STREAMOPS_KAFKA_PARTITIONS; docs/deploy.md, Adding partitions).", d.Partitions, r.WorkflowPartitions, r.TaskPartitions),
 		fmt.Sprintf("The processor rates are make bench's batch of %s on one 2-core machine with the engine beside it; the deployed batch is %d (internal/eventsource/mapping.json), assumed to process a record at the same rate.", num(float64(d.BenchBatch)), d.BatchSize))
 	m.Sections = append(m.Sections, kafka)
 
@@ -154,7 +155,7 @@ func Compute(c Constants, d Design, q AWS, t Target) (Model, error) {
 	}
 	lambda.Notes = append(lambda.Notes,
 		"The webhook duration is the handler's on the 2-core machine with the engine and the broker beside it, not Lambda's: a deployed function adds the network round trips to the store and MSK (two before the answer, and the publish), and runs on the CPU share of its memory.",
-		fmt.Sprintf("The CDK context mskMaxPollers (default %d, infra/config.go) caps each mapping's pollers: the workflows mapping needs %d, so deploy with -c mskMaxPollers=%d or more.", d.MaxPollers, r.WorkflowPollers, max(d.MaxPollers, r.WorkflowPollers)),
+		fmt.Sprintf("Unless the CDK context mskMaxPollers is set, each mapping may run one poller per partition of its topic (infra/partitions.go; %d at the default): with the partitions above the workflows mapping may run %d, and needs %d; a set mskMaxPollers must be at least %d.", d.MaxPollers, r.WorkflowPartitions, r.WorkflowPollers, r.WorkflowPollers),
 		"The webhook rows are make bench's GitHub push, routed to a workflow like the Stripe invoice the counts are from (the same store commands: TestWebhookStoreCommandsPerDelivery).")
 	m.Sections = append(m.Sections, lambda)
 

@@ -3,6 +3,7 @@ package config
 import (
 	"time"
 
+	"github.com/streamops/streamops/internal/bus"
 	"github.com/streamops/streamops/internal/store"
 )
 
@@ -272,9 +273,15 @@ type Archiver struct {
 	BatchMarks
 }
 
+// Topics is the shape of the Kafka topics the stack creates.
+type Topics struct {
+	Partitions bus.PartitionCounts `env:"STREAMOPS_KAFKA_PARTITIONS" envDefault:"3" desc:"partitions of each topic: one number for every topic (12), topic=number for some (workflows=12,tasks=6; the others at 3), or both (6,workflows=12); 1 to 1,000, a dead-letter topic at its source's. Topics are created with it and grown to it (adding partitions moves keys: docs/deploy.md, Adding partitions); a count below a live topic's is refused at start. On AWS the CDK context kafkaPartitions sets it"`
+}
+
 // KafkaTopics is the kafka-topics custom resource's configuration.
 type KafkaTopics struct {
-	Kafka Kafka
+	Kafka  Kafka
+	Topics Topics
 }
 
 // Local is the local stack's configuration (streamops run): the
@@ -286,6 +293,7 @@ type Local struct {
 	ScheduleInterval   Delay  `env:"STREAMOPS_SCHEDULE_INTERVAL" envDefault:"10s" desc:"outbox-relay and retry-sweeper period; partner retries keep seed 000's 5, 10, 20, 40 s whatever it is"`
 	StoreFlushInterval Delay  `env:"STREAMOPS_STORE_FLUSH_INTERVAL" envDefault:"0s" desc:"0s: the embedded store journals every commit and fsyncs it before answering, so a 2xx is on disk. A positive duration holds commits in memory up to that long, and a crash loses them"`
 	Kafka              Kafka
+	Topics             Topics
 	Producer           Producer
 	Mongo              Mongo
 	StoreTimeout       StoreTimeout

@@ -50,6 +50,11 @@ type Config struct {
 	// comma-separated) used instead of the embedded broker; topics are
 	// created there as on MSK.
 	KafkaBrokers []string
+	// KafkaPartitions are the topics' partition counts (env
+	// STREAMOPS_KAFKA_PARTITIONS): the stack creates the topics with them
+	// and grows live ones to them, as the kafka-topics resource does on
+	// MSK. Default every topic at bus.DefaultPartitions, seed 003's 3.
+	KafkaPartitions bus.PartitionCounts
 	// KafkaAuth is how the producer and the consumers authenticate to
 	// KafkaBrokers (env KAFKA_AUTH): iam, tls or none, as on Lambda. The
 	// embedded broker is plaintext and ignores it.
@@ -181,6 +186,7 @@ func ConfigFromEnv() (Config, error) {
 		KafkaAddr:             c.KafkaAddr,
 		KafkaBrokers:          bus.ParseBrokers(c.Kafka.Brokers),
 		KafkaAuth:             c.Kafka.Auth,
+		KafkaPartitions:       c.Topics.Partitions,
 		MongoURI:              c.Mongo.URI,
 		Database:              c.Mongo.Database,
 		ScheduleInterval:      c.ScheduleInterval.Duration(),
@@ -241,6 +247,9 @@ func (c Config) Validate() error {
 	}
 	if _, _, err := net.SplitHostPort(c.KafkaAddr); c.KafkaAddr != "" && err != nil {
 		return bad("KafkaAddr", "%q is not host:port: %v", c.KafkaAddr, err)
+	}
+	if err := c.KafkaPartitions.Validate(); err != nil {
+		return bad("KafkaPartitions", "%v (STREAMOPS_KAFKA_PARTITIONS)", err)
 	}
 	for i, b := range c.KafkaBrokers {
 		if _, _, err := net.SplitHostPort(b); err != nil {

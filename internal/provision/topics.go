@@ -12,10 +12,11 @@ import (
 	"github.com/streamops/streamops/internal/bus"
 )
 
-// TopicAdmin creates the topics of bus.Topics that do not exist yet and
-// leaves existing ones as they are; *bus.Client is one.
+// TopicAdmin makes the topics of bus.TopicsWith(p) exist with their
+// partition counts, growing a topic that has fewer and refusing one that
+// has more; *bus.Client is one.
 type TopicAdmin interface {
-	EnsureTopics(ctx context.Context) error
+	EnsureTopicsWith(ctx context.Context, p bus.PartitionCounts) error
 }
 
 // TopicsPhysicalID is the physical id of the topics resource. It never
@@ -29,19 +30,33 @@ const TopicsPhysicalID = "streamops-kafka-topics"
 // deploy instead of leaving a consumer on a topic nobody created.
 const PropertyTopics = "Topics"
 
+// PropertyPartitions is the resource property with the topics' partition
+// counts, written as bus.ParsePartitionCounts reads them (the CDK context
+// kafkaPartitions). A property, not the function's environment, so that a
+// new count is a change of the resource and CloudFormation sends Update.
+// Absent: Topics.Partitions.
+const PropertyPartitions = "Partitions"
+
 // DefaultReplyMargin is Topics.ReplyMargin's default.
 const DefaultReplyMargin = 10 * time.Second
 
 // Topics is the handler of the stack's Custom::KafkaTopics resource:
-//   - Create and Update ensure every topic of bus.Topics exists (seed 003's
-//     partitions and retention); topics that exist are left untouched, so
-//     both are idempotent and a redeploy never alters a live topic.
+//   - Create and Update ensure every topic of bus.Topics exists with the
+//     partition counts of the Partitions property (seed 003's retention);
+//     a live topic with fewer partitions grows to its count (adding
+//     partitions moves keys: docs/deploy.md), one with more fails the
+//     request and nothing is changed (Kafka cannot remove partitions).
+//     Nothing else of a live topic is touched, so both are idempotent.
 //   - Delete answers SUCCESS and touches nothing: the topics hold the
 //     events, and deleting a stack must not delete data (the template also
 //     retains the resource, so CloudFormation does not even ask).
 type Topics struct {
 	// Admin creates the topics.
 	Admin TopicAdmin
+	// Partitions are the counts used when the request has no Partitions
+	// property (a stack from before it; STREAMOPS_KAFKA_PARTITIONS).
+	// Default every topic at bus.DefaultPartitions.
+	Partitions bus.PartitionCounts
 	// ReplyMargin is kept free before the invocation's deadline: the work
 	// is cut off that much earlier, so the handler still reports FAILED to
 	// CloudFormation instead of being killed and leaving the stack waiting
@@ -63,6 +78,11 @@ func (t Topics) Handle(ctx context.Context, ev cfn.Event) (physicalID string, da
 	if err := checkRequested(ev.ResourceProperties[PropertyTopics], names); err != nil {
 		return physicalID, nil, err
 	}
+	partitions, err := t.requestedPartitions(ev.ResourceProperties[PropertyPartitions])
+	if err != nil {
+		return physicalID, nil, err
+	}
+	data[PropertyPartitions] = partitions.String()
 	margin := t.ReplyMargin
 	if margin == 0 {
 		margin = DefaultReplyMargin
@@ -72,10 +92,27 @@ func (t Topics) Handle(ctx context.Context, ev cfn.Event) (physicalID string, da
 		ctx, cancel = context.WithDeadline(ctx, deadline.Add(-margin))
 		defer cancel()
 	}
-	if err := t.Admin.EnsureTopics(ctx); err != nil {
+	if err := t.Admin.EnsureTopicsWith(ctx, partitions); err != nil {
 		return physicalID, nil, fmt.Errorf("provision: %s topics: %w", strings.ToLower(string(ev.RequestType)), err)
 	}
 	return physicalID, data, nil
+}
+
+// requestedPartitions reads the Partitions property (a string, as
+// CloudFormation passes every scalar), or Topics.Partitions without one.
+func (t Topics) requestedPartitions(prop any) (bus.PartitionCounts, error) {
+	if prop == nil {
+		return t.Partitions, t.Partitions.Validate()
+	}
+	s, ok := prop.(string)
+	if !ok {
+		return bus.PartitionCounts{}, fmt.Errorf("provision: property %s: want a string such as \"workflows=12,tasks=6\", got %T", PropertyPartitions, prop)
+	}
+	p, err := bus.ParsePartitionCounts(s)
+	if err != nil {
+		return bus.PartitionCounts{}, fmt.Errorf("provision: property %s: %w", PropertyPartitions, err)
+	}
+	return p, nil
 }
 
 // topicNames are the names of bus.Topics, in table order.

@@ -188,3 +188,65 @@ func goneCluster(t *testing.T) *provision.Topics {
 	t.Cleanup(client.Close)
 	return &provision.Topics{Admin: client}
 }
+
+func TestTopicsUpdateGrowsPartitionsAndRefusesToShrink(t *testing.T) {
+	topics, adm := newCluster(t)
+	withPartitions := func(kind cfn.RequestType, id, partitions string) cfn.Event {
+		ev := event(kind, id)
+		ev.ResourceProperties[provision.PropertyPartitions] = partitions
+		return ev
+	}
+	partitions := func() map[string]int {
+		t.Helper()
+		details, err := adm.ListTopics(ctx(t))
+		require.NoError(t, err)
+		got := map[string]int{}
+		for name, td := range details {
+			got[name] = len(td.Partitions)
+		}
+		return got
+	}
+
+	id, data, err := topics.Handle(ctx(t), withPartitions(cfn.RequestCreate, "", "3"))
+	require.NoError(t, err)
+	assert.Equal(t, "workflows=3,tasks=3,operations=3", data[provision.PropertyPartitions])
+
+	_, data, err = topics.Handle(ctx(t), withPartitions(cfn.RequestUpdate, id, "workflows=6"))
+	require.NoError(t, err)
+	assert.Equal(t, "workflows=6,tasks=3,operations=3", data[provision.PropertyPartitions])
+	grown := map[string]int{"workflows": 6, "workflows.dlq": 6, "tasks": 3, "tasks.dlq": 3, "operations": 3}
+	assert.Equal(t, grown, partitions(), "3 → 6: partitions are added, the dead letters follow")
+
+	_, _, err = topics.Handle(ctx(t), withPartitions(cfn.RequestUpdate, id, "workflows=4,tasks=12"))
+	require.ErrorIs(t, err, bus.ErrShrinkPartitions)
+	assert.Contains(t, err.Error(), "topic workflows has 6 partitions, the configuration asks for 4")
+	assert.Equal(t, grown, partitions(), "a refused shrink changes nothing")
+}
+
+func TestTopicsRefusesABadPartitionsProperty(t *testing.T) {
+	tests := []struct {
+		name string
+		prop any
+		want string
+	}{
+		{"zero", "0", "0 is outside 1 to 1000"},
+		{"above the bound", "workflows=5000", "5000 is outside 1 to 1000"},
+		{"not a count", "many", `"many": want a whole number`},
+		{"not a string", []any{"3"}, "want a string"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			topics, adm := newCluster(t)
+			ev := event(cfn.RequestCreate, "")
+			ev.ResourceProperties[provision.PropertyPartitions] = tt.prop
+
+			_, _, err := topics.Handle(ctx(t), ev)
+
+			require.Error(t, err)
+			assert.Contains(t, err.Error(), tt.want)
+			details, err := adm.ListTopics(ctx(t))
+			require.NoError(t, err)
+			assert.Empty(t, details, "nothing is created")
+		})
+	}
+}

@@ -33,13 +33,13 @@ import (
 // The benchmarks of the table: the sides each ratio needs, not their
 // slow one-at-a-time baselines (run those with go test directly).
 const (
-	benchTop = `^Benchmark(WebhookThroughput|WebhookLatency|Produce|WorkflowProcessor|TaskProcessor|StoreCommands|StartToReady|EventInsertIndexCost|ReplayThroughput|WebhookDuringReplay|WebhookTracing)$`
-	benchSub = `^(floor|minimum|handler|raw|bus|batch|claim-batch|function|indexes|replay-vs-floor|p99|senders=8)`
+	benchTop = `^Benchmark(WebhookThroughput|WebhookLatency|Produce|WorkflowProcessor|TaskProcessor|StoreCommands|StartToReady|EventInsertIndexCost|ReplayThroughput|WebhookDuringReplay|WebhookTracing|PartitionScaling|Relay)$`
+	benchSub = `^(floor|minimum|handler|raw|bus|batch|claim-batch|function|indexes|replay-vs-floor|p99|senders=8|3-vs-12|partners=)`
 )
 
 var (
 	// storePkgs run on every engine; onceOnly do not touch the store.
-	storePkgs = []string{"./internal/httpapi", "./internal/workflow", "./internal/task", "./internal/store", "./internal/replaybench", "./internal/outbox"}
+	storePkgs = []string{"./internal/httpapi", "./internal/workflow", "./internal/task", "./internal/store", "./internal/replaybench", "./internal/outbox", "./internal/partitionbench"}
 	onceOnly  = []string{"./internal/bus", "./internal/local/e2e"}
 	// latencyPkgs run one iteration on every engine: an iteration of
 	// BenchmarkWebhookLatency fills a store to -latency-events.
@@ -212,7 +212,7 @@ const scaleResult = "TestReplayAtScale"
 // MongoDB at MONGODB_URI with n events, alone, and reads its "scale:"
 // line: the seed's and the replay's seconds and events/s.
 func scaleReplay(n int) (result, error) {
-	args := []string{"test", "-count=1", "-v", "-run", "^" + scaleResult + "$", "-timeout", "60m", "./internal/replaybench"}
+	args := []string{"test", "-count=1", "-v", "-run", "^" + scaleResult + "$", "-timeout", "60m", "./internal/replaybench", "./internal/partitionbench"}
 	fmt.Fprintf(os.Stderr, "benchtable: mongodb: %d events: go %s\n", n, strings.Join(args, " "))
 	cmd := exec.Command(goTool(), args...)
 	cmd.Env = append(os.Environ(), "STREAMOPS_TEST_ENGINE=mongodb", fmt.Sprintf("STREAMOPS_TEST_REPLAY_EVENTS=%d", n))

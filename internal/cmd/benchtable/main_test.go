@@ -106,3 +106,20 @@ func TestTheWebhookLatencyRowsCompareTheFilledStoreWithTheEmptyOne(t *testing.T)
 	}
 	assert.NotContains(t, out.String(), "| webhook p99 at 8 senders (local stack), empty store | mongodb", "the 100 ms goal is the embedded engine's")
 }
+
+func TestThePartitionsRowComparesTwelvePartitionsWithThree(t *testing.T) {
+	line := "BenchmarkPartitionScaling/3-vs-12-2 \t 1\t6756991391 ns/op\t 882.5 p12-records/s\t 73.54 p12-records/s/partition\t 147.1 p12-workflows/s\t" +
+		" 1512 p3-records/s\t 504.0 p3-records/s/partition\t 252.0 p3-workflows/s\n"
+	res := parse(strings.NewReader(line))
+	require.Contains(t, res, partitionsBench)
+	var tb table
+	tb.build(map[string]map[string]result{"embedded": res, "mongodb": {}}, []string{"embedded", "mongodb"}, nil)
+	var out bytes.Buffer
+	tb.print(&out)
+	for _, want := range []string{
+		"| workflow-processor records/s, 12 partitions / 3 (local stack, same load) | embedded | 882 vs 1,512 records/s (73.5 vs 504 a partition) | 0.58 | > 1 | no |",
+		"| workflow-processor records/s, 12 partitions / 3 (local stack, same load) | mongodb | not measured | - | > 1 | - |",
+	} {
+		assert.Contains(t, out.String(), want)
+	}
+}

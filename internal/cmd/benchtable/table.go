@@ -112,6 +112,7 @@ func (t *table) build(results map[string]map[string]result, engines []string, si
 				"Benchmark"+kind+"Processor/batch=1000", "Benchmark"+kind+"Processor/batch=1000,processor-only", "records/s", 0.5)
 		}
 	}
+	t.partitions(results, engines)
 	for _, e := range engines {
 		t.ratioOf(results[e], e, "replay / floor (bulk insert + raw produce of the same events)",
 			metric{"BenchmarkReplayThroughput/replay-vs-floor", "replay-events/s"}, metric{"BenchmarkReplayThroughput/replay-vs-floor", "floor-events/s"}, 0.8)
