@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"maps"
 	"unicode/utf8"
 
 	"github.com/streamops/streamops/events"
@@ -51,13 +52,18 @@ func (p *Processor) protect(ctx context.Context, parts []PartitionBatch) error {
 // workflow's name or a task's type stays what it is.
 var createdData = map[events.Type]string{events.WorkflowCreated: "input", events.TaskCreated: "data"}
 
+// clearMembers name the members of a lifecycle payload copied from a
+// *.created's clear fields (the workflow's name, which partners filter
+// on): kept as they are, as in the workflow.created they come from.
+var clearMembers = map[events.Type][]string{events.WorkflowCompleted: {"name"}, events.WorkflowFailed: {"name"}}
+
 // protectPayload is m's payload protected: a *.created's data member, any
-// other event's whole payload.
+// other event's whole payload but its clearMembers.
 func (p *Processor) protectPayload(ctx context.Context, m *Message) ([]byte, error) {
 	in := vault.Input{Doc: m.Envelope.Payload, Place: "kafka:" + m.Topic, Key: m.Envelope.EventID}
 	field, ok := createdData[m.Envelope.EventType]
 	if !ok {
-		return p.cfg.Personal.Protect(ctx, in)
+		return p.protectBut(ctx, in, clearMembers[m.Envelope.EventType])
 	}
 	var members map[string]json.RawMessage
 	if err := json.Unmarshal(m.Envelope.Payload, &members); err != nil || len(members[field]) == 0 {
@@ -69,6 +75,43 @@ func (p *Processor) protectPayload(ctx context.Context, m *Message) ([]byte, err
 		return m.Envelope.Payload, err
 	}
 	members[field] = out
+	return json.Marshal(members)
+}
+
+// protectBut protects in.Doc but its top-level members named by keep,
+// which stay as they are.
+func (p *Processor) protectBut(ctx context.Context, in vault.Input, keep []string) ([]byte, error) {
+	var members map[string]json.RawMessage
+	if len(keep) == 0 || json.Unmarshal(in.Doc, &members) != nil {
+		return p.cfg.Personal.Protect(ctx, in)
+	}
+	kept := map[string]json.RawMessage{}
+	for _, k := range keep {
+		if v, ok := members[k]; ok {
+			kept[k] = v
+			delete(members, k)
+		}
+	}
+	if len(kept) == 0 {
+		return p.cfg.Personal.Protect(ctx, in)
+	}
+	orig := in.Doc
+	rest, err := json.Marshal(members)
+	if err != nil {
+		return nil, err
+	}
+	in.Doc = rest
+	out, err := p.cfg.Personal.Protect(ctx, in)
+	if err != nil {
+		return nil, err
+	}
+	if bytes.Equal(out, rest) {
+		return orig, nil // nothing to protect: the payload as it came
+	}
+	if err := json.Unmarshal(out, &members); err != nil {
+		return nil, err
+	}
+	maps.Copy(members, kept)
 	return json.Marshal(members)
 }
 
