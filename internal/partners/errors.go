@@ -1,0 +1,27 @@
+package partners
+
+import (
+	"errors"
+	"fmt"
+)
+
+// ErrExists is a create with the id of a partner the store already holds
+// (also a deleted one, whose history keeps the id). The API answers 409.
+var ErrExists = errors.New("partners: a partner with this id exists")
+
+// ErrNoWrapper is a registry or directory built without a key to seal
+// secrets with: managed partners need the personal-data keys.
+var ErrNoWrapper = errors.New("partners: no key to seal secrets with (vault.Wrapper)")
+
+// FieldError is a partner's field with a value the registry refuses:
+// Field names it as the API's JSON does ("url", "subscriptions[0].filter").
+type FieldError struct {
+	Field  string
+	Reason string
+}
+
+func (e *FieldError) Error() string { return fmt.Sprintf("partners: %s: %s", e.Field, e.Reason) }
+
+func fieldError(field, format string, args ...any) error {
+	return &FieldError{Field: field, Reason: fmt.Sprintf(format, args...)}
+}
