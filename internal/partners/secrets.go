@@ -52,7 +52,9 @@ func newSecret() (Secret, error) {
 // subject binds a sealed secret to its partner and id (the wrapper's
 // additional data): copied onto another partner or secret it does not
 // open.
-func subject(partnerID, secretID string) string { return "partner-secret:" + partnerID + "/" + secretID }
+func subject(partnerID, secretID string) string {
+	return "partner-secret:" + partnerID + "/" + secretID
+}
 
 // seal is s sealed for the partner; the error never carries the value.
 func seal(ctx context.Context, w vault.Wrapper, partnerID string, s Secret) (store.PartnerSecret, error) {
