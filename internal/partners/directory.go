@@ -28,10 +28,15 @@ type DirectoryConfig struct {
 	// Refresh is how long a snapshot of the partners serves before the
 	// next read (env STREAMOPS_PARTNERS_REFRESH). Default DefaultRefresh.
 	Refresh time.Duration
+	// File is the partners file (outbox.LoadPartners). A partner of it
+	// the store has never held is served from it until it is imported
+	// (Registry.Import runs where secrets can be sealed: the api
+	// function); one the store holds, also deleted, is the store's.
+	File map[string]outbox.Partner
 	// Fallback gives the secrets of a partner that has no live stored
-	// secret (a partners file entry imported without one): the
-	// environment or Secrets Manager, as before partners were data. nil:
-	// none.
+	// secret (a partners file entry not imported yet, or imported without
+	// one): the environment or Secrets Manager, as before partners were
+	// data. nil: none.
 	Fallback provider.SecretSource
 	// Now is the clock. Default time.Now.
 	Now func() time.Time
@@ -85,8 +90,9 @@ func NewDirectory(cfg DirectoryConfig) (*Directory, error) {
 }
 
 // Partners are the partners that exist (deleted ones are absent; a
-// disabled one has Disabled set), as read at most Refresh ago. The map is
-// shared: callers must not change it.
+// disabled one has Disabled set), and those of File the store has never
+// held, as read at most Refresh ago. The map is shared: callers must not
+// change it.
 func (d *Directory) Partners(ctx context.Context) (map[string]outbox.Partner, error) {
 	s, err := d.current(ctx)
 	return s.partners, err
@@ -124,12 +130,19 @@ func (d *Directory) current(ctx context.Context) (snapshot, error) {
 	if d.snap.partners != nil && now.Sub(d.loaded) < d.cfg.Refresh {
 		return d.snap, nil
 	}
-	docs, err := d.cfg.Store.ListPartners(ctx)
+	docs, err := d.cfg.Store.ListPartners(ctx, true)
 	if err != nil {
 		return snapshot{}, fmt.Errorf("partners: read the partners: %w", err)
 	}
-	next := snapshot{partners: make(map[string]outbox.Partner, len(docs)), secrets: make(map[string][]openSecret, len(docs))}
+	next := snapshot{partners: make(map[string]outbox.Partner, len(docs)+len(d.cfg.File)), secrets: make(map[string][]openSecret, len(docs))}
+	for id, p := range d.cfg.File {
+		next.partners[id] = p
+	}
 	for _, doc := range docs {
+		delete(next.partners, doc.ID)
+		if doc.DeletedAt != nil {
+			continue
+		}
 		next.partners[doc.ID] = toOutbox(doc)
 		known := d.snap.secrets[doc.ID]
 		for _, sec := range doc.Secrets {

@@ -92,13 +92,6 @@ func New(cfg Config) (*Registry, error) {
 	return &Registry{cfg: cfg}, nil
 }
 
-// Created is a new partner and its first signing secret, in clear this
-// once.
-type Created struct {
-	Partner Partner
-	Secret  Secret
-}
-
 // Create stores a new partner with a fresh signing secret. A bad field is
 // a *FieldError, an id taken (also by a deleted partner) ErrExists;
 // nothing is stored then.
@@ -140,7 +133,7 @@ func (r *Registry) Get(ctx context.Context, id string) (Partner, error) {
 
 // List is every partner that exists (not deleted), by id.
 func (r *Registry) List(ctx context.Context) ([]Partner, error) {
-	docs, err := r.cfg.Store.ListPartners(ctx)
+	docs, err := r.cfg.Store.ListPartners(ctx, false)
 	if err != nil {
 		return nil, err
 	}
@@ -164,7 +157,7 @@ func (r *Registry) Update(ctx context.Context, id string, p Patch, by string) (P
 	if p.Version != nil {
 		expected = *p.Version
 	}
-	s := normalise(p.apply(specOf(cur)))
+	s := normalise(apply(p, specOf(cur)))
 	if err := r.check(s); err != nil {
 		return Partner{}, err
 	}
@@ -174,13 +167,6 @@ func (r *Registry) Update(ctx context.Context, id string, p Patch, by string) (P
 	}
 	r.cfg.Logger.InfoContext(ctx, "partner updated", "partnerId", id, "by", by, "version", d.Version)
 	return view(d), nil
-}
-
-// Deleted is a deleted partner and how many of its waiting deliveries
-// were cancelled.
-type Deleted struct {
-	Partner   Partner
-	Cancelled int
 }
 
 // Delete disables the partner for good and keeps its document (its
@@ -200,14 +186,6 @@ func (r *Registry) Delete(ctx context.Context, id, by string) (Deleted, error) {
 	}
 	r.cfg.Logger.InfoContext(ctx, "partner deleted", "partnerId", id, "by", by, "cancelled", n)
 	return Deleted{Partner: view(d), Cancelled: n}, nil
-}
-
-// Rotated is a partner after a rotation, its new secret in clear this
-// once, and when the older ones stop signing (nil when there were none).
-type Rotated struct {
-	Partner  Partner
-	Secret   Secret
-	OldUntil *time.Time
 }
 
 // Rotate gives the partner a new signing secret; the older ones keep

@@ -384,3 +384,51 @@ type envMap map[string]string
 func (m envMap) get(k string) string { return m[k] }
 
 func ptr[T any](v T) *T { return &v }
+
+// TestTheDirectoryServesTheFileUntilThePartnerIsStored: a file partner
+// the store never held is served from the file with the fallback's
+// secrets; once imported, and once deleted, the store's copy holds.
+func TestTheDirectoryServesTheFileUntilThePartnerIsStored(t *testing.T) {
+	f := newFixture(t)
+	ctx := context.Background()
+	file := map[string]outbox.Partner{"acme": {ID: "acme", Name: "Acme", URL: "https://acme.example/hooks"}}
+	env := provider.EnvSecrets{Prefix: "PARTNER_SECRET_", Lookup: envMap{"PARTNER_SECRET_ACME": "whsec_ZmlsZS1zZWNyZXQtMDEyMzQ1Njc4OQ=="}.get}
+	dir, err := partners.NewDirectory(partners.DirectoryConfig{Store: f.store, Wrapper: f.keys, Refresh: time.Second, Now: f.clock.Now,
+		File: file, Fallback: env})
+	require.NoError(t, err)
+
+	steps := []struct {
+		name    string
+		do      func()
+		present bool
+		url     string
+	}{
+		{name: "not imported: the file's", do: func() {}, present: true, url: "https://acme.example/hooks"},
+		{name: "imported and changed: the store's", do: func() {
+			_, err := f.reg.Import(ctx, file, env)
+			require.NoError(t, err)
+			_, err = f.reg.Update(ctx, "acme", partners.Patch{URL: partners.Change[string]{Set: true, Value: ptr("https://acme.example/v2")}}, "admin-1")
+			require.NoError(t, err)
+		}, present: true, url: "https://acme.example/v2"},
+		{name: "deleted: gone, though the file names it", do: func() {
+			_, err := f.reg.Delete(ctx, "acme", "admin-1")
+			require.NoError(t, err)
+		}},
+	}
+	for _, s := range steps {
+		t.Run(s.name, func(t *testing.T) {
+			s.do()
+			f.clock.Advance(time.Second)
+			ps, err := dir.Partners(ctx)
+			require.NoError(t, err)
+			p, ok := ps["acme"]
+			require.Equal(t, s.present, ok)
+			if ok {
+				assert.Equal(t, s.url, p.URL)
+				secrets, err := dir.Secrets(ctx, "acme")
+				require.NoError(t, err)
+				assert.Equal(t, []string{"whsec_ZmlsZS1zZWNyZXQtMDEyMzQ1Njc4OQ=="}, secrets)
+			}
+		})
+	}
+}

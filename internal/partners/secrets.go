@@ -6,8 +6,6 @@ import (
 	"encoding/base64"
 	"encoding/hex"
 	"fmt"
-	"log/slog"
-	"time"
 
 	"github.com/streamops/streamops/internal/store"
 	"github.com/streamops/streamops/internal/vault"
@@ -20,21 +18,6 @@ const secretPrefix = "whsec_"
 // secretBytes is the length of a generated signing key: 32 random bytes,
 // as Standard Webhooks suggests (24 to 64).
 const secretBytes = 32
-
-// Secret is a signing secret in clear, as a create or a rotation shows it
-// once. It logs as its id only.
-type Secret struct {
-	ID    string
-	Value string
-	// NotAfter is when it stops signing; nil is no end.
-	NotAfter *time.Time
-}
-
-// LogValue keeps the value out of every log line.
-func (s Secret) LogValue() slog.Value { return slog.StringValue(s.ID) }
-
-// String keeps the value out of every formatted error or message.
-func (s Secret) String() string { return s.ID }
 
 // newSecret is a fresh Standard Webhooks secret and its id.
 func newSecret() (Secret, error) {

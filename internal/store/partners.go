@@ -116,11 +116,15 @@ func (s *Store) GetPartner(ctx context.Context, id string) (StoredPartner, error
 	return p, nil
 }
 
-// ListPartners loads every partner that exists (not deleted), by id. The
-// partners are few (one per integration), so they are read whole.
-func (s *Store) ListPartners(ctx context.Context) ([]StoredPartner, error) {
-	ps, err := findAll[StoredPartner](ctx, s.countedCollection(CollPartners), notDeleted,
-		options.Find().SetSort(bson.D{{Key: "deleted_at", Value: 1}, {Key: "_id", Value: 1}}))
+// ListPartners loads every partner that exists (not deleted) by id, and
+// with withDeleted the deleted ones too. The partners are few (one per
+// integration), so they are read whole.
+func (s *Store) ListPartners(ctx context.Context, withDeleted bool) ([]StoredPartner, error) {
+	filter, sort := notDeleted, bson.D{{Key: "deleted_at", Value: 1}, {Key: "_id", Value: 1}}
+	if withDeleted {
+		filter, sort = bson.M{}, bson.D{{Key: "_id", Value: 1}}
+	}
+	ps, err := findAll[StoredPartner](ctx, s.countedCollection(CollPartners), filter, options.Find().SetSort(sort))
 	if err != nil {
 		return nil, fmt.Errorf("store: list partners: %w", err)
 	}

@@ -110,10 +110,14 @@ func TestADeletedPartnerIsKeptButGoneFromTheList(t *testing.T) {
 	require.NotNil(t, deleted.DeletedAt)
 	assert.True(t, deleted.Disabled)
 
-	list, err := s.ListPartners(ctx)
+	list, err := s.ListPartners(ctx, false)
 	require.NoError(t, err)
 	require.Len(t, list, 1)
 	assert.Equal(t, "globex", list[0].ID)
+	all, err := s.ListPartners(ctx, true)
+	require.NoError(t, err)
+	require.Len(t, all, 2)
+	assert.Equal(t, "acme", all[0].ID)
 
 	kept, err := s.GetPartner(ctx, "acme")
 	require.NoError(t, err)
