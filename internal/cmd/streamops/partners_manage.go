@@ -39,6 +39,17 @@ func newEndpointFlags(fs *flag.FlagSet, clearable bool) endpointFlags {
 	}
 }
 
+// parse parses args with fs: the partner id and the body of the flags
+// given.
+func (f endpointFlags) parse(fs *flag.FlagSet, args []string, usage string) (string, map[string]json.RawMessage, error) {
+	id, err := partnerIDArg(fs, args, usage)
+	if err != nil {
+		return "", nil, err
+	}
+	body, err := f.body(fs)
+	return id, body, err
+}
+
 // body is the JSON fields of the flags fs was given (all of them for a
 // create), each with its API field name; none is null.
 func (f endpointFlags) body(fs *flag.FlagSet) (map[string]json.RawMessage, error) {
@@ -100,11 +111,7 @@ func partnersCreate(ctx context.Context, args []string, stdout, stderr io.Writer
 	usage := "usage: streamops partners create ID -endpoint URL [-name N] [-rate-limit R] [-max-in-flight M] [-clear-personal-data C] [-subscriptions JSON]"
 	fs, newClient := newCommand("partners create", usage, stderr)
 	f := newEndpointFlags(fs, false)
-	id, err := partnerIDArg(fs, args, usage)
-	if err != nil {
-		return err
-	}
-	body, err := f.body(fs)
+	id, body, err := f.parse(fs, args, usage)
 	if err != nil {
 		return err
 	}
@@ -130,11 +137,7 @@ func partnersUpdate(ctx context.Context, args []string, stdout, stderr io.Writer
 	fs, newClient := newCommand("partners update", usage, stderr)
 	f := newEndpointFlags(fs, true)
 	version := fs.Int("version", 0, "the version the change is made against (GET shows it); 0: the current one")
-	id, err := partnerIDArg(fs, args, usage)
-	if err != nil {
-		return err
-	}
-	body, err := f.body(fs)
+	id, body, err := f.parse(fs, args, usage)
 	if err != nil {
 		return err
 	}
