@@ -124,8 +124,8 @@ type Providers struct {
 
 // Partners is the partner table.
 type Partners struct {
-	PartnersFile string `env:"STREAMOPS_PARTNERS_FILE" desc:"partner endpoints the outbox relay delivers to ([{\"id\":\"acme\",\"name\":\"Acme Corp\",\"url\":\"https://…\",\"rateLimit\":2,\"maxInFlight\":4}]: rateLimit deliveries per second and maxInFlight at once, each optional, unlimited when absent; clearPersonalData, optional, the categories of personal data the partner receives in clear, e.g. [\"email\",\"phone\"] or [\"all\"], the rest as references); unset: no partners; with the personal-data keys, it only seeds the partners kept in the store (imported at start, the store's copy wins)"`
-	Refresh Timeout `env:"STREAMOPS_PARTNERS_REFRESH" envDefault:"2s" desc:"how long the outbox relay serves one read of the partners kept in the store: a partner created, changed, disabled or rotated through the API reaches every relay instance within it"`
+	PartnersFile string  `env:"STREAMOPS_PARTNERS_FILE" desc:"partner endpoints the outbox relay delivers to ([{\"id\":\"acme\",\"name\":\"Acme Corp\",\"url\":\"https://…\",\"rateLimit\":2,\"maxInFlight\":4}]: rateLimit deliveries per second and maxInFlight at once, each optional, unlimited when absent; clearPersonalData, optional, the categories of personal data the partner receives in clear, e.g. [\"email\",\"phone\"] or [\"all\"], the rest as references); unset: no partners; with the personal-data keys, it only seeds the partners kept in the store (imported at start, the store's copy wins)"`
+	Refresh      Timeout `env:"STREAMOPS_PARTNERS_REFRESH" envDefault:"2s" desc:"how long the outbox relay serves one read of the partners kept in the store: a partner created, changed, disabled or rotated through the API reaches every relay instance within it"`
 }
 
 // WebhookSecrets is where inbound webhooks' signing secrets come from.

@@ -50,6 +50,9 @@ type DirectoryConfig struct {
 type Directory struct {
 	cfg DirectoryConfig
 
+	// fileIDs are File's ids: a deleted one must be read to hide it.
+	fileIDs []string
+
 	mu     sync.Mutex
 	loaded time.Time
 	snap   snapshot
@@ -86,7 +89,11 @@ func NewDirectory(cfg DirectoryConfig) (*Directory, error) {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
-	return &Directory{cfg: cfg}, nil
+	ids := make([]string, 0, len(cfg.File))
+	for id := range cfg.File {
+		ids = append(ids, id)
+	}
+	return &Directory{cfg: cfg, fileIDs: ids}, nil
 }
 
 // Partners are the partners that exist (deleted ones are absent; a
@@ -130,7 +137,7 @@ func (d *Directory) current(ctx context.Context) (snapshot, error) {
 	if d.snap.partners != nil && now.Sub(d.loaded) < d.cfg.Refresh {
 		return d.snap, nil
 	}
-	docs, err := d.cfg.Store.ListPartners(ctx, true)
+	docs, err := d.cfg.Store.ListPartners(ctx, d.fileIDs...)
 	if err != nil {
 		return snapshot{}, fmt.Errorf("partners: read the partners: %w", err)
 	}

@@ -133,7 +133,7 @@ func (r *Registry) Get(ctx context.Context, id string) (Partner, error) {
 
 // List is every partner that exists (not deleted), by id.
 func (r *Registry) List(ctx context.Context) ([]Partner, error) {
-	docs, err := r.cfg.Store.ListPartners(ctx, false)
+	docs, err := r.cfg.Store.ListPartners(ctx)
 	if err != nil {
 		return nil, err
 	}

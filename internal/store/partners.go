@@ -116,15 +116,16 @@ func (s *Store) GetPartner(ctx context.Context, id string) (StoredPartner, error
 	return p, nil
 }
 
-// ListPartners loads every partner that exists (not deleted) by id, and
-// with withDeleted the deleted ones too. The partners are few (one per
-// integration), so they are read whole.
-func (s *Store) ListPartners(ctx context.Context, withDeleted bool) ([]StoredPartner, error) {
-	filter, sort := notDeleted, bson.D{{Key: "deleted_at", Value: 1}, {Key: "_id", Value: 1}}
-	if withDeleted {
-		filter, sort = bson.M{}, bson.D{{Key: "_id", Value: 1}}
+// ListPartners loads every partner that exists (not deleted) and, of the
+// ids in deletedToo, the deleted ones too, by id. The partners are few
+// (one per integration), so they are read whole; a deleted partner is
+// read only when asked for by id, so the history does not weigh on it.
+func (s *Store) ListPartners(ctx context.Context, deletedToo ...string) ([]StoredPartner, error) {
+	var filter any = notDeleted
+	if len(deletedToo) > 0 {
+		filter = bson.M{"$or": bson.A{notDeleted, bson.M{"_id": bson.M{"$in": deletedToo}}}}
 	}
-	ps, err := findAll[StoredPartner](ctx, s.countedCollection(CollPartners), filter, options.Find().SetSort(sort))
+	ps, err := findAll[StoredPartner](ctx, s.countedCollection(CollPartners), filter, options.Find().SetSort(bson.D{{Key: "_id", Value: 1}}))
 	if err != nil {
 		return nil, fmt.Errorf("store: list partners: %w", err)
 	}
