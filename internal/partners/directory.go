@@ -1,7 +1,6 @@
 package partners
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -137,44 +136,10 @@ func (d *Directory) current(ctx context.Context) (snapshot, error) {
 	if d.snap.partners != nil && now.Sub(d.loaded) < d.cfg.Refresh {
 		return d.snap, nil
 	}
-	docs, err := d.cfg.Store.ListPartners(ctx, d.fileIDs...)
+	next, err := d.read(ctx)
 	if err != nil {
-		return snapshot{}, fmt.Errorf("partners: read the partners: %w", err)
-	}
-	next := snapshot{partners: make(map[string]outbox.Partner, len(docs)+len(d.cfg.File)), secrets: make(map[string][]openSecret, len(docs))}
-	for id, p := range d.cfg.File {
-		next.partners[id] = p
-	}
-	for _, doc := range docs {
-		delete(next.partners, doc.ID)
-		if doc.DeletedAt != nil {
-			continue
-		}
-		next.partners[doc.ID] = toOutbox(doc)
-		known := d.snap.secrets[doc.ID]
-		for _, sec := range doc.Secrets {
-			o, err := d.opened(ctx, doc.ID, sec, known)
-			if err != nil {
-				return snapshot{}, err
-			}
-			next.secrets[doc.ID] = append(next.secrets[doc.ID], o)
-		}
+		return snapshot{}, err
 	}
 	d.snap, d.loaded = next, now
 	return next, nil
-}
-
-// opened is sec opened, from known when it was opened before unchanged.
-func (d *Directory) opened(ctx context.Context, partnerID string, sec store.PartnerSecret, known []openSecret) (openSecret, error) {
-	for _, k := range known {
-		if k.id == sec.ID && bytes.Equal(k.sealed, sec.Sealed) {
-			k.notAfter = sec.NotAfter
-			return k, nil
-		}
-	}
-	v, err := open(ctx, d.cfg.Wrapper, partnerID, sec)
-	if err != nil {
-		return openSecret{}, err
-	}
-	return openSecret{id: sec.ID, sealed: sec.Sealed, value: v, notAfter: sec.NotAfter}, nil
 }

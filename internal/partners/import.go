@@ -58,38 +58,3 @@ func (r *Registry) Import(ctx context.Context, file map[string]outbox.Partner, s
 	}
 	return out, nil
 }
-
-// importOne stores p with its current secrets; false when another
-// instance stored it first.
-func (r *Registry) importOne(ctx context.Context, p outbox.Partner, secrets provider.SecretSource) (bool, error) {
-	doc := toStored(normalise(specOfOutbox(p)))
-	doc.Source = store.PartnerSourceFile
-	if secrets != nil {
-		values, err := secrets.Secrets(ctx, p.ID)
-		if err != nil {
-			return false, err
-		}
-		// The source lists the newest first; the document keeps them
-		// oldest first, as rotations append.
-		for i := len(values) - 1; i >= 0; i-- {
-			s, err := newSecret()
-			if err != nil {
-				return false, err
-			}
-			s.Value = values[i]
-			sealed, err := seal(ctx, r.cfg.Wrapper, p.ID, s)
-			if err != nil {
-				return false, err
-			}
-			doc.Secrets = append(doc.Secrets, sealed)
-		}
-	}
-	if len(doc.Secrets) == 0 {
-		r.cfg.Logger.WarnContext(ctx, "partners file: imported without a signing secret; its deliveries are signed with the fallback source's, if any", "partnerId", p.ID)
-	}
-	_, err := r.cfg.Store.CreatePartner(ctx, doc)
-	if errors.Is(err, store.ErrDuplicate) {
-		return false, nil
-	}
-	return err == nil, err
-}

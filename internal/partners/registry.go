@@ -217,7 +217,7 @@ func (r *Registry) Rotate(ctx context.Context, id string, overlap *time.Duration
 		return Rotated{}, err
 	}
 	out := Rotated{Partner: view(d), Secret: secret}
-	if len(d.Secrets) > 1 {
+	if len(out.Partner.Secrets) > 1 {
 		out.OldUntil = &until
 	}
 	r.cfg.Logger.InfoContext(ctx, "partner secret rotated", "partnerId", id, "by", by, "secretId", secret.ID, "oldUntil", until)
@@ -248,16 +248,4 @@ func (r *Registry) Enable(ctx context.Context, id, by string) (Partner, error) {
 	}
 	r.cfg.Logger.InfoContext(ctx, "partner enabled", "partnerId", id, "by", by)
 	return view(d), nil
-}
-
-// live is the partner's document if it exists and was not deleted.
-func (r *Registry) live(ctx context.Context, id string) (store.StoredPartner, error) {
-	d, err := r.cfg.Store.GetPartner(ctx, id)
-	if err != nil {
-		return store.StoredPartner{}, err
-	}
-	if d.DeletedAt != nil {
-		return store.StoredPartner{}, fmt.Errorf("partner %s was deleted: %w", id, store.ErrNotFound)
-	}
-	return d, nil
 }
