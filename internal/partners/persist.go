@@ -3,14 +3,13 @@ package partners
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 
 	"github.com/streamops/streamops/internal/outbox"
+	"github.com/streamops/streamops/internal/partners/partner"
 	"github.com/streamops/streamops/internal/provider"
 	"github.com/streamops/streamops/internal/store"
-	"github.com/streamops/streamops/internal/subscribe"
 )
 
 // The one place a partner meets its store document (store.StoredPartner):
@@ -19,26 +18,14 @@ import (
 
 // toStored is the document of s (its secrets apart).
 func toStored(s Spec) store.StoredPartner {
-	d := store.StoredPartner{ID: s.ID, Name: s.Name, URL: s.URL, RateLimit: s.RateLimit, MaxInFlight: s.MaxInFlight,
-		ClearPersonalData: s.ClearPersonalData}
-	for _, sub := range s.Subscriptions {
-		d.Subscriptions = append(d.Subscriptions, store.PartnerSubscription{EventTypes: sub.EventTypes, Filter: string(sub.Filter)})
-	}
-	return d
+	return store.StoredPartner{ID: s.ID, Name: s.Name, URL: s.URL, RateLimit: s.RateLimit, MaxInFlight: s.MaxInFlight,
+		ClearPersonalData: s.ClearPersonalData, Subscriptions: partner.StoredSubscriptions(s.Subscriptions)}
 }
 
 // specOf is the spec a document holds.
 func specOf(d store.StoredPartner) Spec {
-	s := Spec{ID: d.ID, Name: d.Name, URL: d.URL, RateLimit: d.RateLimit, MaxInFlight: d.MaxInFlight,
-		ClearPersonalData: d.ClearPersonalData}
-	for _, sub := range d.Subscriptions {
-		out := subscribe.Subscription{EventTypes: sub.EventTypes}
-		if sub.Filter != "" {
-			out.Filter = json.RawMessage(sub.Filter)
-		}
-		s.Subscriptions = append(s.Subscriptions, out)
-	}
-	return s
+	return Spec{ID: d.ID, Name: d.Name, URL: d.URL, RateLimit: d.RateLimit, MaxInFlight: d.MaxInFlight,
+		ClearPersonalData: d.ClearPersonalData, Subscriptions: partner.SubscriptionsOf(d.Subscriptions)}
 }
 
 // view is a document as the registry shows it.

@@ -18,6 +18,7 @@ import (
 
 	"github.com/streamops/streamops/internal/outbox"
 	"github.com/streamops/streamops/internal/partners"
+	"github.com/streamops/streamops/internal/partners/partner"
 	"github.com/streamops/streamops/internal/provider"
 	"github.com/streamops/streamops/internal/status"
 	"github.com/streamops/streamops/internal/store"
@@ -431,4 +432,48 @@ func TestTheDirectoryServesTheFileUntilThePartnerIsStored(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestFanOutReadsTheSubscriptionsOfTheStoredPartners: partner.Subscriptions
+// (fan-out's directory, without the relay) gives each partner's
+// subscriptions as stored, a disabled partner's too, not a deleted one's,
+// and a file partner's until the store holds it.
+func TestFanOutReadsTheSubscriptionsOfTheStoredPartners(t *testing.T) {
+	f := newFixture(t)
+	ctx := context.Background()
+	_, err := f.reg.Create(ctx, acme(), "admin-1")
+	require.NoError(t, err)
+	plain := acme()
+	plain.ID, plain.Subscriptions = "globex", nil
+	_, err = f.reg.Create(ctx, plain, "admin-1")
+	require.NoError(t, err)
+	fileSubs := []subscribe.Subscription{{EventTypes: []string{"task.*"}}}
+	dir := partner.Subscriptions{Store: f.store, File: map[string][]subscribe.Subscription{"initech": fileSubs, "globex": fileSubs}}
+
+	got, err := dir.Subscriptions(ctx)
+	require.NoError(t, err)
+	assert.Equal(t, normalised(map[string][]subscribe.Subscription{"acme": acme().Subscriptions, "globex": nil, "initech": fileSubs}), normalised(got),
+		"globex is the store's (none), initech the file's")
+
+	_, err = f.reg.Disable(ctx, "acme", "", "admin-1")
+	require.NoError(t, err)
+	_, err = f.reg.Delete(ctx, "globex", "admin-1")
+	require.NoError(t, err)
+	got, err = dir.Subscriptions(ctx)
+	require.NoError(t, err)
+	assert.Contains(t, got, "acme", "a disabled partner's entries wait")
+	assert.NotContains(t, got, "globex", "deleted, though the file names it")
+}
+
+// normalised compacts each filter, as the registry stores it.
+func normalised(m map[string][]subscribe.Subscription) map[string][]subscribe.Subscription {
+	for _, subs := range m {
+		for i := range subs {
+			var b bytes.Buffer
+			if len(subs[i].Filter) > 0 && json.Compact(&b, subs[i].Filter) == nil {
+				subs[i].Filter = b.Bytes()
+			}
+		}
+	}
+	return m
 }
