@@ -1,7 +1,6 @@
 package httpapi_test
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"io"
@@ -48,26 +47,14 @@ type managedStack struct {
 	registry *partners.Registry
 	keys     *vault.KeyFile
 	clock    *offsetClock
-	logs     *syncBuffer
+	logs     *testenv.Output
 }
-
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-func (s *syncBuffer) String() string { s.mu.Lock(); defer s.mu.Unlock(); return s.b.String() }
 
 func newManagedStack(t *testing.T) *managedStack {
 	env := testenv.New(t, testenv.Options{})
 	keys, err := vault.LoadKeyFile(filepath.Join(t.TempDir(), vault.KeyFileName))
 	require.NoError(t, err)
-	logs := &syncBuffer{}
+	logs := &testenv.Output{}
 	logger := slog.New(slog.NewJSONHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	clock := &offsetClock{}
 	reg, err := partners.New(partners.Config{Store: env.Store, Wrapper: keys, Now: clock.Now, Logger: logger})
