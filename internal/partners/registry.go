@@ -239,6 +239,32 @@ func (r *Registry) Disable(ctx context.Context, id, reason, by string) (Partner,
 	return view(d), nil
 }
 
+// AutoDisabledBy is the disabledBy of a partner the relay's auto-disable
+// disabled.
+const AutoDisabledBy = "outbox-relay"
+
+// DisablePartner is the relay's auto-disable (outbox.PartnerDisabler): it
+// disables the stored partner at at for reason, by AutoDisabledBy, and
+// reports whether it changed anything (false when it was disabled
+// already, so partner.disabled is emitted once). A partner the store does
+// not hold (a partners file entry not imported yet) is store.ErrNotFound:
+// its deliveries go on.
+func (r *Registry) DisablePartner(ctx context.Context, partnerID, reason string, at time.Time) (bool, error) {
+	changed, err := r.cfg.Store.DisablePartnerOnce(ctx, partnerID, fault.Scrubbed(truncate(reason, MaxReasonLength)), AutoDisabledBy, at)
+	if err == nil && changed {
+		r.cfg.Logger.WarnContext(ctx, "partner disabled", "partnerId", partnerID, "by", AutoDisabledBy, "reason", reason)
+	}
+	return changed, err
+}
+
+// truncate is s cut to at most n characters.
+func truncate(s string, n int) string {
+	if r := []rune(s); len(r) > n {
+		return string(r[:n])
+	}
+	return s
+}
+
 // Enable resumes the deliveries to a disabled partner: its backlog
 // drains under its limits.
 func (r *Registry) Enable(ctx context.Context, id, by string) (Partner, error) {

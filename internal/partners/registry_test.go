@@ -477,3 +477,51 @@ func normalised(m map[string][]subscribe.Subscription) map[string][]subscribe.Su
 	}
 	return m
 }
+
+// TestTheRelaysAutoDisableDisablesOnce: DisablePartner (the relay's
+// outbox.PartnerDisabler) disables a stored partner once, by the relay,
+// at the time it names; again it changes nothing; an unknown or deleted
+// partner is not found; an operator's enable resumes it.
+func TestTheRelaysAutoDisableDisablesOnce(t *testing.T) {
+	f := newFixture(t)
+	ctx := context.Background()
+	_, err := f.reg.Create(ctx, acme(), "admin-1")
+	require.NoError(t, err)
+	at := f.clock.Now().Add(-time.Minute)
+	tests := []struct {
+		name    string
+		id      string
+		changed bool
+		err     error
+	}{
+		{name: "the first disable", id: "acme", changed: true},
+		{name: "another relay's, later", id: "acme"},
+		{name: "a partner the store does not hold", id: "initech", err: store.ErrNotFound},
+	}
+	for _, c := range tests {
+		t.Run(c.name, func(t *testing.T) {
+			changed, err := f.reg.DisablePartner(ctx, c.id, "every delivery failed for 120h0m0s", at)
+			if c.err != nil {
+				require.ErrorIs(t, err, c.err)
+				return
+			}
+			require.NoError(t, err)
+			assert.Equal(t, c.changed, changed)
+			p, err := f.reg.Get(ctx, "acme")
+			require.NoError(t, err)
+			assert.True(t, p.Disabled)
+			assert.Equal(t, partners.AutoDisabledBy, p.DisabledBy)
+			assert.Equal(t, at.UTC().Truncate(time.Millisecond), p.DisabledAt.UTC())
+			assert.Equal(t, 2, p.Version, "the second disable wrote nothing")
+		})
+	}
+	_, err = f.reg.Enable(ctx, "acme", "admin-1")
+	require.NoError(t, err)
+	changed, err := f.reg.DisablePartner(ctx, "acme", "again", at)
+	require.NoError(t, err)
+	assert.True(t, changed, "enabled, it can be disabled again")
+	_, err = f.reg.Delete(ctx, "acme", "admin-1")
+	require.NoError(t, err)
+	_, err = f.reg.DisablePartner(ctx, "acme", "again", at)
+	require.ErrorIs(t, err, store.ErrNotFound)
+}

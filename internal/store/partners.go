@@ -173,6 +173,31 @@ func (s *Store) SetPartnerDisabled(ctx context.Context, id string, disabled bool
 	return s.changePartner(ctx, action, id, nil, bson.M{"$set": set, "$inc": bson.M{"version": 1}})
 }
 
+// DisablePartnerOnce disables a partner that exists and is enabled, at
+// at, for reason, by by (the relay's auto-disable), and reports whether it
+// changed anything: false, with nothing written, when the partner was
+// disabled already (another relay came first). ErrNotFound when it does
+// not exist or was deleted.
+func (s *Store) DisablePartnerOnce(ctx context.Context, id, reason, by string, at time.Time) (bool, error) {
+	res, err := s.countedCollection(CollPartners).UpdateOne(ctx, bson.M{"_id": id, "deleted_at": nil, "disabled": false},
+		bson.M{"$set": bson.M{"disabled": true, "disabled_at": bsonTime(at), "disabled_reason": reason, "disabled_by": by,
+			"updated_at": s.now()}, "$inc": bson.M{"version": 1}})
+	if err != nil {
+		return false, fmt.Errorf("store: disable partner %s: %w", id, normalise(err))
+	}
+	if res.ModifiedCount > 0 {
+		return true, nil
+	}
+	cur, err := s.GetPartner(ctx, id)
+	switch {
+	case err != nil:
+		return false, err
+	case cur.DeletedAt != nil:
+		return false, fmt.Errorf("store: disable partner %s: %w (deleted)", id, ErrNotFound)
+	}
+	return false, nil
+}
+
 // MarkPartnerDeleted disables a partner for good (deleted_at now, the
 // reason and who) and keeps its document; ErrNotFound when it does not
 // exist or was deleted already.
