@@ -1,7 +1,9 @@
 // Command api is the StreamOps API Lambda behind API Gateway's /api/…:
 // submissions, the event history (browse, search, export, replay) and the
-// operations routes, with the partners (STREAMOPS_PARTNERS_FILE) shown by
-// GET /api/partners; and the operations console under /console.
+// operations routes, the partners kept in the store (POST, PATCH, DELETE
+// /api/partners…; the partners file, STREAMOPS_PARTNERS_FILE, imported
+// into the store at start) shown by GET /api/partners; and the operations
+// console under /console.
 package main
 
 import (

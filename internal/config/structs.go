@@ -125,7 +125,8 @@ type Providers struct {
 
 // Partners is the partner table.
 type Partners struct {
-	PartnersFile string `env:"STREAMOPS_PARTNERS_FILE" desc:"partner endpoints the outbox relay delivers to ([{\"id\":\"acme\",\"name\":\"Acme Corp\",\"url\":\"https://…\",\"rateLimit\":2,\"maxInFlight\":4}]: rateLimit deliveries per second and maxInFlight at once, each optional, unlimited when absent; clearPersonalData, optional, the categories of personal data the partner receives in clear, e.g. [\"email\",\"phone\"] or [\"all\"], the rest as references); unset: no partners"`
+	PartnersFile string  `env:"STREAMOPS_PARTNERS_FILE" desc:"partner endpoints the outbox relay delivers to ([{\"id\":\"acme\",\"name\":\"Acme Corp\",\"url\":\"https://…\",\"rateLimit\":2,\"maxInFlight\":4}]: rateLimit deliveries per second and maxInFlight at once, each optional, unlimited when absent; clearPersonalData, optional, the categories of personal data the partner receives in clear, e.g. [\"email\",\"phone\"] or [\"all\"], the rest as references); unset: no partners; with the personal-data keys, it only seeds the partners kept in the store (imported at start, the store's copy wins)"`
+	Refresh      Timeout `env:"STREAMOPS_PARTNERS_REFRESH" envDefault:"2s" desc:"how long the outbox relay serves one read of the partners kept in the store: a partner created, changed, disabled or rotated through the API reaches every relay instance within it"`
 }
 
 // WebhookSecrets is where inbound webhooks' signing secrets come from.
@@ -181,7 +182,7 @@ type Schedule struct {
 // Backpressure bounds how long a partner may make the relay wait: held
 // by its Retry-After, or failing before it is disabled.
 type Backpressure struct {
-	MaxHold Timeout `env:"STREAMOPS_PARTNER_MAX_HOLD" envDefault:"1h" desc:"the longest a partner's 429 or 503 with Retry-After holds its deliveries (a longer Retry-After is capped), and how long one delivery may be throttled without using an attempt; after it a throttle counts as a failed attempt"`
+	MaxHold      Timeout `env:"STREAMOPS_PARTNER_MAX_HOLD" envDefault:"1h" desc:"the longest a partner's 429 or 503 with Retry-After holds its deliveries (a longer Retry-After is capped), and how long one delivery may be throttled without using an attempt; after it a throttle counts as a failed attempt"`
 	DisableAfter Timeout `env:"STREAMOPS_PARTNER_DISABLE_AFTER" envDefault:"120h" desc:"how long every delivery to a partner may fail before the relay disables it (nothing more is sent, its waiting deliveries stay until it is enabled), with partner.failing warnings at 50 and 90 % of it; a success starts the count again"`
 }
 

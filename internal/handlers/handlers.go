@@ -22,6 +22,7 @@ import (
 	"github.com/streamops/streamops/internal/objects"
 	"github.com/streamops/streamops/internal/opsevents"
 	"github.com/streamops/streamops/internal/outbox"
+	"github.com/streamops/streamops/internal/partners"
 	"github.com/streamops/streamops/internal/provider"
 	"github.com/streamops/streamops/internal/submit"
 	"github.com/streamops/streamops/internal/sweep"
@@ -96,9 +97,17 @@ func API(a *app.App, o APIOptions) (http.Handler, error) {
 		return nil, err
 	}
 	sub = sub.WithVault(a.Vault)
-	partners, err := partnerConfigs(o.Partners, o.Providers)
+	configs, err := partnerConfigs(o.Partners, o.Providers)
 	if err != nil {
 		return nil, err
+	}
+	reg, err := partnerRegistry(a, o)
+	if err != nil {
+		return nil, err
+	}
+	var registry httpapi.PartnerRegistry // nil, not a nil *partners.Registry, without a vault
+	if reg != nil {
+		registry = reg
 	}
 	api := httpapi.API(httpapi.APIConfig{
 		Submit:    sub,
@@ -107,7 +116,8 @@ func API(a *app.App, o APIOptions) (http.Handler, error) {
 		Exporter:  &history.Exporter{Store: a.Store, Objects: o.Objects, Logger: a.Logger},
 		Router:    rt,
 		Requeuer:  &history.Requeuer{Store: a.Store, Publisher: a.Bus},
-		Partners:  partners,
+		Partners:  configs,
+		Registry:  registry,
 		Auth:      o.Auth,
 		RequestID: apigw.RequestID,
 		Logger:    a.Logger,
@@ -122,6 +132,43 @@ func API(a *app.App, o APIOptions) (http.Handler, error) {
 	mux.Handle(console.Base+"/", ui)
 	mux.Handle("/", api)
 	return mux, nil
+}
+
+// importTimeout bounds the import of the partners file at start.
+const importTimeout = 30 * time.Second
+
+// partnerRegistry is the API's registry of the partners kept in the
+// store, after the partners file is imported into it (idempotently: the
+// store's copy wins); none when a has no vault, whose keys seal the
+// partners' secrets (the routes answer 501 no_vault). The api function
+// imports because it may seal (kms:Encrypt); the relay serves a file
+// partner not imported yet from the file (partners.DirectoryConfig.File).
+func partnerRegistry(a *app.App, o APIOptions) (*partners.Registry, error) {
+	if a.Vault == nil {
+		return nil, nil
+	}
+	reg, err := partners.New(partners.Config{Store: a.Store, Wrapper: a.Vault.Wrapper(), Providers: o.Providers, Logger: a.Logger})
+	if err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), importTimeout)
+	defer cancel()
+	if _, err := reg.Import(ctx, o.Partners, o.PartnerSecrets); err != nil {
+		return nil, fmt.Errorf("partners file: %w", err)
+	}
+	return reg, nil
+}
+
+// partnerDirectory is the relay's directory of the partners kept in the
+// store, with the partners file and its secrets for those not imported
+// yet; none when a has no vault (the relay delivers to the file's
+// partners, as before partners were data).
+func partnerDirectory(a *app.App, file map[string]outbox.Partner, secrets provider.SecretSource, refresh time.Duration) (*partners.Directory, error) {
+	if a.Vault == nil {
+		return nil, nil
+	}
+	return partners.NewDirectory(partners.DirectoryConfig{Store: a.Store, Wrapper: a.Vault.Wrapper(), Refresh: refresh,
+		File: file, Fallback: secrets})
 }
 
 // partnerSender is the API's test send to partners: the relay's
@@ -184,16 +231,27 @@ func partnerConfigs(partners map[string]outbox.Partner, providers *provider.Regi
 }
 
 // OutboxRelay is the outbox-relay function, delivering to partners signed
-// with secrets. period is its schedule's period: each run serves until
-// shortly before the next one (outbox.Config.Period), so retries go out
-// on seed 000's schedule whatever the period. maxHold bounds partners'
-// Retry-After holds (outbox.Config.MaxHold; zero: the default).
-func OutboxRelay(a *app.App, partners map[string]outbox.Partner, secrets provider.SecretSource, period, maxHold time.Duration) (ScheduledHandler, error) {
-	relay, err := outbox.New(outbox.Config{
+// with secrets. With a vault, the partners are those kept in the store
+// (read again every refresh; zero: partners.DefaultRefresh) and those of
+// the partners file not imported yet; without one, the file's. period is
+// its schedule's period: each run serves until shortly before the next
+// one (outbox.Config.Period), so retries go out on seed 000's schedule
+// whatever the period. maxHold bounds partners' Retry-After holds
+// (outbox.Config.MaxHold; zero: the default).
+func OutboxRelay(a *app.App, file map[string]outbox.Partner, secrets provider.SecretSource, refresh, period, maxHold time.Duration) (ScheduledHandler, error) {
+	cfg := outbox.Config{
 		Store: a.Store, Kafka: outbox.KafkaDeliverer{Publisher: a.Bus},
-		Partners: partners, PartnerDeliverer: outbox.PartnerDeliverer{Secrets: secrets, Personal: personal(a)},
+		Partners: file, PartnerDeliverer: outbox.PartnerDeliverer{Secrets: secrets, Personal: personal(a)},
 		Period: period, MaxHold: maxHold, Logger: a.Logger, Metrics: a.Metrics, Operations: opsevents.New(a.Emitter, a.Logger),
-	})
+	}
+	dir, err := partnerDirectory(a, file, secrets, refresh)
+	if err != nil {
+		return nil, err
+	}
+	if dir != nil {
+		cfg.Partners, cfg.Directory, cfg.PartnerDeliverer.Secrets = nil, dir, dir
+	}
+	relay, err := outbox.New(cfg)
 	if err != nil {
 		return nil, err
 	}

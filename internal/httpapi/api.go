@@ -58,6 +58,11 @@ type APIConfig struct {
 	// signing secrets). nil:
 	// that route answers that it cannot send.
 	Sender PartnerSender
+	// Registry manages the partners kept in the store (POST, GET, PATCH,
+	// DELETE /api/partners…, rotate, disable, enable); GET /api/partners
+	// shows them too. nil (no vault to seal their secrets with): those
+	// routes answer 501 no_vault.
+	Registry PartnerRegistry
 	// Subjects erases and looks up data subjects (POST
 	// /api/subjects/erase, GET /api/subjects/{id}). nil: those routes
 	// answer that there is no vault.
@@ -98,6 +103,7 @@ func API(cfg APIConfig) http.Handler {
 	mux.Handle("POST /api/partners/{partnerId}/test", admin(a.testPartner))
 	mux.Handle("GET /api/event-types", any(a.listEventTypes))
 	a.pauseRoutes(mux, admin)
+	a.managedPartnerRoutes(mux, admin)
 	mux.Handle("GET /api/stats", admin(a.stats))
 	mux.Handle("GET /api/me", any(a.me))
 	a.deadLetterRoutes(mux, admin)

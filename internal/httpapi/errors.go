@@ -12,6 +12,7 @@ import (
 	"github.com/streamops/streamops/internal/history"
 	"github.com/streamops/streamops/internal/ingest"
 	"github.com/streamops/streamops/internal/jsonbody"
+	"github.com/streamops/streamops/internal/partners/partner"
 	"github.com/streamops/streamops/internal/provider"
 	"github.com/streamops/streamops/internal/store"
 	"github.com/streamops/streamops/internal/submit"
@@ -70,6 +71,7 @@ func classify(err error) (status int, code string) {
 	var dup *jsonbody.DuplicateKeyError
 	var deep *jsonbody.DepthError
 	var tooLarge *bus.TooLargeError
+	var field *partner.FieldError
 	switch {
 	case errors.Is(err, ErrUnauthenticated):
 		return http.StatusUnauthorized, "unauthenticated"
@@ -83,8 +85,16 @@ func classify(err error) (status int, code string) {
 		return http.StatusBadRequest, "invalid_trace_id"
 	case errors.Is(err, ingest.ErrUnknownProvider):
 		return http.StatusNotFound, "unknown_provider"
-	case errors.Is(err, errPartnerNotFound):
+	case errors.Is(err, errPartnerNotFound), errors.Is(err, errNoSuchPartner):
 		return http.StatusNotFound, "partner_not_found"
+	case errors.As(err, &field):
+		return http.StatusBadRequest, "validation_failed"
+	case errors.Is(err, partner.ErrExists):
+		return http.StatusConflict, "partner_exists"
+	case errors.Is(err, store.ErrVersionConflict):
+		return http.StatusConflict, "version_conflict"
+	case errors.Is(err, store.ErrTooManySecrets):
+		return http.StatusConflict, "too_many_secrets"
 	case errors.Is(err, store.ErrNotFound):
 		return http.StatusNotFound, "not_found"
 	case errors.Is(err, store.ErrExpired):
@@ -146,7 +156,10 @@ func writeError(w http.ResponseWriter, r *http.Request, log *slog.Logger, err er
 	var conflict *store.StatusConflictError
 	var bodyField *bodyFieldError
 	var changed *store.CountChangedError
+	var field *partner.FieldError
 	switch {
+	case errors.As(err, &field):
+		body.Error.Field = field.Field
 	case errors.Is(err, errInvalidTraceID):
 		body.Error.Field = "traceId"
 	case errors.As(err, &bodyField):

@@ -38,6 +38,7 @@ import (
 	"github.com/streamops/streamops/internal/objects"
 	"github.com/streamops/streamops/internal/opsevents"
 	"github.com/streamops/streamops/internal/outbox"
+	partnerregistry "github.com/streamops/streamops/internal/partners"
 	"github.com/streamops/streamops/internal/provider"
 	"github.com/streamops/streamops/internal/status"
 	"github.com/streamops/streamops/internal/store"
@@ -349,7 +350,10 @@ func TestOpenAPIResponsesMatchTheDocument(t *testing.T) {
 	echo := newVerifyingPartner(t, http.StatusAccepted, "received", nil, echoSecret)
 	partners := maps.Clone(testPartners)
 	partners["echo"] = httpapi.PartnerConfig{ID: "echo", Name: "Echo", URL: echo.srv.URL}
+	registry, err := partnerregistry.New(partnerregistry.Config{Store: env.Store, Wrapper: vlt.Wrapper(), Logger: env.Logger})
+	require.NoError(t, err)
 	api := caller{c, httpapi.API(httpapi.APIConfig{Submit: sub, Store: env.Store, Router: ing, Logger: env.Logger,
+		Registry:      registry,
 		Replayer:      replayer,
 		Requeuer:      &history.Requeuer{Store: env.Store, Publisher: env.Bus},
 		Partners:      partners,
@@ -646,6 +650,42 @@ func TestOpenAPIResponsesMatchTheDocument(t *testing.T) {
 		assert.Contains(t, w.Body.String(), `"path":"/webhooks/acme"`)
 		api.get(t, "beta-token", "/api/partners", http.StatusOK)
 		api.get(t, "", "/api/partners", http.StatusUnauthorized)
+	})
+
+	t.Run("partners kept in the store", func(t *testing.T) {
+		send := func(method, target, body string, want int) *httptest.ResponseRecorder {
+			return api.send(t, request(method, target, body, adminToken), want)
+		}
+		zeta := `{"id":"zeta","name":"Zeta","url":"https://zeta.example/hooks","maxInFlight":2,` +
+			`"subscriptions":[{"eventTypes":["workflow.completed","task.*"],"filter":{"payload.name":{"$eq":"Nightly"}}}]}`
+		send(http.MethodPost, "/api/partners", zeta, http.StatusCreated)
+		send(http.MethodPost, "/api/partners", zeta, http.StatusConflict)
+		send(http.MethodPost, "/api/partners", `{"id":"eta","url":"ftp://eta.example/"}`, http.StatusBadRequest)
+		send(http.MethodGet, "/api/partners/zeta", "", http.StatusOK)
+		send(http.MethodGet, "/api/partners/eta", "", http.StatusNotFound)
+		send(http.MethodPatch, "/api/partners/zeta", `{"url":"https://zeta.example/v2","maxInFlight":null,"version":1}`, http.StatusOK)
+		send(http.MethodPatch, "/api/partners/zeta", `{"name":"Zeta AG","version":1}`, http.StatusConflict)
+		send(http.MethodPatch, "/api/partners/zeta", `{"url":"nowhere"}`, http.StatusBadRequest)
+		send(http.MethodPatch, "/api/partners/eta", `{"name":"x"}`, http.StatusNotFound)
+		send(http.MethodPost, "/api/partners/zeta/secrets/rotate", `{"overlap":"1h"}`, http.StatusOK)
+		send(http.MethodPost, "/api/partners/zeta/secrets/rotate", "", http.StatusOK)
+		send(http.MethodPost, "/api/partners/zeta/secrets/rotate", `{"overlap":"forever"}`, http.StatusBadRequest)
+		send(http.MethodPost, "/api/partners/eta/secrets/rotate", "", http.StatusNotFound)
+		send(http.MethodPost, "/api/partners/zeta/disable", `{"reason":"endpoint migration"}`, http.StatusOK)
+		send(http.MethodPost, "/api/partners/zeta/disable", `{"why":"x"}`, http.StatusBadRequest)
+		send(http.MethodPost, "/api/partners/eta/disable", "", http.StatusNotFound)
+		send(http.MethodPost, "/api/partners/zeta/enable", "", http.StatusOK)
+		send(http.MethodPost, "/api/partners/zeta/enable", `{"by":"me"}`, http.StatusBadRequest)
+		send(http.MethodPost, "/api/partners/eta/enable", "", http.StatusNotFound)
+		w := send(http.MethodGet, "/api/partners", "", http.StatusOK)
+		assert.Contains(t, w.Body.String(), `"managed":{`)
+		send(http.MethodDelete, "/api/partners/zeta", "", http.StatusOK)
+		send(http.MethodDelete, "/api/partners/zeta", "", http.StatusNotFound)
+		send(http.MethodGet, "/api/partners/zeta", "", http.StatusOK)
+
+		noVault := caller{c, httpapi.API(httpapi.APIConfig{Store: env.Store, Logger: env.Logger, Auth: httpapi.TokenAuth{AdminToken: adminToken}})}
+		noVault.send(t, request(http.MethodPost, "/api/partners", zeta, adminToken), http.StatusNotImplemented)
+		noVault.send(t, request(http.MethodPost, "/api/partners/zeta/secrets/rotate", "", adminToken), http.StatusNotImplemented)
 	})
 
 	t.Run("GET /api/me", func(t *testing.T) {

@@ -3,10 +3,12 @@ package httpapi
 import (
 	"context"
 	"fmt"
+	"maps"
 	"net/http"
 	"slices"
 	"time"
 
+	"github.com/streamops/streamops/internal/partners/partner"
 	"github.com/streamops/streamops/internal/provider"
 	"github.com/streamops/streamops/internal/status"
 	"github.com/streamops/streamops/internal/store"
@@ -75,6 +77,10 @@ type partnerView struct {
 	RateLimit   *float64           `json:"rateLimit"`
 	MaxInFlight *int               `json:"maxInFlight"`
 	Config      *partnerConfigView `json:"config,omitempty"`
+	// Managed is the partner as the store keeps it (created through the
+	// API or imported from the partners file), without its secrets;
+	// absent when the store holds none. Its limits are the ones above.
+	Managed *ManagedPartnerView `json:"managed,omitempty"`
 }
 
 // partnerConfigView is a PartnerConfig as the API shows it.
@@ -103,7 +109,7 @@ func toPartnerConfig(c PartnerConfig) *partnerConfigView {
 // partner is one partner's view: its stored endpoint state (a partner
 // never delivered to has a closed breaker, and is not paused), its backlog
 // and its configuration.
-func (a *api) partner(eps map[string]store.PartnerEndpoint, backlogs map[string]store.Backlog, id string) partnerView {
+func (a *api) partner(eps map[string]store.PartnerEndpoint, backlogs map[string]store.Backlog, managed map[string]partner.View, id string) partnerView {
 	ep, ok := eps[id]
 	if !ok {
 		ep = store.PartnerEndpoint{PartnerID: id, State: status.BreakerClosed}
@@ -113,13 +119,44 @@ func (a *api) partner(eps map[string]store.PartnerEndpoint, backlogs map[string]
 		v.Config = toPartnerConfig(c)
 		v.RateLimit, v.MaxInFlight = c.RateLimit, c.MaxInFlight
 	}
+	if m, ok := managed[id]; ok {
+		mv := toManagedPartner(m)
+		v.Managed, v.RateLimit, v.MaxInFlight = &mv, m.RateLimit, m.MaxInFlight
+		if v.Config == nil {
+			v.Config = &partnerConfigView{}
+		}
+		v.Config.Name, v.Config.DeliveryURL = m.Name, mv.URL
+	}
 	return v
+}
+
+// managedPartners are the partners the store keeps, by id, for an admin;
+// none without a registry or for a partner token (its own view is a later
+// route).
+func (a *api) managedPartners(ctx context.Context, p Principal) (map[string]partner.View, error) {
+	out := map[string]partner.View{}
+	if a.cfg.Registry == nil || !p.Admin {
+		return out, nil
+	}
+	list, err := a.cfg.Registry.List(ctx)
+	if err != nil {
+		return nil, err
+	}
+	for _, m := range list {
+		out[m.ID] = m
+	}
+	return out, nil
 }
 
 // listPartners is GET /api/partners: every partner the store or the
 // configuration knows, with its endpoint's breaker state and its
 // configuration; a partner token sees only its own.
 func (a *api) listPartners(w http.ResponseWriter, r *http.Request, p Principal) {
+	managed, err := a.managedPartners(r.Context(), p)
+	if err != nil {
+		writeError(w, r, a.log, err)
+		return
+	}
 	ids := []string{p.PartnerID}
 	if p.Admin {
 		var err error
@@ -127,7 +164,7 @@ func (a *api) listPartners(w http.ResponseWriter, r *http.Request, p Principal) 
 			writeError(w, r, a.log, err)
 			return
 		}
-		for id := range a.cfg.Partners {
+		for _, id := range append(slices.Collect(maps.Keys(a.cfg.Partners)), slices.Collect(maps.Keys(managed))...) {
 			if !slices.Contains(ids, id) {
 				ids = append(ids, id)
 			}
@@ -146,7 +183,7 @@ func (a *api) listPartners(w http.ResponseWriter, r *http.Request, p Principal) 
 	}
 	out := make([]partnerView, len(ids))
 	for i, id := range ids {
-		out[i] = a.partner(eps, backlogs, id)
+		out[i] = a.partner(eps, backlogs, managed, id)
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"partners": out})
 }
@@ -166,7 +203,7 @@ func (a *api) partnerEndpoint() handlerFunc {
 		}
 		backlogs, err := a.cfg.Store.PartnerBacklog(ctx, id)
 		return partnerState{eps, backlogs}, err
-	}, func(id string, st partnerState) any { return a.partner(st.eps, st.backlogs, id) })
+	}, func(id string, st partnerState) any { return a.partner(st.eps, st.backlogs, nil, id) })
 }
 
 // partnerEvents is GET /api/partners/{partnerId}/events.

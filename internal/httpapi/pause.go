@@ -15,9 +15,29 @@ import (
 	"github.com/streamops/streamops/internal/submit"
 )
 
-// errPartnerNotFound is a partner the deployment's partners file does not
-// name: nothing is delivered to it, so there is nothing to pause.
-var errPartnerNotFound = errors.New("partner not found: the deployment's partners file does not name it")
+// errPartnerNotFound is a partner neither the deployment's partners file
+// nor the store names: nothing is delivered to it, so there is nothing to
+// pause.
+var errPartnerNotFound = errors.New("partner not found: neither the partners file nor the store names it")
+
+// deliversTo is nil when something is delivered to partner id: the
+// partners file names its endpoint, or the store keeps it (not deleted);
+// else errPartnerNotFound.
+func (a *api) deliversTo(ctx context.Context, id string) error {
+	if c, ok := a.cfg.Partners[id]; ok && c.URL != "" {
+		return nil
+	}
+	if a.cfg.Registry != nil {
+		p, err := a.cfg.Registry.Get(ctx, id)
+		switch {
+		case err == nil && p.DeletedAt == nil:
+			return nil
+		case err != nil && !errors.Is(err, store.ErrNotFound):
+			return err
+		}
+	}
+	return fmt.Errorf("partner %q: %w", id, errPartnerNotFound)
+}
 
 // MaxPauseReason is the longest reason a pause keeps, in characters.
 const MaxPauseReason = 500
@@ -100,8 +120,8 @@ func (a *api) changePause(w http.ResponseWriter, r *http.Request, req any,
 	change func(ctx context.Context, id string) (store.PartnerEndpoint, bool, error),
 	changed func(ctx context.Context, ep store.PartnerEndpoint, backlog int)) {
 	id := r.PathValue("partnerId")
-	if c, ok := a.cfg.Partners[id]; !ok || c.URL == "" {
-		writeError(w, r, a.log, fmt.Errorf("partner %q: %w", id, errPartnerNotFound))
+	if err := a.deliversTo(r.Context(), id); err != nil {
+		writeError(w, r, a.log, err)
 		return
 	}
 	if err := decodeOptionalBody(w, r, req); err != nil {
@@ -121,5 +141,5 @@ func (a *api) changePause(w http.ResponseWriter, r *http.Request, req any,
 	if did {
 		changed(r.Context(), ep, backlogs[id].Count)
 	}
-	writeJSON(w, http.StatusOK, a.partner(map[string]store.PartnerEndpoint{id: ep}, backlogs, id))
+	writeJSON(w, http.StatusOK, a.partner(map[string]store.PartnerEndpoint{id: ep}, backlogs, nil, id))
 }

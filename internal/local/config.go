@@ -102,6 +102,10 @@ type Config struct {
 	// PartnersFile lists the partner endpoints of the outbox relay (env
 	// STREAMOPS_PARTNERS_FILE). Default: none.
 	PartnersFile string
+	// PartnersRefresh is how long the outbox relay serves one read of the
+	// partners kept in the store (env STREAMOPS_PARTNERS_REFRESH).
+	// Default partners.DefaultRefresh.
+	PartnersRefresh time.Duration
 
 	// StoreFlushInterval chooses how the embedded store persists (env
 	// STREAMOPS_STORE_FLUSH_INTERVAL, a Go duration). Default 0: every
@@ -195,6 +199,7 @@ func ConfigFromEnv() (Config, error) {
 		PartnerTokens:         c.Tokens.Partner,
 		ProvidersFile:         c.Providers.ProvidersFile,
 		PartnersFile:          c.Partners.PartnersFile,
+		PartnersRefresh:       c.Partners.Refresh.Duration(),
 		StoreFlushInterval:    c.StoreFlushInterval.Duration(),
 		StoreOperationTimeout: c.StoreTimeout.OperationTimeout.Duration(),
 		EventTTL:              c.Retention.EventsTTL.Duration(),

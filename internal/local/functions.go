@@ -190,7 +190,7 @@ func (w *wiring) outboxRelay() (ScheduledFunction, error) {
 		return nil, err
 	}
 	f, err := handlers.OutboxRelay(a, w.partners, provider.EnvSecrets{Prefix: "PARTNER_SECRET_", Lookup: w.cfg.Getenv},
-		w.cfg.ScheduleInterval, w.cfg.Backpressure.MaxHold.Duration())
+		w.cfg.PartnersRefresh, w.cfg.ScheduleInterval, w.cfg.Backpressure.MaxHold.Duration())
 	return tracedEvent(a, f), err
 }
 

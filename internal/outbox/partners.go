@@ -46,6 +46,11 @@ func LoadPartners(path string) (map[string]Partner, error) {
 // a day. Below it the gap between two sends would not be a duration.
 const MinRateLimit = 1.0 / 86400
 
+// Validate reports the first bad field of p, as "field: reason" (the
+// field named as in the partners file's JSON): the partners file's rules,
+// which partners managed at run time (package partners) follow too.
+func (p Partner) Validate() error { return p.validate() }
+
 // validate reports the first bad field, as "field: reason".
 func (p Partner) validate() error {
 	switch {

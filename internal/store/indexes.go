@@ -137,6 +137,11 @@ var Indexes = []IndexSpec{
 	{Collection: CollPartnerEvents, Name: "expire_at_1", Keys: asc("expire_at"), TTLSeconds: &expireAtDate},
 	{Collection: CollPartnerEvents, Name: "entity_metadata.entity_id_1_entity_metadata.entity_type_1", Keys: asc("entity_metadata.entity_id", "entity_metadata.entity_type")},
 
+	// partners: the directory's read of every partner that exists, by
+	// id. No retention rule: a partner is kept while it exists, and a
+	// deleted one (deleted_at set) is kept as its history.
+	{Collection: CollPartners, Name: "idx_deleted_id", Keys: asc("deleted_at", "_id")},
+
 	// The personal-data vault: a subject's key goes when no copy of its
 	// data can remain (expire_at, see PIISubject.ExpireAt); a
 	// resolution's record is kept as long as the archive.

@@ -122,6 +122,11 @@ func NewInMemory(st Store) (*Vault, error) {
 	return New(Config{Store: st, Wrapper: k, IndexKey: k.IndexKey()})
 }
 
+// Wrapper is the key-encryption key the vault wraps its subjects' keys
+// with (the local key file, AWS KMS): partners' signing secrets (package
+// partners) are sealed with it too, so one key mechanism guards both.
+func (v *Vault) Wrapper() Wrapper { return v.cfg.Wrapper }
+
 // Errors of a resolution.
 var (
 	// ErrErased: the reference's subject was erased (or its key expired

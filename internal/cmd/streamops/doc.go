@@ -15,6 +15,11 @@
 //	streamops outbox show ID          GET /api/outbox/{id}, its delivery log as a table
 //	streamops outbox requeue ID       POST /api/outbox/{id}/requeue
 //	streamops outbox resend ID        POST /api/outbox/{id}/resend
+//	streamops partners create ID …    POST /api/partners: prints the signing secret once
+//	streamops partners update ID …    PATCH /api/partners/{id}: the flags given only
+//	streamops partners rotate ID      POST /api/partners/{id}/secrets/rotate
+//	streamops partners disable|enable POST /api/partners/{id}/disable, …/enable
+//	streamops partners delete ID      DELETE /api/partners/{id}: the waiting deliveries cancelled
 //	streamops partners requeue ID     POST /api/partners/{id}/requeue: count, ask, confirm
 //	streamops rerun [-from-step S] WF  POST /api/workflows/{id}/rerun: a new attempt
 //	streamops trace [-json] TRACE_ID  GET /api/traces/{traceId}, printed as a tree

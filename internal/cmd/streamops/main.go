@@ -36,6 +36,15 @@ const usage = `usage: streamops <command> [flags]
   outbox show ID              one outbox entry and its delivery log, as a table
   outbox requeue ID…          requeue dead-lettered outbox entries: a new round of attempts each
   outbox resend ID…           send completed outbox entries again: a new round each
+  partners create ID -endpoint URL [-name N] [-rate-limit R] [-max-in-flight M] [-subscriptions JSON]
+                              create a partner kept in the store; prints its signing secret once
+  partners update ID [-endpoint URL] [-name N] [-rate-limit R|none] [-max-in-flight M|none] [-version V] …
+                              change the settings given, at once on every relay
+  partners rotate ID [-overlap 24h]
+                              a new signing secret, shown once; the old ones sign beside it for the overlap
+  partners disable ID [-reason R], partners enable ID
+                              stop every delivery to a partner (its entries wait), and resume them
+  partners delete ID          delete a partner (its history kept); cancels and counts its waiting deliveries
   partners requeue ID [-event-type T] [-since T] [-until T] [-yes]
                               requeue a partner's dead letters after their count (asks, or -yes)
   partners pause ID [-reason R]

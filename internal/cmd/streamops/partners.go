@@ -12,14 +12,25 @@ import (
 	"github.com/streamops/streamops/internal/httpapi"
 )
 
-// partnersCmd is `streamops partners pause ID [-reason R]`,
+// partnersCmd is `streamops partners create|update|rotate|disable|enable|delete ID …`
+// (the partners kept in the store), `streamops partners pause ID [-reason R]`,
 // `streamops partners resume ID`, `streamops partners requeue ID …` and
 // `streamops partners test ID [-event-type T]`.
 func partnersCmd(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	if len(args) == 0 || strings.HasPrefix(args[0], "-") {
-		return fmt.Errorf("name a subcommand: pause, resume, requeue, test")
+		return fmt.Errorf("name a subcommand: %s", partnerSubcommands)
 	}
 	switch sub := args[0]; sub {
+	case "create":
+		return partnersCreate(ctx, args[1:], stdout, stderr)
+	case "update":
+		return partnersUpdate(ctx, args[1:], stdout, stderr)
+	case "rotate":
+		return partnersRotate(ctx, args[1:], stdout, stderr)
+	case "disable":
+		return partnersDisable(ctx, args[1:], stdout, stderr)
+	case "enable", "delete":
+		return partnersEnableOrDelete(ctx, sub, args[1:], stdout, stderr)
 	case "pause", "resume":
 		return pauseOrResume(ctx, sub, args[1:], stdout, stderr)
 	case "requeue":
@@ -27,9 +38,12 @@ func partnersCmd(ctx context.Context, args []string, stdin io.Reader, stdout, st
 	case "test":
 		return partnersTest(ctx, args[1:], stdout, stderr)
 	default:
-		return fmt.Errorf("unknown subcommand %q: pause, resume, requeue, test", sub)
+		return fmt.Errorf("unknown subcommand %q: %s", sub, partnerSubcommands)
 	}
 }
+
+// partnerSubcommands names the subcommands of streamops partners.
+const partnerSubcommands = "pause, resume, requeue, test, create, update, rotate, disable, enable, delete"
 
 // partnerState is the part of a partner's endpoint view that pause and
 // resume print.
