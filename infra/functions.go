@@ -55,6 +55,10 @@ type functionSpec struct {
 	// resolves: the function opens references where a step needs the
 	// value, and so may unwrap a subject's key (kms:Decrypt).
 	resolves bool
+	// opensPartnerSecrets: the function opens the signing secrets of the
+	// partners kept in the store (sealed with the same key), and so may
+	// kms:Decrypt with a partner secret's subject alone.
+	opensPartnerSecrets bool
 	// asyncRetries and asyncMaxAge configure Lambda's retries of the
 	// asynchronous invocations EventBridge Scheduler makes; zero for the
 	// synchronous (API Gateway) and event-source-mapped functions.
@@ -97,8 +101,10 @@ func functionSpecs() []functionSpec {
 		// email or phone (the index), and nothing it answers is resolved.
 		tokenises: true,
 		// POST /api/partners/{partnerId}/test signs its example with the
-		// partner's secrets, as outbox-relay signs a delivery.
-		secretPrefixes: []string{secretPrefixPartner},
+		// partner's secrets, as outbox-relay signs a delivery: the file's
+		// in Secrets Manager, a stored partner's sealed with the key.
+		secretPrefixes:      []string{secretPrefixPartner},
+		opensPartnerSecrets: true,
 	}, {
 		name:        fnWorkflowProcessor,
 		description: "run workflow steps from the workflows topic",

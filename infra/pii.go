@@ -21,6 +21,9 @@ import (
 //     secret;
 //   - a function that resolves (opens a reference where a step needs the
 //     value) may kms:Decrypt with the key, under the same condition;
+//   - a function that opens the signing secrets of the partners kept in
+//     the store (the api's test send) may kms:Decrypt only a partner
+//     secret's subject (partnerSecretSubjects), not a data subject's;
 //   - no other function may do either, and no role gets kms:ReEncrypt*,
 //     kms:GenerateDataKey* or secretsmanager:DescribeSecret (the CDK's
 //     grantEncrypt and grantRead would add them);
@@ -43,7 +46,8 @@ const piiIndexSecretName = "streamops/pii-index-key"
 type piiKeys struct {
 	key         awskms.Key
 	indexSecret awssecretsmanager.Secret
-	// resolvers are the roles use gave kms:Decrypt.
+	// resolvers are the roles use gave kms:Decrypt (of any subject, or of
+	// partner secrets only).
 	resolvers []awsiam.IRole
 }
 
@@ -101,8 +105,18 @@ func (k *piiKeys) use(fn awslambda.Function, spec functionSpec) {
 	if spec.resolves {
 		fn.AddToRolePolicy(k.keyStatement("UnwrapSubjectKeys", "kms:Decrypt"))
 		k.resolvers = append(k.resolvers, fn.Role())
+	} else if spec.opensPartnerSecrets {
+		st := k.keyStatement("OpenPartnerSecrets", "kms:Decrypt")
+		st.AddCondition(jsii.String("StringLike"), map[string]any{"kms:EncryptionContext:" + piiContextKey: partnerSecretSubjects})
+		fn.AddToRolePolicy(st)
+		k.resolvers = append(k.resolvers, fn.Role())
 	}
 }
+
+// partnerSecretSubjects matches the encryption-context subject under which
+// internal/partners seals a stored partner's signing secret
+// ("partner-secret:<partner>/<secret>").
+const partnerSecretSubjects = "partner-secret:*"
 
 // denyDecryptToAllButResolvers adds the key policy statement that makes
 // the resolvers' roles the only principals that can decrypt with the key,

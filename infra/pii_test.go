@@ -16,6 +16,9 @@ import (
 var (
 	piiTokenisers = []string{fnWebhook, fnAPI, fnWorkflowProcessor, fnTaskProcessor}
 	piiResolvers  = []string{fnTaskProcessor, fnOutboxRelay}
+	// piiSecretOpeners may decrypt with the key only a partner secret's
+	// subject (the api's test send to a stored partner).
+	piiSecretOpeners = []string{fnAPI}
 )
 
 func TestPersonalDataKeyIsSymmetricRotatedRetainedAndAliased(t *testing.T) {
@@ -51,7 +54,7 @@ func TestPersonalDataKeyPolicyLetsOnlyTheResolversDecrypt(t *testing.T) {
 	_, raw := stackTemplate(t)
 	key := resources(raw, "AWS::KMS::Key")[onlyID(t, raw, "AWS::KMS::Key", "PersonalDataKey")]
 	var want []string
-	for _, name := range piiResolvers {
+	for _, name := range slices.Concat(piiResolvers, piiSecretOpeners) {
 		fn := resources(raw, "AWS::Lambda::Function")[functionID(t, raw, name)]
 		want = append(want, "getatt:"+props(fn)["Role"].(map[string]any)["Fn::GetAtt"].([]any)[0].(string)+".Arn")
 	}
@@ -121,12 +124,13 @@ func TestOnlyTokenisersEncryptAndOnlyResolversDecryptPersonalData(t *testing.T) 
 		t.Run(name, func(t *testing.T) {
 			stmts, _ := roleStatements(t, raw, name)
 			tokenises, resolves := slices.Contains(piiTokenisers, name), slices.Contains(piiResolvers, name)
+			opens := slices.Contains(piiSecretOpeners, name)
 			checks := []struct {
 				action, resource string
 				want             bool
 			}{
 				{"kms:Encrypt", key, tokenises},
-				{"kms:Decrypt", key, resolves},
+				{"kms:Decrypt", key, resolves || opens},
 				{"kms:ReEncryptFrom", key, false},
 				{"kms:ReEncryptTo", key, false},
 				{"kms:GenerateDataKey", key, false},
@@ -152,6 +156,10 @@ func TestOnlyTokenisersEncryptAndOnlyResolversDecryptPersonalData(t *testing.T) 
 				null, _ := s.conditions["Null"].(map[string]any)
 				if null["kms:EncryptionContext:"+piiContextKey] != "false" {
 					t.Errorf("%v on the key without requiring the %s encryption context: %v", s.actions, piiContextKey, s.conditions)
+				}
+				like, _ := s.conditions["StringLike"].(map[string]any)
+				if opens && !resolves && slices.Contains(s.actions, "kms:Decrypt") && like["kms:EncryptionContext:"+piiContextKey] != partnerSecretSubjects {
+					t.Errorf("kms:Decrypt on the key for more than partner secrets (%s): %v", partnerSecretSubjects, s.conditions)
 				}
 			}
 		})

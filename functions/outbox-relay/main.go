@@ -16,6 +16,7 @@ func main() {
 	app.Start("outbox-relay", func(_ context.Context, a *app.App, cfg config.OutboxRelay) (any, error) {
 		partners := app.Must(outbox.LoadPartners(cfg.Partners.PartnersFile))
 		secrets := app.Must(app.Secrets(app.PartnerSecrets, cfg.Lambda.OnLambda(), cfg.PartnerSecrets.Prefix))
-		return handlers.OutboxRelay(a, partners, secrets, cfg.Partners.Refresh.Duration(), cfg.Schedule.Period.Duration(), cfg.Backpressure.MaxHold.Duration())
+		return handlers.OutboxRelay(a, handlers.RelayOptions{Partners: partners, Secrets: secrets, Refresh: cfg.Partners.Refresh.Duration(),
+			Period: cfg.Schedule.Period.Duration(), MaxHold: cfg.Backpressure.MaxHold.Duration(), DisableAfter: cfg.Backpressure.DisableAfter.Duration()})
 	})
 }

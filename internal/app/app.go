@@ -15,7 +15,9 @@ import (
 	"github.com/streamops/streamops/internal/config"
 	"github.com/streamops/streamops/internal/emit"
 	"github.com/streamops/streamops/internal/eventlog"
+	"github.com/streamops/streamops/internal/fanout"
 	"github.com/streamops/streamops/internal/metrics"
+	"github.com/streamops/streamops/internal/partners/partner"
 	"github.com/streamops/streamops/internal/provider"
 	"github.com/streamops/streamops/internal/runlog"
 	"github.com/streamops/streamops/internal/store"
@@ -43,6 +45,11 @@ type App struct {
 	// Vault seals the personal data that comes in and opens it where a
 	// step needs it (STREAMOPS_PII_*).
 	Vault *vault.Vault
+	// Partners fans every event Store stores out to the partners
+	// subscribed to it, and a replay aimed at one partner; Subscriptions
+	// are what it reads (FanOut).
+	Partners      *fanout.FanOut
+	Subscriptions fanout.Directory
 }
 
 // Config is what Open needs; NewConfig makes it of a function's
@@ -198,6 +205,10 @@ func Open(ctx context.Context, cfg Config) (*App, error) {
 	if a.Store, err = store.Open(ctx, cfg.Store); err != nil {
 		return nil, err
 	}
+	if a.Partners, a.Subscriptions, err = FanOut(a.Store, a.Logger); err != nil {
+		_ = a.Store.Close(ctx)
+		return nil, err
+	}
 	if a.Vault, err = OpenVault(ctx, cfg, a.Store, a.Logger); err != nil {
 		_ = a.Store.Close(ctx)
 		return nil, err
@@ -322,6 +333,21 @@ func NewLogger(name, level string) *slog.Logger {
 		lvl = slog.LevelError
 	}
 	return runlog.New(os.Stdout, lvl).With("function", name)
+}
+
+// FanOut makes every event st stores enqueue a delivery for each partner
+// subscribed to it (issue 35): the partners' subscriptions as the store
+// holds them, read at most once per fanout.DefaultCacheTTL, so a change
+// reaches every function within it and an insert that matches nothing
+// costs no store command.
+func FanOut(st *store.Store, log *slog.Logger) (*fanout.FanOut, fanout.Directory, error) {
+	dir := fanout.NewCached(partner.Subscriptions{Store: st}, 0, nil)
+	fo, err := fanout.New(dir, log)
+	if err != nil {
+		return nil, nil, err
+	}
+	st.SetFanOut(fo)
+	return fo, dir, nil
 }
 
 // Must ends a cold start that cannot continue, logging why first: Lambda

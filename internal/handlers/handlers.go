@@ -57,9 +57,10 @@ type APIOptions struct {
 	// outbox relay loads them), shown by GET /api/partners with the
 	// partners of Providers.
 	Partners map[string]outbox.Partner
-	// PartnerSecrets are the partners' signing secrets, as the outbox
-	// relay reads them: POST /api/partners/{partnerId}/test signs its
-	// example with them. nil: that route answers it cannot send.
+	// PartnerSecrets are the partners file's signing secrets, as the
+	// outbox relay reads them: POST /api/partners/{partnerId}/test signs
+	// its example with them, or with a stored partner's own. nil without
+	// a vault: that route answers it cannot send.
 	PartnerSecrets provider.SecretSource
 	// Objects receives exports too large to answer inline.
 	Objects objects.Store
@@ -106,13 +107,21 @@ func API(a *app.App, o APIOptions) (http.Handler, error) {
 		return nil, err
 	}
 	var registry httpapi.PartnerRegistry // nil, not a nil *partners.Registry, without a vault
+	senderSecrets := o.PartnerSecrets
 	if reg != nil {
 		registry = reg
+		// A test send signs as the relay does: with the stored partner's
+		// live secrets, the file's for one not imported.
+		dir, err := partnerDirectory(a, o.Partners, o.PartnerSecrets, 0)
+		if err != nil {
+			return nil, err
+		}
+		senderSecrets = dir
 	}
 	api := httpapi.API(httpapi.APIConfig{
 		Submit:    sub,
 		Store:     a.Store,
-		Replayer:  &history.Replayer{Store: a.Store, Emitter: a.Emitter, Logger: a.Logger},
+		Replayer:  replayer(a),
 		Exporter:  &history.Exporter{Store: a.Store, Objects: o.Objects, Logger: a.Logger},
 		Router:    rt,
 		Requeuer:  &history.Requeuer{Store: a.Store, Publisher: a.Bus},
@@ -122,9 +131,10 @@ func API(a *app.App, o APIOptions) (http.Handler, error) {
 		RequestID: apigw.RequestID,
 		Logger:    a.Logger,
 
-		Operations: opsevents.New(a.Emitter, a.Logger),
-		Subjects:   subjects(a),
-		Sender:     partnerSender(o.PartnerSecrets),
+		Operations:    opsevents.New(a.Emitter, a.Logger),
+		Subjects:      subjects(a),
+		Sender:        partnerSender(senderSecrets),
+		Subscriptions: a.Subscriptions,
 	})
 	mux := http.NewServeMux()
 	ui := console.Handler()
@@ -230,26 +240,49 @@ func partnerConfigs(partners map[string]outbox.Partner, providers *provider.Regi
 	return out, nil
 }
 
-// OutboxRelay is the outbox-relay function, delivering to partners signed
-// with secrets. With a vault, the partners are those kept in the store
-// (read again every refresh; zero: partners.DefaultRefresh) and those of
-// the partners file not imported yet; without one, the file's. period is
-// its schedule's period: each run serves until shortly before the next
-// one (outbox.Config.Period), so retries go out on seed 000's schedule
-// whatever the period. maxHold bounds partners' Retry-After holds
-// (outbox.Config.MaxHold; zero: the default).
-func OutboxRelay(a *app.App, file map[string]outbox.Partner, secrets provider.SecretSource, refresh, period, maxHold time.Duration) (ScheduledHandler, error) {
+// RelayOptions are the outbox relay's settings.
+type RelayOptions struct {
+	// Partners are the partners file's (STREAMOPS_PARTNERS_FILE), Secrets
+	// their signing secrets: with a vault the relay reads the partners
+	// kept in the store, these serving the file's not imported yet;
+	// without one, these alone.
+	Partners map[string]outbox.Partner
+	Secrets  provider.SecretSource
+	// Refresh is how often the relay reads the stored partners again
+	// (partners.DirectoryConfig.Refresh; zero: its default).
+	Refresh time.Duration
+	// Period is the schedule's period: each run serves until shortly
+	// before the next one (outbox.Config.Period), so retries go out on
+	// seed 000's schedule whatever the period.
+	Period time.Duration
+	// MaxHold bounds partners' Retry-After holds, DisableAfter how long a
+	// partner may fail before it is disabled (outbox.Config; zero: their
+	// defaults).
+	MaxHold, DisableAfter time.Duration
+}
+
+// OutboxRelay is the outbox-relay function: it delivers to the partners
+// kept in the store (and the partners file's not imported yet), signed
+// with their secrets, and disables one whose deliveries have all failed
+// for DisableAfter; without a vault, to the file's partners alone.
+func OutboxRelay(a *app.App, o RelayOptions) (ScheduledHandler, error) {
 	cfg := outbox.Config{
 		Store: a.Store, Kafka: outbox.KafkaDeliverer{Publisher: a.Bus},
-		Partners: file, PartnerDeliverer: outbox.PartnerDeliverer{Secrets: secrets, Personal: personal(a)},
-		Period: period, MaxHold: maxHold, Logger: a.Logger, Metrics: a.Metrics, Operations: opsevents.New(a.Emitter, a.Logger),
+		Partners: o.Partners, PartnerDeliverer: outbox.PartnerDeliverer{Secrets: o.Secrets, Personal: personal(a)},
+		Period: o.Period, MaxHold: o.MaxHold, DisableAfter: o.DisableAfter,
+		Logger: a.Logger, Metrics: a.Metrics, Operations: opsevents.New(a.Emitter, a.Logger),
 	}
-	dir, err := partnerDirectory(a, file, secrets, refresh)
+	dir, err := partnerDirectory(a, o.Partners, o.Secrets, o.Refresh)
 	if err != nil {
 		return nil, err
 	}
 	if dir != nil {
 		cfg.Partners, cfg.Directory, cfg.PartnerDeliverer.Secrets = nil, dir, dir
+		reg, err := partners.New(partners.Config{Store: a.Store, Wrapper: a.Vault.Wrapper(), Logger: a.Logger})
+		if err != nil {
+			return nil, err
+		}
+		cfg.Disabler = reg
 	}
 	relay, err := outbox.New(cfg)
 	if err != nil {
@@ -259,6 +292,16 @@ func OutboxRelay(a *app.App, file map[string]outbox.Partner, secrets provider.Se
 		_, err := relay.Serve(ctx, ev.Time)
 		return err
 	}), nil
+}
+
+// replayer is a's replayer: the API starts replays, the retry-sweeper
+// continues them; one aimed at a partner enqueues through a's fan-out.
+func replayer(a *app.App) *history.Replayer {
+	r := &history.Replayer{Store: a.Store, Emitter: a.Emitter, Logger: a.Logger}
+	if a.Partners != nil {
+		r.Partners = a.Partners
+	}
+	return r
 }
 
 // subjects is a's vault as the API's erasure and lookup; none when a has
@@ -299,7 +342,7 @@ func RetrySweeper(a *app.App, providers *provider.Registry, waits config.Sweep) 
 	if err != nil {
 		return nil, err
 	}
-	replayer := &history.Replayer{Store: a.Store, Emitter: a.Emitter, Logger: a.Logger}
+	replayer := replayer(a)
 	return timer(a.Name, func(ctx context.Context, _ lambdaevents.EventBridgeEvent) error {
 		_, sweepErr := sweeper.Run(ctx)
 		_, replayErr := replayer.RunDue(ctx)

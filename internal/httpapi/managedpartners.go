@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/streamops/streamops/events"
+	"github.com/streamops/streamops/internal/opsevents"
 	"net/http"
 	"time"
 
@@ -170,7 +172,17 @@ func (a *api) rotatePartnerSecret(w http.ResponseWriter, r *http.Request, p Prin
 func (a *api) disablePartner(w http.ResponseWriter, r *http.Request, p Principal) {
 	var req DisableRequest
 	a.managed(w, r, &req, http.StatusOK, func(ctx context.Context, reg PartnerRegistry) (any, error) {
-		got, err := reg.Disable(ctx, r.PathValue("partnerId"), req.Reason, p.ID)
+		id := r.PathValue("partnerId")
+		before, err := reg.Get(ctx, id)
+		if err != nil {
+			return nil, err
+		}
+		got, err := reg.Disable(ctx, id, req.Reason, p.ID)
+		if err == nil && !before.Disabled && got.DisabledAt != nil {
+			_ = a.cfg.Operations.Emit(ctx, events.PartnerDisabled, id, events.PartnerDisabledPayload{
+				PartnerID: id, Reason: got.DisabledReason, By: p.ID, DisabledAt: events.At(*got.DisabledAt),
+			}, opsevents.DisabledID(id, *got.DisabledAt))
+		}
 		return toManagedPartner(got), err
 	})
 }
@@ -179,7 +191,21 @@ func (a *api) disablePartner(w http.ResponseWriter, r *http.Request, p Principal
 func (a *api) enablePartner(w http.ResponseWriter, r *http.Request, p Principal) {
 	var none struct{} // no field: any is refused as unknown
 	a.managed(w, r, &none, http.StatusOK, func(ctx context.Context, reg PartnerRegistry) (any, error) {
-		got, err := reg.Enable(ctx, r.PathValue("partnerId"), p.ID)
+		id := r.PathValue("partnerId")
+		before, err := reg.Get(ctx, id)
+		if err != nil {
+			return nil, err
+		}
+		got, err := reg.Enable(ctx, id, p.ID)
+		if err == nil && before.Disabled {
+			backlog := 0
+			if b, err := a.cfg.Store.PartnerBacklog(ctx, id); err == nil {
+				backlog = b[id].Count
+			}
+			_ = a.cfg.Operations.Emit(ctx, events.PartnerEnabled, id, events.PartnerEnabledPayload{
+				PartnerID: id, By: p.ID, At: events.At(got.UpdatedAt), DisabledAt: events.AtPtr(before.DisabledAt), Backlog: backlog,
+			}, opsevents.EnabledID(id, got.UpdatedAt))
+		}
 		return toManagedPartner(got), err
 	})
 }

@@ -18,6 +18,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/streamops/streamops/internal/httpapi"
+	"github.com/streamops/streamops/events"
+	"github.com/streamops/streamops/internal/opsevents"
 	"github.com/streamops/streamops/internal/outbox"
 	"github.com/streamops/streamops/internal/partners"
 	"github.com/streamops/streamops/internal/status"
@@ -60,6 +62,7 @@ func newManagedStack(t *testing.T) *managedStack {
 	reg, err := partners.New(partners.Config{Store: env.Store, Wrapper: keys, Now: clock.Now, Logger: logger})
 	require.NoError(t, err)
 	h := httpapi.API(httpapi.APIConfig{Store: env.Store, Logger: logger, Partners: testPartners, Registry: reg,
+		Operations: opsevents.New(env.Emitter, logger),
 		Auth: httpapi.TokenAuth{AdminToken: adminToken, PartnerTokens: map[string]string{"acme-token": "acme"},
 			Tokens: map[string]httpapi.Principal{"alice-token": httpapi.AdminPrincipal("alice")}}})
 	return &managedStack{apiStack: &apiStack{Env: env, handler: h}, registry: reg, keys: keys, clock: clock, logs: logs}
@@ -357,4 +360,90 @@ func verifiesWith(t *testing.T, secret string, body []byte, h http.Header) bool 
 	wh, err := standardwebhooks.NewWebhook(secret)
 	require.NoError(t, err)
 	return wh.Verify(body, h) == nil
+}
+
+// TestDisableAndEnableEmitTheirEventOncePerChange: an operator's disable
+// emits partner.disabled with the reason, a second disable of a disabled
+// partner emits nothing; enable emits partner.enabled with the backlog
+// that drains and when the disable began, once.
+func TestDisableAndEnableEmitTheirEventOncePerChange(t *testing.T) {
+	s := newManagedStack(t)
+	require.Equal(t, http.StatusCreated, s.call(t, "POST", "/api/partners", zetaBody).status)
+	_, err := s.Store.EnqueueOutbox(t.Context(), store.OutboxEntry{OutboxID: "z-1", TargetProvider: "zeta", Payload: store.JSONDoc(`{}`)})
+	require.NoError(t, err)
+	for range 2 {
+		require.Equal(t, http.StatusOK, s.call(t, "POST", "/api/partners/zeta/disable", `{"reason":"endpoint migration"}`).status)
+	}
+	for range 2 {
+		require.Equal(t, http.StatusOK, s.call(t, "POST", "/api/partners/zeta/enable", "").status)
+	}
+	var types []events.Type
+	var disabled events.PartnerDisabledPayload
+	var enabled events.PartnerEnabledPayload
+	for _, e := range s.Env.Envelopes(t, events.TopicOperations) {
+		types = append(types, e.EventType)
+		switch e.EventType {
+		case events.PartnerDisabled:
+			require.NoError(t, json.Unmarshal(e.Payload, &disabled))
+		case events.PartnerEnabled:
+			require.NoError(t, json.Unmarshal(e.Payload, &enabled))
+		}
+	}
+	assert.Equal(t, []events.Type{events.PartnerDisabled, events.PartnerEnabled}, types)
+	assert.Equal(t, "endpoint migration", disabled.Reason)
+	assert.Equal(t, httpapi.AdminTokenName, disabled.By)
+	assert.Equal(t, 1, enabled.Backlog, "the entry that waited")
+	require.NotNil(t, enabled.DisabledAt)
+	assert.Equal(t, disabled.DisabledAt.Time, enabled.DisabledAt.Time)
+}
+
+// TestATestSendToAStoredPartnerIsSignedWithItsOwnSecret: POST
+// /api/partners/{partnerId}/test finds a partner kept in the store (none
+// in the partners file) and signs with the secret its create answered,
+// as the relay's directory opens it; a deleted partner is 404.
+func TestATestSendToAStoredPartnerIsSignedWithItsOwnSecret(t *testing.T) {
+	s := newManagedStack(t)
+	var mu sync.Mutex
+	var got []*http.Request
+	var bodies [][]byte
+	endpoint := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		mu.Lock()
+		got, bodies = append(got, r), append(bodies, b)
+		mu.Unlock()
+		w.WriteHeader(http.StatusNoContent)
+	}))
+	t.Cleanup(endpoint.Close)
+	created, err := s.registry.Create(t.Context(), partners.Spec{ID: "theta", Name: "Theta", URL: endpoint.URL}, "alice")
+	require.NoError(t, err)
+	dir, err := partners.NewDirectory(partners.DirectoryConfig{Store: s.Store, Wrapper: s.keys})
+	require.NoError(t, err)
+	h := httpapi.API(httpapi.APIConfig{Store: s.Store, Logger: slog.New(slog.DiscardHandler), Registry: s.registry,
+		Sender: relaySender{outbox.PartnerDeliverer{Secrets: dir, Timeout: 2 * time.Second}},
+		Auth:   httpapi.TokenAuth{AdminToken: adminToken}})
+	call := func(path string) (int, map[string]any) {
+		r := httptest.NewRequest(http.MethodPost, path, strings.NewReader(`{"eventType":"workflow.completed"}`))
+		r.Header.Set("Authorization", "Bearer "+adminToken)
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, r)
+		var body map[string]any
+		_ = json.Unmarshal(w.Body.Bytes(), &body)
+		return w.Code, body
+	}
+
+	code, body := call("/api/partners/theta/test")
+	require.Equal(t, http.StatusOK, code, "%v", body)
+	assert.Equal(t, true, body["delivered"])
+	mu.Lock()
+	require.Len(t, got, 1)
+	wh, err := standardwebhooks.NewWebhook(created.Secret.Value)
+	require.NoError(t, err)
+	assert.NoError(t, wh.Verify(bodies[0], got[0].Header), "signed with the secret the create answered")
+	mu.Unlock()
+
+	_, err = s.registry.Delete(t.Context(), "theta", "alice")
+	require.NoError(t, err)
+	code, body = call("/api/partners/theta/test")
+	assert.Equal(t, http.StatusNotFound, code)
+	assert.Equal(t, "partner_not_found", body["error"].(map[string]any)["code"], "%v", body)
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/streamops/streamops/events"
 	"github.com/streamops/streamops/internal/fault"
+	"github.com/streamops/streamops/internal/store"
 	"github.com/streamops/streamops/internal/submit"
 )
 
@@ -107,9 +108,9 @@ type TestSendResponse struct {
 // attempt.
 func (a *api) testPartner(w http.ResponseWriter, r *http.Request, p Principal) {
 	id := r.PathValue("partnerId")
-	c, ok := a.cfg.Partners[id]
-	if !ok || c.URL == "" {
-		writeError(w, r, a.log, fmt.Errorf("partner %q: %w", id, errPartnerNotFound))
+	c, err := a.testTarget(r.Context(), id)
+	if err != nil {
+		writeError(w, r, a.log, err)
 		return
 	}
 	var req TestSendRequest
@@ -174,4 +175,25 @@ func testEvent(t events.Type) (json.RawMessage, string, error) {
 		return nil, "", fmt.Errorf("example of %s: %v", t, err)
 	}
 	return body, id, nil
+}
+
+// testTarget is the endpoint a test send goes to: the partner kept in the
+// store (Registry), else the partners file's; a deleted partner, or one
+// with no delivery URL, is errPartnerNotFound.
+func (a *api) testTarget(ctx context.Context, id string) (PartnerConfig, error) {
+	if a.cfg.Registry != nil {
+		got, err := a.cfg.Registry.Get(ctx, id)
+		switch {
+		case err == nil && got.DeletedAt == nil:
+			return PartnerConfig{ID: id, Name: got.Name, URL: got.URL}, nil
+		case err == nil: // deleted: the store's copy wins over the file's
+			return PartnerConfig{}, fmt.Errorf("partner %q: %w (deleted)", id, errPartnerNotFound)
+		case !errors.Is(err, store.ErrNotFound):
+			return PartnerConfig{}, err
+		}
+	}
+	if c, ok := a.cfg.Partners[id]; ok && c.URL != "" {
+		return c, nil
+	}
+	return PartnerConfig{}, fmt.Errorf("partner %q: %w", id, errPartnerNotFound)
 }

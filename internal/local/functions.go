@@ -11,6 +11,7 @@ import (
 	"github.com/streamops/streamops/internal/bus"
 	"github.com/streamops/streamops/internal/config"
 	"github.com/streamops/streamops/internal/emit"
+	"github.com/streamops/streamops/internal/fanout"
 	"github.com/streamops/streamops/internal/handlers"
 	"github.com/streamops/streamops/internal/handlers/streamhandlers"
 	"github.com/streamops/streamops/internal/objects/s3bucket"
@@ -37,18 +38,21 @@ type functions struct {
 // builds them. The handlers themselves are built by package handlers, as the
 // Lambda mains build them; only where settings come from differs.
 type wiring struct {
-	cfg       Config
-	opts      options
-	store     *store.Store
-	vault     *vault.Vault
-	bus       *bus.Client
-	log       *slog.Logger
-	providers *provider.Registry
-	partners  map[string]outbox.Partner // STREAMOPS_PARTNERS_FILE, loaded by build
-	secrets   map[string]string         // webhook secrets by provider
-	admin     string
-	emitters  []*emit.Emitter // every function's, for Shutdown to flush their held-back marks
-	tracers   []*tracing.Provider
+	cfg   Config
+	opts  options
+	store *store.Store
+	vault *vault.Vault
+	// fanOut and subscriptions are the shared store's fan-out.
+	fanOut        *fanout.FanOut
+	subscriptions fanout.Directory
+	bus           *bus.Client
+	log           *slog.Logger
+	providers     *provider.Registry
+	partners      map[string]outbox.Partner // STREAMOPS_PARTNERS_FILE, loaded by build
+	secrets       map[string]string         // webhook secrets by provider
+	admin         string
+	emitters      []*emit.Emitter // every function's, for Shutdown to flush their held-back marks
+	tracers       []*tracing.Provider
 }
 
 // app is what app.Open gives the Lambda of function name: the shared store
@@ -73,7 +77,7 @@ func (w *wiring) app(name string) (*app.App, error) {
 	}
 	w.tracers = append(w.tracers, p)
 	return &app.App{Name: name, Logger: log, Store: w.store, Bus: producer, Emitter: em, Tracing: p,
-		EventLog: w.cfg.EventLog, Vault: w.vault}, nil
+		EventLog: w.cfg.EventLog, Vault: w.vault, Partners: w.fanOut, Subscriptions: w.subscriptions}, nil
 }
 
 // traced runs each invocation of f with the function's span provider in
@@ -189,8 +193,9 @@ func (w *wiring) outboxRelay() (ScheduledFunction, error) {
 	if err != nil {
 		return nil, err
 	}
-	f, err := handlers.OutboxRelay(a, w.partners, provider.EnvSecrets{Prefix: "PARTNER_SECRET_", Lookup: w.cfg.Getenv},
-		w.cfg.PartnersRefresh, w.cfg.ScheduleInterval, w.cfg.Backpressure.MaxHold.Duration())
+	f, err := handlers.OutboxRelay(a, handlers.RelayOptions{Partners: w.partners,
+		Secrets: provider.EnvSecrets{Prefix: "PARTNER_SECRET_", Lookup: w.cfg.Getenv}, Refresh: w.cfg.PartnersRefresh,
+		Period: w.cfg.ScheduleInterval, MaxHold: w.cfg.Backpressure.MaxHold.Duration(), DisableAfter: w.cfg.Backpressure.DisableAfter.Duration()})
 	return tracedEvent(a, f), err
 }
 

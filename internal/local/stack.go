@@ -22,6 +22,7 @@ import (
 	"github.com/streamops/streamops/internal/app"
 	"github.com/streamops/streamops/internal/bus"
 	"github.com/streamops/streamops/internal/emit"
+	"github.com/streamops/streamops/internal/fanout"
 	"github.com/streamops/streamops/internal/outbox"
 	"github.com/streamops/streamops/internal/provider"
 	"github.com/streamops/streamops/internal/runlog"
@@ -42,8 +43,12 @@ type Stack struct {
 	kafka   bus.Config // how the producer and the consumers reach brokers
 	store   *store.Store
 	vault   *vault.Vault
-	backing interface{ Close() error } // the embedded store's persistence; nil with MongoDB
-	bus     *bus.Client
+	// partners and subscriptions are the store's fan-out (app.FanOut),
+	// shared by every function as the store is.
+	partners      *fanout.FanOut
+	subscriptions fanout.Directory
+	backing       interface{ Close() error } // the embedded store's persistence; nil with MongoDB
+	bus           *bus.Client
 	// emitters are the functions' emitters, whose held-back "published"
 	// marks Shutdown writes before the store closes.
 	emitters []*emit.Emitter
@@ -136,6 +141,9 @@ func Start(ctx context.Context, cfg Config, opts ...Option) (_ *Stack, err error
 	if s.store, err = store.Open(ctx, storeCfg); err != nil {
 		return nil, err
 	}
+	if s.partners, s.subscriptions, err = app.FanOut(s.store, s.log.With("function", "fanout")); err != nil {
+		return nil, err
+	}
 	// The vault's key file sits beside the data it opens, also when the
 	// store is a MongoDB.
 	if s.vault, err = app.OpenVault(ctx, app.Config{Store: store.Config{DataDir: cfg.DataDir}}, s.store, s.log.With("function", "vault")); err != nil {
@@ -151,7 +159,7 @@ func Start(ctx context.Context, cfg Config, opts ...Option) (_ *Stack, err error
 		s.log.Info("personal-data key rotated: every data subject's key is wrapped by the new generation",
 			"rewrapped", st.Rewrapped, "skipped", st.Skipped)
 	}
-	w := &wiring{cfg: cfg, opts: o, store: s.store, vault: s.vault, bus: s.bus, log: s.log, providers: s.providers,
+	w := &wiring{cfg: cfg, opts: o, store: s.store, vault: s.vault, fanOut: s.partners, subscriptions: s.subscriptions, bus: s.bus, log: s.log, providers: s.providers,
 		secrets: s.secrets, admin: s.admin}
 	fns, err := w.build(ctx)
 	s.emitters, s.tracers = w.emitters, w.tracers

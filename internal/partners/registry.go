@@ -38,10 +38,8 @@ type Config struct {
 	// Providers, when set, refuses as a partner id the name of a partner
 	// provider whose partnerId is another (provider.Registry.CheckPartnerID).
 	Providers *provider.Registry
-	// CheckSubscription, when set, refuses a subscription its matcher
-	// cannot evaluate (subscribe.Compile's error): the integrator wires it.
-	// Without it a subscription's shape is checked, not its filter's
-	// operators.
+	// CheckSubscription refuses a subscription the fan-out's matcher
+	// cannot evaluate. Default compileSubscription (subscribe.Compile).
 	CheckSubscription func(subscribe.Subscription) error
 	// MaxOverlap bounds a rotation's overlap. Default DefaultMaxOverlap.
 	MaxOverlap time.Duration
@@ -52,6 +50,9 @@ type Config struct {
 }
 
 func (c *Config) setDefaults() {
+	if c.CheckSubscription == nil {
+		c.CheckSubscription = compileSubscription
+	}
 	if c.MaxOverlap == 0 {
 		c.MaxOverlap = DefaultMaxOverlap
 	}
@@ -61,6 +62,13 @@ func (c *Config) setDefaults() {
 	if c.Logger == nil {
 		c.Logger = slog.Default()
 	}
+}
+
+// compileSubscription refuses what subscribe.Compile refuses: an
+// unknown event type, an operator the filter may not use.
+func compileSubscription(s subscribe.Subscription) error {
+	_, err := subscribe.Compile(s)
+	return err
 }
 
 // Validate reports the first missing or bad field.

@@ -3,6 +3,7 @@ package partners
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/url"
 	"regexp"
@@ -78,7 +79,8 @@ func checkURL(raw string) error {
 }
 
 // checkSubscriptions checks each subscription's shape, then passes it to
-// Config.CheckSubscription (the matcher's compile) when set.
+// Config.CheckSubscription (the matcher's compile); a *subscribe.Error
+// names its own field under the subscription's.
 func (r *Registry) checkSubscriptions(subs []subscribe.Subscription) error {
 	if len(subs) > MaxSubscriptions {
 		return fieldError("subscriptions", "at most %d", MaxSubscriptions)
@@ -99,10 +101,11 @@ func (r *Registry) checkSubscriptions(subs []subscribe.Subscription) error {
 		if err := checkFilter(sub.Filter); err != nil {
 			return fieldError(at+".filter", "%v", err)
 		}
-		if r.cfg.CheckSubscription != nil {
-			if err := r.cfg.CheckSubscription(sub); err != nil {
-				return fieldError(at, "%v", err)
+		if err := r.cfg.CheckSubscription(sub); err != nil {
+			if se, ok := errors.AsType[*subscribe.Error](err); ok {
+				return fieldError(at+"."+se.Field, "%s", se.Reason)
 			}
+			return fieldError(at, "%v", err)
 		}
 	}
 	return nil

@@ -164,7 +164,12 @@ func (s *Store) UpdatePartner(ctx context.Context, p StoredPartner, expected int
 func (s *Store) SetPartnerDisabled(ctx context.Context, id string, disabled bool, reason, by string) (StoredPartner, error) {
 	set := bson.M{"disabled": disabled, "updated_at": s.now()}
 	if disabled {
-		set["disabled_at"], set["disabled_reason"], set["disabled_by"] = s.now(), reason, by
+		set["disabled_reason"], set["disabled_by"] = reason, by
+		// disabled_at is when the disable began: a second disable
+		// changes its reason, not when it began.
+		if cur, err := s.GetPartner(ctx, id); err != nil || !cur.Disabled {
+			set["disabled_at"] = s.now()
+		}
 	}
 	action := "enable"
 	if disabled {
