@@ -55,7 +55,11 @@ type PartnerEndpoint struct {
 	// (PausePartner): nothing is sent to it until ResumePartner. PausedAt,
 	// PausedBy and PauseReason describe the latest pause, ResumedAt and
 	// ResumedBy the latest resume; they stay after the state changes.
-	Paused      bool       `bson:"paused,omitempty" json:"paused"`
+	Paused bool `bson:"paused,omitempty" json:"paused"`
+	// Disabled mirrors the stored partner's disabled (SetPartnerDisabled,
+	// DisablePartnerOnce), so a claim leaves a disabled partner's entries
+	// waiting in the same read as a paused one's.
+	Disabled    bool       `bson:"disabled,omitempty" json:"disabled,omitempty"`
 	PausedAt    *time.Time `bson:"paused_at,omitempty" json:"pausedAt,omitempty"`
 	PausedBy    string     `bson:"paused_by,omitempty" json:"pausedBy,omitempty"`
 	PauseReason string     `bson:"pause_reason,omitempty" json:"pauseReason,omitempty"`
@@ -197,11 +201,11 @@ func (s *Store) BlockedPartners(ctx context.Context, now time.Time) ([]string, e
 }
 
 // blocked is BlockedPartners with when each hold among them ends (a
-// paused partner's block has no end).
+// paused or disabled partner's block has no end).
 func (s *Store) blocked(ctx context.Context, now time.Time) ([]string, map[string]time.Time, error) {
 	now = bsonTime(now)
 	docs, err := findAll[PartnerEndpoint](ctx, s.partnerEndpoints,
-		bson.M{"$or": bson.A{bson.M{"paused": true}, bson.M{"hold_until": bson.M{"$gt": now}}}},
+		bson.M{"$or": bson.A{bson.M{"paused": true}, bson.M{"disabled": true}, bson.M{"hold_until": bson.M{"$gt": now}}}},
 		options.Find().SetProjection(bson.M{"_id": 1, "paused": 1, "hold_until": 1}).SetSort(bson.D{{Key: "_id", Value: 1}}))
 	if err != nil {
 		return nil, nil, fmt.Errorf("store: blocked partners: %w", err)
@@ -210,7 +214,7 @@ func (s *Store) blocked(ctx context.Context, now time.Time) ([]string, map[strin
 	holds := map[string]time.Time{}
 	for i, d := range docs {
 		ids[i] = d.PartnerID
-		if !d.Paused && d.HoldUntil != nil {
+		if !d.Paused && !d.Disabled && d.HoldUntil != nil {
 			holds[d.PartnerID] = *d.HoldUntil
 		}
 	}

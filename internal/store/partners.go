@@ -175,7 +175,23 @@ func (s *Store) SetPartnerDisabled(ctx context.Context, id string, disabled bool
 	if disabled {
 		action = "disable"
 	}
-	return s.changePartner(ctx, action, id, nil, bson.M{"$set": set, "$inc": bson.M{"version": 1}})
+	p, err := s.changePartner(ctx, action, id, nil, bson.M{"$set": set, "$inc": bson.M{"version": 1}})
+	if err != nil {
+		return p, err
+	}
+	return p, s.mirrorDisabled(ctx, id, disabled)
+}
+
+// mirrorDisabled records a partner's disabled in its endpoint state, which
+// every claim reads (blocked): its entries wait unclaimed while it is
+// disabled, and are due again the moment it is enabled.
+func (s *Store) mirrorDisabled(ctx context.Context, id string, disabled bool) error {
+	_, err := s.partnerEndpoints.UpdateOne(ctx, bson.M{"_id": id}, bson.M{"$set": bson.M{"disabled": disabled, "updated_at": bsonTime(s.now())},
+		"$setOnInsert": bson.M{"state": status.BreakerClosed}}, options.Update().SetUpsert(true))
+	if err != nil {
+		return fmt.Errorf("store: mirror partner %s disabled: %w", id, normalise(err))
+	}
+	return nil
 }
 
 // DisablePartnerOnce disables a partner that exists and is enabled, at
@@ -191,7 +207,7 @@ func (s *Store) DisablePartnerOnce(ctx context.Context, id, reason, by string, a
 		return false, fmt.Errorf("store: disable partner %s: %w", id, normalise(err))
 	}
 	if res.ModifiedCount > 0 {
-		return true, nil
+		return true, s.mirrorDisabled(ctx, id, true)
 	}
 	cur, err := s.GetPartner(ctx, id)
 	switch {

@@ -118,11 +118,33 @@ func testBreakerSaveKeepsPause(t *testing.T, open Opener) {
 	assert.False(t, eps["globex"].Paused, "a breaker save upserts an endpoint never seen, not paused")
 }
 
-// testClaimSkipsBlocked: ClaimDue and NextDueOutbox leave a paused
-// partner's entries waiting in the status they have (pending or failed,
-// attempts unchanged) and keep oldest-first order for the rest; after the
-// resume they are claimed oldest first.
+// testClaimSkipsBlocked: ClaimDue and NextDueOutbox leave the entries of
+// a paused partner, and of a disabled one, waiting in the status they have
+// (pending or failed, attempts unchanged) and keep oldest-first order for
+// the rest; after the resume (the enable) they are claimed oldest first.
 func testClaimSkipsBlocked(t *testing.T, open Opener) {
+	for _, b := range []struct {
+		name           string
+		block, unblock func(*store.Store) error
+	}{
+		{"paused", func(s *store.Store) error { _, _, err := s.PausePartner(ctx(t), "acme", "ops-1", ""); return err },
+			func(s *store.Store) error { _, _, err := s.ResumePartner(ctx(t), "acme", "ops-1"); return err }},
+		{"disabled", func(s *store.Store) error {
+			if _, err := s.CreatePartner(ctx(t), store.StoredPartner{ID: "acme", URL: "https://acme.example/", Source: store.PartnerSourceAPI}); err != nil {
+				return err
+			}
+			_, err := s.SetPartnerDisabled(ctx(t), "acme", true, "endpoint gone", "ops-1")
+			return err
+		}, func(s *store.Store) error {
+			_, err := s.SetPartnerDisabled(ctx(t), "acme", false, "", "ops-1")
+			return err
+		}},
+	} {
+		t.Run(b.name, func(t *testing.T) { claimSkipsBlocked(t, open, b.block, b.unblock) })
+	}
+}
+
+func claimSkipsBlocked(t *testing.T, open Opener, block, unblock func(*store.Store) error) {
 	clock := NewClock()
 	s := open(t, store.Config{Now: clock.Now})
 	start := clock.Now().Add(-time.Minute)
@@ -142,8 +164,7 @@ func testClaimSkipsBlocked(t *testing.T, open Opener) {
 	blocked, err := s.BlockedPartners(ctx(t), clock.Now())
 	require.NoError(t, err)
 	assert.Empty(t, blocked)
-	_, _, err = s.PausePartner(ctx(t), "acme", "ops-1", "")
-	require.NoError(t, err)
+	require.NoError(t, block(s))
 	blocked, err = s.BlockedPartners(ctx(t), clock.Now())
 	require.NoError(t, err)
 	assert.Equal(t, []string{"acme"}, blocked)
@@ -176,8 +197,7 @@ func testClaimSkipsBlocked(t *testing.T, open Opener) {
 		assert.Equal(t, want.attempts, e.Attempts, "entry %d", i)
 	}
 
-	_, _, err = s.ResumePartner(ctx(t), "acme", "ops-1")
-	require.NoError(t, err)
+	require.NoError(t, unblock(s))
 	got, err = s.ClaimDue(ctx(t), clock.Now(), time.Minute, 10)
 	require.NoError(t, err)
 	assert.Equal(t, []string{entries[0].OutboxID, entries[2].OutboxID, entries[4].OutboxID}, ids(got),

@@ -78,7 +78,7 @@ func Run(t *testing.T, open Opener) {
 		{"ABreakerSaveKeepsAPause", testBreakerSaveKeepsPause},
 		{"SaveBreakerIsACompareAndSetOnTheOpening", testSaveBreakerIsACompareAndSetOnTheOpening},
 		{"ABreakerSaveKeepsTheFailingRun", testABreakerSaveKeepsTheFailingRun},
-		{"ClaimsLeaveAPausedPartnersEntriesWaiting", testClaimSkipsBlocked},
+		{"ClaimsLeaveAPausedOrDisabledPartnersEntriesWaiting", testClaimSkipsBlocked},
 		{"PartnerBacklogCountsWhatWaits", testPartnerBacklog},
 		{"PartnerFailedForRetryQuery", testPartnerRetryQuery},
 		{"PartnerHistoryQuery", testPartnerHistory},
