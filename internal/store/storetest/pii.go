@@ -2,6 +2,7 @@ package storetest
 
 import (
 	"context"
+	"fmt"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -33,6 +34,25 @@ func testPayloadsScrubbed(t *testing.T, open Opener) {
 	entry, err := s.GetOutboxEntry(ctx(t), "ob-pii")
 	require.NoError(t, err)
 	assert.JSONEq(t, want, string(entry.Payload), "integration_outbox.payload")
+
+	// A workflow's name in a workflow event's envelope names the workflow
+	// a partner subscribed by: scrubbed by value, not redacted by its key.
+	for i, c := range []struct{ sent, want string }{
+		{`{"eventType":"workflow.completed","eventId":"evt-1","payload":{"workflowId":"wf-1","name":"Invoice Sync","email":"jane.doe@example.com"}}`,
+			`{"eventType":"workflow.completed","eventId":"evt-1","payload":{"workflowId":"wf-1","name":"Invoice Sync","email":"[REDACTED]"}}`},
+		{`{"eventType":"workflow.failed","payload":{"name":"Invoices of jane.doe@example.com"}}`,
+			`{"eventType":"workflow.failed","payload":{"name":"Invoices of [redacted:email]"}}`},
+		{`{"eventType":"task.created","payload":{"name":"Jane Doe"}}`, `{"eventType":"task.created","payload":{"name":"[REDACTED]"}}`},
+		{`{"eventType":"workflow.completed","name":"Jane Doe","payload":{"workflowId":"wf-1"}}`,
+			`{"eventType":"workflow.completed","name":"[REDACTED]","payload":{"workflowId":"wf-1"}}`},
+	} {
+		id := fmt.Sprintf("ob-named-%d", i)
+		_, err := s.EnqueueOutbox(ctx(t), store.OutboxEntry{OutboxID: id, TargetProvider: "acme", Payload: store.JSONDoc(c.sent)})
+		require.NoError(t, err)
+		entry, err := s.GetOutboxEntry(ctx(t), id)
+		require.NoError(t, err)
+		assert.JSONEq(t, c.want, string(entry.Payload), c.sent)
+	}
 
 	for name, write := range map[string]func(context.Context) error{
 		"webhook event": func(c context.Context) error {
