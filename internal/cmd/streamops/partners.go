@@ -14,8 +14,9 @@ import (
 
 // partnersCmd is `streamops partners create|update|rotate|disable|enable|delete ID …`
 // (the partners kept in the store), `streamops partners pause ID [-reason R]`,
-// `streamops partners resume ID`, `streamops partners requeue ID …` and
-// `streamops partners test ID [-event-type T]`.
+// `streamops partners resume ID`, `streamops partners requeue ID …`,
+// `streamops partners test ID [-event-type T]` and `streamops partners
+// subscriptions ID [-event-types T,… -filter JSON] [-last N]`.
 func partnersCmd(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	if len(args) == 0 || strings.HasPrefix(args[0], "-") {
 		return fmt.Errorf("name a subcommand: %s", partnerSubcommands)
@@ -37,13 +38,15 @@ func partnersCmd(ctx context.Context, args []string, stdin io.Reader, stdout, st
 		return partnersRequeue(ctx, args[1:], stdin, stdout, stderr)
 	case "test":
 		return partnersTest(ctx, args[1:], stdout, stderr)
+	case "subscriptions":
+		return partnersSubscriptions(ctx, args[1:], stdout, stderr)
 	default:
 		return fmt.Errorf("unknown subcommand %q: %s", sub, partnerSubcommands)
 	}
 }
 
 // partnerSubcommands names the subcommands of streamops partners.
-const partnerSubcommands = "pause, resume, requeue, test, create, update, rotate, disable, enable, delete"
+const partnerSubcommands = "pause, resume, requeue, test, subscriptions, create, update, rotate, disable, enable, delete"
 
 // partnerState is the part of a partner's endpoint view that pause and
 // resume print.
