@@ -59,7 +59,7 @@ func TestOpsPartnersManageAPartnerThroughTheAPI(t *testing.T) {
 		{"delete", []string{"partners", "delete", "zeta"}, 0, `^zeta deleted: 1 waiting deliveries cancelled`, ""},
 		{"delete again", []string{"partners", "delete", "zeta"}, 1, `^$`, `404 partner_not_found`},
 		{"no id", []string{"partners", "enable"}, 1, `^$`, `name one partner id`},
-		{"an unknown subcommand", []string{"partners", "list"}, 1, `^$`, `test, create, update, rotate`},
+		{"an unknown subcommand", []string{"partners", "list"}, 1, `^$`, `test, subscriptions, create, update, rotate`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			code, out, errOut := a.ops(t, "", tc.args...)
