@@ -17,8 +17,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/streamops/streamops/internal/httpapi"
 	"github.com/streamops/streamops/events"
+	"github.com/streamops/streamops/internal/httpapi"
 	"github.com/streamops/streamops/internal/opsevents"
 	"github.com/streamops/streamops/internal/outbox"
 	"github.com/streamops/streamops/internal/partners"
