@@ -86,6 +86,7 @@ func API(cfg APIConfig) http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /api/openapi.json", a.openAPI)
 	admin, any := a.authorized(true), a.authorized(false)
+	own := a.own(any)
 	mux.Handle("POST /api/workflows", admin(submitRoute(a, cfg.Submit.SubmitWorkflow)))
 	mux.Handle("GET /api/workflows/{id}", admin(getByID(a, "workflow", cfg.Store.GetWorkflow, workflowView)))
 	mux.Handle("POST /api/workflows/{id}/rerun", admin(a.rerunWorkflow))
@@ -100,17 +101,17 @@ func API(cfg APIConfig) http.Handler {
 	mux.Handle("GET /api/partners/{partnerId}/events", any(a.partnerEvents()))
 	mux.Handle("GET /api/partners/{partnerId}/endpoint", any(a.partnerEndpoint()))
 	mux.Handle("GET /api/partners", any(a.listPartners))
-	mux.Handle("POST /api/partners/{partnerId}/test", admin(a.testPartner))
+	mux.Handle("POST /api/partners/{partnerId}/test", own(a.testPartner))
 	mux.Handle("GET /api/event-types", any(a.listEventTypes))
 	a.pauseRoutes(mux, admin)
-	a.managedPartnerRoutes(mux, admin)
+	a.managedPartnerRoutes(mux, admin, own)
 	mux.Handle("GET /api/stats", admin(a.stats))
 	mux.Handle("GET /api/me", any(a.me))
 	a.deadLetterRoutes(mux, admin)
-	a.outboxRoutes(mux, admin, any)
+	a.outboxRoutes(mux, admin, any, own)
 	a.traceRoutes(mux, admin)
 	a.subjectRoutes(mux, admin)
-	a.subscriptionRoutes(mux, admin)
+	a.subscriptionRoutes(mux, own)
 	return withCorrelation(withNotFound(mux, func(w http.ResponseWriter, r *http.Request) bool {
 		if _, ok := a.authenticate(r); !ok {
 			writeError(w, r, a.log, ErrUnauthenticated)
@@ -152,6 +153,21 @@ func (a *api) authorized(adminOnly bool) func(handlerFunc) http.Handler {
 				}
 				h(w, r, p)
 			}
+		})
+	}
+}
+
+// own wraps a route on one partner ({partnerId}) for an admin
+// token or that partner's own: another partner's token is 403, whatever
+// the route would answer (a partner cannot learn whether another exists).
+func (a *api) own(any func(handlerFunc) http.Handler) func(handlerFunc) http.Handler {
+	return func(h handlerFunc) http.Handler {
+		return any(func(w http.ResponseWriter, r *http.Request, p Principal) {
+			if err := ownPartner(p, r.PathValue("partnerId")); err != nil {
+				writeError(w, r, a.log, err)
+				return
+			}
+			h(w, r, p)
 		})
 	}
 }

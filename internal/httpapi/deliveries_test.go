@@ -135,9 +135,9 @@ func TestBulkRequeueCountsFiltersAndConfirms(t *testing.T) {
 		})
 	}
 
-	resp := s.call(t, http.MethodPost, "/api/partners/acme/requeue", `{"eventType":"OR_MGMT","confirm":2}`, "Authorization", "Bearer acme-token")
-	assert.Equal(t, http.StatusForbidden, resp.status, "admins only")
-	resp = s.call(t, http.MethodPost, "/api/partners/acme/requeue", `{"eventType":"OR_MGMT","confirm":2}`)
+	resp := s.call(t, http.MethodPost, "/api/partners/acme/requeue", `{"eventType":"OR_MGMT","confirm":2}`, "Authorization", "Bearer beta-token")
+	assert.Equal(t, http.StatusForbidden, resp.status, "another partner's token resends nothing of acme's")
+	resp = s.call(t, http.MethodPost, "/api/partners/acme/requeue", `{"eventType":"OR_MGMT","confirm":2}`, "Authorization", "Bearer acme-token")
 	require.Equal(t, http.StatusAccepted, resp.status, resp.body)
 	assert.Equal(t, map[string]any{"requeued": float64(2)}, resp.body)
 	for i, id := range dead {
@@ -149,7 +149,7 @@ func TestBulkRequeueCountsFiltersAndConfirms(t *testing.T) {
 		}
 		assert.Equal(t, status.OutboxPending, e.Status)
 		assert.Zero(t, e.Attempts)
-		assert.Equal(t, "admin", e.RequeuedBy)
+		assert.Equal(t, "partner:acme", e.RequeuedBy, "the partner resent its own")
 		assert.Equal(t, 1, e.Requeues)
 	}
 	resp = s.call(t, http.MethodPost, "/api/partners/beta/requeue", `{}`)

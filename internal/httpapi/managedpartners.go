@@ -32,15 +32,16 @@ type PartnerRegistry interface {
 }
 
 // managedPartnerRoutes registers the partners kept in the store (issue
-// 35): create, read, change, delete, rotate, disable and enable. Admin
-// tokens only; without a vault (whose keys seal the secrets) each answers
-// 501 no_vault.
-func (a *api) managedPartnerRoutes(mux *http.ServeMux, admin func(handlerFunc) http.Handler) {
+// 35): create, read, change, delete, rotate, disable and enable. A
+// partner's own token may read it, change its URL and subscriptions and
+// rotate its secret (own); the rest is for admin tokens. Without a vault
+// (whose keys seal the secrets) each answers 501 no_vault.
+func (a *api) managedPartnerRoutes(mux *http.ServeMux, admin, own func(handlerFunc) http.Handler) {
 	mux.Handle("POST /api/partners", admin(a.createPartner))
-	mux.Handle("GET /api/partners/{partnerId}", admin(a.getPartner))
-	mux.Handle("PATCH /api/partners/{partnerId}", admin(a.patchPartner))
+	mux.Handle("GET /api/partners/{partnerId}", own(a.getPartner))
+	mux.Handle("PATCH /api/partners/{partnerId}", own(a.patchPartner))
 	mux.Handle("DELETE /api/partners/{partnerId}", admin(a.deletePartner))
-	mux.Handle("POST /api/partners/{partnerId}/secrets/rotate", admin(a.rotatePartnerSecret))
+	mux.Handle("POST /api/partners/{partnerId}/secrets/rotate", own(a.rotatePartnerSecret))
 	mux.Handle("POST /api/partners/{partnerId}/disable", admin(a.disablePartner))
 	mux.Handle("POST /api/partners/{partnerId}/enable", admin(a.enablePartner))
 }
@@ -134,9 +135,28 @@ func (a *api) getPartner(w http.ResponseWriter, r *http.Request, p Principal) {
 func (a *api) patchPartner(w http.ResponseWriter, r *http.Request, p Principal) {
 	var patch partner.Patch
 	a.managed(w, r, &patch, http.StatusOK, func(ctx context.Context, reg PartnerRegistry) (any, error) {
+		if err := partnerMayPatch(p, patch); err != nil {
+			return nil, err
+		}
 		got, err := reg.Update(ctx, r.PathValue("partnerId"), patch, p.ID)
 		return toManagedPartner(got), err
 	})
+}
+
+// partnerMayPatch refuses a partner's own token a change of anything but
+// its URL and subscriptions: its name, limits and the personal data it
+// may receive in clear are the operator's to set.
+func partnerMayPatch(p Principal, patch partner.Patch) error {
+	if p.Admin {
+		return nil
+	}
+	for field, set := range map[string]bool{"name": patch.Name.Set, "rateLimit": patch.RateLimit.Set,
+		"maxInFlight": patch.MaxInFlight.Set, "clearPersonalData": patch.ClearPersonalData.Set} {
+		if set {
+			return fmt.Errorf("%w: a partner's token may change its url and subscriptions, not %s", ErrForbidden, field)
+		}
+	}
+	return nil
 }
 
 // deletePartner is DELETE /api/partners/{partnerId}.

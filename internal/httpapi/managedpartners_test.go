@@ -22,6 +22,7 @@ import (
 	"github.com/streamops/streamops/internal/opsevents"
 	"github.com/streamops/streamops/internal/outbox"
 	"github.com/streamops/streamops/internal/partners"
+	"github.com/streamops/streamops/internal/partners/partner"
 	"github.com/streamops/streamops/internal/status"
 	"github.com/streamops/streamops/internal/store"
 	"github.com/streamops/streamops/internal/testenv"
@@ -62,8 +63,9 @@ func newManagedStack(t *testing.T) *managedStack {
 	reg, err := partners.New(partners.Config{Store: env.Store, Wrapper: keys, Now: clock.Now, Logger: logger})
 	require.NoError(t, err)
 	h := httpapi.API(httpapi.APIConfig{Store: env.Store, Logger: logger, Partners: testPartners, Registry: reg,
-		Operations: opsevents.New(env.Emitter, logger),
-		Auth: httpapi.TokenAuth{AdminToken: adminToken, PartnerTokens: map[string]string{"acme-token": "acme"},
+		Operations:    opsevents.New(env.Emitter, logger),
+		Subscriptions: partner.Subscriptions{Store: env.Store},
+		Auth: httpapi.TokenAuth{AdminToken: adminToken, PartnerTokens: map[string]string{"acme-token": "acme", "zeta-token": "zeta"},
 			Tokens: map[string]httpapi.Principal{"alice-token": httpapi.AdminPrincipal("alice")}}})
 	return &managedStack{apiStack: &apiStack{Env: env, handler: h}, registry: reg, keys: keys, clock: clock, logs: logs}
 }
@@ -446,4 +448,56 @@ func TestATestSendToAStoredPartnerIsSignedWithItsOwnSecret(t *testing.T) {
 	code, body = call("/api/partners/theta/test")
 	assert.Equal(t, http.StatusNotFound, code)
 	assert.Equal(t, "partner_not_found", body["error"].(map[string]any)["code"], "%v", body)
+}
+
+// TestAPartnersOwnTokenManagesItsOwnEndpointOnly: a partner's token reads
+// its stored partner, changes its URL and subscriptions, rotates its own
+// secret, tests a subscription; it may not change what the operator sets
+// (name, limits, clear personal data), create, delete, disable or enable,
+// and nothing of another partner.
+func TestAPartnersOwnTokenManagesItsOwnEndpointOnly(t *testing.T) {
+	s := newManagedStack(t)
+	require.Equal(t, http.StatusCreated, s.call(t, "POST", "/api/partners", zetaBody).status)
+	require.Equal(t, http.StatusCreated, s.call(t, "POST", "/api/partners", `{"id":"acme","url":"https://acme.example/in"}`).status)
+	zeta := []string{"Authorization", "Bearer zeta-token"}
+	for _, c := range []struct {
+		name, method, path, body string
+		status                   int
+	}{
+		{"read its own", "GET", "/api/partners/zeta", "", http.StatusOK},
+		{"change its url", "PATCH", "/api/partners/zeta", `{"url":"https://zeta.example/v3"}`, http.StatusOK},
+		{"change its subscriptions", "PATCH", "/api/partners/zeta", `{"subscriptions":[{"eventTypes":["task.*"]}]}`, http.StatusOK},
+		{"rotate its own secret", "POST", "/api/partners/zeta/secrets/rotate", `{"overlap":"1h"}`, http.StatusOK},
+		{"test its subscriptions", "POST", "/api/partners/zeta/subscriptions/test", `{"last":5}`, http.StatusOK},
+		{"change its rate limit", "PATCH", "/api/partners/zeta", `{"rateLimit":100}`, http.StatusForbidden},
+		{"change what it receives in clear", "PATCH", "/api/partners/zeta", `{"clearPersonalData":["all"]}`, http.StatusForbidden},
+		{"rename itself", "PATCH", "/api/partners/zeta", `{"name":"Zeta!"}`, http.StatusForbidden},
+		{"disable itself", "POST", "/api/partners/zeta/disable", "", http.StatusForbidden},
+		{"enable itself", "POST", "/api/partners/zeta/enable", "", http.StatusForbidden},
+		{"delete itself", "DELETE", "/api/partners/zeta", "", http.StatusForbidden},
+		{"create a partner", "POST", "/api/partners", `{"id":"eta","url":"https://eta.example/"}`, http.StatusForbidden},
+		{"read another", "GET", "/api/partners/acme", "", http.StatusForbidden},
+		{"change another's url", "PATCH", "/api/partners/acme", `{"url":"https://evil.example/"}`, http.StatusForbidden},
+		{"rotate another's secret", "POST", "/api/partners/acme/secrets/rotate", "", http.StatusForbidden},
+		{"test another's subscriptions", "POST", "/api/partners/acme/subscriptions/test", "", http.StatusForbidden},
+		{"resend another's dead letters", "POST", "/api/partners/acme/requeue", "", http.StatusForbidden},
+		{"send another a test", "POST", "/api/partners/acme/test", "", http.StatusForbidden},
+		{"a partner that does not exist", "GET", "/api/partners/nobody", "", http.StatusForbidden},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			resp := s.call(t, c.method, c.path, c.body, zeta...)
+			require.Equal(t, c.status, resp.status, resp.body)
+			if c.status == http.StatusForbidden {
+				assert.Equal(t, "forbidden", resp.body["error"].(map[string]any)["code"], resp.body)
+			}
+		})
+	}
+	got, err := s.registry.Get(t.Context(), "acme")
+	require.NoError(t, err)
+	assert.Equal(t, "https://acme.example/in", got.URL, "another partner's url unchanged")
+	got, err = s.registry.Get(t.Context(), "zeta")
+	require.NoError(t, err)
+	assert.Equal(t, "https://zeta.example/v3", got.URL)
+	assert.Equal(t, []string{"email"}, got.ClearPersonalData, "what the operator set stays")
+	assert.Len(t, got.Secrets, 2, "rotated: the new secret and the old one in its overlap")
 }

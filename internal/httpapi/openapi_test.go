@@ -780,7 +780,7 @@ func TestOpenAPIResponsesMatchTheDocument(t *testing.T) {
 		api.post(t, adminToken, "/api/partners/acme/requeue", `{"eventType":"OR_MGMT"}`, http.StatusOK)
 		api.post(t, adminToken, "/api/partners/acme/requeue", `{"confirm":7}`, http.StatusConflict)
 		api.post(t, adminToken, "/api/partners/acme/requeue", `{"since":"yesterday"}`, http.StatusBadRequest)
-		api.post(t, "acme-token", "/api/partners/acme/requeue", ``, http.StatusForbidden)
+		api.post(t, "beta-token", "/api/partners/acme/requeue", ``, http.StatusForbidden)
 		api.post(t, "nobody", "/api/partners/acme/requeue", ``, http.StatusUnauthorized)
 		api.post(t, adminToken, "/api/partners/acme/requeue", `{"confirm":1}`, http.StatusAccepted)
 		api.post(t, adminToken, "/api/outbox/"+done+"/resend", "", http.StatusAccepted)

@@ -36,13 +36,13 @@ type OutboxRequeueResponse struct {
 // outboxRoutes registers the integration_outbox routes: one entry, its
 // requeue and resend, and a partner's deliveries (readable by its own
 // partner token too) and their bulk requeue.
-func (a *api) outboxRoutes(mux *http.ServeMux, admin, any func(handlerFunc) http.Handler) {
+func (a *api) outboxRoutes(mux *http.ServeMux, admin, any, own func(handlerFunc) http.Handler) {
 	mux.Handle("GET /api/outbox/{id}", admin(getByID(a, "outbox entry", a.cfg.Store.GetOutboxEntry,
 		func(e store.OutboxEntry) OutboxEntryResponse { return toOutboxEntry(e, true) })))
 	mux.Handle("POST /api/outbox/{id}/requeue", admin(a.requeueOutboxEntry()))
 	mux.Handle("POST /api/outbox/{id}/resend", admin(a.resendOutboxEntry()))
 	mux.Handle("GET /api/partners/{partnerId}/deliveries", any(a.partnerDeliveries))
-	mux.Handle("POST /api/partners/{partnerId}/requeue", admin(a.requeuePartnerDeliveries))
+	mux.Handle("POST /api/partners/{partnerId}/requeue", own(a.requeuePartnerDeliveries))
 }
 
 // requeueOutboxEntry is POST /api/outbox/{id}/requeue: the operator's

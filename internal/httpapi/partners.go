@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"maps"
 	"net/http"
@@ -130,12 +131,21 @@ func (a *api) partner(eps map[string]store.PartnerEndpoint, backlogs map[string]
 	return v
 }
 
-// managedPartners are the partners the store keeps, by id, for an admin;
-// none without a registry or for a partner token (its own view is a later
-// route).
+// managedPartners are the partners the store keeps, by id: every one for
+// an admin, its own for a partner token; none without a registry.
 func (a *api) managedPartners(ctx context.Context, p Principal) (map[string]partner.View, error) {
 	out := map[string]partner.View{}
-	if a.cfg.Registry == nil || !p.Admin {
+	switch {
+	case a.cfg.Registry == nil:
+		return out, nil
+	case !p.Admin:
+		own, err := a.cfg.Registry.Get(ctx, p.PartnerID)
+		switch {
+		case err == nil:
+			out[own.ID] = own
+		case !errors.Is(err, store.ErrNotFound):
+			return nil, err
+		}
 		return out, nil
 	}
 	list, err := a.cfg.Registry.List(ctx)
@@ -192,9 +202,11 @@ func (a *api) listPartners(w http.ResponseWriter, r *http.Request, p Principal) 
 type partnerState struct {
 	eps      map[string]store.PartnerEndpoint
 	backlogs map[string]store.Backlog
+	managed  map[string]partner.View
 }
 
-// partnerEndpoint is GET /api/partners/{partnerId}/endpoint.
+// partnerEndpoint is GET /api/partners/{partnerId}/endpoint: with the
+// stored partner's view when the store keeps it (why it is disabled).
 func (a *api) partnerEndpoint() handlerFunc {
 	return partnerRoute(a, func(ctx context.Context, id string) (partnerState, error) {
 		eps, err := a.cfg.Store.PartnerEndpoints(ctx, id)
@@ -202,8 +214,20 @@ func (a *api) partnerEndpoint() handlerFunc {
 			return partnerState{}, err
 		}
 		backlogs, err := a.cfg.Store.PartnerBacklog(ctx, id)
-		return partnerState{eps, backlogs}, err
-	}, func(id string, st partnerState) any { return a.partner(st.eps, st.backlogs, nil, id) })
+		if err != nil {
+			return partnerState{}, err
+		}
+		managed := map[string]partner.View{}
+		if a.cfg.Registry != nil {
+			switch m, err := a.cfg.Registry.Get(ctx, id); {
+			case err == nil:
+				managed[id] = m
+			case !errors.Is(err, store.ErrNotFound):
+				return partnerState{}, err
+			}
+		}
+		return partnerState{eps, backlogs, managed}, nil
+	}, func(id string, st partnerState) any { return a.partner(st.eps, st.backlogs, st.managed, id) })
 }
 
 // partnerEvents is GET /api/partners/{partnerId}/events.
@@ -237,5 +261,5 @@ func ownPartner(p Principal, partnerID string) error {
 	if p.Admin || p.PartnerID == partnerID {
 		return nil
 	}
-	return fmt.Errorf("%w: a token of partner %q cannot read partner %q", ErrForbidden, p.PartnerID, partnerID)
+	return fmt.Errorf("%w: a token of partner %q cannot read or change partner %q", ErrForbidden, p.PartnerID, partnerID)
 }

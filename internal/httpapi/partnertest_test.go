@@ -121,7 +121,7 @@ func TestPartnerTestSendsASignedExampleAndReportsTheAnswer(t *testing.T) {
 	h := httpapi.API(httpapi.APIConfig{Store: env.Store, Partners: partners,
 		Logger: slog.New(slog.NewJSONHandler(&logs, nil)),
 		Sender: relaySender{outbox.PartnerDeliverer{Secrets: staticSecrets{"ok": {oldS, newS}, "failing": {newS}, "gone": {newS}}, Timeout: 2 * time.Second}},
-		Auth:   httpapi.TokenAuth{AdminToken: adminToken, PartnerTokens: map[string]string{"ok-token": "ok"}}})
+		Auth:   httpapi.TokenAuth{AdminToken: adminToken, PartnerTokens: map[string]string{"ok-token": "ok", "failing-token": "failing"}}})
 
 	send := func(t *testing.T, token, partner, body string) (int, map[string]any) {
 		r := httptest.NewRequest(http.MethodPost, "/api/partners/"+partner+"/test", strings.NewReader(body))
@@ -175,7 +175,9 @@ func TestPartnerTestSendsASignedExampleAndReportsTheAnswer(t *testing.T) {
 			check: func(t *testing.T, out map[string]any) { assert.Equal(t, "validation_failed", errCode(out)) }},
 		{name: "unknown field", token: adminToken, partner: "ok", body: `{"type":"task.created"}`, wantCode: http.StatusBadRequest,
 			check: func(t *testing.T, out map[string]any) { assert.Equal(t, "invalid_payload", errCode(out)) }},
-		{name: "a partner token, even its own", token: "ok-token", partner: "ok", wantCode: http.StatusForbidden,
+		{name: "the partner's own token", token: "ok-token", partner: "ok", partnerGot: ok, wantCode: http.StatusOK, wantType: events.WorkflowCompleted,
+			check: func(t *testing.T, out map[string]any) { assert.Equal(t, true, out["delivered"]) }},
+		{name: "another partner's token", token: "failing-token", partner: "ok", wantCode: http.StatusForbidden,
 			check: func(t *testing.T, out map[string]any) { assert.Equal(t, "forbidden", errCode(out)) }},
 	}
 	for _, tc := range cases {

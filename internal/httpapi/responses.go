@@ -330,6 +330,11 @@ type partnerEndpointResponse struct {
 	HoldUntil      *time.Time `json:"holdUntil,omitempty"`
 	HoldStatusCode int        `json:"holdStatusCode,omitempty"`
 	HoldRetryAfter string     `json:"holdRetryAfter,omitempty"`
+	// Disabled says the stored partner is disabled (why, by whom and when:
+	// its managed view); FailingSince is when its current run of failed
+	// deliveries began, which the auto-disable measures.
+	Disabled     bool       `json:"disabled"`
+	FailingSince *time.Time `json:"failingSince,omitempty"`
 }
 
 func toPartnerEndpoint(ep store.PartnerEndpoint) partnerEndpointResponse {
@@ -340,6 +345,7 @@ func toPartnerEndpoint(ep store.PartnerEndpoint) partnerEndpointResponse {
 		Paused: ep.Paused, PausedAt: ep.PausedAt, PausedBy: ep.PausedBy, PauseReason: ep.PauseReason,
 		ResumedAt: ep.ResumedAt, ResumedBy: ep.ResumedBy,
 		HoldUntil: ep.HoldUntil, HoldStatusCode: ep.HoldStatusCode, HoldRetryAfter: ep.HoldRetryAfter,
+		Disabled: ep.Disabled, FailingSince: ep.FailingSince,
 	}
 }
 

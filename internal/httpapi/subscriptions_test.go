@@ -39,7 +39,7 @@ func TestSubscriptionTestSaysWhatFanOutDelivers(t *testing.T) {
 	svc, err := submit.New(env.Store, env.Emitter, submit.Limits{}, nil, env.Logger)
 	require.NoError(t, err)
 	s := &apiStack{Env: env, handler: httpapi.API(httpapi.APIConfig{Submit: svc, Store: env.Store, Logger: env.Logger,
-		Subscriptions: dir, Auth: httpapi.TokenAuth{AdminToken: adminToken, PartnerTokens: map[string]string{"acme-token": "acme"}}})}
+		Subscriptions: dir, Auth: httpapi.TokenAuth{AdminToken: adminToken, PartnerTokens: map[string]string{"acme-token": "acme", "beta-token": "beta"}}})}
 
 	submitted := map[string]string{} // workflow name -> workflow.created event id
 	for _, name := range []string{"orders", "refunds"} {
@@ -131,7 +131,8 @@ func TestSubscriptionTestSaysWhatFanOutDelivers(t *testing.T) {
 		{"an event that is not an envelope", "acme", `{"event":{"eventType":"workflow.completed"}}`, "",
 			http.StatusBadRequest, "validation_failed", "event"},
 		{"a partner the directory does not hold", "nobody", ``, "", http.StatusNotFound, "partner_not_found", ""},
-		{"a partner token, even its own", "acme", ``, "acme-token", http.StatusForbidden, "forbidden", ""},
+		{"the partner's own token", "acme", ``, "acme-token", http.StatusOK, "", ""},
+		{"another partner's token", "acme", ``, "beta-token", http.StatusForbidden, "forbidden", ""},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			headers := []string{}
@@ -140,6 +141,11 @@ func TestSubscriptionTestSaysWhatFanOutDelivers(t *testing.T) {
 			}
 			resp := s.call(t, "POST", "/api/partners/"+c.path+"/subscriptions/test", c.body, headers...)
 			require.Equal(t, c.status, resp.status, resp.body)
+			if c.status == http.StatusOK {
+				assert.Equal(t, "acme", resp.body["partnerId"])
+				assert.NotEmpty(t, resp.body["subscriptions"], "its own subscriptions")
+				return
+			}
 			e := resp.body["error"].(map[string]any)
 			assert.Equal(t, c.code, e["code"], e)
 			if c.field != "" {

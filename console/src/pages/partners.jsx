@@ -114,12 +114,16 @@ function useEvery(ms, fn, deps) {
 }
 
 // Status is the partner's delivery state as the endpoint view says it:
-// the breaker, an operator's pause (who, when, why), a hold the partner
+// whether it is disabled (who, when, why: an operator or the
+// auto-disable) and since when its deliveries fail, the breaker, an
+// operator's pause (who, when, why), a hold the partner
 // asked for (Retry-After), the configured rate limit and in-flight cap,
 // and the backlog with the age of its oldest entry. An admin pauses and
 // resumes here; a partner token sees the state only.
 function Status({ ep, admin, partnerId, onChange }) {
   const holding = ep.holdUntil && new Date(ep.holdUntil) > new Date();
+  const managed = ep.managed || {};
+  const disabled = !!(ep.disabled || managed.disabled);
   const backlog = ep.backlog || { count: 0 };
   return (
     <div class="state" data-testid="partner-endpoint" data-paused={ep.paused ? 'true' : 'false'}>
@@ -147,6 +151,29 @@ function Status({ ep, admin, partnerId, onChange }) {
             </>
           )}
           {admin ? <PauseControls partnerId={partnerId} paused={!!ep.paused} onChange={onChange} /> : null}
+        </dd>
+        <dt>enabled</dt>
+        <dd data-testid="disabled-state" data-disabled={disabled ? 'true' : 'false'}>
+          {disabled ? (
+            <>
+              <Badge value="disabled" /> by <strong data-testid="disabled-by">{managed.disabledBy || '—'}</strong>
+              {managed.disabledAt ? ` at ${fmtTime(managed.disabledAt)}` : ''}
+              {managed.disabledReason ? (
+                <>
+                  : <q data-testid="disabled-reason">{managed.disabledReason}</q>
+                </>
+              ) : null}
+              <span class="muted small"> nothing is sent until it is enabled; its deliveries wait</span>
+            </>
+          ) : (
+            <Badge value="enabled" />
+          )}
+          {ep.failingSince ? (
+            <span class="muted small" data-testid="failing-since">
+              {' '}
+              every delivery failing since {fmtTime(ep.failingSince)}
+            </span>
+          ) : null}
         </dd>
         <dt>breaker</dt>
         <dd>

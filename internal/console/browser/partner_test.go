@@ -59,6 +59,7 @@ func (a *acmeEndpoint) requests(workflowID string) int {
 
 // endpointView is GET /api/partners/{id}/endpoint as the test reads it.
 type endpointView struct {
+	Disabled    bool   `json:"disabled"`
 	Paused      bool   `json:"paused"`
 	PausedBy    string `json:"pausedBy"`
 	PauseReason string `json:"pauseReason"`
@@ -261,6 +262,19 @@ func TestConsolePartnerPage(t *testing.T) {
 		admin.do(t, click(row(gd.OutboxID)+` [data-testid=log-toggle]`))
 		admin.waitFor(t, fmt.Sprintf(`document.querySelectorAll('[data-log-of=%q] [data-testid=delivery-log] tbody tr').length === 2`, gd.OutboxID), "the requeued one's log")
 		admin.screenshot(t, "partner-page")
+		admin.noConsoleErrors(t)
+	})
+
+	t.Run("DisabledShowsWhy", func(t *testing.T) {
+		require.Equal(t, http.StatusOK, s.call(http.MethodPost, "/api/partners/acme/disable", []byte(`{"reason":"endpoint migration"}`), nil, nil))
+		admin.waitFor(t, `document.querySelector('[data-testid=disabled-state]')?.dataset.disabled === 'true' && `+
+			`document.querySelector('[data-testid=disabled-reason]')`, "the disabled badge and why")
+		assert.Equal(t, "endpoint migration", texts(t, admin, `[data-testid=disabled-reason]`)[0])
+		assert.Equal(t, "admin", texts(t, admin, `[data-testid=disabled-by]`)[0], "who disabled it")
+		assert.True(t, endpoint().Disabled, "the API says disabled")
+		admin.screenshot(t, "partner-disabled")
+		require.Equal(t, http.StatusOK, s.call(http.MethodPost, "/api/partners/acme/enable", nil, nil, nil))
+		admin.waitFor(t, `document.querySelector('[data-testid=disabled-state]')?.dataset.disabled === 'false'`, "enabled again")
 		admin.noConsoleErrors(t)
 	})
 
