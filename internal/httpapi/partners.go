@@ -2,7 +2,6 @@ package httpapi
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"maps"
 	"net/http"
@@ -139,14 +138,11 @@ func (a *api) managedPartners(ctx context.Context, p Principal) (map[string]part
 	case a.cfg.Registry == nil:
 		return out, nil
 	case !p.Admin:
-		own, err := a.cfg.Registry.Get(ctx, p.PartnerID)
-		switch {
-		case err == nil:
+		own, ok, err := a.storedPartner(ctx, p.PartnerID)
+		if ok {
 			out[own.ID] = own
-		case !errors.Is(err, store.ErrNotFound):
-			return nil, err
 		}
-		return out, nil
+		return out, err
 	}
 	list, err := a.cfg.Registry.List(ctx)
 	if err != nil {
@@ -218,15 +214,11 @@ func (a *api) partnerEndpoint() handlerFunc {
 			return partnerState{}, err
 		}
 		managed := map[string]partner.View{}
-		if a.cfg.Registry != nil {
-			switch m, err := a.cfg.Registry.Get(ctx, id); {
-			case err == nil:
-				managed[id] = m
-			case !errors.Is(err, store.ErrNotFound):
-				return partnerState{}, err
-			}
+		m, ok, err := a.storedPartner(ctx, id)
+		if ok {
+			managed[id] = m
 		}
-		return partnerState{eps, backlogs, managed}, nil
+		return partnerState{eps, backlogs, managed}, err
 	}, func(id string, st partnerState) any { return a.partner(st.eps, st.backlogs, st.managed, id) })
 }
 

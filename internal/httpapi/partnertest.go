@@ -12,7 +12,6 @@ import (
 
 	"github.com/streamops/streamops/events"
 	"github.com/streamops/streamops/internal/fault"
-	"github.com/streamops/streamops/internal/store"
 	"github.com/streamops/streamops/internal/submit"
 )
 
@@ -181,16 +180,13 @@ func testEvent(t events.Type) (json.RawMessage, string, error) {
 // store (Registry), else the partners file's; a deleted partner, or one
 // with no delivery URL, is errPartnerNotFound.
 func (a *api) testTarget(ctx context.Context, id string) (PartnerConfig, error) {
-	if a.cfg.Registry != nil {
-		got, err := a.cfg.Registry.Get(ctx, id)
-		switch {
-		case err == nil && got.DeletedAt == nil:
-			return PartnerConfig{ID: id, Name: got.Name, URL: got.URL}, nil
-		case err == nil: // deleted: the store's copy wins over the file's
-			return PartnerConfig{}, fmt.Errorf("partner %q: %w (deleted)", id, errPartnerNotFound)
-		case !errors.Is(err, store.ErrNotFound):
-			return PartnerConfig{}, err
-		}
+	switch got, ok, err := a.storedPartner(ctx, id); {
+	case err != nil:
+		return PartnerConfig{}, err
+	case ok && got.DeletedAt == nil:
+		return PartnerConfig{ID: id, Name: got.Name, URL: got.URL}, nil
+	case ok: // deleted: the store's copy wins over the file's
+		return PartnerConfig{}, fmt.Errorf("partner %q: %w (deleted)", id, errPartnerNotFound)
 	}
 	if c, ok := a.cfg.Partners[id]; ok && c.URL != "" {
 		return c, nil

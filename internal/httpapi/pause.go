@@ -11,6 +11,7 @@ import (
 	"github.com/streamops/streamops/events"
 	"github.com/streamops/streamops/internal/fault"
 	"github.com/streamops/streamops/internal/opsevents"
+	"github.com/streamops/streamops/internal/partners/partner"
 	"github.com/streamops/streamops/internal/store"
 	"github.com/streamops/streamops/internal/submit"
 )
@@ -27,16 +28,29 @@ func (a *api) deliversTo(ctx context.Context, id string) error {
 	if c, ok := a.cfg.Partners[id]; ok && c.URL != "" {
 		return nil
 	}
-	if a.cfg.Registry != nil {
-		p, err := a.cfg.Registry.Get(ctx, id)
-		switch {
-		case err == nil && p.DeletedAt == nil:
-			return nil
-		case err != nil && !errors.Is(err, store.ErrNotFound):
-			return err
-		}
+	switch p, ok, err := a.storedPartner(ctx, id); {
+	case err != nil:
+		return err
+	case ok && p.DeletedAt == nil:
+		return nil
 	}
 	return fmt.Errorf("partner %q: %w", id, errPartnerNotFound)
+}
+
+// storedPartner is partner id as the store keeps it (a deleted one too);
+// false when the store does not hold it or there is no Registry.
+func (a *api) storedPartner(ctx context.Context, id string) (partner.View, bool, error) {
+	if a.cfg.Registry == nil {
+		return partner.View{}, false, nil
+	}
+	p, err := a.cfg.Registry.Get(ctx, id)
+	switch {
+	case err == nil:
+		return p, true, nil
+	case errors.Is(err, store.ErrNotFound):
+		return partner.View{}, false, nil
+	}
+	return partner.View{}, false, err
 }
 
 // MaxPauseReason is the longest reason a pause keeps, in characters.
