@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"reflect"
 	"sync/atomic"
 	"time"
 
@@ -124,6 +125,59 @@ func (c countingCollection) begin(ctx context.Context) error {
 // documents: 5 s + 50 s, inside the processors' 2 and 5 minutes).
 const BulkTimeoutPerDocument = 10 * time.Millisecond
 
+// listedDocuments is how many documents a multi-document write's filter
+// lists: the longest $in list among its top-level fields (the ids of a
+// MarkPublished, the entries of a claim), or 0 for a filter that lists
+// none. Such a write changes up to that many documents, each costing what
+// a bulk write's does, so its timeout grows as a bulk write's
+// (BulkTimeoutPerDocument); a flat one failed every mark of a
+// workflow-processor batch on FerretDB (5,000 events take longer than 5 s
+// with the seed's indexes), leaving them all to the sweeper.
+func listedDocuments(filter any) int {
+	n := 0
+	each := func(v any) {
+		if l := inList(v); l > n {
+			n = l
+		}
+	}
+	switch f := filter.(type) {
+	case bson.M:
+		for _, v := range f {
+			each(v)
+		}
+	case map[string]any:
+		for _, v := range f {
+			each(v)
+		}
+	case bson.D:
+		for _, e := range f {
+			each(e.Value)
+		}
+	}
+	return n
+}
+
+// inList is the length of the $in list of one field's condition, or 0.
+func inList(cond any) int {
+	var in any
+	switch c := cond.(type) {
+	case bson.M:
+		in = c["$in"]
+	case map[string]any:
+		in = c["$in"]
+	case bson.D:
+		for _, e := range c {
+			if e.Key == "$in" {
+				in = e.Value
+			}
+		}
+	}
+	if v := reflect.ValueOf(in); v.Kind() == reflect.Slice || v.Kind() == reflect.Array {
+		return v.Len()
+	}
+	return 0
+}
+
 // call runs one command under the collection's operation timeout and
 // classifies its error.
 func call[T any](c countingCollection, ctx context.Context, cmd command, op func(context.Context) (T, error)) (T, error) {
@@ -215,7 +269,7 @@ func (c countingCollection) CountDocuments(ctx context.Context, f any, o ...*opt
 }
 
 func (c countingCollection) DeleteMany(ctx context.Context, f any, o ...*options.DeleteOptions) (*mongo.DeleteResult, error) {
-	return call(c, ctx, cmdDelete, func(ctx context.Context) (*mongo.DeleteResult, error) { return c.ICollection.DeleteMany(ctx, f, o...) })
+	return callBulk(c, ctx, cmdDelete, listedDocuments(f), func(ctx context.Context) (*mongo.DeleteResult, error) { return c.ICollection.DeleteMany(ctx, f, o...) })
 }
 
 func (c countingCollection) DeleteOne(ctx context.Context, f any, o ...*options.DeleteOptions) (*mongo.DeleteResult, error) {
@@ -263,7 +317,7 @@ func (c countingCollection) UpdateByID(ctx context.Context, id, u any, o ...*opt
 }
 
 func (c countingCollection) UpdateMany(ctx context.Context, f, u any, o ...*options.UpdateOptions) (*mongo.UpdateResult, error) {
-	return call(c, ctx, cmdUpdate, func(ctx context.Context) (*mongo.UpdateResult, error) {
+	return callBulk(c, ctx, cmdUpdate, listedDocuments(f), func(ctx context.Context) (*mongo.UpdateResult, error) {
 		return c.ICollection.UpdateMany(ctx, f, u, o...)
 	})
 }
