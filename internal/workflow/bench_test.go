@@ -65,7 +65,7 @@ func BenchmarkWorkflowProcessor(b *testing.B) {
 		recs, cps := benchBatch(b, byte(i), benchRecords)
 		_, err := h.Env.Store.SaveWorkflowCheckpoints(context.Background(), cps...)
 		require.NoError(b, err)
-		return streamtest.Round{Records: recs, Deliver: h.Deliver, Commands: h.Env.Store.Commands}
+		return streamtest.Round{Records: recs, Deliver: h.Deliver, Commands: h.Env.Store.Commands, Env: h.Env}
 	}, func(b *testing.B, i int) (stream.Handler, []*kgo.Record) {
 		recs, cps := benchBatch(b, byte(i), benchRecords)
 		d := discard{pending: make(map[string]store.WorkflowCheckpoint, len(cps))}

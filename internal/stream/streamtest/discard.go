@@ -89,6 +89,7 @@ func BenchProcessorVariants(b *testing.B, name string, n int, round func(b *test
 	batch := fmt.Sprintf("batch=%d", n)
 	b.Run(batch, func(b *testing.B) { BenchProcessor(b, n, n, round) })
 	b.Run("baseline=one-at-a-time", func(b *testing.B) { BenchProcessor(b, n, 1, round) })
+	b.Run(batch+",floor", func(b *testing.B) { BenchProcessorFloor(b, n, round) })
 	b.Run(batch+",processor-only", func(b *testing.B) { BenchProcessorOnly(b, name, n, only) })
 	b.Run(batch+",processor-only,logged", func(b *testing.B) {
 		benchProcessorOnly(b, name, n, only, slog.New(tracing.LogHandler(slog.NewJSONHandler(io.Discard, nil))))

@@ -20,6 +20,7 @@ import (
 	"github.com/streamops/streamops/events"
 	"github.com/streamops/streamops/internal/bus"
 	"github.com/streamops/streamops/internal/stream"
+	"github.com/streamops/streamops/internal/testenv"
 )
 
 // Update rewrites fixtures from their generators: go test ./... -update.
@@ -226,12 +227,14 @@ func Invocations(recs []*kgo.Record, perInvocation int) []lambdaevents.KafkaEven
 }
 
 // Round is one round of a processor benchmark, set up with the timer
-// stopped: the records to deliver, how to deliver a batch, and the store's
-// command counter.
+// stopped: the records to deliver, how to deliver a batch, the store's
+// command counter, and the store and broker the processor writes to (for
+// the floor, BenchProcessorFloor).
 type Round struct {
 	Records  []*kgo.Record
 	Deliver  func(tb testing.TB, ev lambdaevents.KafkaEvent) error
 	Commands func() int64
+	Env      *testenv.Env
 }
 
 // BenchProcessor runs b.N rounds of n records each, delivered
