@@ -86,6 +86,26 @@ type Config struct {
 	// MarkBatch is how many coalesced marks are written at once at the
 	// most. Default DefaultMarkBatch.
 	MarkBatch int
+	// LedgerMin is the fewest events a Store records in a publish ledger
+	// instead of marking each one published (see LedgerStore): default
+	// DefaultLedgerMin; negative, never.
+	LedgerMin int
+}
+
+// DefaultLedgerMin is Config.LedgerMin's default. A "published" mark
+// rewrites every event it names, which on both engines costs most of
+// what the event's insert did (every index of the history again); a
+// ledger is two writes of one small document whatever the count. Below
+// this many events the mark is the cheaper (and the request-serving
+// functions share one mark among the requests of a second, MarkDelay);
+// a processor's batch stores thousands.
+const DefaultLedgerMin = 16
+
+// LedgerStore records a large store's publication in one ledger document
+// instead of a mark per event; *store.Store implements it.
+type LedgerStore interface {
+	InsertLedgeredEventsTo(ctx context.Context, topic string, envs []events.Envelope) (store.InsertResult, string, error)
+	CloseLedger(ctx context.Context, id string, unpublished ...string) error
 }
 
 func (c *Config) setDefaults() {
@@ -97,6 +117,9 @@ func (c *Config) setDefaults() {
 	}
 	if c.MaxMessageBytes == 0 {
 		c.MaxMessageBytes = bus.DefaultMaxMessageBytes
+	}
+	if c.LedgerMin == 0 {
+		c.LedgerMin = DefaultLedgerMin
 	}
 	if c.MarkBatch == 0 {
 		c.MarkBatch = DefaultMarkBatch
@@ -226,6 +249,9 @@ type Stored struct {
 	// marked: the events were stored as published (StoreReplay), so
 	// Publish marks none.
 	marked bool
+	// ledger: the events were stored as published under this publish
+	// ledger, which Publish closes instead of marking them.
+	ledger string
 }
 
 // Store is the first half of Emit: it stores envs (one unordered bulk
@@ -237,6 +263,15 @@ func (e *Emitter) Store(ctx context.Context, envs ...events.Envelope) (Stored, e
 // StoreTo is Store for EmitTo's topic.
 func (e *Emitter) StoreTo(ctx context.Context, topic string, envs ...events.Envelope) (Stored, error) {
 	envs = withTrace(ctx, envs)
+	if ls, ok := e.cfg.Store.(LedgerStore); ok && e.cfg.LedgerMin > 0 && len(envs) >= e.cfg.LedgerMin {
+		var ledger string
+		st, err := e.storeWith(ctx, topic, envs, func() (res store.InsertResult, err error) {
+			res, ledger, err = ls.InsertLedgeredEventsTo(ctx, topic, envs)
+			return res, err
+		})
+		st.ledger = ledger
+		return st, err
+	}
 	return e.storeWith(ctx, topic, envs, func() (store.InsertResult, error) { return e.cfg.Store.InsertEventsTo(ctx, topic, envs) })
 }
 
@@ -306,7 +341,15 @@ func (e *Emitter) Publish(ctx context.Context, st Stored) Result {
 	// A mark that fails leaves the events to the sweeper, which publishes
 	// them once more (consumers are idempotent): not a reason to fail the
 	// request.
-	if !st.marked {
+	switch {
+	case st.ledger != "":
+		// A ledger left open is the sweeper's: it publishes all of its
+		// events again.
+		if err := e.cfg.Store.(LedgerStore).CloseLedger(context.WithoutCancel(ctx), st.ledger, res.Unpublished...); err != nil {
+			e.cfg.Logger.WarnContext(ctx, "publish ledger not closed; the retry-sweeper will publish its events again",
+				"ledger", st.ledger, "events", len(st.publish), "error", err)
+		}
+	case !st.marked:
 		e.marks.mark(ctx, res.Published)
 	}
 	e.cfg.Metrics.Record(

@@ -95,6 +95,8 @@ var Indexes = []IndexSpec{
 		Partial: bson.D{{Key: "publish_pending", Value: true}}},
 	// The archiver's due scan (ArchiveDue): oldest stored first.
 	{Collection: CollEvents, Name: "idx_stored_at", Keys: asc("stored_at")},
+	// The retry-sweeper's scan of publish ledgers left open (ReopenLedgers).
+	{Collection: CollPublishLedgers, Name: "idx_stored_at", Keys: asc("stored_at")},
 
 	{Collection: CollEventsArchive, Name: "event_id_1", Keys: asc("event_id"), Unique: true},
 	{Collection: CollEventsArchive, Name: "idx_aggregate_ts", Keys: keys("aggregate_id", 1, "timestamp", -1)},

@@ -38,6 +38,7 @@ type TaskRetrier interface {
 // implements it.
 type SweepStore interface {
 	UnpublishedEvents(ctx context.Context, storedBefore time.Time, limit int) ([]store.EventDocument, error)
+	ReopenLedgers(ctx context.Context, storedBefore time.Time, limit int) (int, error)
 	MarkPublished(ctx context.Context, eventIDs ...string) error
 	WebhookEventsToRoute(ctx context.Context, receivedBefore time.Time, maxRetries, limit int) ([]store.WebhookEvent, error)
 	StalledWebhookEvents(ctx context.Context, before time.Time, limit int) ([]store.WebhookEvent, error)
@@ -164,6 +165,9 @@ func New(cfg Config) (*Sweeper, error) {
 type Stats struct {
 	Published     int `json:"published"`
 	PublishFailed int `json:"publishFailed"`
+	// LedgersReopened counts publish ledgers a crash left open, whose
+	// events went back to the pending path to be published again.
+	LedgersReopened int `json:"ledgersReopened"`
 	// DeadLettered counts stored events the sweeper gave up publishing
 	// (refused for good, or unpublished past GiveUpAfter).
 	DeadLettered   int `json:"deadLettered"`
@@ -200,6 +204,7 @@ func (s *Sweeper) Run(ctx context.Context) (Stats, error) {
 	s.cfg.Metrics.Record(
 		metrics.Metric{Name: "SweeperPublished", Unit: metrics.Count, Value: float64(st.Published)},
 		metrics.Metric{Name: "SweeperDeadLettered", Unit: metrics.Count, Value: float64(st.DeadLettered)},
+		metrics.Metric{Name: "SweeperLedgersReopened", Unit: metrics.Count, Value: float64(st.LedgersReopened)},
 		metrics.Metric{Name: "SweeperTasksRetried", Unit: metrics.Count, Value: float64(st.TasksRetried)},
 		metrics.Metric{Name: "SweeperWebhooksRouted", Unit: metrics.Count, Value: float64(st.WebhooksRouted)},
 		metrics.Metric{Name: "SweeperPartnerReconciled", Unit: metrics.Count, Value: float64(st.PartnerReconciled)},
@@ -218,6 +223,19 @@ func (s *Sweeper) Run(ctx context.Context) (Stats, error) {
 // retried every run. Any other failure ends the pass: the broker is likely
 // down, the next run retries.
 func (s *Sweeper) publishPending(ctx context.Context, st *Stats) error {
+	// First the stores a crash cut short between their publish ledger
+	// and its close: their events become pending, with their first
+	// stored_at, so the loop below publishes them in this run.
+	for deadline.Left(ctx, s.cfg.SafetyMargin) {
+		n, err := s.cfg.Store.ReopenLedgers(ctx, s.cfg.Now().Add(-s.cfg.PublishAfter), s.cfg.BatchSize)
+		st.LedgersReopened += n
+		if err != nil {
+			return err
+		}
+		if n < s.cfg.BatchSize {
+			break
+		}
+	}
 	for deadline.Left(ctx, s.cfg.SafetyMargin) {
 		docs, err := s.cfg.Store.UnpublishedEvents(ctx, s.cfg.Now().Add(-s.cfg.PublishAfter), s.cfg.BatchSize)
 		if err != nil || len(docs) == 0 {

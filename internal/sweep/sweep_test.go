@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/streamops/streamops/events"
+	"github.com/streamops/streamops/internal/emit"
 	"github.com/streamops/streamops/internal/ingest"
 	"github.com/streamops/streamops/internal/provider"
 	"github.com/streamops/streamops/internal/status"
@@ -463,4 +464,44 @@ func TestSweeperRedrivesWhatStalledAndNothingElse(t *testing.T) {
 				"a re-driven item waits another stall period")
 		})
 	}
+}
+
+// A processor's batch stored under a publish ledger and cut short by a
+// crash before its publish is published by the sweeper once the ledger
+// is older than PublishAfter, every event once, and the ledger is gone.
+func TestSweeperPublishesABatchWhoseLedgerACrashLeftOpen(t *testing.T) {
+	h := newHarness(t)
+	ctx := context.Background()
+	envs := make([]events.Envelope, 2*emit.DefaultLedgerMin)
+	for i := range envs {
+		env, err := events.NewEvent(events.WorkflowCreatedPayload{WorkflowID: events.NewWorkflowID(), Name: "n",
+			Steps: []string{"validate"}, Priority: events.PriorityLow, CreatedAt: events.Now()}, nil)
+		require.NoError(t, err)
+		envs[i] = env
+	}
+	_, err := h.Emitter.Store(ctx, envs...) // the publish never happened
+	require.NoError(t, err)
+
+	st := h.run(t)
+	assert.Zero(t, st.LedgersReopened, "younger than 30 s: the processor may still publish it")
+	assert.Zero(t, st.Published)
+
+	h.clock.Advance(31 * time.Second)
+	st = h.run(t)
+	assert.Equal(t, 1, st.LedgersReopened)
+	assert.Equal(t, len(envs), st.Published)
+	published := h.Envelopes(t, events.TopicWorkflows)
+	ids := make([]string, len(published))
+	for i, p := range published {
+		ids[i] = p.EventID
+	}
+	want := make([]string, len(envs))
+	for i, e := range envs {
+		want[i] = e.EventID
+	}
+	assert.ElementsMatch(t, want, ids)
+
+	st = h.run(t)
+	assert.Zero(t, st.LedgersReopened)
+	assert.Zero(t, st.Published, "published once")
 }

@@ -67,6 +67,7 @@ func Run(t *testing.T, open Opener) {
 		{"ConcurrentWebhookRedeliveriesStoreOneRow", testConcurrentWebhookDedupe},
 		{"WebhookLifecycle", testWebhookLifecycle},
 		{"UnpublishedEventsAreFoundUntilMarkedPublished", testUnpublished},
+		{"APublishLedgerStandsForTheMarksUntilClosedOrReopened", testPublishLedgers},
 		{"EightClaimersDrainTheOutboxWithoutDoubleClaims", testConcurrentClaims},
 		{"ClaimTakesOnlyDueEntriesOldestFirst", testClaimDueOnly},
 		{"ClaimIsSeed004sPollingQuery", testClaimIsSeed004sPollingQuery},
