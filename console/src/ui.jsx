@@ -9,6 +9,7 @@ export function fmtTime(t) {
   if (!t) return '—';
   const d = new Date(t);
   if (isNaN(d)) return String(t);
+  if (d.getUTCFullYear() <= 1) return '—'; // Go's zero time: not known
   return d.toISOString().replace('T', ' ').replace('Z', ' UTC');
 }
 

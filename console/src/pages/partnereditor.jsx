@@ -154,6 +154,11 @@ export function NewPartner() {
   const [open, setOpen] = useState(false);
   const [d, setD] = useState(() => draftOf({}));
   const [state, setState] = useState({ busy: false });
+  // An error is about what was sent: an edit since makes it stale.
+  const change = (next) => {
+    setD(next);
+    if (state.error) setState({ busy: false });
+  };
   if (!open) {
     return (
       <button data-testid="new-partner" onClick={() => setOpen(true)}>
@@ -182,8 +187,8 @@ export function NewPartner() {
   return (
     <form class="editor" data-testid="new-partner-form" onSubmit={create}>
       <h2>New partner</h2>
-      <Fields d={d} set={(x) => setD({ ...d, ...x })} create locked={[]} />
-      <Subscriptions partnerId={d.id.trim()} rows={d.rows} onChange={(rows) => setD({ ...d, rows })} error={state.error} />
+      <Fields d={d} set={(x) => change({ ...d, ...x })} create locked={[]} />
+      <Subscriptions partnerId={d.id.trim()} rows={d.rows} onChange={(rows) => change({ ...d, rows })} error={state.error} />
       <FormErrors error={state.error} />
       <p class="muted small">StreamOps generates its signing secret and shows it once, on the partner's page after the create.</p>
       <button type="submit" data-testid="create-partner" disabled={state.busy}>
@@ -246,8 +251,9 @@ export function SecretOnce({ partnerId, secret, what, oldSecretsStop, onDone }) 
 // subscriptions (PATCH at the version read; a conflict says so and reads
 // the partner again), its secrets and a rotation, a send-test, and for an
 // admin its deletion. backlog is its waiting deliveries, which a delete
-// cancels.
-export function PartnerEditor({ id, admin, backlog, onChange, onDeleted }) {
+// cancels. It is folded (the page is first the deliveries' state) unless
+// open, as it is right after the partner's create.
+export function PartnerEditor({ id, admin, backlog, open, onChange, onDeleted }) {
   const stored = useLoad(() => get(partnerPath(id)), [id]);
   const [notice, setNotice] = useState(null);
   const changed = () => {
@@ -258,8 +264,11 @@ export function PartnerEditor({ id, admin, backlog, onChange, onDeleted }) {
   if (!stored.data) return <Loading when />;
   const p = stored.data;
   return (
-    <section class="editor-section" data-testid="partner-editor" data-version={p.version}>
-      <h2>Endpoint and subscriptions</h2>
+    <details class="editor-section" data-testid="partner-editor" data-version={p.version} open={open}>
+      <summary>
+        <h2>Endpoint, subscriptions and secrets</h2>{' '}
+        <span class="muted small">{admin ? 'edit, rotate the secret, send a test, delete' : 'edit its URL and subscriptions, rotate its secret, send a test'}</span>
+      </summary>
       <p class="muted small">
         Kept in the store, version <strong data-testid="partner-version">{p.version}</strong>, changed {fmtTime(p.updatedAt)}; every relay
         sees a change within seconds.
@@ -308,7 +317,7 @@ export function PartnerEditor({ id, admin, backlog, onChange, onDeleted }) {
           <DeletePartner id={id} backlog={backlog} onDeleted={onDeleted} />
         </>
       ) : null}
-    </section>
+    </details>
   );
 }
 
@@ -317,6 +326,11 @@ export function PartnerEditor({ id, admin, backlog, onChange, onDeleted }) {
 function EditForm({ p, admin, onSaving, onSaved, onConflict }) {
   const [d, setD] = useState(() => draftOf(p));
   const [state, setState] = useState({ busy: false });
+  // An error or a note is about what was sent: an edit since makes it stale.
+  const change = (next) => {
+    setD(next);
+    if (state.error || state.note) setState({ busy: false });
+  };
   const save = async (e) => {
     e.preventDefault();
     onSaving();
@@ -350,8 +364,8 @@ function EditForm({ p, admin, onSaving, onSaved, onConflict }) {
   };
   return (
     <form class="editor" data-testid="edit-partner" onSubmit={save}>
-      <Fields d={d} set={(x) => setD({ ...d, ...x })} locked={admin ? [] : operatorFields} />
-      <Subscriptions partnerId={p.id} rows={d.rows} onChange={(rows) => setD({ ...d, rows })} error={state.error} />
+      <Fields d={d} set={(x) => change({ ...d, ...x })} locked={admin ? [] : operatorFields} />
+      <Subscriptions partnerId={p.id} rows={d.rows} onChange={(rows) => change({ ...d, rows })} error={state.error} />
       <FormErrors error={state.error} />
       {state.note ? <p class="muted">{state.note}</p> : null}
       <button type="submit" data-testid="save-partner" disabled={state.busy}>

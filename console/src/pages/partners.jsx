@@ -90,6 +90,7 @@ export function Partner({ id }) {
           id={id}
           admin={principal.admin}
           backlog={(ep.data.backlog || { count: 0 }).count}
+          open={!!created}
           onChange={ep.reload}
           onDeleted={(res) => {
             setDeleted(res);

@@ -94,7 +94,7 @@ export function Subscriptions({ partnerId, rows, onChange, error }) {
               data-testid="sub-filter"
               rows={Math.min(8, Math.max(2, r.filter.split('\n').length))}
               value={r.filter}
-              placeholder='{"payload.name": "orders"}'
+              placeholder='none; e.g. {"payload.name": "orders"}'
               onInput={(e) => set(i, { filter: e.currentTarget.value })}
             />
           </label>
