@@ -406,7 +406,7 @@ function Rotate({ p, onRotated }) {
           onDone={() => setStep({ phase: 'idle' })}
         />
       ) : step.phase === 'confirm' || step.phase === 'running' ? (
-        <Confirm yes={step.phase === 'running' ? 'Rotating…' : 'Rotate the secret'} testid="rotate" onYes={run} onCancel={() => setStep({ phase: 'idle' })}>
+        <Confirm yes={step.phase === 'running' ? 'Rotating…' : 'Rotate the secret'} testid="rotate" busy={step.phase === 'running'} onYes={run} onCancel={() => setStep({ phase: 'idle' })}>
           Give {p.id} a new signing secret? StreamOps generates it and shows it once. The current secrets keep signing beside it for{' '}
           <input class="narrow" name="overlap" data-testid="rotate-overlap" value={overlap} onInput={(e) => setOverlap(e.currentTarget.value)} />{' '}
           (a duration: <code>24h</code>, <code>0s</code> stops them at once, at most <code>720h</code>), so the partner can switch without
@@ -524,11 +524,11 @@ export function EnableControls({ partnerId, disabled, backlog, onChange }) {
     return (
       <div class="controls">
         {disabled ? (
-          <Confirm yes="Enable" testid="enable" onYes={run} onCancel={() => setStep({ phase: 'idle' })}>
+          <Confirm yes="Enable" testid="enable" busy={step.phase === 'running'} onYes={run} onCancel={() => setStep({ phase: 'idle' })}>
             Enable {partnerId}? Its {waiting} go out under its limits.
           </Confirm>
         ) : (
-          <Confirm yes="Disable deliveries" testid="disable" onYes={run} onCancel={() => setStep({ phase: 'idle' })}>
+          <Confirm yes="Disable deliveries" testid="disable" busy={step.phase === 'running'} onYes={run} onCancel={() => setStep({ phase: 'idle' })}>
             Disable {partnerId}? Nothing is sent to it until it is enabled; its deliveries wait ({waiting} now).{' '}
             <label>
               <span>Reason </span>
@@ -556,7 +556,7 @@ function DeletePartner({ id, backlog, onDeleted }) {
   return (
     <div class="delete" data-testid="delete">
       {step.phase === 'confirm' || step.phase === 'running' ? (
-        <Confirm yes="Delete the partner" testid="delete" onYes={run} onCancel={() => setStep({ phase: 'idle' })}>
+        <Confirm yes="Delete the partner" testid="delete" busy={step.phase === 'running'} onYes={run} onCancel={() => setStep({ phase: 'idle' })}>
           Delete {id}? It is disabled for good and its id stays taken. Its{' '}
           <strong data-testid="delete-backlog">{backlog}</strong> waiting deliver{backlog === 1 ? 'y' : 'ies'} (pending, or failed and waiting
           for a retry) are cancelled: dead-lettered with <code>cancelled: partner deleted</code>. Its history and deliveries stay readable.
