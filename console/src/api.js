@@ -62,6 +62,8 @@ export async function request(method, path, body, extra) {
 
 export const get = (path, query) => request('GET', withQuery(path, query));
 export const post = (path, body, headers) => request('POST', path, body === undefined ? {} : body, headers);
+export const patch = (path, body) => request('PATCH', path, body);
+export const del = (path) => request('DELETE', path);
 
 // withQuery appends the non-empty values of query to path.
 export function withQuery(path, query) {

@@ -9,6 +9,7 @@ export function fmtTime(t) {
   if (!t) return '—';
   const d = new Date(t);
   if (isNaN(d)) return String(t);
+  if (d.getUTCFullYear() <= 1) return '—'; // Go's zero time: not known
   return d.toISOString().replace('T', ' ').replace('Z', ' UTC');
 }
 
@@ -163,13 +164,14 @@ export function Since({ param }) {
 }
 
 // Confirm asks whether to go on with one action (the question,
-// children): a button labelled yes (data-testid `${testid}-yes`) and a
+// children): a button labelled yes (data-testid `${testid}-yes`, not
+// offered again while busy, so one confirmation is one call) and a
 // Cancel.
-export function Confirm({ yes, testid, onYes, onCancel, children }) {
+export function Confirm({ yes, testid, busy, onYes, onCancel, children }) {
   return (
     <div class="confirm" role="dialog" data-testid={`${testid}-confirm`}>
       <span>{children}</span>{' '}
-      <button class="danger" onClick={onYes} data-testid={`${testid}-yes`}>
+      <button class="danger" onClick={onYes} disabled={busy} data-testid={`${testid}-yes`}>
         {yes}
       </button>{' '}
       <button class="secondary" onClick={onCancel}>

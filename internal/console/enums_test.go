@@ -11,6 +11,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/streamops/streamops/internal/httpapi"
+	"github.com/streamops/streamops/internal/outbox"
+	"github.com/streamops/streamops/internal/pii"
 	"github.com/streamops/streamops/internal/status"
 	"github.com/streamops/streamops/internal/store"
 )
@@ -62,4 +64,24 @@ func TestFilterWordingNamesOnlyFilters(t *testing.T) {
 	for _, m := range names {
 		assert.Contains(t, filters, string(m[1]), "filters.js words %s, which is not a filter of store.ReplayFilter", m[1])
 	}
+}
+
+// TestClearPersonalDataChoicesAreTheAPIs reads the partner editor's
+// choices of personal data a partner receives in clear: exactly the
+// categories the API accepts (pii.Categories) and "all", so no box can be
+// refused and none is missing.
+func TestClearPersonalDataChoicesAreTheAPIs(t *testing.T) {
+	src, err := os.ReadFile("../../console/src/pages/partnereditor.jsx")
+	require.NoError(t, err)
+	m := regexp.MustCompile(`(?m)^const clearChoices = \[([^\]]*)\];`).FindSubmatch(src)
+	require.NotNil(t, m, "partnereditor.jsx declares const clearChoices = [...]")
+	var got []string
+	for item := range strings.SplitSeq(string(m[1]), ",") {
+		got = append(got, strings.Trim(strings.TrimSpace(item), `'"`))
+	}
+	want := []string{outbox.AllClearPersonalData}
+	for _, c := range pii.Categories {
+		want = append(want, string(c))
+	}
+	assert.Equal(t, want, got, "all first, then the categories in the API's order")
 }

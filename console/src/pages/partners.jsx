@@ -5,14 +5,17 @@ import { useAction, useLoad } from '../hooks.js';
 import { Principal } from '../principal.js';
 import { base, ConfirmCount, ErrorBox, fmtTime, fmtDuration, Badge, FilterForm, Json, Listing, ListTable, Pager } from '../ui.jsx';
 import { TraceLink } from './traces.jsx';
+import { EnableControls, NewPartner, NotEditable, PartnerEditor, SecretOnce, takeSecret } from './partnereditor.jsx';
 
 // Partners lists the partners in the token's scope with their delivery
-// endpoint (the deployment's partners file) and its breaker.
+// endpoint and its breaker; an admin creates one here.
 export function Partners() {
+  const principal = useContext(Principal);
   const { data, error, loading } = useLoad(() => get('/api/partners'), []);
   return (
     <section>
       <h1>Partners</h1>
+      {principal.admin ? <NewPartner /> : null}
       <Listing error={error} loading={loading} items={data && data.partners} what="partners">
         {(partners) => (
           <ListTable
@@ -50,14 +53,24 @@ const pollMs = 3000;
 
 // Partner is one partner: its configuration (delivery endpoint, webhook
 // routes), its delivery state (breaker, pause, hold, limits, backlog; read
-// again every few seconds), an admin's pause and resume, its outbox
+// again every few seconds), an admin's pause and resume, disable and
+// enable, the editor of a partner kept in the store (its fields,
+// subscriptions, secrets, a test send, its deletion), its outbox
 // deliveries with each one's delivery log (requeue, resend, bulk requeue)
-// and seed 000's partner history.
+// and seed 000's partner history. Right after a create it shows the new
+// partner's signing secret, once.
 export function Partner({ id }) {
   const principal = useContext(Principal);
   const ep = useLoad(() => get(`/api/partners/${encodeURIComponent(id)}/endpoint`), [id]);
   const evs = useLoad(() => get(`/api/partners/${encodeURIComponent(id)}/events`), [id]);
+  const [created, setCreated] = useState(() => {
+    const secret = takeSecret(id);
+    return secret ? { id, secret } : null;
+  });
+  const [deleted, setDeleted] = useState(null);
   useEvery(pollMs, ep.reload, [id]);
+  const managed = ep.data && ep.data.managed;
+  const editable = !!(managed && !managed.deletedAt);
   return (
     <section>
       <h1>
@@ -66,9 +79,26 @@ export function Partner({ id }) {
       {!principal.admin && principal.partnerId !== id ? (
         <p class="muted">This token is scoped to partner {principal.partnerId}.</p>
       ) : null}
+      {created && created.id === id ? (
+        <SecretOnce partnerId={id} secret={created.secret} what="The signing secret" onDone={() => setCreated(null)} />
+      ) : null}
       <ErrorBox error={ep.error} />
       {ep.data ? <Config partnerId={id} config={ep.data.config} /> : null}
-      {ep.data ? <Status ep={ep.data} admin={principal.admin} partnerId={id} onChange={ep.reload} /> : null}
+      {ep.data ? <Status ep={ep.data} admin={principal.admin} editable={editable} partnerId={id} onChange={ep.reload} /> : null}
+      {ep.data && editable ? (
+        <PartnerEditor
+          id={id}
+          admin={principal.admin}
+          backlog={(ep.data.backlog || { count: 0 }).count}
+          open={!!created}
+          onChange={ep.reload}
+          onDeleted={(res) => {
+            setDeleted(res);
+            ep.reload();
+          }}
+        />
+      ) : null}
+      {ep.data && !editable ? <NotEditable id={id} managed={managed} deleted={deleted} /> : null}
       {ep.data ? <Deliveries partnerId={id} admin={principal.admin} onChange={ep.reload} /> : null}
       <h2>Partner history</h2>
       <Listing
@@ -119,8 +149,9 @@ function useEvery(ms, fn, deps) {
 // operator's pause (who, when, why), a hold the partner
 // asked for (Retry-After), the configured rate limit and in-flight cap,
 // and the backlog with the age of its oldest entry. An admin pauses and
-// resumes here; a partner token sees the state only.
-function Status({ ep, admin, partnerId, onChange }) {
+// resumes here, and disables and enables a partner kept in the store
+// (editable); a partner token sees the state only.
+function Status({ ep, admin, editable, partnerId, onChange }) {
   const holding = ep.holdUntil && new Date(ep.holdUntil) > new Date();
   const managed = ep.managed || {};
   const disabled = !!(ep.disabled || managed.disabled);
@@ -174,6 +205,7 @@ function Status({ ep, admin, partnerId, onChange }) {
               every delivery failing since {fmtTime(ep.failingSince)}
             </span>
           ) : null}
+          {admin && editable ? <EnableControls partnerId={partnerId} disabled={disabled} backlog={backlog.count} onChange={onChange} /> : null}
         </dd>
         <dt>breaker</dt>
         <dd>
