@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"go.mongodb.org/mongo-driver/bson"
@@ -95,11 +96,19 @@ func (s PartnerSecret) LiveAt(t time.Time) bool { return s.NotAfter == nil || t.
 var notDeleted = bson.M{"deleted_at": nil}
 
 // CreatePartner stores a new partner, version 1, with created_at and
-// updated_at now. A partner with the same id (also a deleted one, whose
+// updated_at now, and each secret without a created_at created now. A partner with the same id (also a deleted one, whose
 // history keeps its id) is ErrDuplicate; nothing is changed then.
 func (s *Store) CreatePartner(ctx context.Context, p StoredPartner) (StoredPartner, error) {
 	now := s.now()
 	p.CreatedAt, p.UpdatedAt, p.Version, p.DeletedAt = now, now, 1, nil
+	// The first secret is made with the partner (by the API or an import
+	// of the partners file): it was created now too.
+	p.Secrets = slices.Clone(p.Secrets)
+	for i := range p.Secrets {
+		if p.Secrets[i].CreatedAt.IsZero() {
+			p.Secrets[i].CreatedAt = now
+		}
+	}
 	if _, err := s.countedCollection(CollPartners).InsertOne(ctx, p); err != nil {
 		return StoredPartner{}, fmt.Errorf("store: create partner %s: %w", p.ID, normalise(err))
 	}

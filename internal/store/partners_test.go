@@ -38,6 +38,7 @@ func TestAPartnerIsCreatedOnceAndReadBackAsWritten(t *testing.T) {
 	assert.Equal(t, `{"payload.amount":{"$gt":100}}`, got.Subscriptions[0].Filter)
 	assert.Equal(t, []byte("sealed-1"), got.Secrets[0].Sealed)
 	assert.Equal(t, clock.Now(), got.CreatedAt)
+	assert.Equal(t, clock.Now(), got.Secrets[0].CreatedAt, "the first secret was made with the partner")
 	assert.Nil(t, got.DeletedAt)
 
 	_, err = s.GetPartner(ctx, "nobody")
