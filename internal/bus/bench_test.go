@@ -96,7 +96,7 @@ func BenchmarkProduce(b *testing.B) {
 		// quotient is what bus adds to franz-go, not a difference of settings.
 		raw, err := kgo.NewClient(kgo.SeedBrokers(newBroker(b)...), kgo.RequiredAcks(kgo.AllISRAcks()),
 			kgo.ProducerLinger(0), kgo.ProducerBatchMaxBytes(int32(DefaultMaxMessageBytes)),
-			kgo.ProducerBatchCompression(DefaultCompression.codec()))
+			kgo.ProducerBatchCompression(DefaultCompression.Codec()))
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -67,10 +67,12 @@ func (c Compression) Validate() error {
 	return err
 }
 
-// codec is c as franz-go's option. A codec alone, with no fallback: every
-// broker since Kafka 2.1 (and every MSK version) reads all of them, so a
-// silent fall back to none would only hide a misconfigured cluster.
-func (c Compression) codec() kgo.CompressionCodec {
+// Codec is c as franz-go's option, for the producer and for a raw client
+// that is compared with it (the benchmarks' floors). A codec alone, with
+// no fallback: every broker since Kafka 2.1 (and every MSK version) reads
+// all of them, so a silent fall back to none would only hide a
+// misconfigured cluster.
+func (c Compression) Codec() kgo.CompressionCodec {
 	switch c {
 	case CompressionLz4:
 		return kgo.Lz4Compression()
