@@ -91,6 +91,15 @@ const (
 	batchRecordsAt = 61
 )
 
+// watch makes cluster show w every produce request before it handles it.
+func (w *wireCounter) watch(cluster *kfake.Cluster) {
+	cluster.ControlKey(int16(kmsg.Produce), func(req kmsg.Request) (kmsg.Response, error, bool) {
+		cluster.KeepControl()
+		w.observe(req)
+		return nil, nil, false
+	})
+}
+
 func (w *wireCounter) observe(req kmsg.Request) {
 	pr, ok := req.(*kmsg.ProduceRequest)
 	if !ok {
@@ -160,11 +169,7 @@ func BenchmarkCompression(b *testing.B) {
 			}
 			b.Cleanup(cluster.Close)
 			w := &wireCounter{}
-			cluster.ControlKey(int16(kmsg.Produce), func(req kmsg.Request) (kmsg.Response, error, bool) {
-				cluster.KeepControl()
-				w.observe(req)
-				return nil, nil, false
-			})
+			w.watch(cluster)
 			c, err := New(Config{Brokers: cluster.ListenAddrs(), ProduceTimeout: time.Minute, Compression: codec})
 			if err != nil {
 				b.Fatal(err)

@@ -7,7 +7,6 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"github.com/twmb/franz-go/pkg/kgo"
-	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/streamops/streamops/events"
 )
@@ -57,11 +56,7 @@ func TestEveryCompressionRoundTripsThroughKafka(t *testing.T) {
 			cluster := newCluster(t, 1, events.TopicWorkflows)
 			var seen []kgo.CompressionCodecType
 			w := &wireCounter{keep: true}
-			cluster.ControlKey(int16(kmsg.Produce), func(req kmsg.Request) (kmsg.Response, error, bool) {
-				cluster.KeepControl()
-				w.observe(req)
-				return nil, nil, false
-			})
+			w.watch(cluster)
 			brokers := cluster.ListenAddrs()
 			from := endOffsets(t, newAdmin(t, brokers), events.TopicWorkflows)
 			c := newTestClient(t, Config{Brokers: brokers, Compression: codec})
