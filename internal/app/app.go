@@ -129,7 +129,7 @@ func NewConfig(name string, c config.App) Config {
 			WebhookEventTTL: f.Store.WebhookEventsTTL.Duration(), Retention: f.Store.Retention.Store()},
 		MongoURISecret:        f.Store.URISecret,
 		MongoURISecretVersion: f.Store.URISecretVersion,
-		Bus:                   bus.Config{Brokers: bus.ParseBrokers(f.Kafka.Brokers), MaxMessageBytes: int(f.Producer.MaxMessageBytes)},
+		Bus:                   bus.Config{Brokers: bus.ParseBrokers(f.Kafka.Brokers), MaxMessageBytes: int(f.Producer.MaxMessageBytes), Compression: f.Producer.Compression},
 		KafkaAuth:             f.Kafka.Auth,
 		LogLevel:              f.Log.Level,
 		OnLambda:              f.Lambda.OnLambda(),

@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"github.com/twmb/franz-go/pkg/kfake"
 
+	"github.com/streamops/streamops/internal/bus"
 	"github.com/streamops/streamops/internal/config"
 	"github.com/streamops/streamops/internal/emit"
 	"github.com/streamops/streamops/internal/store"
@@ -144,4 +145,35 @@ type hexIndexKey struct{}
 func (hexIndexKey) GetSecretValue(context.Context, *secretsmanager.GetSecretValueInput, ...func(*secretsmanager.Options)) (*secretsmanager.GetSecretValueOutput, error) {
 	v := strings.Repeat("ab", 32)
 	return &secretsmanager.GetSecretValueOutput{SecretString: &v}, nil
+}
+
+// TestKafkaCompressionReachesEveryFunctionsProducer: the codec of
+// STREAMOPS_KAFKA_COMPRESSION is the one each function's bus builds with.
+func TestKafkaCompressionReachesEveryFunctionsProducer(t *testing.T) {
+	load := map[string]func(string) (Config, error){
+		"webhook": fromEnv[config.Webhook], "api": fromEnv[config.API],
+		"workflow-processor": fromEnv[config.WorkflowProcessor], "task-processor": fromEnv[config.TaskProcessor],
+		"outbox-relay": fromEnv[config.OutboxRelay], "retry-sweeper": fromEnv[config.RetrySweeper], "archiver": fromEnv[config.Archiver],
+	}
+	tests := []struct {
+		env  string
+		want bus.Compression
+	}{
+		{"", bus.DefaultCompression},
+		{"none", bus.CompressionNone},
+		{"lz4", bus.CompressionLz4},
+	}
+	for _, tc := range tests {
+		for name, fromEnv := range load {
+			t.Run(name+"="+tc.env, func(t *testing.T) {
+				t.Setenv("STREAMOPS_KAFKA_COMPRESSION", tc.env)
+				cfg, err := fromEnv(name)
+				require.NoError(t, err)
+				assert.Equal(t, tc.want, cfg.Bus.Compression)
+			})
+		}
+	}
+	t.Setenv("STREAMOPS_KAFKA_COMPRESSION", "brotli")
+	_, err := fromEnv[config.Webhook]("webhook")
+	require.ErrorContains(t, err, "STREAMOPS_KAFKA_COMPRESSION")
 }

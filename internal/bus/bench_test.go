@@ -92,10 +92,11 @@ func BenchmarkProduce(b *testing.B) {
 		ctx := context.Background()
 
 		// The raw client gets the producer settings Publish runs with (no
-		// linger, the brokers' batch size), so the quotient is what bus adds
-		// to franz-go, not a difference of settings.
+		// linger, the brokers' batch size, DefaultCompression), so the
+		// quotient is what bus adds to franz-go, not a difference of settings.
 		raw, err := kgo.NewClient(kgo.SeedBrokers(newBroker(b)...), kgo.RequiredAcks(kgo.AllISRAcks()),
-			kgo.ProducerLinger(0), kgo.ProducerBatchMaxBytes(int32(DefaultMaxMessageBytes)))
+			kgo.ProducerLinger(0), kgo.ProducerBatchMaxBytes(int32(DefaultMaxMessageBytes)),
+			kgo.ProducerBatchCompression(DefaultCompression.Codec()))
 		if err != nil {
 			b.Fatal(err)
 		}

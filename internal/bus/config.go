@@ -75,6 +75,12 @@ type Config struct {
 	// DefaultPartitions, seed 003's 3.
 	Partitions PartitionCounts
 
+	// Compression is the codec of every record batch the producer sends
+	// (STREAMOPS_KAFKA_COMPRESSION). Default DefaultCompression, chosen by
+	// BenchmarkCompression: MSK bytes are the largest line of the cost
+	// model (docs/capacity.md), and consumers decompress transparently.
+	Compression Compression
+
 	// TLS, when set, dials brokers over TLS (MSK port 9094/9096/9098).
 	// Default nil: plaintext, as the local broker speaks.
 	TLS *tls.Config
@@ -147,6 +153,9 @@ func (c *Config) setDefaults() {
 	if c.MaxMessageBytes == 0 {
 		c.MaxMessageBytes = DefaultMaxMessageBytes
 	}
+	if c.Compression == "" {
+		c.Compression = DefaultCompression
+	}
 }
 
 // Validate reports the first invalid field by name. Zero values are valid
@@ -178,6 +187,9 @@ func (c Config) Validate() error {
 		return bad("MaxMessageBytes", "must be at least %d (or 0 for the default), got %d", minMaxMessageBytes, c.MaxMessageBytes)
 	case c.ReplicationFactor < -1:
 		return bad("ReplicationFactor", "must be -1 (broker default), 0 (auto) or positive, got %d", c.ReplicationFactor)
+	}
+	if err := c.Compression.Validate(); err != nil {
+		return bad("Compression", "%v", err)
 	}
 	if err := c.Partitions.Validate(); err != nil {
 		return bad("Partitions", "%v", err)

@@ -28,6 +28,7 @@ func TestConfigValidateNamesTheBadField(t *testing.T) {
 		{"max message bytes below 64 KiB", func(c *Config) { c.MaxMessageBytes = 1000 }, "MaxMessageBytes"},
 		{"max message bytes from a bad KAFKA_MAX_MESSAGE_BYTES", func(c *Config) { c.MaxMessageBytes = -1 }, "MaxMessageBytes"},
 		{"replication factor below -1", func(c *Config) { c.ReplicationFactor = -2 }, "ReplicationFactor"},
+		{"a codec Kafka does not define", func(c *Config) { c.Compression = "brotli" }, "Compression"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -54,6 +55,7 @@ func TestNewFillsDocumentedDefaults(t *testing.T) {
 		MaxBufferedRecords: 50_000,
 		MaxBufferedBytes:   64 << 20,
 		MaxMessageBytes:    1048588,
+		Compression:        DefaultCompression,
 	}, c.cfg)
 }
 

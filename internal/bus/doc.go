@@ -1,7 +1,8 @@
 // Package bus is StreamOps' Kafka (Amazon MSK) producing and admin edge,
 // built on franz-go like its kgo/kadm split: the producer that publishes
 // event envelopes with the seed-003 key, value, timestamp and headers (the
-// value is the JSON events.New kept, else encoding/json's), and the
+// value is the JSON events.New kept, else encoding/json's) in record
+// batches compressed with Config.Compression (zstd by default), and the
 // declarative topic table and EnsureTopics. Every event Publish gets
 // acknowledged has seed 003's "Event published" line (package eventlog)
 // when the Client has a Logger.

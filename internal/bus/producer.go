@@ -59,6 +59,7 @@ func New(cfg Config) (*Client, error) {
 		// producer agrees on the partition of a workflowId or taskId.
 		kgo.RecordPartitioner(kgo.StickyKeyPartitioner(nil)),
 		kgo.ProducerLinger(cfg.Linger),
+		kgo.ProducerBatchCompression(cfg.Compression.Codec()),
 		kgo.MaxBufferedRecords(cfg.MaxBufferedRecords),
 		kgo.MaxBufferedBytes(cfg.MaxBufferedBytes),
 		// The brokers' limit rather than kgo's smaller default (1000012),

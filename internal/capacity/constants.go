@@ -80,6 +80,10 @@ type Constants struct {
 	EventsBulkInsertRate Constant `json:"events_bulk_insert_rate"`
 	// ProduceRate is records/s of the bus producer.
 	ProduceRate Constant `json:"produce_rate"`
+	// RecordCompression is the bytes of record batches on the wire with
+	// the producer's codec (bus.DefaultCompression) over the same batches
+	// uncompressed: what MSK receives, stores and serves per record byte.
+	RecordCompression Constant `json:"record_compression"`
 
 	// EventsPerWebhook is the events every webhook stores
 	// (webhook.received, never published).
@@ -137,6 +141,8 @@ func (c *Constants) Validate() error {
 			errs = append(errs, fmt.Errorf("%s: %g is negative", name, k.Value))
 		case k.Value == 0 && divisor[name]:
 			errs = append(errs, fmt.Errorf("%s: the model divides by it, so it must be positive", name))
+		case ratio[name] && (k.Value == 0 || k.Value > 1):
+			errs = append(errs, fmt.Errorf("%s: %g is not a share of the uncompressed bytes (above 0, at most 1)", name, k.Value))
 		}
 	})
 	return errors.Join(errs...)
@@ -147,6 +153,9 @@ var divisor = map[string]bool{
 	"webhook_handler_rate": true, "workflow_batch_rate": true, "workflow_processor_only_rate": true,
 	"task_batch_rate": true, "task_processor_only_rate": true, "events_bulk_insert_rate": true, "produce_rate": true,
 }
+
+// ratio are the constants that are a share of a whole.
+var ratio = map[string]bool{"record_compression": true}
 
 // ParseConstants reads a constants file's content; an unknown key is an
 // error, so a renamed constant is not silently zero.

@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/streamops/streamops/internal/bus"
 	"github.com/streamops/streamops/internal/capacity"
 )
 
@@ -66,4 +67,15 @@ func TestDesignPollersAreTheCDKAppsDefault(t *testing.T) {
 	assert.Equal(t, string(m[1]), strconv.Itoa(capacity.Deployed().Partitions))
 	assert.Regexp(t, `return min\(maxPollersPerMapping, c\.Partitions\.of\(topic\)\)`, string(src), "infra's maxPollers: one per partition")
 	assert.Equal(t, capacity.Deployed().Partitions, capacity.Deployed().MaxPollers)
+}
+
+// TestRecordCompressionIsTheDefaultCodecs: the MSK lines are scaled by
+// the measured ratio of the codec the producer uses, so changing
+// bus.DefaultCompression means pointing record_compression at its metric.
+func TestRecordCompressionIsTheDefaultCodecs(t *testing.T) {
+	c, err := capacity.LoadConstants("../../" + capacity.ConstantsPath)
+	require.NoError(t, err)
+	assert.Equal(t, "BenchmarkCompression/codecs", c.RecordCompression.Benchmark)
+	assert.Equal(t, string(bus.DefaultCompression)+"/none-bytes", c.RecordCompression.Metric)
+	assert.Contains(t, c.RecordCompression.Source, string(bus.DefaultCompression)+" / none")
 }

@@ -30,7 +30,7 @@ func Markdown(m Model, c Constants, q AWS) string {
 	p("| provisioned pollers, workflows mapping | %d |\n", r.WorkflowPollers)
 	p("| API Gateway headroom | %s %% |\n", num(100*r.APIGatewayHeadroom))
 	p("| MongoDB | %s commands/s, %s documents/s, %s/day (%s under the TTL) |\n", num(r.StoreCommandsPerSecond), num(r.DocumentsPerSecond), size(r.StoredBytesPerDay), size(r.StoredBytesUnderTTL))
-	p("| MSK | %s/s in, %s stored under retention |\n", size(r.BytesPerSecond), size(r.MSKStorageBytes))
+	p("| MSK | %s/s in (compressed), %s stored under retention |\n", size(r.MSKBytesPerSecond), size(r.MSKStorageBytes))
 	p("| MSK brokers | %d |\n", r.Brokers)
 	p("| **cost per million webhooks** (priced lines) | **%s** (Lambda %s, API Gateway %s, MSK %s, MongoDB %s; not priced: MongoDB instances, provisioned pollers) |\n\n",
 		money(r.CostPerMillion), money(r.CostLambda), money(r.CostAPIGateway), money(r.CostMSK), money(r.CostDoc))

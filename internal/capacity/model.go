@@ -61,6 +61,7 @@ type Model struct {
 // Results are the model's headline figures.
 type Results struct {
 	RecordsPerSecond, BytesPerSecond             float64
+	MSKBytesPerSecond                            float64
 	WorkflowPartitions, TaskPartitions           int
 	SeedWorkflowsPerSecond                       float64
 	WebhookConcurrency, AccountConcurrency       float64
@@ -200,23 +201,27 @@ func Compute(c Constants, d Design, q AWS, t Target) (Model, error) {
 	}}
 	m.Sections = append(m.Sections, mongo)
 
-	// MSK.
-	r.MSKStorageBytes = r.BytesPerSecond * d.Retention.Seconds() * float64(d.ReplicationFactor)
-	byIngress := int(math.Ceil(r.BytesPerSecond / q.MSKIngressPerBroker.Value))
+	// MSK: the brokers receive, store and serve the batches as the
+	// producer compressed them.
+	r.MSKBytesPerSecond = r.BytesPerSecond * c.RecordCompression.Value
+	r.MSKStorageBytes = r.MSKBytesPerSecond * d.Retention.Seconds() * float64(d.ReplicationFactor)
+	byIngress := int(math.Ceil(r.MSKBytesPerSecond / q.MSKIngressPerBroker.Value))
 	totalPartitions := r.WorkflowPartitions*2 + r.TaskPartitions*2 + d.Partitions*(d.Topics-4)
 	byPartitions := int(math.Ceil(float64(totalPartitions*d.ReplicationFactor) / q.MSKPartitionsPerBroker.Value))
 	byStorage := int(math.Ceil(r.MSKStorageBytes / q.MSKStoragePerBroker.Value))
 	need := max(d.ReplicationFactor, byIngress, byPartitions, byStorage)
 	r.Brokers = int(math.Ceil(float64(need)/float64(d.AvailabilityZones))) * d.AvailabilityZones
 	msk := Section{Title: "MSK throughput and brokers", Lines: []Line{
-		{"bytes in", r.BytesPerSecond, "bytes/s", fmt.Sprintf("%s records/s × %s", num(r.RecordsPerSecond), n(c.RecordBytes)), "record_bytes (uncompressed)"},
-		{"bytes written to disks", r.BytesPerSecond * float64(d.ReplicationFactor), "bytes/s", fmt.Sprintf("%s/s × replication %d", size(r.BytesPerSecond), d.ReplicationFactor), "bus: replication min(3, brokers)"},
-		{"bytes out to the processors", r.BytesPerSecond, "bytes/s", "one consumer group per topic", "infra: one mapping per topic"},
-		{"stored under retention", r.MSKStorageBytes, "bytes", fmt.Sprintf("%s/s × %s s × %d replicas", size(r.BytesPerSecond), num(d.Retention.Seconds()), d.ReplicationFactor), "seed 003: 7 days (bus.RetentionMs)"},
-		{"brokers by ingress", float64(byIngress), "brokers", fmt.Sprintf("⌈%s/s ÷ %s/s⌉", size(r.BytesPerSecond), size(q.MSKIngressPerBroker.Value)), "Standard broker ingress at replication 3"},
+		{"bytes in, compressed", r.MSKBytesPerSecond, "bytes/s", fmt.Sprintf("%s records/s × %s × %s", num(r.RecordsPerSecond), n(c.RecordBytes), n(c.RecordCompression)), "record_bytes, record_compression (bus.DefaultCompression)"},
+		{"bytes written to disks", r.MSKBytesPerSecond * float64(d.ReplicationFactor), "bytes/s", fmt.Sprintf("%s/s × replication %d", size(r.MSKBytesPerSecond), d.ReplicationFactor), "bus: replication min(3, brokers)"},
+		{"bytes out to the processors", r.MSKBytesPerSecond, "bytes/s", "one consumer group per topic", "infra: one mapping per topic"},
+		{"stored under retention", r.MSKStorageBytes, "bytes", fmt.Sprintf("%s/s × %s s × %d replicas", size(r.MSKBytesPerSecond), num(d.Retention.Seconds()), d.ReplicationFactor), "seed 003: 7 days (bus.RetentionMs)"},
+		{"brokers by ingress", float64(byIngress), "brokers", fmt.Sprintf("⌈%s/s ÷ %s/s⌉", size(r.MSKBytesPerSecond), size(q.MSKIngressPerBroker.Value)), "Standard broker ingress at replication 3"},
 		{"brokers by partitions", float64(byPartitions), "brokers", fmt.Sprintf("⌈%d partitions (the topics and their dead-letter topics) × %d ÷ %s⌉", totalPartitions, d.ReplicationFactor, num(q.MSKPartitionsPerBroker.Value)), "MSK partitions per broker"},
 		{"brokers by storage", float64(byStorage), "brokers", fmt.Sprintf("⌈%s ÷ %s⌉", size(r.MSKStorageBytes), size(q.MSKStoragePerBroker.Value)), "largest broker volume"},
 		{"brokers", float64(r.Brokers), "brokers", fmt.Sprintf("max(%d, %d, %d, %d) up to a multiple of %d zones", d.ReplicationFactor, byIngress, byPartitions, byStorage, d.AvailabilityZones), "assumption: 3 zones, kafka.m5.large"},
+	}, Notes: []string{
+		"The brokers keep record batches as the producer compressed them (STREAMOPS_KAFKA_COMPRESSION; docs/performance.md, Record compression). The pollers' lines above count the uncompressed bytes: Lambda's event source decompresses the batches before it invokes a processor.",
 	}}
 	m.Sections = append(m.Sections, msk)
 

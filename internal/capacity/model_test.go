@@ -23,7 +23,8 @@ func small() (capacity.Constants, capacity.Design, capacity.AWS) {
 		WorkflowBatchRate: k(100, "records/s"), WorkflowProcessorOnlyRate: k(1000, "records/s"), WorkflowCommandsPerRecord: k(0.01, "commands/record"),
 		TaskBatchRate: k(200, "records/s"), TaskProcessorOnlyRate: k(2000, "records/s"), TaskCommandsPerRecord: k(0.01, "commands/record"),
 		EventsBulkInsertRate: k(1000, "events/s"), ProduceRate: k(1e6, "records/s"),
-		EventsPerWebhook: count(1, "events"), EventsPerWorkflow: count(6, "events"),
+		RecordCompression: k(0.5, "compressed/uncompressed bytes"),
+		EventsPerWebhook:  count(1, "events"), EventsPerWorkflow: count(6, "events"),
 		WorkflowRecordsPerWorkflow: count(6, "records"), TaskRecordsPerWorkflow: count(0, "records"), RecordBytes: count(500, "bytes/record"),
 		DocumentsPerWebhook: count(2, "documents"), StoredBytesPerWebhook: count(1000, "bytes"),
 		DocumentsPerWorkflow: count(8, "documents"), StoredBytesPerWorkflow: count(4000, "bytes")}
@@ -53,7 +54,8 @@ func TestModelArithmeticByHand(t *testing.T) {
 		// Pollers max(⌈3 MB/s ÷ 5 MB/s⌉, ⌈15/5⌉) = 3. Commands 3,000 +
 		// 6,000/100 × 10 = 3,600/s. Documents 2,000 + 8,000 = 10,000/s,
 		// events 7,000/s; 5 MB/s stored: 432 GB/day, 12.96 TB in 30 days.
-		// MSK 3 MB/s × 86,400 s × 3 = 777.6 GB; brokers max(3, 1, ⌈42 ×
+		// MSK 3 MB/s compressed to 1.5 MB/s × 86,400 s × 3 = 388.8 GB;
+		// brokers max(3, 1, ⌈42 ×
 		// 3/1000⌉ = 1, 1) = 3. Cost a million: Lambda (10,000 GB-s +
 		// 15,000 GB-s) × $0.00001 = $0.25 plus (10⁶ + 60,000) × $0.2/10⁶
 		// = $0.212; API Gateway $1; MongoDB 5 GB × 1 month × $0.1 = $0.5.
@@ -61,7 +63,7 @@ func TestModelArithmeticByHand(t *testing.T) {
 		want: capacity.Results{RecordsPerSecond: 6000, BytesPerSecond: 3e6, WorkflowPartitions: 15, TaskPartitions: 3,
 			SeedWorkflowsPerSecond: 200, WebhookConcurrency: 10, AccountConcurrency: 31, WorkflowPollers: 3, APIGatewayHeadroom: 0.9,
 			StoreCommandsPerSecond: 3600, DocumentsPerSecond: 10000, EventsPerSecond: 7000, StoredBytesPerDay: 432e9,
-			StoredBytesUnderTTL: 12.96e12, MSKStorageBytes: 777.6e9, Brokers: 3,
+			StoredBytesUnderTTL: 12.96e12, MSKBytesPerSecond: 1.5e6, MSKStorageBytes: 388.8e9, Brokers: 3,
 			CostLambda: 0.462, CostAPIGateway: 1, CostMSK: 0, CostDoc: 0.5, CostPerMillion: 1.962},
 	}, {
 		// Half start one: 500 workflows/s, 3,000 records/s, busy
@@ -75,7 +77,7 @@ func TestModelArithmeticByHand(t *testing.T) {
 		want: capacity.Results{RecordsPerSecond: 3000, BytesPerSecond: 1.5e6, WorkflowPartitions: 8, TaskPartitions: 3,
 			SeedWorkflowsPerSecond: 200, WebhookConcurrency: 10, AccountConcurrency: 24, WorkflowPollers: 2, APIGatewayHeadroom: 0.9,
 			StoreCommandsPerSecond: 3300, DocumentsPerSecond: 6000, EventsPerSecond: 4000, StoredBytesPerDay: 259.2e9,
-			StoredBytesUnderTTL: 7.776e12, MSKStorageBytes: 388.8e9, Brokers: 3,
+			StoredBytesUnderTTL: 7.776e12, MSKBytesPerSecond: 0.75e6, MSKStorageBytes: 194.4e9, Brokers: 3,
 			CostLambda: 0.381, CostAPIGateway: 1, CostMSK: 0, CostDoc: 0.3, CostPerMillion: 1.681},
 	}, {
 		// Below the seed: 100 workflows/s keep 3 partitions (1.5 busy).
@@ -83,7 +85,7 @@ func TestModelArithmeticByHand(t *testing.T) {
 		want: capacity.Results{RecordsPerSecond: 600, BytesPerSecond: 3e5, WorkflowPartitions: 3, TaskPartitions: 3,
 			SeedWorkflowsPerSecond: 200, WebhookConcurrency: 1, AccountConcurrency: 10, WorkflowPollers: 1, APIGatewayHeadroom: 0.99,
 			StoreCommandsPerSecond: 360, DocumentsPerSecond: 1000, EventsPerSecond: 700, StoredBytesPerDay: 43.2e9,
-			StoredBytesUnderTTL: 1.296e12, MSKStorageBytes: 77.76e9, Brokers: 3,
+			StoredBytesUnderTTL: 1.296e12, MSKBytesPerSecond: 1.5e5, MSKStorageBytes: 38.88e9, Brokers: 3,
 			CostLambda: 0.462, CostAPIGateway: 1, CostMSK: 0, CostDoc: 0.5, CostPerMillion: 1.962},
 	}}
 	for _, tc := range tests {
@@ -103,7 +105,7 @@ func TestModelArithmeticByHand(t *testing.T) {
 				"API Gateway headroom": {want.APIGatewayHeadroom, got.APIGatewayHeadroom}, "commands/s": {want.StoreCommandsPerSecond, got.StoreCommandsPerSecond},
 				"documents/s": {want.DocumentsPerSecond, got.DocumentsPerSecond}, "events/s": {want.EventsPerSecond, got.EventsPerSecond},
 				"stored/day": {want.StoredBytesPerDay, got.StoredBytesPerDay}, "stored under TTL": {want.StoredBytesUnderTTL, got.StoredBytesUnderTTL},
-				"MSK storage": {want.MSKStorageBytes, got.MSKStorageBytes}, "Lambda cost": {want.CostLambda, got.CostLambda},
+				"MSK bytes/s": {want.MSKBytesPerSecond, got.MSKBytesPerSecond}, "MSK storage": {want.MSKStorageBytes, got.MSKStorageBytes}, "Lambda cost": {want.CostLambda, got.CostLambda},
 				"API Gateway cost": {want.CostAPIGateway, got.CostAPIGateway}, "MSK cost": {want.CostMSK, got.CostMSK},
 				"MongoDB cost": {want.CostDoc, got.CostDoc}, "cost a million": {want.CostPerMillion, got.CostPerMillion},
 			} {
@@ -126,6 +128,8 @@ func TestModelRefusesWhatItCannotCompute(t *testing.T) {
 		{"fraction over 1", func(_ *capacity.Constants, t *capacity.Target) { t.WorkflowFraction = 1.5 }, "workflow fraction 1.5"},
 		{"a zero rate constant", func(c *capacity.Constants, _ *capacity.Target) { c.WorkflowBatchRate.Value = 0 }, "workflow_batch_rate"},
 		{"a constant without its source", func(c *capacity.Constants, _ *capacity.Target) { c.RecordBytes.Source = "" }, "record_bytes"},
+		{"no compressed bytes at all", func(c *capacity.Constants, _ *capacity.Target) { c.RecordCompression.Value = 0 }, "record_compression"},
+		{"compression that grows the bytes", func(c *capacity.Constants, _ *capacity.Target) { c.RecordCompression.Value = 1.2 }, "record_compression: 1.2"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

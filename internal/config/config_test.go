@@ -41,6 +41,7 @@ func TestDefaults(t *testing.T) {
 		DeadLetters: store.DefaultRetention, ReplaySessions: store.DefaultRetention, Archive: store.DefaultArchiveRetention},
 		api.Store.Retention.Store(), "every retention has its default; the archive's is finite")
 	assert.Equal(t, bus.DefaultMaxMessageBytes, int(api.Producer.MaxMessageBytes))
+	assert.Equal(t, bus.DefaultCompression, api.Producer.Compression, "the documented default is the bus's")
 	assert.Equal(t, "none", api.Kafka.Auth)
 	assert.Equal(t, "info", api.Log.Level)
 	assert.Equal(t, emit.DefaultMarkDelay, api.Marks())
@@ -82,6 +83,7 @@ func TestValues(t *testing.T) {
 		"STREAMOPS_ALLOW_EMBEDDED_STORE": "true", "AWS_LAMBDA_FUNCTION_NAME": "streamops-api", "STREAMOPS_MAX_WORKFLOW_STEPS": "5",
 		"MONGODB_TLS_CA_FILE": "/opt/ca.pem", "STREAMOPS_OUTBOX_TTL": "7d", "STREAMOPS_WORKFLOWS_TTL": "30d", "STREAMOPS_TASKS_TTL": "48h",
 		"STREAMOPS_DEAD_LETTERS_TTL": "180d", "STREAMOPS_REPLAY_SESSIONS_TTL": "1h", "STREAMOPS_ARCHIVE_TTL": "permanent",
+		"STREAMOPS_KAFKA_COMPRESSION": "LZ4",
 	})
 	require.NoError(t, err)
 	assert.Equal(t, "mongodb://h/", cfg.Store.URI)
@@ -89,6 +91,7 @@ func TestValues(t *testing.T) {
 	assert.Equal(t, 30*24*time.Hour, cfg.Store.EventsTTL.Duration())
 	assert.Equal(t, 36*time.Hour+30*time.Minute, cfg.Store.WebhookEventsTTL.Duration())
 	assert.Equal(t, 2097152, int(cfg.Producer.MaxMessageBytes))
+	assert.Equal(t, bus.CompressionLz4, cfg.Producer.Compression, "a codec name in any case")
 	assert.Zero(t, cfg.Marks())
 	assert.True(t, bool(cfg.Store.AllowEmbedded))
 	assert.True(t, cfg.Lambda.OnLambda())
@@ -184,6 +187,7 @@ func TestInvalidValuesNameTheVariable(t *testing.T) {
 		"STREAMOPS_REPLAY_SESSIONS_TTL":      {"soon"},
 		"STREAMOPS_ARCHIVE_TTL":              {"forever", "0", "90s"},
 		"KAFKA_MAX_MESSAGE_BYTES":            {"1MB", "1.5"},
+		"STREAMOPS_KAFKA_COMPRESSION":        {"brotli", "zstd:3"},
 		"STREAMOPS_MARK_DELAY":               {"soon", "-1s"},
 		"STREAMOPS_MAX_WORKFLOW_STEPS":       {"many", "0", "-3"},
 		"STREAMOPS_MAX_WORKFLOW_NAME_BYTES":  {"x"},

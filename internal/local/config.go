@@ -159,6 +159,9 @@ type Config struct {
 	// MaxMessageBytes is the brokers' message.max.bytes (env
 	// KAFKA_MAX_MESSAGE_BYTES). Default bus.DefaultMaxMessageBytes.
 	MaxMessageBytes int
+	// Compression is the producer's codec (env
+	// STREAMOPS_KAFKA_COMPRESSION). Default bus.DefaultCompression.
+	Compression bus.Compression
 	// Limits bound one submission to the api (env STREAMOPS_MAX_*).
 	Limits config.Limits
 	// Sweep is when the retry-sweeper acts (env STREAMOPS_SWEEP_*).
@@ -209,6 +212,7 @@ func ConfigFromEnv() (Config, error) {
 		EventLog:              eventlog.Ratio(float64(c.Log.EventSample)),
 		Tracing:               c.Tracing,
 		MaxMessageBytes:       int(c.Producer.MaxMessageBytes),
+		Compression:           c.Producer.Compression,
 		Limits:                c.Limits,
 		Sweep:                 c.Sweep,
 		Backpressure:          c.Backpressure,
@@ -255,6 +259,9 @@ func (c Config) Validate() error {
 	}
 	if err := c.KafkaPartitions.Validate(); err != nil {
 		return bad("KafkaPartitions", "%v (STREAMOPS_KAFKA_PARTITIONS)", err)
+	}
+	if err := c.Compression.Validate(); err != nil {
+		return bad("Compression", "%v (STREAMOPS_KAFKA_COMPRESSION)", err)
 	}
 	for i, b := range c.KafkaBrokers {
 		if _, _, err := net.SplitHostPort(b); err != nil {

@@ -206,7 +206,7 @@ func (s *Stack) startKafka(ctx context.Context) error {
 		}
 		s.cluster, s.brokers = cluster, cluster.ListenAddrs()
 	}
-	s.kafka = bus.Config{Brokers: s.brokers, MaxMessageBytes: s.cfg.MaxMessageBytes, Partitions: s.cfg.KafkaPartitions, Logger: s.log, EventLog: s.cfg.EventLog}
+	s.kafka = bus.Config{Brokers: s.brokers, MaxMessageBytes: s.cfg.MaxMessageBytes, Compression: s.cfg.Compression, Partitions: s.cfg.KafkaPartitions, Logger: s.log, EventLog: s.cfg.EventLog}
 	switch {
 	case len(s.cfg.KafkaBrokers) > 0:
 		if err := app.KafkaAuth(ctx, s.cfg.KafkaAuth, &s.kafka); err != nil {

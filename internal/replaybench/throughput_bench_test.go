@@ -39,7 +39,8 @@ func BenchmarkReplayThroughput(b *testing.B) {
 		env := testenv.New(b, testenv.Options{})
 		r := &history.Replayer{Store: env.Store, Emitter: env.Emitter, Logger: env.Logger}
 		raw, err := kgo.NewClient(kgo.SeedBrokers(env.Brokers...), kgo.RequiredAcks(kgo.AllISRAcks()),
-			kgo.ProducerLinger(0), kgo.ProducerBatchMaxBytes(int32(bus.DefaultMaxMessageBytes)))
+			kgo.ProducerLinger(0), kgo.ProducerBatchMaxBytes(int32(bus.DefaultMaxMessageBytes)),
+			kgo.ProducerBatchCompression(bus.DefaultCompression.Codec())) // the replay's producer settings
 		require.NoError(b, err)
 		defer raw.Close()
 

@@ -33,8 +33,8 @@ import (
 // The benchmarks of the table: the sides each ratio needs, not their
 // slow one-at-a-time baselines (run those with go test directly).
 const (
-	benchTop = `^Benchmark(WebhookThroughput|WebhookLatency|Produce|WorkflowProcessor|TaskProcessor|StoreCommands|StartToReady|EventInsertIndexCost|ReplayThroughput|WebhookDuringReplay|WebhookTracing|PartitionScaling|Relay)$`
-	benchSub = `^(floor|minimum|handler|raw|bus|batch|claim-batch|function|indexes|replay-vs-floor|p99|senders=8|3-vs-12|partners=)`
+	benchTop = `^Benchmark(WebhookThroughput|WebhookLatency|Produce|WorkflowProcessor|TaskProcessor|StoreCommands|StartToReady|EventInsertIndexCost|ReplayThroughput|WebhookDuringReplay|WebhookTracing|PartitionScaling|Relay|Compression)$`
+	benchSub = `^(floor|minimum|handler|raw|bus|batch|claim-batch|function|indexes|replay-vs-floor|p99|senders=8|3-vs-12|partners=|codecs)`
 )
 
 var (

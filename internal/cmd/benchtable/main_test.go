@@ -7,6 +7,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/streamops/streamops/internal/bus"
 )
 
 const sample = `goos: linux
@@ -141,4 +143,22 @@ func TestTheProcessorGoalRowComparesTheBatchWithTheEnginesFloor(t *testing.T) {
 	} {
 		assert.Contains(t, out.String(), want)
 	}
+}
+
+// TestCompressionRowIsTheDefaultCodecAgainstNone: the row states the
+// producer's codec's bytes on the wire over none's, its produce rate over
+// none's beside it, and is not measured without the benchmark.
+func TestCompressionRowIsTheDefaultCodecAgainstNone(t *testing.T) {
+	const line = `BenchmarkCompression/codecs-2         	      30	  89001145 ns/op	        55.28 gzip-bytes/record	       948.0 gzip-decompress-ns/record	     53583 gzip-records/s	         0.1020 gzip/none-bytes	         0.9163 gzip/none-records/s	        84.93 lz4-bytes/record	       370.6 lz4-decompress-ns/record	     56891 lz4-records/s	         0.1567 lz4/none-bytes	         0.9728 lz4/none-records/s	       541.8 none-bytes/record	        35.31 none-decompress-ns/record	     58478 none-records/s	        93.18 snappy-bytes/record	       197.0 snappy-decompress-ns/record	     62540 snappy-records/s	         0.1720 snappy/none-bytes	         1.069 snappy/none-records/s	        50.90 zstd-bytes/record	       514.1 zstd-decompress-ns/record	     50857 zstd-records/s	         0.09395 zstd/none-bytes	         0.8697 zstd/none-records/s
+`
+	var tb table
+	tb.compression(parse(strings.NewReader(line)))
+	tb.compression(map[string]result{})
+	var out bytes.Buffer
+	tb.print(&out)
+	assert.Contains(t, out.String(), "| record bytes on the wire, "+string(bus.DefaultCompression)+" / none (batches of 1,000 workflow lifecycle events) | kfake | ")
+	if bus.DefaultCompression == bus.CompressionZstd {
+		assert.Contains(t, out.String(), "| kfake | 50.9 vs 541.8 bytes/record; produce 50,857 vs 58,478 records/s (0.87) | 0.094 | ≤ 0.5 | yes |")
+	}
+	assert.Contains(t, out.String(), "| kfake | not measured | - | ≤ 0.5 | - |")
 }

@@ -5,6 +5,8 @@ import (
 	"io"
 	"strings"
 	"time"
+
+	"github.com/streamops/streamops/internal/bus"
 )
 
 // row is one line of the table: a measure on an engine, what was
@@ -118,6 +120,7 @@ func (t *table) build(results map[string]map[string]result, engines []string, si
 			measured: fmt.Sprintf("%s vs %s records/s", num(r["bus-decoded-records/s"]), num(r["raw-records/s"])),
 			figure:   fmt.Sprintf("%.2f", r["bus-decoded-records/s"]/r["raw-records/s"])})
 	}
+	t.compression(results["embedded"])
 	// Issue 36's goal: a processor's batch against the engine's own bulk
 	// insert of the events it stored plus the produce of its records
 	// (BenchProcessorFloor). The processor-only side, the processor's CPU
@@ -197,6 +200,31 @@ func (t *table) build(results map[string]map[string]result, engines []string, si
 		t.atMost(results["embedded"], "embedded", "start to ready (exec → first /next): "+fn,
 			"BenchmarkStartToReady/function="+fn, "ms-to-ready", 50, "%.0f")
 	}
+}
+
+// compressionBench is BenchmarkCompression's sub-benchmark: every codec
+// on the same batches of workflow lifecycle events, side by side.
+const compressionBench = "BenchmarkCompression/codecs"
+
+// compression adds the row of the producer's codec (bus.DefaultCompression):
+// its bytes on the wire per record over none's, the capacity model's
+// record_compression, with its produce rate over none's beside it. The
+// goal keeps the codec earning its CPU: at most half of none's bytes.
+func (t *table) compression(res map[string]result) {
+	codec := string(bus.DefaultCompression)
+	r := res[compressionBench]
+	rw := row{measure: "record bytes on the wire, " + codec + " / none (batches of 1,000 workflow lifecycle events)", engine: "kfake", goal: "≤ 0.5"}
+	bytes, none := r[codec+"-bytes/record"], r["none-bytes/record"]
+	if bytes <= 0 || none <= 0 || r["none-records/s"] <= 0 {
+		rw.missing = true
+		t.add(rw)
+		return
+	}
+	f := bytes / none
+	rw.measured = fmt.Sprintf("%.1f vs %.1f bytes/record; produce %s vs %s records/s (%.2f)",
+		bytes, none, num(r[codec+"-records/s"]), num(r["none-records/s"]), r[codec+"-records/s"]/r["none-records/s"])
+	rw.figure, rw.met = fmt.Sprintf("%.3f", f), f <= 0.5
+	t.add(rw)
 }
 
 // latencyBench is BenchmarkWebhookLatency's sub-benchmark: the local
