@@ -38,10 +38,11 @@ const insertBatch = 1000
 const archiveBatch = 500
 
 // TestHistoryAtVolume stores n workflow lifecycle events in events with
-// every index (published as they are stored), reads the collection's data and index bytes (collStats),
-// then archives them all as the archiver does and times the TTL monitor
-// deleting them. It logs a "history:" line per figure, which make history
-// prints for docs/capacity/constants.json. The TTL part needs a server
+// every index, reads the collection's data and index bytes (collStats)
+// as stored and once published, then archives them all as the archiver
+// does and times the TTL monitor deleting the n expired at once. It
+// logs a "history:" line per figure, which make history prints for
+// docs/capacity/constants.json. The TTL part needs a server
 // that sweeps within the test (STREAMOPS_TEST_TTL_SWEEP; FerretDB's
 // `up --ttl-sweep 1`).
 func TestHistoryAtVolume(t *testing.T) {
@@ -50,8 +51,7 @@ func TestHistoryAtVolume(t *testing.T) {
 	ctx := context.Background()
 
 	// Events are stored two hours in the past, so the archiver finds them
-	// due under a one-hour TTL and dates their ttl_expires_at now: the TTL
-	// monitor, on the server's clock, may delete them at its next sweep.
+	// due under a one-hour TTL.
 	var offset atomic.Int64
 	offset.Store(int64(-2 * time.Hour))
 	cfg := storetest.Configure(t, store.Config{EventTTL: time.Hour,
@@ -119,9 +119,10 @@ func TestHistoryAtVolume(t *testing.T) {
 	t.Logf("history: collstats published=%d data-bytes/M=%.0f storage-bytes/M=%.0f index-bytes/M=%.0f",
 		n, perMillion(pst.Size), perMillion(pst.StorageSize), perMillion(pst.TotalIndexSize))
 
-	// Archive every event as the archiver does, then wait for the TTL
-	// monitor to delete them.
-	offset.Store(0)
+	// Archive every event as the archiver does, dated an hour ahead so
+	// that the TTL monitor deletes none meanwhile, then expire them all
+	// at once and time the monitor working off the backlog.
+	offset.Store(int64(time.Hour))
 	start = time.Now()
 	archived := 0
 	for {
@@ -143,6 +144,10 @@ func TestHistoryAtVolume(t *testing.T) {
 		t.Logf("history: ttl not measured: set %s to the server's TTL sweep (FerretDB up --ttl-sweep 1)", storetest.EnvTTLSweep)
 		return
 	}
+	expired, err := db.Collection(store.CollEvents).UpdateMany(ctx, bson.D{},
+		bson.M{"$set": bson.M{"ttl_expires_at": time.Now().Add(-time.Minute)}})
+	require.NoError(t, err)
+	require.EqualValues(t, n, expired.ModifiedCount)
 	d := ttlDeletions(ctx, t, db.Collection(store.CollEvents), n, sweep)
 	assert.Zero(t, d.left, "the TTL monitor deletes every archived event")
 	t.Logf("history: ttl events=%d sweep-s=%.0f first-s=%.1f last-s=%.1f deleted/s=%.0f largest-sweep=%d",
