@@ -27,7 +27,7 @@ BENCH_CONSTANTS ?= docs/capacity/constants.json
 LAMBDA_ENV   := GOOS=linux GOARCH=arm64 CGO_ENABLED=0
 LAMBDA_FLAGS := -tags lambda.norpc -trimpath -ldflags='-s -w'
 
-.PHONY: help build test preflight unit race lint docs capacity bench bench-all run soak clean synth deploy bootstrap infra-test infra-clean test-mongo test-scale fuzz openapi-lint console console-check test-console
+.PHONY: help build test preflight unit race lint docs capacity bench bench-all run soak clean synth deploy bootstrap infra-test infra-clean test-mongo test-scale fuzz openapi-lint console console-check test-console history
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-8s %s\n", $$1, $$2}'
@@ -82,18 +82,33 @@ test-mongo: ## every store-touching test again on the MongoDB at MONGODB_URI (At
 		for (p in pkg) printf "  %-22s %d\n", p, pkg[p]; for (w in why) printf "  %-22s %d skipped\n", w, why[w]}' $$log | sort; \
 	exit $$rc
 
-# The scale tier: the replay at scale (TestReplayAtScale) on the MongoDB at
-# MONGODB_URI, alone, after test-mongo, so the engine it loads slows no
-# test beside it. SCALE_EVENTS sets its size; unset, the test's own 2,000
-# (four replay batches: the mechanism, in seconds, as .ci/run runs it).
-# The figure of docs/performance.md, 100,000 events, is make bench's.
-SCALE_TESTS = TestReplayAtScale
+# The scale tier: the replay at scale (TestReplayAtScale) and the history
+# at volume (TestHistoryAtVolume) on the MongoDB at MONGODB_URI, alone,
+# after test-mongo, so the engine they load slows no test beside them.
+# SCALE_EVENTS sets the replay's size; unset, the test's own 2,000 (four
+# replay batches: the mechanism, in seconds, as .ci/run runs it), and the
+# history's 2,000. The figure of docs/performance.md, 100,000 events, is
+# make bench's; docs/capacity.md's history figures are make history's.
+SCALE_TESTS = (TestReplayAtScale|TestHistoryAtVolume)
 SCALE_EVENTS ?=
 
-test-scale: ## the replay at scale on the MongoDB at MONGODB_URI, alone (SCALE_EVENTS, default 2,000; make bench runs 100,000)
+test-scale: ## the replay at scale and the history at volume on the MongoDB at MONGODB_URI, alone (SCALE_EVENTS, default 2,000; make bench runs 100,000)
 	@test -n "$$MONGODB_URI" || { echo "test-scale: set MONGODB_URI; docs/testing.md"; exit 2; }
 	STREAMOPS_TEST_ENGINE=mongodb $(if $(SCALE_EVENTS),STREAMOPS_TEST_REPLAY_EVENTS=$(SCALE_EVENTS)) \
-		$(GO) test -count=1 -v -timeout 60m -run '^$(SCALE_TESTS)$$' ./internal/replaybench
+		$(GO) test -count=1 -v -timeout 60m -run '^$(SCALE_TESTS)$$' ./internal/replaybench ./internal/historybench
+
+# The history's bytes and TTL deletions for docs/capacity/constants.json
+# (docs/capacity.md, "The history at a billion documents"): HISTORY_EVENTS
+# workflow lifecycle events stored, archived and deleted by the TTL
+# monitor of the MongoDB at MONGODB_URI, which must sweep every
+# HISTORY_TTL_SWEEP (FerretDB: ../shared/mongo/up --ttl-sweep 1).
+HISTORY_EVENTS ?= 200000
+HISTORY_TTL_SWEEP ?= 1s
+
+history: ## the history's index bytes per million events and TTL deletion rate on the MongoDB at MONGODB_URI (HISTORY_EVENTS, default 200,000)
+	@test -n "$$MONGODB_URI" || { echo "history: set MONGODB_URI (a FerretDB up with --ttl-sweep 1); docs/testing.md"; exit 2; }
+	STREAMOPS_TEST_ENGINE=mongodb STREAMOPS_TEST_HISTORY_EVENTS=$(HISTORY_EVENTS) STREAMOPS_TEST_TTL_SWEEP=$(HISTORY_TTL_SWEEP) \
+		$(GO) test -count=1 -v -timeout 60m -run '^TestHistoryAtVolume$$' ./internal/historybench
 
 # Fuzz targets: the parsers that face the outside. Their seed corpora
 # (f.Add and testdata/fuzz/) run in every go test; here each one is also

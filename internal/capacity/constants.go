@@ -107,12 +107,68 @@ type Constants struct {
 	// workflow adds (its events, projection and records).
 	DocumentsPerWorkflow   Constant `json:"documents_per_workflow"`
 	StoredBytesPerWorkflow Constant `json:"stored_bytes_per_workflow"`
+
+	// History is make history's measurement of the events history, which
+	// neither make bench nor the count refreshes.
+	History History `json:"history"`
+}
+
+// History is what make history (internal/historybench
+// TestHistoryAtVolume) measured of the events collection on the MongoDB
+// engine: bytes per million workflow lifecycle events and the TTL
+// monitor's deletion rate.
+type History struct {
+	// Command is how it was run, Events how many events it stored.
+	Command string  `json:"command"`
+	Events  float64 `json:"events"`
+	// DataBytes is collStats storageSize per million events: the pages
+	// their documents take (DocumentDB estimates size from statistics).
+	DataBytes Constant `json:"data_bytes"`
+	// IndexBytes is collStats totalIndexSize per million events as
+	// stored, every index of store.Indexes and _id.
+	IndexBytes Constant `json:"index_bytes"`
+	// IndexBytesPublished is the same once the events are marked
+	// published: on PostgreSQL the update adds a row version and its
+	// index entries until a vacuum, which MongoDB does not.
+	IndexBytesPublished Constant `json:"index_bytes_published"`
+	// UniqueIndexBytes is _id_ and event_id_1 per million events: the
+	// indexes of random keys every insert probes, so wholly in RAM.
+	UniqueIndexBytes Constant `json:"unique_index_bytes"`
+	// ArchiveRate is events/s ArchiveDue copied and marked, in the
+	// archiver's batches of 500.
+	ArchiveRate Constant `json:"archive_rate"`
+	// ArchiveBytes is events_archive's data and index bytes per million
+	// archived events.
+	ArchiveBytes Constant `json:"archive_bytes"`
+	// TTLDeletionRate is archived events the TTL monitor deleted per
+	// second, sweeping every TTLSweep seconds.
+	TTLDeletionRate Constant `json:"ttl_deletion_rate"`
+	TTLSweep        Constant `json:"ttl_sweep"`
+	// TTLSweepBatch is the most events one sweep deleted: DocumentDB's
+	// documentdb.maxTTLDeleteBatchSize when the backlog is larger.
+	TTLSweepBatch Constant `json:"ttl_sweep_batch"`
+	// Indexes is every index's bytes per million events as stored,
+	// largest first.
+	Indexes []IndexBytes `json:"indexes"`
+}
+
+// IndexBytes is one index's size per million events.
+type IndexBytes struct {
+	Name  string  `json:"name"`
+	Bytes float64 `json:"bytes"`
 }
 
 // Each calls f with every constant's JSON name and a pointer to it, in
 // the order of the struct.
 func (c *Constants) Each(f func(name string, k *Constant)) {
-	v := reflect.ValueOf(c).Elem()
+	eachConstant(reflect.ValueOf(c).Elem(), f)
+}
+
+// Each calls f with every history constant's JSON name and a pointer to
+// it, in the order of the struct.
+func (h *History) Each(f func(name string, k *Constant)) { eachConstant(reflect.ValueOf(h).Elem(), f) }
+
+func eachConstant(v reflect.Value, f func(name string, k *Constant)) {
 	for i := range v.NumField() {
 		field := v.Type().Field(i)
 		if k, ok := v.Field(i).Addr().Interface().(*Constant); ok {
@@ -133,7 +189,7 @@ func (c *Constants) Validate() error {
 	if c.Run.Date == "" {
 		errs = append(errs, errors.New("run.date is empty"))
 	}
-	c.Each(func(name string, k *Constant) {
+	check := func(name string, k *Constant) {
 		switch {
 		case k.Unit == "" || k.Source == "" || k.Engine == "" || k.Date == "":
 			errs = append(errs, fmt.Errorf("%s: unit, source, engine and date are required", name))
@@ -144,7 +200,12 @@ func (c *Constants) Validate() error {
 		case ratio[name] && (k.Value == 0 || k.Value > 1):
 			errs = append(errs, fmt.Errorf("%s: %g is not a share of the uncompressed bytes (above 0, at most 1)", name, k.Value))
 		}
-	})
+	}
+	c.Each(check)
+	c.History.Each(func(name string, k *Constant) { check("history."+name, k) })
+	if !(c.History.Events > 0) {
+		errs = append(errs, errors.New("history.events: want the positive number of events measured"))
+	}
 	return errors.Join(errs...)
 }
 
@@ -152,6 +213,7 @@ func (c *Constants) Validate() error {
 var divisor = map[string]bool{
 	"webhook_handler_rate": true, "workflow_batch_rate": true, "workflow_processor_only_rate": true,
 	"task_batch_rate": true, "task_processor_only_rate": true, "events_bulk_insert_rate": true, "produce_rate": true,
+	"history.ttl_deletion_rate": true, "history.archive_rate": true, "history.ttl_sweep": true, "history.ttl_sweep_batch": true,
 }
 
 // ratio are the constants that are a share of a whole.

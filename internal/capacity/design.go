@@ -45,6 +45,15 @@ type Design struct {
 	// source mapping when mskMaxPollers is unset (infra/partitions.go):
 	// one per partition of its topic, so Partitions at the default.
 	MaxPollers int
+	// ArchiveRetention is how long events_archive keeps an event
+	// (store.DefaultArchiveRetention).
+	ArchiveRetention time.Duration
+	// TTLSweep is how often a TTL monitor sweeps: MongoDB's
+	// ttlMonitorSleepSecs default and DocumentDB's pg_cron job, a minute.
+	TTLSweep time.Duration
+	// ExportLimit is the most documents one data_export task writes
+	// (store.MaxExportLimit).
+	ExportLimit int
 	// EventsIndexes is the indexes of the events collection, _id
 	// included (store.Indexes): the most index entries an event writes.
 	EventsIndexes int
@@ -72,5 +81,8 @@ func Deployed() Design {
 		ScheduledFunctions: 3,
 		MaxPollers:         int(bus.DefaultPartitions),
 		EventsIndexes:      indexes,
+		ArchiveRetention:   store.DefaultArchiveRetention,
+		TTLSweep:           time.Minute,
+		ExportLimit:        store.MaxExportLimit,
 	}
 }

@@ -30,6 +30,8 @@ func Markdown(m Model, c Constants, q AWS) string {
 	p("| provisioned pollers, workflows mapping | %d |\n", r.WorkflowPollers)
 	p("| API Gateway headroom | %s %% |\n", num(100*r.APIGatewayHeadroom))
 	p("| MongoDB | %s commands/s, %s documents/s, %s/day (%s under the TTL) |\n", num(r.StoreCommandsPerSecond), num(r.DocumentsPerSecond), size(r.StoredBytesPerDay), size(r.StoredBytesUnderTTL))
+	h := m.History
+	p("| history under the TTL | %s events, indexes %s (%s shards of index RAM); TTL deletions %s/s needed, %s/s measured |\n", num(h.Events), size(h.IndexBytes), num(float64(h.Shards)), num(h.TTLNeeded), num(h.TTLMeasured))
 	p("| MSK | %s/s in (compressed), %s stored under retention |\n", size(r.MSKBytesPerSecond), size(r.MSKStorageBytes))
 	p("| MSK brokers | %d |\n", r.Brokers)
 	p("| **cost per million webhooks** (priced lines) | **%s** (Lambda %s, API Gateway %s, MSK %s, MongoDB %s; not priced: MongoDB instances, provisioned pollers) |\n\n",
@@ -50,11 +52,11 @@ func Markdown(m Model, c Constants, q AWS) string {
 	p("## What scales linearly and what does not\n\n")
 	p("- **Linear in the rate**: records and bytes per topic, partitions, processor and webhook concurrency, pollers, store commands, documents and bytes stored, MSK bytes, and every cost line but the brokers'. Each is a per-webhook constant times the rate.\n")
 	p("- **Stepwise**: partitions, pollers and brokers are whole numbers with floors (the seed's %d partitions, one poller, %d brokers), so a small target costs more per webhook than the lines say.\n", Deployed().Partitions, Deployed().ReplicationFactor)
-	p("- **Not linear, and not in the model**: the store. On FerretDB an `events` insert slows as its indexes deepen (performance.md's growth rows: a commit of two events 4.1 ms at 1,000 events, 10.9 ms at 100,000), so the processor rates fall as the history grows; one MongoDB primary takes every write, so the writes line needs sharding (a shard key) long before the target, which the model cannot size without a measured write capacity per node.\n")
+	p("- **Not linear, and not in the model**: the store. On FerretDB an `events` insert slows as its indexes deepen (performance.md's growth rows: a commit of two events 4.1 ms at 1,000 events, 10.9 ms at 100,000), so the processor rates fall as the history grows; one MongoDB primary takes every write, so the writes line needs sharding (a shard key, [below](#the-history-at-a-billion-documents)) long before the target, which the model cannot size without a measured write capacity per node.\n")
 	p("- **Not linear**: the per-partition rates assume partitions do not contend. On the 2-core machine they share the CPU and the engine with everything else; on AWS each invocation has its own CPU, and the store is shared.\n\n")
 
 	p("## Constants\n\n")
-	p("From %s: make bench run of %s (`%s`), and counts of what Stripe `invoice.finalized` webhooks leave on the local stack (`TestCountedConstantsAgreeWithAStack`).\n\n", ConstantsPath, c.Run.Date, c.Run.Command)
+	p("From %s: make bench run of %s (`%s`), and counts of what Stripe `invoice.finalized` webhooks leave on the local stack (`TestCountedConstantsAgreeWithAStack`), and the history's, `make history`'s (`TestHistoryAtVolume`, %s events).\n\n", ConstantsPath, c.Run.Date, c.Run.Command, num(c.History.Events))
 	p("| constant | value | source | engine | date |\n|---|---|---|---|---|\n")
 	cc := c
 	cc.Each(func(name string, k *Constant) {
@@ -63,6 +65,9 @@ func Markdown(m Model, c Constants, q AWS) string {
 			src += fmt.Sprintf(" (`%s`, %s)", k.Benchmark, k.Metric)
 		}
 		p("| `%s` | %s %s | %s | %s | %s |\n", name, sig(k.Value, 6), k.Unit, src, k.Engine, k.Date)
+	})
+	cc.History.Each(func(name string, k *Constant) {
+		p("| `history.%s` | %s %s | %s (`%s`) | %s | %s |\n", name, sig(k.Value, 6), k.Unit, k.Source, c.History.Command, k.Engine, k.Date)
 	})
 	p("\n## Quotas and prices\n\n")
 	p("| quota | value | source | read |\n|---|---|---|---|\n")

@@ -56,6 +56,8 @@ type Model struct {
 	Sections []Section
 	// Results are the key figures.
 	Results Results
+	// History is the history section's.
+	History HistoryResults
 }
 
 // Results are the model's headline figures.
@@ -197,9 +199,11 @@ func Compute(c Constants, d Design, q AWS, t Target) (Model, error) {
 		{"events under the TTL", r.EventsPerSecond * 86400 * ttlDays, "events", fmt.Sprintf("%s events/day × %s days", num(r.EventsPerSecond*86400), num(ttlDays)), ""},
 	}, Notes: []string{
 		"No published figure gives a DocumentDB or Atlas instance's write capacity, so the writes are stated against the measured engine: FerretDB on the same 2 cores, whose bulk insert into events with its indexes is the line's divisor. The instance sizing and price are not modelled.",
-		"Index bytes are not in the storage lines: they are not measured yet.",
+		"Index bytes are not in the storage lines; the next section sizes them.",
 	}}
 	m.Sections = append(m.Sections, mongo)
+	hist, hr := history(c, d, r.EventsPerSecond)
+	m.Sections, m.History = append(m.Sections, hist), hr
 
 	// MSK: the brokers receive, store and serve the batches as the
 	// producer compressed them.

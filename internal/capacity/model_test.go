@@ -27,9 +27,15 @@ func small() (capacity.Constants, capacity.Design, capacity.AWS) {
 		EventsPerWebhook:  count(1, "events"), EventsPerWorkflow: count(6, "events"),
 		WorkflowRecordsPerWorkflow: count(6, "records"), TaskRecordsPerWorkflow: count(0, "records"), RecordBytes: count(500, "bytes/record"),
 		DocumentsPerWebhook: count(2, "documents"), StoredBytesPerWebhook: count(1000, "bytes"),
-		DocumentsPerWorkflow: count(8, "documents"), StoredBytesPerWorkflow: count(4000, "bytes")}
+		DocumentsPerWorkflow: count(8, "documents"), StoredBytesPerWorkflow: count(4000, "bytes"),
+		History: capacity.History{Command: "make history", Events: 1000,
+			DataBytes: count(500e6, "bytes"), IndexBytes: count(1e9, "bytes"), IndexBytesPublished: count(2e9, "bytes"),
+			UniqueIndexBytes: count(0.25e9, "bytes"), ArchiveRate: count(500, "events/s"), ArchiveBytes: count(800e6, "bytes"),
+			TTLDeletionRate: count(2000, "deletions/s"), TTLSweep: count(1, "s"), TTLSweepBatch: count(10000, "documents"),
+			Indexes: []capacity.IndexBytes{{Name: "event_id_1", Bytes: 0.2e9}, {Name: "aggregate_id_1", Bytes: 0.1e9}, {Name: "timestamp_1", Bytes: 0.05e9}}}}
 	d := capacity.Design{Partitions: 3, Topics: 5, BatchSize: 100, BenchBatch: 1000, Retention: 24 * time.Hour, EventTTL: 30 * 24 * time.Hour,
-		ReplicationFactor: 3, AvailabilityZones: 3, WebhookMemoryMB: 1024, ProcessorMemoryMB: 1024, ScheduledFunctions: 3, EventsIndexes: 10}
+		ReplicationFactor: 3, AvailabilityZones: 3, WebhookMemoryMB: 1024, ProcessorMemoryMB: 1024, ScheduledFunctions: 3, EventsIndexes: 10,
+		ArchiveRetention: 365 * 24 * time.Hour, TTLSweep: time.Minute, ExportLimit: 100}
 	q := capacity.Published()
 	q.LambdaArmGBSecond.Value, q.LambdaRequests.Value = 0.00001, 0.2
 	q.APIGatewayRPS.Value, q.APIGatewayFirstTier.Value, q.APIGatewayOverTier.Value, q.APIGatewayTierRequests.Value = 10000, 1, 1, 1e12
@@ -98,7 +104,7 @@ func TestModelArithmeticByHand(t *testing.T) {
 			assert.Equal(t, want.TaskPartitions, got.TaskPartitions, "task partitions")
 			assert.Equal(t, want.WorkflowPollers, got.WorkflowPollers, "pollers")
 			assert.Equal(t, want.Brokers, got.Brokers, "brokers")
-			for name, pair := range map[string][2]float64{
+			assertFigures(t, map[string][2]float64{
 				"records/s": {want.RecordsPerSecond, got.RecordsPerSecond}, "bytes/s": {want.BytesPerSecond, got.BytesPerSecond},
 				"seed workflows/s":    {want.SeedWorkflowsPerSecond, got.SeedWorkflowsPerSecond},
 				"webhook concurrency": {want.WebhookConcurrency, got.WebhookConcurrency}, "account concurrency": {want.AccountConcurrency, got.AccountConcurrency},
@@ -108,9 +114,71 @@ func TestModelArithmeticByHand(t *testing.T) {
 				"MSK bytes/s": {want.MSKBytesPerSecond, got.MSKBytesPerSecond}, "MSK storage": {want.MSKStorageBytes, got.MSKStorageBytes}, "Lambda cost": {want.CostLambda, got.CostLambda},
 				"API Gateway cost": {want.CostAPIGateway, got.CostAPIGateway}, "MSK cost": {want.CostMSK, got.CostMSK},
 				"MongoDB cost": {want.CostDoc, got.CostDoc}, "cost a million": {want.CostPerMillion, got.CostPerMillion},
-			} {
-				assert.InDelta(t, pair[0], pair[1], 1e-6*max(1, pair[0]), name)
+			})
+		})
+	}
+}
+
+// line is the model's line called name.
+func line(t *testing.T, m capacity.Model, name string) capacity.Line {
+	t.Helper()
+	for _, s := range m.Sections {
+		for _, l := range s.Lines {
+			if l.Name == name {
+				return l
 			}
+		}
+	}
+	t.Fatalf("no line %q", name)
+	return capacity.Line{}
+}
+
+// assertFigures checks each figure's wanted and computed values, [want,
+// got], to a millionth.
+func assertFigures(t *testing.T, figures map[string][2]float64) {
+	t.Helper()
+	for name, pair := range figures {
+		assert.InDelta(t, pair[0], pair[1], 1e-6*max(1, pair[0]), name)
+	}
+}
+
+// TestHistoryArithmeticByHand checks the history section against sums
+// done by hand on the small system.
+func TestHistoryArithmeticByHand(t *testing.T) {
+	tests := []struct {
+		name   string
+		target capacity.Target
+		want   capacity.HistoryResults
+	}{{
+		// 7,000 events/s × 86,400 s × 30 days = 18.144 × 10⁹ events,
+		// 18,144 millions: indexes 1 GB a million = 18.144 TB, the
+		// unique ones 4.536 TB; ⌈18.144 TB ÷ 127.5 GB⌉ = ⌈142.3⌉ = 143
+		// shards. TTL: 7,000/s needed, 2,000/s measured, 10,000 a 60 s
+		// sweep = 166.7/s at the default.
+		name: "every webhook starts a workflow", target: capacity.Target{Rate: 1000, WorkflowFraction: 1},
+		want: capacity.HistoryResults{Events: 18.144e9, IndexBytes: 18.144e12, UniqueIndexBytes: 4.536e12, Shards: 143,
+			TTLNeeded: 7000, TTLMeasured: 2000, TTLDefaultCeiling: 10000.0 / 60},
+	}, {
+		// 1,000 + 3,000 events/s: 10.368 × 10⁹ events, 10.368 TB of
+		// indexes, ⌈81.3⌉ = 82 shards.
+		name: "half start a workflow", target: capacity.Target{Rate: 1000, WorkflowFraction: 0.5},
+		want: capacity.HistoryResults{Events: 10.368e9, IndexBytes: 10.368e12, UniqueIndexBytes: 2.592e12, Shards: 82,
+			TTLNeeded: 4000, TTLMeasured: 2000, TTLDefaultCeiling: 10000.0 / 60},
+	}}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			c, d, q := small()
+			m, err := capacity.Compute(c, d, q, tc.target)
+			require.NoError(t, err)
+			got, want := m.History, tc.want
+			assert.Equal(t, want.Shards, got.Shards, "shards")
+			// aggregate_id_1 and timestamp_1 of the three: 150 MB a million.
+			assert.InDelta(t, 0.15e9, line(t, m, "near-duplicate indexes per million events").Value, 1, "near-duplicates")
+			assertFigures(t, map[string][2]float64{
+				"events": {want.Events, got.Events}, "index bytes": {want.IndexBytes, got.IndexBytes},
+				"unique index bytes": {want.UniqueIndexBytes, got.UniqueIndexBytes}, "TTL needed": {want.TTLNeeded, got.TTLNeeded},
+				"TTL measured": {want.TTLMeasured, got.TTLMeasured}, "TTL ceiling": {want.TTLDefaultCeiling, got.TTLDefaultCeiling},
+			})
 		})
 	}
 }
@@ -130,6 +198,8 @@ func TestModelRefusesWhatItCannotCompute(t *testing.T) {
 		{"a constant without its source", func(c *capacity.Constants, _ *capacity.Target) { c.RecordBytes.Source = "" }, "record_bytes"},
 		{"no compressed bytes at all", func(c *capacity.Constants, _ *capacity.Target) { c.RecordCompression.Value = 0 }, "record_compression"},
 		{"compression that grows the bytes", func(c *capacity.Constants, _ *capacity.Target) { c.RecordCompression.Value = 1.2 }, "record_compression: 1.2"},
+		{"no TTL deletion rate", func(c *capacity.Constants, _ *capacity.Target) { c.History.TTLDeletionRate.Value = 0 }, "history.ttl_deletion_rate"},
+		{"no history measured", func(c *capacity.Constants, _ *capacity.Target) { c.History.Events = 0 }, "history.events"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
