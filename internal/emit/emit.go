@@ -149,6 +149,9 @@ func (c Config) Validate() error {
 type Emitter struct {
 	cfg   Config
 	marks *marker
+	// ledgers is Config.Store as a LedgerStore when it is one and
+	// Config.LedgerMin allows ledgers; nil otherwise.
+	ledgers LedgerStore
 }
 
 // New returns an Emitter.
@@ -157,7 +160,11 @@ func New(cfg Config) (*Emitter, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	return &Emitter{cfg: cfg, marks: &marker{store: cfg.Store, delay: cfg.MarkDelay, batch: cfg.MarkBatch, logger: cfg.Logger}}, nil
+	e := &Emitter{cfg: cfg, marks: &marker{store: cfg.Store, delay: cfg.MarkDelay, batch: cfg.MarkBatch, logger: cfg.Logger}}
+	if ls, ok := cfg.Store.(LedgerStore); ok && cfg.LedgerMin > 0 {
+		e.ledgers = ls
+	}
+	return e, nil
 }
 
 // Flush writes the "published" marks that Config.MarkDelay holds back.
@@ -263,10 +270,10 @@ func (e *Emitter) Store(ctx context.Context, envs ...events.Envelope) (Stored, e
 // StoreTo is Store for EmitTo's topic.
 func (e *Emitter) StoreTo(ctx context.Context, topic string, envs ...events.Envelope) (Stored, error) {
 	envs = withTrace(ctx, envs)
-	if ls, ok := e.cfg.Store.(LedgerStore); ok && e.cfg.LedgerMin > 0 && len(envs) >= e.cfg.LedgerMin {
+	if e.ledgers != nil && len(envs) >= e.cfg.LedgerMin {
 		var ledger string
 		st, err := e.storeWith(ctx, topic, envs, func() (res store.InsertResult, err error) {
-			res, ledger, err = ls.InsertLedgeredEventsTo(ctx, topic, envs)
+			res, ledger, err = e.ledgers.InsertLedgeredEventsTo(ctx, topic, envs)
 			return res, err
 		})
 		st.ledger = ledger
@@ -345,7 +352,7 @@ func (e *Emitter) Publish(ctx context.Context, st Stored) Result {
 	case st.ledger != "":
 		// A ledger left open is the sweeper's: it publishes all of its
 		// events again.
-		if err := e.cfg.Store.(LedgerStore).CloseLedger(context.WithoutCancel(ctx), st.ledger, res.Unpublished...); err != nil {
+		if err := e.ledgers.CloseLedger(context.WithoutCancel(ctx), st.ledger, res.Unpublished...); err != nil {
 			e.cfg.Logger.WarnContext(ctx, "publish ledger not closed; the retry-sweeper will publish its events again",
 				"ledger", st.ledger, "events", len(st.publish), "error", err)
 		}

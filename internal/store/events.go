@@ -297,15 +297,27 @@ func (s *Store) InsertEventsTo(ctx context.Context, topic string, envs []events.
 // The replay marks the few its publish failed with MarkUnpublished, for
 // the retry-sweeper.
 func (s *Store) InsertReplayEvents(ctx context.Context, session, topic string, envs []events.Envelope) (InsertResult, error) {
+	published := asPublished(topic)
 	res, err := s.insertEvents(ctx, envs, func(doc *EventDocument, env events.Envelope) {
-		at := doc.StoredAt
-		doc.ReplaySessionID, doc.PublishPending, doc.PublishedAt = session, false, &at
-		if topic != "" && topic != env.EventType.Topic() {
-			doc.PublishTopic = topic
-		}
+		published(doc, env)
+		doc.ReplaySessionID = session
 	})
 	res.Pending = res.Duplicates
 	return res, err
+}
+
+// asPublished stores each event as published when it is stored, bound
+// for topic (empty: its event type's): for events something other than a
+// mark per event answers for (a replay's checkpoint, a publish ledger,
+// the producer of a consumed event).
+func asPublished(topic string) func(*EventDocument, events.Envelope) {
+	return func(doc *EventDocument, env events.Envelope) {
+		at := doc.StoredAt
+		doc.PublishPending, doc.PublishedAt = false, &at
+		if topic != "" && topic != env.EventType.Topic() {
+			doc.PublishTopic = topic
+		}
+	}
 }
 
 // MarkUnpublished hands events stored as published back to the
@@ -325,10 +337,7 @@ func (s *Store) MarkUnpublished(ctx context.Context, eventIDs ...string) error {
 // published when stored, so the retry-sweeper never publishes them again.
 // An event stored before is a duplicate, not an error.
 func (s *Store) InsertConsumedEvents(ctx context.Context, envs []events.Envelope) (InsertResult, error) {
-	return s.insertEvents(ctx, envs, func(doc *EventDocument, _ events.Envelope) {
-		at := doc.StoredAt
-		doc.PublishPending, doc.PublishedAt = false, &at
-	})
+	return s.insertEvents(ctx, envs, asPublished(""))
 }
 
 // insertEvents stores envs with one unordered bulk insert, each document

@@ -47,13 +47,7 @@ func (s *Store) InsertLedgeredEventsTo(ctx context.Context, topic string, envs [
 	if _, err := s.countedCollection(CollPublishLedgers).InsertOne(ctx, ledger); err != nil {
 		return InsertResult{}, "", fmt.Errorf("store: write the publish ledger: %w", normalise(err))
 	}
-	res, err := s.insertEvents(ctx, envs, func(doc *EventDocument, env events.Envelope) {
-		at := doc.StoredAt
-		doc.PublishPending, doc.PublishedAt = false, &at
-		if topic != "" && topic != env.EventType.Topic() {
-			doc.PublishTopic = topic
-		}
-	})
+	res, err := s.insertEvents(ctx, envs, asPublished(topic))
 	return res, ledger.ID, err
 }
 

@@ -96,8 +96,9 @@ func (s PartnerSecret) LiveAt(t time.Time) bool { return s.NotAfter == nil || t.
 var notDeleted = bson.M{"deleted_at": nil}
 
 // CreatePartner stores a new partner, version 1, with created_at and
-// updated_at now, and each secret without a created_at created now. A partner with the same id (also a deleted one, whose
-// history keeps its id) is ErrDuplicate; nothing is changed then.
+// updated_at now, and each secret without a created_at created now. A
+// partner with the same id (also a deleted one, whose history keeps its
+// id) is ErrDuplicate; nothing is changed then.
 func (s *Store) CreatePartner(ctx context.Context, p StoredPartner) (StoredPartner, error) {
 	now := s.now()
 	p.CreatedAt, p.UpdatedAt, p.Version, p.DeletedAt = now, now, 1, nil

@@ -55,16 +55,12 @@ func (t *table) ratioOf(res map[string]result, engine, measure string, side, bas
 		figure: fmt.Sprintf("%.2f", s/b), goal: fmt.Sprintf("≥ %.2g", atLeast), met: s/b >= atLeast})
 }
 
-// info adds a row of side/base with no goal, explaining the row above it.
+// info adds a row of side/base with no goal, explaining the row above it:
+// ratioOf's row, made an info row.
 func (t *table) info(res map[string]result, engine, measure string, side, base metric) {
-	s, okS := side.in(res)
-	b, okB := base.in(res)
-	if !okS || !okB || b == 0 {
-		t.add(row{measure: measure, engine: engine, missing: true, info: true, goal: "-"})
-		return
-	}
-	t.add(row{measure: measure, engine: engine, info: true, goal: "-",
-		measured: fmt.Sprintf("%s vs %s %s", num(s), num(b), side.unit), figure: fmt.Sprintf("%.2f", s/b)})
+	t.ratioOf(res, engine, measure, side, base, 0)
+	r := &t.rows[len(t.rows)-1]
+	r.info, r.goal, r.met = true, "-", false
 }
 
 // atMost adds a row of one metric of a benchmark with an upper bound.
