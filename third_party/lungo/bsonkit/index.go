@@ -81,12 +81,12 @@ func (i *Index) Add(doc Doc) bool {
 	// get tuples
 	tuples := i.tuples(doc)
 
-	// already added?
-	if _, ok := i.btree.Get(indexEntry{keys: tuples[0], doc: doc}); ok {
-		return false
-	}
+	// StreamOps patch: one search per entry, not three. A unique index's
+	// key check also finds the document itself; otherwise the first Set
+	// reports a document already added (its entry replaced by an equal
+	// one), so neither needs the separate look-up it had.
 
-	// for unique, ensure no key collides with another doc
+	// for unique, ensure no key collides with another doc (or this one)
 	if i.unique {
 		for _, t := range tuples {
 			if i.hasKey(t) {
@@ -95,9 +95,11 @@ func (i *Index) Add(doc Doc) bool {
 		}
 	}
 
-	// add tuples
-	for _, t := range tuples {
-		i.btree.Set(indexEntry{keys: t, doc: doc})
+	// add tuples; the first one tells whether the document was added
+	for n, t := range tuples {
+		if _, replaced := i.btree.Set(indexEntry{keys: t, doc: doc}); replaced && n == 0 {
+			return false
+		}
 	}
 
 	return true
@@ -127,13 +129,12 @@ func (i *Index) Remove(doc Doc) bool {
 	// get tuples
 	tuples := i.tuples(doc)
 
-	// check if added
-	if _, ok := i.btree.Get(indexEntry{keys: tuples[0], doc: doc}); !ok {
+	// remove all entries; the first one tells whether the document was
+	// added (StreamOps patch: its look-up was a search of its own)
+	if _, ok := i.btree.Delete(indexEntry{keys: tuples[0], doc: doc}); !ok {
 		return false
 	}
-
-	// remove all entries
-	for _, t := range tuples {
+	for _, t := range tuples[1:] {
 		i.btree.Delete(indexEntry{keys: t, doc: doc})
 	}
 

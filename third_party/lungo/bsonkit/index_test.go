@@ -385,3 +385,43 @@ func TestIndexMultiKeyUnique(t *testing.T) {
 	ok = index.Add(d2)
 	assert.True(t, ok)
 }
+
+// TestIndexAddedTwiceOrRemovedTwice (StreamOps patch): Add and Remove
+// search once per entry; a document added again is refused and leaves
+// its entries as they were, and one removed again is refused, for every
+// kind of index.
+func TestIndexAddedTwiceOrRemovedTwice(t *testing.T) {
+	tests := []struct {
+		name    string
+		unique  bool
+		columns []Column
+		doc     bson.M
+		entries int
+	}{
+		{"single", false, []Column{{Path: "a"}}, bson.M{"a": "1"}, 1},
+		{"single, unique", true, []Column{{Path: "a"}}, bson.M{"a": "1"}, 1},
+		{"compound, one column reversed", false, []Column{{Path: "a"}, {Path: "b", Reverse: true}}, bson.M{"a": "1", "b": 2}, 1},
+		{"multikey", false, []Column{{Path: "a"}}, bson.M{"a": bson.A{"1", "2", "3"}}, 3},
+		{"multikey with a repeated element", false, []Column{{Path: "a"}}, bson.M{"a": bson.A{"1", "1", "2"}}, 2},
+		{"multikey, unique", true, []Column{{Path: "a"}}, bson.M{"a": bson.A{"1", "2"}}, 2},
+		{"missing field", false, []Column{{Path: "a"}}, bson.M{"b": "1"}, 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			index := NewIndex(tt.unique, tt.columns)
+			other := MustConvert(bson.M{"z": "other"})
+			assert.True(t, index.Add(other))
+			doc := MustConvert(tt.doc)
+			assert.True(t, index.Add(doc))
+			assert.Equal(t, tt.entries+1, index.btree.Len())
+			assert.False(t, index.Add(doc), "added again")
+			assert.Equal(t, tt.entries+1, index.btree.Len(), "added again: the entries are unchanged")
+			assert.True(t, index.Has(doc))
+			assert.True(t, index.Remove(doc))
+			assert.False(t, index.Has(doc))
+			assert.Equal(t, 1, index.btree.Len(), "every entry of the document removed")
+			assert.False(t, index.Remove(doc), "removed again")
+			assert.Equal(t, List{other}, index.List())
+		})
+	}
+}
