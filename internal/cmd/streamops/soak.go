@@ -8,6 +8,9 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net"
+	"net/http"
+	"net/http/pprof"
 	"os"
 	"strconv"
 	"time"
@@ -24,7 +27,7 @@ func soak(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("soak", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: streamops soak [-duration 10m] [-rate 20] [-interval 1m] [-senders 8] [-dir DIR]\n\n"+
+		fmt.Fprintln(stderr, "usage: streamops soak [-duration 10m] [-rate 20] [-interval 1m] [-senders 8] [-dir DIR] [-pprof ADDR]\n\n"+
 			"Runs the local stack (configured by the environment, as streamops run: retention, MONGODB_URI, …) under a sustained\n"+
 			"rate of signed webhooks, alternately Stripe invoices (Invoice Sync) and acme orders (Partner Order Sync, delivered\n"+
 			"to a partner endpoint this command serves), and prints a row per interval: throughput, p50/p99, errors, partner\n"+
@@ -36,6 +39,7 @@ func soak(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	interval := fs.Duration("interval", envDuration("SOAK_INTERVAL", time.Minute), "one row per interval (env SOAK_INTERVAL)")
 	senders := fs.Int("senders", loadprobe.DefaultSenders, "deliveries in flight at most")
 	dir := fs.String("dir", os.Getenv("SOAK_DIR"), "data directory of the stack (env SOAK_DIR); default a temporary one, removed after")
+	pprofAddr := fs.String("pprof", os.Getenv("SOAK_PPROF"), "serve Go's profiles (/debug/pprof/) on this address while soaking, to see what a slow minute spends its time on (env SOAK_PPROF)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -53,6 +57,13 @@ func soak(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		}
 		defer os.RemoveAll(tmp)
 		*dir = tmp
+	}
+	if *pprofAddr != "" {
+		stop, err := serveProfiles(*pprofAddr, stdout)
+		if err != nil {
+			return err
+		}
+		defer stop()
 	}
 	partner, err := loadprobe.StartPartner()
 	if err != nil {
@@ -100,6 +111,25 @@ func soak(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	_, err = s.Run(ctx, stdout)
 	return err
+}
+
+// serveProfiles serves net/http/pprof's handlers on addr until stop, and
+// says where on out.
+func serveProfiles(addr string, out io.Writer) (stop func(), err error) {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, fmt.Errorf("-pprof: %w", err)
+	}
+	mux := http.NewServeMux()
+	mux.HandleFunc("/debug/pprof/", pprof.Index)
+	mux.HandleFunc("/debug/pprof/cmdline", pprof.Cmdline)
+	mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
+	mux.HandleFunc("/debug/pprof/symbol", pprof.Symbol)
+	mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
+	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	go func() { _ = srv.Serve(ln) }()
+	fmt.Fprintf(out, "soak: Go's profiles at http://%s/debug/pprof/\n", ln.Addr())
+	return func() { _ = srv.Close() }, nil
 }
 
 func envDuration(name string, def time.Duration) time.Duration {

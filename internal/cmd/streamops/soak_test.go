@@ -3,6 +3,9 @@ package main
 import (
 	"bytes"
 	"context"
+	"io"
+	"net"
+	"net/http"
 	"regexp"
 	"slices"
 	"strconv"
@@ -49,4 +52,33 @@ func TestSoakPrintsARowPerIntervalWithPartnerDeliveries(t *testing.T) {
 	assert.Positive(t, partner, "the deliver steps reached the partner endpoint")
 	assert.Greater(t, events, 5*4, "each webhook stores several events")
 	assert.True(t, strings.HasPrefix(lines[7], "soak: "), lines[7])
+}
+
+// TestSoakServesItsProfilesWhenAsked: -pprof serves the soaking
+// process's Go profiles on the address given, and says where; an address
+// it cannot listen on fails the soak before it starts.
+func TestSoakServesItsProfilesWhenAsked(t *testing.T) {
+	var out bytes.Buffer
+	stop, err := serveProfiles("127.0.0.1:0", &out)
+	require.NoError(t, err)
+	defer stop()
+	url := regexp.MustCompile(`http://\S+/debug/pprof/`).FindString(out.String())
+	require.NotEmpty(t, url, out.String())
+	for path, want := range map[string]string{"": "goroutine", "heap?debug=1": "heap profile", "goroutine?debug=1": "goroutine profile"} {
+		resp, err := http.Get(url + path)
+		require.NoError(t, err)
+		body, err := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		require.NoError(t, err)
+		assert.Equal(t, http.StatusOK, resp.StatusCode, path)
+		assert.Contains(t, string(body), want, path)
+	}
+
+	taken, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	defer taken.Close()
+	var errs bytes.Buffer
+	code := run(context.Background(), []string{"soak", "-duration", "1s", "-pprof", taken.Addr().String(), "-dir", t.TempDir()}, nil, &out, &errs)
+	assert.NotZero(t, code)
+	assert.Contains(t, errs.String(), "-pprof")
 }
