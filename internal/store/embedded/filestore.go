@@ -38,7 +38,9 @@ const DefaultFlushInterval = 250 * time.Millisecond
 // fall back to writing synchronously (and fail with the error) until a
 // write succeeds again.
 type BackgroundFileStore struct {
-	file     *lungo.FileStore
+	file     *lungo.FileStore // reads the file; writeSnapshot writes it
+	path     string
+	mode     os.FileMode
 	interval time.Duration
 
 	mu      sync.Mutex
@@ -63,7 +65,7 @@ func NewBackgroundFileStore(path string, mode os.FileMode, interval time.Duratio
 		return nil, errors.New("local: the background store's interval must be positive")
 	}
 	s := &BackgroundFileStore{
-		file: lungo.NewFileStore(path, mode), interval: interval,
+		file: lungo.NewFileStore(path, mode), path: path, mode: mode, interval: interval,
 		kick: make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{}),
 	}
 	go s.run()
@@ -120,7 +122,7 @@ func (s *BackgroundFileStore) write(c *lungo.Catalog, seq uint64) error {
 	if stale {
 		return nil
 	}
-	err := s.file.Store(c)
+	err := writeSnapshot(s.path, s.mode, c)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if err != nil {

@@ -32,7 +32,7 @@ const DefaultJournalCompactBytes = 8 << 20
 // journal and fsyncs it before the commit returns, so an acknowledged
 // write survives kill -9 and power loss, as MongoDB's journal makes it
 // survive there. The snapshot is lungo's own file format (the file
-// lungo.FileStore writes and reads); the journal beside it
+// lungo.FileStore reads, written a document at a time: writeSnapshot); the journal beside it
 // (<snapshot>.journal.<generation>) holds the commits made since.
 //
 // A commit's cost is the size of its change, not of the data: lungo's
@@ -219,8 +219,8 @@ func (s *JournalFileStore) startCompaction(c *lungo.Catalog) {
 // the journal generations gens, which c contains. It returns the
 // snapshot's size.
 func (s *JournalFileStore) snapshot(c *lungo.Catalog, gens []int) (int64, error) {
-	if err := lungo.NewFileStore(s.path, s.mode).Store(c); err != nil {
-		return 0, fmt.Errorf("local: write the store snapshot: %w", err)
+	if err := writeSnapshot(s.path, s.mode, c); err != nil {
+		return 0, err
 	}
 	var size int64
 	if fi, err := os.Stat(s.path); err == nil {
