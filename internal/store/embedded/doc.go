@@ -13,7 +13,7 @@
 //     interval of acknowledged writes; a clean stop (Close) loses nothing.
 //
 // On disk: the snapshot is lungo's own file format (one BSON document,
-// written to a temporary file, fsynced, renamed over the old one and its
+// streamed a document at a time to a temporary file, fsynced, renamed over the old one and its
 // directory fsynced), the file store.Config.DataDir selects too. The
 // journal beside it, <snapshot>.journal.<generation>, is a sequence of
 // records, each its length and CRC-32C (4 bytes little endian each) and a

@@ -18,12 +18,13 @@ const DefaultFlushInterval = 250 * time.Millisecond
 
 // BackgroundFileStore is the embedded engine's opt-in fast persistence for
 // the local stack (STREAMOPS_STORE_FLUSH_INTERVAL > 0; the default is
-// JournalFileStore): lungo's own file format (a lungo.FileStore underneath, so the
-// data file is the same either way), but the file is written in the
-// background rather than inside every commit.
+// JournalFileStore): lungo's own file format (read by a lungo.FileStore and
+// written by writeSnapshot, as the journal's snapshot is, so the data file
+// is the same either way), but the file is written in the background
+// rather than inside every commit.
 //
-// lungo's FileStore encodes and atomically rewrites the whole data file
-// in every commit, so a commit's cost grows with the data: at 10,000
+// lungo's FileStore used inside every commit encodes and atomically
+// rewrites the whole data file, so a commit's cost grows with the data: at 10,000
 // stored events (15 MiB) one commit takes 90–140 ms instead of about 1 ms
 // in memory (BenchmarkEmbeddedStoreWrite), and a webhook makes several
 // (650 ms to its 202, against 30 ms with this store).
