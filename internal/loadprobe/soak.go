@@ -111,7 +111,8 @@ func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond)
 // most 1.25 times it (the latency row's goals, docs/performance.md); a
 // quantity is bounded when its last value is at most 1.1 times the
 // largest of the run's first half, so what grows all run long is not,
-// and what retention holds steady is.
+// and what retention holds steady is. RSS and data are in MB, as in the
+// rows.
 func Verdict(rows []SoakRow) string {
 	if len(rows) < 3 {
 		return fmt.Sprintf("soak: %d rows, too few to judge (3 or more: a longer -duration or a shorter -interval)", len(rows))
@@ -145,8 +146,8 @@ func Verdict(rows []SoakRow) string {
 	parts := []string{
 		judge("throughput", tput >= 0.8, fmt.Sprintf("throughput ×%.2f", tput)),
 		judge("p99", p99 <= 1.25, fmt.Sprintf("p99 ×%.2f", p99)),
-		bounded("RSS", func(r SoakRow) int64 { return r.RSS >> 20 }),
-		bounded("data", func(r SoakRow) int64 { return r.Data >> 20 }),
+		bounded("RSS", func(r SoakRow) int64 { return r.RSS / 1e6 }),
+		bounded("data", func(r SoakRow) int64 { return r.Data / 1e6 }),
 	}
 	for _, c := range slices.Sorted(maps.Keys(last.Documents)) {
 		parts = append(parts, bounded(c, func(r SoakRow) int64 { return r.Documents[c] }))
