@@ -17,15 +17,19 @@ export function Timeline({ id }) {
     () => (kind && principal.admin ? get(`/api/${kind}/${encodeURIComponent(id)}`) : Promise.resolve(null)),
     [id, kind],
   );
+  // The events are read again after each answer about the workflow or task
+  // itself, not beside it: a processor stores an attempt's events before
+  // its state, so a state that says the attempt ended comes with all of
+  // them (read side by side, the last events could miss the end).
+  useEffect(() => {
+    if (state.data) evs.reload();
+  }, [state.data]);
   // While the workflow or task runs (a rerun just started, say), follow it:
-  // both are read again every second until it ends.
+  // it is read again every second until it ends.
   const running = ['pending', 'processing'].includes(state.data?.status);
   useEffect(() => {
     if (!running) return undefined;
-    const timer = setInterval(() => {
-      state.reload();
-      evs.reload();
-    }, 1000);
+    const timer = setInterval(() => state.reload(), 1000);
     return () => clearInterval(timer);
   }, [running]);
   return (
@@ -38,10 +42,7 @@ export function Timeline({ id }) {
       {state.data && kind === 'workflows' ? (
         <WorkflowState
           wf={state.data}
-          onRerun={() => {
-            state.reload();
-            evs.reload();
-          }}
+          onRerun={() => state.reload()}
         />
       ) : null}
       {state.data && kind === 'tasks' ? <TaskState task={state.data} /> : null}
