@@ -294,6 +294,7 @@ type Local struct {
 	HTTPAddr           string `env:"STREAMOPS_HTTP_ADDR" envDefault:"127.0.0.1:8080" desc:"the HTTP API (loopback: the admin token is printed)"`
 	KafkaAddr          string `env:"STREAMOPS_KAFKA_ADDR" envDefault:"127.0.0.1:9092" desc:"the embedded broker (ignored with KAFKA_BROKERS)"`
 	ScheduleInterval   Delay  `env:"STREAMOPS_SCHEDULE_INTERVAL" envDefault:"10s" desc:"outbox-relay and retry-sweeper period; partner retries keep seed 000's 5, 10, 20, 40 s whatever it is"`
+	ArchiverInterval   Delay  `env:"STREAMOPS_ARCHIVER_INTERVAL" envDefault:"0s" desc:"0s: the archiver runs daily at 03:00 UTC, as deployed. A positive duration runs it that often from the start instead, so a soak or a trial with a short STREAMOPS_EVENTS_TTL sees events leave events within the run"`
 	StoreFlushInterval Delay  `env:"STREAMOPS_STORE_FLUSH_INTERVAL" envDefault:"0s" desc:"0s: the embedded store journals every commit and fsyncs it before answering, so a 2xx is on disk. A positive duration holds commits in memory up to that long, and a crash loses them"`
 	Kafka              Kafka
 	Topics             Topics

@@ -89,7 +89,7 @@ func (s *Stack) PrintBanner(w io.Writer, command string) error {
 	fmt.Fprintf(&b, "  console   %s/console   (paste the admin token below)\n", s.URL())
 	fmt.Fprintf(&b, "  kafka     %s   (%s; kcat -b %s -L)\n", kafka, kafkaNote, kafka)
 	fmt.Fprintf(&b, "  store     %s\n", storeNote)
-	fmt.Fprintf(&b, "  schedules outbox-relay and retry-sweeper every %s, archiver daily at 03:00 UTC\n\n", s.cfg.ScheduleInterval)
+	fmt.Fprintf(&b, "  schedules outbox-relay and retry-sweeper every %s, archiver %s\n\n", s.cfg.ScheduleInterval, s.cfg.archiverWhen())
 	fmt.Fprintf(&b, "Admin token (every /api route):\n\n  export STREAMOPS_URL=%s STREAMOPS_ADMIN_TOKEN=%s\n\n", s.URL(), s.admin)
 	if cmd, ok, err := s.StripeCurl(); err != nil {
 		fmt.Fprintf(&b, "(no signed curl: %v)\n", err)

@@ -75,6 +75,12 @@ type Config struct {
 	// as deployed.
 	ScheduleInterval time.Duration
 
+	// ArchiverInterval, when positive, runs the archiver that often from
+	// the start instead of daily at 03:00 UTC (env
+	// STREAMOPS_ARCHIVER_INTERVAL): with a short STREAMOPS_EVENTS_TTL, a
+	// soak sees events archived and expired within its run.
+	ArchiverInterval time.Duration
+
 	// AdminToken is the bearer token of every /api route (env
 	// STREAMOPS_ADMIN_TOKEN). Default: generated once into
 	// DataDir/secrets/STREAMOPS_ADMIN_TOKEN and reused on every start, so a
@@ -197,6 +203,7 @@ func ConfigFromEnv() (Config, error) {
 		MongoURI:              c.Mongo.URI,
 		Database:              c.Mongo.Database,
 		ScheduleInterval:      c.ScheduleInterval.Duration(),
+		ArchiverInterval:      c.ArchiverInterval.Duration(),
 		AdminToken:            c.Tokens.Admin,
 		AdminTokens:           c.Tokens.Admins,
 		PartnerTokens:         c.Tokens.Partner,
@@ -270,6 +277,9 @@ func (c Config) Validate() error {
 	}
 	if c.ScheduleInterval < 0 {
 		return bad("ScheduleInterval", "must not be negative, got %s", c.ScheduleInterval)
+	}
+	if c.ArchiverInterval < 0 {
+		return bad("ArchiverInterval", "must not be negative, got %s (0 runs it daily at 03:00 UTC)", c.ArchiverInterval)
 	}
 	if c.StoreFlushInterval < 0 {
 		return bad("StoreFlushInterval", "must not be negative, got %s (0 journals every commit)", c.StoreFlushInterval)

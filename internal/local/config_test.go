@@ -13,6 +13,7 @@ func TestConfigFromEnv(t *testing.T) {
 	t.Setenv("STREAMOPS_HTTP_ADDR", "127.0.0.1:9000")
 	t.Setenv("KAFKA_BROKERS", "b-1:9092, b-2:9092")
 	t.Setenv("STREAMOPS_SCHEDULE_INTERVAL", "2s")
+	t.Setenv("STREAMOPS_ARCHIVER_INTERVAL", "10m")
 	t.Setenv("STREAMOPS_STORE_FLUSH_INTERVAL", "250ms")
 	t.Setenv("STREAMOPS_STORE_OPERATION_TIMEOUT", "3s")
 	t.Setenv("STREAMOPS_EVENTS_TTL", "30d")
@@ -23,6 +24,7 @@ func TestConfigFromEnv(t *testing.T) {
 	assert.Equal(t, "127.0.0.1:9000", cfg.HTTPAddr)
 	assert.Equal(t, []string{"b-1:9092", "b-2:9092"}, cfg.KafkaBrokers)
 	assert.Equal(t, 2*time.Second, cfg.ScheduleInterval)
+	assert.Equal(t, 10*time.Minute, cfg.ArchiverInterval)
 	assert.Equal(t, 250*time.Millisecond, cfg.StoreFlushInterval, "a positive interval opts into background writes")
 	assert.Equal(t, 3*time.Second, cfg.StoreOperationTimeout, "read as the functions read it")
 	assert.Equal(t, 30*24*time.Hour, cfg.EventTTL, "read as the functions read it")
@@ -47,6 +49,7 @@ func TestConfigDefaultsAndValidation(t *testing.T) {
 	assert.Equal(t, "127.0.0.1:9092", cfg.KafkaAddr)
 	assert.Equal(t, 10*time.Second, cfg.ScheduleInterval)
 	assert.Zero(t, cfg.StoreFlushInterval, "the default journals every commit")
+	assert.Zero(t, cfg.ArchiverInterval, "the default runs the archiver daily at 03:00 UTC, as deployed")
 
 	tests := []struct {
 		name  string
@@ -57,6 +60,7 @@ func TestConfigDefaultsAndValidation(t *testing.T) {
 		{"kafka addr", Config{KafkaAddr: "localhost"}, "KafkaAddr"},
 		{"broker", Config{KafkaBrokers: []string{"b-1:9092", "b-2"}}, "KafkaBrokers[1]"},
 		{"interval", Config{ScheduleInterval: -time.Second}, "ScheduleInterval"},
+		{"archiver interval", Config{ArchiverInterval: -time.Minute}, "ArchiverInterval"},
 		{"log level", Config{LogLevel: "loud"}, "LogLevel"},
 		{"flush interval", Config{StoreFlushInterval: -time.Second}, "StoreFlushInterval"},
 		{"store operation timeout", Config{StoreOperationTimeout: -time.Second}, "StoreOperationTimeout"},

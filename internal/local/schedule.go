@@ -51,6 +51,23 @@ func DailyAt(hour, minute int) func(time.Time) time.Time {
 	}
 }
 
+// archiverNext is the archiver's schedule: daily at 03:00 UTC, as
+// deployed, or every ArchiverInterval when that is set.
+func (c Config) archiverNext() func(time.Time) time.Time {
+	if c.ArchiverInterval > 0 {
+		return Every(c.ArchiverInterval)
+	}
+	return DailyAt(3, 0)
+}
+
+// archiverWhen says when the archiver runs, as the banner prints it.
+func (c Config) archiverWhen() string {
+	if c.ArchiverInterval > 0 {
+		return "every " + c.ArchiverInterval.String()
+	}
+	return "daily at 03:00 UTC"
+}
+
 // scheduler runs one Schedule: at each firing time it invokes the function
 // with the events.EventBridgeEvent the deployed schedule sends
 // (infra/schedules.go), JSON round-tripped, with the function's timeout as

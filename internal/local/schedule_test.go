@@ -32,6 +32,8 @@ func TestScheduleFiringTimes(t *testing.T) {
 		{"daily, later today", DailyAt(3, 0), "2026-01-04T01:09:27Z", "2026-01-04T03:00:00Z"},
 		{"daily, tomorrow", DailyAt(3, 0), "2026-01-04T03:00:00Z", "2026-01-05T03:00:00Z"},
 		{"daily, from another zone", DailyAt(3, 0), "2026-01-04T05:30:00+02:00", "2026-01-05T03:00:00Z"},
+		{"archiver, as deployed", Config{}.archiverNext(), "2026-01-04T01:09:27Z", "2026-01-04T03:00:00Z"},
+		{"archiver, every ArchiverInterval", Config{ArchiverInterval: 10 * time.Minute}.archiverNext(), "2026-01-04T01:09:27Z", "2026-01-04T01:19:27Z"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

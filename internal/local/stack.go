@@ -261,7 +261,7 @@ func (s *Stack) startSchedules(fns functions) {
 			Timeout: max(Timeouts[FnOutboxRelay], outbox.RunTimeout(s.cfg.ScheduleInterval))},
 		{Function: FnRetrySweeper, Handler: fns.retrySweeper, Next: Every(s.cfg.ScheduleInterval), AtStart: true,
 			Timeout: Timeouts[FnRetrySweeper]},
-		{Function: FnArchiver, Handler: fns.archiver, Next: DailyAt(3, 0), Timeout: Timeouts[FnArchiver]},
+		{Function: FnArchiver, Handler: fns.archiver, Next: s.cfg.archiverNext(), Timeout: Timeouts[FnArchiver]},
 	} {
 		run := newScheduler(sc, s.log)
 		s.schedulers[sc.Function] = run
