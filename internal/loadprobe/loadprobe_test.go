@@ -146,11 +146,19 @@ func TestVerdictSaysWhatGrew(t *testing.T) {
 		{"too short", []loadprobe.SoakRow{row(20, time.Millisecond, 1)}, []string{"too few to judge"}},
 		{"flat, held by retention", []loadprobe.SoakRow{row(20, 10*time.Millisecond, 500), row(20, 10*time.Millisecond, 950),
 			row(20, 11*time.Millisecond, 1000), row(20, 10*time.Millisecond, 1000)},
-			[]string{"soak: flat and bounded", "events bounded (950 → 1000)", "tasks bounded (0 → 0)", "throughput ×1.00", "p99 ×1.00",
+			[]string{"soak: flat and bounded", "events bounded (1000 → 1000)", "tasks bounded (0 → 0)", "throughput ×1.00", "p99 ×1.00",
 				"RSS bounded (104 → 104)", "data bounded (10 → 10)"}}, // in MB, as the rows print them
 		{"events grow, p99 rises", []loadprobe.SoakRow{row(20, 10*time.Millisecond, 500), row(20, 10*time.Millisecond, 1000),
 			row(20, 20*time.Millisecond, 1500), row(19, 20*time.Millisecond, 2000)},
-			[]string{"soak: NOT flat and bounded: p99, events", "events grows (1000 → 2000)", "p99 ×2.00", "throughput ×0.95"}},
+			[]string{"soak: NOT flat and bounded: p99, events", "events grows (1500 → 2000)", "p99 ×2.00", "throughput ×0.95"}},
+		{"held by retention only past the middle", []loadprobe.SoakRow{row(20, 10*time.Millisecond, 100), row(20, 10*time.Millisecond, 200),
+			row(20, 10*time.Millisecond, 300), row(20, 10*time.Millisecond, 400), row(20, 10*time.Millisecond, 500),
+			row(20, 10*time.Millisecond, 600), row(20, 10*time.Millisecond, 610), row(20, 10*time.Millisecond, 605)},
+			[]string{"soak: flat and bounded", "events bounded (600 → 605)"}},
+		{"grows all run long", []loadprobe.SoakRow{row(20, 10*time.Millisecond, 100), row(20, 10*time.Millisecond, 200),
+			row(20, 10*time.Millisecond, 300), row(20, 10*time.Millisecond, 400), row(20, 10*time.Millisecond, 500),
+			row(20, 10*time.Millisecond, 600), row(20, 10*time.Millisecond, 700), row(20, 10*time.Millisecond, 800)},
+			[]string{"soak: NOT flat and bounded: events", "events grows (600 → 800)"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			got := loadprobe.Verdict(c.rows)
