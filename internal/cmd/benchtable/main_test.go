@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -21,6 +22,10 @@ BenchmarkReplayThroughput/replay-vs-floor-2   	       3	 8128499351 ns/op	      
 BenchmarkWebhookDuringReplay/p99-2         	       1	22558571915 ns/op	        74.32 p99-none-ms	      1381 p99-replay-ms	       275.0 replay-events/s
 BenchmarkRelay/partners=1-2         	       5	 588976766 ns/op	         1.112 commands/entry	       848.9 entries/s
 BenchmarkRelay/partners=10-2        	       5	 690280979 ns/op	         1.382 commands/entry	       724.3 entries/s
+BenchmarkWorkflowProcessor/batch=1000,floor-2   	       1	       618.5 batch-records/s	         0.7475 batch/floor	         5.000 events/record	       827.4 floor-records/s	         5.000 produced/record
+BenchmarkTaskProcessor/batch=1000,floor-2   	{"level":"WARN","msg":"a log line between the name and the figures"}
+       3	      1845 batch-records/s	         0.5516 batch/floor
+3 of 5 steps done
 PASS
 `
 
@@ -35,6 +40,11 @@ func TestParseReadsEveryMetricOfABenchmarkLine(t *testing.T) {
 		"BenchmarkWebhookDuringReplay/p99":          {"ns/op": 22558571915, "p99-none-ms": 74.32, "p99-replay-ms": 1381, "replay-events/s": 275},
 		"BenchmarkRelay/partners=1":                 {"ns/op": 588976766, "commands/entry": 1.112, "entries/s": 848.9},
 		"BenchmarkRelay/partners=10":                {"ns/op": 690280979, "commands/entry": 1.382, "entries/s": 724.3},
+		// A benchmark that reports 0 ns/op (Go then leaves it out) has
+		// figures all the same.
+		"BenchmarkWorkflowProcessor/batch=1000,floor": {"batch-records/s": 618.5, "batch/floor": 0.7475, "events/record": 5,
+			"floor-records/s": 827.4, "produced/record": 5},
+		"BenchmarkTaskProcessor/batch=1000,floor": {"batch-records/s": 1845, "batch/floor": 0.5516},
 	}, got)
 }
 
@@ -128,7 +138,7 @@ func TestThePartitionsRowComparesTwelvePartitionsWithThree(t *testing.T) {
 
 func TestTheProcessorGoalRowComparesTheBatchWithTheEnginesFloor(t *testing.T) {
 	lines := "BenchmarkWorkflowProcessor/batch=1000-2 \t 3\t2114086900 ns/op\t 0.03600 commands/record\t 473.0 records/s\n" +
-		"BenchmarkWorkflowProcessor/batch=1000,floor-2 \t 3\t 320.3 ns/op\t 460.1 batch-records/s\t 0.4538 batch/floor\t 5.000 events/record\t 1014 floor-records/s\t 5.000 produced/record\n" +
+		"BenchmarkWorkflowProcessor/batch=1000,floor-2 \t 3\t 460.1 batch-records/s\t 0.4538 batch/floor\t 5.000 events/record\t 1014 floor-records/s\t 5.000 produced/record\n" +
 		"BenchmarkWorkflowProcessor/batch=1000,processor-only-2 \t 3\t 222000000 ns/op\t 4501 records/s\n"
 	res := parse(strings.NewReader(lines))
 	var tb table
@@ -161,4 +171,25 @@ func TestCompressionRowIsTheDefaultCodecAgainstNone(t *testing.T) {
 		assert.Contains(t, out.String(), "| kfake | 50.9 vs 541.8 bytes/record; produce 50,857 vs 58,478 records/s (0.87) | 0.094 | ≤ 0.5 | yes |")
 	}
 	assert.Contains(t, out.String(), "| kfake | not measured | - | ≤ 0.5 | - |")
+}
+
+// TestMakeBenchRunsEveryBenchmarkTheTableReads builds the table from no
+// results, collecting the benchmarks its rows read, and matches each
+// against the -bench pattern goBench runs, level by level as go test
+// does, so a row cannot stay "not measured" because its benchmark is left
+// out of the run.
+func TestMakeBenchRunsEveryBenchmarkTheTableReads(t *testing.T) {
+	var tb table
+	engines := []string{"embedded", "mongodb"}
+	tb.build(map[string]map[string]result{"embedded": {}, "mongodb": {}}, engines, nil)
+	require.NotEmpty(t, tb.read)
+	top, sub := regexp.MustCompile(benchTop), regexp.MustCompile(benchSub)
+	for name := range tb.read {
+		t.Run(name, func(t *testing.T) {
+			levels := strings.Split(name, "/")
+			require.GreaterOrEqual(t, len(levels), 2, "the table reads sub-benchmarks")
+			assert.True(t, top.MatchString(levels[0]), "-bench %s leaves out %s", benchTop, levels[0])
+			assert.True(t, sub.MatchString(levels[1]), "-bench …/%s leaves out %s", benchSub, levels[1])
+		})
+	}
 }

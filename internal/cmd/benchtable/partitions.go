@@ -13,7 +13,7 @@ const partitionsBench = "BenchmarkPartitionScaling/3-vs-12"
 // partitions are added).
 func (t *table) partitions(results map[string]map[string]result, engines []string) {
 	for _, e := range engines {
-		r := results[e][partitionsBench]
+		r := t.of(results[e], partitionsBench)
 		rw := row{measure: "workflow-processor records/s, 12 partitions / 3 (local stack, same load)", engine: e, goal: "> 1"}
 		p3, p12 := r["p3-records/s"], r["p12-records/s"]
 		if p3 <= 0 || p12 <= 0 {

@@ -19,7 +19,21 @@ type row struct {
 	info bool
 }
 
-type table struct{ rows []row }
+type table struct {
+	rows []row
+	// read are the benchmarks the rows were built from (of), so a test
+	// can check that make bench runs each of them.
+	read map[string]bool
+}
+
+// of is bench's figures in res, noting that the table reads bench.
+func (t *table) of(res map[string]result, bench string) result {
+	if t.read == nil {
+		t.read = map[string]bool{}
+	}
+	t.read[bench] = true
+	return res[bench]
+}
 
 func (t *table) add(r row) { t.rows = append(t.rows, r) }
 
@@ -32,8 +46,9 @@ func (t *table) ratio(res map[string]result, engine, measure, side, base, unit s
 // metric names one figure of one benchmark.
 type metric struct{ bench, unit string }
 
-func (m metric) in(res map[string]result) (float64, bool) {
-	v, ok := res[m.bench][m.unit]
+// in is m's figure in res, read through t.of.
+func (m metric) in(t *table, res map[string]result) (float64, bool) {
+	v, ok := t.of(res, m.bench)[m.unit]
 	return v, ok
 }
 
@@ -41,8 +56,8 @@ func (m metric) in(res map[string]result) (float64, bool) {
 // unit: a benchmark that times both sides itself reports each as its own
 // metric.
 func (t *table) ratioOf(res map[string]result, engine, measure string, side, base metric, atLeast float64) {
-	s, okS := side.in(res)
-	b, okB := base.in(res)
+	s, okS := side.in(t, res)
+	b, okB := base.in(t, res)
 	if !okS || !okB || b == 0 {
 		t.add(row{measure: measure, engine: engine, missing: true, goal: fmt.Sprintf("≥ %.2g", atLeast)})
 		return
@@ -65,7 +80,7 @@ func (t *table) info(res map[string]result, engine, measure string, side, base m
 
 // atMost adds a row of one metric of a benchmark with an upper bound.
 func (t *table) atMost(res map[string]result, engine, measure, bench, unit string, limit float64, format string) {
-	v, ok := res[bench][unit]
+	v, ok := t.of(res, bench)[unit]
 	if !ok {
 		t.add(row{measure: measure, engine: engine, missing: true, goal: "≤ " + fmt.Sprintf(format, limit)})
 		return
@@ -90,7 +105,7 @@ func (t *table) build(results map[string]map[string]result, engines []string, si
 	// Lambda must, before a freeze): measured, the export's loopback
 	// round trip shown beside it.
 	for _, e := range engines {
-		r := results[e]["BenchmarkWebhookTracing/off-vs-on"]
+		r := t.of(results[e], "BenchmarkWebhookTracing/off-vs-on")
 		row := row{measure: "webhook function, tracing on at ratio 1 (every request's spans exported) / off", engine: e, info: true, goal: "-"}
 		if r["off-deliveries/s"] > 0 && r["on-deliveries/s"] > 0 {
 			row.measured = fmt.Sprintf("%s vs %s deliveries/s (export %.0f µs a request)", num(r["on-deliveries/s"]), num(r["off-deliveries/s"]), r["on-flush-us/delivery"])
@@ -111,7 +126,7 @@ func (t *table) build(results map[string]map[string]result, engines []string, si
 		metric{"BenchmarkProduce/raw-vs-bus", "bus-records/s"}, metric{"BenchmarkProduce/raw-vs-bus", "raw-records/s"}, 0.8)
 	// Events decoded from JSON (the retry-sweeper's, replays') are encoded
 	// by Publish: shown beside the goal's row, for what that costs.
-	if r := results["embedded"]["BenchmarkProduce/raw-vs-bus"]; r["raw-records/s"] > 0 && r["bus-decoded-records/s"] > 0 {
+	if r := t.of(results["embedded"], "BenchmarkProduce/raw-vs-bus"); r["raw-records/s"] > 0 && r["bus-decoded-records/s"] > 0 {
 		t.add(row{measure: "produce path, events decoded from JSON (sweeper, replays) / raw franz-go", engine: "kfake", info: true, goal: "-",
 			measured: fmt.Sprintf("%s vs %s records/s", num(r["bus-decoded-records/s"]), num(r["raw-records/s"])),
 			figure:   fmt.Sprintf("%.2f", r["bus-decoded-records/s"]/r["raw-records/s"])})
@@ -141,7 +156,7 @@ func (t *table) build(results map[string]map[string]result, engines []string, si
 	// Webhook p99 while a replay runs at its default rate, against p99
 	// with none: measured, no goal.
 	for _, e := range engines {
-		r := results[e]["BenchmarkWebhookDuringReplay/p99"]
+		r := t.of(results[e], "BenchmarkWebhookDuringReplay/p99")
 		row := row{measure: "webhook p99 during a replay at its default rate / with none", engine: e, info: true, goal: "-"}
 		if r["p99-none-ms"] > 0 && r["p99-replay-ms"] > 0 {
 			row.measured = fmt.Sprintf("%.0f vs %.0f ms (replay kept %s events/s)", r["p99-replay-ms"], r["p99-none-ms"], num(r["replay-events/s"]))
@@ -176,8 +191,8 @@ func (t *table) build(results map[string]map[string]result, engines []string, si
 	}
 	if res, ok := results["mongodb"]; ok {
 		for _, commit := range []string{"2", "500"} {
-			seed := res["BenchmarkEventInsertIndexCost/indexes=seed/commit="+commit]["ns/op"]
-			only := res["BenchmarkEventInsertIndexCost/indexes=event_id-only/commit="+commit]["ns/op"]
+			seed := t.of(res, "BenchmarkEventInsertIndexCost/indexes=seed/commit="+commit)["ns/op"]
+			only := t.of(res, "BenchmarkEventInsertIndexCost/indexes=event_id-only/commit="+commit)["ns/op"]
 			if seed > 0 && only > 0 {
 				t.add(row{measure: "why: an events commit of " + commit + " with the seed's indexes / with event_id only", engine: "mongodb",
 					measured: fmt.Sprintf("%.1f vs %.1f ms", seed/1e6, only/1e6), figure: fmt.Sprintf("%.2f", seed/only), goal: "-", info: true})
@@ -208,7 +223,7 @@ const compressionBench = "BenchmarkCompression/codecs"
 // goal keeps the codec earning its CPU: at most half of none's bytes.
 func (t *table) compression(res map[string]result) {
 	codec := string(bus.DefaultCompression)
-	r := res[compressionBench]
+	r := t.of(res, compressionBench)
 	rw := row{measure: "record bytes on the wire, " + codec + " / none (batches of 1,000 workflow lifecycle events)", engine: "kfake", goal: "≤ 0.5"}
 	bytes, none := r[codec+"-bytes/record"], r["none-bytes/record"]
 	if bytes <= 0 || none <= 0 || r["none-records/s"] <= 0 {
@@ -232,7 +247,7 @@ const latencyBench = "BenchmarkWebhookLatency/senders=8"
 // store's p99 (a goal on the embedded engine: make run's), and what
 // RSS, data and the fill came to.
 func (t *table) latency(res map[string]result, e string) {
-	r := res[latencyBench]
+	r := t.of(res, latencyBench)
 	events := "a filled store"
 	if r["filled-events"] > 0 {
 		events = num(r["filled-events"]) + " events"
