@@ -66,7 +66,8 @@ type Backfilled struct {
 }
 
 // BackfillRetention brings documents an earlier version stored under
-// today's rules, three commands: unarchived events that carry a
+// today's rules, in three writes (each a find when there is nothing to
+// change, updateMatching's batches when there is): unarchived events that carry a
 // ttl_expires_at (then set when stored, so the TTL index could delete them
 // unarchived) lose it, webhook_events rows without expire_at that are
 // past WebhookEventTTL get expire_at = now (rows younger than that keep
@@ -76,28 +77,26 @@ type Backfilled struct {
 // changes nothing.
 func (s *Store) BackfillRetention(ctx context.Context) (Backfilled, error) {
 	var out Backfilled
-	held, err := s.events.UpdateMany(ctx,
-		bson.D{{Key: "ttl_expires_at", Value: bson.M{"$exists": true}}, {Key: "archived_at", Value: bson.M{"$exists": false}}},
+	var err error
+	out.EventsHeld, err = updateMatching(ctx, s.events,
+		bson.M{"ttl_expires_at": bson.M{"$exists": true}, "archived_at": bson.M{"$exists": false}},
 		bson.M{"$unset": bson.M{"ttl_expires_at": ""}})
 	if err != nil {
 		return out, fmt.Errorf("store: hold unarchived events: %w", normalise(err))
 	}
-	out.EventsHeld = held.ModifiedCount
 	now := s.now()
-	expired, err := s.webhookEvents.UpdateMany(ctx,
-		bson.D{{Key: "expire_at", Value: bson.M{"$exists": false}}, {Key: "received_at", Value: bson.M{"$lte": bsonTime(now.Add(-s.cfg.WebhookEventTTL))}}},
+	out.WebhookEventsExpired, err = updateMatching(ctx, s.webhookEvents,
+		bson.M{"expire_at": bson.M{"$exists": false}, "received_at": bson.M{"$lte": bsonTime(now.Add(-s.cfg.WebhookEventTTL))}},
 		bson.M{"$set": bson.M{"expire_at": bsonTime(now)}})
 	if err != nil {
 		return out, fmt.Errorf("store: expire old webhook events: %w", normalise(err))
 	}
-	out.WebhookEventsExpired = expired.ModifiedCount
-	ended, err := s.tasks.UpdateMany(ctx,
-		bson.D{{Key: "status", Value: bson.M{"$in": bson.A{status.TaskCompleted, status.TaskDeadLetter}}}, {Key: "endedAt", Value: bson.M{"$exists": false}}},
+	out.TasksEnded, err = updateMatching(ctx, s.tasks,
+		bson.M{"status": bson.M{"$in": bson.A{status.TaskCompleted, status.TaskDeadLetter}}, "endedAt": bson.M{"$exists": false}},
 		bson.M{"$set": bson.M{"endedAt": bsonTime(now)}})
 	if err != nil {
 		return out, fmt.Errorf("store: date the end of tasks that ended: %w", normalise(err))
 	}
-	out.TasksEnded = ended.ModifiedCount
 	return out, nil
 }
 

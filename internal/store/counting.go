@@ -128,7 +128,8 @@ const BulkTimeoutPerDocument = 10 * time.Millisecond
 // listedDocuments is how many documents a multi-document write's filter
 // lists: the longest $in list among its top-level fields (the ids of a
 // MarkPublished, the entries of a claim), or 0 for a filter that lists
-// none. Such a write changes up to that many documents, each costing what
+// none (the store's writes of that kind go through updateMatching, in
+// listed batches). Such a write changes up to that many documents, each costing what
 // a bulk write's does, so its timeout grows as a bulk write's
 // (BulkTimeoutPerDocument); a flat one failed every mark of a
 // workflow-processor batch on FerretDB (5,000 events take longer than 5 s

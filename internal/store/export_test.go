@@ -17,3 +17,11 @@ func WorkStartedByQuery(row WebhookEvent) (filter, sort any) {
 	}
 	return f, s
 }
+
+// SetUpdateBatch makes the id-less multi-document writes (updateMatching)
+// change at most n documents a command until the test ends.
+func SetUpdateBatch(t interface{ Cleanup(func()) }, n int) {
+	old := updateBatch
+	updateBatch = n
+	t.Cleanup(func() { updateBatch = old })
+}

@@ -319,20 +319,20 @@ func (s *Store) settleOne(ctx context.Context, st Settlement) error {
 // reclaimed.
 func (s *Store) ReclaimExpiredLeases(ctx context.Context, now time.Time) (int, error) {
 	now = bsonTime(now)
-	res, err := s.outbox.UpdateMany(ctx,
+	n, err := updateMatching(ctx, s.outbox,
 		bson.M{"status": status.OutboxProcessing, "lease_expires_at": bson.M{"$lte": now}},
 		bson.M{
 			"$set":   bson.M{"status": status.OutboxFailed, "next_attempt_at": now, "last_error": "lease expired before the attempt was settled"},
 			"$unset": bson.M{"claim_token": "", "lease_expires_at": ""},
 		})
 	if err != nil {
-		return 0, fmt.Errorf("store: reclaim expired leases: %w", err)
+		return int(n), fmt.Errorf("store: reclaim expired leases: %w", err)
 	}
 	// Their partner deliveries' claims lapsed with them.
 	if _, err := s.ReleaseExpiredPartnerClaims(ctx, now); err != nil {
-		return 0, err
+		return int(n), err
 	}
-	return int(res.ModifiedCount), nil
+	return int(n), nil
 }
 
 // OldestPendingOutbox is the created_at of the oldest entry still waiting

@@ -423,13 +423,13 @@ func (s *Store) releasePartnerClaims(ctx context.Context, filter bson.M) (int, e
 		for k, v := range filter {
 			f[k] = v
 		}
-		res, err := s.partnerEvents.UpdateMany(ctx, f, bson.M{
+		changed, err := updateMatching(ctx, s.partnerEvents, f, bson.M{
 			"$set":   bson.M{"event_status": back.status, "lastUpdatedTime": epochMillis(s.now())},
 			"$unset": bson.M{"processing_until": ""}})
+		n += int(changed)
 		if err != nil {
 			return n, fmt.Errorf("store: release partner claims: %w", err)
 		}
-		n += int(res.ModifiedCount)
 	}
 	return n, nil
 }

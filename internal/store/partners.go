@@ -315,12 +315,12 @@ func (s *Store) changePartner(ctx context.Context, action, id string, expected *
 // the other dead letters (docs/conformance.md says why). It returns how
 // many it cancelled.
 func (s *Store) CancelPartnerOutbox(ctx context.Context, partnerID, reason string) (int, error) {
-	res, err := s.outbox.UpdateMany(ctx,
+	n, err := updateMatching(ctx, s.outbox,
 		bson.M{"target_provider": partnerID, "status": bson.M{"$in": []string{status.OutboxPending, status.OutboxFailed}}},
 		bson.M{"$set": bson.M{"status": status.OutboxDeadLetter, "last_error": reason},
 			"$unset": bson.M{"lease_expires_at": "", "claim_token": ""}})
 	if err != nil {
-		return 0, fmt.Errorf("store: cancel the outbox of partner %s: %w", partnerID, normalise(err))
+		return int(n), fmt.Errorf("store: cancel the outbox of partner %s: %w", partnerID, normalise(err))
 	}
-	return int(res.ModifiedCount), nil
+	return int(n), nil
 }
