@@ -72,7 +72,7 @@ type Config struct {
 	// STREAMOPS_SCHEDULE_INTERVAL, a Go duration). Default 10 s: AWS runs
 	// them every minute, but locally a retry or a stranded event should show
 	// up while you are still looking. The archiver runs daily at 03:00 UTC,
-	// as deployed.
+	// as deployed, unless ArchiverInterval is set.
 	ScheduleInterval time.Duration
 
 	// ArchiverInterval, when positive, runs the archiver that often from

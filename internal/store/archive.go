@@ -66,13 +66,13 @@ type Backfilled struct {
 }
 
 // BackfillRetention brings documents an earlier version stored under
-// today's rules, in three writes (each a find when there is nothing to
-// change, updateMatching's batches when there is): unarchived events that carry a
-// ttl_expires_at (then set when stored, so the TTL index could delete them
-// unarchived) lose it, webhook_events rows without expire_at that are
-// past WebhookEventTTL get expire_at = now (rows younger than that keep
-// none until a later run finds them old enough), and tasks that ended
-// without endedAt get endedAt = now (never earlier than their
+// today's rules, in three writes (each one find when there is nothing to
+// change, updateMatching's batches when there is): unarchived events that
+// carry a ttl_expires_at (then set when stored, so the TTL index could
+// delete them unarchived) lose it, webhook_events rows without expire_at
+// that are past WebhookEventTTL get expire_at = now (rows younger than
+// that keep none until a later run finds them old enough), and tasks that
+// ended without endedAt get endedAt = now (never earlier than their
 // retention meant). Once every document is stored by this version it
 // changes nothing.
 func (s *Store) BackfillRetention(ctx context.Context) (Backfilled, error) {

@@ -129,8 +129,8 @@ const BulkTimeoutPerDocument = 10 * time.Millisecond
 // lists: the longest $in list among its top-level fields (the ids of a
 // MarkPublished, the entries of a claim), or 0 for a filter that lists
 // none (the store's writes of that kind go through updateMatching, in
-// listed batches). Such a write changes up to that many documents, each costing what
-// a bulk write's does, so its timeout grows as a bulk write's
+// listed batches). Such a write changes up to that many documents, each
+// costing what a bulk write's does, so its timeout grows as a bulk write's
 // (BulkTimeoutPerDocument); a flat one failed every mark of a
 // workflow-processor batch on FerretDB (5,000 events take longer than 5 s
 // with the seed's indexes), leaving them all to the sweeper.
