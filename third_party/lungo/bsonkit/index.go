@@ -17,6 +17,21 @@ type indexEntry struct {
 	// prefix of the columns: -1 sorts before every entry with that prefix,
 	// +1 after; 0 is a stored entry.
 	bound int8
+	// inline holds the keys of a stored entry of up to three columns
+	// (StreamOps patch), so that the entry and its keys are one object
+	// for the garbage collector to mark rather than two.
+	inline [3]interface{}
+}
+
+// newEntry returns a stored entry of doc under keys.
+func newEntry(keys []interface{}, doc Doc) *indexEntry {
+	e := &indexEntry{doc: doc}
+	if len(keys) <= len(e.inline) {
+		e.keys = e.inline[:copy(e.inline[:], keys)]
+	} else {
+		e.keys = keys
+	}
+	return e
 }
 
 // Index is a basic btree based index for documents. The index is not safe from
@@ -24,13 +39,16 @@ type indexEntry struct {
 type Index struct {
 	unique  bool
 	columns []Column
-	btree   *btree.BTreeG[indexEntry]
+	btree   *btree.BTreeG[*indexEntry]
 }
+
+// indexDegree keeps copy-on-write node copies small (StreamOps patch).
+var indexDegree = 16
 
 // NewIndex creates and returns a new index.
 func NewIndex(unique bool, columns []Column) *Index {
 	// prepare less function
-	less := func(a, b indexEntry) bool {
+	less := func(a, b *indexEntry) bool {
 		for i, col := range columns {
 			// a pivot's keys may end early: it sorts before (bound -1) or
 			// after (bound +1) everything that shares its keys
@@ -55,7 +73,7 @@ func NewIndex(unique bool, columns []Column) *Index {
 	}
 
 	return &Index{
-		btree:   btree.NewBTreeG[indexEntry](less),
+		btree:   btree.NewBTreeGOptions[*indexEntry](less, btree.Options{Degree: indexDegree}),
 		columns: columns,
 		unique:  unique,
 	}
@@ -97,7 +115,7 @@ func (i *Index) Add(doc Doc) bool {
 
 	// add tuples; the first one tells whether the document was added
 	for n, t := range tuples {
-		if _, replaced := i.btree.Set(indexEntry{keys: t, doc: doc}); replaced && n == 0 {
+		if _, replaced := i.btree.Set(newEntry(t, doc)); replaced && n == 0 {
 			return false
 		}
 	}
@@ -118,7 +136,7 @@ func (i *Index) Has(doc Doc) bool {
 	}
 
 	// otherwise check by identity
-	_, ok := i.btree.Get(indexEntry{keys: tuples[0], doc: doc})
+	_, ok := i.btree.Get(&indexEntry{keys: tuples[0], doc: doc})
 
 	return ok
 }
@@ -131,11 +149,11 @@ func (i *Index) Remove(doc Doc) bool {
 
 	// remove all entries; the first one tells whether the document was
 	// added (StreamOps patch: its look-up was a search of its own)
-	if _, ok := i.btree.Delete(indexEntry{keys: tuples[0], doc: doc}); !ok {
+	if _, ok := i.btree.Delete(&indexEntry{keys: tuples[0], doc: doc}); !ok {
 		return false
 	}
 	for _, t := range tuples[1:] {
-		i.btree.Delete(indexEntry{keys: t, doc: doc})
+		i.btree.Delete(&indexEntry{keys: t, doc: doc})
 	}
 
 	return true
@@ -150,7 +168,7 @@ func (i *Index) List() List {
 	list := make(List, 0, i.btree.Len())
 
 	// walk index, dedup by doc
-	i.btree.Scan(func(e indexEntry) bool {
+	i.btree.Scan(func(e *indexEntry) bool {
 		if _, ok := seen[e.doc]; !ok {
 			seen[e.doc] = struct{}{}
 			list = append(list, e.doc)
@@ -228,11 +246,11 @@ func (i *Index) tuples(doc Doc) [][]interface{} {
 func (i *Index) hasKey(keys []interface{}) bool {
 	// probe ascending from a nil-doc entry to land on the smallest entry
 	// with matching keys (any doc) or, if none match, the next greater entry
-	probe := indexEntry{keys: keys}
+	probe := &indexEntry{keys: keys}
 
 	// check first item for key equality
 	var found bool
-	i.btree.Ascend(probe, func(e indexEntry) bool {
+	i.btree.Ascend(probe, func(e *indexEntry) bool {
 		for j := range i.columns {
 			if Compare(e.keys[j], keys[j]) != 0 {
 				return false
@@ -248,7 +266,7 @@ func (i *Index) hasKey(keys []interface{}) bool {
 // boundOf is where an entry sorts at column i when one of two compared
 // entries has no key there: a pivot that ends before i sorts at its bound,
 // an entry with a key at i in between (0).
-func boundOf(e indexEntry, i int) int8 {
+func boundOf(e *indexEntry, i int) int8 {
 	if i >= len(e.keys) {
 		return e.bound
 	}
@@ -273,16 +291,16 @@ func (i *Index) Scan(prefix []interface{}, bound *Bound, fn func(Doc) bool) {
 	if len(prefix) > len(i.columns) || (bound != nil && len(prefix) >= len(i.columns)) {
 		return
 	}
-	start := indexEntry{keys: prefix, bound: -1}
-	var stop func(e indexEntry) bool
+	start := &indexEntry{keys: prefix, bound: -1}
+	var stop func(e *indexEntry) bool
 	if bound != nil {
 		col := i.columns[len(prefix)]
 		// the side of the bound the index's order reaches first is where
 		// the scan starts; the other side is where it stops
 		if bound.Lower != col.Reverse {
-			start = indexEntry{keys: append(append([]interface{}{}, prefix...), bound.Value), bound: -1}
+			start = &indexEntry{keys: append(append([]interface{}{}, prefix...), bound.Value), bound: -1}
 		} else {
-			stop = func(e indexEntry) bool {
+			stop = func(e *indexEntry) bool {
 				res := Compare(e.keys[len(prefix)], bound.Value)
 				if col.Reverse {
 					res = -res
@@ -291,7 +309,7 @@ func (i *Index) Scan(prefix []interface{}, bound *Bound, fn func(Doc) bool) {
 			}
 		}
 	}
-	i.btree.Ascend(start, func(e indexEntry) bool {
+	i.btree.Ascend(start, func(e *indexEntry) bool {
 		for k, v := range prefix {
 			if Compare(e.keys[k], v) != 0 {
 				return false
