@@ -43,7 +43,7 @@ type Index struct {
 }
 
 // indexDegree keeps copy-on-write node copies small (StreamOps patch).
-var indexDegree = 16
+const indexDegree = 16
 
 // NewIndex creates and returns a new index.
 func NewIndex(unique bool, columns []Column) *Index {
