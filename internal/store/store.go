@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/256dpi/lungo"
-	"github.com/256dpi/lungo/mongokit"
 
 	"go.mongodb.org/mongo-driver/mongo/options"
 	"go.mongodb.org/mongo-driver/mongo/readpref"
@@ -329,36 +328,24 @@ func (s *Store) DropDatabase(ctx context.Context) error {
 // top of backing: benchmarks open their raw baselines with them so both
 // sides run the same engine.
 //
-// The oplog only feeds change streams, which StreamOps does not use, yet
-// lungo, whatever the options, keeps every entry of the current second (it
-// compares ages in whole seconds), so under load it held thousands of
-// entries, each a copy of a written document. The backing store is wrapped
-// so each committed catalog keeps an empty oplog; change streams (Watch) do
-// not work on this engine as a consequence.
+// The oplog only feeds change streams, which StreamOps does not use: the
+// engine keeps none (lungo.Options.NoOplog, a patch of third_party/lungo),
+// which spares a copy of every written document; Watch fails on it.
 func EmbeddedOptions(backing lungo.Store) lungo.Options {
-	return lungo.Options{
-		Store:        withoutOplog{backing},
-		MinOplogSize: 1,
-		MaxOplogSize: 1,
-		MinOplogAge:  time.Nanosecond,
-		MaxOplogAge:  time.Second,
-	}
+	return lungo.Options{Store: changesTaken{backing}, NoOplog: true}
 }
 
-// withoutOplog is a lungo.Store that empties the oplog of each catalog
-// before it is kept. The engine calls Store with the catalog a transaction
-// built, before any reader can see it, so replacing the oplog namespace
-// there is safe: older catalogs keep their own namespace map.
-type withoutOplog struct{ backing lungo.Store }
+// changesTaken is a lungo.Store that drops the changes each stored catalog
+// recorded (bsonkit.Set's, for a journal) once backing has kept it, so a
+// backing store that does not read them (lungo's memory store) does not
+// collect them for ever.
+type changesTaken struct{ backing lungo.Store }
 
 // Load implements lungo.Store.
-func (w withoutOplog) Load() (*lungo.Catalog, error) { return w.backing.Load() }
+func (w changesTaken) Load() (*lungo.Catalog, error) { return w.backing.Load() }
 
 // Store implements lungo.Store.
-func (w withoutOplog) Store(c *lungo.Catalog) error {
-	if oplog := c.Namespaces[lungo.Oplog]; oplog != nil && oplog.Documents.Len() > 0 {
-		c.Namespaces[lungo.Oplog] = mongokit.NewCollection(false)
-	}
+func (w changesTaken) Store(c *lungo.Catalog) error {
 	if err := w.backing.Store(c); err != nil {
 		return err
 	}

@@ -41,7 +41,15 @@ type Options struct {
 	// Default: 5m, 1h.
 	MinOplogAge time.Duration
 	MaxOplogAge time.Duration
+
+	// NoOplog keeps no oplog (StreamOps patch): writes record no change
+	// events, which spares a copy of every written document, and Watch
+	// fails. For an engine whose users never open a change stream.
+	NoOplog bool
 }
+
+// ErrNoOplog is returned by Watch on an engine created with NoOplog.
+var ErrNoOplog = errors.New("change streams need the oplog, which this engine does not keep")
 
 // Engine manages the catalog loaded from a store and provides access to it
 // through transactions. Additionally, it also manages streams that subscribe
@@ -141,7 +149,7 @@ func (e *Engine) Begin(ctx context.Context, lock bool) (*Transaction, error) {
 
 	// non lock transactions do not need to be managed
 	if !lock {
-		return NewTransaction(e.catalog), nil
+		return e.newTransaction(), nil
 	}
 
 	// ensure context
@@ -184,9 +192,17 @@ func (e *Engine) Begin(ctx context.Context, lock bool) (*Transaction, error) {
 	}
 
 	// create transaction
-	e.txn = NewTransaction(e.catalog)
+	e.txn = e.newTransaction()
 
 	return e.txn, nil
+}
+
+// newTransaction starts a transaction on the current catalog with the
+// engine's oplog setting.
+func (e *Engine) newTransaction() *Transaction {
+	txn := NewTransaction(e.catalog)
+	txn.noOplog = e.opts.NoOplog
+	return txn
 }
 
 // Commit will attempt to store the modified catalog and on success replace the
@@ -278,6 +294,11 @@ func (e *Engine) Watch(handle Handle, pipeline bsonkit.List, resumeAfter, startA
 	// check if closed
 	if !e.tomb.Alive() {
 		return nil, ErrEngineClosed
+	}
+
+	// StreamOps patch: without an oplog there is nothing to watch
+	if e.opts.NoOplog {
+		return nil, ErrNoOplog
 	}
 
 	// get oplog

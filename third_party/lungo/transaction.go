@@ -1,6 +1,7 @@
 package lungo
 
 import (
+	"errors"
 	"fmt"
 	"sync"
 	"time"
@@ -85,6 +86,7 @@ type Result struct {
 type Transaction struct {
 	catalog *Catalog
 	dirty   bool
+	noOplog bool // StreamOps patch: append records nothing
 	mutex   sync.RWMutex
 }
 
@@ -187,15 +189,15 @@ func (t *Transaction) Bulk(handle Handle, ops []Operation, ordered bool) ([]Resu
 	// prepare results
 	results := make([]Result, 0, len(ops))
 
+	// StreamOps patch: the operations run on one copy of the namespace and
+	// the oplog. An insert is checked before it changes anything (see
+	// checkedInsert); any other operation may leave the collections in an
+	// undefined state when it fails, so it runs on a copy of its own.
+	namespace := clone.Namespaces[handle].Clone()
+	oplog := clone.Namespaces[Oplog].Clone()
+
 	// process models
 	for _, op := range ops {
-		// clone namespace and oplog for every operation as the collections may
-		// be left in an undefined state after skipping errors
-
-		// clone namespace and oplog
-		namespace := clone.Namespaces[handle].Clone()
-		oplog := clone.Namespaces[Oplog].Clone()
-
 		// prepare variables
 		var res *Result
 		var err error
@@ -203,13 +205,23 @@ func (t *Transaction) Bulk(handle Handle, ops []Operation, ordered bool) ([]Resu
 		// run operation
 		switch op.Opcode {
 		case Insert:
-			res, err = t.insert(handle, oplog, namespace, op.Document)
-		case Replace:
-			res, err = t.replace(handle, oplog, namespace, op.Filter, op.Document, op.Sort, op.Upsert)
-		case Update:
-			res, err = t.update(handle, oplog, namespace, op.Filter, op.Document, op.Sort, op.Upsert, op.Skip, op.Limit, op.ArrayFilters)
-		case Delete:
-			res, err = t.delete(handle, oplog, namespace, op.Filter, op.Sort, op.Skip, op.Limit)
+			res, err = t.checkedInsert(handle, oplog, namespace, op.Document)
+			if errors.Is(err, errHalfDone) {
+				return nil, err
+			}
+		case Replace, Update, Delete:
+			ns, ol := namespace.Clone(), oplog.Clone()
+			switch op.Opcode {
+			case Replace:
+				res, err = t.replace(handle, ol, ns, op.Filter, op.Document, op.Sort, op.Upsert)
+			case Update:
+				res, err = t.update(handle, ol, ns, op.Filter, op.Document, op.Sort, op.Upsert, op.Skip, op.Limit, op.ArrayFilters)
+			default:
+				res, err = t.delete(handle, ol, ns, op.Filter, op.Sort, op.Skip, op.Limit)
+			}
+			if err == nil {
+				namespace, oplog = ns, ol
+			}
 		default:
 			return nil, fmt.Errorf("unsupported bulk opcode %q", op.Opcode.String())
 		}
@@ -229,10 +241,6 @@ func (t *Transaction) Bulk(handle Handle, ops []Operation, ordered bool) ([]Resu
 			}
 		}
 
-		// replace namespace and oplog
-		clone.Namespaces[handle] = namespace
-		clone.Namespaces[Oplog] = oplog
-
 		// append result
 		results = append(results, *res)
 
@@ -244,6 +252,10 @@ func (t *Transaction) Bulk(handle Handle, ops []Operation, ordered bool) ([]Resu
 			changes += len(res.Matched)
 		}
 	}
+
+	// replace namespace and oplog
+	clone.Namespaces[handle] = namespace
+	clone.Namespaces[Oplog] = oplog
 
 	// set catalog and flag
 	if changes > 0 {
@@ -289,17 +301,18 @@ func (t *Transaction) Insert(handle Handle, list bsonkit.List, ordered bool) (*R
 	// prepare result
 	result := &Result{}
 
+	// StreamOps patch: every insert is checked before it changes anything,
+	// so all of them run on one copy of the namespace and the oplog
+	namespace := clone.Namespaces[handle].Clone()
+	oplog := clone.Namespaces[Oplog].Clone()
+
 	// insert documents
 	for _, doc := range list {
-		// clone namespace and oplog for every insert as the collections may
-		// be left in an undefined state after skipping errors
-
-		// clone namespace and oplog
-		namespace := clone.Namespaces[handle].Clone()
-		oplog := clone.Namespaces[Oplog].Clone()
-
 		// perform insert
-		res, err := t.insert(handle, oplog, namespace, doc)
+		res, err := t.checkedInsert(handle, oplog, namespace, doc)
+		if errors.Is(err, errHalfDone) {
+			return nil, err
+		}
 		if err != nil {
 			// set error
 			if result.Error == nil {
@@ -314,13 +327,13 @@ func (t *Transaction) Insert(handle Handle, list bsonkit.List, ordered bool) (*R
 			}
 		}
 
-		// replace namespace and oplog
-		clone.Namespaces[handle] = namespace
-		clone.Namespaces[Oplog] = oplog
-
 		// merge result
 		result.Modified = append(result.Modified, res.Modified...)
 	}
+
+	// replace namespace and oplog
+	clone.Namespaces[handle] = namespace
+	clone.Namespaces[Oplog] = oplog
 
 	// set catalog and flag
 	if len(result.Modified) > 0 {
@@ -329,6 +342,33 @@ func (t *Transaction) Insert(handle Handle, list bsonkit.List, ordered bool) (*R
 	}
 
 	return result, nil
+}
+
+// errHalfDone marks an insert that failed after its check passed, so the
+// copies it ran on may hold part of it (StreamOps patch). The operation
+// that ran it fails whole and the transaction keeps its catalog.
+var errHalfDone = errors.New("lungo: an insert failed after its check")
+
+// checkedInsert inserts doc into namespace, a copy the caller owns, only
+// when namespace.Conflict finds nothing that would refuse it (StreamOps
+// patch): a refused insert changes nothing, so a batch of inserts needs no
+// copy of the collections per document, whose nodes every insert's index
+// changes would otherwise copy again. An insert that fails after the check
+// wraps errHalfDone.
+func (t *Transaction) checkedInsert(handle Handle, oplog, namespace *mongokit.Collection, doc bsonkit.Doc) (*Result, error) {
+	// check the document
+	err := namespace.Conflict(doc)
+	if err != nil {
+		return nil, err
+	}
+
+	// insert it
+	res, err := t.insert(handle, oplog, namespace, doc)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", errHalfDone, err)
+	}
+
+	return res, nil
 }
 
 func (t *Transaction) insert(handle Handle, oplog, namespace *mongokit.Collection, doc bsonkit.Doc) (*Result, error) {
@@ -679,6 +719,11 @@ func (t *Transaction) Drop(handle Handle) error {
 }
 
 func (t *Transaction) append(oplog *mongokit.Collection, handle Handle, op string, doc bsonkit.Doc, changes *mongokit.Changes) error {
+	// StreamOps patch: an engine without an oplog records no events
+	if t.noOplog {
+		return nil
+	}
+
 	// get time
 	now := bsonkit.Now()
 

@@ -55,7 +55,13 @@ func NewIndex(unique bool, columns []Column) *Index {
 			if i >= len(a.keys) || i >= len(b.keys) {
 				return boundOf(a, i) < boundOf(b, i)
 			}
-			res := Compare(a.keys[i], b.keys[i])
+			var res int
+			if a.bound != 0 || b.bound != 0 {
+				// only a pivot may hold a class edge
+				res = compareKeys(a.keys[i], b.keys[i])
+			} else {
+				res = Compare(a.keys[i], b.keys[i])
+			}
 			if col.Reverse {
 				res = -res
 			}
@@ -241,6 +247,21 @@ func (i *Index) tuples(doc Doc) [][]interface{} {
 	return tuples
 }
 
+// Conflicts returns whether a unique index already holds one of doc's keys,
+// so that Add would refuse it (StreamOps patch): a caller can check before
+// it changes anything. A non-unique index never conflicts.
+func (i *Index) Conflicts(doc Doc) bool {
+	if !i.unique {
+		return false
+	}
+	for _, t := range i.tuples(doc) {
+		if i.hasKey(t) {
+			return true
+		}
+	}
+	return false
+}
+
 // hasKey returns whether any entry with the given key tuple exists. It is
 // used to detect unique-index collisions independent of document identity.
 func (i *Index) hasKey(keys []interface{}) bool {
@@ -273,9 +294,39 @@ func boundOf(e *indexEntry, i int) int8 {
 	return 0
 }
 
+// classEdge is a pivot's key that sorts before (low) or after every value
+// of a class (StreamOps patch), so that a scan can start at the first key
+// of a class.
+type classEdge struct {
+	class Class
+	low   bool
+}
+
+// compare returns how the edge sorts against v, as Compare would.
+func (e classEdge) compare(v interface{}) int {
+	c, _ := Inspect(v)
+	if c < e.class || (c == e.class && !e.low) {
+		return 1
+	}
+	return -1
+}
+
+// compareKeys is Compare for keys of which one may be a pivot's class edge.
+func compareKeys(a, b interface{}) int {
+	if e, ok := a.(classEdge); ok {
+		return e.compare(b)
+	}
+	if e, ok := b.(classEdge); ok {
+		return -e.compare(a)
+	}
+	return Compare(a, b)
+}
+
 // Bound is one side of a range on the column after a scan's prefix: the
-// documents whose key there is at least (Lower) or at most Value. Whether
-// the bound is strict is left to the filter that runs after the scan.
+// documents whose key there is at least (Lower) or at most Value, and of
+// Value's class, as comparison operators match (type bracketing), unless
+// Value is null. Whether the bound is strict is left to the filter that
+// runs after the scan.
 type Bound struct {
 	Value interface{}
 	Lower bool
@@ -295,11 +346,29 @@ func (i *Index) Scan(prefix []interface{}, bound *Bound, fn func(Doc) bool) {
 	var stop func(e *indexEntry) bool
 	if bound != nil {
 		col := i.columns[len(prefix)]
+		// StreamOps patch: a bound matches only keys of its value's class,
+		// so the scan keeps to that class: a TTL sweep's $lt on a date no
+		// longer walks every document that has no date yet
+		class, _ := Inspect(bound.Value)
+		bracket := class != Null
 		// the side of the bound the index's order reaches first is where
 		// the scan starts; the other side is where it stops
 		if bound.Lower != col.Reverse {
 			start = &indexEntry{keys: append(append([]interface{}{}, prefix...), bound.Value), bound: -1}
+			if bracket {
+				// the keys after the value leave its class at most once
+				stop = func(e *indexEntry) bool {
+					c, _ := Inspect(e.keys[len(prefix)])
+					return c != class
+				}
+			}
 		} else {
+			if bracket {
+				// in the index's order the class begins at its low edge,
+				// or its high one on a descending column
+				edge := classEdge{class: class, low: !col.Reverse}
+				start = &indexEntry{keys: append(append([]interface{}{}, prefix...), edge), bound: -1}
+			}
 			stop = func(e *indexEntry) bool {
 				res := Compare(e.keys[len(prefix)], bound.Value)
 				if col.Reverse {

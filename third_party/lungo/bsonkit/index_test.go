@@ -2,9 +2,11 @@ package bsonkit
 
 import (
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"go.mongodb.org/mongo-driver/bson"
+	"go.mongodb.org/mongo-driver/bson/primitive"
 )
 
 func TestIndex(t *testing.T) {
@@ -424,4 +426,54 @@ func TestIndexAddedTwiceOrRemovedTwice(t *testing.T) {
 			assert.Equal(t, List{other}, index.List())
 		})
 	}
+}
+
+// TestIndexBoundScanKeepsToItsClass (StreamOps patch): a bounded scan
+// visits only keys of its bound's class, so a TTL sweep's $lt on a date
+// does not walk the documents that have no date, on either direction of
+// the column; a conflict check finds a unique key without changing the
+// index.
+func TestIndexBoundScanKeepsToItsClass(t *testing.T) {
+	day := func(d int) primitive.DateTime {
+		return primitive.NewDateTimeFromTime(time.Date(2026, 1, d, 0, 0, 0, 0, time.UTC))
+	}
+	for _, reverse := range []bool{false, true} {
+		index := NewIndex(false, []Column{{Path: "at", Reverse: reverse}})
+		for i := 0; i < 300; i++ {
+			var doc Doc
+			switch i % 3 {
+			case 0:
+				doc = MustConvert(bson.M{"n": i})
+			case 1:
+				doc = MustConvert(bson.M{"at": nil})
+			default:
+				doc = MustConvert(bson.M{"at": "not a date"})
+			}
+			assert.True(t, index.Add(doc))
+		}
+		for d := 1; d <= 5; d++ {
+			assert.True(t, index.Add(MustConvert(bson.M{"at": day(d)})))
+		}
+		for _, c := range []struct {
+			bound Bound
+			want  int
+		}{
+			{Bound{Value: day(3)}, 3},              // at most day 3: days 1-3
+			{Bound{Value: day(3), Lower: true}, 3}, // at least day 3: days 3-5
+			{Bound{Value: day(9)}, 5},
+			{Bound{Value: day(9), Lower: true}, 0},
+		} {
+			visited := 0
+			index.Scan(nil, &c.bound, func(Doc) bool { visited++; return true })
+			assert.Equal(t, c.want, visited, "reverse %v, bound %+v", reverse, c.bound)
+		}
+	}
+
+	unique := NewIndex(true, []Column{{Path: "k"}})
+	assert.True(t, unique.Add(MustConvert(bson.M{"k": "a"})))
+	assert.True(t, unique.Conflicts(MustConvert(bson.M{"k": "a"})))
+	assert.True(t, unique.Conflicts(MustConvert(bson.M{"k": bson.A{"b", "a"}})))
+	assert.False(t, unique.Conflicts(MustConvert(bson.M{"k": "b"})))
+	assert.Equal(t, 1, unique.btree.Len())
+	assert.False(t, NewIndex(false, []Column{{Path: "k"}}).Conflicts(MustConvert(bson.M{"k": "a"})))
 }

@@ -114,11 +114,9 @@ func (c *Collection) Find(query, sort bsonkit.Doc, skip, limit int) (*Result, er
 // Insert will add the specified document to the collection.
 func (c *Collection) Insert(doc bsonkit.Doc) (*Result, error) {
 	// ensure object id
-	if bsonkit.Get(doc, "_id") == bsonkit.Missing {
-		_, err := bsonkit.Put(doc, "_id", primitive.NewObjectID(), true)
-		if err != nil {
-			return nil, err
-		}
+	err := ensureID(doc)
+	if err != nil {
+		return nil, err
 	}
 
 	// add document to all indexes
@@ -139,6 +137,40 @@ func (c *Collection) Insert(doc bsonkit.Doc) (*Result, error) {
 	return &Result{
 		Modified: bsonkit.List{doc},
 	}, nil
+}
+
+// Conflict returns the error Insert would return for doc, without changing
+// the collection (StreamOps patch): the first unique index that already
+// holds one of its keys, or a partial filter that fails to evaluate. It
+// gives doc an _id as Insert does. A batch of inserts checked this way can
+// run on one copy of the collection rather than one copy per document.
+func (c *Collection) Conflict(doc bsonkit.Doc) error {
+	// ensure object id
+	err := ensureID(doc)
+	if err != nil {
+		return err
+	}
+
+	// check the unique indexes
+	for name, index := range c.Indexes {
+		conflict, err := index.Conflicts(doc)
+		if err != nil {
+			return err
+		} else if conflict {
+			return fmt.Errorf("duplicate document for index %q", name)
+		}
+	}
+
+	return nil
+}
+
+// ensureID gives doc a new object id when it has no _id.
+func ensureID(doc bsonkit.Doc) error {
+	if bsonkit.Get(doc, "_id") != bsonkit.Missing {
+		return nil
+	}
+	_, err := bsonkit.Put(doc, "_id", primitive.NewObjectID(), true)
+	return err
 }
 
 // Replace will look up the first document that matches the query and if found

@@ -158,6 +158,21 @@ func (i *Index) Add(doc bsonkit.Doc) (bool, error) {
 	return i.base.Add(doc), nil
 }
 
+// Conflicts returns whether Add would refuse doc because the unique index
+// already holds one of its keys (StreamOps patch). A document a partial
+// filter skips never conflicts.
+func (i *Index) Conflicts(doc bsonkit.Doc) (bool, error) {
+	// skip documents that do not match partial expression
+	if i.config.Partial != nil {
+		ok, err := Match(doc, i.config.Partial)
+		if err != nil || !ok {
+			return false, err
+		}
+	}
+
+	return i.base.Conflicts(doc), nil
+}
+
 // Has returns whether the specified document has been added to the index.
 func (i *Index) Has(doc bsonkit.Doc) (bool, error) {
 	// skip documents that do not match partial expression

@@ -21,9 +21,9 @@ import (
 var base = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 
 // randomValue is one of the shapes a field takes: numbers of three types,
-// strings, arrays (multikey), null, missing, documents.
+// strings, arrays (multikey), null, missing, documents, dates.
 func randomValue(rng *rand.Rand) (interface{}, bool) {
-	switch rng.Intn(10) {
+	switch rng.Intn(11) {
 	case 0:
 		return int32(rng.Intn(5)), true
 	case 1:
@@ -38,6 +38,8 @@ func randomValue(rng *rand.Rand) (interface{}, bool) {
 		return nil, true
 	case 7:
 		return bson.D{{Key: "x", Value: int32(rng.Intn(5))}}, true
+	case 8:
+		return primitive.NewDateTimeFromTime(base.Add(time.Duration(rng.Intn(10)) * time.Hour)), true
 	default:
 		return nil, false // missing
 	}
@@ -108,6 +110,19 @@ func queries() []bson.M {
 		{"flag": false, "a": int32(1)},
 		{"flag": bson.M{"$in": bson.A{true}}, "a": bson.M{"$gte": int32(2)}},
 		{"a": int32(1)},
+		// a bound keeps to its value's class (type bracketing), on
+		// ascending, descending, compound and partial indexes
+		{"a": bson.M{"$lt": "s3"}},
+		{"a": bson.M{"$gte": "s1"}},
+		{"a": bson.M{"$lt": primitive.NewDateTimeFromTime(t)}},
+		{"a": bson.M{"$gt": primitive.NewDateTimeFromTime(t)}},
+		{"a": bson.M{"$lte": nil}},
+		{"b": "s2", "a": bson.M{"$lt": "s3"}},
+		{"b": "s1", "a": bson.M{"$gt": int32(0)}},
+		{"b": "s1", "a": bson.M{"$lte": primitive.NewDateTimeFromTime(t)}},
+		{"n.x": bson.M{"$lt": int32(2)}},
+		{"p": bson.M{"$lt": int32(3)}},
+		{"p": bson.M{"$gte": primitive.NewDateTimeFromTime(t)}},
 	}
 }
 
