@@ -7,6 +7,7 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -204,7 +205,7 @@ func TestUnknownRoutesAreHiddenFromCallersWithoutAToken(t *testing.T) {
 // webhooks and submissions are answered 2xx, every accepted event is stored
 // and stays marked unpublished for the retry-sweeper.
 func TestBrokerDownStillAcceptsAndLosesNothing(t *testing.T) {
-	env := testenv.New(t, testenv.Options{})
+	env := testenv.New(t, testenv.Options{PublishTimeout: time.Second})
 	reg, err := provider.LoadProviders("")
 	require.NoError(t, err)
 	ing, err := ingestService(env, reg)

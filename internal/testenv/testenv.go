@@ -33,8 +33,11 @@ type Options struct {
 	// Store is the store configuration, on the engine storetest selects
 	// (default: the embedded engine in memory).
 	Store store.Config
-	// PublishTimeout bounds the emitter's inline publish. Default 1 s, so a
-	// stopped broker costs a test little time.
+	// PublishTimeout bounds the emitter's inline publish. Default 10 s, so
+	// a test that expects its publish to succeed does not see it time out
+	// on a loaded machine (the race run on two cores) and leave the event
+	// unmarked; a test that stops the broker sets a short one so the stop
+	// costs it little time.
 	PublishTimeout time.Duration
 }
 
@@ -55,7 +58,7 @@ func New(tb testing.TB, opts Options) *Env {
 	e.Store = storetest.Open(tb, opts.Store)
 
 	if opts.PublishTimeout == 0 {
-		opts.PublishTimeout = time.Second
+		opts.PublishTimeout = 10 * time.Second
 	}
 	e.Emitter, err = emit.New(emit.Config{Store: e.Store, Publisher: e.Bus, PublishTimeout: opts.PublishTimeout, Logger: e.Logger})
 	require.NoError(tb, err)
