@@ -209,21 +209,21 @@ func (t *Transaction) Bulk(handle Handle, ops []Operation, ordered bool) ([]Resu
 			if errors.Is(err, errHalfDone) {
 				return nil, err
 			}
-		case Replace, Update, Delete:
+		default:
 			ns, ol := namespace.Clone(), oplog.Clone()
 			switch op.Opcode {
 			case Replace:
 				res, err = t.replace(handle, ol, ns, op.Filter, op.Document, op.Sort, op.Upsert)
 			case Update:
 				res, err = t.update(handle, ol, ns, op.Filter, op.Document, op.Sort, op.Upsert, op.Skip, op.Limit, op.ArrayFilters)
-			default:
+			case Delete:
 				res, err = t.delete(handle, ol, ns, op.Filter, op.Sort, op.Skip, op.Limit)
+			default:
+				return nil, fmt.Errorf("unsupported bulk opcode %q", op.Opcode.String())
 			}
 			if err == nil {
 				namespace, oplog = ns, ol
 			}
-		default:
-			return nil, fmt.Errorf("unsupported bulk opcode %q", op.Opcode.String())
 		}
 
 		// check error

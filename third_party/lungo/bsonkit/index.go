@@ -111,12 +111,8 @@ func (i *Index) Add(doc Doc) bool {
 	// one), so neither needs the separate look-up it had.
 
 	// for unique, ensure no key collides with another doc (or this one)
-	if i.unique {
-		for _, t := range tuples {
-			if i.hasKey(t) {
-				return false
-			}
-		}
+	if i.unique && i.hasAnyKey(tuples) {
+		return false
 	}
 
 	// add tuples; the first one tells whether the document was added
@@ -251,10 +247,12 @@ func (i *Index) tuples(doc Doc) [][]interface{} {
 // so that Add would refuse it (StreamOps patch): a caller can check before
 // it changes anything. A non-unique index never conflicts.
 func (i *Index) Conflicts(doc Doc) bool {
-	if !i.unique {
-		return false
-	}
-	for _, t := range i.tuples(doc) {
+	return i.unique && i.hasAnyKey(i.tuples(doc))
+}
+
+// hasAnyKey returns whether an entry holds one of the key tuples.
+func (i *Index) hasAnyKey(tuples [][]interface{}) bool {
+	for _, t := range tuples {
 		if i.hasKey(t) {
 			return true
 		}
@@ -354,7 +352,7 @@ func (i *Index) Scan(prefix []interface{}, bound *Bound, fn func(Doc) bool) {
 		// the side of the bound the index's order reaches first is where
 		// the scan starts; the other side is where it stops
 		if bound.Lower != col.Reverse {
-			start = &indexEntry{keys: append(append([]interface{}{}, prefix...), bound.Value), bound: -1}
+			start = &indexEntry{keys: extend(prefix, bound.Value), bound: -1}
 			if bracket {
 				// the keys after the value leave its class at most once
 				stop = func(e *indexEntry) bool {
@@ -367,7 +365,7 @@ func (i *Index) Scan(prefix []interface{}, bound *Bound, fn func(Doc) bool) {
 				// in the index's order the class begins at its low edge,
 				// or its high one on a descending column
 				edge := classEdge{class: class, low: !col.Reverse}
-				start = &indexEntry{keys: append(append([]interface{}{}, prefix...), edge), bound: -1}
+				start = &indexEntry{keys: extend(prefix, edge), bound: -1}
 			}
 			stop = func(e *indexEntry) bool {
 				res := Compare(e.keys[len(prefix)], bound.Value)
@@ -389,6 +387,11 @@ func (i *Index) Scan(prefix []interface{}, bound *Bound, fn func(Doc) bool) {
 		}
 		return fn(e.doc)
 	})
+}
+
+// extend returns a new key tuple of prefix and then key.
+func extend(prefix []interface{}, key interface{}) []interface{} {
+	return append(append(make([]interface{}, 0, len(prefix)+1), prefix...), key)
 }
 
 // Columns are the index's columns.
