@@ -30,7 +30,7 @@ func Get(doc Doc, path string) interface{} {
 // all values.
 func All(doc Doc, path string, compact, merge bool) (interface{}, bool) {
 	// get value
-	value, nested := get(*doc, path, true, compact)
+	value, nested := getIn(*doc, path, true, compact)
 	if !nested || !merge {
 		return value, nested
 	}
@@ -54,6 +54,21 @@ func All(doc Doc, path string, compact, merge bool) (interface{}, bool) {
 	}
 
 	return result, nested
+}
+
+// getIn is get on a document's fields (StreamOps patch): it boxes the
+// document only where get needs it, not for every look-up of an index
+// key.
+func getIn(d bson.D, path string, collect, compact bool) (interface{}, bool) {
+	if path != PathEnd && path != "" {
+		key := PathSegment(path)
+		for _, el := range d {
+			if el.Key == key {
+				return get(el.Value, ReducePath(path), collect, compact)
+			}
+		}
+	}
+	return get(d, path, collect, compact)
 }
 
 func get(v interface{}, path string, collect, compact bool) (interface{}, bool) {

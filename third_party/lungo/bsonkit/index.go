@@ -1,16 +1,23 @@
 package bsonkit
 
 import (
+	"encoding/binary"
+	"math"
 	"unsafe"
 
 	"github.com/tidwall/btree"
 	"go.mongodb.org/mongo-driver/bson"
+	"go.mongodb.org/mongo-driver/bson/primitive"
 )
 
 // indexEntry is one (key tuple, doc) pair stored in the index btree. A document
 // with array values at indexed paths produces multiple entries — one per
 // element combination — to mirror MongoDB's multikey indexing.
 type indexEntry struct {
+	// word orders the entry by its first key (StreamOps patch, see
+	// sortWord): most comparisons in a search end on it, without reading
+	// the keys the entry points to.
+	word uint64
 	keys []interface{}
 	doc  Doc
 	// bound marks a search pivot (StreamOps patch) whose keys may be a
@@ -24,14 +31,20 @@ type indexEntry struct {
 }
 
 // newEntry returns a stored entry of doc under keys.
-func newEntry(keys []interface{}, doc Doc) *indexEntry {
-	e := &indexEntry{doc: doc}
+func (i *Index) newEntry(keys []interface{}, doc Doc) *indexEntry {
+	e := &indexEntry{doc: doc, word: i.sortWord(keys, 0)}
 	if len(keys) <= len(e.inline) {
 		e.keys = e.inline[:copy(e.inline[:], keys)]
 	} else {
 		e.keys = keys
 	}
 	return e
+}
+
+// probe returns a search entry for keys: a document's (to find its
+// entry), or a pivot's (bound -1 or +1, keys possibly a prefix).
+func (i *Index) probe(keys []interface{}, doc Doc, bound int8) *indexEntry {
+	return &indexEntry{keys: keys, doc: doc, bound: bound, word: i.sortWord(keys, bound)}
 }
 
 // Index is a basic btree based index for documents. The index is not safe from
@@ -49,6 +62,9 @@ const indexDegree = 16
 func NewIndex(unique bool, columns []Column) *Index {
 	// prepare less function
 	less := func(a, b *indexEntry) bool {
+		if a.word != b.word {
+			return a.word < b.word
+		}
 		for i, col := range columns {
 			// a pivot's keys may end early: it sorts before (bound -1) or
 			// after (bound +1) everything that shares its keys
@@ -117,7 +133,7 @@ func (i *Index) Add(doc Doc) bool {
 
 	// add tuples; the first one tells whether the document was added
 	for n, t := range tuples {
-		if _, replaced := i.btree.Set(newEntry(t, doc)); replaced && n == 0 {
+		if _, replaced := i.btree.Set(i.newEntry(t, doc)); replaced && n == 0 {
 			return false
 		}
 	}
@@ -138,7 +154,7 @@ func (i *Index) Has(doc Doc) bool {
 	}
 
 	// otherwise check by identity
-	_, ok := i.btree.Get(&indexEntry{keys: tuples[0], doc: doc})
+	_, ok := i.btree.Get(i.probe(tuples[0], doc, 0))
 
 	return ok
 }
@@ -151,11 +167,11 @@ func (i *Index) Remove(doc Doc) bool {
 
 	// remove all entries; the first one tells whether the document was
 	// added (StreamOps patch: its look-up was a search of its own)
-	if _, ok := i.btree.Delete(&indexEntry{keys: tuples[0], doc: doc}); !ok {
+	if _, ok := i.btree.Delete(i.probe(tuples[0], doc, 0)); !ok {
 		return false
 	}
 	for _, t := range tuples[1:] {
-		i.btree.Delete(&indexEntry{keys: t, doc: doc})
+		i.btree.Delete(i.probe(t, doc, 0))
 	}
 
 	return true
@@ -202,6 +218,21 @@ func (i *Index) Clone() *Index {
 // TODO: Reject parallel arrays — MongoDB errors when a compound index would
 // need to be multikey on more than one field of the same document.
 func (i *Index) tuples(doc Doc) [][]interface{} {
+	// StreamOps patch: a document without arrays at the indexed paths has
+	// one tuple, built without the product's intermediate lists
+	keys := make([]interface{}, len(i.columns))
+	for n, col := range i.columns {
+		v, _ := All(doc, col.Path, true, true)
+		if _, ok := v.(bson.A); ok {
+			return i.multikeyTuples(doc)
+		}
+		keys[n] = v
+	}
+	return [][]interface{}{keys}
+}
+
+// multikeyTuples is tuples for a document with an array at an indexed path.
+func (i *Index) multikeyTuples(doc Doc) [][]interface{} {
 	// start with one empty tuple
 	tuples := [][]interface{}{
 		make([]interface{}, 0, len(i.columns)),
@@ -265,7 +296,7 @@ func (i *Index) hasAnyKey(tuples [][]interface{}) bool {
 func (i *Index) hasKey(keys []interface{}) bool {
 	// probe ascending from a nil-doc entry to land on the smallest entry
 	// with matching keys (any doc) or, if none match, the next greater entry
-	probe := &indexEntry{keys: keys}
+	probe := i.probe(keys, nil, 0)
 
 	// check first item for key equality
 	var found bool
@@ -340,7 +371,7 @@ func (i *Index) Scan(prefix []interface{}, bound *Bound, fn func(Doc) bool) {
 	if len(prefix) > len(i.columns) || (bound != nil && len(prefix) >= len(i.columns)) {
 		return
 	}
-	start := &indexEntry{keys: prefix, bound: -1}
+	start := i.probe(prefix, nil, -1)
 	var stop func(e *indexEntry) bool
 	if bound != nil {
 		col := i.columns[len(prefix)]
@@ -352,7 +383,7 @@ func (i *Index) Scan(prefix []interface{}, bound *Bound, fn func(Doc) bool) {
 		// the side of the bound the index's order reaches first is where
 		// the scan starts; the other side is where it stops
 		if bound.Lower != col.Reverse {
-			start = &indexEntry{keys: extend(prefix, bound.Value), bound: -1}
+			start = i.probe(extend(prefix, bound.Value), nil, -1)
 			if bracket {
 				// the keys after the value leave its class at most once
 				stop = func(e *indexEntry) bool {
@@ -365,7 +396,7 @@ func (i *Index) Scan(prefix []interface{}, bound *Bound, fn func(Doc) bool) {
 				// in the index's order the class begins at its low edge,
 				// or its high one on a descending column
 				edge := classEdge{class: class, low: !col.Reverse}
-				start = &indexEntry{keys: extend(prefix, edge), bound: -1}
+				start = i.probe(extend(prefix, edge), nil, -1)
 			}
 			stop = func(e *indexEntry) bool {
 				res := Compare(e.keys[len(prefix)], bound.Value)
@@ -396,3 +427,60 @@ func extend(prefix []interface{}, key interface{}) []interface{} {
 
 // Columns are the index's columns.
 func (i *Index) Columns() []Column { return i.columns }
+
+// sortWord is a word whose order agrees with the index's on the first
+// column (StreamOps patch): where two entries' words differ, they sort
+// as their words do; where they are equal, the keys decide. It is the
+// key's class in the top byte and, below it, the leading bytes of a
+// string or an object id, a date's milliseconds, a boolean, or a
+// timestamp's leading bits (other classes leave them zero), inverted on a
+// descending column. A pivot without keys sorts before (bound -1) or
+// after everything; a class edge at the class's first or last word.
+func (i *Index) sortWord(keys []interface{}, bound int8) uint64 {
+	if len(keys) == 0 {
+		if bound > 0 {
+			return math.MaxUint64
+		}
+		return 0
+	}
+	w := keyWord(keys[0])
+	if i.columns[0].Reverse {
+		w = ^w
+	}
+	return w
+}
+
+// keyWord is sortWord's word for one ascending key.
+func keyWord(v interface{}) uint64 {
+	const valueBits = 56
+	const valueMask = 1<<valueBits - 1
+	if e, ok := v.(classEdge); ok {
+		w := uint64(e.class) << valueBits
+		if !e.low {
+			w |= valueMask
+		}
+		return w
+	}
+	class, _ := Inspect(v)
+	w := uint64(class) << valueBits
+	switch v := v.(type) {
+	case string:
+		var b [8]byte
+		copy(b[1:], v)
+		w |= binary.BigEndian.Uint64(b[:])
+	case primitive.ObjectID:
+		var b [8]byte
+		copy(b[1:], v[:])
+		w |= binary.BigEndian.Uint64(b[:])
+	case primitive.DateTime:
+		// clamped: exact from 1970 for two million years
+		w |= uint64(min(max(int64(v), 0), valueMask))
+	case bool:
+		if v {
+			w |= 1
+		}
+	case primitive.Timestamp:
+		w |= (uint64(v.T)<<32 | uint64(v.I)) >> (64 - valueBits)
+	}
+	return w
+}

@@ -1,6 +1,7 @@
 package bsonkit
 
 import (
+	"math"
 	"testing"
 	"time"
 
@@ -476,4 +477,47 @@ func TestIndexBoundScanKeepsToItsClass(t *testing.T) {
 	assert.False(t, unique.Conflicts(MustConvert(bson.M{"k": "b"})))
 	assert.Equal(t, 1, unique.btree.Len())
 	assert.False(t, NewIndex(false, []Column{{Path: "k"}}).Conflicts(MustConvert(bson.M{"k": "a"})))
+}
+
+// TestSortWordsAgreeWithCompare (StreamOps patch): wherever two keys'
+// words differ, they order the keys as Compare does, on either direction,
+// for a table of values of every class, near ties (strings sharing their
+// first seven bytes, dates a millisecond apart, numbers of three types)
+// and the class edges a bounded scan starts from (a pivot without keys
+// takes the lowest or highest word, which agrees with anything).
+func TestSortWordsAgreeWithCompare(t *testing.T) {
+	at := time.Date(2026, 12, 4, 0, 0, 0, 0, time.UTC)
+	values := []interface{}{
+		nil, Missing, int32(-3), int32(7), int64(7), int64(1 << 60), 7.5, math.NaN(), math.Inf(-1),
+		primitive.NewDecimal128(0, 5), "", "a", "ab", "ab\x00", "abcdefg", "abcdefgh", "abcdefgz", "b",
+		"\xff\xff\xff\xff\xff\xff\xff\xff", bson.D{{Key: "a", Value: 1}}, bson.A{int32(1)}, bson.A{},
+		primitive.Binary{Data: []byte{1}}, primitive.ObjectID{1, 2, 3}, primitive.ObjectID{1, 2, 4},
+		primitive.ObjectID{1, 2, 3, 4, 5, 6, 7, 9}, primitive.ObjectID{1, 2, 3, 4, 5, 6, 7, 8}, false, true,
+		primitive.NewDateTimeFromTime(at), primitive.NewDateTimeFromTime(at.Add(time.Millisecond)),
+		primitive.DateTime(-1), primitive.DateTime(math.MaxInt64), primitive.DateTime(math.MinInt64),
+		primitive.Timestamp{T: 5, I: 1}, primitive.Timestamp{T: 5, I: 2}, primitive.Timestamp{T: 6},
+		primitive.Regex{Pattern: "a"},
+	}
+	for class := Null; class <= Regex; class++ {
+		values = append(values, classEdge{class: class, low: true}, classEdge{class: class})
+	}
+	for _, reverse := range []bool{false, true} {
+		index := NewIndex(false, []Column{{Path: "k", Reverse: reverse}})
+		for _, a := range values {
+			for _, b := range values {
+				wa, wb := index.sortWord([]interface{}{a}, 0), index.sortWord([]interface{}{b}, 0)
+				_, aEdge := a.(classEdge)
+				_, bEdge := b.(classEdge)
+				if wa == wb || (aEdge && bEdge) {
+					continue
+				}
+				res := compareKeys(a, b)
+				if reverse {
+					res = -res
+				}
+				assert.Equal(t, wa < wb, res < 0, "reverse %v: %#v against %#v", reverse, a, b)
+				assert.NotZero(t, res, "reverse %v: %#v against %#v: equal keys, different words", reverse, a, b)
+			}
+		}
+	}
 }
