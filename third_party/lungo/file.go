@@ -97,16 +97,13 @@ func (f *File) BuildCatalog() (*Catalog, error) {
 				return nil, err
 			}
 
-			// build index
-			ok, err := index.Build(ns.Documents)
-			if err != nil {
-				return nil, err
-			} else if !ok {
-				return nil, fmt.Errorf("duplicate document for index %q", name)
-			}
-
 			// add index
 			namespace.Indexes[name] = index
+		}
+
+		// build the indexes no other one serves (StreamOps patch)
+		if err := namespace.Arrange(); err != nil {
+			return nil, err
 		}
 
 		// add namespace

@@ -68,6 +68,7 @@ func NewCollection(idIndex bool) *Collection {
 		if err != nil {
 			panic(err)
 		}
+		coll.Indexes["_id_"].built = true
 	}
 
 	return coll
@@ -529,12 +530,10 @@ func (c *Collection) CreateIndex(name string, config IndexConfig) (string, error
 	// add index
 	c.Indexes[name] = index
 
-	// build index
-	ok, err := index.Build(c.Documents.List())
-	if err != nil {
+	// build it, unless another serves it, and stop keeping the entries of
+	// those it serves (StreamOps patch)
+	if err := c.Arrange(); err != nil {
 		return "", err
-	} else if !ok {
-		return "", fmt.Errorf("duplicate document for index %q", name)
 	}
 
 	return name, nil
@@ -571,6 +570,11 @@ func (c *Collection) DropIndex(name string) ([]string, error) {
 				dropped = append(dropped, name)
 			}
 		}
+	}
+
+	// build what the dropped indexes served (StreamOps patch)
+	if err := c.Arrange(); err != nil {
+		return nil, err
 	}
 
 	return dropped, nil

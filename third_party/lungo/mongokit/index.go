@@ -91,6 +91,11 @@ type Index struct {
 	config  IndexConfig
 	columns []bsonkit.Column
 	base    *bsonkit.Index
+	// served: another index serves this one's queries, and it keeps no
+	// entries (StreamOps patch, see Collection.Arrange); built: base holds
+	// every document of its collection.
+	served bool
+	built  bool
 }
 
 // CreateIndex will create and return a new index.
@@ -137,14 +142,19 @@ func (i *Index) Build(list bsonkit.List) (bool, error) {
 			return false, nil
 		}
 	}
+	i.built = !i.served
 
 	return true, nil
 }
 
 // Add will add the document to index. May return false if the document has
 // already been added to the index. If the document has been skipped due to a
-// partial filter true is returned.
+// partial filter, or the index is served by another, true is returned.
 func (i *Index) Add(doc bsonkit.Doc) (bool, error) {
+	if i.served {
+		return true, nil
+	}
+
 	// skip documents that do not match partial expression
 	if i.config.Partial != nil {
 		ok, err := Match(doc, i.config.Partial)
@@ -173,7 +183,8 @@ func (i *Index) Conflicts(doc bsonkit.Doc) (bool, error) {
 	return i.base.Conflicts(doc), nil
 }
 
-// Has returns whether the specified document has been added to the index.
+// Has returns whether the specified document has been added to the index
+// (never, to one served by another).
 func (i *Index) Has(doc bsonkit.Doc) (bool, error) {
 	// skip documents that do not match partial expression
 	if i.config.Partial != nil {
@@ -189,8 +200,12 @@ func (i *Index) Has(doc bsonkit.Doc) (bool, error) {
 }
 
 // Remove will remove a document from the index. May return false if the document
-// has not yet been added to the index.
+// has not yet been added to the index; one served by another returns true.
 func (i *Index) Remove(doc bsonkit.Doc) (bool, error) {
+	if i.served {
+		return true, nil
+	}
+
 	// skip documents that do not match partial expression
 	if i.config.Partial != nil {
 		ok, err := Match(doc, i.config.Partial)
@@ -226,5 +241,7 @@ func (i *Index) Clone() *Index {
 		config:  i.config,
 		columns: i.columns,
 		base:    i.base.Clone(),
+		served:  i.served,
+		built:   i.built,
 	}
 }

@@ -138,6 +138,9 @@ func (c *Collection) bestPlan(conds map[string]*condition) *plan {
 	var best *plan
 	maxTuples := max(minPlanTuples, c.Documents.Len()/2)
 	for _, index := range c.Indexes {
+		if index.served {
+			continue // the one that serves it finds the same (StreamOps patch)
+		}
 		if index.config.Partial != nil && !impliedBy(*index.config.Partial, conds) {
 			continue // it holds only some of the documents the query may match
 		}

@@ -138,6 +138,8 @@ func TestIndexedQueriesMatchAFullScan(t *testing.T) {
 		"c_x": {{Key: "c.x", Value: int32(1)}},
 		"n_x": {{Key: "n.x", Value: int32(-1)}},
 		"t":   {{Key: "t", Value: int32(1)}},
+		// serves "a" (StreamOps patch: Collection.Arrange) until dropped
+		"a_t": {{Key: "a", Value: int32(1)}, {Key: "t", Value: int32(-1)}},
 	} {
 		_, err := coll.CreateIndex(name, mongokit.IndexConfig{Key: &key})
 		require.NoError(t, err)
@@ -152,6 +154,21 @@ func TestIndexedQueriesMatchAFullScan(t *testing.T) {
 	sorts := []*bson.D{nil, {{Key: "a", Value: int32(1)}}, {{Key: "t", Value: int32(-1)}, {Key: "_id", Value: int32(1)}}}
 	next := 0
 	for round := 0; round < 12; round++ {
+		// the index that serves "a" goes and comes back: "a" is built
+		// from the documents, then empty again
+		switch round {
+		case 4:
+			_, err := coll.DropIndex("a_t")
+			require.NoError(t, err)
+		case 8:
+			_, err := coll.CreateIndex("a_t", mongokit.IndexConfig{Key: bsonkit.MustConvert(bson.D{{Key: "a", Value: int32(1)}, {Key: "t", Value: int32(-1)}})})
+			require.NoError(t, err)
+		}
+		if round >= 4 && round < 8 {
+			require.Len(t, coll.Indexes["a"].List(), coll.Documents.Len(), "round %d: a keeps its own entries", round)
+		} else {
+			require.Empty(t, coll.Indexes["a"].List(), "round %d: a_t serves a", round)
+		}
 		for i := 0; i < 40; i++ {
 			_, err := coll.Insert(randomDoc(rng, next))
 			require.NoError(t, err)
