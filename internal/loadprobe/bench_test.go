@@ -2,7 +2,12 @@ package loadprobe_test
 
 import (
 	"context"
+	"fmt"
 	"io"
+	"os"
+	"path/filepath"
+	"runtime"
+	"runtime/pprof"
 	"testing"
 	"time"
 
@@ -22,15 +27,16 @@ import (
 // STREAMOPS_TEST_ENGINE=mongodb). Each iteration starts a stack, sends
 // templateWebhooks signed Stripe invoice.finalized deliveries and waits
 // for their workflows (the fill's template), then the probe's 8 senders
-// send STREAMOPS_BENCH_LATENCY_DELIVERIES (default 1,000) deliveries;
-// Fill then brings the store to STREAMOPS_BENCH_LATENCY_EVENTS events
-// (default 200,000) and the same probe runs again. Its one
-// sub-benchmark, senders=8, reports for each side (empty-, filled-)
-// deliveries/s, p50-ms, p99-ms, rss-mb (the process's, after the side)
-// and data-mb (the data directory), plus the events stored and how long
-// the fill took (fill-s).
+// send STREAMOPS_BENCH_LATENCY_DELIVERIES (default 4,000, enough for the
+// filled side to span a collection of its whole heap) deliveries; Fill then
+// brings the store to STREAMOPS_BENCH_LATENCY_EVENTS events (default
+// 200,000) and the same probe runs again. Each side starts on a store at
+// rest (atRest). Its one sub-benchmark, senders=8, reports for each side
+// (empty-, filled-) deliveries/s, p50-ms, p99-ms, rss-mb (the process's,
+// after the side) and data-mb (the data directory), plus the events stored
+// and how long the fill took (fill-s).
 func BenchmarkWebhookLatency(b *testing.B) {
-	deliveries := testenv.EnvInt(b, "STREAMOPS_BENCH_LATENCY_DELIVERIES", 1000)
+	deliveries := testenv.EnvInt(b, "STREAMOPS_BENCH_LATENCY_DELIVERIES", 4000)
 	events := testenv.EnvInt(b, "STREAMOPS_BENCH_LATENCY_EVENTS", 200_000)
 	b.Run("senders=8", func(b *testing.B) {
 		ctx := context.Background()
@@ -53,9 +59,12 @@ func BenchmarkWebhookLatency(b *testing.B) {
 			require.NoError(b, err)
 
 			measure := func(side string) {
+				require.NoError(b, atRest(ctx, s))
+				stop := profileSide(b, side)
 				b.StartTimer()
 				rep, err := probe.Run(ctx, deliveries)
 				b.StopTimer()
+				stop()
 				require.NoError(b, err)
 				require.Zero(b, rep.Errors(), "%s: %s", side, rep)
 				b.Logf("%s: %s", side, rep)
@@ -92,6 +101,54 @@ func BenchmarkWebhookLatency(b *testing.B) {
 		b.ReportMetric(float64(stored)/float64(b.N), "filled-events")
 		b.ReportMetric(fill.Seconds()/float64(b.N), "fill-s")
 	})
+}
+
+// atRest waits for a compaction under way (the embedded store writing its
+// journal into a snapshot, as the fill's writes set off) and then collects
+// the heap, so that each side starts on a store at rest: a compaction
+// comes once per data size's worth of writes (BenchmarkSnapshot measures
+// it), and the collections the side's own allocation sets off are in its
+// figures, the ones left by the fill are not.
+func atRest(ctx context.Context, s *local.Stack) error {
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Minute)
+	defer cancel()
+	for s.Compacting() {
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("the store still compacts: %w", ctx.Err())
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+	runtime.GC()
+	return nil
+}
+
+// profileSide, when STREAMOPS_BENCH_PROFILE_DIR names a directory, writes
+// a side's CPU profile (cpu-SIDE.pb.gz) and the heap's before and after it
+// (heap-SIDE.pb.gz, heap-SIDE-end.pb.gz: the live heap the collector
+// marks, and with -diff_base what the side allocated); the returned func
+// ends it.
+func profileSide(b *testing.B, side string) (stop func()) {
+	dir := os.Getenv("STREAMOPS_BENCH_PROFILE_DIR")
+	if dir == "" {
+		return func() {}
+	}
+	heap := func(name string) {
+		runtime.GC()
+		f, err := os.Create(filepath.Join(dir, name))
+		require.NoError(b, err)
+		defer f.Close()
+		require.NoError(b, pprof.WriteHeapProfile(f))
+	}
+	heap("heap-" + side + ".pb.gz")
+	cpu, err := os.Create(filepath.Join(dir, "cpu-"+side+".pb.gz"))
+	require.NoError(b, err)
+	require.NoError(b, pprof.StartCPUProfile(cpu))
+	return func() {
+		pprof.StopCPUProfile()
+		require.NoError(b, cpu.Close())
+		heap("heap-" + side + "-end.pb.gz")
+	}
 }
 
 // templateWebhooks is how many real deliveries the fill's template holds.

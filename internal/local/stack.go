@@ -378,6 +378,13 @@ func (s *Stack) Providers() *provider.Registry { return s.providers }
 // show yet.
 func (s *Stack) Store() *store.Store { return s.store }
 
+// Compacting reports whether the embedded store is writing a snapshot of
+// its journal in the background (never, on MongoDB).
+func (s *Stack) Compacting() bool {
+	c, ok := s.backing.(interface{ Compacting() bool })
+	return ok && c.Compacting()
+}
+
 // Vault is the stack's personal-data vault (its key file is pii.key in the
 // data directory).
 func (s *Stack) Vault() *vault.Vault { return s.vault }

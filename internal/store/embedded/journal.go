@@ -252,6 +252,14 @@ func (s *JournalFileStore) openGeneration(g int) error {
 	return nil
 }
 
+// Compacting reports whether a compaction is under way, so that a
+// measurement can start on a store at rest.
+func (s *JournalFileStore) Compacting() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.running
+}
+
 // Close waits for a compaction under way, folds the journal into the
 // snapshot and closes the journal. Call it after the engine closed.
 func (s *JournalFileStore) Close() error {
