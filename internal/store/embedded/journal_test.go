@@ -207,15 +207,19 @@ func TestJournalStoreCompactsWhileCommitsGoOn(t *testing.T) {
 	dir := t.TempDir()
 	db, j := openJournal(t, dir, 1) // compact whenever the journal outgrows the snapshot
 	ctx := context.Background()
+	var seen bool
 	for i := range 300 {
 		_, err := db.Collection("events").InsertOne(ctx, bson.M{"_id": fmt.Sprintf("e-%d", i), "pad": string(make([]byte, 512))})
 		require.NoError(t, err)
+		seen = seen || j.Compacting()
 		if i%3 == 0 {
 			_, err = db.Collection("events").UpdateOne(ctx, bson.M{"_id": fmt.Sprintf("e-%d", i/2)}, bson.M{"$inc": bson.M{"n": 1}})
 			require.NoError(t, err)
 		}
 	}
 	j.compacts.Wait()
+	assert.True(t, seen, "Compacting reports a compaction under way")
+	assert.False(t, j.Compacting(), "and none once they ended")
 	want := contents(t, j.prev)
 	assert.Greater(t, j.Snapshots(), int64(1), "the journal was folded into the snapshot more than once")
 	gens, err := j.generations()
