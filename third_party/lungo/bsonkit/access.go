@@ -58,17 +58,18 @@ func All(doc Doc, path string, compact, merge bool) (interface{}, bool) {
 
 // getIn is get on a document's fields (StreamOps patch): it boxes the
 // document only where get needs it, not for every look-up of an index
-// key.
+// key, and answers a missing field as get does without looking twice.
 func getIn(d bson.D, path string, collect, compact bool) (interface{}, bool) {
-	if path != PathEnd && path != "" {
-		key := PathSegment(path)
-		for _, el := range d {
-			if el.Key == key {
-				return get(el.Value, ReducePath(path), collect, compact)
-			}
+	if path == PathEnd || path == "" {
+		return get(d, path, collect, compact)
+	}
+	key := PathSegment(path)
+	for _, el := range d {
+		if el.Key == key {
+			return get(el.Value, ReducePath(path), collect, compact)
 		}
 	}
-	return get(d, path, collect, compact)
+	return Missing, false // a document is not an array: get finds nothing more
 }
 
 func get(v interface{}, path string, collect, compact bool) (interface{}, bool) {
