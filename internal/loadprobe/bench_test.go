@@ -2,7 +2,6 @@ package loadprobe_test
 
 import (
 	"context"
-	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -59,7 +58,7 @@ func BenchmarkWebhookLatency(b *testing.B) {
 			require.NoError(b, err)
 
 			measure := func(side string) {
-				require.NoError(b, atRest(ctx, s))
+				atRest(b, s)
 				stop := profileSide(b, side)
 				b.StartTimer()
 				rep, err := probe.Run(ctx, deliveries)
@@ -109,18 +108,10 @@ func BenchmarkWebhookLatency(b *testing.B) {
 // comes once per data size's worth of writes (BenchmarkSnapshot measures
 // it), and the collections the side's own allocation sets off are in its
 // figures, the ones left by the fill are not.
-func atRest(ctx context.Context, s *local.Stack) error {
-	ctx, cancel := context.WithTimeout(ctx, 5*time.Minute)
-	defer cancel()
-	for s.Compacting() {
-		select {
-		case <-ctx.Done():
-			return fmt.Errorf("the store still compacts: %w", ctx.Err())
-		case <-time.After(50 * time.Millisecond):
-		}
-	}
+func atRest(tb testing.TB, s *local.Stack) {
+	tb.Helper()
+	testenv.Eventually(tb, 5*time.Minute, func() bool { return !s.Compacting() }, "the store still compacts")
 	runtime.GC()
-	return nil
 }
 
 // profileSide, when STREAMOPS_BENCH_PROFILE_DIR names a directory, writes
