@@ -184,11 +184,19 @@ func TestOneTraceFromTheWebhookToThePartner(t *testing.T) {
 		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()))
 	require.NoError(t, err)
 	t.Cleanup(cl.Close)
+	// A new consumer may take seconds to fetch under -race: read until the
+	// chain's records came and a second passes without more, or 30 s.
 	records := 0
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	for ctx.Err() == nil {
-		cl.PollFetches(ctx).EachRecord(func(r *kgo.Record) {
+		poll, stop := context.WithTimeout(ctx, time.Second)
+		fetches := cl.PollFetches(poll)
+		stop()
+		if fetches.NumRecords() == 0 && records >= 5 {
+			break
+		}
+		fetches.EachRecord(func(r *kgo.Record) {
 			records++
 			var tph string
 			for _, h := range r.Headers {
