@@ -127,3 +127,64 @@ func BenchmarkSnapshot(b *testing.B) {
 		})
 	}
 }
+
+// syncRecorder is a syncFile that records how many bytes each sync
+// covered.
+type syncRecorder struct {
+	pending int64
+	synced  []int64
+	failAt  int // the write (1-based) that fails; 0 never
+	writes  int
+}
+
+func (r *syncRecorder) Write(p []byte) (int, error) {
+	r.writes++
+	if r.writes == r.failAt {
+		return 0, fmt.Errorf("disk full")
+	}
+	r.pending += int64(len(p))
+	return len(p), nil
+}
+
+func (r *syncRecorder) Sync() error {
+	r.synced = append(r.synced, r.pending)
+	r.pending = 0
+	return nil
+}
+
+// TestASnapshotIsSyncedAsItIsWritten: the snapshot is synced every
+// snapshotSyncBytes or so, so that a commit's fsync beside a compaction
+// never waits behind the whole snapshot's writeback.
+func TestASnapshotIsSyncedAsItIsWritten(t *testing.T) {
+	cases := []struct {
+		name   string
+		every  int64
+		writes []int
+		synced []int64 // the bytes each sync covered; the rest waits for the final fsync
+		failAt int
+	}{
+		{"less than one interval is left to the end", 100, []int{40, 50}, nil, 0},
+		{"exactly one interval", 100, []int{60, 40}, []int64{100}, 0},
+		{"a sync after the write that crosses the interval", 100, []int{60, 60, 60, 60}, []int64{120, 120}, 0},
+		{"a write larger than the interval", 100, []int{250, 10}, []int64{250}, 0},
+		{"a failed write syncs nothing more", 100, []int{60, 60, 60}, nil, 2},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			f := &syncRecorder{failAt: c.failAt}
+			p := &pacedSyncer{f: f, every: c.every}
+			var err error
+			for _, n := range c.writes {
+				if _, err = p.Write(make([]byte, n)); err != nil {
+					break
+				}
+			}
+			if c.failAt > 0 {
+				require.Error(t, err)
+			} else {
+				require.NoError(t, err)
+			}
+			assert.Equal(t, c.synced, f.synced)
+		})
+	}
+}
