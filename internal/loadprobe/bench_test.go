@@ -32,15 +32,17 @@ import (
 // 200,000) and the same probe runs again. Each side starts on a store at
 // rest (atRest). Its one sub-benchmark, senders=8, reports for each side
 // (empty-, filled-) deliveries/s, p50-ms, p99-ms, rss-mb (the process's,
-// after the side) and data-mb (the data directory), plus the events stored
-// and how long the fill took (fill-s).
+// after the side), data-mb (the data directory) and compactions (how
+// many the embedded store ran during the side: one on a full store writes
+// the whole data, and comes once per its size's worth of journal), plus
+// the events stored and how long the fill took (fill-s).
 func BenchmarkWebhookLatency(b *testing.B) {
 	deliveries := testenv.EnvInt(b, "STREAMOPS_BENCH_LATENCY_DELIVERIES", 4000)
 	events := testenv.EnvInt(b, "STREAMOPS_BENCH_LATENCY_EVENTS", 200_000)
 	b.Run("senders=8", func(b *testing.B) {
 		ctx := context.Background()
 		sides := map[string][]loadprobe.Report{}
-		var rss, data map[string]float64 = map[string]float64{}, map[string]float64{}
+		rss, data, compactions := map[string]float64{}, map[string]float64{}, map[string]float64{}
 		var fill time.Duration
 		var stored int64
 		for range b.N {
@@ -60,10 +62,12 @@ func BenchmarkWebhookLatency(b *testing.B) {
 			measure := func(side string) {
 				atRest(b, s)
 				stop := profileSide(b, side)
+				before := s.Compactions()
 				b.StartTimer()
 				rep, err := probe.Run(ctx, deliveries)
 				b.StopTimer()
 				stop()
+				compactions[side] += float64(s.Compactions() - before)
 				require.NoError(b, err)
 				require.Zero(b, rep.Errors(), "%s: %s", side, rep)
 				b.Logf("%s: %s", side, rep)
@@ -96,6 +100,7 @@ func BenchmarkWebhookLatency(b *testing.B) {
 			b.ReportMetric(p99/n, side+"-p99-ms")
 			b.ReportMetric(rss[side]/n, side+"-rss-mb")
 			b.ReportMetric(data[side]/n, side+"-data-mb")
+			b.ReportMetric(compactions[side]/n, side+"-compactions")
 		}
 		b.ReportMetric(float64(stored)/float64(b.N), "filled-events")
 		b.ReportMetric(fill.Seconds()/float64(b.N), "fill-s")

@@ -403,3 +403,14 @@ func (s *Stack) MappingStats() map[string]MappingStats {
 	}
 	return out
 }
+
+// Compactions is how many times the embedded store has written its journal
+// into a snapshot since it opened (zero on MongoDB), so that a measurement
+// can say whether one fell in it.
+func (s *Stack) Compactions() int64 {
+	c, ok := s.backing.(interface{ Snapshots() int64 })
+	if !ok {
+		return 0
+	}
+	return c.Snapshots()
+}

@@ -117,6 +117,14 @@ func TestTheWebhookLatencyRowsCompareTheFilledStoreWithTheEmptyOne(t *testing.T)
 		assert.Contains(t, out.String(), want)
 	}
 	assert.NotContains(t, out.String(), "| webhook p99 at 8 senders (local stack), empty store | mongodb", "the 100 ms goal is the embedded engine's")
+	assert.NotContains(t, out.String(), "compactions", "a run that did not count them")
+
+	counted := parse(strings.NewReader(strings.TrimSuffix(line, "\n") + "\t 3.000 empty-compactions\t 1.000 filled-compactions\n"))
+	tb = table{}
+	tb.build(map[string]map[string]result{"embedded": counted, "mongodb": {}}, []string{"embedded", "mongodb"}, nil)
+	out.Reset()
+	tb.print(&out)
+	assert.Contains(t, out.String(), "data 5 → 29 MB (filled in 1 min 21 s), compactions 3 → 1 | - | - | - |")
 }
 
 func TestThePartitionsRowComparesTwelvePartitionsWithThree(t *testing.T) {

@@ -282,6 +282,11 @@ func (t *table) latency(res map[string]result, e string) {
 	if r["empty-p50-ms"] > 0 && r["filled-p50-ms"] > 0 {
 		info.measured = fmt.Sprintf("p50 %.0f → %.0f ms, RSS %.0f → %.0f MB, data %.0f → %.0f MB (filled in %s)",
 			r["empty-p50-ms"], r["filled-p50-ms"], r["empty-rss-mb"], r["filled-rss-mb"], r["empty-data-mb"], r["filled-data-mb"], minSec(r["fill-s"]))
+		if c, ok := r["filled-compactions"]; ok {
+			// A compaction on the filled side writes the whole data: it says
+			// whether the side's figures hold one.
+			info.measured += fmt.Sprintf(", compactions %.0f → %.0f", r["empty-compactions"], c)
+		}
 	} else {
 		info.missing = true
 	}
