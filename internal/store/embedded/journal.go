@@ -21,6 +21,10 @@ import (
 	"go.mongodb.org/mongo-driver/bson"
 )
 
+// maxKeptFrame is the largest record buffer a journal keeps for the next
+// commit; a larger one (a bulk of big documents) is left to the collector.
+const maxKeptFrame = 1 << 20
+
 // DefaultJournalCompactBytes is how large the journal may grow before
 // JournalFileStore folds it into the snapshot: 8 MiB, or the snapshot's own
 // size when that is larger, so replaying the journal at start-up never
@@ -66,6 +70,12 @@ type JournalFileStore struct {
 	closed   bool
 	compacts sync.WaitGroup
 	running  bool // a compaction is under way
+
+	// frame is the last record's encoding, whose space the next one
+	// reuses: every commit encodes under the engine's lock, where each
+	// allocation can make it help the garbage collector while every other
+	// write waits.
+	frame []byte
 
 	commits atomic.Int64
 	bytes   atomic.Int64
@@ -154,9 +164,12 @@ func (s *JournalFileStore) Store(c *lungo.Catalog) error {
 		return err
 	}
 	if len(rec.Ops) > 0 {
-		frame, err := encodeRecord(rec)
+		frame, err := appendRecord(s.frame[:0], rec)
 		if err != nil {
 			return err
+		}
+		if cap(frame) <= maxKeptFrame {
+			s.frame = frame
 		}
 		if _, err := s.file.WriteAt(frame, s.size); err != nil {
 			return s.rollback(err)
@@ -369,15 +382,17 @@ type journalOp struct {
 // and then its BSON.
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
-func encodeRecord(rec journalRecord) ([]byte, error) {
-	body, err := bson.Marshal(rec)
+// appendRecord appends rec as a record (its length, CRC and BSON) to dst.
+func appendRecord(dst []byte, rec journalRecord) ([]byte, error) {
+	start := len(dst)
+	dst, err := bson.MarshalAppend(append(dst, make([]byte, 8)...), rec)
 	if err != nil {
 		return nil, fmt.Errorf("local: encode a store journal record: %w", err)
 	}
-	frame := make([]byte, 8, 8+len(body))
-	binary.LittleEndian.PutUint32(frame[0:4], uint32(len(body)))
-	binary.LittleEndian.PutUint32(frame[4:8], crc32.Checksum(body, castagnoli))
-	return append(frame, body...), nil
+	body := dst[start+8:]
+	binary.LittleEndian.PutUint32(dst[start:start+4], uint32(len(body)))
+	binary.LittleEndian.PutUint32(dst[start+4:start+8], crc32.Checksum(body, castagnoli))
+	return dst, nil
 }
 
 // diffCatalogs lists what turned prev into next. Unchanged namespaces are
@@ -479,23 +494,11 @@ func sameIndexes(a, b *mongokit.Collection) bool {
 	}
 	for name, ia := range a.Indexes {
 		ib, ok := b.Indexes[name]
-		if !ok {
-			return false
-		}
-		ca, cb := ia.Config(), ib.Config()
-		if ca.Unique != cb.Unique || ca.Expiry != cb.Expiry ||
-			!sameDoc(ca.Key, cb.Key) || !sameDoc(ca.Partial, cb.Partial) {
+		if !ok || !ia.SameConfig(ib) {
 			return false
 		}
 	}
 	return true
-}
-
-func sameDoc(a, b bsonkit.Doc) bool {
-	if a == nil || b == nil {
-		return a == b
-	}
-	return a == b || bsonkit.Compare(*a, *b) == 0
 }
 
 // replayState is a snapshot being brought up to date by journal records:

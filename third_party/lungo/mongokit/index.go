@@ -234,6 +234,23 @@ func (i *Index) Config() IndexConfig {
 	}
 }
 
+// SameConfig reports whether o has the configuration of i (StreamOps
+// patch): a store comparing two versions of a collection on every commit
+// need not clone both configurations, as Config does, to learn it; a
+// clone shares its original's.
+func (i *Index) SameConfig(o *Index) bool {
+	a, b := i.config, o.config
+	return a.Unique == b.Unique && a.Expiry == b.Expiry &&
+		sameDoc(a.Key, b.Key) && sameDoc(a.Partial, b.Partial)
+}
+
+func sameDoc(a, b bsonkit.Doc) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	return a == b || bsonkit.Compare(*a, *b) == 0
+}
+
 // Clone will clone the index. Mutating the new index will not mutate the
 // original index.
 func (i *Index) Clone() *Index {
