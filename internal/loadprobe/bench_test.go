@@ -67,10 +67,11 @@ func BenchmarkWebhookLatency(b *testing.B) {
 				rep, err := probe.Run(ctx, deliveries)
 				b.StopTimer()
 				stop()
-				compactions[side] += float64(s.Compactions() - before)
+				ran := s.Compactions() - before
+				compactions[side] += float64(ran)
 				require.NoError(b, err)
 				require.Zero(b, rep.Errors(), "%s: %s", side, rep)
-				b.Logf("%s: %s", side, rep)
+				b.Logf("%s: %s, %d compactions", side, rep, ran)
 				sides[side] = append(sides[side], rep)
 				rss[side] += float64(loadprobe.RSS()) / 1e6
 				data[side] += float64(loadprobe.DirSize(dir)) / 1e6
