@@ -57,6 +57,13 @@ func (m Mode) Validate(raw []byte) error {
 	return err
 }
 
+// ValidateValue is Validate, also returning the event as the validator
+// decoded it (objects as map[string]any, numbers as json.Number), for a
+// caller that checks more of it without decoding it again.
+func (m Mode) ValidateValue(raw []byte) (any, error) {
+	return validate(m, raw)
+}
+
 // checkMajor refuses a schemaVersion of another major version than
 // SchemaVersion's, before the schema is applied: such an event is refused
 // for its version, whatever else it carries. A schemaVersion that is no

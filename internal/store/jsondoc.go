@@ -204,3 +204,18 @@ func CheckDocument(raw []byte) error {
 	_, err := jsonToBSON(raw)
 	return err
 }
+
+// CheckDecoded is CheckDocument for a JSON object of size bytes that the
+// caller has decoded already, numbers as json.Number (the event validator
+// decodes so: events.Mode.ValidateValue), so that a consumer checking each
+// record does not decode it a second time.
+func CheckDecoded(size int, v any) error {
+	if err := oversize("it is", size); err != nil {
+		return err
+	}
+	if _, ok := v.(map[string]any); !ok {
+		return fmt.Errorf("store: payload must be a JSON object, not %T", v)
+	}
+	_, err := convertJSON(v, "")
+	return err
+}

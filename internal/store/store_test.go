@@ -2,7 +2,9 @@ package store_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -131,17 +133,26 @@ func TestCheckDocumentRefusesWhatNoEngineCanStore(t *testing.T) {
 		{"storable", `{"a":{"b":[1,2.5,"x",null,true]},"big":123456789012345678901234567890}`, "-"},
 		{"NUL in a nested key", `{"payload":{"data":{"k\u0000":1}}}`, "payload.data.k\x00"},
 		{"number past every range", `{"payload":{"n":[0,1e9999]}}`, "payload.n.1"},
+		{"more digits than a decimal holds", `{"n":0.12345678901234567890123456789012345678}`, "n"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			err := store.CheckDocument([]byte(tc.doc))
-			if tc.field == "-" {
-				assert.NoError(t, err)
-				return
+			dec := json.NewDecoder(strings.NewReader(tc.doc))
+			dec.UseNumber()
+			var decoded any
+			require.NoError(t, dec.Decode(&decoded))
+			for name, err := range map[string]error{
+				"CheckDocument": store.CheckDocument([]byte(tc.doc)),
+				"CheckDecoded":  store.CheckDecoded(len(tc.doc), decoded),
+			} {
+				if tc.field == "-" {
+					assert.NoError(t, err, name)
+					continue
+				}
+				var invalid *store.InvalidDocumentError
+				require.ErrorAs(t, err, &invalid, name)
+				assert.Equal(t, tc.field, invalid.Field, name)
 			}
-			var invalid *store.InvalidDocumentError
-			require.ErrorAs(t, err, &invalid)
-			assert.Equal(t, tc.field, invalid.Field)
 		})
 	}
 }
@@ -156,4 +167,13 @@ func TestStoreErrorsCarryTheirRetryVerdict(t *testing.T) {
 	_, err = s.InsertWebhookEvent(context.Background(), store.WebhookEvent{Provider: "p", ProviderEventID: "1", Payload: store.JSONDoc(`{"a\u0000":1}`)})
 	require.ErrorIs(t, err, store.ErrInvalidDocument)
 	assert.False(t, fault.IsRetryable(err), "a document no engine stores: never retry")
+}
+
+func TestCheckDecodedRefusesWhatCheckDocumentRefusesBeforeDecoding(t *testing.T) {
+	big := strings.Repeat("x", store.MaxDocumentSize)
+	var invalid *store.InvalidDocumentError
+	err := store.CheckDecoded(len(big)+10, map[string]any{"s": big})
+	require.ErrorAs(t, err, &invalid, "too large")
+	assert.ErrorAs(t, store.CheckDocument([]byte(`{"s":"`+big+`"}`)), &invalid, "too large")
+	assert.Error(t, store.CheckDecoded(2, []any{}), "not an object")
 }

@@ -138,10 +138,11 @@ func New(cfg Config) (*Processor, error) {
 // again on every redelivery, so it is poison, dead-lettered before any
 // write of the batch could fail on it and hold its partition.
 func storable(raw []byte) error {
-	if err := events.Consumed.Validate(raw); err != nil {
+	doc, err := events.Consumed.ValidateValue(raw)
+	if err != nil {
 		return err
 	}
-	return store.CheckDocument(raw)
+	return store.CheckDecoded(len(raw), doc)
 }
 
 // HandleKafkaEvent is the Lambda handler of an MSK trigger. It returns an
