@@ -234,21 +234,12 @@ func (i *Index) Config() IndexConfig {
 	}
 }
 
-// SameConfig reports whether o has the configuration of i (StreamOps
-// patch): a store comparing two versions of a collection on every commit
-// need not clone both configurations, as Config does, to learn it; a
-// clone shares its original's.
+// SameConfig reports whether o has the configuration of i, as Config's
+// Equal would (StreamOps patch), without cloning the key and partial
+// filter of both as Config does: a store comparing two versions of a
+// collection asks it of every index on every commit.
 func (i *Index) SameConfig(o *Index) bool {
-	a, b := i.config, o.config
-	return a.Unique == b.Unique && a.Expiry == b.Expiry &&
-		sameDoc(a.Key, b.Key) && sameDoc(a.Partial, b.Partial)
-}
-
-func sameDoc(a, b bsonkit.Doc) bool {
-	if a == nil || b == nil {
-		return a == b
-	}
-	return a == b || bsonkit.Compare(*a, *b) == 0
+	return i.config.Equal(o.config)
 }
 
 // Clone will clone the index. Mutating the new index will not mutate the
