@@ -63,10 +63,10 @@ type Set struct {
 }
 
 func newTrees() (*btree.BTreeG[setItem], *btree.BTreeG[setItem]) {
-	bySeq := btree.NewBTreeG(func(a, b setItem) bool { return a.seq < b.seq })
-	byDoc := btree.NewBTreeG(func(a, b setItem) bool {
+	bySeq := btree.NewBTreeGOptions(func(a, b setItem) bool { return a.seq < b.seq }, treeOptions)
+	byDoc := btree.NewBTreeGOptions(func(a, b setItem) bool {
 		return uintptr(unsafe.Pointer(a.doc)) < uintptr(unsafe.Pointer(b.doc))
-	})
+	}, treeOptions)
 	return bySeq, byDoc
 }
 
