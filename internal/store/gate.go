@@ -143,8 +143,9 @@ func (s *Store) ensureEndpoint(ctx context.Context, partnerID string, now time.T
 // AcquireInFlight takes one of partnerID's limit in-flight places for the
 // lease token until until: it pushes the lease only while fewer than
 // limit are held (the array has no element limit-1), one conditional
-// update; when full it drops the leases expired at now and tries once
-// more. ok is false when limit sends are in flight.
+// update; when that fails it drops the leases expired at now (creating
+// the partner's document if there is none) and tries once more. ok is
+// false when limit sends are in flight.
 func (s *Store) AcquireInFlight(ctx context.Context, partnerID string, limit int, token string, now, until time.Time) (ok bool, err error) {
 	if limit < 1 {
 		return false, fmt.Errorf("store: in-flight limit must be at least 1, got %d", limit)
@@ -168,14 +169,15 @@ func (s *Store) AcquireInFlight(ctx context.Context, partnerID string, limit int
 	if err != nil {
 		return false, fmt.Errorf("store: prune partner %s in-flight leases: %w", partnerID, normalise(err))
 	}
-	switch {
-	case res.MatchedCount == 0: // the partner has no document yet
+	if res.MatchedCount == 0 { // the partner has no document yet
 		if err := s.ensureEndpoint(ctx, partnerID, now); err != nil {
 			return false, err
 		}
-	case res.ModifiedCount == 0: // full of live leases
-		return false, nil
 	}
+	// Pushed again even when nothing expired: the first push may have
+	// failed only because the partner's document did not exist yet, and
+	// another relay created it (with a place still free) before the prune.
+	// The push's own condition keeps the limit.
 	return push()
 }
 
