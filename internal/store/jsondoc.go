@@ -43,7 +43,7 @@ func (d JSONDoc) MarshalBSONValue() (bsontype.Type, []byte, error) {
 	if len(d) == 0 || string(d) == "null" {
 		return bson.TypeNull, nil, nil
 	}
-	// Refused before any encoding, as CheckDocument and an event's payload
+	// Refused before any encoding, as CheckDecoded and an event's payload
 	// are: converting tens of MiB could outlast the operation timeout and
 	// turn a permanent refusal into "unavailable".
 	if err := oversize("it is", len(d)); err != nil {
@@ -192,23 +192,13 @@ func normalDecimal(s string) (string, bool) {
 	return fmt.Sprintf("%s%s@%d", sign, digits, point), true
 }
 
-// CheckDocument reports whether the JSON object raw can be stored as it
-// is on every engine: a key with a NUL byte or a number no BSON type holds
-// exactly is an *InvalidDocumentError naming the field. Consumers check a
-// record with it before they act on it, so a record the store would refuse
-// on every redelivery is dead-lettered instead of failing its batch forever.
-func CheckDocument(raw []byte) error {
-	if err := oversize("it is", len(raw)); err != nil {
-		return err
-	}
-	_, err := jsonToBSON(raw)
-	return err
-}
-
-// CheckDecoded is CheckDocument for a JSON object of size bytes that the
-// caller has decoded already, numbers as json.Number (the event validator
-// decodes so: events.Mode.ValidateValue), so that a consumer checking each
-// record does not decode it a second time.
+// CheckDecoded reports whether a JSON object of size bytes, which the
+// caller has decoded with numbers as json.Number (as the event validator
+// does: events.Mode.ValidateValue), can be stored as it is on every
+// engine: a key with a NUL byte or a number no BSON type holds exactly is
+// an *InvalidDocumentError naming the field. Consumers check a record with
+// it before they act on it, so a record the store would refuse on every
+// redelivery is dead-lettered instead of failing its batch forever.
 func CheckDecoded(size int, v any) error {
 	if err := oversize("it is", size); err != nil {
 		return err
