@@ -32,9 +32,12 @@ import (
 // 200,000) and the same probe runs again. Each side starts on a store at
 // rest (atRest). Its one sub-benchmark, senders=8, reports for each side
 // (empty-, filled-) deliveries/s, p50-ms, p99-ms, rss-mb (the process's,
-// after the side), data-mb (the data directory) and compactions (how
+// after the side), data-mb (the data directory), compactions (how
 // many the embedded store ran during the side: one on a full store writes
-// the whole data, and comes once per its size's worth of journal), plus
+// the whole data, and comes once per its size's worth of journal),
+// heap-mb and heap-mobjects (the live heap at the side's start, which
+// every collection marks) and gc-cpu-pct (the collector's share of the
+// process's CPU during the side), plus
 // the events stored and how long the fill took (fill-s).
 func BenchmarkWebhookLatency(b *testing.B) {
 	deliveries := testenv.EnvInt(b, "STREAMOPS_BENCH_LATENCY_DELIVERIES", 4000)
@@ -43,6 +46,7 @@ func BenchmarkWebhookLatency(b *testing.B) {
 		ctx := context.Background()
 		sides := map[string][]loadprobe.Report{}
 		rss, data, compactions := map[string]float64{}, map[string]float64{}, map[string]float64{}
+		heapMB, heapObjects, gcShare := map[string]float64{}, map[string]float64{}, map[string]float64{}
 		var fill time.Duration
 		var stored int64
 		for range b.N {
@@ -60,12 +64,16 @@ func BenchmarkWebhookLatency(b *testing.B) {
 			require.NoError(b, err)
 
 			measure := func(side string) {
-				atRest(b, s)
+				heap := atRest(b, s)
+				heapMB[side] += float64(heap.Bytes) / 1e6
+				heapObjects[side] += float64(heap.Objects) / 1e6
 				stop := profileSide(b, side)
 				before := s.Compactions()
+				cpu := loadprobe.ReadCPU()
 				b.StartTimer()
 				rep, err := probe.Run(ctx, deliveries)
 				b.StopTimer()
+				gcShare[side] += 100 * loadprobe.ReadCPU().GCShare(cpu)
 				stop()
 				ran := s.Compactions() - before
 				compactions[side] += float64(ran)
@@ -102,6 +110,9 @@ func BenchmarkWebhookLatency(b *testing.B) {
 			b.ReportMetric(rss[side]/n, side+"-rss-mb")
 			b.ReportMetric(data[side]/n, side+"-data-mb")
 			b.ReportMetric(compactions[side]/n, side+"-compactions")
+			b.ReportMetric(heapMB[side]/n, side+"-heap-mb")
+			b.ReportMetric(heapObjects[side]/n, side+"-heap-mobjects")
+			b.ReportMetric(gcShare[side]/n, side+"-gc-cpu-pct")
 		}
 		b.ReportMetric(float64(stored)/float64(b.N), "filled-events")
 		b.ReportMetric(fill.Seconds()/float64(b.N), "fill-s")
@@ -114,10 +125,10 @@ func BenchmarkWebhookLatency(b *testing.B) {
 // comes once per data size's worth of writes (BenchmarkSnapshot measures
 // it), and the collections the side's own allocation sets off are in its
 // figures, the ones left by the fill are not.
-func atRest(tb testing.TB, s *local.Stack) {
+func atRest(tb testing.TB, s *local.Stack) loadprobe.Heap {
 	tb.Helper()
 	testenv.Eventually(tb, 5*time.Minute, func() bool { return !s.Compacting() }, "the store still compacts")
-	runtime.GC()
+	return loadprobe.ReadHeap()
 }
 
 // profileSide, when STREAMOPS_BENCH_PROFILE_DIR names a directory, writes

@@ -168,3 +168,28 @@ func TestVerdictSaysWhatGrew(t *testing.T) {
 		})
 	}
 }
+
+// keep is where TestTheHeapAndTheCollectorAreMeasured holds what it
+// allocates, so that the compiler cannot drop it.
+var keep [][]byte
+
+func TestTheHeapAndTheCollectorAreMeasured(t *testing.T) {
+	before := loadprobe.ReadHeap()
+	keep = make([][]byte, 100_000)
+	for i := range keep {
+		keep[i] = make([]byte, 64)
+	}
+	cpu := loadprobe.ReadCPU()
+	for range 5 {
+		_ = loadprobe.ReadHeap() // each one a whole collection
+	}
+	held := loadprobe.ReadHeap()
+	share := loadprobe.ReadCPU().GCShare(cpu)
+
+	assert.GreaterOrEqual(t, held.Objects, before.Objects+100_000, "the objects held")
+	assert.GreaterOrEqual(t, held.Bytes, before.Bytes+100_000*64, "their bytes")
+	assert.Greater(t, share, 0.0, "collections took CPU")
+	assert.LessOrEqual(t, share, 1.0)
+	assert.Zero(t, cpu.GCShare(cpu), "no CPU spent, no share")
+	keep = nil
+}

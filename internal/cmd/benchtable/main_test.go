@@ -110,7 +110,7 @@ func TestTheWebhookLatencyRowsCompareTheFilledStoreWithTheEmptyOne(t *testing.T)
 		"| webhook throughput at 8 senders (local stack), 200,000 events / empty store | embedded | 40.0 vs 45.8 deliveries/s | 0.87 | ≥ 0.8 | yes |",
 		"| webhook p99 at 8 senders (local stack), 200,000 events / empty store | embedded | 811 vs 676 ms | 1.20 | ≤ 1.25 | yes |",
 		"| webhook p99 at 8 senders (local stack), empty store | embedded | 676 empty-p99-ms | 676 | ≤ 100 | no |",
-		"| webhook at 8 senders (local stack): p50, RSS, data, empty → 200,000 events | embedded | p50 148 → 510 ms, RSS 79 → 382 MB, data 5 → 29 MB (filled in 1 min 21 s) | - | - | - |",
+		"| webhook at 8 senders (local stack): p50, RSS, data, heap, empty → 200,000 events | embedded | p50 148 → 510 ms, RSS 79 → 382 MB, data 5 → 29 MB (filled in 1 min 21 s) | - | - | - |",
 		"| webhook throughput at 8 senders (local stack), a filled store / empty store | mongodb | not measured | - | ≥ 0.8 | - |",
 		"| webhook p99 at 8 senders (local stack), a filled store / empty store | mongodb | not measured | - | ≤ 1.25 | - |",
 	} {
@@ -125,6 +125,15 @@ func TestTheWebhookLatencyRowsCompareTheFilledStoreWithTheEmptyOne(t *testing.T)
 	out.Reset()
 	tb.print(&out)
 	assert.Contains(t, out.String(), "data 5 → 29 MB (filled in 1 min 21 s), compactions 3 → 1 | - | - | - |")
+	assert.NotContains(t, out.String(), "live heap", "a run that did not read it")
+
+	heap := parse(strings.NewReader(strings.TrimSuffix(line, "\n") + "\t 3.000 empty-compactions\t 1.000 filled-compactions" +
+		"\t 61.2 empty-heap-mb\t 0.512 empty-heap-mobjects\t 14.7 empty-gc-cpu-pct\t 1210 filled-heap-mb\t 9.61 filled-heap-mobjects\t 22.4 filled-gc-cpu-pct\n"))
+	tb = table{}
+	tb.build(map[string]map[string]result{"embedded": heap, "mongodb": {}}, []string{"embedded", "mongodb"}, nil)
+	out.Reset()
+	tb.print(&out)
+	assert.Contains(t, out.String(), "compactions 3 → 1, live heap 61 → 1210 MB (0.5 → 9.6 M objects), collector 15 → 22 % of the CPU | - | - | - |")
 }
 
 func TestThePartitionsRowComparesTwelvePartitionsWithThree(t *testing.T) {

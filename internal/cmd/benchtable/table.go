@@ -278,7 +278,7 @@ func (t *table) latency(res map[string]result, e string) {
 	if e == "embedded" {
 		t.atMost(res, e, "webhook p99 at 8 senders (local stack), empty store", latencyBench, "empty-p99-ms", 100, "%.0f")
 	}
-	info := row{measure: "webhook at 8 senders (local stack): p50, RSS, data, empty → " + events, engine: e, info: true, goal: "-", figure: "-"}
+	info := row{measure: "webhook at 8 senders (local stack): p50, RSS, data, heap, empty → " + events, engine: e, info: true, goal: "-", figure: "-"}
 	if r["empty-p50-ms"] > 0 && r["filled-p50-ms"] > 0 {
 		info.measured = fmt.Sprintf("p50 %.0f → %.0f ms, RSS %.0f → %.0f MB, data %.0f → %.0f MB (filled in %s)",
 			r["empty-p50-ms"], r["filled-p50-ms"], r["empty-rss-mb"], r["filled-rss-mb"], r["empty-data-mb"], r["filled-data-mb"], minSec(r["fill-s"]))
@@ -286,6 +286,12 @@ func (t *table) latency(res map[string]result, e string) {
 			// A compaction on the filled side writes the whole data: it says
 			// whether the side's figures hold one.
 			info.measured += fmt.Sprintf(", compactions %.0f → %.0f", r["empty-compactions"], c)
+		}
+		if h, ok := r["filled-heap-mb"]; ok {
+			// The live heap is what every collection marks again; the
+			// collector's share of the CPU is what that marking cost.
+			info.measured += fmt.Sprintf(", live heap %.0f → %.0f MB (%.1f → %.1f M objects), collector %.0f → %.0f %% of the CPU",
+				r["empty-heap-mb"], h, r["empty-heap-mobjects"], r["filled-heap-mobjects"], r["empty-gc-cpu-pct"], r["filled-gc-cpu-pct"])
 		}
 	} else {
 		info.missing = true
