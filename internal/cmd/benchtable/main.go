@@ -198,7 +198,7 @@ func goBench(engine, benchtime string, pkgs []string) (map[string]result, error)
 		"-benchtime", benchtime, "-timeout", timeout}, pkgs...)
 	fmt.Fprintf(os.Stderr, "benchtable: %s: go %s\n", engine, strings.Join(args, " "))
 	cmd := exec.Command(goTool(), args...)
-	cmd.Env = append(os.Environ(), "STREAMOPS_TEST_ENGINE="+engine, "GOGC=400")
+	cmd.Env = append(os.Environ(), benchEnv(engine, pkgs)...)
 	var buf bytes.Buffer
 	cmd.Stdout = io.MultiWriter(&buf, &benchLines{w: os.Stderr})
 	cmd.Stderr = os.Stderr
@@ -206,6 +206,20 @@ func goBench(engine, benchtime string, pkgs []string) (map[string]result, error)
 		return nil, fmt.Errorf("%s benchmarks: %w", engine, err)
 	}
 	return parse(&buf), nil
+}
+
+// benchEnv is what goBench adds to the environment of pkgs' run on
+// engine. The store benchmarks run with a lazier collector (GOGC=400, as
+// make unit does): they measure StreamOps' code against the engine, and a
+// heap of test data otherwise sets their pace. The latency row measures
+// the local stack as make run runs it, so its collector is make run's:
+// whatever the environment says, Go's default otherwise.
+func benchEnv(engine string, pkgs []string) []string {
+	env := []string{"STREAMOPS_TEST_ENGINE=" + engine}
+	if !slices.Equal(pkgs, latencyPkgs) {
+		env = append(env, "GOGC=400")
+	}
+	return env
 }
 
 // scaleResult is the name the replay at scale's figures go by among the

@@ -210,3 +210,19 @@ func TestMakeBenchRunsEveryBenchmarkTheTableReads(t *testing.T) {
 		})
 	}
 }
+
+func TestTheLatencyRowRunsWithTheCollectorMakeRunHas(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		pkgs []string
+		want []string
+	}{
+		{"the store benchmarks", storePkgs, []string{"STREAMOPS_TEST_ENGINE=mongodb", "GOGC=400"}},
+		{"the ones that never touch the store", onceOnly, []string{"STREAMOPS_TEST_ENGINE=mongodb", "GOGC=400"}},
+		{"the latency row", latencyPkgs, []string{"STREAMOPS_TEST_ENGINE=mongodb"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			assert.Equal(t, tc.want, benchEnv("mongodb", tc.pkgs))
+		})
+	}
+}
