@@ -2,7 +2,9 @@ package loadprobe_test
 
 import (
 	"context"
+	"io"
 	"net/http"
+	"strings"
 	"testing"
 	"time"
 
@@ -192,4 +194,26 @@ func TestTheHeapAndTheCollectorAreMeasured(t *testing.T) {
 	assert.LessOrEqual(t, share, 1.0)
 	assert.Zero(t, cpu.GCShare(cpu), "no CPU spent, no share")
 	keep = nil
+}
+
+func TestAReportSaysWhatTheRefusedDeliveriesGot(t *testing.T) {
+	ok := loadprobe.Result{Status: http.StatusAccepted}
+	dup := loadprobe.Result{Status: http.StatusOK}
+	busy := loadprobe.Result{Status: http.StatusServiceUnavailable}
+	bad := loadprobe.Result{Status: http.StatusBadRequest}
+	eof := loadprobe.Result{Err: io.ErrUnexpectedEOF}
+	for _, tc := range []struct {
+		name    string
+		results []loadprobe.Result
+		want    string
+	}{
+		{"all taken", []loadprobe.Result{ok, dup, ok}, "0 errors"},
+		{"one kind", []loadprobe.Result{ok, busy, busy}, "2 errors (503 ×2)"},
+		{"most frequent first", []loadprobe.Result{bad, busy, eof, busy, ok}, "4 errors (503 ×2, 400 ×1, unexpected EOF ×1)"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := loadprobe.Report{Results: tc.results, Elapsed: time.Second}.String()
+			assert.True(t, strings.HasSuffix(got, tc.want), "%q ends with %q", got, tc.want)
+		})
+	}
 }

@@ -2,12 +2,16 @@ package loadprobe
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"slices"
+	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -131,7 +135,32 @@ func (r Report) String() string {
 	l := r.Latencies()
 	return fmt.Sprintf("%d deliveries in %s: %.1f/s, p50 %s, p99 %s, max %s, %d errors",
 		len(l), r.Elapsed.Round(time.Millisecond), r.PerSecond(), Percentile(l, 0.50).Round(time.Millisecond),
-		Percentile(l, 0.99).Round(time.Millisecond), Percentile(l, 1).Round(time.Millisecond), r.Errors())
+		Percentile(l, 0.99).Round(time.Millisecond), Percentile(l, 1).Round(time.Millisecond), r.Errors()) + r.errorKinds()
+}
+
+// errorKinds says what the deliveries the stack did not take got, most
+// frequent first ("" when it took them all): " (503 ×12, EOF ×1)".
+func (r Report) errorKinds() string {
+	counts := map[string]int{}
+	for _, res := range r.Results {
+		switch {
+		case res.OK():
+		case res.Err != nil:
+			counts[res.Err.Error()]++
+		default:
+			counts[strconv.Itoa(res.Status)]++
+		}
+	}
+	if len(counts) == 0 {
+		return ""
+	}
+	kinds := slices.Collect(maps.Keys(counts))
+	slices.SortFunc(kinds, func(a, b string) int { return cmp.Or(counts[b]-counts[a], strings.Compare(a, b)) })
+	parts := make([]string, len(kinds))
+	for i, k := range kinds {
+		parts[i] = fmt.Sprintf("%s ×%d", k, counts[k])
+	}
+	return " (" + strings.Join(parts, ", ") + ")"
 }
 
 // Percentile is the p-th percentile (0 < p ≤ 1, nearest rank) of sorted;
