@@ -275,6 +275,7 @@ type benchLines struct {
 	w       io.Writer
 	partial []byte
 	lp      lineParser
+	failing bool // in the indented block under a --- FAIL line
 }
 
 func (b *benchLines) Write(p []byte) (int, error) {
@@ -294,8 +295,15 @@ func (b *benchLines) Write(p []byte) (int, error) {
 			fmt.Fprintln(b.w)
 			continue
 		}
+		// A failure's report is the indented block under its --- FAIL
+		// line (testify's Error and Messages lines among it): all of it
+		// passes, so a failed run says why.
+		indented := strings.HasPrefix(line, " ") || strings.HasPrefix(line, "\t")
+		if !indented {
+			b.failing = strings.HasPrefix(line, "--- FAIL")
+		}
 		if strings.HasPrefix(line, "---") || strings.HasPrefix(line, "FAIL") || strings.HasPrefix(line, "ok") ||
-			strings.Contains(line, ".go:") && !strings.HasPrefix(line, "{") {
+			b.failing && indented || strings.Contains(line, ".go:") && !strings.HasPrefix(line, "{") {
 			fmt.Fprintln(b.w, line)
 		}
 	}

@@ -79,6 +79,30 @@ func TestBenchLinesPassesResultsAndFailuresNotLogs(t *testing.T) {
 		"a result whose name and figures a log line split is put back together; the log is left out")
 }
 
+func TestBenchLinesPassesAFailuresWholeReport(t *testing.T) {
+	var out bytes.Buffer
+	w := &benchLines{w: &out}
+	in := strings.Join([]string{
+		"--- FAIL: BenchmarkWebhookLatency/senders=8",
+		"    bench_test.go:81: ",
+		"        \tError Trace:\t/x/bench_test.go:81",
+		"        \tError:      \tShould be zero, but was 1303",
+		"        \tMessages:   \tempty: 4000 deliveries, 1303 errors (503 ×1303)",
+		"{\"level\":\"INFO\",\"msg\":\"a log line\"}",
+		"        \tnot a failure's: it follows a log line",
+		"FAIL",
+		"",
+	}, "\n")
+	_, err := w.Write([]byte(in))
+	require.NoError(t, err)
+	for _, want := range []string{"Should be zero, but was 1303", "(503 ×1303)", "Error Trace", "--- FAIL", "\nFAIL\n"} {
+		assert.Contains(t, out.String(), want)
+	}
+	for _, not := range []string{"a log line", "not a failure's"} {
+		assert.NotContains(t, out.String(), not)
+	}
+}
+
 func TestTheReplayAtScaleIsARowOfMongoDB(t *testing.T) {
 	out := "=== RUN   TestReplayAtScale\n" +
 		"    scale_test.go:56: scale: events=100000 seed-s=239.0 seed-events/s=418 replay-s=332.0 replay-events/s=301\n" +
