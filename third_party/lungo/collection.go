@@ -145,6 +145,15 @@ func (c *Collection) BulkWrite(ctx context.Context, models []mongo.WriteModel, o
 	}
 
 	// run bulk
+	// build the dormant indexes the filters need (StreamOps patch)
+	filters := make([]bsonkit.Doc, 0, len(ops))
+	for _, op := range ops {
+		if op.Filter != nil {
+			filters = append(filters, op.Filter)
+		}
+	}
+	c.engine.wake(ctx, c.handle, filters...)
+
 	res, err := useTransaction(ctx, c.engine, true, func(txn *Transaction) (interface{}, error) {
 		return txn.Bulk(c.handle, ops, ordered)
 	})
@@ -268,6 +277,9 @@ func (c *Collection) CountDocuments(ctx context.Context, filter interface{}, opt
 	}
 
 	// find documents
+	// build the dormant indexes the filter needs (StreamOps patch)
+	c.engine.wake(ctx, c.handle, query)
+
 	res, err := useTransaction(ctx, c.engine, false, func(txn *Transaction) (interface{}, error) {
 		return txn.Find(c.handle, query, nil, skip, limit)
 	})
@@ -312,6 +324,9 @@ func (c *Collection) DeleteMany(ctx context.Context, filter interface{}, opts ..
 	}
 
 	// delete documents
+	// build the dormant indexes the filter needs (StreamOps patch)
+	c.engine.wake(ctx, c.handle, query)
+
 	res, err := useTransaction(ctx, c.engine, true, func(txn *Transaction) (interface{}, error) {
 		return txn.Delete(c.handle, query, nil, 0, 0)
 	})
@@ -350,6 +365,9 @@ func (c *Collection) DeleteOne(ctx context.Context, filter interface{}, opts ...
 	}
 
 	// delete document
+	// build the dormant indexes the filter needs (StreamOps patch)
+	c.engine.wake(ctx, c.handle, query)
+
 	res, err := useTransaction(ctx, c.engine, true, func(txn *Transaction) (interface{}, error) {
 		return txn.Delete(c.handle, query, nil, 0, 1)
 	})
@@ -393,6 +411,9 @@ func (c *Collection) Distinct(ctx context.Context, field string, filter interfac
 	}
 
 	// find documents
+	// build the dormant indexes the filter needs (StreamOps patch)
+	c.engine.wake(ctx, c.handle, query)
+
 	res, err := useTransaction(ctx, c.engine, false, func(txn *Transaction) (interface{}, error) {
 		return txn.Find(c.handle, query, nil, 0, 0)
 	})
@@ -521,6 +542,9 @@ func (c *Collection) Find(ctx context.Context, filter interface{}, opts ...*opti
 	}
 
 	// find documents
+	// build the dormant indexes the filter needs (StreamOps patch)
+	c.engine.wake(ctx, c.handle, query)
+
 	res, err := useTransaction(ctx, c.engine, false, func(txn *Transaction) (interface{}, error) {
 		return txn.Find(c.handle, query, sort, skip, limit)
 	})
@@ -598,6 +622,9 @@ func (c *Collection) FindOne(ctx context.Context, filter interface{}, opts ...*o
 	}
 
 	// find documents
+	// build the dormant indexes the filter needs (StreamOps patch)
+	c.engine.wake(ctx, c.handle, query)
+
 	res, err := useTransaction(ctx, c.engine, false, func(txn *Transaction) (interface{}, error) {
 		return txn.Find(c.handle, query, sort, skip, 1)
 	})
@@ -668,6 +695,9 @@ func (c *Collection) FindOneAndDelete(ctx context.Context, filter interface{}, o
 	}
 
 	// delete documents
+	// build the dormant indexes the filter needs (StreamOps patch)
+	c.engine.wake(ctx, c.handle, query)
+
 	res, err := useTransaction(ctx, c.engine, true, func(txn *Transaction) (interface{}, error) {
 		return txn.Delete(c.handle, query, sort, 0, 1)
 	})
@@ -768,6 +798,9 @@ func (c *Collection) FindOneAndReplace(ctx context.Context, filter, replacement 
 	}
 
 	// insert document
+	// build the dormant indexes the filter needs (StreamOps patch)
+	c.engine.wake(ctx, c.handle, query)
+
 	res, err := useTransaction(ctx, c.engine, true, func(txn *Transaction) (interface{}, error) {
 		return txn.Replace(c.handle, query, sort, repl, upsert)
 	})
@@ -881,6 +914,9 @@ func (c *Collection) FindOneAndUpdate(ctx context.Context, filter, update interf
 	}
 
 	// update documents
+	// build the dormant indexes the filter needs (StreamOps patch)
+	c.engine.wake(ctx, c.handle, query)
+
 	res, err := useTransaction(ctx, c.engine, true, func(txn *Transaction) (interface{}, error) {
 		return txn.Update(c.handle, query, sort, upd, 0, 1, upsert, arrayFilters)
 	})
@@ -1075,6 +1111,9 @@ func (c *Collection) ReplaceOne(ctx context.Context, filter, replacement interfa
 	}
 
 	// insert document
+	// build the dormant indexes the filter needs (StreamOps patch)
+	c.engine.wake(ctx, c.handle, query)
+
 	res, err := useTransaction(ctx, c.engine, true, func(txn *Transaction) (interface{}, error) {
 		return txn.Replace(c.handle, query, nil, doc, upsert)
 	})
@@ -1165,6 +1204,9 @@ func (c *Collection) UpdateMany(ctx context.Context, filter, update interface{},
 	}
 
 	// update documents
+	// build the dormant indexes the filter needs (StreamOps patch)
+	c.engine.wake(ctx, c.handle, query)
+
 	res, err := useTransaction(ctx, c.engine, true, func(txn *Transaction) (interface{}, error) {
 		return txn.Update(c.handle, query, nil, doc, 0, 0, upsert, arrayFilters)
 	})
@@ -1240,6 +1282,9 @@ func (c *Collection) UpdateOne(ctx context.Context, filter, update interface{}, 
 	}
 
 	// update documents
+	// build the dormant indexes the filter needs (StreamOps patch)
+	c.engine.wake(ctx, c.handle, query)
+
 	res, err := useTransaction(ctx, c.engine, true, func(txn *Transaction) (interface{}, error) {
 		return txn.Update(c.handle, query, nil, doc, 0, 1, upsert, arrayFilters)
 	})

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"go.mongodb.org/mongo-driver/bson"
+	"go.mongodb.org/mongo-driver/bson/primitive"
 
 	"github.com/256dpi/lungo/bsonkit"
 )
@@ -93,9 +94,15 @@ type Index struct {
 	base    *bsonkit.Index
 	// served: another index serves this one's queries, and it keeps no
 	// entries (StreamOps patch, see Collection.Arrange); built: base holds
-	// every document of its collection.
-	served bool
-	built  bool
+	// every document of its collection; dormant: it keeps no entries until
+	// a query needs it (StreamOps patch, see Collection.Wake).
+	served  bool
+	built   bool
+	dormant bool
+	// skipNull: the index keeps no entry of a document whose first
+	// column is a top-level field that is null or missing (StreamOps
+	// patch, see skips).
+	skipNull bool
 }
 
 // CreateIndex will create and return a new index.
@@ -122,9 +129,10 @@ func CreateIndex(config IndexConfig) (*Index, error) {
 
 	// create index
 	index := &Index{
-		config:  config,
-		columns: columns,
-		base:    bsonkit.NewIndex(config.Unique, columns),
+		config:   config,
+		columns:  columns,
+		base:     bsonkit.NewIndex(config.Unique, columns),
+		skipNull: !config.Unique && !strings.Contains(columns[0].Path, "."),
 	}
 
 	return index, nil
@@ -143,15 +151,17 @@ func (i *Index) Build(list bsonkit.List) (bool, error) {
 		}
 	}
 	i.built = !i.served
+	i.dormant = false
 
 	return true, nil
 }
 
 // Add will add the document to index. May return false if the document has
 // already been added to the index. If the document has been skipped due to a
-// partial filter, or the index is served by another, true is returned.
+// partial filter, or the index is served by another or dormant, true is
+// returned.
 func (i *Index) Add(doc bsonkit.Doc) (bool, error) {
-	if i.served {
+	if i.served || i.dormant || i.skips(doc) {
 		return true, nil
 	}
 
@@ -184,8 +194,12 @@ func (i *Index) Conflicts(doc bsonkit.Doc) (bool, error) {
 }
 
 // Has returns whether the specified document has been added to the index
-// (never, to one served by another).
+// (never, to one served by another or dormant, nor one the index skips).
 func (i *Index) Has(doc bsonkit.Doc) (bool, error) {
+	if i.skips(doc) {
+		return false, nil
+	}
+
 	// skip documents that do not match partial expression
 	if i.config.Partial != nil {
 		ok, err := Match(doc, i.config.Partial)
@@ -200,9 +214,10 @@ func (i *Index) Has(doc bsonkit.Doc) (bool, error) {
 }
 
 // Remove will remove a document from the index. May return false if the document
-// has not yet been added to the index; one served by another returns true.
+// has not yet been added to the index; one served by another or dormant
+// returns true.
 func (i *Index) Remove(doc bsonkit.Doc) (bool, error) {
-	if i.served {
+	if i.served || i.dormant || i.skips(doc) {
 		return true, nil
 	}
 
@@ -222,6 +237,38 @@ func (i *Index) Remove(doc bsonkit.Doc) (bool, error) {
 // List will return an ascending list of all documents in the index.
 func (i *Index) List() bsonkit.List {
 	return i.base.List()
+}
+
+// skips reports whether the index keeps no entry of doc because its first
+// column, a top-level field, is null or missing in it (StreamOps patch).
+// The planner never looks such an entry up: it pins a first column only to
+// scalar values or a bound, which keeps to its value's class, so a query
+// for null or a missing field is a scan. A unique index keeps them, for
+// they collide as MongoDB's do; so does a path into nested documents,
+// where Get and the multikey paths differ. An expiring index on a field
+// set only at the end of a document's life (StreamOps' retention) then
+// holds only the documents that can expire.
+func (i *Index) skips(doc bsonkit.Doc) bool {
+	if !i.skipNull {
+		return false
+	}
+	switch bsonkit.Get(doc, i.columns[0].Path).(type) {
+	case nil, primitive.Null, bsonkit.MissingType:
+		return true
+	}
+	return false
+}
+
+// Dormant reports whether the index keeps no entries until a query needs
+// it (StreamOps patch, see Collection.Wake).
+func (i *Index) Dormant() bool {
+	return i.dormant
+}
+
+// Served reports whether another index serves this one's queries, so that
+// it keeps no entries (StreamOps patch, see Collection.Arrange).
+func (i *Index) Served() bool {
+	return i.served
 }
 
 // Config will return the index configuration.
@@ -246,10 +293,12 @@ func (i *Index) SameConfig(o *Index) bool {
 // original index.
 func (i *Index) Clone() *Index {
 	return &Index{
-		config:  i.config,
-		columns: i.columns,
-		base:    i.base.Clone(),
-		served:  i.served,
-		built:   i.built,
+		config:   i.config,
+		columns:  i.columns,
+		base:     i.base.Clone(),
+		served:   i.served,
+		built:    i.built,
+		dormant:  i.dormant,
+		skipNull: i.skipNull,
 	}
 }

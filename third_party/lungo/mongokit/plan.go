@@ -64,7 +64,7 @@ func (c *Collection) candidates(query bsonkit.Doc) bsonkit.List {
 	if query == nil || len(*query) == 0 {
 		return c.Documents.List()
 	}
-	plans := c.plan(*query, 0)
+	plans := c.plan(*query, 0, false)
 	if plans == nil {
 		if fn := fullScanObserver.Load(); fn != nil {
 			(*fn)(query, c.Documents.Len())
@@ -95,12 +95,13 @@ const maxOrDepth = 2
 // plan returns the index lookups that find every document query may
 // match: one plan from the clauses that must all hold, or else one per
 // branch of a top-level $or whose every branch has one (their union holds
-// every match). Nil means the collection must be scanned.
-func (c *Collection) plan(query bson.D, depth int) []*plan {
+// every match). Nil means the collection must be scanned. With dormant,
+// the plans may use dormant indexes (see Wake), which hold no entries.
+func (c *Collection) plan(query bson.D, depth int, dormant bool) []*plan {
 	conds := map[string]*condition{}
 	collectConditions(query, conds)
 	if len(conds) > 0 {
-		if p := c.bestPlan(conds); p != nil {
+		if p := c.bestPlan(conds, dormant); p != nil {
 			return []*plan{p}
 		}
 	}
@@ -121,7 +122,7 @@ func (c *Collection) plan(query bson.D, depth int) []*plan {
 			if !ok {
 				return nil
 			}
-			bp := c.plan(d, depth+1)
+			bp := c.plan(d, depth+1, dormant)
 			if bp == nil {
 				return nil
 			}
@@ -133,13 +134,18 @@ func (c *Collection) plan(query bson.D, depth int) []*plan {
 }
 
 // bestPlan picks the index that pins the most leading columns by equality
-// (then one with a bound, then a unique one); nil when none pins any.
-func (c *Collection) bestPlan(conds map[string]*condition) *plan {
+// (then one with a bound, then a unique one); nil when none pins any. A
+// dormant index is considered only with dormant, and loses a tie to a
+// built one.
+func (c *Collection) bestPlan(conds map[string]*condition, dormant bool) *plan {
 	var best *plan
 	maxTuples := max(minPlanTuples, c.Documents.Len()/2)
 	for _, index := range c.Indexes {
 		if index.served {
 			continue // the one that serves it finds the same (StreamOps patch)
+		}
+		if index.dormant && !dormant {
+			continue // it holds no entries until woken (StreamOps patch)
 		}
 		if index.config.Partial != nil && !impliedBy(*index.config.Partial, conds) {
 			continue // it holds only some of the documents the query may match
@@ -184,11 +190,20 @@ func (c *Collection) bestPlan(conds map[string]*condition) *plan {
 		if index.config.Unique && eq == len(index.columns) {
 			p.score++
 		}
-		if best == nil || p.score > best.score || (p.score == best.score && len(p.tuples) < len(best.tuples)) {
+		if best == nil || p.score > best.score || (p.score == best.score && prefer(p, best)) {
 			best = p
 		}
 	}
 	return best
+}
+
+// prefer breaks a tie of two plans' scores: a built index before a dormant
+// one, then the fewer tuples.
+func prefer(p, than *plan) bool {
+	if p.index.dormant != than.index.dormant {
+		return !p.index.dormant
+	}
+	return len(p.tuples) < len(than.tuples)
 }
 
 // collectConditions adds what the top-level clauses of query (and those of

@@ -60,20 +60,25 @@ func ranksBefore(an string, a *Index, bn string, b *Index) bool {
 	return strings.Compare(an, bn) < 0
 }
 
-// Arrange decides which indexes are served by another and builds from the
-// collection's documents each one that keeps its own entries and has none
-// yet (StreamOps patch). It is called whenever the indexes change; a
+// Arrange decides which indexes are served by another, and of those that
+// keep their own entries and have none yet, builds from the collection's
+// documents each unique or expiring one and leaves the others dormant
+// until a query needs them (StreamOps patch, see Wake). It is called whenever the indexes change; a
 // loader that adds unbuilt indexes calls it once after adding them all.
 func (c *Collection) Arrange() error {
 	for name, index := range c.Indexes {
 		served := c.servedBy(name, index) != nil
 		switch {
 		case served && !index.served:
-			index.served, index.built = true, false
+			index.served, index.built, index.dormant = true, false, false
 			index.base = bsonkit.NewIndex(index.config.Unique, index.columns)
-		case !served && !index.built:
+		case !served && !index.built && !index.dormant:
 			index.served = false
 			index.base = bsonkit.NewIndex(index.config.Unique, index.columns)
+			if mayDoze(index) {
+				index.dormant = true
+				continue
+			}
 			ok, err := index.Build(c.Documents.List())
 			if err != nil {
 				return err
