@@ -48,11 +48,11 @@ func (t *Transaction) Wake(handle Handle, queries ...bsonkit.Doc) ([]string, err
 
 	// check namespace
 	ns := t.catalog.Namespaces[handle]
-	if ns == nil || !ns.Drowsy(queries...) {
+	if ns == nil {
 		return nil, nil
 	}
 
-	// build them on a clone
+	// build them on a clone (O(1) until written)
 	clone := t.catalog.Clone()
 	namespace := ns.Clone()
 	woken, err := namespace.Wake(queries...)

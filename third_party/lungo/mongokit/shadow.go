@@ -63,8 +63,9 @@ func ranksBefore(an string, a *Index, bn string, b *Index) bool {
 // Arrange decides which indexes are served by another, and of those that
 // keep their own entries and have none yet, builds from the collection's
 // documents each unique or expiring one and leaves the others dormant
-// until a query needs them (StreamOps patch, see Wake). It is called whenever the indexes change; a
-// loader that adds unbuilt indexes calls it once after adding them all.
+// until a query needs them (StreamOps patch, see Wake). It is called
+// whenever the indexes change; a loader that adds unbuilt indexes calls it
+// once after adding them all.
 func (c *Collection) Arrange() error {
 	for name, index := range c.Indexes {
 		served := c.servedBy(name, index) != nil
@@ -74,18 +75,29 @@ func (c *Collection) Arrange() error {
 			index.base = bsonkit.NewIndex(index.config.Unique, index.columns)
 		case !served && !index.built && !index.dormant:
 			index.served = false
-			index.base = bsonkit.NewIndex(index.config.Unique, index.columns)
 			if mayDoze(index) {
 				index.dormant = true
+				index.base = bsonkit.NewIndex(index.config.Unique, index.columns)
 				continue
 			}
-			ok, err := index.Build(c.Documents.List())
-			if err != nil {
+			if err := index.rebuild(name, c.Documents.List()); err != nil {
 				return err
-			} else if !ok {
-				return fmt.Errorf("duplicate document for index %q", name)
 			}
 		}
+	}
+	return nil
+}
+
+// rebuild empties index (named name) and builds it from docs, which it
+// then holds unless another serves it.
+func (i *Index) rebuild(name string, docs bsonkit.List) error {
+	i.dormant = false
+	i.base = bsonkit.NewIndex(i.config.Unique, i.columns)
+	ok, err := i.Build(docs)
+	if err != nil {
+		return err
+	} else if !ok {
+		return fmt.Errorf("duplicate document for index %q", name)
 	}
 	return nil
 }
