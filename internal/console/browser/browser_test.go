@@ -4,6 +4,7 @@ package browser_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -222,8 +223,28 @@ func texts(t *testing.T, tb *tab, sel string) []string {
 
 func contains(t *testing.T, tb *tab, want ...string) {
 	t.Helper()
+	// The text is what is laid out: Chromium may lay out a change (a
+	// <details> just opened) only at its next frame, so this waits for it.
+	js, err := json.Marshal(want)
+	require.NoError(t, err)
+	ctx, cancel := context.WithTimeout(tb.ctx, 15*time.Second)
+	defer cancel()
+	_, err = chromedp.Run(ctx, chromedp.Poll[chromedp.Void](fmt.Sprintf(`%s.every(w => document.body && document.body.innerText.includes(w))`, js),
+		chromedp.WithPollingInterval(50*time.Millisecond), chromedp.WithPollingTimeout(10*time.Second)))
+	if err == nil {
+		return
+	}
 	text := tb.text(t)
 	for _, w := range want {
 		require.True(t, strings.Contains(text, w), "the page does not show %q:\n%s", w, text)
 	}
+	require.NoError(t, err, "the page shows %q only now", want)
+}
+
+// source is the text of the whole document, laid out or not (hidden,
+// folded, not yet drawn): what a page must not hold is checked here, so
+// a value that is present but not drawn yet does not pass.
+func (tb *tab) source(t *testing.T) string {
+	t.Helper()
+	return eval[string](t, tb, `document.body ? document.body.textContent : ""`)
 }

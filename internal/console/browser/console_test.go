@@ -236,7 +236,7 @@ func TestConsoleInABrowser(t *testing.T) {
 		assert.Equal(t, []string{s.acmeURL, globexShown}, texts(t, admin, `[data-testid=partner-list] td.endpoint`),
 			"each partner's delivery endpoint from the partners file, without credentials")
 		assert.Equal(t, []string{"open", "closed"}, texts(t, admin, `[data-testid=partner-list] .badge`), "acme's breaker is open")
-		text := admin.text(t)
+		text := admin.source(t)
 		assert.NotContains(t, text, "globex-password")
 		assert.NotContains(t, text, "globex-key")
 		admin.screenshot(t, "partners")
@@ -256,7 +256,7 @@ func TestConsoleInABrowser(t *testing.T) {
 		acme.signIn(t, s.URL(), acmeToken, "partner acme")
 		assert.Equal(t, []string{"Events", "Partners"}, texts(t, acme, `header nav a`), "no admin page is offered")
 		acme.waitFor(t, `document.querySelectorAll('[data-testid=event-list] > li').length > 0`, "acme's events")
-		text := acme.text(t)
+		text := acme.source(t)
 		assert.NotContains(t, text, s.stripeWorkflow, "not another's workflow")
 		assert.NotContains(t, text, "invoice", "not the Stripe delivery")
 		for _, wf := range s.acmeWorkflows {
@@ -274,7 +274,7 @@ func TestConsoleInABrowser(t *testing.T) {
 		acme.open(t, base+"/partners", `document.querySelectorAll('[data-testid=partner-list] tbody tr').length === 1`, "its own partner only")
 		assert.Equal(t, []string{"acme"}, texts(t, acme, `[data-testid=partner-list] td:first-child`))
 		assert.Equal(t, []string{s.acmeURL}, texts(t, acme, `[data-testid=partner-list] td.endpoint`), "its own endpoint")
-		assert.NotContains(t, acme.text(t), "globex", "not another partner's")
+		assert.NotContains(t, acme.source(t), "globex", "not another partner's")
 		// The dead letters page is not a page for it: it lands on its own
 		// partner page instead, without asking the API for anything it may not read.
 		acme.open(t, base+"/dead-letters", `document.querySelector('[data-testid=partner-endpoint]')`, "its partner page")
@@ -295,7 +295,7 @@ func TestConsoleInABrowser(t *testing.T) {
 		assert.Zero(t, count(t, acme, `[data-testid=partner-events]`))
 		assert.Zero(t, count(t, acme, `[data-testid=partner-endpoint]`))
 		assert.Zero(t, count(t, acme, `[data-testid=partner-config]`), "nor its configuration")
-		assert.NotContains(t, acme.text(t), "hooks.globex.example", "nor its endpoint")
+		assert.NotContains(t, acme.source(t), "hooks.globex.example", "nor its endpoint")
 		acme.noConsoleErrors(t, regexp.MustCompile(`status of 403 .*/api/partners/globex/`))
 	})
 	t.Run("ARefusedTokenIsAskedForAgain", func(t *testing.T) {

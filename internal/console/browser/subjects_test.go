@@ -82,7 +82,7 @@ func TestConsoleSubjectsLookUpAndErase(t *testing.T) {
 	assert.Contains(t, held, "email")
 	assert.Contains(t, texts(t, admin, `[data-testid=places] td`), "api:workflows")
 	assert.Equal(t, []string{"0"}, texts(t, admin, `[data-testid=resolutions]`))
-	text := admin.text(t)
+	text := admin.source(t)
 	for _, value := range []string{subjectEmail, "7946", "Lovelace"} {
 		assert.NotContains(t, text, value, "the page shows no value")
 	}
