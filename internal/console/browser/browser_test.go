@@ -127,11 +127,17 @@ func eval[T any](t *testing.T, tb *tab, expr string) T {
 // waitFor polls a JavaScript condition in the page for up to 20 s.
 func (tb *tab) waitFor(t *testing.T, cond, what string) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(tb.ctx, 25*time.Second)
+	require.NoError(t, tb.poll(cond, 20*time.Second), "waiting for %s (%s); page text:\n%s", what, cond, tb.text(t))
+}
+
+// poll evaluates cond in the page every 50 ms until it is true, for at
+// most timeout.
+func (tb *tab) poll(cond string, timeout time.Duration) error {
+	ctx, cancel := context.WithTimeout(tb.ctx, timeout+5*time.Second)
 	defer cancel()
 	_, err := chromedp.Run(ctx, chromedp.Poll[chromedp.Void](cond,
-		chromedp.WithPollingInterval(50*time.Millisecond), chromedp.WithPollingTimeout(20*time.Second)))
-	require.NoError(t, err, "waiting for %s (%s); page text:\n%s", what, cond, tb.text(t))
+		chromedp.WithPollingInterval(50*time.Millisecond), chromedp.WithPollingTimeout(timeout)))
+	return err
 }
 
 // text is the page's visible text.
@@ -227,10 +233,7 @@ func contains(t *testing.T, tb *tab, want ...string) {
 	// <details> just opened) only at its next frame, so this waits for it.
 	js, err := json.Marshal(want)
 	require.NoError(t, err)
-	ctx, cancel := context.WithTimeout(tb.ctx, 15*time.Second)
-	defer cancel()
-	_, err = chromedp.Run(ctx, chromedp.Poll[chromedp.Void](fmt.Sprintf(`%s.every(w => document.body && document.body.innerText.includes(w))`, js),
-		chromedp.WithPollingInterval(50*time.Millisecond), chromedp.WithPollingTimeout(10*time.Second)))
+	err = tb.poll(fmt.Sprintf(`%s.every(w => document.body && document.body.innerText.includes(w))`, js), 10*time.Second)
 	if err == nil {
 		return
 	}
