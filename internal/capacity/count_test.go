@@ -8,7 +8,6 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	"github.com/twmb/franz-go/pkg/kgo"
 	"go.mongodb.org/mongo-driver/bson"
 
 	"github.com/streamops/streamops/events"
@@ -17,6 +16,7 @@ import (
 	"github.com/streamops/streamops/internal/local"
 	"github.com/streamops/streamops/internal/store"
 	"github.com/streamops/streamops/internal/store/storetest"
+	"github.com/streamops/streamops/internal/testenv"
 )
 
 // countWebhooks is how many Stripe deliveries the count sends: enough
@@ -94,26 +94,9 @@ func countStripeInvoices(t *testing.T) capacity.Count {
 	}
 	require.Equal(t, countWebhooks, c.Documents[store.CollWorkflows], "each delivery started its workflow")
 
-	cl, err := kgo.NewClient(kgo.SeedBrokers(s.Brokers()...),
-		kgo.ConsumeTopics(events.TopicWorkflows, events.TopicTasks, events.TopicOperations),
-		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()))
-	require.NoError(t, err)
-	defer cl.Close()
-	for {
-		// The records were all produced before Settle returned: a poll
-		// that finds none in a second has read them all.
-		fctx, fcancel := context.WithTimeout(ctx, time.Second)
-		fs := cl.PollFetches(fctx)
-		fcancel()
-		n := 0
-		fs.EachRecord(func(r *kgo.Record) {
-			n++
-			c.Records[r.Topic]++
-			c.RecordBytes[r.Topic] += len(r.Key) + len(r.Value)
-		})
-		if n == 0 {
-			break
-		}
+	for _, r := range testenv.ReadAll(t, s.Brokers(), time.Minute, events.TopicWorkflows, events.TopicTasks, events.TopicOperations) {
+		c.Records[r.Topic]++
+		c.RecordBytes[r.Topic] += len(r.Key) + len(r.Value)
 	}
 	return c
 }

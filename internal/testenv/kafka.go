@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/twmb/franz-go/pkg/kgo"
 )
@@ -39,6 +40,50 @@ func Scan(tb testing.TB, brokers []string, topic string, d time.Duration, done f
 		})
 	}
 	return finished
+}
+
+// ReadAll reads every record of topics from their start up to the end
+// offsets at the time of the call, failing the test if they do not all
+// come within d. It waits for the offsets, not for a quiet poll: a new
+// consumer may take seconds to fetch its first records under -race.
+func ReadAll(tb testing.TB, brokers []string, d time.Duration, topics ...string) []*kgo.Record {
+	tb.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), d)
+	defer cancel()
+	cl, err := kgo.NewClient(kgo.SeedBrokers(brokers...), kgo.ConsumeTopics(topics...),
+		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()))
+	require.NoError(tb, err)
+	defer cl.Close()
+	ends, err := kadm.NewClient(cl).ListEndOffsets(ctx, topics...)
+	require.NoError(tb, err)
+	require.NoError(tb, ends.Error())
+	left := map[string]map[int32]int64{}
+	ends.Each(func(o kadm.ListedOffset) {
+		if o.Offset > 0 {
+			if left[o.Topic] == nil {
+				left[o.Topic] = map[int32]int64{}
+			}
+			left[o.Topic][o.Partition] = o.Offset
+		}
+	})
+	var out []*kgo.Record
+	for len(left) > 0 && ctx.Err() == nil {
+		cl.PollFetches(ctx).EachRecord(func(r *kgo.Record) {
+			end, ok := left[r.Topic][r.Partition]
+			if !ok || r.Offset >= end {
+				return
+			}
+			out = append(out, r)
+			if r.Offset+1 >= end {
+				delete(left[r.Topic], r.Partition)
+				if len(left[r.Topic]) == 0 {
+					delete(left, r.Topic)
+				}
+			}
+		})
+	}
+	require.Empty(tb, left, "records of %v not read within %s: the partitions and end offsets left", topics, d)
+	return out
 }
 
 // Consume reads topic from its start until match accepts a record, and

@@ -82,25 +82,7 @@ func (e *Env) StopBroker() { e.Cluster.Close() }
 // offsets at the time of the call).
 func (e *Env) Records(tb testing.TB, topic string) []*kgo.Record {
 	tb.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	adm, err := kgo.NewClient(kgo.SeedBrokers(e.Brokers...))
-	require.NoError(tb, err)
-	defer adm.Close()
-	ends, err := kadm.NewClient(adm).ListEndOffsets(ctx, topic)
-	require.NoError(tb, err)
-	want := int64(0)
-	ends.Each(func(o kadm.ListedOffset) { want += o.Offset })
-	if want == 0 {
-		return nil
-	}
-	var out []*kgo.Record
-	read := Scan(tb, e.Brokers, topic, 30*time.Second, func(r *kgo.Record) bool {
-		out = append(out, r)
-		return int64(len(out)) >= want
-	})
-	require.True(tb, read, "read %d of %d records of %s", len(out), want, topic)
-	return out
+	return ReadAll(tb, e.Brokers, 30*time.Second, topic)
 }
 
 // Envelopes decodes the records of topic as its consumers read them

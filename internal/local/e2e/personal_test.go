@@ -17,13 +17,13 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"github.com/twmb/franz-go/pkg/kadm"
-	"github.com/twmb/franz-go/pkg/kgo"
 	"go.mongodb.org/mongo-driver/bson"
 
 	"github.com/streamops/streamops/events"
 	"github.com/streamops/streamops/internal/local"
 	"github.com/streamops/streamops/internal/outbox"
 	"github.com/streamops/streamops/internal/pii"
+	"github.com/streamops/streamops/internal/testenv"
 	"github.com/streamops/streamops/internal/vault"
 )
 
@@ -218,35 +218,14 @@ func (s *stack) topicCopies(t *testing.T) map[string]string {
 	topics, err := adm.ListTopics(ctx)
 	require.NoError(t, err)
 	out := map[string]string{}
-	for _, topic := range topics.Names() {
-		ends := s.endOffsets(topic)
-		var total int64
-		for _, n := range ends {
-			total += n
+	for _, r := range testenv.ReadAll(t, s.Brokers(), 20*time.Second, topics.Names()...) {
+		var b strings.Builder
+		b.Write(r.Key)
+		for _, h := range r.Headers {
+			b.WriteString(" " + h.Key + "=" + string(h.Value))
 		}
-		if total == 0 {
-			continue
-		}
-		cl, err := kgo.NewClient(kgo.SeedBrokers(s.Brokers()...), kgo.ConsumeTopics(topic),
-			kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()))
-		require.NoError(t, err)
-		rctx, cancel := context.WithTimeout(ctx, 20*time.Second)
-		var n int64
-		for n < total && rctx.Err() == nil {
-			cl.PollFetches(rctx).EachRecord(func(r *kgo.Record) {
-				var b strings.Builder
-				b.Write(r.Key)
-				for _, h := range r.Headers {
-					b.WriteString(" " + h.Key + "=" + string(h.Value))
-				}
-				b.WriteString(" " + string(r.Value))
-				out[fmt.Sprintf("%s/%d@%d", topic, r.Partition, r.Offset)] = b.String()
-				n++
-			})
-		}
-		cancel()
-		cl.Close()
-		require.Equal(t, total, n, "read all of %s", topic)
+		b.WriteString(" " + string(r.Value))
+		out[fmt.Sprintf("%s/%d@%d", r.Topic, r.Partition, r.Offset)] = b.String()
 	}
 	return out
 }

@@ -2,7 +2,6 @@ package e2e
 
 import (
 	"bufio"
-	"context"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
@@ -17,7 +16,6 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	"github.com/twmb/franz-go/pkg/kgo"
 	coltracepb "go.opentelemetry.io/proto/otlp/collector/trace/v1"
 	"google.golang.org/protobuf/proto"
 
@@ -180,34 +178,11 @@ func TestOneTraceFromTheWebhookToThePartner(t *testing.T) {
 	}
 
 	// Every Kafka record carries a traceparent of the trace.
-	cl, err := kgo.NewClient(kgo.SeedBrokers(s.Brokers()...), kgo.ConsumeTopics(events.TopicWorkflows, events.TopicTasks),
-		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()))
-	require.NoError(t, err)
-	t.Cleanup(cl.Close)
-	// A new consumer may take seconds to fetch under -race: read until the
-	// chain's records came and a second passes without more, or 30 s.
-	records := 0
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	for ctx.Err() == nil {
-		poll, stop := context.WithTimeout(ctx, time.Second)
-		fetches := cl.PollFetches(poll)
-		stop()
-		if fetches.NumRecords() == 0 && records >= 5 {
-			break
-		}
-		fetches.EachRecord(func(r *kgo.Record) {
-			records++
-			var tph string
-			for _, h := range r.Headers {
-				if h.Key == "traceparent" {
-					tph = string(h.Value)
-				}
-			}
-			assert.Contains(t, tph, "-"+traceID+"-", "record %s/%d@%d", r.Topic, r.Partition, r.Offset)
-		})
+	records := testenv.ReadAll(t, s.Brokers(), 30*time.Second, events.TopicWorkflows, events.TopicTasks)
+	for _, r := range records {
+		assert.Contains(t, testenv.Header(r, "traceparent"), "-"+traceID+"-", "record %s/%d@%d", r.Topic, r.Partition, r.Offset)
 	}
-	assert.GreaterOrEqual(t, records, 5, "the chain's records were read")
+	assert.GreaterOrEqual(t, len(records), 5, "the chain's records were read")
 
 	// The log lines that name the chain carry the trace, in every function.
 	functions := map[string]bool{}
