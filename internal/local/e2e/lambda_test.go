@@ -194,13 +194,16 @@ func invoke(t *testing.T, function string, env []string, payload []byte) (result
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	p := startProcess(t, cmd)
-	defer p.stop()
+	// The output is read only once the process has ended: until then its
+	// copying goroutines still write to out.
 	select {
 	case res := <-rt.results:
+		p.stop()
 		return res, out.String()
 	case <-p.done:
 		return result{kind: "exit", body: []byte(fmt.Sprint(p.err))}, out.String()
 	case <-time.After(60 * time.Second):
+		p.stop()
 		t.Fatalf("%s did not answer:\n%s", function, out.String())
 		return result{}, ""
 	}
