@@ -34,7 +34,8 @@ import (
 // (empty-, filled-) deliveries/s, p50-ms, p99-ms, rss-mb (the process's,
 // after the side), data-mb (the data directory), compactions (how
 // many the embedded store ran during the side: one on a full store writes
-// the whole data, and comes once per its size's worth of journal),
+// the whole data, and comes once per its size's worth of journal) and
+// compaction-s (how long those took, paced beside the side's commits),
 // heap-mb and heap-mobjects (the live heap at the side's start, which
 // every collection marks) and gc-cpu-pct (the collector's share of the
 // process's CPU during the side), plus
@@ -45,7 +46,7 @@ func BenchmarkWebhookLatency(b *testing.B) {
 	b.Run("senders=8", func(b *testing.B) {
 		ctx := context.Background()
 		sides := map[string][]loadprobe.Report{}
-		rss, data, compactions := map[string]float64{}, map[string]float64{}, map[string]float64{}
+		rss, data, compactions, compacting := map[string]float64{}, map[string]float64{}, map[string]float64{}, map[string]float64{}
 		heapMB, heapObjects, gcShare := map[string]float64{}, map[string]float64{}, map[string]float64{}
 		var fill time.Duration
 		var stored int64
@@ -68,7 +69,7 @@ func BenchmarkWebhookLatency(b *testing.B) {
 				heapMB[side] += float64(heap.Bytes) / 1e6
 				heapObjects[side] += float64(heap.Objects) / 1e6
 				stop := profileSide(b, side)
-				before := s.Compactions()
+				before, beforeTime := s.Compactions(), s.CompactionTime()
 				cpu := loadprobe.ReadCPU()
 				b.StartTimer()
 				rep, err := probe.Run(ctx, deliveries)
@@ -84,6 +85,10 @@ func BenchmarkWebhookLatency(b *testing.B) {
 				rss[side] += float64(loadprobe.RSS()) / 1e6
 				data[side] += float64(loadprobe.DirSize(dir)) / 1e6
 				require.NoError(b, settle(ctx, s.Store()))
+				// A compaction the side set off counts whole, though it may
+				// end after the side: settle waited for it.
+				testenv.Eventually(b, 5*time.Minute, func() bool { return !s.Compacting() }, "the store still compacts")
+				compacting[side] += (s.CompactionTime() - beforeTime).Seconds()
 			}
 			measure("empty")
 			filled, err := loadprobe.Fill(ctx, s.Store(), tmpl, events)
@@ -110,6 +115,7 @@ func BenchmarkWebhookLatency(b *testing.B) {
 			b.ReportMetric(rss[side]/n, side+"-rss-mb")
 			b.ReportMetric(data[side]/n, side+"-data-mb")
 			b.ReportMetric(compactions[side]/n, side+"-compactions")
+			b.ReportMetric(compacting[side]/n, side+"-compaction-s")
 			b.ReportMetric(heapMB[side]/n, side+"-heap-mb")
 			b.ReportMetric(heapObjects[side]/n, side+"-heap-mobjects")
 			b.ReportMetric(gcShare[side]/n, side+"-gc-cpu-pct")

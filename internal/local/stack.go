@@ -414,3 +414,13 @@ func (s *Stack) Compactions() int64 {
 	}
 	return c.Snapshots()
 }
+
+// CompactionTime is how long the embedded store's compactions took since
+// it opened, together (zero on MongoDB).
+func (s *Stack) CompactionTime() time.Duration {
+	c, ok := s.backing.(interface{ CompactionTime() time.Duration })
+	if !ok {
+		return 0
+	}
+	return c.CompactionTime()
+}

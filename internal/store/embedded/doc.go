@@ -20,7 +20,8 @@
 // BSON list of whole-document puts, deletes by _id, index sets and drops.
 // Load replays the journal over the snapshot and folds both into a new
 // snapshot; the journal is folded again once it outgrows the snapshot
-// (at least DefaultJournalCompactBytes), and on Close. FoldJournal does
+// (at least DefaultJournalCompactBytes), in the background and paced to
+// a quarter of a core while commits come, and on Close. FoldJournal does
 // the same for a data file the background store is about to take over.
 //
 // It imports nothing of StreamOps; its tests open the store on it.

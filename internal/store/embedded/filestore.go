@@ -123,7 +123,7 @@ func (s *BackgroundFileStore) write(c *lungo.Catalog, seq uint64) error {
 	if stale {
 		return nil
 	}
-	err := writeSnapshot(s.path, s.mode, c)
+	err := writeSnapshot(s.path, s.mode, c, nil)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if err != nil {

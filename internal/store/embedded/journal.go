@@ -14,6 +14,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/256dpi/lungo"
 	"github.com/256dpi/lungo/bsonkit"
@@ -51,7 +52,10 @@ const DefaultJournalCompactBytes = 8 << 20
 // then folds both into a fresh snapshot. While running, once the journal
 // outgrows CompactBytes or the snapshot, a background goroutine writes the
 // newest catalog as the snapshot and removes the journal generations it
-// covers; Close does the same, so a clean stop leaves the snapshot alone.
+// covers; while commits come beside it, it works a quarter of the time
+// (pacer), so that on a large store it does not take a core from the
+// requests. Close hurries a compaction under way and then does the same,
+// so a clean stop leaves the snapshot alone.
 // Replaying a journal over a snapshot that already contains it is harmless
 // (every record sets whole documents or index sets, or deletes), so a crash
 // between writing the snapshot and removing the journal loses nothing.
@@ -77,9 +81,18 @@ type JournalFileStore struct {
 	// write waits.
 	frame []byte
 
+	// lastCommit (Unix nanoseconds) and hurry pace a compaction: it
+	// yields to commits, and runs flat out once Close waits for it.
+	lastCommit atomic.Int64
+	hurry      atomic.Bool
+
 	commits atomic.Int64
 	bytes   atomic.Int64
 	snaps   atomic.Int64
+	// compacting is the time compactions took, in all, and paused the
+	// part of it they yielded to commits (nanoseconds).
+	compacting atomic.Int64
+	paused     atomic.Int64
 }
 
 // NewJournalFileStore persists to the snapshot at path and its journal
@@ -130,7 +143,7 @@ func (s *JournalFileStore) Load() (*lungo.Catalog, error) {
 		next = gens[len(gens)-1] + 1
 	}
 	if len(gens) > 0 {
-		if s.base, err = s.snapshot(catalog, gens); err != nil {
+		if s.base, err = s.snapshot(catalog, gens, nil); err != nil {
 			return nil, err
 		}
 	} else {
@@ -183,6 +196,7 @@ func (s *JournalFileStore) Store(c *lungo.Catalog) error {
 	s.prev = c
 	c.TakeChanges()
 	s.commits.Add(1)
+	s.lastCommit.Store(time.Now().UnixNano())
 	if !s.running && !s.closed && s.size > max(s.compactBytes, s.base) {
 		s.startCompaction(c)
 	}
@@ -217,7 +231,9 @@ func (s *JournalFileStore) startCompaction(c *lungo.Catalog) {
 		var size int64
 		if err == nil {
 			// A failure leaves the journal, which still holds everything.
-			size, _ = s.snapshot(c, upto)
+			start := time.Now()
+			size, _ = s.snapshot(c, upto, newPacer(&s.lastCommit, &s.hurry, &s.paused).step)
+			s.compacting.Add(int64(time.Since(start)))
 		}
 		s.mu.Lock()
 		s.running = false
@@ -230,9 +246,9 @@ func (s *JournalFileStore) startCompaction(c *lungo.Catalog) {
 
 // snapshot writes c as the snapshot (atomically, fsynced) and then removes
 // the journal generations gens, which c contains. It returns the
-// snapshot's size.
-func (s *JournalFileStore) snapshot(c *lungo.Catalog, gens []int) (int64, error) {
-	if err := writeSnapshot(s.path, s.mode, c); err != nil {
+// snapshot's size. step paces it (writeSnapshot).
+func (s *JournalFileStore) snapshot(c *lungo.Catalog, gens []int, step func()) (int64, error) {
+	if err := writeSnapshot(s.path, s.mode, c, step); err != nil {
 		return 0, err
 	}
 	var size int64
@@ -279,6 +295,7 @@ func (s *JournalFileStore) Close() error {
 	s.mu.Lock()
 	s.closed = true
 	s.mu.Unlock()
+	s.hurry.Store(true)
 	s.compacts.Wait()
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -289,7 +306,7 @@ func (s *JournalFileStore) Close() error {
 	if s.prev != nil && s.broken == nil {
 		gens, gerr := s.generations()
 		if err = gerr; err == nil {
-			_, err = s.snapshot(s.prev, gens)
+			_, err = s.snapshot(s.prev, gens, nil)
 		}
 	}
 	_ = s.file.Close()
@@ -326,6 +343,16 @@ func (s *JournalFileStore) JournalBytes() int64 { return s.bytes.Load() }
 
 // Snapshots is how many times the snapshot was written.
 func (s *JournalFileStore) Snapshots() int64 { return s.snaps.Load() }
+
+// CompactionTime is how long the compactions run while the store was open
+// took, together.
+func (s *JournalFileStore) CompactionTime() time.Duration {
+	return time.Duration(s.compacting.Load())
+}
+
+// CompactionPauses is how long those compactions paused to leave the
+// cores to commits, together.
+func (s *JournalFileStore) CompactionPauses() time.Duration { return time.Duration(s.paused.Load()) }
 
 func (s *JournalFileStore) journalPath(g int) string {
 	return s.path + ".journal." + strconv.Itoa(g)

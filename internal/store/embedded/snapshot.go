@@ -26,8 +26,9 @@ import (
 // hundreds of MB that set off garbage collections of the whole heap in
 // the middle of the commits the compaction runs beside. This writes one
 // document at a time through a buffer of its own, and fills in the
-// enclosing documents' lengths once they are known.
-func writeSnapshot(path string, mode os.FileMode, c *lungo.Catalog) error {
+// enclosing documents' lengths once they are known. step, when not nil,
+// is called after every document (a pacer's).
+func writeSnapshot(path string, mode os.FileMode, c *lungo.Catalog, step func()) error {
 	if mode == 0 {
 		mode = 0o666
 	}
@@ -43,7 +44,7 @@ func writeSnapshot(path string, mode os.FileMode, c *lungo.Catalog) error {
 		_ = f.Close()
 		_ = os.Remove(tmp)
 	}()
-	w := &snapshotWriter{w: bufio.NewWriterSize(&pacedSyncer{f: f, every: snapshotSyncBytes}, 1<<20)}
+	w := &snapshotWriter{w: bufio.NewWriterSize(&pacedSyncer{f: f, every: snapshotSyncBytes}, 1<<20), step: step}
 	w.file(c)
 	if w.err == nil {
 		w.err = w.w.Flush()
@@ -112,6 +113,7 @@ type snapshotWriter struct {
 	lengths []lengthAt
 	buf     []byte // one document's encoding, reused
 	err     error
+	step    func() // after each document, when not nil
 }
 
 // lengthAt is a document length to write at an offset of the file.
@@ -186,6 +188,9 @@ func (s *snapshotWriter) file(c *lungo.Catalog) {
 		ns.Documents.Each(func(d bsonkit.Doc) bool {
 			s.value(strconv.Itoa(n), d)
 			n++
+			if s.step != nil {
+				s.step()
+			}
 			return s.err == nil
 		})
 		s.end(docs)

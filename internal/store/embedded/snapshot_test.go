@@ -77,7 +77,7 @@ func TestASnapshotReadsBackAsLungosOwnFileDoes(t *testing.T) {
 			c := catalogOf(t, tt.fill)
 			dir := t.TempDir()
 			ours, theirs := filepath.Join(dir, "ours"), filepath.Join(dir, "theirs")
-			require.NoError(t, writeSnapshot(ours, 0o600, c))
+			require.NoError(t, writeSnapshot(ours, 0o600, c, nil))
 			require.NoError(t, lungo.NewFileStore(theirs, 0o600).Store(c))
 			got, err := lungo.NewFileStore(ours, 0o600).Load()
 			require.NoError(t, err)
@@ -114,7 +114,7 @@ func BenchmarkSnapshot(b *testing.B) {
 		write func() error
 	}{
 		{"lungo-filestore", func() error { return lungo.NewFileStore(path, 0o600).Store(c) }},
-		{"streamed", func() error { return writeSnapshot(path, 0o600, c) }},
+		{"streamed", func() error { return writeSnapshot(path, 0o600, c, nil) }},
 	} {
 		b.Run(w.name, func(b *testing.B) {
 			b.ReportAllocs()
