@@ -198,6 +198,7 @@ func TestInvalidValuesNameTheVariable(t *testing.T) {
 		"STREAMOPS_SWEEP_GIVE_UP_AFTER":      {"10"},
 		"STREAMOPS_SCHEDULE_INTERVAL":        {"often", "-1s"},
 		"STREAMOPS_STORE_FLUSH_INTERVAL":     {"x"},
+		"GOGC":                               {"-1", "2x", "on"},
 		"STREAMOPS_TRACE_SAMPLE_RATIO":       {"NaN", "-0.1", "1.5", "5%", "abc"},
 	}
 	tried := map[string]bool{}

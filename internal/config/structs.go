@@ -290,12 +290,13 @@ type KafkaTopics struct {
 // Local is the local stack's configuration (streamops run): the
 // functions' settings it applies, and its own.
 type Local struct {
-	DataDir            string `env:"STREAMOPS_DATA_DIR" envDefault:".streamops" desc:"everything kept across restarts: the store, the broker's log and offsets, generated secrets (secrets/), mail, objects, exports. Delete it to start empty"`
-	HTTPAddr           string `env:"STREAMOPS_HTTP_ADDR" envDefault:"127.0.0.1:8080" desc:"the HTTP API (loopback: the admin token is printed)"`
-	KafkaAddr          string `env:"STREAMOPS_KAFKA_ADDR" envDefault:"127.0.0.1:9092" desc:"the embedded broker (ignored with KAFKA_BROKERS)"`
-	ScheduleInterval   Delay  `env:"STREAMOPS_SCHEDULE_INTERVAL" envDefault:"10s" desc:"outbox-relay and retry-sweeper period; partner retries keep seed 000's 5, 10, 20, 40 s whatever it is"`
-	ArchiverInterval   Delay  `env:"STREAMOPS_ARCHIVER_INTERVAL" envDefault:"0s" desc:"0s: the archiver runs daily at 03:00 UTC, as deployed. A positive duration runs it that often from the start instead, so a soak or a trial with a short STREAMOPS_EVENTS_TTL sees events leave events within the run"`
-	StoreFlushInterval Delay  `env:"STREAMOPS_STORE_FLUSH_INTERVAL" envDefault:"0s" desc:"0s: the embedded store journals every commit and fsyncs it before answering, so a 2xx is on disk. A positive duration holds commits in memory up to that long, and a crash loses them"`
+	DataDir            string    `env:"STREAMOPS_DATA_DIR" envDefault:".streamops" desc:"everything kept across restarts: the store, the broker's log and offsets, generated secrets (secrets/), mail, objects, exports. Delete it to start empty"`
+	HTTPAddr           string    `env:"STREAMOPS_HTTP_ADDR" envDefault:"127.0.0.1:8080" desc:"the HTTP API (loopback: the admin token is printed)"`
+	KafkaAddr          string    `env:"STREAMOPS_KAFKA_ADDR" envDefault:"127.0.0.1:9092" desc:"the embedded broker (ignored with KAFKA_BROKERS)"`
+	ScheduleInterval   Delay     `env:"STREAMOPS_SCHEDULE_INTERVAL" envDefault:"10s" desc:"outbox-relay and retry-sweeper period; partner retries keep seed 000's 5, 10, 20, 40 s whatever it is"`
+	ArchiverInterval   Delay     `env:"STREAMOPS_ARCHIVER_INTERVAL" envDefault:"0s" desc:"0s: the archiver runs daily at 03:00 UTC, as deployed. A positive duration runs it that often from the start instead, so a soak or a trial with a short STREAMOPS_EVENTS_TTL sees events leave events within the run"`
+	StoreFlushInterval Delay     `env:"STREAMOPS_STORE_FLUSH_INTERVAL" envDefault:"0s" desc:"0s: the embedded store journals every commit and fsyncs it before answering, so a 2xx is on disk. A positive duration holds commits in memory up to that long, and a crash loses them"`
+	GOGC               GCPercent `env:"GOGC" desc:"the Go garbage collector's target, a whole number of percent or off, which Go reads itself. Unset: 200 on the embedded engine, whose heap holds the data and each of whose collections marks all of it (half as many collections for about a third more memory: docs/performance.md), Go's 100 with MONGODB_URI. GOMEMLIMIT caps the heap either way"`
 	Kafka              Kafka
 	Topics             Topics
 	Producer           Producer

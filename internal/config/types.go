@@ -159,3 +159,18 @@ func (r *Ratio) UnmarshalText(b []byte) error {
 	*r = Ratio(v)
 	return nil
 }
+
+// GCPercent is a garbage collector target as GOGC reads it: a whole
+// number of percent, or off. Go itself reads GOGC at start; this only
+// refuses a value Go would silently take for its default.
+type GCPercent string
+
+// UnmarshalText accepts off or a whole number from 0.
+func (g *GCPercent) UnmarshalText(b []byte) error {
+	v := strings.TrimSpace(string(b))
+	if n, err := strconv.Atoi(v); v != "off" && (err != nil || n < 0) {
+		return errors.New("want a whole number of percent such as 200, or off")
+	}
+	*g = GCPercent(v)
+	return nil
+}

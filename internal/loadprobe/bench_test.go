@@ -54,6 +54,9 @@ func BenchmarkWebhookLatency(b *testing.B) {
 			b.StopTimer()
 			dir := b.TempDir()
 			s := startStack(b, dir, 0)
+			// The collector as make run sets it for this stack.
+			_, restore := local.TuneCollector(local.Config{MongoURI: s.Config().MongoURI, GOGC: os.Getenv("GOGC")})
+			b.Cleanup(restore)
 			kind, err := loadprobe.StripeInvoices(s.Providers(), s.WebhookSecret("stripe"))
 			require.NoError(b, err)
 			probe := &loadprobe.Probe{BaseURL: s.URL(), Kinds: []loadprobe.Kind{kind}, Senders: loadprobe.DefaultSenders}

@@ -121,6 +121,10 @@ type Config struct {
 	// holds commits up to that long in memory and a crash loses them.
 	StoreFlushInterval time.Duration
 
+	// GOGC is the environment's GOGC (a whole number or off; Go reads it
+	// itself); empty: TuneCollector's default for the engine.
+	GOGC string
+
 	// StoreOperationTimeout bounds each store command (env
 	// STREAMOPS_STORE_OPERATION_TIMEOUT, as the functions read it).
 	// Default store.DefaultOperationTimeout (5 s): a store that does not
@@ -211,6 +215,7 @@ func ConfigFromEnv() (Config, error) {
 		PartnersFile:          c.Partners.PartnersFile,
 		PartnersRefresh:       c.Partners.Refresh.Duration(),
 		StoreFlushInterval:    c.StoreFlushInterval.Duration(),
+		GOGC:                  string(c.GOGC),
 		StoreOperationTimeout: c.StoreTimeout.OperationTimeout.Duration(),
 		EventTTL:              c.Retention.EventsTTL.Duration(),
 		WebhookEventTTL:       c.Retention.WebhookEventsTTL.Duration(),

@@ -213,7 +213,7 @@ func goBench(engine, benchtime string, pkgs []string) (map[string]result, error)
 // make unit does): they measure StreamOps' code against the engine, and a
 // heap of test data otherwise sets their pace. The latency row measures
 // the local stack as make run runs it, so its collector is make run's:
-// whatever the environment says, Go's default otherwise.
+// whatever the environment says, local.TuneCollector's otherwise.
 func benchEnv(engine string, pkgs []string) []string {
 	env := []string{"STREAMOPS_TEST_ENGINE=" + engine}
 	if !slices.Equal(pkgs, latencyPkgs) {

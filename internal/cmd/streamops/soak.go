@@ -90,6 +90,8 @@ func soak(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if os.Getenv("STREAMOPS_LOG_LEVEL") == "" {
 		cfg.LogLevel = "warn"
 	}
+	_, restore := local.TuneCollector(cfg)
+	defer restore()
 	stack, err := local.Start(ctx, cfg)
 	if err != nil {
 		return err

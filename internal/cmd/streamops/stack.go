@@ -34,6 +34,8 @@ func runStack(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	cfg.RotatePIIKey = *rotate
+	_, restore := local.TuneCollector(cfg)
+	defer restore()
 	stack, err := local.Start(ctx, cfg)
 	if err != nil {
 		return err
