@@ -85,6 +85,9 @@ type JournalFileStore struct {
 	// yields to commits, and runs flat out once Close waits for it.
 	lastCommit atomic.Int64
 	hurry      atomic.Bool
+	// slice and sleep, when set, replace the pacer's (a test's hooks).
+	slice time.Duration
+	sleep func(time.Duration)
 
 	commits atomic.Int64
 	bytes   atomic.Int64
@@ -232,7 +235,14 @@ func (s *JournalFileStore) startCompaction(c *lungo.Catalog) {
 		if err == nil {
 			// A failure leaves the journal, which still holds everything.
 			start := time.Now()
-			size, _ = s.snapshot(c, upto, newPacer(&s.lastCommit, &s.hurry, &s.paused).step)
+			p := newPacer(&s.lastCommit, &s.hurry, &s.paused)
+			if s.slice > 0 {
+				p.slice = s.slice
+			}
+			if s.sleep != nil {
+				p.sleep = s.sleep
+			}
+			size, _ = s.snapshot(c, upto, p.step)
 			s.compacting.Add(int64(time.Since(start)))
 		}
 		s.mu.Lock()
