@@ -89,8 +89,8 @@ func BenchmarkWebhookLatency(b *testing.B) {
 				data[side] += float64(loadprobe.DirSize(dir)) / 1e6
 				require.NoError(b, settle(ctx, s.Store()))
 				// A compaction the side set off counts whole, though it may
-				// end after the side: settle waited for it.
-				testenv.Eventually(b, 5*time.Minute, func() bool { return !s.Compacting() }, "the store still compacts")
+				// end after the side.
+				compacted(b, s)
 				compacting[side] += (s.CompactionTime() - beforeTime).Seconds()
 			}
 			measure("empty")
@@ -136,8 +136,14 @@ func BenchmarkWebhookLatency(b *testing.B) {
 // figures, the ones left by the fill are not.
 func atRest(tb testing.TB, s *local.Stack) loadprobe.Heap {
 	tb.Helper()
-	testenv.Eventually(tb, 5*time.Minute, func() bool { return !s.Compacting() }, "the store still compacts")
+	compacted(tb, s)
 	return loadprobe.ReadHeap()
+}
+
+// compacted waits for a compaction of the embedded store under way to end.
+func compacted(tb testing.TB, s *local.Stack) {
+	tb.Helper()
+	testenv.Eventually(tb, 5*time.Minute, func() bool { return !s.Compacting() }, "the store still compacts")
 }
 
 // profileSide, when STREAMOPS_BENCH_PROFILE_DIR names a directory, writes

@@ -37,24 +37,21 @@ type pacer struct {
 	// paused adds up the pauses (nanoseconds).
 	paused *atomic.Int64
 
-	began int64     // the compaction's start (Unix nanoseconds)
+	began int64     // the compaction's first step (Unix nanoseconds)
 	start time.Time // of the current slice of work
 }
 
 // newPacer paces by the wall clock with the package's share and slice.
 func newPacer(lastCommit *atomic.Int64, hurry *atomic.Bool, paused *atomic.Int64) *pacer {
 	return &pacer{share: compactionShare, slice: paceSlice, now: time.Now, sleep: time.Sleep,
-		lastCommit: lastCommit, hurry: hurry, paused: paused, began: -1}
+		lastCommit: lastCommit, hurry: hurry, paused: paused}
 }
 
 // step is called after each unit of work.
 func (p *pacer) step() {
 	now := p.now()
-	if p.start.IsZero() {
-		p.start = now
-		if p.began < 0 {
-			p.began = now.UnixNano()
-		}
+	if p.start.IsZero() { // the first step: the compaction begins
+		p.start, p.began = now, now.UnixNano()
 		return
 	}
 	worked := now.Sub(p.start)
